@@ -1,0 +1,1 @@
+//! Integration tests: one binary for the whole pipeline.

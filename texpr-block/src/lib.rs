@@ -1,0 +1,1 @@
+//! Block-matrix layer: block programs over tiled matrices, compiled to TExpr kernels.

@@ -1,0 +1,1 @@
+//! Kernel planning and WGSL emission for scheduled TExpr; naga validation; the wgpu runtime.

@@ -1,0 +1,1 @@
+//! The reference interpreter: evaluates any typed TExpr program on the CPU with WGSL semantics.

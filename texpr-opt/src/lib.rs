@@ -1,0 +1,1 @@
+//! Scheduling: maps typed TExpr onto grid, workgroup and thread levels (scheduled TExpr).

@@ -1,0 +1,305 @@
+//! The surface syntax tree: exactly what the user wrote, with a span on every node.
+//!
+//! Names are unresolved strings, sizes are unevaluated terms over `param`s, and
+//! broadcasting is implicit. The checker (`check`) turns a [`File`] into the
+//! typed IR (`ir`). The printer (`print`) writes a [`File`] back as canonical
+//! text; `parse(print(f))` equals `f` up to spans.
+
+use crate::span::Span;
+
+/// An identifier with the span it was written at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// Element types of vectors. `Bool` exists only in the typed IR, as the type of
+/// a comparison feeding `select`; it cannot be written or stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElemTy {
+    F32,
+    I32,
+    U32,
+    Bool,
+}
+
+impl ElemTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemTy::F32 => "f32",
+            ElemTy::I32 => "i32",
+            ElemTy::U32 => "u32",
+            ElemTy::Bool => "bool",
+        }
+    }
+
+    /// The storable types a user may name (`f32`, `i32`, `u32`).
+    pub fn from_name(name: &str) -> Option<ElemTy> {
+        match name {
+            "f32" => Some(ElemTy::F32),
+            "i32" => Some(ElemTy::I32),
+            "u32" => Some(ElemTy::U32),
+            _ => None,
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self, ElemTy::I32 | ElemTy::U32)
+    }
+}
+
+/// Where a `compute` or `reduce` runs in the scheduled form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Workgroups of the dispatch.
+    Grid,
+    /// Invocations of one workgroup.
+    Group,
+    /// A sequential loop inside one invocation.
+    Thread,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Grid => "grid",
+            Level::Group => "group",
+            Level::Thread => "thread",
+        }
+    }
+}
+
+/// Where a `let` lives in the scheduled form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemLevel {
+    /// A storage buffer.
+    Global,
+    /// `var<workgroup>` memory.
+    Shared,
+    /// `var<function>` (registers).
+    Reg,
+}
+
+impl MemLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemLevel::Global => "global",
+            MemLevel::Shared => "shared",
+            MemLevel::Reg => "reg",
+        }
+    }
+}
+
+/// The fold of a `reduce`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReduceOp {
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+impl ReduceOp {
+    /// The token written after `reduce` (`+` is the default and may be omitted).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ReduceOp::Add => "+",
+            ReduceOp::Mul => "*",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
+}
+
+/// A source file: declarations in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct File {
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemKind {
+    /// `param N = 1024` — a compile-time integer, overridable with `-D N=4096`.
+    Param { name: Ident, value: Term },
+    /// `input x: f32[N]`
+    Input { name: Ident, ty: TyAnn },
+    /// Top-level `let v = e` or `let@global v = e`: a global buffer.
+    Let { name: Ident, level: Option<(MemLevel, Span)>, ty: Option<TyAnn>, value: Expr },
+    /// `output y = e` or `output y: f32[N] = e`.
+    Output { name: Ident, ty: Option<TyAnn>, value: Expr },
+}
+
+/// A written vector type, `f32[N*2]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TyAnn {
+    pub elem: ElemTy,
+    pub elem_span: Span,
+    pub len: Term,
+    pub span: Span,
+}
+
+/// Integer index and size terms: `i*N + k`, `(i+1) % 4`, `N/2`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub kind: TermKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TermKind {
+    Int(i64),
+    Name(Ident),
+    Neg(Box<Term>),
+    Binary(TermOp, Box<Term>, Box<Term>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TermOp {
+    Add,
+    Sub,
+    Mul,
+    /// Floor division (operands are proven non-negative where it matters).
+    Div,
+    Rem,
+}
+
+impl TermOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            TermOp::Add => "+",
+            TermOp::Sub => "-",
+            TermOp::Mul => "*",
+            TermOp::Div => "/",
+            TermOp::Rem => "%",
+        }
+    }
+}
+
+/// `{k -> f(k)}` or `{k < L -> f(k)}` on a `compute`: `out[k] = raw[f(k)]`
+/// for `k` in `0..L` (`L` defaults to the raw length).
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexMapAst {
+    pub var: Ident,
+    pub len: Option<Term>,
+    pub term: Term,
+    pub span: Span,
+}
+
+/// A literal as written. Integer literals without a suffix take their type
+/// from context (default `i32`); `2u`/`2i` fix it; `1.5`/`1e3`/`2.0f` are `f32`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Literal {
+    pub value: LitValue,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LitValue {
+    /// `3`, `-3`: integer without suffix.
+    Int(i64),
+    /// `3i`
+    I32(i64),
+    /// `3u`
+    U32(i64),
+    /// `1.5`, `1e-3`, `2.0f`, `inf`: stored as f64 exactly as parsed; the checker rounds to f32.
+    Float(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// `compute@lvl n {k -> f(k)} |i| body`
+    Compute {
+        level: Option<(Level, Span)>,
+        n: Term,
+        map: Option<IndexMapAst>,
+        var: Ident,
+        body: Box<Expr>,
+    },
+    /// `reduce@lvl op n |i| body`; `op` is `None` when omitted (sum).
+    Reduce {
+        level: Option<(Level, Span)>,
+        op: Option<(ReduceOp, Span)>,
+        n: Term,
+        var: Ident,
+        body: Box<Expr>,
+    },
+    /// `let@lvl v = value in body`
+    Let {
+        level: Option<(MemLevel, Span)>,
+        name: Ident,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
+    /// `v[t]` or the guarded `v[t] else c`.
+    Index {
+        vec: Ident,
+        index: Term,
+        guard: Option<Literal>,
+    },
+    /// A name used as a value: a whole vector, or an index variable (an `i32` scalar).
+    Name(Ident),
+    Lit(Literal),
+    /// `fill(c, n)`
+    Fill { value: Literal, n: Term },
+    /// `[1.0, 2.0, 3.0]`
+    VecLit(Vec<Literal>),
+    Unary { op: UnOp, arg: Box<Expr> },
+    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `exp(x)`, `max(a, b)`, `select(c, a, b)`, `f32(x)` (a cast), ...
+    Call { func: Ident, args: Vec<Expr> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    }
+}

@@ -1,0 +1,14 @@
+//! TExpr front end: lexer, parser, canonical printer, checker and the typed IR.
+//!
+//! This crate knows nothing of GPUs. Entry points:
+//! - [`parse`] text into an [`ast::File`] plus diagnostics;
+//! - [`check`] a file into an [`ir::Program`] (the typed IR) or diagnostics;
+//! - [`print`] either tree back as canonical source text.
+
+pub mod ast;
+pub mod diag;
+pub mod ir;
+pub mod span;
+
+pub use diag::{Diagnostic, Severity};
+pub use span::Span;

@@ -1,0 +1,2 @@
+//! `texprc`: the command-line compiler.
+fn main() {}
