@@ -1,0 +1,41 @@
+//! Device limits and features that scheduling must respect.
+//!
+//! `texpr-opt` plans within these numbers; `texpr-codegen` checks the emitted
+//! kernels against them; the runtime fills them from the adapter it opens.
+
+/// What a device allows. `Default` is wgpu's `Limits::default()` (the
+/// portable WebGPU baseline) with no subgroups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Bytes of `var<workgroup>` memory per workgroup.
+    pub max_workgroup_storage_bytes: u32,
+    /// Invocations per workgroup (product of the workgroup size).
+    pub max_invocations_per_workgroup: u32,
+    /// Workgroup size per dimension, x / y / z.
+    pub max_workgroup_size: [u32; 3],
+    /// Workgroups per dispatch dimension.
+    pub max_workgroups_per_dimension: u32,
+    /// Storage buffers one shader stage may bind.
+    pub max_storage_buffers_per_stage: u32,
+    /// Bytes one storage buffer binding may cover.
+    pub max_storage_buffer_binding_size: u64,
+    /// Bytes of one buffer.
+    pub max_buffer_size: u64,
+    /// Subgroup sizes `(min, max)` when subgroup operations are available.
+    pub subgroup_size: Option<(u32, u32)>,
+}
+
+impl Default for DeviceLimits {
+    fn default() -> Self {
+        DeviceLimits {
+            max_workgroup_storage_bytes: 16384,
+            max_invocations_per_workgroup: 256,
+            max_workgroup_size: [256, 256, 64],
+            max_workgroups_per_dimension: 65535,
+            max_storage_buffers_per_stage: 8,
+            max_storage_buffer_binding_size: 128 << 20,
+            max_buffer_size: 256 << 20,
+            subgroup_size: None,
+        }
+    }
+}
