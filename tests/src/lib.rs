@@ -1,1 +1,3 @@
-//! Shared helpers for the integration tests.
+//! Shared helpers for the integration tests: golden files and (later) program generators.
+
+pub mod golden;

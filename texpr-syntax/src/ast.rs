@@ -131,9 +131,18 @@ pub enum ItemKind {
     /// `input x: f32[N]`
     Input { name: Ident, ty: TyAnn },
     /// Top-level `let v = e` or `let@global v = e`: a global buffer.
-    Let { name: Ident, level: Option<(MemLevel, Span)>, ty: Option<TyAnn>, value: Expr },
+    Let {
+        name: Ident,
+        level: Option<(MemLevel, Span)>,
+        ty: Option<TyAnn>,
+        value: Expr,
+    },
     /// `output y = e` or `output y: f32[N] = e`.
-    Output { name: Ident, ty: Option<TyAnn>, value: Expr },
+    Output {
+        name: Ident,
+        ty: Option<TyAnn>,
+        value: Expr,
+    },
 }
 
 /// A written vector type, `f32[N*2]`.
@@ -253,13 +262,31 @@ pub enum ExprKind {
     Name(Ident),
     Lit(Literal),
     /// `fill(c, n)`
-    Fill { value: Literal, n: Term },
+    Fill {
+        value: Literal,
+        n: Term,
+    },
     /// `[1.0, 2.0, 3.0]`
     VecLit(Vec<Literal>),
-    Unary { op: UnOp, arg: Box<Expr> },
-    Binary { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
+    /// `broadcast(e, n)`: `n` copies of a length-1 value.
+    Broadcast {
+        arg: Box<Expr>,
+        n: Term,
+    },
+    Unary {
+        op: UnOp,
+        arg: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
     /// `exp(x)`, `max(a, b)`, `select(c, a, b)`, `f32(x)` (a cast), ...
-    Call { func: Ident, args: Vec<Expr> },
+    Call {
+        func: Ident,
+        args: Vec<Expr>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -300,6 +327,9 @@ impl BinOp {
     }
 
     pub fn is_comparison(self) -> bool {
-        matches!(self, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
     }
 }

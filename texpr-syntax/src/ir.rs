@@ -121,12 +121,33 @@ pub struct Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum ExprKind {
     /// Result: the `n` bodies concatenated (then permuted by `map`).
-    Compute { level: Option<Level>, n: u64, var: VarId, map: Option<IndexMap>, body: Box<Expr> },
+    Compute {
+        level: Option<Level>,
+        n: u64,
+        var: VarId,
+        map: Option<IndexMap>,
+        body: Box<Expr>,
+    },
     /// Elementwise fold of the `n` bodies with `op`.
-    Reduce { level: Option<Level>, op: ReduceOp, n: u64, var: VarId, body: Box<Expr> },
-    Let { level: Option<MemLevel>, var: VarId, value: Box<Expr>, body: Box<Expr> },
+    Reduce {
+        level: Option<Level>,
+        op: ReduceOp,
+        n: u64,
+        var: VarId,
+        body: Box<Expr>,
+    },
+    Let {
+        level: Option<MemLevel>,
+        var: VarId,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
     /// One element `vec[index]`; with a guard, the guard's value when out of bounds.
-    Index { vec: VecRef, index: Term, guard: Option<Scalar> },
+    Index {
+        vec: VecRef,
+        index: Term,
+        guard: Option<Scalar>,
+    },
     /// A whole vector used as a value.
     Whole(VecRef),
     /// An index variable as an `i32` scalar.

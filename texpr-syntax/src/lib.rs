@@ -1,14 +1,21 @@
 //! TExpr front end: lexer, parser, canonical printer, checker and the typed IR.
 //!
 //! This crate knows nothing of GPUs. Entry points:
-//! - [`parse`] text into an [`ast::File`] plus diagnostics;
-//! - [`check`] a file into an [`ir::Program`] (the typed IR) or diagnostics;
+//! - [`parse()`] text into an [`ast::File`] plus diagnostics;
+//! - [`check()`] a file into an [`ir::Program`] (the typed IR) or diagnostics;
+//! - [`frontend`] both at once;
 //! - [`print`] either tree back as canonical source text.
 
 pub mod ast;
+pub mod check;
 pub mod diag;
 pub mod ir;
+pub mod lexer;
+pub mod parse;
+pub mod print;
 pub mod span;
 
+pub use check::{check, frontend};
 pub use diag::{Diagnostic, Severity};
+pub use parse::parse;
 pub use span::Span;

@@ -18,7 +18,10 @@ impl Span {
 
     pub fn new(start: usize, end: usize) -> Span {
         // Sources are limited to u32::MAX bytes by the parser entry point.
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both.
@@ -29,7 +32,10 @@ impl Span {
         if other == Span::DUMMY {
             return self;
         }
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn range(self) -> std::ops::Range<usize> {

@@ -1,0 +1,1 @@
+//! The logos lexer: source text to tokens with byte spans.

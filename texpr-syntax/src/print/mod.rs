@@ -1,0 +1,9 @@
+//! Canonical printers: [`file`] for the surface AST (`texprc fmt`), [`program`]
+//! for the typed IR (scheduled or not). Both print text that parses back to
+//! the same tree, up to spans.
+
+mod file;
+mod program;
+
+pub use file::file;
+pub use program::program;
