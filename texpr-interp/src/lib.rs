@@ -1,1 +1,27 @@
 //! The reference interpreter: evaluates any typed TExpr program on the CPU with WGSL semantics.
+//!
+//! The interpreter defines what a program means (docs/language.md, "Meaning"):
+//! every optimisation must leave its result unchanged and every GPU result is
+//! compared with it. Levels are ignored, so a scheduled program means the same
+//! as the program it was scheduled from.
+//!
+//! - [`eval`] runs a program on input vectors and returns its outputs;
+//! - [`random_inputs`] makes deterministic test inputs for a program;
+//! - [`Value`] / [`Data`] are the vectors going in and out;
+//! - [`EvalError`] says why a run failed (wrong inputs, or a malformed
+//!   program that the checker would have rejected).
+
+mod error;
+mod eval;
+mod random;
+mod scalar;
+#[cfg(test)]
+mod scalar_tests;
+mod term;
+mod value;
+
+pub use error::EvalError;
+pub use eval::eval;
+pub use random::random_inputs;
+pub use scalar::Sc;
+pub use value::{Data, Value};
