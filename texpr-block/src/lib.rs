@@ -1,5 +1,9 @@
 //! Block-matrix layer: block programs over tiled matrices, compiled to TExpr kernels.
 //!
-//! - [`dist`]: the 2D block-cyclic distribution of tiles over a grid of ranks.
+//! - [`air`]: block programs (three-address code over block matrices): parser, printer, builder;
+//! - [`dist`]: the 2D block-cyclic distribution of tiles over a grid of ranks;
+//! - [`codes`]: every diagnostic code of this layer.
 
+pub mod air;
+pub mod codes;
 pub mod dist;

@@ -1,0 +1,35 @@
+//! Block programs (AIR): three-address code over typed block matrices, one basic block.
+//!
+//! Text form (see `parse` for the grammar):
+//! ```text
+//! param N = 512
+//! func gemm {
+//!   %a = input : f32[N x N, 128x128]
+//!   %b = input : f32[N x N, 128x128]
+//!   %c = matmul %a, %b : f32[512x512, 128x128]
+//!   ret %c
+//! }
+//! ```
+
+pub mod builder;
+pub mod expr;
+pub mod lexer;
+pub mod ops;
+pub mod parse;
+pub mod print;
+pub mod program;
+pub mod types;
+pub mod typing;
+pub mod verify;
+
+#[cfg(test)]
+mod tests;
+
+pub use builder::Builder;
+pub use expr::EExpr;
+pub use ops::{Bcast, BinOp, Fused, Op, OpMeta, Operand, Range, SumAxis, UnaryFn};
+pub use parse::parse;
+pub use print::print;
+pub use program::{Inst, Program, Reg};
+pub use types::{BlockTy, Dims, ElemTy};
+pub use verify::verify;

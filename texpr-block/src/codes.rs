@@ -1,0 +1,59 @@
+//! Every diagnostic code of the block-matrix layer (E0500-E0599), in one place.
+//!
+//! Codes are never reused. Parsing E0500-E0509, types E0510-E0529,
+//! distribution, graph and scheduling E0530-E0539, execution E0540-E0549,
+//! command line of `texprc block` E0550-E0559.
+
+/// A character that starts no token.
+pub const BAD_CHAR: &str = "E0500";
+/// A token where another was expected.
+pub const EXPECTED: &str = "E0501";
+/// An unknown op name.
+pub const UNKNOWN_OP: &str = "E0502";
+/// A register read before (or without) being defined.
+pub const UNKNOWN_REG: &str = "E0503";
+/// A register defined twice.
+pub const DUPLICATE_REG: &str = "E0504";
+/// A name in a type that is no `param`.
+pub const UNKNOWN_PARAM: &str = "E0505";
+/// An unknown unary function (in `map` or a fused body).
+pub const UNKNOWN_FN: &str = "E0506";
+/// `input`, `broadcast` (and a fused op without whole operands) need a written type.
+pub const MISSING_TYPE: &str = "E0507";
+/// A number out of range: a zero or too large size, a bad float.
+pub const BAD_NUMBER: &str = "E0508";
+/// No `func`, two of them, or a `func` without `ret`.
+pub const BAD_FUNC: &str = "E0509";
+/// Elementwise operands of different shapes.
+pub const SHAPE_MISMATCH: &str = "E0510";
+/// Operands whose tiles do not line up.
+pub const TILE_MISMATCH: &str = "E0511";
+/// `matmul` of `MxK` by `K'xN` with `K != K'`.
+pub const MATMUL_SHAPE: &str = "E0512";
+/// Operands of different element types, or a function an element type lacks.
+pub const ELEM_MISMATCH: &str = "E0513";
+/// A broadcast from something that is not a row, column or scalar, or to a
+/// shape it does not fit.
+pub const BAD_BROADCAST: &str = "E0514";
+/// A slice out of bounds, empty, or not on tile boundaries.
+pub const BAD_SLICE: &str = "E0515";
+/// A written type that differs from the op's type.
+pub const TYPE_DIFFERS: &str = "E0516";
+/// A fused body reading `$i` past its operands, or `$acc` outside a matmul epilogue.
+pub const BAD_BODY: &str = "E0517";
+/// An element type the block layer does not take (`bool`).
+pub const BAD_ELEM: &str = "E0518";
+/// An invalid distribution (empty grid or block, source rank outside the grid).
+pub const BAD_DISTRIBUTION: &str = "E0530";
+/// A memory budget too small for a task's inputs and output.
+pub const BUDGET: &str = "E0531";
+/// Input data of the wrong length, or a missing input.
+pub const BAD_INPUT_DATA: &str = "E0540";
+/// A generated TExpr block body that the front end rejects (a bug of this layer).
+pub const KERNEL_FRONTEND: &str = "E0541";
+/// The interpreter or the GPU failed on a block body.
+pub const KERNEL_RUN: &str = "E0542";
+/// Execution of an element type other than `f32`.
+pub const EXEC_ELEM: &str = "E0543";
+/// A bad `texprc block` argument (grid, tile, emit kind).
+pub const BAD_ARG: &str = "E0550";
