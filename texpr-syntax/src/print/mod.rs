@@ -5,5 +5,5 @@
 mod file;
 mod program;
 
-pub use file::file;
+pub use file::{WIDTH, file, file_with_comments, format_source};
 pub use program::program;

@@ -1,0 +1,241 @@
+//! A readable, deterministic dump of the surface tree with every span, one node
+//! per line, children indented (used by the parser's golden tests).
+//!
+//! ```text
+//! output 0..23
+//!   name y 7..8
+//!   value: binary + 11..23
+//!     lhs: name a 11..12
+//! ```
+
+use crate::ast::*;
+use crate::span::Span;
+use std::fmt::Write as _;
+
+/// Dumps `f`, one node per line: `label: kind details start..end`.
+pub fn dump(f: &File) -> String {
+    let mut d = Dumper::default();
+    for item in &f.items {
+        d.item(item);
+    }
+    d.out
+}
+
+#[derive(Default)]
+struct Dumper {
+    out: String,
+    indent: usize,
+}
+
+impl Dumper {
+    fn line(&mut self, label: &str, text: &str, span: Span) {
+        let pad = "  ".repeat(self.indent);
+        let label = if label.is_empty() {
+            String::new()
+        } else {
+            format!("{label}: ")
+        };
+        let _ = writeln!(self.out, "{pad}{label}{text} {span:?}");
+    }
+
+    fn nested(&mut self, f: impl FnOnce(&mut Dumper)) {
+        self.indent += 1;
+        f(self);
+        self.indent -= 1;
+    }
+
+    fn item(&mut self, item: &Item) {
+        let (kind, name) = match &item.kind {
+            ItemKind::Param { name, .. } => ("param", name),
+            ItemKind::Input { name, .. } => ("input", name),
+            ItemKind::Let { name, .. } => ("let", name),
+            ItemKind::Output { name, .. } => ("output", name),
+        };
+        self.line("", kind, item.span);
+        self.nested(|d| {
+            d.ident("name", name);
+            d.item_body(&item.kind);
+        });
+    }
+
+    fn item_body(&mut self, kind: &ItemKind) {
+        match kind {
+            ItemKind::Param { value, .. } => self.term("value", value),
+            ItemKind::Input { ty, .. } => self.ty(ty),
+            ItemKind::Let {
+                level, ty, value, ..
+            } => {
+                self.level(level.map(|(l, s)| (l.name(), s)));
+                ty.iter().for_each(|t| self.ty(t));
+                self.expr("value", value);
+            }
+            ItemKind::Output { ty, value, .. } => {
+                ty.iter().for_each(|t| self.ty(t));
+                self.expr("value", value);
+            }
+        }
+    }
+
+    fn ident(&mut self, label: &str, i: &Ident) {
+        self.line(label, &format!("name {}", i.name), i.span);
+    }
+
+    fn level(&mut self, level: Option<(&str, Span)>) {
+        if let Some((name, sp)) = level {
+            self.line("level", name, sp);
+        }
+    }
+
+    fn ty(&mut self, ty: &TyAnn) {
+        self.line("", "type", ty.span);
+        self.nested(|d| {
+            d.line("elem", ty.elem.name(), ty.elem_span);
+            d.term("len", &ty.len);
+        });
+    }
+
+    fn lit(&mut self, label: &str, l: &Literal) {
+        let text = match l.value {
+            LitValue::Int(v) => format!("int {v}"),
+            LitValue::I32(v) => format!("i32 {v}"),
+            LitValue::U32(v) => format!("u32 {v}"),
+            LitValue::Float(x) => format!("float {x:?}"),
+        };
+        self.line(label, &text, l.span);
+    }
+
+    fn term(&mut self, label: &str, t: &Term) {
+        match &t.kind {
+            TermKind::Int(v) => self.line(label, &format!("int {v}"), t.span),
+            TermKind::Name(i) => self.line(label, &format!("name {}", i.name), t.span),
+            TermKind::Neg(x) => {
+                self.line(label, "neg", t.span);
+                self.nested(|d| d.term("", x));
+            }
+            TermKind::Binary(op, x, y) => {
+                self.line(label, &format!("binary {}", op.symbol()), t.span);
+                self.nested(|d| {
+                    d.term("lhs", x);
+                    d.term("rhs", y);
+                });
+            }
+        }
+    }
+
+    fn expr(&mut self, label: &str, e: &Expr) {
+        match &e.kind {
+            ExprKind::Compute {
+                level,
+                n,
+                map,
+                var,
+                body,
+            } => {
+                self.line(label, "compute", e.span);
+                self.nested(|d| {
+                    d.level(level.map(|(l, s)| (l.name(), s)));
+                    d.term("n", n);
+                    map.iter().for_each(|m| d.index_map(m));
+                    d.ident("var", var);
+                    d.expr("body", body);
+                });
+            }
+            ExprKind::Reduce {
+                level,
+                op,
+                n,
+                var,
+                body,
+            } => {
+                self.line(label, "reduce", e.span);
+                self.nested(|d| {
+                    d.level(level.map(|(l, s)| (l.name(), s)));
+                    if let Some((op, sp)) = op {
+                        d.line("op", op.symbol(), *sp);
+                    }
+                    d.term("n", n);
+                    d.ident("var", var);
+                    d.expr("body", body);
+                });
+            }
+            ExprKind::Let {
+                level,
+                name,
+                value,
+                body,
+            } => {
+                self.line(label, "let", e.span);
+                self.nested(|d| {
+                    d.level(level.map(|(l, s)| (l.name(), s)));
+                    d.ident("name", name);
+                    d.expr("value", value);
+                    d.expr("body", body);
+                });
+            }
+            _ => self.simple_expr(label, e),
+        }
+    }
+
+    fn simple_expr(&mut self, label: &str, e: &Expr) {
+        match &e.kind {
+            ExprKind::Index { vec, index, guard } => {
+                self.line(label, &format!("index {}", vec.name), e.span);
+                self.nested(|d| {
+                    d.ident("vec", vec);
+                    d.term("index", index);
+                    guard.iter().for_each(|g| d.lit("else", g));
+                });
+            }
+            ExprKind::Name(i) => self.line(label, &format!("name {}", i.name), e.span),
+            ExprKind::Lit(l) => self.lit(label, l),
+            ExprKind::Fill { value, n } => {
+                self.line(label, "fill", e.span);
+                self.nested(|d| {
+                    d.lit("value", value);
+                    d.term("n", n);
+                });
+            }
+            ExprKind::VecLit(lits) => {
+                self.line(label, "vector", e.span);
+                self.nested(|d| lits.iter().for_each(|l| d.lit("", l)));
+            }
+            ExprKind::Broadcast { arg, n } => {
+                self.line(label, "broadcast", e.span);
+                self.nested(|d| {
+                    d.expr("arg", arg);
+                    d.term("n", n);
+                });
+            }
+            ExprKind::Unary { arg, .. } => {
+                self.line(label, "neg", e.span);
+                self.nested(|d| d.expr("", arg));
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                self.line(label, &format!("binary {}", op.symbol()), e.span);
+                self.nested(|d| {
+                    d.expr("lhs", lhs);
+                    d.expr("rhs", rhs);
+                });
+            }
+            ExprKind::Call { func, args } => {
+                self.line(label, &format!("call {}", func.name), e.span);
+                self.nested(|d| {
+                    d.ident("func", func);
+                    args.iter().for_each(|a| d.expr("arg", a));
+                });
+            }
+            ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => {
+                self.expr(label, e)
+            }
+        }
+    }
+
+    fn index_map(&mut self, m: &IndexMapAst) {
+        self.line("", "map", m.span);
+        self.nested(|d| {
+            d.ident("var", &m.var);
+            m.len.iter().for_each(|l| d.term("len", l));
+            d.term("term", &m.term);
+        });
+    }
+}
