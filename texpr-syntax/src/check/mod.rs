@@ -1,15 +1,62 @@
 //! The checker: surface AST to typed IR, with every error reported as a coded diagnostic.
+//!
+//! [`check`] resolves names, substitutes `param`s, evaluates sizes, types every
+//! expression (coercing unsuffixed integer literals, making broadcasts
+//! explicit), proves every index in bounds with [`bounds`], and checks level
+//! placement with [`levels`]. It keeps going after an error: a failed
+//! sub-expression yields [`Reported`], which its parents pass on silently, so
+//! one run reports every independent mistake once.
+//!
+//! [`verify`] re-checks the invariants of any [`Program`], for the optimizer to
+//! run after each pass. Codes are listed in [`codes`].
+
+pub mod bounds;
+#[cfg(test)]
+mod bounds_tests;
+mod calls;
+pub mod codes;
+mod expr;
+mod items;
+pub mod levels;
+mod lits;
+mod operands;
+mod scope;
+mod terms;
+pub mod verify;
+mod verify_ty;
+
+pub use verify::verify;
 
 use crate::ast::File;
 use crate::diag::Diagnostic;
-use crate::ir::Program;
+use crate::ir::{self, Program, VarInfo};
+use levels::LevelCtx;
+use scope::Scopes;
 
-/// Checks a parsed file; `overrides` are `-D NAME=VALUE` param values.
-pub fn check(_file: &File, _overrides: &[(String, i64)]) -> Result<Program, Vec<Diagnostic>> {
-    Err(vec![Diagnostic::error(
-        "E0100",
-        "checker not implemented yet",
-    )])
+/// The deepest expression or term nesting the checker and verifier accept.
+/// (The same number as the parser's limit.)
+pub const MAX_NESTING: usize = 256;
+
+/// Checks a parsed file; `overrides` are `-D NAME=VALUE` param values (the
+/// last one for a name wins).
+pub fn check(file: &File, overrides: &[(String, i64)]) -> Result<Program, Vec<Diagnostic>> {
+    let mut c = Checker::default();
+    c.collect_top(file);
+    c.check_overrides(file, overrides);
+    for item in &file.items {
+        c.item(item, overrides);
+    }
+    c.require_outputs(file);
+    if c.diags.iter().any(|d| d.is_error()) {
+        return Err(c.diags);
+    }
+    Ok(Program {
+        params: c.params,
+        inputs: c.inputs,
+        globals: c.globals,
+        outputs: c.outputs,
+        vars: c.vars,
+    })
 }
 
 /// Parses and checks `src`: the typed program, or every diagnostic found.
@@ -19,4 +66,62 @@ pub fn frontend(src: &str, overrides: &[(String, i64)]) -> Result<Program, Vec<D
         return Err(diags);
     }
     check(&file, overrides)
+}
+
+/// Marks a failure whose diagnostic is already recorded; parents of a failed
+/// node fail silently, so one mistake is reported once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reported;
+
+pub(crate) type CResult<T> = Result<T, Reported>;
+
+/// The checker's state while it walks one file.
+#[derive(Debug, Default)]
+pub(crate) struct Checker {
+    diags: Vec<Diagnostic>,
+    scopes: Scopes,
+    vars: Vec<VarInfo>,
+    params: Vec<(String, i64)>,
+    inputs: Vec<ir::Input>,
+    globals: Vec<ir::Global>,
+    outputs: Vec<ir::Output>,
+    levels: LevelCtx,
+    depth: usize,
+    too_deep_reported: bool,
+}
+
+impl Checker {
+    /// Records a diagnostic and returns the failure marker.
+    fn err(&mut self, d: Diagnostic) -> Reported {
+        self.diags.push(d);
+        Reported
+    }
+
+    /// Records a diagnostic when there is one.
+    fn report(&mut self, d: Option<Diagnostic>) {
+        self.diags.extend(d);
+    }
+
+    /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
+    fn nested<T>(
+        &mut self,
+        span: crate::Span,
+        f: impl FnOnce(&mut Self) -> CResult<T>,
+    ) -> CResult<T> {
+        if self.depth >= MAX_NESTING {
+            if self.too_deep_reported {
+                return Err(Reported);
+            }
+            self.too_deep_reported = true;
+            return Err(self.err(
+                Diagnostic::error(codes::TOO_DEEP, "expression nested too deeply")
+                    .with_primary(span, format!("more than {MAX_NESTING} levels deep here"))
+                    .with_note("split the expression with `let`"),
+            ));
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
 }

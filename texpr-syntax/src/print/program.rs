@@ -1,8 +1,350 @@
 //! Printer for the typed IR: surface text that checks back to an equal program.
+//!
+//! Params print with their final values, inputs, globals and outputs with
+//! their types, sizes as numbers. Explicit broadcasts print as
+//! `broadcast(e, n)` except where the checker would insert the same one
+//! (an operand next to a full-length operand). Constants carry a suffix where
+//! their type would not follow from context (`3u`); floats print so that they
+//! read back as the same `f32`. `compute`/`reduce` whose bodies nest further
+//! blocks, and every `let`, break the line and indent by four spaces.
 
-use crate::ir::Program;
+use crate::ast::{ReduceOp, TermOp};
+use crate::ir::{
+    Expr, ExprKind, IndexMap, Program, Scalar, Term, TermKind, Ty, UnaryOp, VarId, VecRef,
+};
+use std::fmt::Write as _;
 
 /// Prints a typed (possibly scheduled) program as surface text.
-pub fn program(_p: &Program) -> String {
-    String::new()
+pub fn program(p: &Program) -> String {
+    let mut out = String::new();
+    for (name, v) in &p.params {
+        let _ = writeln!(out, "param {name} = {v}");
+    }
+    for i in &p.inputs {
+        let _ = writeln!(out, "input {}: {}", i.name, ty(i.ty));
+    }
+    let pr = Printer { p };
+    for g in &p.globals {
+        let level = g.level.map_or(String::new(), |l| format!("@{}", l.name()));
+        let head = format!("let{level} {}: {} =", g.name, ty(g.value.ty));
+        out.push_str(&pr.item(head, &g.value));
+    }
+    for o in &p.outputs {
+        let head = format!("output {}: {} =", o.name, ty(o.value.ty));
+        out.push_str(&pr.item(head, &o.value));
+    }
+    out
+}
+
+/// `f32[1024]`
+fn ty(t: Ty) -> String {
+    format!("{}[{}]", t.elem.name(), t.len)
+}
+
+/// A scalar constant as a literal that reads back as the same value and type.
+pub fn scalar(s: Scalar) -> String {
+    match s {
+        Scalar::F32(v) => float(v),
+        Scalar::I32(v) => v.to_string(),
+        Scalar::U32(v) => format!("{v}u"),
+    }
+}
+
+fn float(v: f32) -> String {
+    if v.is_nan() {
+        return "(0.0 / 0.0)".to_string();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    let s = format!("{v:?}");
+    match s.find('e') {
+        Some(e) if !s[..e].contains('.') => format!("{}.0{}", &s[..e], &s[e..]),
+        _ => s,
+    }
+}
+
+/// Binding strength: block forms bind loosest, atoms tightest.
+const BLOCK: u8 = 0;
+const CMP: u8 = 1;
+const ADD: u8 = 2;
+const MUL: u8 = 3;
+const UNARY: u8 = 4;
+const ATOM: u8 = 5;
+
+struct Printer<'a> {
+    p: &'a Program,
+}
+
+fn indent(n: usize) -> String {
+    " ".repeat(n)
+}
+
+/// Whether `e` contains a `compute`, `reduce` or `let`.
+fn has_block(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => true,
+        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => has_block(a),
+        ExprKind::Binary(_, a, b) => has_block(a) || has_block(b),
+        ExprKind::Call(_, xs) => xs.iter().any(has_block),
+        _ => false,
+    }
+}
+
+impl Printer<'_> {
+    fn item(&self, head: String, value: &Expr) -> String {
+        if has_block(value)
+            && !matches!(
+                value.kind,
+                ExprKind::Compute { .. } | ExprKind::Reduce { .. }
+            )
+        {
+            format!("{head}\n    {}\n", self.expr(value, 4, BLOCK))
+        } else {
+            format!("{head} {}\n", self.expr(value, 0, BLOCK))
+        }
+    }
+
+    fn name(&self, v: VarId) -> &str {
+        self.p
+            .vars
+            .get(v.0 as usize)
+            .map_or("?", |i| i.name.as_str())
+    }
+
+    /// `e` at indentation `ind`, parenthesised when it binds looser than `min`.
+    fn expr(&self, e: &Expr, ind: usize, min: u8) -> String {
+        let (text, prec) = self.bare(e, ind);
+        if prec < min {
+            format!("({text})")
+        } else {
+            text
+        }
+    }
+
+    fn bare(&self, e: &Expr, ind: usize) -> (String, u8) {
+        match &e.kind {
+            ExprKind::Compute {
+                level,
+                n,
+                var,
+                map,
+                body,
+            } => {
+                let lvl = level.map_or(String::new(), |l| format!("@{}", l.name()));
+                let map = map
+                    .as_ref()
+                    .map_or(String::new(), |m| self.map(m, n * body.ty.len));
+                (
+                    self.block(
+                        format!("compute{lvl} {n}{map} |{}|", self.name(*var)),
+                        body,
+                        ind,
+                    ),
+                    BLOCK,
+                )
+            }
+            ExprKind::Reduce {
+                level,
+                op,
+                n,
+                var,
+                body,
+            } => {
+                let lvl = level.map_or(String::new(), |l| format!("@{}", l.name()));
+                let op = if *op == ReduceOp::Add {
+                    String::new()
+                } else {
+                    format!(" {}", op.symbol())
+                };
+                (
+                    self.block(
+                        format!("reduce{lvl}{op} {n} |{}|", self.name(*var)),
+                        body,
+                        ind,
+                    ),
+                    BLOCK,
+                )
+            }
+            ExprKind::Let {
+                level,
+                var,
+                value,
+                body,
+            } => (self.let_in(*level, *var, value, body, ind), BLOCK),
+            ExprKind::Index { vec, index, guard } => (self.index(*vec, index, *guard), ATOM),
+            ExprKind::Whole(v) => (self.p.vec_name(*v).to_string(), ATOM),
+            ExprKind::IndexVar(v) => (self.name(*v).to_string(), ATOM),
+            ExprKind::Const(s) => const_lit(*s),
+            ExprKind::Fill(s) => (format!("fill({}, {})", scalar(*s), e.ty.len), ATOM),
+            ExprKind::VecLit(xs) => {
+                let items: Vec<String> = xs.iter().map(|s| scalar(*s)).collect();
+                (format!("[{}]", items.join(", ")), ATOM)
+            }
+            ExprKind::Broadcast(a) => (
+                format!("broadcast({}, {})", self.expr(a, ind, BLOCK), e.ty.len),
+                ATOM,
+            ),
+            ExprKind::Cast(a) => (
+                format!("{}({})", e.ty.elem.name(), self.expr(a, ind, BLOCK)),
+                ATOM,
+            ),
+            ExprKind::Unary(op, a) => self.unary(*op, a, ind),
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.ty.len, ind),
+            ExprKind::Call(f, xs) => {
+                let args = self.args(xs, e.ty.len, ind);
+                (format!("{}({})", f.name(), args.join(", ")), ATOM)
+            }
+        }
+    }
+
+    /// A `compute`/`reduce` header and its body, on one line when the body is simple.
+    fn block(&self, head: String, body: &Expr, ind: usize) -> String {
+        if has_block(body) {
+            format!(
+                "{head}\n{}{}",
+                indent(ind + 4),
+                self.expr(body, ind + 4, BLOCK)
+            )
+        } else {
+            format!("{head} {}", self.expr(body, ind, BLOCK))
+        }
+    }
+
+    fn let_in(
+        &self,
+        level: Option<crate::ast::MemLevel>,
+        var: VarId,
+        value: &Expr,
+        body: &Expr,
+        ind: usize,
+    ) -> String {
+        let lvl = level.map_or(String::new(), |l| format!("@{}", l.name()));
+        let head = format!("let{lvl} {} =", self.name(var));
+        let value = if has_block(value) {
+            format!(
+                "{head}\n{}{}\n{}in",
+                indent(ind + 4),
+                self.expr(value, ind + 4, BLOCK),
+                indent(ind)
+            )
+        } else {
+            format!("{head} {} in", self.expr(value, ind, BLOCK))
+        };
+        format!("{value}\n{}{}", indent(ind), self.expr(body, ind, BLOCK))
+    }
+
+    fn map(&self, m: &IndexMap, raw: u64) -> String {
+        let k = self.name(m.var);
+        let len = if m.len == raw {
+            String::new()
+        } else {
+            format!(" < {}", m.len)
+        };
+        format!(" {{{k}{len} -> {}}}", self.term(&m.term, 0))
+    }
+
+    fn index(&self, vec: VecRef, index: &Term, guard: Option<Scalar>) -> String {
+        let base = format!("{}[{}]", self.p.vec_name(vec), self.term(index, 0));
+        match guard {
+            Some(g) => format!("{base} else {}", scalar(g)),
+            None => base,
+        }
+    }
+
+    fn unary(&self, op: UnaryOp, a: &Expr, ind: usize) -> (String, u8) {
+        if op != UnaryOp::Neg {
+            return (format!("{}({})", op.name(), self.expr(a, ind, BLOCK)), ATOM);
+        }
+        // `-3` would read back as a negative literal, not a negation.
+        let min = if matches!(a.kind, ExprKind::Const(_)) {
+            ATOM + 1
+        } else {
+            UNARY
+        };
+        (format!("-{}", self.expr(a, ind, min)), UNARY)
+    }
+
+    fn binary(
+        &self,
+        op: crate::ir::BinOp,
+        a: &Expr,
+        b: &Expr,
+        len: u64,
+        ind: usize,
+    ) -> (String, u8) {
+        let prec = match op.symbol() {
+            "+" | "-" => ADD,
+            "*" | "/" | "%" => MUL,
+            _ => CMP,
+        };
+        let lhs_min = if prec == CMP { CMP + 1 } else { prec };
+        let xs = self.operands(&[a, b], len);
+        let lhs = self.expr(xs[0], ind, lhs_min);
+        let rhs = self.expr(xs[1], ind, prec + 1);
+        (format!("{lhs} {} {rhs}", op.symbol()), prec)
+    }
+
+    fn args(&self, xs: &[Expr], len: u64, ind: usize) -> Vec<String> {
+        let refs: Vec<&Expr> = xs.iter().collect();
+        self.operands(&refs, len)
+            .into_iter()
+            .map(|x| self.expr(x, ind, BLOCK))
+            .collect()
+    }
+
+    /// Operands with the broadcasts the checker would insert by itself unwrapped.
+    fn operands<'e>(&self, xs: &[&'e Expr], len: u64) -> Vec<&'e Expr> {
+        let full = |x: &&Expr| !matches!(x.kind, ExprKind::Broadcast(_)) && x.ty.len == len;
+        if len == 1 || !xs.iter().any(full) {
+            return xs.to_vec();
+        }
+        xs.iter()
+            .map(|x| match &x.kind {
+                ExprKind::Broadcast(inner) if inner.ty.len == 1 => &**inner,
+                _ => *x,
+            })
+            .collect()
+    }
+
+    /// A term at binding strength `min` (0 additive, 1 multiplicative, 2 atom).
+    fn term(&self, t: &Term, min: u8) -> String {
+        let (text, prec) = match &t.kind {
+            TermKind::Const(c) if *c < 0 => (format!("({c})"), 2),
+            TermKind::Const(c) => (c.to_string(), 2),
+            TermKind::Var(v) => (self.name(*v).to_string(), 2),
+            TermKind::Binary(op, a, b) => {
+                let prec = if matches!(op, TermOp::Add | TermOp::Sub) {
+                    0
+                } else {
+                    1
+                };
+                (
+                    format!(
+                        "{} {} {}",
+                        self.term(a, prec),
+                        op.symbol(),
+                        self.term(b, prec + 1)
+                    ),
+                    prec,
+                )
+            }
+        };
+        if prec < min {
+            format!("({text})")
+        } else {
+            text
+        }
+    }
+}
+
+/// A constant and its binding strength (a negative literal is a negation).
+fn const_lit(s: Scalar) -> (String, u8) {
+    let text = scalar(s);
+    let prec = if text.starts_with('-') || text.starts_with('(') {
+        UNARY
+    } else {
+        ATOM
+    };
+    (text, prec)
 }

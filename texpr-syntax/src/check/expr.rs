@@ -1,0 +1,441 @@
+//! Expressions: `compute`, `reduce`, `let`, reads, literals and operators.
+
+use super::lits::{literal_elem, natural};
+use super::scope::{LocalKind, Resolved, TopKind};
+use super::terms::{show_range, underscore_read};
+use super::{CResult, Checker, Reported, codes};
+use crate::ast::{self, ElemTy, ExprKind, Ident, IndexMapAst, Level, Literal, MemLevel, ReduceOp};
+use crate::diag::Diagnostic;
+use crate::ir::{self, Ty, VecRef};
+use crate::span::Span;
+
+/// A typed node.
+pub(crate) fn node(kind: ir::ExprKind, ty: Ty, span: Span) -> ir::Expr {
+    ir::Expr { kind, ty, span }
+}
+
+/// The first `len` bytes of `span`: the keyword an expression starts with.
+fn head(span: Span, len: u32) -> Span {
+    Span {
+        start: span.start,
+        end: (span.start + len).min(span.end),
+    }
+}
+
+impl Checker {
+    /// A value: any expression but a comparison.
+    pub(crate) fn value(&mut self, e: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
+        let x = self.expr(e, hint)?;
+        if x.ty.elem == ElemTy::Bool {
+            return Err(self.err(
+                Diagnostic::error(codes::BOOL_VALUE, "comparison used as a value")
+                    .with_primary(e.span, "this is a comparison")
+                    .with_note(
+                        "comparisons may only be `select`'s condition: `select(a < b, x, y)`",
+                    ),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// Any expression, comparisons included.
+    pub(crate) fn expr(&mut self, e: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
+        self.nested(e.span, |c| c.expr_inner(e, hint))
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Compute {
+                level,
+                n,
+                map,
+                var,
+                body,
+            } => self.compute(span, *level, n, map.as_ref(), var, body, hint),
+            ExprKind::Reduce {
+                level,
+                op,
+                n,
+                var,
+                body,
+            } => {
+                let op = op.map_or(ReduceOp::Add, |o| o.0);
+                self.reduce(span, *level, op, n, var, body, hint)
+            }
+            ExprKind::Let {
+                level,
+                name,
+                value,
+                body,
+            } => self.let_in(span, *level, name, value, body, hint),
+            ExprKind::Index { vec, index, guard } => self.index(span, vec, index, guard.as_ref()),
+            ExprKind::Name(id) => self.name_value(id),
+            ExprKind::Lit(l) => {
+                let elem = literal_elem(natural(l), hint);
+                let s = self.scalar(l, elem)?;
+                Ok(node(ir::ExprKind::Const(s), Ty::scalar(elem), span))
+            }
+            ExprKind::Fill { value, n } => self.fill(span, value, n, hint),
+            ExprKind::VecLit(lits) => self.vec_lit(span, lits, hint),
+            ExprKind::Broadcast { arg, n } => self.broadcast(span, arg, n, hint),
+            ExprKind::Unary { arg, .. } => self.neg(span, arg, hint),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let hint = if op.is_comparison() { None } else { hint };
+                let mut xs = self.operands(&[lhs, rhs], hint)?;
+                let (r, l) = (xs.pop().ok_or(Reported)?, xs.pop().ok_or(Reported)?);
+                let elem = if op.is_comparison() {
+                    ElemTy::Bool
+                } else {
+                    l.ty.elem
+                };
+                let ty = Ty::new(elem, l.ty.len);
+                Ok(node(
+                    ir::ExprKind::Binary(*op, Box::new(l), Box::new(r)),
+                    ty,
+                    span,
+                ))
+            }
+            ExprKind::Call { func, args } => self.call(span, func, args, hint),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn compute(
+        &mut self,
+        span: Span,
+        level: Option<(Level, Span)>,
+        n: &ast::Term,
+        map: Option<&IndexMapAst>,
+        var: &Ident,
+        body: &ast::Expr,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let n = self.size(n)?;
+        let (inner, err) = self.levels.enter(
+            level.map(|l| l.0),
+            level.map_or(head(span, 7), |l| l.1),
+            false,
+        );
+        self.report(err);
+        let id = self.push_index(var, n);
+        let saved = std::mem::replace(&mut self.levels, inner);
+        let body = self.value(body, hint);
+        self.levels = saved;
+        self.pop_local();
+        let body = body?;
+        let raw = self.length(n, body.ty.len, span)?;
+        let map = match map {
+            Some(m) => Some(self.index_map(m, raw)?),
+            None => None,
+        };
+        let ty = Ty::new(body.ty.elem, map.as_ref().map_or(raw, |m| m.len));
+        let level = level.map(|l| l.0);
+        let kind = ir::ExprKind::Compute {
+            level,
+            n,
+            var: id,
+            map,
+            body: Box::new(body),
+        };
+        Ok(node(kind, ty, span))
+    }
+
+    /// `n * m` as a length, at most `i32::MAX`.
+    fn length(&mut self, n: u64, m: u64, span: Span) -> CResult<u64> {
+        match n.checked_mul(m).filter(|&l| l <= i32::MAX as u64) {
+            Some(l) => Ok(l),
+            None => Err(self.err(
+                Diagnostic::error(codes::INT_OVERFLOW, "length overflows an i32")
+                    .with_primary(head(span, 7), format!("{n} bodies of {m} elements each"))
+                    .with_note("a vector has at most 2147483647 elements"),
+            )),
+        }
+    }
+
+    fn index_map(&mut self, m: &IndexMapAst, raw: u64) -> CResult<ir::IndexMap> {
+        let len = match &m.len {
+            Some(t) => self.size(t)?,
+            None => raw,
+        };
+        let var = self.push_index(&m.var, len);
+        let term = self.index_term(&m.term);
+        self.pop_local();
+        let term = term?;
+        let (lo, hi) = self.term_range(&term)?;
+        if lo < 0 || hi as u64 >= raw {
+            return Err(self.err(
+                Diagnostic::error(codes::MAP_OUT_OF_RANGE, "index map out of range")
+                    .with_primary(term.span, format!("this ranges over {}", show_range((lo as i128, hi as i128))))
+                    .with_note(format!(
+                        "for `{}` in 0..{len} the map must stay within 0..{raw}, the raw result's length",
+                        m.var.name
+                    )),
+            ));
+        }
+        Ok(ir::IndexMap { var, len, term })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce(
+        &mut self,
+        span: Span,
+        level: Option<(Level, Span)>,
+        op: ReduceOp,
+        n: &ast::Term,
+        var: &Ident,
+        body: &ast::Expr,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let n = self.size(n)?;
+        let (inner, err) = self.levels.enter(
+            level.map(|l| l.0),
+            level.map_or(head(span, 6), |l| l.1),
+            true,
+        );
+        self.report(err);
+        let id = self.push_index(var, n);
+        let saved = std::mem::replace(&mut self.levels, inner);
+        let body = self.value(body, hint);
+        self.levels = saved;
+        self.pop_local();
+        let body = body?;
+        let (ty, level) = (body.ty, level.map(|l| l.0));
+        let kind = ir::ExprKind::Reduce {
+            level,
+            op,
+            n,
+            var: id,
+            body: Box::new(body),
+        };
+        Ok(node(kind, ty, span))
+    }
+
+    fn let_in(
+        &mut self,
+        span: Span,
+        level: Option<(MemLevel, Span)>,
+        name: &Ident,
+        value: &ast::Expr,
+        body: &ast::Expr,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let err = self
+            .levels
+            .check_let(level.map(|l| l.0), level.map_or(head(span, 3), |l| l.1));
+        self.report(err);
+        let value = self.value(value, None);
+        let id = self.push_vector(name, value.as_ref().ok().map(|v| v.ty));
+        let body = self.value(body, hint);
+        self.pop_local();
+        let (value, body, var) = (value?, body?, id.ok_or(Reported)?);
+        let ty = body.ty;
+        let level = level.map(|l| l.0);
+        let kind = ir::ExprKind::Let {
+            level,
+            var,
+            value: Box::new(value),
+            body: Box::new(body),
+        };
+        Ok(node(kind, ty, span))
+    }
+
+    fn index(
+        &mut self,
+        span: Span,
+        vec: &Ident,
+        index: &ast::Term,
+        guard: Option<&Literal>,
+    ) -> CResult<ir::Expr> {
+        let target = self.vector(vec);
+        let term = self.index_term(index);
+        let ((vref, ty), term) = (target?, term?);
+        let (lo, hi) = self.term_range(&term)?;
+        let guard = match guard {
+            Some(g) => Some(self.scalar(g, ty.elem)?),
+            None if lo < 0 || hi as u64 >= ty.len => {
+                return Err(self.out_of_bounds(vec, &term, (lo, hi), ty.len));
+            }
+            None => None,
+        };
+        let kind = ir::ExprKind::Index {
+            vec: vref,
+            index: term,
+            guard,
+        };
+        Ok(node(kind, Ty::scalar(ty.elem), span))
+    }
+
+    fn out_of_bounds(
+        &mut self,
+        vec: &Ident,
+        term: &ir::Term,
+        (lo, hi): (i64, i64),
+        len: u64,
+    ) -> Reported {
+        let range = show_range((lo as i128, hi as i128));
+        self.err(
+            Diagnostic::error(
+                codes::INDEX_OUT_OF_BOUNDS,
+                format!("index may be out of bounds of `{}`", vec.name),
+            )
+            .with_primary(term.span, format!("this ranges over {range}"))
+            .with_secondary(vec.span, format!("`{}` has {len} elements", vec.name))
+            .with_note(format!(
+                "index ranges over {range} but `{}` has {len} elements",
+                vec.name
+            ))
+            .with_note(format!(
+                "to read a padding value out of bounds, write `{}[...] else 0`",
+                vec.name
+            )),
+        )
+    }
+
+    /// Resolves a name that must be a vector.
+    fn vector(&mut self, id: &Ident) -> CResult<(VecRef, Ty)> {
+        if id.name == "_" {
+            return Err(self.err(underscore_read(id.span)));
+        }
+        let not_vector = |what: &str, decl: Span| {
+            Diagnostic::error(
+                codes::NOT_A_VECTOR,
+                format!("`{}` is {what}, not a vector", id.name),
+            )
+            .with_primary(id.span, "indexed here")
+            .with_secondary(decl, "declared here")
+            .with_note(format!(
+                "{what} is an i32 scalar; use it as a value without `[...]`"
+            ))
+        };
+        match self.lookup(&id.name) {
+            Resolved::Local(LocalKind::Vector(v), _) => Ok((VecRef::Local(v), self.var_ty(v))),
+            Resolved::Local(LocalKind::Index(_), decl) => {
+                Err(self.err(not_vector("an index variable", decl)))
+            }
+            Resolved::Top(TopKind::Param(_), decl) => Err(self.err(not_vector("a param", decl))),
+            Resolved::Top(TopKind::Input(i), _) => {
+                Ok((VecRef::Input(i), self.inputs[i as usize].ty))
+            }
+            Resolved::Top(TopKind::Global(i), _) => {
+                Ok((VecRef::Global(i), self.globals[i as usize].value.ty))
+            }
+            Resolved::Top(TopKind::Output, decl) => Err(self.output_read(id, decl)),
+            Resolved::Local(LocalKind::Poisoned, _) | Resolved::Top(TopKind::Poisoned, _) => {
+                Err(Reported)
+            }
+            Resolved::Later(decl) => Err(self.unknown_name(id, Some(decl))),
+            Resolved::Unknown => Err(self.unknown_name(id, None)),
+        }
+    }
+
+    fn var_ty(&self, v: ir::VarId) -> Ty {
+        match self.vars[v.0 as usize].kind {
+            ir::VarKind::Vector(ty) => ty,
+            ir::VarKind::Index { .. } => Ty::scalar(ElemTy::I32),
+        }
+    }
+
+    fn output_read(&mut self, id: &Ident, decl: Span) -> Reported {
+        self.err(
+            Diagnostic::error(
+                codes::OUTPUT_READ,
+                format!("output `{}` cannot be read", id.name),
+            )
+            .with_primary(id.span, "read here")
+            .with_secondary(decl, "declared as an output here")
+            .with_note("compute the value in a top-level `let` and output that"),
+        )
+    }
+
+    /// A name used as a value: a vector, an index variable or a param.
+    fn name_value(&mut self, id: &Ident) -> CResult<ir::Expr> {
+        let i32_1 = Ty::scalar(ElemTy::I32);
+        if id.name == "_" {
+            return Err(self.err(underscore_read(id.span)));
+        }
+        let kind = match self.lookup(&id.name) {
+            Resolved::Local(LocalKind::Index(v), _) => ir::ExprKind::IndexVar(v),
+            Resolved::Top(TopKind::Param(v), _) => ir::ExprKind::Const(ir::Scalar::I32(v as i32)),
+            _ => {
+                let (vref, ty) = self.vector(id)?;
+                return Ok(node(ir::ExprKind::Whole(vref), ty, id.span));
+            }
+        };
+        Ok(node(kind, i32_1, id.span))
+    }
+
+    fn fill(
+        &mut self,
+        span: Span,
+        value: &Literal,
+        n: &ast::Term,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let elem = literal_elem(natural(value), hint);
+        let (s, n) = (self.scalar(value, elem), self.size(n));
+        Ok(node(ir::ExprKind::Fill(s?), Ty::new(elem, n?), span))
+    }
+
+    fn vec_lit(&mut self, span: Span, lits: &[Literal], hint: Option<ElemTy>) -> CResult<ir::Expr> {
+        if lits.is_empty() {
+            return Err(self.err(
+                Diagnostic::error(codes::EMPTY_VECTOR, "empty vector literal")
+                    .with_primary(span, "a vector has at least one element"),
+            ));
+        }
+        let own = match lits.iter().any(is_float) {
+            true => Some(ElemTy::F32),
+            false => lits.iter().find_map(natural),
+        };
+        let elem = literal_elem(own, hint);
+        let scalars: Vec<CResult<ir::Scalar>> = lits.iter().map(|l| self.scalar(l, elem)).collect();
+        let scalars = scalars.into_iter().collect::<CResult<Vec<_>>>()?;
+        let ty = Ty::new(elem, lits.len() as u64);
+        Ok(node(ir::ExprKind::VecLit(scalars), ty, span))
+    }
+
+    fn broadcast(
+        &mut self,
+        span: Span,
+        arg: &ast::Expr,
+        n: &ast::Term,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let (x, n) = (self.expr(arg, hint), self.size(n));
+        let (x, n) = (x?, n?);
+        if x.ty.len != 1 {
+            return Err(self.err(
+                Diagnostic::error(
+                    codes::BROADCAST_LEN,
+                    "`broadcast` of a vector longer than 1",
+                )
+                .with_primary(x.span, format!("this has {} elements", x.ty.len))
+                .with_note("`broadcast(e, n)` repeats a length-1 value `n` times"),
+            ));
+        }
+        let ty = Ty::new(x.ty.elem, n);
+        Ok(node(ir::ExprKind::Broadcast(Box::new(x)), ty, span))
+    }
+
+    fn neg(&mut self, span: Span, arg: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
+        let x = self.value(arg, hint)?;
+        if x.ty.elem == ElemTy::U32 {
+            return Err(self.err(
+                Diagnostic::error(codes::OP_ELEM_TYPE, "negation of u32")
+                    .with_primary(span, "`-` is defined for f32 and i32")
+                    .with_note("convert first, e.g. `-i32(x)`"),
+            ));
+        }
+        let ty = x.ty;
+        Ok(node(
+            ir::ExprKind::Unary(ir::UnaryOp::Neg, Box::new(x)),
+            ty,
+            span,
+        ))
+    }
+}
+
+fn is_float(l: &Literal) -> bool {
+    matches!(l.value, ast::LitValue::Float(_))
+}

@@ -1,0 +1,124 @@
+//! Level placement rules of the scheduled form, shared by the checker and the verifier.
+//!
+//! Walking from an item's root to a leaf, a [`LevelCtx`] records the enclosing
+//! leveled nodes. The rules (docs/language.md, "The scheduled form"):
+//! - `compute`/`reduce` levels are non-increasing: `grid` above `group` above
+//!   `thread` (equal levels may nest);
+//! - there is no `reduce@grid`;
+//! - `let@global` stands outside every `compute` and `reduce`;
+//! - `let@shared` stands inside a `compute@grid` and outside every `compute@group`;
+//! - `let@reg` stands inside some `compute` or `reduce`.
+
+use super::codes;
+use crate::ast::{Level, MemLevel};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+
+/// What encloses the current node.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LevelCtx {
+    /// The innermost leveled `compute`/`reduce`: its level and where it was written.
+    pub last: Option<(Level, Span)>,
+    /// The outermost enclosing `compute@grid`.
+    pub grid: Option<Span>,
+    /// The outermost enclosing `compute@group`.
+    pub group: Option<Span>,
+    /// The innermost enclosing `compute` or `reduce` of any level.
+    pub loop_: Option<Span>,
+}
+
+/// Ordering rank: grid 0, group 1, thread 2.
+fn rank(l: Level) -> u8 {
+    match l {
+        Level::Grid => 0,
+        Level::Group => 1,
+        Level::Thread => 2,
+    }
+}
+
+impl LevelCtx {
+    /// Enters a `compute` (`is_reduce` false) or `reduce` written at `span`
+    /// with an optional level; returns the context of its body.
+    pub fn enter(
+        self,
+        level: Option<Level>,
+        span: Span,
+        is_reduce: bool,
+    ) -> (LevelCtx, Option<Diagnostic>) {
+        let mut inner = self;
+        inner.loop_ = Some(span);
+        let Some(level) = level else {
+            return (inner, None);
+        };
+        let mut err = None;
+        if is_reduce && level == Level::Grid {
+            err = Some(
+                Diagnostic::error(codes::REDUCE_AT_GRID, "`reduce` cannot run at level `grid`")
+                    .with_primary(span, "`reduce@grid` is not a level a reduction can have")
+                    .with_note(
+                        "use `reduce@group` (across a workgroup) or `reduce@thread` (a loop)",
+                    ),
+            );
+        } else if let Some((outer, outer_span)) = self.last.filter(|(o, _)| rank(level) < rank(*o))
+        {
+            err = Some(
+                Diagnostic::error(
+                    codes::LEVEL_ORDER,
+                    format!("level `{}` inside level `{}`", level.name(), outer.name()),
+                )
+                .with_primary(span, format!("`{}` here", level.name()))
+                .with_secondary(outer_span, format!("inside this `{}`", outer.name()))
+                .with_note("levels must not increase from the root to a leaf: grid, then group, then thread"),
+            );
+        }
+        inner.last = Some((level, span));
+        if !is_reduce && level == Level::Grid && inner.grid.is_none() {
+            inner.grid = Some(span);
+        }
+        if !is_reduce && level == Level::Group && inner.group.is_none() {
+            inner.group = Some(span);
+        }
+        (inner, err)
+    }
+
+    /// Checks a `let` with an optional memory level written at `span`.
+    pub fn check_let(self, level: Option<MemLevel>, span: Span) -> Option<Diagnostic> {
+        match level? {
+            MemLevel::Global => self.loop_.map(|outer| {
+                Diagnostic::error(codes::GLOBAL_PLACEMENT, "`let@global` inside a `compute` or `reduce`")
+                    .with_primary(span, "a global buffer cannot be allocated here")
+                    .with_secondary(outer, "inside this")
+                    .with_note("`let@global` may only stand outside every `compute` and `reduce`; try `let@shared` or `let@reg`")
+            }),
+            MemLevel::Shared => self.shared_error(span),
+            MemLevel::Reg => match self.loop_ {
+                Some(_) => None,
+                None => Some(
+                    Diagnostic::error(codes::REG_PLACEMENT, "`let@reg` outside any `compute` or `reduce`")
+                        .with_primary(span, "registers exist only inside an invocation")
+                        .with_note("at the top of an item use `let@global` (or no level)"),
+                ),
+            },
+        }
+    }
+
+    fn shared_error(self, span: Span) -> Option<Diagnostic> {
+        let base = || Diagnostic::error(codes::SHARED_PLACEMENT, "`let@shared` in the wrong place");
+        if let Some(group) = self.group {
+            return Some(
+                base()
+                    .with_primary(span, "workgroup memory cannot be allocated per invocation")
+                    .with_secondary(group, "inside this `compute@group`")
+                    .with_note("`let@shared` must stand inside a `compute@grid` and outside every `compute@group`"),
+            );
+        }
+        match self.grid {
+            Some(_) => None,
+            None => Some(
+                base()
+                    .with_primary(span, "not inside any `compute@grid`")
+                    .with_note("`let@shared` must stand inside a `compute@grid` and outside every `compute@group`"),
+            ),
+        }
+    }
+}

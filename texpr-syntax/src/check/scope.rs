@@ -1,0 +1,197 @@
+//! Name resolution: the top-level declarations and the stack of local scopes.
+
+use super::{Checker, codes};
+use crate::ast::{File, Ident, ItemKind};
+use crate::diag::Diagnostic;
+use crate::ir::{Ty, VarId, VarInfo, VarKind};
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// What a top-level name stands for once its item has been checked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum TopKind {
+    Param(i64),
+    Input(u32),
+    Global(u32),
+    Output,
+    /// The item failed to check; uses fail silently.
+    Poisoned,
+}
+
+/// What a local name stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum LocalKind {
+    Index(VarId),
+    Vector(VarId),
+    /// The `let` value failed to check; uses fail silently.
+    Poisoned,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Local {
+    pub name: String,
+    pub span: Span,
+    pub kind: LocalKind,
+}
+
+/// The result of looking a name up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Resolved {
+    Local(LocalKind, Span),
+    Top(TopKind, Span),
+    /// Declared at the top level, but after the use.
+    Later(Span),
+    Unknown,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Scopes {
+    /// Top-level names checked so far.
+    top: BTreeMap<String, (TopKind, Span)>,
+    /// Every top-level name of the file, at its first declaration.
+    all_top: BTreeMap<String, Span>,
+    locals: Vec<Local>,
+}
+
+impl Scopes {
+    pub fn lookup(&self, name: &str) -> Resolved {
+        if let Some(l) = self.locals.iter().rev().find(|l| l.name == name) {
+            return Resolved::Local(l.kind, l.span);
+        }
+        if let Some(&(kind, span)) = self.top.get(name) {
+            return Resolved::Top(kind, span);
+        }
+        match self.all_top.get(name) {
+            Some(&span) => Resolved::Later(span),
+            None => Resolved::Unknown,
+        }
+    }
+
+    /// Where a name a new local would shadow is declared, if any.
+    fn shadowed(&self, name: &str) -> Option<Span> {
+        let local = self.locals.iter().rev().find(|l| l.name == name);
+        local
+            .map(|l| l.span)
+            .or_else(|| self.all_top.get(name).copied())
+    }
+}
+
+/// The top-level name an item declares.
+pub(crate) fn item_name(kind: &ItemKind) -> &Ident {
+    match kind {
+        ItemKind::Param { name, .. }
+        | ItemKind::Input { name, .. }
+        | ItemKind::Let { name, .. }
+        | ItemKind::Output { name, .. } => name,
+    }
+}
+
+impl Checker {
+    /// Records every top-level name, reporting duplicates and `_`.
+    pub(crate) fn collect_top(&mut self, file: &File) {
+        for item in &file.items {
+            let name = item_name(&item.kind);
+            if name.name == "_" {
+                let d = Diagnostic::error(codes::UNDERSCORE, "`_` cannot name a top-level item")
+                    .with_primary(name.span, "give this item a name");
+                self.diags.push(d);
+            } else if let Some(&first) = self.scopes.all_top.get(&name.name) {
+                let d = Diagnostic::error(
+                    codes::DUPLICATE_NAME,
+                    format!("`{}` is declared twice", name.name),
+                )
+                .with_primary(name.span, "declared again here")
+                .with_secondary(first, "first declared here")
+                .with_note("each top-level name is declared once");
+                self.diags.push(d);
+            } else {
+                self.scopes.all_top.insert(name.name.clone(), name.span);
+            }
+        }
+    }
+
+    /// Binds a checked top-level name (the first declaration wins).
+    pub(crate) fn bind_top(&mut self, name: &Ident, kind: TopKind) {
+        if self.scopes.all_top.get(&name.name) == Some(&name.span) {
+            self.scopes.top.insert(name.name.clone(), (kind, name.span));
+        }
+    }
+
+    /// Reports `name` if it would shadow a name in scope (`_` never does).
+    fn check_shadow(&mut self, name: &Ident) {
+        if name.name == "_" {
+            return;
+        }
+        if let Some(prev) = self.scopes.shadowed(&name.name) {
+            let d = Diagnostic::error(
+                codes::SHADOWED_NAME,
+                format!("`{}` shadows a name in scope", name.name),
+            )
+            .with_primary(name.span, "declared again here")
+            .with_secondary(prev, "already declared here")
+            .with_note("local names may not shadow names in scope; pick another name");
+            self.diags.push(d);
+        }
+    }
+
+    /// Binds an index variable ranging over `0..extent`.
+    pub(crate) fn push_index(&mut self, name: &Ident, extent: u64) -> VarId {
+        self.check_shadow(name);
+        let id = self.new_var(name, VarKind::Index { extent });
+        self.push_local(name, LocalKind::Index(id));
+        id
+    }
+
+    /// Binds a `let` vector; `None` when its value failed to check.
+    pub(crate) fn push_vector(&mut self, name: &Ident, ty: Option<Ty>) -> Option<VarId> {
+        if name.name == "_" {
+            let d = Diagnostic::error(codes::UNDERSCORE, "`_` cannot name a `let`")
+                .with_primary(name.span, "give this value a name");
+            self.diags.push(d);
+        } else {
+            self.check_shadow(name);
+        }
+        let id = ty.map(|ty| self.new_var(name, VarKind::Vector(ty)));
+        self.push_local(name, id.map_or(LocalKind::Poisoned, LocalKind::Vector));
+        id
+    }
+
+    pub(crate) fn pop_local(&mut self) {
+        self.scopes.locals.pop();
+    }
+
+    pub(crate) fn lookup(&self, name: &str) -> Resolved {
+        self.scopes.lookup(name)
+    }
+
+    fn push_local(&mut self, name: &Ident, kind: LocalKind) {
+        self.scopes.locals.push(Local {
+            name: name.name.clone(),
+            span: name.span,
+            kind,
+        });
+    }
+
+    fn new_var(&mut self, name: &Ident, kind: VarKind) -> VarId {
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(VarInfo {
+            name: name.name.clone(),
+            kind,
+            span: name.span,
+        });
+        id
+    }
+
+    /// The diagnostic for a name that resolves to nothing usable here.
+    pub(crate) fn unknown_name(&mut self, name: &Ident, later: Option<Span>) -> super::Reported {
+        let d = Diagnostic::error(codes::UNKNOWN_NAME, format!("unknown name `{}`", name.name))
+            .with_primary(name.span, "not declared before this use");
+        let d = match later {
+            Some(decl) => d
+                .with_secondary(decl, "declared here, later in the file")
+                .with_note("declare a name before its first use"),
+            None => d,
+        };
+        self.err(d)
+    }
+}

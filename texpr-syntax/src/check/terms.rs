@@ -1,0 +1,253 @@
+//! Size terms (evaluated over params) and index terms (lowered to `ir::Term`, then bounded).
+
+use super::bounds::{self, BoundsError};
+use super::scope::{LocalKind, Resolved, TopKind};
+use super::{CResult, Checker, Reported, codes};
+use crate::ast::{self, Ident, TermKind, TermOp};
+use crate::diag::Diagnostic;
+use crate::ir;
+use crate::span::Span;
+
+const I32_MAX: i64 = i32::MAX as i64;
+const I32_MIN: i64 = i32::MIN as i64;
+
+impl Checker {
+    /// A size: a constant term between 1 and `i32::MAX`.
+    pub(crate) fn size(&mut self, t: &ast::Term) -> CResult<u64> {
+        let v = self.const_term(t)?;
+        if v < 1 {
+            return Err(self.err(
+                Diagnostic::error(
+                    codes::SIZE_NOT_POSITIVE,
+                    format!("size must be at least 1, found {v}"),
+                )
+                .with_primary(t.span, format!("this size is {v}"))
+                .with_note("every vector has between 1 and 2147483647 elements"),
+            ));
+        }
+        Ok(v as u64)
+    }
+
+    /// A term over literals and params whose every intermediate value fits in `i32`.
+    pub(crate) fn const_term(&mut self, t: &ast::Term) -> CResult<i64> {
+        self.nested(t.span, |c| c.const_term_inner(t))
+    }
+
+    fn const_term_inner(&mut self, t: &ast::Term) -> CResult<i64> {
+        let v = match &t.kind {
+            TermKind::Int(v) => *v,
+            TermKind::Name(id) => return self.const_name(id),
+            TermKind::Neg(a) => -self.const_term(a)?,
+            TermKind::Binary(op, a, b) => {
+                let (x, y) = (self.const_term(a), self.const_term(b));
+                let (x, y) = (x?, y?);
+                self.const_binary(*op, x, y, a, b)?
+            }
+        };
+        self.fits_i32(v as i128, t.span)?;
+        Ok(v)
+    }
+
+    fn const_binary(
+        &mut self,
+        op: TermOp,
+        x: i64,
+        y: i64,
+        a: &ast::Term,
+        b: &ast::Term,
+    ) -> CResult<i64> {
+        match op {
+            TermOp::Add => Ok(x + y),
+            TermOp::Sub => Ok(x - y),
+            TermOp::Mul => Ok(x * y),
+            TermOp::Div | TermOp::Rem => {
+                if y <= 0 {
+                    return Err(self.err(bounds_diag(BoundsError::DivisorNotPositive {
+                        span: b.span,
+                        value: y as i128,
+                    })));
+                }
+                if x < 0 {
+                    let range = (x as i128, x as i128);
+                    return Err(self.err(bounds_diag(BoundsError::DividendMaybeNegative {
+                        span: a.span,
+                        range,
+                    })));
+                }
+                Ok(if op == TermOp::Div { x / y } else { x % y })
+            }
+        }
+    }
+
+    fn fits_i32(&mut self, v: i128, span: Span) -> CResult<()> {
+        if v < I32_MIN as i128 || v > I32_MAX as i128 {
+            return Err(self.err(bounds_diag(BoundsError::Overflow {
+                span,
+                range: (v, v),
+            })));
+        }
+        Ok(())
+    }
+
+    fn const_name(&mut self, id: &Ident) -> CResult<i64> {
+        match self.term_name(id)? {
+            TermName::Const(v) => Ok(v),
+            TermName::Var(_) => Err(self.err(
+                Diagnostic::error(
+                    codes::INDEX_VAR_IN_SIZE,
+                    format!("index variable `{}` in a size", id.name),
+                )
+                .with_primary(id.span, "sizes must be known at compile time")
+                .with_note("a size term may use integer literals and params only"),
+            )),
+        }
+    }
+
+    /// Resolves a name inside a term: a param's value or an index variable.
+    fn term_name(&mut self, id: &Ident) -> CResult<TermName> {
+        if id.name == "_" {
+            return Err(self.err(underscore_read(id.span)));
+        }
+        match self.lookup(&id.name) {
+            Resolved::Local(LocalKind::Index(v), _) => Ok(TermName::Var(v)),
+            Resolved::Top(TopKind::Param(v), _) => Ok(TermName::Const(v)),
+            Resolved::Local(LocalKind::Poisoned, _) | Resolved::Top(TopKind::Poisoned, _) => {
+                Err(Reported)
+            }
+            Resolved::Local(LocalKind::Vector(_), decl) | Resolved::Top(_, decl) => Err(self.err(
+                Diagnostic::error(
+                    codes::NOT_AN_INTEGER,
+                    format!("`{}` is a vector, not an integer", id.name),
+                )
+                .with_primary(id.span, "an integer is needed here")
+                .with_secondary(decl, "declared here")
+                .with_note("terms may use integer literals, params and index variables"),
+            )),
+            Resolved::Later(decl) => Err(self.unknown_name(id, Some(decl))),
+            Resolved::Unknown => Err(self.unknown_name(id, None)),
+        }
+    }
+
+    /// Lowers an index term, folding constant sub-terms that fit in `i32`.
+    pub(crate) fn index_term(&mut self, t: &ast::Term) -> CResult<ir::Term> {
+        self.nested(t.span, |c| c.index_term_inner(t))
+    }
+
+    fn index_term_inner(&mut self, t: &ast::Term) -> CResult<ir::Term> {
+        let kind = match &t.kind {
+            TermKind::Int(v) => ir::TermKind::Const(*v),
+            TermKind::Name(id) => match self.term_name(id)? {
+                TermName::Const(v) => ir::TermKind::Const(v),
+                TermName::Var(v) => ir::TermKind::Var(v),
+            },
+            TermKind::Neg(a) => {
+                let zero = ir::Term {
+                    kind: ir::TermKind::Const(0),
+                    span: t.span,
+                };
+                binary_term(TermOp::Sub, zero, self.index_term(a)?)
+            }
+            TermKind::Binary(op, a, b) => {
+                let (x, y) = (self.index_term(a), self.index_term(b));
+                binary_term(*op, x?, y?)
+            }
+        };
+        Ok(ir::Term { kind, span: t.span })
+    }
+
+    /// Checks the rules of an index term and returns its range.
+    pub(crate) fn term_range(&mut self, t: &ir::Term) -> CResult<(i64, i64)> {
+        let vars = std::mem::take(&mut self.vars);
+        let extent = |v: ir::VarId| match vars.get(v.0 as usize)?.kind {
+            ir::VarKind::Index { extent } => Some(extent),
+            ir::VarKind::Vector(_) => None,
+        };
+        let r = bounds::term_range(t, extent);
+        self.vars = vars;
+        r.map_err(|e| self.err(bounds_diag(e)))
+    }
+}
+
+enum TermName {
+    Const(i64),
+    Var(ir::VarId),
+}
+
+/// `a op b`, folded when both are constants and the result is a valid `i32`.
+fn binary_term(op: TermOp, a: ir::Term, b: ir::Term) -> ir::TermKind {
+    if let (ir::TermKind::Const(x), ir::TermKind::Const(y)) = (&a.kind, &b.kind) {
+        if let Some(v) = fold(op, *x, *y).filter(|v| (I32_MIN..=I32_MAX).contains(v)) {
+            let in_range = (I32_MIN..=I32_MAX).contains(x) && (I32_MIN..=I32_MAX).contains(y);
+            if in_range {
+                return ir::TermKind::Const(v);
+            }
+        }
+    }
+    ir::TermKind::Binary(op, Box::new(a), Box::new(b))
+}
+
+fn fold(op: TermOp, x: i64, y: i64) -> Option<i64> {
+    match op {
+        TermOp::Add => x.checked_add(y),
+        TermOp::Sub => x.checked_sub(y),
+        TermOp::Mul => x.checked_mul(y),
+        TermOp::Div if y > 0 && x >= 0 => Some(x / y),
+        TermOp::Rem if y > 0 && x >= 0 => Some(x % y),
+        TermOp::Div | TermOp::Rem => None,
+    }
+}
+
+pub(crate) fn underscore_read(span: Span) -> Diagnostic {
+    Diagnostic::error(codes::UNDERSCORE, "`_` cannot be read")
+        .with_primary(span, "`_` names an index variable that is never used")
+        .with_note("give the index variable a name to use it")
+}
+
+/// The diagnostic for a broken rule of a term (shared with the verifier).
+pub(crate) fn bounds_diag(e: BoundsError) -> Diagnostic {
+    match e {
+        BoundsError::UnboundVar { var, span } => Diagnostic::error(
+            codes::IR_UNBOUND_VAR,
+            format!("variable v{} is not bound here", var.0),
+        )
+        .with_primary(span, "unbound variable"),
+        BoundsError::DivisorNotConstant { span } => {
+            Diagnostic::error(codes::BAD_DIVISOR, "divisor must be a positive constant")
+                .with_primary(span, "this depends on an index variable")
+                .with_note("`/` and `%` in terms divide by literals and params only")
+        }
+        BoundsError::DivisorNotPositive { span, value } => {
+            Diagnostic::error(codes::BAD_DIVISOR, "divisor must be a positive constant")
+                .with_primary(span, format!("this is {value}"))
+        }
+        BoundsError::DividendMaybeNegative { span, range } => {
+            Diagnostic::error(codes::NEGATIVE_DIVIDEND, "dividend may be negative")
+                .with_primary(span, range_label(range))
+                .with_note("`/` and `%` in terms are floor division of non-negative values")
+        }
+        BoundsError::Overflow { span, range } => Diagnostic::error(
+            codes::INT_OVERFLOW,
+            "integer overflow: the value may not fit in an i32",
+        )
+        .with_primary(span, range_label(range))
+        .with_note("sizes and index terms are computed in 32-bit integers on the GPU"),
+    }
+}
+
+/// "this is 5" or "this ranges over 0..=9".
+fn range_label(range: bounds::Range) -> String {
+    if range.0 == range.1 {
+        format!("this is {}", range.0)
+    } else {
+        format!("this ranges over {}", show_range(range))
+    }
+}
+
+/// `lo..=hi`, or the single value.
+pub(crate) fn show_range((lo, hi): bounds::Range) -> String {
+    if lo == hi {
+        format!("{lo}")
+    } else {
+        format!("{lo}..={hi}")
+    }
+}

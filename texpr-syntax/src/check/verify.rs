@@ -1,0 +1,404 @@
+//! The IR verifier: re-checks every invariant of a typed [`Program`], for the
+//! optimizer to run after each pass.
+//!
+//! Invariants (code in brackets):
+//! - Top level: names of params, inputs, globals and outputs are distinct
+//!   [E0102]; at least one output [E0126]; input and node lengths are within
+//!   `1..=i32::MAX` and inputs are not `bool` [E0150]; a global has no level
+//!   or `@global` [E0125].
+//! - Vector references: `Input(i)` exists; `Global(j)` exists and, inside
+//!   global `g`, `j < g` (globals read only earlier globals; outputs read any)
+//!   [E0153]; `Local(v)` is a `let` vector in scope [E0151, E0152].
+//! - Variables: every `VarId` is in `Program::vars` and bound by an enclosing
+//!   node where used [E0151]; a binder's variable has the right kind and
+//!   extent (`compute`/`reduce` var `Index { extent: n }`, map var
+//!   `Index { extent: len }`, `let` var `Vector(value.ty)`) and `IndexVar`
+//!   reads an index variable [E0152]; no two variables in scope at once share
+//!   a name, nor does a variable share a top-level name (`_` excepted) [E0103].
+//! - Types: every node's type agrees with its children (see `verify_ty`)
+//!   [E0150]; `bool` only as the condition of `select` (through broadcasts)
+//!   [E0117].
+//! - Terms: divisors positive constants [E0113], dividends non-negative
+//!   [E0114], every sub-term within `i32` [E0108]; unguarded indices provably in
+//!   bounds [E0111]; index maps within the raw length [E0112] (all by
+//!   [`super::bounds`]).
+//! - Levels: non-increasing along every path [E0120], no `reduce@grid`
+//!   [E0121], `let@shared`/`@global`/`@reg` placed legally [E0122-E0124] (see
+//!   [`super::levels`]).
+//! - Depth: at most [`super::MAX_NESTING`] nested nodes, not counting
+//!   broadcasts [E0134].
+
+use super::levels::LevelCtx;
+use super::terms::{bounds_diag, show_range};
+use super::{MAX_NESTING, bounds, codes};
+use crate::ast::ElemTy;
+use crate::diag::Diagnostic;
+use crate::ir::{Expr, ExprKind, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef};
+use crate::span::Span;
+use std::collections::BTreeMap;
+
+/// Checks every invariant listed in the module doc; all violations are returned.
+pub fn verify(p: &Program) -> Result<(), Vec<Diagnostic>> {
+    let mut v = Verifier::new(p);
+    v.top_level();
+    for (g, global) in p.globals.iter().enumerate() {
+        v.item(Some(g), &global.value);
+    }
+    for o in &p.outputs {
+        v.item(None, &o.value);
+    }
+    if v.diags.is_empty() {
+        Ok(())
+    } else {
+        Err(v.diags)
+    }
+}
+
+pub(super) struct Verifier<'p> {
+    pub(super) p: &'p Program,
+    pub(super) diags: Vec<Diagnostic>,
+    scope: Vec<VarId>,
+    levels: LevelCtx,
+    depth: usize,
+    /// The global being verified (it may read only earlier globals).
+    global: Option<usize>,
+    top_names: BTreeMap<&'p str, Span>,
+}
+
+impl<'p> Verifier<'p> {
+    fn new(p: &'p Program) -> Self {
+        Verifier {
+            p,
+            diags: Vec::new(),
+            scope: Vec::new(),
+            levels: LevelCtx::default(),
+            depth: 0,
+            global: None,
+            top_names: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn fail(&mut self, code: &'static str, span: Span, msg: String) {
+        self.diags
+            .push(Diagnostic::error(code, msg.clone()).with_primary(span, msg));
+    }
+
+    fn top_level(&mut self) {
+        let p = self.p;
+        let names = p.params.iter().map(|(n, _)| (n.as_str(), Span::DUMMY));
+        let names = names
+            .chain(p.inputs.iter().map(|i| (i.name.as_str(), i.span)))
+            .chain(p.globals.iter().map(|g| (g.name.as_str(), g.span)))
+            .chain(p.outputs.iter().map(|o| (o.name.as_str(), o.span)));
+        for (name, span) in names {
+            if self.top_names.insert(name, span).is_some() {
+                self.fail(
+                    codes::DUPLICATE_NAME,
+                    span,
+                    format!("`{name}` is declared twice"),
+                );
+            }
+        }
+        for i in &p.inputs {
+            if !valid_len(i.ty.len) || i.ty.elem == ElemTy::Bool {
+                self.fail(
+                    codes::IR_TYPE,
+                    i.span,
+                    format!("input `{}` has type {:?}", i.name, i.ty),
+                );
+            }
+        }
+        for g in p
+            .globals
+            .iter()
+            .filter(|g| g.level.is_some_and(|l| l != crate::ast::MemLevel::Global))
+        {
+            self.fail(
+                codes::TOP_LET_LEVEL,
+                g.span,
+                format!("global `{}` has a level other than `@global`", g.name),
+            );
+        }
+        if p.outputs.is_empty() {
+            self.diags.push(Diagnostic::error(
+                codes::NO_OUTPUTS,
+                "the program has no outputs",
+            ));
+        }
+    }
+
+    fn item(&mut self, global: Option<usize>, value: &Expr) {
+        self.global = global;
+        self.levels = LevelCtx::default();
+        self.scope.clear();
+        self.depth = 0;
+        self.expr(value);
+        if value.ty.elem == ElemTy::Bool {
+            self.fail(
+                codes::BOOL_VALUE,
+                value.span,
+                "a top-level value is bool".into(),
+            );
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        let counts = !matches!(e.kind, ExprKind::Broadcast(_));
+        if counts && self.depth >= MAX_NESTING {
+            if !self.diags.iter().any(|d| d.code == codes::TOO_DEEP) {
+                self.fail(
+                    codes::TOO_DEEP,
+                    e.span,
+                    format!("nested more than {MAX_NESTING} deep"),
+                );
+            }
+            return;
+        }
+        self.depth += counts as usize;
+        if !valid_len(e.ty.len) {
+            self.fail(
+                codes::IR_TYPE,
+                e.span,
+                format!("length {} outside 1..=2147483647", e.ty.len),
+            );
+        }
+        self.node(e);
+        self.depth -= counts as usize;
+    }
+
+    fn node(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Compute {
+                level,
+                n,
+                var,
+                map,
+                body,
+            } => {
+                let (inner, err) = self.levels.enter(*level, e.span, false);
+                self.diags.extend(err);
+                self.bind_index(*var, *n, e.span);
+                let saved = std::mem::replace(&mut self.levels, inner);
+                self.expr(body);
+                self.levels = saved;
+                self.scope.pop();
+                if let Some(m) = map {
+                    self.index_map(m, n.saturating_mul(body.ty.len), e.span);
+                }
+            }
+            ExprKind::Reduce {
+                level,
+                n,
+                var,
+                body,
+                ..
+            } => {
+                let (inner, err) = self.levels.enter(*level, e.span, true);
+                self.diags.extend(err);
+                self.bind_index(*var, *n, e.span);
+                let saved = std::mem::replace(&mut self.levels, inner);
+                self.expr(body);
+                self.levels = saved;
+                self.scope.pop();
+            }
+            ExprKind::Let {
+                level,
+                var,
+                value,
+                body,
+            } => {
+                let err = self.levels.check_let(*level, e.span);
+                self.diags.extend(err);
+                self.expr(value);
+                self.bind(
+                    *var,
+                    e.span,
+                    |k| k == VarKind::Vector(value.ty),
+                    "a vector of the value's type",
+                );
+                self.expr(body);
+                self.scope.pop();
+            }
+            ExprKind::Index { vec, index, guard } => {
+                self.vec_ref(*vec, e.span);
+                self.index(*vec, index, guard.is_some());
+            }
+            ExprKind::Whole(v) => self.vec_ref(*v, e.span),
+            ExprKind::IndexVar(v) => self.use_index(*v, e.span),
+            _ => self.children(e),
+        }
+        self.check_ty(e);
+    }
+
+    fn children(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => self.expr(a),
+            ExprKind::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::Call(_, xs) => xs.iter().for_each(|x| self.expr(x)),
+            _ => {}
+        }
+    }
+
+    fn index_map(&mut self, m: &IndexMap, raw: u64, span: Span) {
+        self.bind_index(m.var, m.len, span);
+        if let Some((lo, hi)) = self.range(&m.term) {
+            if lo < 0 || hi as u64 >= raw {
+                let range = show_range((lo as i128, hi as i128));
+                let msg = format!("index map ranges over {range}, outside 0..{raw}");
+                self.fail(codes::MAP_OUT_OF_RANGE, m.term.span, msg);
+            }
+        }
+        self.scope.pop();
+    }
+
+    fn index(&mut self, vec: VecRef, index: &Term, guarded: bool) {
+        let Some((lo, hi)) = self.range(index) else {
+            return;
+        };
+        let Some(len) = self.vec_ty(vec).map(|t| t.len) else {
+            return;
+        };
+        if !guarded && (lo < 0 || hi as u64 >= len) {
+            let range = show_range((lo as i128, hi as i128));
+            let name = self.p.vec_name(vec);
+            let msg = format!("index ranges over {range} but `{name}` has {len} elements");
+            self.fail(codes::INDEX_OUT_OF_BOUNDS, index.span, msg);
+        }
+    }
+
+    /// The range of a term over the index variables in scope.
+    fn range(&mut self, t: &Term) -> Option<(i64, i64)> {
+        let (scope, vars) = (&self.scope, &self.p.vars);
+        let extent = |v: VarId| match vars.get(v.0 as usize)?.kind {
+            VarKind::Index { extent } if scope.contains(&v) => Some(extent),
+            _ => None,
+        };
+        match bounds::term_range(t, extent) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                self.diags.push(bounds_diag(e));
+                None
+            }
+        }
+    }
+
+    /// The type of a vector reference that exists, else `None`.
+    pub(super) fn vec_ty(&self, v: VecRef) -> Option<Ty> {
+        match v {
+            VecRef::Input(i) => self.p.inputs.get(i as usize).map(|x| x.ty),
+            VecRef::Global(i) => self.p.globals.get(i as usize).map(|g| g.value.ty),
+            VecRef::Local(id) => match self.p.vars.get(id.0 as usize)?.kind {
+                VarKind::Vector(ty) => Some(ty),
+                VarKind::Index { .. } => None,
+            },
+        }
+    }
+
+    fn vec_ref(&mut self, v: VecRef, span: Span) {
+        let ok = match v {
+            VecRef::Input(i) => (i as usize) < self.p.inputs.len(),
+            VecRef::Global(j) => {
+                (j as usize) < self.p.globals.len() && self.global.is_none_or(|g| (j as usize) < g)
+            }
+            VecRef::Local(id) => {
+                return self.use_var(id, span, |k| matches!(k, VarKind::Vector(_)), "a vector");
+            }
+        };
+        if !ok {
+            self.fail(
+                codes::IR_VEC_REF,
+                span,
+                format!("{v:?} does not exist or is not yet defined here"),
+            );
+        }
+    }
+
+    fn use_index(&mut self, v: VarId, span: Span) {
+        self.use_var(
+            v,
+            span,
+            |k| matches!(k, VarKind::Index { .. }),
+            "an index variable",
+        );
+    }
+
+    fn use_var(&mut self, v: VarId, span: Span, kind_ok: impl Fn(VarKind) -> bool, what: &str) {
+        let Some(info) = self.p.vars.get(v.0 as usize) else {
+            return self.fail(
+                codes::IR_UNBOUND_VAR,
+                span,
+                format!("variable v{} does not exist", v.0),
+            );
+        };
+        if !self.scope.contains(&v) {
+            self.fail(
+                codes::IR_UNBOUND_VAR,
+                span,
+                format!("`{}` (v{}) is not bound here", info.name, v.0),
+            );
+        } else if !kind_ok(info.kind) {
+            self.fail(
+                codes::IR_VAR_KIND,
+                span,
+                format!("`{}` (v{}) is not {what}", info.name, v.0),
+            );
+        }
+    }
+
+    fn bind_index(&mut self, v: VarId, extent: u64, span: Span) {
+        if !valid_len(extent) {
+            self.fail(
+                codes::SIZE_NOT_POSITIVE,
+                span,
+                format!("extent {extent} outside 1..=2147483647"),
+            );
+        }
+        self.bind(
+            v,
+            span,
+            |k| k == VarKind::Index { extent },
+            "an index variable of this extent",
+        );
+    }
+
+    /// Pushes `v` on the scope (always, so that pops stay balanced), reporting
+    /// a missing variable, a wrong kind or a name clash.
+    fn bind(&mut self, v: VarId, span: Span, kind_ok: impl Fn(VarKind) -> bool, what: &str) {
+        let p = self.p;
+        match p.vars.get(v.0 as usize) {
+            None => self.fail(
+                codes::IR_UNBOUND_VAR,
+                span,
+                format!("variable v{} does not exist", v.0),
+            ),
+            Some(info) if !kind_ok(info.kind) => self.fail(
+                codes::IR_VAR_KIND,
+                span,
+                format!("`{}` (v{}) is not {what}", info.name, v.0),
+            ),
+            Some(info) if info.name != "_" => {
+                let clash = self.scope.iter().any(|w| {
+                    p.vars
+                        .get(w.0 as usize)
+                        .is_some_and(|o| o.name == info.name)
+                });
+                if clash || self.top_names.contains_key(info.name.as_str()) {
+                    self.fail(
+                        codes::SHADOWED_NAME,
+                        span,
+                        format!("`{}` shadows a name in scope", info.name),
+                    );
+                }
+            }
+            Some(_) => {}
+        }
+        self.scope.push(v);
+    }
+}
+
+fn valid_len(n: u64) -> bool {
+    (1..=i32::MAX as u64).contains(&n)
+}
