@@ -1,1 +1,2 @@
 //! Integration tests: one binary for the whole pipeline.
+mod runtime;

@@ -1,3 +1,4 @@
 //! Shared helpers for the integration tests: golden files and (later) program generators.
 
 pub mod golden;
+pub mod gpu;

@@ -3,3 +3,5 @@
 pub mod plan;
 
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+#[cfg(feature = "runtime")]
+pub mod runtime;

@@ -1,0 +1,198 @@
+//! Device buffers for a plan: sizing, limit checks, upload, and bind groups per kernel.
+
+use std::sync::Arc;
+
+use super::pipeline::Pipeline;
+use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
+use crate::plan::{BufferPlan, BufferRole, Kernel, Module};
+
+/// A plan bound to device buffers, ready to dispatch any number of times.
+#[derive(Debug)]
+pub(super) struct Bound {
+    pub buffers: Vec<wgpu::Buffer>,
+    pub steps: Vec<Step>,
+}
+
+/// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
+#[derive(Debug)]
+pub(super) struct Step {
+    pub pipeline: Arc<Pipeline>,
+    pub bind_groups: Vec<Option<wgpu::BindGroup>>,
+    pub dispatch: [u32; 3],
+}
+
+/// Bytes a buffer of `len` 4-byte elements takes on the device (at least 4).
+pub(super) fn byte_size(len: u64) -> u64 {
+    len.max(1).saturating_mul(4)
+}
+
+impl Gpu {
+    /// Checks the plan and inputs, makes pipelines and buffers, uploads the inputs.
+    pub(super) fn bind(
+        &self,
+        module: &Module,
+        inputs: &[HostBuffer],
+    ) -> Result<Bound, RuntimeError> {
+        check_inputs(module, inputs)?;
+        for b in &module.buffers {
+            self.check_size(b)?;
+        }
+        let pipelines = module
+            .kernels
+            .iter()
+            .map(|k| {
+                self.check_dispatch(k)?;
+                self.pipeline(&module.wgsl, k)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let buffers = scoped(&self.device, || self.make_buffers(module, inputs))
+            .map_err(RuntimeError::Execution)?;
+        let steps = module
+            .kernels
+            .iter()
+            .zip(pipelines)
+            .map(|(k, p)| self.step(k, p, &buffers))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Bound { buffers, steps })
+    }
+
+    fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {
+        let bytes = byte_size(b.len);
+        let limits = [
+            (self.wgpu_limits.max_buffer_size, "max_buffer_size"),
+            (
+                self.wgpu_limits.max_storage_buffer_binding_size,
+                "max_storage_buffer_binding_size",
+            ),
+        ];
+        for (limit, limit_name) in limits {
+            if bytes > limit {
+                return Err(RuntimeError::BufferTooLarge {
+                    name: b.name.clone(),
+                    bytes,
+                    limit,
+                    limit_name,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_dispatch(&self, k: &Kernel) -> Result<(), RuntimeError> {
+        let limit = self.wgpu_limits.max_compute_workgroups_per_dimension;
+        if k.dispatch.iter().any(|&d| d > limit) {
+            return Err(RuntimeError::DispatchTooLarge {
+                entry_point: k.entry_point.clone(),
+                dispatch: k.dispatch,
+                limit,
+            });
+        }
+        Ok(())
+    }
+
+    fn make_buffers(&self, module: &Module, inputs: &[HostBuffer]) -> Vec<wgpu::Buffer> {
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        module
+            .buffers
+            .iter()
+            .map(|b| {
+                let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&b.name),
+                    size: byte_size(b.len),
+                    usage,
+                    mapped_at_creation: false,
+                });
+                if let BufferRole::Input(i) = b.role {
+                    self.queue
+                        .write_buffer(&buffer, 0, inputs[i as usize].bytes());
+                }
+                buffer
+            })
+            .collect()
+    }
+
+    fn step(
+        &self,
+        k: &Kernel,
+        pipeline: Arc<Pipeline>,
+        buffers: &[wgpu::Buffer],
+    ) -> Result<Step, RuntimeError> {
+        let mut bind_groups = Vec::with_capacity(pipeline.layouts.len());
+        for (group, layout) in pipeline.layouts.iter().enumerate() {
+            let Some(layout) = layout else {
+                bind_groups.push(None);
+                continue;
+            };
+            let mut entries = Vec::new();
+            for b in k.bindings.iter().filter(|b| b.group == group as u32) {
+                let buffer = buffers.get(b.buffer.0 as usize).ok_or_else(|| {
+                    RuntimeError::BadPlan(format!(
+                        "kernel `{}` binds buffer {} of {}",
+                        k.entry_point,
+                        b.buffer.0,
+                        buffers.len()
+                    ))
+                })?;
+                entries.push(wgpu::BindGroupEntry {
+                    binding: b.binding,
+                    resource: buffer.as_entire_binding(),
+                });
+            }
+            let made = scoped(&self.device, || {
+                self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(&k.entry_point),
+                    layout,
+                    entries: &entries,
+                })
+            })
+            .map_err(|message| RuntimeError::Pipeline {
+                entry_point: k.entry_point.clone(),
+                message,
+            })?;
+            bind_groups.push(Some(made));
+        }
+        Ok(Step {
+            pipeline,
+            bind_groups,
+            dispatch: k.dispatch,
+        })
+    }
+}
+
+/// The inputs must match the plan's input buffers in number, element type and length.
+fn check_inputs(module: &Module, inputs: &[HostBuffer]) -> Result<(), RuntimeError> {
+    let planned: Vec<(u32, &BufferPlan)> = module
+        .buffers
+        .iter()
+        .filter_map(|b| match b.role {
+            BufferRole::Input(i) => Some((i, b)),
+            _ => None,
+        })
+        .collect();
+    if planned.len() != inputs.len() {
+        return Err(RuntimeError::InputCount {
+            expected: planned.len(),
+            got: inputs.len(),
+        });
+    }
+    for (i, b) in planned {
+        let Some(host) = inputs.get(i as usize) else {
+            return Err(RuntimeError::BadPlan(format!(
+                "input buffer index {i} out of range"
+            )));
+        };
+        if host.elem != b.elem || host.data.len() as u64 != b.len {
+            return Err(RuntimeError::InputMismatch {
+                index: i as usize,
+                name: b.name.clone(),
+                expected_elem: b.elem,
+                expected_len: b.len,
+                got_elem: host.elem,
+                got_len: host.data.len() as u64,
+            });
+        }
+    }
+    Ok(())
+}
