@@ -1,5 +1,33 @@
 //! Scheduling: maps typed TExpr onto grid, workgroup and thread levels (scheduled TExpr).
+//!
+//! [`default_schedule`] turns any checked program into a scheduled one (every
+//! `compute`, `reduce` and `let` has a level) that the interpreter evaluates
+//! to the same result. The passes are listed in [`pipeline`].
+//!
+//! Error codes (E0200-E0299):
+//! - E0201 a top-level let written `@shared` or `@reg`
+//! - E0202 a `compute@group`/`reduce@group` wider than the device allows
+//! - E0203 a level out of order or a let level in the wrong place
+//! - E0204 an unleveled node between a grid and group-level work
+//! - E0205 an item too long to distribute with 32-bit indices
+//! - E0206 a `compute@grid` nested in another grid (not supported)
 
+pub mod build;
+pub mod distribute;
+pub mod elem;
+pub mod fill;
+pub mod globals;
 pub mod limits;
+pub mod pipeline;
+pub mod schedule_items;
+pub mod samples;
+pub mod simplify;
+pub mod subst;
+pub mod term;
+pub mod threads;
 
 pub use limits::DeviceLimits;
+pub use pipeline::{PASSES, default_schedule, run_passes};
+
+#[cfg(test)]
+mod tests;

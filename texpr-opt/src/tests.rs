@@ -1,0 +1,136 @@
+//! Tests of the default schedule on the hand-built samples: it schedules
+//! every node, keeps the meaning bit for bit, and reports illegal levels.
+
+use crate::build::*;
+use crate::limits::DeviceLimits;
+use crate::samples;
+use crate::{default_schedule, run_passes};
+use texpr_interp::{Data, Value, eval, random_inputs};
+use texpr_syntax::ast::{ElemTy, Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
+
+/// Every `compute`, `reduce` and `let` in `e` has a level.
+fn all_leveled(e: &Expr) -> bool {
+    let here = match &e.kind {
+        ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => level.is_some(),
+        ExprKind::Let { level, .. } => level.is_some(),
+        _ => true,
+    };
+    let mut ok = here;
+    crate::subst::map_children(e, |c| {
+        ok &= all_leveled(c);
+        c.clone()
+    });
+    ok
+}
+
+fn is_scheduled(p: &Program) -> bool {
+    let roots = p.globals.iter().map(|g| &g.value).chain(p.outputs.iter().map(|o| &o.value));
+    let grid = |e: &Expr| matches!(e.kind, ExprKind::Compute { level: Some(Level::Grid), .. });
+    p.globals.iter().all(|g| g.level == Some(MemLevel::Global))
+        && roots.clone().all(grid)
+        && roots.clone().all(all_leveled)
+}
+
+/// Bit patterns, so NaNs and signed zeros compare exactly.
+fn bits(vs: &[Value]) -> Vec<Vec<u64>> {
+    vs.iter()
+        .map(|v| match &v.data {
+            Data::F32(x) => x.iter().map(|f| f.to_bits() as u64).collect(),
+            Data::I32(x) => x.iter().map(|&i| i as u32 as u64).collect(),
+            Data::U32(x) => x.iter().map(|&u| u as u64).collect(),
+            Data::Bool(x) => x.iter().map(|&b| b as u64).collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn every_sample_is_scheduled_and_means_the_same() {
+    for (name, p) in samples::all() {
+        let s = default_schedule(&p, &DeviceLimits::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert!(is_scheduled(&s), "{name} is not fully scheduled: {s:#?}");
+        for seed in [1, 2] {
+            let inputs = random_inputs(&p, seed);
+            let want = eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let got = eval(&s, &inputs).unwrap_or_else(|e| panic!("{name} scheduled: {e:?}"));
+            assert_eq!(bits(&want), bits(&got), "{name} changed meaning");
+        }
+        let again = default_schedule(&s, &DeviceLimits::default()).unwrap();
+        assert_eq!(again, s, "{name}: scheduling is not idempotent");
+    }
+}
+
+#[test]
+fn padded_items_get_a_truncating_grid_and_full_groups() {
+    let s = default_schedule(&samples::saxpy(1000), &DeviceLimits::default()).unwrap();
+    let ExprKind::Compute { n, map: Some(m), body, .. } = &s.outputs[0].value.kind else {
+        panic!("expected a mapped grid: {:#?}", s.outputs[0].value)
+    };
+    assert_eq!((*n, m.len), (4, 1000));
+    assert!(matches!(body.kind, ExprKind::Compute { level: Some(Level::Group), n: 256, .. }));
+    let s = default_schedule(&samples::saxpy(1024), &DeviceLimits::default()).unwrap();
+    assert!(matches!(s.outputs[0].value.kind, ExprKind::Compute { n: 4, map: None, .. }));
+}
+
+#[test]
+fn group_size_follows_the_device() {
+    let limits = DeviceLimits { max_invocations_per_workgroup: 64, ..DeviceLimits::default() };
+    let s = default_schedule(&samples::saxpy(1024), &limits).unwrap();
+    let ExprKind::Compute { n, body, .. } = &s.outputs[0].value.kind else { panic!() };
+    assert_eq!(*n, 16);
+    assert!(matches!(body.kind, ExprKind::Compute { n: 64, .. }));
+}
+
+#[test]
+fn user_levels_are_kept_and_completed() {
+    let s = default_schedule(&samples::user_scheduled(), &DeviceLimits::default()).unwrap();
+    // the unleveled root of `sums` became the grid; the user's reduce@group stays
+    let ExprKind::Compute { level, body, .. } = &s.outputs[1].value.kind else { panic!() };
+    assert_eq!(*level, Some(Level::Grid));
+    assert!(matches!(body.kind, ExprKind::Reduce { level: Some(Level::Group), .. }));
+}
+
+#[test]
+fn the_verifier_hook_sees_every_pass() {
+    let mut seen = Vec::new();
+    run_passes(&samples::matvec(5, 3), &DeviceLimits::default(), |name, _| seen.push(name.to_string())).unwrap();
+    assert_eq!(seen, ["mark_globals", "schedule_items"]);
+}
+
+fn codes(r: Result<Program, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
+    r.err().unwrap_or_default().iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn illegal_levels_are_coded_errors() {
+    let limits = DeviceLimits::default();
+    // compute@group 1024: over the device's 256 invocations
+    let mut p = program();
+    let x = input(&mut p, "x", ElemTy::F32, 1024);
+    let l = index(&mut p, "l", 1024);
+    let e = compute(Some(Level::Group), 1024, l, read(&p, x, tv(l)));
+    output(&mut p, "y", e);
+    assert_eq!(codes(default_schedule(&p, &limits)), ["E0202"]);
+    // let@shared inside an invocation
+    let mut p = program();
+    let x = input(&mut p, "x", ElemTy::F32, 4);
+    let l = index(&mut p, "l", 4);
+    let v = vector(&mut p, "v", Ty::new(ElemTy::F32, 1));
+    let inner = let_(Some(MemLevel::Shared), v, read(&p, x, tv(l)), whole(&p, texpr_syntax::ir::VecRef::Local(v)));
+    output(&mut p, "y", compute(Some(Level::Group), 4, l, inner));
+    assert_eq!(codes(default_schedule(&p, &limits)), ["E0203"]);
+    // a top-level let@reg
+    let mut p = samples::saxpy(4);
+    let y = p.outputs[0].value.clone();
+    global(&mut p, "t", y);
+    p.globals[0].level = Some(MemLevel::Reg);
+    assert_eq!(codes(default_schedule(&p, &limits)), ["E0201"]);
+    // an unleveled reduce between the grid and a group
+    let mut p = program();
+    let x = input(&mut p, "x", ElemTy::F32, 64);
+    let (g, r, l) = (index(&mut p, "g", 1), index(&mut p, "r", 4), index(&mut p, "l", 16));
+    let grp = compute(Some(Level::Group), 16, l, read(&p, x, tlin(tv(r), 16, tv(l))));
+    let e = compute(Some(Level::Grid), 1, g, reduce(None, ReduceOp::Add, 4, r, grp));
+    output(&mut p, "y", e);
+    assert_eq!(codes(default_schedule(&p, &limits)), ["E0204"]);
+}
