@@ -44,7 +44,7 @@ impl Program {
     pub fn ty(&self, r: Reg) -> BlockTy {
         self.inst(r).ty
     }
-    pub fn regs(&self) -> impl Iterator<Item = Reg> + use<> {
+    pub fn regs(&self) -> impl DoubleEndedIterator<Item = Reg> + use<> {
         (0..self.insts.len() as u32).map(Reg)
     }
     /// The input registers, in order.
