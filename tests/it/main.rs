@@ -1,2 +1,3 @@
 //! Integration tests: one binary for the whole pipeline.
 mod runtime;
+mod differential;

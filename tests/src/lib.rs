@@ -2,3 +2,4 @@
 
 pub mod golden;
 pub mod gpu;
+pub mod r#gen;

@@ -1,0 +1,116 @@
+//! A seeded generator of well-typed TExpr programs, written as surface source.
+//!
+//! [`program`] returns source text (so a failure prints readably and the
+//! parser and checker are exercised too). Programs use every form: `compute`
+//! (nested, with transpose, reversal and truncation index maps), `reduce` with
+//! each operator, `let` at every level and at the top, guarded reads with
+//! out-of-range offsets, broadcasting, casts, `select` over comparisons,
+//! `f32`, `i32` and `u32` vectors of odd sizes, params and several outputs.
+//!
+//! Values stay finite and comparable with the interpreter: float magnitudes are
+//! kept bounded (clamped arguments for `exp`, `sin`, `cos`, `pow` and products),
+//! `log`/`sqrt`/`rsqrt` see non-negative arguments, divisors are at least 1 in
+//! magnitude, conditions and float-to-int casts read exact values only, so a
+//! last-bit difference cannot flip them.
+
+mod expr;
+mod rng;
+mod term;
+
+pub use rng::Rng;
+
+use std::fmt::Write as _;
+
+use expr::{Env, Gen, VecInfo};
+
+/// Element types the generator uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum E {
+    F32,
+    I32,
+    U32,
+}
+
+impl E {
+    pub fn name(self) -> &'static str {
+        match self {
+            E::F32 => "f32",
+            E::I32 => "i32",
+            E::U32 => "u32",
+        }
+    }
+}
+
+/// Lengths of inputs and outputs: small and odd ones mostly, a few larger.
+const SIZES: [u64; 16] = [1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 100, 128, 257, 1000];
+
+/// The source of program number `seed` (the same text for the same seed).
+pub fn program(seed: u64) -> String {
+    let mut g = Gen::new(seed);
+    let mut out = format!("// generated program, seed {seed}\n");
+    let env = declare_inputs(&mut g, &mut out);
+    let env = declare_globals(&mut g, &mut out, env);
+    let n_out = 1 + g.rng.below(3);
+    for k in 0..n_out {
+        let ty = (g.elem(), pick_size(&mut g.rng));
+        let e = g.expr(ty, &env, 4);
+        if g.rng.chance(0.5) {
+            let _ = writeln!(out, "output o{k}: {}[{}] = {e}", ty.0.name(), ty.1);
+        } else {
+            let _ = writeln!(out, "output o{k} = {e}");
+        }
+    }
+    out
+}
+
+fn pick_size(rng: &mut Rng) -> u64 {
+    // Bias towards small sizes: the test runs thousands of programs.
+    let k = rng.below(SIZES.len() as u64) as usize;
+    let j = rng.below(SIZES.len() as u64) as usize;
+    SIZES[k.min(j)]
+}
+
+/// Params and 1 to 4 inputs; a param names one input's length.
+fn declare_inputs(g: &mut Gen, out: &mut String) -> Env {
+    let mut env = Env::default();
+    let n = 1 + g.rng.below(4);
+    for k in 0..n {
+        let elem = g.elem();
+        let len = pick_size(&mut g.rng);
+        let name = format!("x{k}");
+        if k == 0 && g.rng.chance(0.5) {
+            let _ = writeln!(out, "param N = {len}");
+            let _ = writeln!(out, "input {name}: {}[N]", elem.name());
+            env.params.push(("N".to_string(), len));
+        } else {
+            let _ = writeln!(out, "input {name}: {}[{len}]", elem.name());
+        }
+        env.vecs.push(VecInfo {
+            name,
+            elem,
+            len,
+            exact: true,
+        });
+    }
+    env
+}
+
+/// Zero to two top-level lets, each readable by later items.
+fn declare_globals(g: &mut Gen, out: &mut String, mut env: Env) -> Env {
+    let n = g.rng.below(3);
+    for k in 0..n {
+        let ty = (g.elem(), pick_size(&mut g.rng));
+        let e = g.expr(ty, &env, 3);
+        let name = format!("t{k}");
+        let level = if g.rng.chance(0.3) { "@global" } else { "" };
+        let _ = writeln!(out, "let{level} {name} = {e}");
+        let exact = ty.0 != E::F32;
+        env.vecs.push(VecInfo {
+            name,
+            elem: ty.0,
+            len: ty.1,
+            exact,
+        });
+    }
+    env
+}
