@@ -1,3 +1,4 @@
 //! Integration tests: one binary for the whole pipeline.
 mod runtime;
 mod differential;
+mod tolerance;

@@ -8,6 +8,15 @@ use texpr_codegen::runtime::Gpu;
 /// The environment variable that makes a missing adapter an error (CI sets it).
 pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";
 
+mod bound;
+mod bound_ops;
+mod compare;
+mod convert;
+
+pub use bound::{Est, outputs as output_bounds};
+pub use compare::{Mismatch, Tolerance, compare};
+pub use convert::{from_host, to_host};
+
 static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
 
 /// The shared test GPU (chosen by `TEXPR_ADAPTER`), or `None` after a loud
