@@ -1,7 +1,77 @@
 //! Kernel planning and WGSL emission for scheduled TExpr; naga validation; the wgpu runtime.
+//!
+//! - [`emit`]: a scheduled program to a [`Module`] (WGSL validated by naga,
+//!   buffers, kernels with bindings and dispatch).
+//! - [`compile`]: the default schedule then [`emit`]; [`compile_source`]: the
+//!   front end first.
+//! - [`translate()`]: a module to SPIR-V, MSL, HLSL or GLSL.
+//!
+//! Error codes (E0300-E0399):
+//! - E0301 an item root that is not a `compute@grid`
+//! - E0302 an index map on a grid other than a truncation `{k < L -> k}`
+//! - E0303 a `let@shared` off the grid body's spine, or `let@global` in an expression
+//! - E0304 a node without a level (not scheduled)
+//! - E0305 a grid too large for a dispatch even folded into x / y / z
+//! - E0310 workgroup memory over the limit
+//! - E0311 invocations per workgroup over the limit
+//! - E0312 workgroup size x over the limit
+//! - E0313 storage buffers per kernel over the limit
+//! - E0314 a buffer over the storage binding size limit
+//! - E0315 a buffer over the buffer size limit
+//! - E0390 internal: naga rejects the generated WGSL (message and shader in notes)
+//! - E0391 internal: a barrier in non-uniform control flow
+//! - E0392 internal: an unbound variable or vector while emitting
+//! - E0393 a naga backend failed to translate the module
 
+pub mod buffers;
+pub mod checks;
+pub mod dispatch;
+pub mod emit;
 pub mod plan;
+pub mod shape;
+pub mod term;
+pub mod translate;
+pub mod validate;
+pub mod wgsl;
 
+pub use emit::emit;
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+pub use texpr_opt::DeviceLimits;
+pub use translate::{Target, Translated, translate};
+
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::Program;
+
+/// What to compile for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    pub limits: DeviceLimits,
+    /// `-D NAME=VALUE` param overrides.
+    pub overrides: Vec<(String, i64)>,
+}
+
+/// A compiled program: the scheduled TExpr and its kernel plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compiled {
+    pub scheduled: Program,
+    pub module: Module,
+}
+
+/// The default schedule, then [`emit`].
+pub fn compile(program: &Program, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let scheduled = texpr_opt::default_schedule(program, &opts.limits)?;
+    let module = emit(&scheduled, &opts.limits)?;
+    Ok(Compiled { scheduled, module })
+}
+
+/// Parses, checks and compiles TExpr source.
+pub fn compile_source(src: &str, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
+    let program = texpr_syntax::frontend(src, &opts.overrides)?;
+    compile(&program, opts)
+}
+
 #[cfg(feature = "runtime")]
 pub mod runtime;
+
+#[cfg(test)]
+mod tests;

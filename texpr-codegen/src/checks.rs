@@ -1,0 +1,87 @@
+//! The compiler's own limit checks, for what naga does not check
+//! (`../shared/design/gpu-facts.md`). Each error points at the source
+//! responsible:
+//! - E0310 workgroup storage of a kernel over the limit (the `let@shared` /
+//!   `reduce@group` nodes that use it)
+//! - E0311 invocations per workgroup over the limit (the group-level node)
+//! - E0312 workgroup size x over the per-dimension limit (the group-level node)
+//! - E0313 storage buffers one kernel binds over the per-stage limit (the item)
+//! - E0314 a buffer over the storage-binding size limit (its declaration)
+//! - E0315 a buffer over the buffer size limit (its declaration)
+
+use crate::buffers::BufferTable;
+use crate::wgsl::module::KernelText;
+use texpr_opt::DeviceLimits;
+use texpr_syntax::Diagnostic;
+
+pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
+    let mut errs = Vec::new();
+    let bytes: u64 = k.shared.iter().map(|s| s.len * 4).sum();
+    if bytes > limits.max_workgroup_storage_bytes as u64 {
+        let mut d = Diagnostic::error(
+            "E0310",
+            format!(
+                "kernel `{}` needs {bytes} bytes of workgroup memory; the device allows {}",
+                k.kernel.entry_point, limits.max_workgroup_storage_bytes
+            ),
+        );
+        let mut parts: Vec<_> = k.shared.iter().collect();
+        parts.sort_by_key(|s| std::cmp::Reverse(s.len));
+        for (i, s) in parts.iter().enumerate() {
+            let msg = format!("{} bytes of workgroup memory", s.len * 4);
+            d = if i == 0 { d.with_primary(s.span, msg) } else { d.with_secondary(s.span, msg) };
+        }
+        errs.push(d);
+    }
+    let w = k.kernel.workgroup_size[0];
+    if w > limits.max_invocations_per_workgroup {
+        errs.push(
+            Diagnostic::error(
+                "E0311",
+                format!("a workgroup of {w} invocations is over the device's limit of {}", limits.max_invocations_per_workgroup),
+            )
+            .with_primary(k.size_span, format!("{w} invocations")),
+        );
+    } else if w > limits.max_workgroup_size[0] {
+        errs.push(
+            Diagnostic::error(
+                "E0312",
+                format!("a workgroup {w} wide is over the device's x size limit of {}", limits.max_workgroup_size[0]),
+            )
+            .with_primary(k.size_span, format!("{w} invocations in x")),
+        );
+    }
+    let n = k.kernel.bindings.len();
+    if n as u64 > limits.max_storage_buffers_per_stage as u64 {
+        errs.push(
+            Diagnostic::error(
+                "E0313",
+                format!("kernel `{}` binds {n} storage buffers; the device allows {}", k.kernel.entry_point, limits.max_storage_buffers_per_stage),
+            )
+            .with_primary(k.kernel.span, format!("this computation reads and writes {n} buffers")),
+        );
+    }
+    errs
+}
+
+pub fn check_buffers(bufs: &BufferTable, limits: &DeviceLimits) -> Vec<Diagnostic> {
+    let mut errs = Vec::new();
+    for (b, span) in bufs.plans.iter().zip(&bufs.spans) {
+        let bytes = b.len * 4;
+        if bytes > limits.max_buffer_size {
+            errs.push(
+                Diagnostic::error("E0315", format!("buffer `{}` has {bytes} bytes; the device allows {} per buffer", b.name, limits.max_buffer_size))
+                    .with_primary(*span, "this buffer is too large"),
+            );
+        } else if bytes > limits.max_storage_buffer_binding_size {
+            errs.push(
+                Diagnostic::error(
+                    "E0314",
+                    format!("buffer `{}` has {bytes} bytes; the device binds at most {} per storage buffer", b.name, limits.max_storage_buffer_binding_size),
+                )
+                .with_primary(*span, "this buffer is too large to bind"),
+            );
+        }
+    }
+    errs
+}

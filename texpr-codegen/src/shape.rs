@@ -1,0 +1,63 @@
+//! The shape of one kernel: an item root `compute@grid G [{k < L -> k}] |g| BODY`.
+//!
+//! Codegen maps exactly this form (the default schedule always produces it):
+//! the root is a grid-level compute whose index map, if any, is the
+//! truncation `{k < L -> k}`. Anything else is E0301 (root not a grid
+//! compute) or E0302 (a grid index map other than a truncation). Every node
+//! must carry a level (E0304).
+
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ast::Level;
+use texpr_syntax::ir::{Expr, ExprKind, TermKind, VarId};
+
+#[derive(Debug)]
+pub struct Shape<'e> {
+    /// Workgroups in the grid.
+    pub groups: u64,
+    pub grid_var: VarId,
+    /// Elements one workgroup computes (the grid body's length).
+    pub per_group: u64,
+    /// Elements written: `groups * per_group`, or the truncation length.
+    pub len: u64,
+    pub body: &'e Expr,
+}
+
+pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
+    let ExprKind::Compute { level: Some(Level::Grid), n, var, map, body } = &root.kind else {
+        return Err(Diagnostic::error("E0301", "this item is not scheduled onto a grid")
+            .with_primary(root.span, "expected `compute@grid n |g| ...` here")
+            .with_note("run the default schedule first, or write the levels yourself"));
+    };
+    let raw = n * body.ty.len;
+    let len = match map {
+        None => raw,
+        Some(m) if m.term.kind == TermKind::Var(m.var) && m.len <= raw => m.len,
+        Some(m) => {
+            return Err(Diagnostic::error("E0302", "the code generator cannot map this index map on a grid")
+                .with_primary(m.term.span.to(root.span), "only `{k < L -> k}` (truncation) is supported on `compute@grid`"));
+        }
+    };
+    check_levels(body)?;
+    Ok(Shape { groups: *n, grid_var: *var, per_group: body.ty.len, len, body })
+}
+
+/// E0304 for the first `compute`, `reduce` or `let` without a level.
+fn check_levels(e: &Expr) -> Result<(), Diagnostic> {
+    let missing = match &e.kind {
+        ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => level.is_none(),
+        ExprKind::Let { level, .. } => level.is_none(),
+        _ => false,
+    };
+    if missing {
+        return Err(Diagnostic::error("E0304", "this program is not scheduled")
+            .with_primary(e.span, "this node has no level"));
+    }
+    match &e.kind {
+        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => check_levels(body),
+        ExprKind::Let { value, body, .. } => check_levels(value).and(check_levels(body)),
+        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => check_levels(x),
+        ExprKind::Binary(_, a, b) => check_levels(a).and(check_levels(b)),
+        ExprKind::Call(_, args) => args.iter().try_for_each(check_levels),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,113 @@
+//! The state of one kernel being written: the function writer, what index
+//! variables and local vectors are bound to, and which buffers it touches.
+
+use super::writer::Writer;
+use crate::buffers::BufferTable;
+use crate::plan::BufferId;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::{Program, VarId, VecRef};
+use texpr_syntax::{Diagnostic, Span};
+
+/// Where a `let`-bound vector lives.
+#[derive(Clone, Debug)]
+pub enum Loc {
+    /// A `var` array (function or workgroup memory).
+    Array(String),
+    /// A length-1 value held in a WGSL `let`.
+    Scalar(String),
+}
+
+/// An `i32` index: a constant or the name of a WGSL value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ix {
+    Const(i64),
+    Name(String),
+}
+
+impl fmt::Display for Ix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ix::Const(c) => write!(f, "{}", super::lit::i32_lit(*c as i32)),
+            Ix::Name(n) => f.write_str(n),
+        }
+    }
+}
+
+/// A `var<workgroup>` array a kernel declares, with the source responsible.
+#[derive(Clone, Debug)]
+pub struct SharedDecl {
+    pub name: String,
+    pub elem: ElemTy,
+    pub len: u64,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct Ctx<'p> {
+    pub p: &'p Program,
+    pub bufs: &'p BufferTable,
+    pub kernel: usize,
+    pub w: Writer,
+    pub idx: BTreeMap<VarId, Ix>,
+    pub vecs: BTreeMap<VarId, Loc>,
+    pub used: BTreeSet<BufferId>,
+    pub shared: Vec<SharedDecl>,
+}
+
+impl<'p> Ctx<'p> {
+    pub fn new(p: &'p Program, bufs: &'p BufferTable, kernel: usize) -> Ctx<'p> {
+        Ctx {
+            p,
+            bufs,
+            kernel,
+            w: Writer::default(),
+            idx: BTreeMap::new(),
+            vecs: BTreeMap::new(),
+            used: BTreeSet::new(),
+            shared: Vec::new(),
+        }
+    }
+
+    /// The WGSL name of a buffer this kernel binds (recording the use).
+    pub fn buffer(&mut self, id: BufferId) -> String {
+        self.used.insert(id);
+        buffer_var(self.kernel, &self.bufs.plans[id.0 as usize].name)
+    }
+
+    /// The WGSL name of the buffer holding an input or global.
+    pub fn vec_buffer(&mut self, v: VecRef) -> Option<String> {
+        let id = self.bufs.of(v)?;
+        Some(self.buffer(id))
+    }
+
+    /// Declares a `var<workgroup>` array and returns its name.
+    pub fn declare_shared(&mut self, base: &str, elem: ElemTy, len: u64, span: Span) -> String {
+        let name = format!("s{}_{}", self.kernel, self.w.fresh(base));
+        self.shared.push(SharedDecl { name: name.clone(), elem, len, span });
+        name
+    }
+
+    /// An index held in a named WGSL value (constants get a `let`).
+    pub fn named(&mut self, ix: &Ix) -> Ix {
+        match ix {
+            Ix::Const(_) => Ix::Name(self.w.let_("i32", ix.to_string())),
+            n => n.clone(),
+        }
+    }
+
+    pub fn index_var(&self, v: VarId) -> Result<Ix, Diagnostic> {
+        self.idx.get(&v).cloned().ok_or_else(|| {
+            Diagnostic::error(
+                "E0392",
+                format!("internal error: index variable `{}` is not bound", self.p.var(v).name),
+            )
+        })
+    }
+}
+
+/// The WGSL name of buffer `name` in kernel `k`.
+pub fn buffer_var(k: usize, name: &str) -> String {
+    format!("b{k}_{name}")
+}

@@ -1,0 +1,221 @@
+//! Element emission: WGSL statements computing one element of an expression.
+//!
+//! `elem(e, idx)` writes `let` statements (one per subexpression, so naga's
+//! parser never recurses deeply) and returns the name or literal holding
+//! element `idx` of `e`. On this path every `compute` (of any level) is index
+//! arithmetic (`i = idx / m`, element `idx % m` of the body, after the index
+//! map if any), every `reduce` is a loop with a `var` accumulator folding in
+//! index order, and every `let@reg` is a `var` array (or a scalar) filled by a
+//! loop. Reads are in bounds: plain reads were proved so by the checker,
+//! guarded reads clamp the index and `select` the guard value.
+
+use super::ctx::{Ctx, Ix, Loc};
+use super::lit;
+use super::ops;
+use crate::term::term;
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
+use texpr_syntax::ir::{Expr, ExprKind, Scalar, VecRef};
+
+impl Ctx<'_> {
+    /// Element `idx` of `e`: a WGSL name or literal.
+    pub fn elem(&mut self, e: &Expr, idx: &Ix) -> Result<String, Diagnostic> {
+        match &e.kind {
+            ExprKind::Compute { n: _, var, map, body, .. } => {
+                let raw = match map {
+                    Some(m) => {
+                        let k = self.named(idx);
+                        self.idx.insert(m.var, k);
+                        term(self, &m.term)?
+                    }
+                    None => idx.clone(),
+                };
+                let m = body.ty.len as i64;
+                let outer = self.div(&raw, m);
+                let inner = self.rem(&raw, m);
+                self.idx.insert(*var, outer);
+                self.elem(body, &inner)
+            }
+            ExprKind::Reduce { op, n, var, body, .. } => {
+                let t = lit::ty(e.ty.elem);
+                let acc = self.w.fresh("acc");
+                self.w.line(format!("var {acc}: {t} = {};", lit::identity(*op, e.ty.elem)));
+                let i = self.open_loop(&self.p.var(*var).name.clone(), &Ix::Const(0), *n as i64, 1, true);
+                self.idx.insert(*var, Ix::Name(i));
+                let x = self.elem(body, idx)?;
+                self.w.line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
+                self.w.close();
+                Ok(acc)
+            }
+            ExprKind::Let { level, var, value, body } => {
+                if matches!(level, Some(MemLevel::Shared | MemLevel::Global)) {
+                    return Err(misplaced_let(e));
+                }
+                let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
+                self.vecs.insert(*var, loc);
+                self.elem(body, idx)
+            }
+            ExprKind::Index { vec, index, guard } => {
+                let t = term(self, index)?;
+                self.read(*vec, &t, *guard, e)
+            }
+            ExprKind::Whole(v) => self.read(*v, idx, None, e),
+            ExprKind::IndexVar(v) => Ok(self.index_var(*v)?.to_string()),
+            ExprKind::Const(c) | ExprKind::Fill(c) => Ok(lit::scalar(*c)),
+            ExprKind::VecLit(vals) => self.veclit(vals, idx, e),
+            ExprKind::Broadcast(x) => self.elem(x, &Ix::Const(0)),
+            ExprKind::Cast(x) => {
+                let v = self.elem(x, idx)?;
+                let v = self.runtime(&[v], x.ty.elem).remove(0);
+                Ok(self.w.let_(lit::ty(e.ty.elem), ops::cast(x.ty.elem, e.ty.elem, &v)))
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.elem(x, idx)?;
+                let v = self.runtime(&[v], x.ty.elem).remove(0);
+                Ok(self.w.let_(lit::ty(e.ty.elem), ops::unary(*op, &v)))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let elem = a.ty.elem;
+                let a = self.elem(a, idx)?;
+                let b = self.elem(b, idx)?;
+                let hoist = if elem.is_int() && matches!(op, BinOp::Div | BinOp::Rem) { 2 } else { 1 };
+                let [a, b]: [String; 2] = self.runtime_n(&[a, b], elem, hoist).try_into().expect("two operands");
+                Ok(self.w.let_(lit::ty(e.ty.elem), format!("{a} {} {b}", op.symbol())))
+            }
+            ExprKind::Call(f, args) => {
+                let vals = args.iter().map(|a| self.elem(a, idx)).collect::<Result<Vec<_>, _>>()?;
+                let vals = self.runtime(&vals, args[args.len() - 1].ty.elem);
+                Ok(self.w.let_(lit::ty(e.ty.elem), ops::call(*f, &vals)))
+            }
+        }
+    }
+
+    /// The operands of one operation, with the first put in a `var` when all
+    /// are literals: naga would otherwise evaluate the operation as a constant
+    /// expression, and reject `5i / 0i` or `i32::MAX + 1i` that WGSL defines
+    /// at run time. By induction every name is a run-time value, so no
+    /// operation the emitter writes is ever a constant expression.
+    fn runtime(&mut self, vals: &[String], elem: ElemTy) -> Vec<String> {
+        self.runtime_n(vals, elem, 1)
+    }
+
+    /// Like [`Self::runtime`], hoisting up to `n` literals (integer `/` and
+    /// `%` need the divisor hoisted too: naga rejects a literal zero divisor).
+    fn runtime_n(&mut self, vals: &[String], elem: ElemTy, n: usize) -> Vec<String> {
+        let mut vals = vals.to_vec();
+        if vals.iter().any(|v| is_name(v)) && n == 1 {
+            return vals;
+        }
+        for v in vals.iter_mut().filter(|v| !is_name(v)).take(n) {
+            let c = self.w.fresh("c");
+            self.w.line(format!("var {c}: {} = {v};", lit::ty(elem)));
+            *v = c;
+        }
+        vals
+    }
+
+    /// A `let@reg` value materialised in function memory.
+    pub fn local_vector(&mut self, name: &str, value: &Expr) -> Result<Loc, Diagnostic> {
+        if value.ty.len == 1 {
+            let v = self.elem(value, &Ix::Const(0))?;
+            return Ok(Loc::Scalar(v));
+        }
+        let arr = self.w.fresh(name);
+        let t = lit::ty(value.ty.elem);
+        if let ExprKind::VecLit(vals) = &value.kind {
+            let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
+            let n = vals.len();
+            self.w.line(format!("var {arr}: array<{t}, {n}> = array<{t}, {n}>({});", items.join(", ")));
+            return Ok(Loc::Array(arr));
+        }
+        self.w.line(format!("var {arr}: array<{t}, {}>;", value.ty.len));
+        let e = self.open_loop("e", &Ix::Const(0), value.ty.len as i64, 1, true);
+        let v = self.elem(value, &Ix::Name(e.clone()))?;
+        self.w.line(format!("{arr}[{e}] = {v};"));
+        self.w.close();
+        Ok(Loc::Array(arr))
+    }
+
+    /// Opens `for (var i = start; i < end; i += step)` and returns `i`.
+    pub fn open_loop(&mut self, base: &str, start: &Ix, end: i64, step: i64, uniform: bool) -> String {
+        let i = self.w.fresh(base);
+        let (end, step) = (lit::i32_lit(end as i32), lit::i32_lit(step as i32));
+        self.w.open(format!("for (var {i}: i32 = {start}; {i} < {end}; {i} = {i} + {step})"), uniform);
+        i
+    }
+
+    pub fn div(&mut self, a: &Ix, m: i64) -> Ix {
+        match a {
+            _ if m == 1 => a.clone(),
+            Ix::Const(c) => Ix::Const(c.div_euclid(m)),
+            Ix::Name(n) => Ix::Name(self.w.let_("i32", format!("{n} / {}", lit::i32_lit(m as i32)))),
+        }
+    }
+
+    pub fn rem(&mut self, a: &Ix, m: i64) -> Ix {
+        match a {
+            _ if m == 1 => Ix::Const(0),
+            Ix::Const(c) => Ix::Const(c.rem_euclid(m)),
+            Ix::Name(n) => Ix::Name(self.w.let_("i32", format!("{n} % {}", lit::i32_lit(m as i32)))),
+        }
+    }
+
+    /// `vec[ix]`, or with a guard the guard value when `ix` is out of bounds.
+    fn read(&mut self, vec: VecRef, ix: &Ix, guard: Option<Scalar>, e: &Expr) -> Result<String, Diagnostic> {
+        let len = self.p.vec_ty(vec).len as i64;
+        let t = lit::ty(e.ty.elem);
+        let base = match vec {
+            VecRef::Local(v) => match self.vecs.get(&v).cloned() {
+                Some(Loc::Array(a)) => a,
+                Some(Loc::Scalar(s)) => return Ok(self.guarded_scalar(&s, ix, guard, t)),
+                None => return Err(unbound(e)),
+            },
+            _ => self.vec_buffer(vec).ok_or_else(|| unbound(e))?,
+        };
+        let Some(g) = guard else {
+            return Ok(self.w.let_(t, format!("{base}[{ix}]")));
+        };
+        if let Ix::Const(c) = ix {
+            return Ok(match (0..len).contains(c) {
+                true => self.w.let_(t, format!("{base}[{ix}]")),
+                false => lit::scalar(g),
+            });
+        }
+        let ok = self.w.let_("bool", format!("{ix} >= 0i && {ix} < {}", lit::i32_lit(len as i32)));
+        let at = self.w.let_("i32", format!("clamp({ix}, 0i, {})", lit::i32_lit(len as i32 - 1)));
+        Ok(self.w.let_(t, format!("select({}, {base}[{at}], {ok})", lit::scalar(g))))
+    }
+
+    fn guarded_scalar(&mut self, s: &str, ix: &Ix, guard: Option<Scalar>, t: &str) -> String {
+        match (guard, ix) {
+            (None, _) | (Some(_), Ix::Const(0)) => s.to_string(),
+            (Some(g), Ix::Const(_)) => lit::scalar(g),
+            (Some(g), Ix::Name(n)) => self.w.let_(t, format!("select({}, {s}, {n} == 0i)", lit::scalar(g))),
+        }
+    }
+
+    fn veclit(&mut self, vals: &[Scalar], idx: &Ix, e: &Expr) -> Result<String, Diagnostic> {
+        if let Ix::Const(c) = idx {
+            return vals.get(*c as usize).map(|v| lit::scalar(*v)).ok_or_else(|| unbound(e));
+        }
+        let t = lit::ty(e.ty.elem);
+        let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
+        let arr = self.w.fresh("lit");
+        self.w.line(format!("var {arr}: array<{t}, {}> = array<{t}, {}>({});", vals.len(), vals.len(), items.join(", ")));
+        Ok(self.w.let_(t, format!("{arr}[{idx}]")))
+    }
+}
+
+/// Whether `s` is a WGSL identifier (a value's name) rather than a literal.
+fn is_name(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn misplaced_let(e: &Expr) -> Diagnostic {
+    Diagnostic::error("E0303", "this let cannot be placed here")
+        .with_primary(e.span, "a `let@shared` must stand on a grid body's spine; `let@global` only at the top level")
+}
+
+fn unbound(e: &Expr) -> Diagnostic {
+    Diagnostic::error("E0392", "internal error: a vector read has no storage").with_primary(e.span, "this read")
+}

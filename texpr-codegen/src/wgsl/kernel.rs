@@ -1,0 +1,203 @@
+//! One kernel: the entry point computing an item root `compute@grid G |g| BODY`.
+//!
+//! Workgroup `g` computes `BODY` (length `M`) and writes element `e` at
+//! `g*M + e`, guarded by `< L` when the grid is truncated or the dispatch is
+//! padded. `BODY`'s spine is walked in order:
+//! - `let@shared v = V in ...`: a `var<workgroup>` array filled cooperatively
+//!   (invocation `l` fills `l, l+W, ...`; or its own `m` elements when `V` is
+//!   `compute@group W`), then `workgroupBarrier()`;
+//! - `let@reg v = V in ...`: every invocation materialises `V`;
+//! - the final value: `compute@group W |l| T` — invocation `l` computes its
+//!   `m` elements; `reduce@group W |l| T` — a tree reduction in workgroup
+//!   memory with barriers between the steps; anything else — invocation `l`
+//!   computes elements `l, l+W, ...` (see [`Ctx::elem`]).
+//! The workgroup size `W` is the widest group-level node on the spine (1 if
+//! none). Barriers are written only at the function's top level or inside
+//! loops with constant bounds (the writer refuses anything else).
+
+use super::ctx::{Ctx, Ix};
+use super::lit;
+use crate::shape::Shape;
+use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_syntax::{Diagnostic, Span};
+
+/// Where the kernel writes and how it guards.
+#[derive(Debug)]
+pub struct Target {
+    pub buffer: String,
+    pub per_group: u64,
+    pub len: u64,
+    /// The grid's linear group id may exceed the grid (dispatch padding).
+    pub guard_group: bool,
+    /// Writes need `< len` (truncated grid).
+    pub guard_len: bool,
+}
+
+/// The workgroup size of a grid body and the node that sets it.
+pub fn workgroup_size(body: &Expr) -> (u64, Span) {
+    let mut best = (1, body.span);
+    let mut e = body;
+    loop {
+        match &e.kind {
+            ExprKind::Let { level: Some(MemLevel::Shared), value, body, .. } => {
+                best = wider(best, group_node(value));
+                e = body;
+            }
+            ExprKind::Let { body, .. } => e = body,
+            _ => return wider(best, group_node(e)),
+        }
+    }
+}
+
+fn group_node(e: &Expr) -> Option<(u64, Span)> {
+    match &e.kind {
+        ExprKind::Compute { level: Some(Level::Group), n, .. }
+        | ExprKind::Reduce { level: Some(Level::Group), n, .. } => Some((*n, e.span)),
+        _ => None,
+    }
+}
+
+fn wider(a: (u64, Span), b: Option<(u64, Span)>) -> (u64, Span) {
+    match b {
+        Some(b) if b.0 > a.0 => b,
+        _ => a,
+    }
+}
+
+impl Ctx<'_> {
+    /// Writes the body of the entry point for `shape`; `l` is the local id.
+    pub fn kernel_body(&mut self, shape: &Shape<'_>, w: u64, g: Ix, out: &Target) -> Result<(), Diagnostic> {
+        self.idx.insert(shape.grid_var, g);
+        let mut e = shape.body;
+        while let ExprKind::Let { level, var, value, body } = &e.kind {
+            let name = self.p.var(*var).name.clone();
+            let loc = match level {
+                Some(MemLevel::Shared) => self.shared_let(&name, value, w, e.span)?,
+                Some(MemLevel::Reg) => self.local_vector(&name, value)?,
+                _ => return Err(Diagnostic::error("E0303", "`let@global` cannot stand inside an expression")
+                    .with_primary(e.span, "this let")),
+            };
+            self.vecs.insert(*var, loc);
+            e = body;
+        }
+        match &e.kind {
+            ExprKind::Compute { level: Some(Level::Group), n, var, map: None, body } if *n == w => {
+                self.idx.insert(*var, Ix::Name("l".into()));
+                self.own_elements(body, &|cx, j, v| cx.write(out, &j, v))
+            }
+            ExprKind::Reduce { level: Some(Level::Group), op, n, var, body } if *n == w => {
+                self.idx.insert(*var, Ix::Name("l".into()));
+                self.tree_reduce(*op, body, w, e.span, out)
+            }
+            _ => self.strided(e, w, &|cx, j, v| cx.write(out, &j, v)),
+        }
+    }
+
+    /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`.
+    fn own_elements(&mut self, body: &Expr, sink: &Sink<'_>) -> Result<(), Diagnostic> {
+        let m = body.ty.len as i64;
+        if m == 1 {
+            let v = self.elem(body, &Ix::Const(0))?;
+            return sink(self, Ix::Name("l".into()), &v);
+        }
+        let j = self.open_loop("j", &Ix::Const(0), m, 1, false);
+        let v = self.elem(body, &Ix::Name(j.clone()))?;
+        let at = self.w.let_("i32", format!("l * {} + {j}", lit::i32_lit(m as i32)));
+        sink(self, Ix::Name(at), &v)?;
+        self.w.close();
+        Ok(())
+    }
+
+    /// Invocation `l` computes elements `l, l+W, ...` of `e`.
+    fn strided(&mut self, e: &Expr, w: u64, sink: &Sink<'_>) -> Result<(), Diagnostic> {
+        let len = e.ty.len as i64;
+        if w == 1 && len == 1 {
+            let v = self.elem(e, &Ix::Const(0))?;
+            return sink(self, Ix::Const(0), &v);
+        }
+        let j = self.open_loop("e", &Ix::Name("l".into()), len, w as i64, false);
+        let v = self.elem(e, &Ix::Name(j.clone()))?;
+        sink(self, Ix::Name(j), &v)?;
+        self.w.close();
+        Ok(())
+    }
+
+    /// Fills a `var<workgroup>` array with `value` cooperatively, then a barrier.
+    fn shared_let(&mut self, name: &str, value: &Expr, w: u64, span: Span) -> Result<super::ctx::Loc, Diagnostic> {
+        let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
+        let sink: &Sink<'_> = &|cx, j, v| {
+            cx.w.line(format!("{arr}[{j}] = {v};"));
+            Ok(())
+        };
+        match &value.kind {
+            ExprKind::Compute { level: Some(Level::Group), n, var, map: None, body } if *n == w => {
+                self.idx.insert(*var, Ix::Name("l".into()));
+                self.own_elements(body, sink)?;
+            }
+            _ => self.strided(value, w, sink)?,
+        }
+        self.w.barrier()?;
+        Ok(super::ctx::Loc::Array(arr))
+    }
+
+    /// `reduce@group W |l| body`: partials in workgroup memory, then a tree.
+    fn tree_reduce(&mut self, op: ReduceOp, body: &Expr, w: u64, span: Span, out: &Target) -> Result<(), Diagnostic> {
+        let m = body.ty.len as i64;
+        let red = self.declare_shared("red", body.ty.elem, w * m as u64, span);
+        let slot = |cx: &mut Ctx<'_>, lane: &str, j: &Ix| -> String {
+            match j {
+                Ix::Const(0) if m == 1 => lane.to_string(),
+                _ => cx.w.let_("i32", format!("{lane} * {} + {j}", lit::i32_lit(m as i32))),
+            }
+        };
+        self.own_elements(body, &|cx, at, v| {
+            cx.w.line(format!("{red}[{at}] = {v};"));
+            Ok(())
+        })?;
+        self.w.barrier()?;
+        let top = w.next_power_of_two() as i64 / 2;
+        let s = self.w.fresh("s");
+        self.w.open(format!("for (var {s}: i32 = {}; {s} > 0i; {s} = {s} / 2i)", lit::i32_lit(top as i32)), true);
+        self.w.open(format!("if (l < {s} && l + {s} < {})", lit::i32_lit(w as i32)), false);
+        let partner = self.w.let_("i32", format!("l + {s}"));
+        let j = if m == 1 { Ix::Const(0) } else { Ix::Name(self.open_loop("j", &Ix::Const(0), m, 1, false)) };
+        let (a, b) = (slot(self, "l", &j), slot(self, &partner, &j));
+        self.w.line(format!("{red}[{a}] = {};", lit::combine(op, &format!("{red}[{a}]"), &format!("{red}[{b}]"))));
+        if m != 1 {
+            self.w.close();
+        }
+        self.w.close();
+        self.w.barrier()?;
+        self.w.close();
+        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
+        let v = self.w.let_(lit::ty(body.ty.elem), format!("{red}[{j}]"));
+        self.write(out, &Ix::Name(j), &v)?;
+        self.w.close();
+        Ok(())
+    }
+
+    /// `out[g*M + j] = v`, guarded as the target needs.
+    fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
+        let m = lit::i32_lit(out.per_group as i32);
+        let lin = self.w.let_("i32", format!("g * {m} + {j}"));
+        let mut conds = Vec::new();
+        if out.guard_group {
+            conds.push("in_grid".to_string());
+        }
+        if out.guard_len {
+            conds.push(format!("{lin} < {}", lit::i32_lit(out.len as i32)));
+        }
+        if conds.is_empty() {
+            self.w.line(format!("{}[{lin}] = {v};", out.buffer));
+        } else {
+            self.w.open(format!("if ({})", conds.join(" && ")), false);
+            self.w.line(format!("{}[{lin}] = {v};", out.buffer));
+            self.w.close();
+        }
+        Ok(())
+    }
+}
+
+/// What to do with element `j` once computed.
+type Sink<'a> = dyn Fn(&mut Ctx<'_>, Ix, &str) -> Result<(), Diagnostic> + 'a;

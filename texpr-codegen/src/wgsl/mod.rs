@@ -1,0 +1,9 @@
+//! WGSL emission for a scheduled program: one module, one entry point per kernel.
+
+pub mod ctx;
+pub mod elem;
+pub mod kernel;
+pub mod lit;
+pub mod module;
+pub mod ops;
+pub mod writer;

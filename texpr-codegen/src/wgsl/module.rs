@@ -1,0 +1,110 @@
+//! Assembling the module: per kernel, its buffer declarations (bindings in
+//! buffer order, only the buffers it uses), its workgroup arrays and its
+//! entry point; kernels in order (globals first, then outputs).
+
+use super::ctx::{Ctx, Ix, SharedDecl, buffer_var};
+use super::kernel::{Target, workgroup_size};
+use super::lit;
+use crate::buffers::BufferTable;
+use crate::dispatch;
+use crate::plan::{Access, Binding, BufferId, Kernel};
+use crate::shape::shape;
+use texpr_opt::DeviceLimits;
+use texpr_syntax::ir::{Expr, Program};
+use texpr_syntax::{Diagnostic, Span};
+
+/// One kernel's text and plan, plus what the limit checks need.
+#[derive(Debug)]
+pub struct KernelText {
+    pub text: String,
+    pub kernel: Kernel,
+    pub shared: Vec<SharedDecl>,
+    /// The node that set the workgroup size.
+    pub size_span: Span,
+}
+
+/// Writes kernel number `k` for item `name` (root `root`) into `buffer`.
+pub fn kernel(
+    p: &Program,
+    bufs: &BufferTable,
+    k: usize,
+    (name, root, span, out): (&str, &Expr, Span, BufferId),
+    limits: &DeviceLimits,
+) -> Result<KernelText, Diagnostic> {
+    let sh = shape(root)?;
+    let (w, size_span) = workgroup_size(sh.body);
+    let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
+    let padded = dispatch.iter().map(|&d| d as u64).product::<u64>() > sh.groups;
+    let mut cx = Ctx::new(p, bufs, k);
+    let out_var = cx.buffer(out);
+    let g = grid_id(&mut cx, sh.groups, dispatch, padded);
+    cx.w.line("let l: i32 = i32(lid.x);");
+    let target = Target {
+        buffer: out_var,
+        per_group: sh.per_group,
+        len: sh.len,
+        guard_group: padded,
+        guard_len: sh.len < sh.groups * sh.per_group,
+    };
+    cx.kernel_body(&sh, w, g, &target)?;
+    let entry = format!("k{k}_{name}");
+    let bindings: Vec<Binding> = cx
+        .used
+        .iter()
+        .enumerate()
+        .map(|(i, &buffer)| Binding {
+            group: 0,
+            binding: i as u32,
+            buffer,
+            access: if buffer == out { Access::ReadWrite } else { Access::Read },
+        })
+        .collect();
+    let mut text = format!("// kernel {k}: {name}\n");
+    for b in &bindings {
+        let plan = &bufs.plans[b.buffer.0 as usize];
+        let access = if b.access == Access::ReadWrite { "read_write" } else { "read" };
+        text += &format!(
+            "@group({}) @binding({}) var<storage, {access}> {}: array<{}>;\n",
+            b.group,
+            b.binding,
+            buffer_var(k, &plan.name),
+            lit::ty(plan.elem)
+        );
+    }
+    for s in &cx.shared {
+        text += &format!("var<workgroup> {}: array<{}, {}>;\n", s.name, lit::ty(s.elem), s.len);
+    }
+    text += &format!(
+        "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+    );
+    let shared = std::mem::take(&mut cx.shared);
+    for line in cx.w.finish() {
+        text += &line;
+        text.push('\n');
+    }
+    text += "}\n";
+    let kernel = Kernel {
+        entry_point: entry,
+        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
+        dispatch,
+        bindings,
+        span,
+    };
+    Ok(KernelText { text, kernel, shared, size_span })
+}
+
+/// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.
+fn grid_id(cx: &mut Ctx<'_>, groups: u64, [x, y, _]: [u32; 3], padded: bool) -> Ix {
+    let lin = match (x as u64) < groups {
+        false => "wid.x".to_string(),
+        true => format!("wid.x + wid.y * {x}u + wid.z * {}u", x as u64 * y as u64),
+    };
+    if padded {
+        cx.w.line(format!("let glin: u32 = {lin};"));
+        cx.w.line(format!("let in_grid: bool = glin < {groups}u;"));
+        cx.w.line(format!("let g: i32 = i32(min(glin, {}u));", groups - 1));
+    } else {
+        cx.w.line(format!("let g: i32 = i32({lin});"));
+    }
+    Ix::Name("g".into())
+}
