@@ -2,3 +2,4 @@
 mod runtime;
 mod differential;
 mod tolerance;
+mod check;

@@ -159,7 +159,7 @@ impl Checker {
             None => raw,
         };
         let var = self.push_index(&m.var, len);
-        let term = self.index_term(&m.term);
+        let term = self.term_root(|c| c.index_term(&m.term));
         self.pop_local();
         let term = term?;
         let (lo, hi) = self.term_range(&term)?;
@@ -248,7 +248,7 @@ impl Checker {
         guard: Option<&Literal>,
     ) -> CResult<ir::Expr> {
         let target = self.vector(vec);
-        let term = self.index_term(index);
+        let term = self.term_root(|c| c.index_term(index));
         let ((vref, ty), term) = (target?, term?);
         let (lo, hi) = self.term_range(&term)?;
         let guard = match guard {

@@ -84,7 +84,7 @@ impl Checker {
                 .with_note("params are 32-bit integers"),
             )),
             Some(&(_, v)) => Ok(v),
-            None => self.const_term(value),
+            None => self.term_root(|c| c.const_term(value)),
         };
         if let Ok(v) = v {
             self.params.push((name.name.clone(), v));

@@ -21,10 +21,14 @@ pub mod levels;
 mod lits;
 mod operands;
 mod scope;
+mod strip;
 mod terms;
+#[cfg(test)]
+mod tests;
 pub mod verify;
 mod verify_ty;
 
+pub use strip::strip_spans;
 pub use verify::verify;
 
 use crate::ast::File;
@@ -34,8 +38,7 @@ use levels::LevelCtx;
 use scope::Scopes;
 
 /// The deepest expression or term nesting the checker and verifier accept.
-/// (The same number as the parser's limit.)
-pub const MAX_NESTING: usize = 256;
+pub const MAX_NESTING: usize = crate::parse::MAX_NESTING;
 
 /// Checks a parsed file; `overrides` are `-D NAME=VALUE` param values (the
 /// last one for a name wins).
@@ -48,6 +51,8 @@ pub fn check(file: &File, overrides: &[(String, i64)]) -> Result<Program, Vec<Di
     }
     c.require_outputs(file);
     if c.diags.iter().any(|d| d.is_error()) {
+        // In source order; diagnostics without a span (overrides) first.
+        c.diags.sort_by_key(|d| d.primary_span().map(|s| s.start));
         return Err(c.diags);
     }
     Ok(Program {

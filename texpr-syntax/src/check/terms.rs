@@ -14,7 +14,7 @@ const I32_MIN: i64 = i32::MIN as i64;
 impl Checker {
     /// A size: a constant term between 1 and `i32::MAX`.
     pub(crate) fn size(&mut self, t: &ast::Term) -> CResult<u64> {
-        let v = self.const_term(t)?;
+        let v = self.term_root(|c| c.const_term(t))?;
         if v < 1 {
             return Err(self.err(
                 Diagnostic::error(
@@ -26,6 +26,15 @@ impl Checker {
             ));
         }
         Ok(v as u64)
+    }
+
+    /// Runs `f` on a term at nesting depth 0: terms nest apart from expressions
+    /// (the parser limits each separately).
+    pub(crate) fn term_root<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.depth, 0);
+        let r = f(self);
+        self.depth = saved;
+        r
     }
 
     /// A term over literals and params whose every intermediate value fits in `i32`.

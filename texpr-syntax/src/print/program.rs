@@ -91,9 +91,22 @@ fn has_block(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` prints on several lines: it holds a `let`, or a
+/// `compute`/`reduce` whose body holds another block.
+fn multiline(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Let { .. } => true,
+        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => has_block(body),
+        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => multiline(a),
+        ExprKind::Binary(_, a, b) => multiline(a) || multiline(b),
+        ExprKind::Call(_, xs) => xs.iter().any(multiline),
+        _ => false,
+    }
+}
+
 impl Printer<'_> {
     fn item(&self, head: String, value: &Expr) -> String {
-        if has_block(value)
+        if multiline(value)
             && !matches!(
                 value.kind,
                 ExprKind::Compute { .. } | ExprKind::Reduce { .. }
@@ -172,7 +185,11 @@ impl Printer<'_> {
                 value,
                 body,
             } => (self.let_in(*level, *var, value, body, ind), BLOCK),
-            ExprKind::Index { vec, index, guard } => (self.index(*vec, index, *guard), ATOM),
+            // A guarded read binds like an atom, but reads better in parentheses.
+            ExprKind::Index { vec, index, guard } => {
+                let prec = if guard.is_some() { CMP } else { ATOM };
+                (self.index(*vec, index, *guard), prec)
+            }
             ExprKind::Whole(v) => (self.p.vec_name(*v).to_string(), ATOM),
             ExprKind::IndexVar(v) => (self.name(*v).to_string(), ATOM),
             ExprKind::Const(s) => const_lit(*s),
@@ -221,7 +238,7 @@ impl Printer<'_> {
     ) -> String {
         let lvl = level.map_or(String::new(), |l| format!("@{}", l.name()));
         let head = format!("let{lvl} {} =", self.name(var));
-        let value = if has_block(value) {
+        let value = if multiline(value) {
             format!(
                 "{head}\n{}{}\n{}in",
                 indent(ind + 4),
@@ -319,10 +336,13 @@ impl Printer<'_> {
                 } else {
                     1
                 };
+                // `(k % 4) * 6` rather than `k % 4 * 6`
+                let mixed = matches!(&a.kind, TermKind::Binary(o, ..) if o != op);
+                let lhs_min = if prec == 1 && mixed { 2 } else { prec };
                 (
                     format!(
                         "{} {} {}",
-                        self.term(a, prec),
+                        self.term(a, lhs_min),
                         op.symbol(),
                         self.term(b, prec + 1)
                     ),

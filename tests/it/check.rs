@@ -1,0 +1,240 @@
+//! Checker tests: typed golden files, diagnostic golden files (one per code at
+//! least), the print/parse/check round trip, and the IR verifier.
+//!
+//! A `.te` file may start with `// overrides: N=16 M=4` to pass `-D` values.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use texpr_syntax::ast::{ElemTy, TermOp};
+use texpr_syntax::check::{strip_spans, verify};
+use texpr_syntax::ir::{self, ExprKind, Program, Term, TermKind, VarId};
+use texpr_syntax::{diag, frontend, print};
+use texpr_tests::golden;
+
+/// The `-D` values of a file's `// overrides:` header.
+fn overrides(src: &str) -> Vec<(String, i64)> {
+    let Some(line) = src.lines().find_map(|l| l.strip_prefix("// overrides:")) else {
+        return Vec::new();
+    };
+    line.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().expect("override value")))
+        .collect()
+}
+
+fn rel(path: &Path) -> String {
+    let root = golden::repo_root();
+    path.strip_prefix(&root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn check_file(path: &Path, src: &str) -> Result<Program, String> {
+    frontend(src, &overrides(src)).map_err(|d| diag::render(&rel(path), src, &d))
+}
+
+#[test]
+fn typed_programs() {
+    golden::run_dir(
+        "tests/data/check",
+        "te",
+        "typed",
+        |path, src| match check_file(path, src) {
+            Ok(p) => print::program(&p),
+            Err(e) => format!("unexpected errors:\n{e}"),
+        },
+    );
+}
+
+#[test]
+fn diagnostics() {
+    golden::run_dir(
+        "tests/data/check-err",
+        "te",
+        "err",
+        |path, src| match check_file(path, src) {
+            Ok(p) => format!("unexpectedly checked:\n{}", print::program(&p)),
+            Err(e) => e,
+        },
+    );
+}
+
+/// Every code the checker can report from source has an error file. E0134
+/// (nesting too deep) and E0135 (empty vector literal) cannot come from parsed
+/// source (the parser rejects both first); unit tests in texpr-syntax cover them.
+#[test]
+fn every_checker_code_has_an_error_file() {
+    let mut seen = BTreeSet::new();
+    for path in golden::inputs("tests/data/check-err", "te") {
+        let src = std::fs::read_to_string(&path).unwrap();
+        if let Err(diags) = frontend(&src, &overrides(&src)) {
+            seen.extend(diags.iter().map(|d| d.code));
+        }
+    }
+    let missing: Vec<String> = (101..=135)
+        .filter(|&n| n != 134 && n != 135)
+        .map(|n| format!("E0{n}"))
+        .filter(|c| !seen.contains(c.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes without an error file: {missing:?}"
+    );
+}
+
+fn programs() -> Vec<(String, String)> {
+    let mut files = golden::inputs("tests/data/check", "te");
+    if golden::repo_root().join("examples").is_dir() {
+        files.extend(golden::inputs("examples", "te"));
+    }
+    files
+        .into_iter()
+        .map(|p| (rel(&p), std::fs::read_to_string(&p).unwrap()))
+        .collect()
+}
+
+/// check -> print -> parse -> check gives an equal program (up to spans),
+/// and printing is a fixed point.
+#[test]
+fn print_round_trip() {
+    let mut failures = Vec::new();
+    for (name, src) in programs() {
+        let Ok(p) = frontend(&src, &overrides(&src)) else {
+            failures.push(format!("{name}: does not check"));
+            continue;
+        };
+        let text = print::program(&p);
+        match frontend(&text, &[]) {
+            Err(d) => failures.push(format!(
+                "{name}: printed text fails:\n{}",
+                diag::render(&name, &text, &d)
+            )),
+            Ok(q) if strip_spans(&q) != strip_spans(&p) => {
+                failures.push(format!("{name}: programs differ:\n{text}"))
+            }
+            Ok(q) => assert_eq!(
+                print::program(&q),
+                text,
+                "{name}: printing is not a fixed point"
+            ),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn verify_accepts_every_checked_program() {
+    for (name, src) in programs() {
+        let p =
+            frontend(&src, &overrides(&src)).unwrap_or_else(|_| panic!("{name} does not check"));
+        if let Err(d) = verify(&p) {
+            panic!(
+                "{name}: verify rejects a checked program:\n{}",
+                diag::render(&name, &src, &d)
+            );
+        }
+    }
+}
+
+const SAXPY: &str = "param N = 64
+input a: f32[1]
+input x: f32[N]
+input y: f32[N]
+output out: f32[N] = compute N |i| a[0] * x[i] + y[i]
+";
+
+/// The first `Index` node of the output, mutably.
+fn first_index(e: &mut ir::Expr) -> Option<&mut ir::Expr> {
+    if matches!(e.kind, ExprKind::Index { .. }) {
+        return Some(e);
+    }
+    match &mut e.kind {
+        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => first_index(body),
+        ExprKind::Binary(_, a, b) => first_index(a).or_else(|| first_index(b)),
+        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => first_index(a),
+        _ => None,
+    }
+}
+
+fn codes_of(p: &Program) -> Vec<&'static str> {
+    verify(p)
+        .err()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+#[test]
+fn verify_rejects_a_wrong_type() {
+    let mut p = frontend(SAXPY, &[]).unwrap();
+    p.outputs[0].value.ty.elem = ElemTy::I32;
+    assert!(codes_of(&p).contains(&"E0150"), "{:?}", codes_of(&p));
+    let mut p = frontend(SAXPY, &[]).unwrap();
+    p.outputs[0].value.ty.len = 65;
+    assert_eq!(codes_of(&p), vec!["E0150"]);
+}
+
+#[test]
+fn verify_rejects_an_unbound_variable() {
+    let mut p = frontend(SAXPY, &[]).unwrap();
+    let idx = first_index(&mut p.outputs[0].value).unwrap();
+    let ExprKind::Index { index, .. } = &mut idx.kind else {
+        unreachable!()
+    };
+    *index = Term {
+        kind: TermKind::Var(VarId(99)),
+        span: index.span,
+    };
+    assert!(codes_of(&p).contains(&"E0151"), "{:?}", codes_of(&p));
+    // a variable that exists but is not in scope where it is used
+    let mut p = frontend(SAXPY, &[]).unwrap();
+    let extra = p.fresh_var(
+        "j",
+        ir::VarKind::Index { extent: 1 },
+        texpr_syntax::Span::DUMMY,
+    );
+    let idx = first_index(&mut p.outputs[0].value).unwrap();
+    let ExprKind::Index { index, .. } = &mut idx.kind else {
+        unreachable!()
+    };
+    *index = Term {
+        kind: TermKind::Var(extra),
+        span: index.span,
+    };
+    assert!(codes_of(&p).contains(&"E0151"), "{:?}", codes_of(&p));
+}
+
+#[test]
+fn verify_rejects_an_out_of_bounds_index() {
+    let mut p = frontend(SAXPY, &[]).unwrap();
+    let idx = first_index(&mut p.outputs[0].value).unwrap();
+    let ExprKind::Index { index, .. } = &mut idx.kind else {
+        unreachable!()
+    };
+    let one = Term {
+        kind: TermKind::Const(1),
+        span: index.span,
+    };
+    *index = Term {
+        kind: TermKind::Binary(TermOp::Add, Box::new(index.clone()), Box::new(one)),
+        span: index.span,
+    };
+    assert_eq!(codes_of(&p), vec!["E0111"]);
+}
+
+#[test]
+fn verify_rejects_a_global_read_before_it_is_defined() {
+    let src = "input x: f32[4]\nlet a = compute 4 |i| x[i] * 2.0\nlet b = compute 4 |i| a[i] + 1.0\noutput y = b\n";
+    let mut p = frontend(src, &[]).unwrap();
+    p.globals.swap(0, 1);
+    assert!(codes_of(&p).contains(&"E0153"), "{:?}", codes_of(&p));
+}
+
+#[test]
+fn overrides_replace_param_values() {
+    let p = frontend(SAXPY, &[("N".to_string(), 4096)]).unwrap();
+    assert_eq!(p.params, vec![("N".to_string(), 4096)]);
+    assert_eq!(p.outputs[0].value.ty, ir::Ty::new(ElemTy::F32, 4096));
+}

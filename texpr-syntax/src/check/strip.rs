@@ -1,0 +1,58 @@
+//! `strip_spans`: a program with every span set to `Span::DUMMY`, to compare trees by structure.
+
+use crate::ir::{Expr, ExprKind, Program, Term, TermKind};
+use crate::span::Span;
+
+/// A copy of `p` with every span dummied out, so that programs checked from
+/// different texts compare equal when they mean the same.
+pub fn strip_spans(p: &Program) -> Program {
+    let mut p = p.clone();
+    p.inputs.iter_mut().for_each(|i| i.span = Span::DUMMY);
+    p.vars.iter_mut().for_each(|v| v.span = Span::DUMMY);
+    for g in &mut p.globals {
+        g.span = Span::DUMMY;
+        expr(&mut g.value);
+    }
+    for o in &mut p.outputs {
+        o.span = Span::DUMMY;
+        expr(&mut o.value);
+    }
+    p
+}
+
+fn expr(e: &mut Expr) {
+    e.span = Span::DUMMY;
+    match &mut e.kind {
+        ExprKind::Compute { map, body, .. } => {
+            if let Some(m) = map {
+                term(&mut m.term);
+            }
+            expr(body);
+        }
+        ExprKind::Reduce { body, .. } => expr(body),
+        ExprKind::Let { value, body, .. } => {
+            expr(value);
+            expr(body);
+        }
+        ExprKind::Index { index, .. } => term(index),
+        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => expr(a),
+        ExprKind::Binary(_, a, b) => {
+            expr(a);
+            expr(b);
+        }
+        ExprKind::Call(_, xs) => xs.iter_mut().for_each(expr),
+        ExprKind::Whole(_)
+        | ExprKind::IndexVar(_)
+        | ExprKind::Const(_)
+        | ExprKind::Fill(_)
+        | ExprKind::VecLit(_) => {}
+    }
+}
+
+fn term(t: &mut Term) {
+    t.span = Span::DUMMY;
+    if let TermKind::Binary(_, a, b) = &mut t.kind {
+        term(a);
+        term(b);
+    }
+}
