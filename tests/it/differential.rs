@@ -2,6 +2,8 @@
 //! on the GPU must match the reference interpreter.
 
 use texpr_tests::r#gen as generator;
+use texpr_tests::golden::{inputs, repo_root};
+use texpr_tests::gpu::{gpu, run_source};
 
 /// Every generated program passes the front end (a generator bug prints the program).
 #[test]
@@ -25,8 +27,8 @@ fn generated_programs_evaluate_to_finite_values() {
         let src = generator::program(seed);
         let p = texpr_syntax::frontend(&src, &[]).expect("checked above");
         let inputs = texpr_interp::random_inputs(&p, seed);
-        let outs = texpr_interp::eval(&p, &inputs)
-            .unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{src}"));
+        let outs =
+            texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("seed {seed}: {e:?}\n{src}"));
         for (k, v) in outs.iter().enumerate() {
             if let texpr_interp::Data::F32(x) = &v.data {
                 let bad = x.iter().position(|f| !f.is_finite());
@@ -34,4 +36,80 @@ fn generated_programs_evaluate_to_finite_values() {
             }
         }
     }
+}
+
+/// The number of generated programs to run (`TEXPR_DIFF_N`) and the first seed (`TEXPR_DIFF_SEED`).
+fn diff_range() -> std::ops::Range<u64> {
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(default)
+    };
+    let start = var("TEXPR_DIFF_SEED", 0);
+    start..start + var("TEXPR_DIFF_N", 2000)
+}
+
+/// Generated programs compile (naga-validated), run on the GPU and match the interpreter.
+#[test]
+fn generated_programs_match_the_interpreter_on_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    let range = diff_range();
+    let (mut failures, n) = (Vec::new(), range.end - range.start);
+    for seed in range {
+        let src = generator::program(seed);
+        if let Err(e) = run_source(gpu, &src, &[], seed) {
+            eprintln!("seed {seed} FAILED: {e}\n{src}");
+            failures.push(seed);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} generated programs differ; seeds {failures:?} (rerun one with TEXPR_DIFF_SEED=<seed> TEXPR_DIFF_N=1)",
+        failures.len()
+    );
+}
+
+/// Every example compiles, runs on the GPU and matches the interpreter (at small sizes).
+#[test]
+fn examples_match_the_interpreter_on_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    if !repo_root().join("examples").is_dir() {
+        eprintln!("no examples/ directory: nothing to run");
+        return;
+    }
+    let mut failures = Vec::new();
+    let examples = inputs("examples", "te");
+    assert!(!examples.is_empty(), "examples/ holds no .te files");
+    for path in examples {
+        let src = std::fs::read_to_string(&path).unwrap();
+        let overrides = small_sizes(&src);
+        if let Err(e) = run_source(gpu, &src, &overrides, 1) {
+            failures.push(format!("{} (-D {overrides:?}): {e}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `-D` overrides that shrink every top-level size param of an example: params
+/// whose value is a plain number above 64 become a small odd size.
+fn small_sizes(src: &str) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for line in src.lines() {
+        let Some(rest) = line.trim().strip_prefix("param ") else {
+            continue;
+        };
+        let Some((name, value)) = rest.split_once('=') else {
+            continue;
+        };
+        if let Ok(v) = value.trim().parse::<i64>() {
+            if v > 64 {
+                out.push((
+                    name.trim().to_string(),
+                    if out.len() % 2 == 0 { 37 } else { 24 },
+                ));
+            }
+        }
+    }
+    out
 }

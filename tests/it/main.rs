@@ -3,3 +3,4 @@ mod runtime;
 mod differential;
 mod tolerance;
 mod check;
+mod gpu_limits;

@@ -12,10 +12,12 @@ mod bound;
 mod bound_ops;
 mod compare;
 mod convert;
+mod program;
 
 pub use bound::{Est, outputs as output_bounds};
 pub use compare::{Mismatch, Tolerance, compare};
 pub use convert::{from_host, to_host};
+pub use program::{RunError, check_program, run_program, run_source};
 
 static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
 

@@ -76,7 +76,8 @@ impl Gen {
             return self.leaf(ty, env);
         }
         match self.rng.below(16) {
-            0..=3 => self.compute(ty, env, depth),
+            0..=3 if ty.1 > 1 || self.rng.chance(0.15) => self.compute(ty, env, depth),
+            0..=3 => self.reduce(ty, env, depth),
             4 | 5 => self.reduce(ty, env, depth),
             6 | 7 => self.let_in(ty, env, depth),
             8..=10 => self.binary(ty, env, depth),
@@ -340,7 +341,7 @@ impl Gen {
     fn scalar_leaf(&mut self, elem: E, env: &Env) -> String {
         let readable: Vec<&VecInfo> = env.vecs.iter().filter(|v| v.elem == elem).collect();
         match self.rng.below(8) {
-            0..=3 if !readable.is_empty() => {
+            0..=4 if !readable.is_empty() => {
                 let v = (*self.rng.pick(&readable)).clone();
                 self.read(&v, env)
             }

@@ -16,11 +16,13 @@ impl Tolerance {
     /// floor for flushed subnormals; integers exactly unless derived from floats
     /// (a truncation within `err` of its argument is off by at most `2 * err`).
     pub fn of(est: Est, float: bool) -> Tolerance {
-        let abs = match (float, est.err) {
-            (_, e) if !e.is_finite() => f64::INFINITY,
-            (true, e) => 2.0 * e + 1e-30,
-            (false, e) if e == 0.0 => 0.0,
-            (false, e) => (2.0 * e).floor(),
+        let e = est.err;
+        let abs = if !e.is_finite() {
+            f64::INFINITY
+        } else if float {
+            2.0 * e + 1e-30
+        } else {
+            (2.0 * e).floor()
         };
         Tolerance { abs }
     }

@@ -1,0 +1,104 @@
+//! Programs end to end on the GPU: compile, run, and compare with the interpreter.
+
+use std::time::Duration;
+
+use texpr_codegen::runtime::{Gpu, RuntimeError};
+use texpr_codegen::{Options, compile};
+use texpr_interp::Value;
+use texpr_syntax::ir::Program;
+use texpr_syntax::{Diagnostic, diag};
+
+use super::bound;
+use super::compare::{Mismatch, Tolerance, compare};
+use super::convert::{from_host, to_host};
+
+/// Why a program did not match the interpreter.
+#[derive(Debug)]
+pub enum RunError {
+    Frontend(String),
+    Compile(String),
+    Interp(String),
+    Runtime(RuntimeError),
+    Mismatch(Vec<Mismatch>),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Frontend(d) => write!(f, "front end rejected the program:\n{d}"),
+            RunError::Compile(d) => write!(f, "compile failed:\n{d}"),
+            RunError::Interp(e) => write!(f, "the interpreter failed: {e}"),
+            RunError::Runtime(e) => write!(f, "the GPU run failed: {e}"),
+            RunError::Mismatch(ms) => {
+                for m in ms {
+                    writeln!(f, "{m}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+fn diagnostics(src: &str, diags: &[Diagnostic]) -> String {
+    diag::render_with("program.te", src, diags, false)
+}
+
+/// Compiles `p` for `gpu` and runs it on `inputs`: the outputs and the GPU time.
+pub fn run_program(
+    gpu: &Gpu,
+    p: &Program,
+    inputs: &[Value],
+) -> Result<(Vec<Value>, Duration), RunError> {
+    let opts = Options {
+        limits: gpu.limits(),
+        overrides: Vec::new(),
+    };
+    let compiled = compile(p, &opts).map_err(|d| {
+        let src = texpr_syntax::print::program(p);
+        RunError::Compile(diagnostics(&src, &d))
+    })?;
+    let hosts: Vec<_> = inputs.iter().map(to_host).collect();
+    let r = gpu
+        .run(&compiled.module, &hosts)
+        .map_err(RunError::Runtime)?;
+    Ok((r.outputs.iter().map(from_host).collect(), r.gpu_time))
+}
+
+/// Runs `p` on random inputs (from `seed`) on the GPU and in the interpreter
+/// and compares every output within the tolerance the program allows.
+pub fn check_program(gpu: &Gpu, p: &Program, seed: u64) -> Result<Duration, RunError> {
+    let inputs = texpr_interp::random_inputs(p, seed);
+    let want = texpr_interp::eval(p, &inputs).map_err(|e| RunError::Interp(format!("{e:?}")))?;
+    let (got, time) = run_program(gpu, p, &inputs)?;
+    let ests = bound::outputs(p, &inputs);
+    let mut bad = Vec::new();
+    for (k, out) in p.outputs.iter().enumerate() {
+        let float = out.value.ty.elem == texpr_syntax::ast::ElemTy::F32;
+        let tol = Tolerance::of(ests[k], float);
+        let Some(g) = got.get(k) else {
+            return Err(RunError::Runtime(RuntimeError::BadPlan(format!(
+                "no output {k}"
+            ))));
+        };
+        if let Err(m) = compare(&out.name, g, &want[k], tol) {
+            bad.push(m);
+        }
+    }
+    if bad.is_empty() {
+        Ok(time)
+    } else {
+        Err(RunError::Mismatch(bad))
+    }
+}
+
+/// [`check_program`] on source text with `-D` overrides.
+pub fn run_source(
+    gpu: &Gpu,
+    src: &str,
+    overrides: &[(String, i64)],
+    seed: u64,
+) -> Result<Duration, RunError> {
+    let p = texpr_syntax::frontend(src, overrides)
+        .map_err(|d| RunError::Frontend(diagnostics(src, &d)))?;
+    check_program(gpu, &p, seed)
+}
