@@ -102,13 +102,13 @@ fn small_sizes(src: &str) -> Vec<(String, i64)> {
         let Some((name, value)) = rest.split_once('=') else {
             continue;
         };
-        if let Ok(v) = value.trim().parse::<i64>() {
-            if v > 64 {
-                out.push((
-                    name.trim().to_string(),
-                    if out.len() % 2 == 0 { 37 } else { 24 },
-                ));
-            }
+        if let Ok(v) = value.trim().parse::<i64>()
+            && v > 64
+        {
+            out.push((
+                name.trim().to_string(),
+                if out.len() % 2 == 0 { 37 } else { 24 },
+            ));
         }
     }
     out

@@ -351,6 +351,14 @@ fn a_binding_to_a_missing_buffer_is_a_bad_plan() {
 }
 
 #[test]
+fn runs_report_kernel_time_where_the_adapter_has_timestamps() {
+    let Some(gpu) = gpu() else { return };
+    let r = gpu.run(&axpb(4096), &[HostBuffer::from_f32(&[0.5; 4096])]).unwrap();
+    assert_eq!(r.kernel_time.is_some(), gpu.has_timestamps(), "{r:?}");
+    assert_eq!(r.outputs[0].to_f32(), vec![2.0; 4096]);
+}
+
+#[test]
 fn bench_times_the_requested_runs() {
     let Some(gpu) = gpu() else { return };
     let times = gpu

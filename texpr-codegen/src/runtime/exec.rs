@@ -4,6 +4,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::buffers::{Bound, byte_size};
+use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::{BufferRole, Module};
 
@@ -18,6 +19,9 @@ pub struct RunResult {
     pub outputs: Vec<HostBuffer>,
     /// Wall clock from the first submit to the completion of the last kernel.
     pub gpu_time: Duration,
+    /// The GPU's own timestamps summed over the compute passes, where the
+    /// adapter has timestamp queries ([`Gpu::has_timestamps`]).
+    pub kernel_time: Option<Duration>,
 }
 
 /// A staging buffer that an output is copied into for reading back.
@@ -37,12 +41,19 @@ impl Gpu {
         let bound = self.bind(module, inputs)?;
         let readbacks =
             scoped(&self.device, || self.staging(module)).map_err(RuntimeError::Execution)?;
+        let timer =
+            scoped(&self.device, || self.timer(passes(&bound))).map_err(RuntimeError::Execution)?;
         let start = Instant::now();
-        self.dispatch_all(&bound, &readbacks)?;
+        self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
         let gpu_time = start.elapsed();
         let outputs = self.read_back(&readbacks)?;
+        let kernel_time = timer.map(|t| self.read_timer(&t)).transpose()?;
         self.check_health()?;
-        Ok(RunResult { outputs, gpu_time })
+        Ok(RunResult {
+            outputs,
+            gpu_time,
+            kernel_time,
+        })
     }
 
     /// Uploads once, then times `warmups + runs` repetitions of all kernels
@@ -59,7 +70,7 @@ impl Gpu {
         let mut times = Vec::with_capacity(runs);
         for i in 0..warmups + runs {
             let start = Instant::now();
-            self.dispatch_all(&bound, &[])?;
+            self.dispatch_all(&bound, &[], None)?;
             if i >= warmups {
                 times.push(start.elapsed());
             }
@@ -100,7 +111,12 @@ impl Gpu {
     }
 
     /// Encodes and submits every kernel (then the output copies), waiting after each submit.
-    fn dispatch_all(&self, bound: &Bound, readbacks: &[Readback]) -> Result<(), RuntimeError> {
+    fn dispatch_all(
+        &self,
+        bound: &Bound,
+        readbacks: &[Readback],
+        timer: Option<&Timer>,
+    ) -> Result<(), RuntimeError> {
         let chunks: Vec<_> = bound.steps.chunks(KERNELS_PER_SUBMIT).collect();
         let n_chunks = chunks.len().max(1);
         for c in 0..n_chunks {
@@ -108,7 +124,10 @@ impl Gpu {
             let copies = if c + 1 == n_chunks { readbacks } else { &[] };
             let index = scoped(&self.device, || {
                 let mut encoder = self.device.create_command_encoder(&Default::default());
-                encode(&mut encoder, steps);
+                encode(&mut encoder, steps, timer.map(|t| t.writes(c)));
+                if let Some(t) = timer.filter(|_| c + 1 == n_chunks) {
+                    t.resolve(&mut encoder);
+                }
                 for r in copies {
                     let src = &bound.buffers[r.source];
                     encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.len));
@@ -155,11 +174,23 @@ impl Gpu {
     }
 }
 
-fn encode(encoder: &mut wgpu::CommandEncoder, steps: &[super::buffers::Step]) {
+/// Compute passes in a run: one per submit that has kernels.
+fn passes(bound: &Bound) -> usize {
+    bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
+}
+
+fn encode(
+    encoder: &mut wgpu::CommandEncoder,
+    steps: &[super::buffers::Step],
+    timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+) {
     if steps.is_empty() {
         return;
     }
-    let mut pass = encoder.begin_compute_pass(&Default::default());
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: None,
+        timestamp_writes: timestamps,
+    });
     for s in steps {
         pass.set_pipeline(&s.pipeline.pipeline);
         for (g, bg) in s.bind_groups.iter().enumerate() {

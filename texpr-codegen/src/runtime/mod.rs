@@ -21,6 +21,7 @@ mod exec;
 mod host;
 mod pipeline;
 mod scope;
+mod timing;
 
 pub use adapter::{AdapterChoice, GpuInfo};
 pub use error::RuntimeError;
