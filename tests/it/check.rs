@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use texpr_syntax::ast::{ElemTy, TermOp};
-use texpr_syntax::check::{strip_spans, verify};
+use texpr_syntax::check::{canonicalize, strip_spans, verify};
 use texpr_syntax::ir::{self, ExprKind, Program, Term, TermKind, VarId};
 use texpr_syntax::{diag, frontend, print};
 use texpr_tests::golden;
@@ -237,4 +237,79 @@ fn overrides_replace_param_values() {
     let p = frontend(SAXPY, &[("N".to_string(), 4096)]).unwrap();
     assert_eq!(p.params, vec![("N".to_string(), 4096)]);
     assert_eq!(p.outputs[0].value.ty, ir::Ty::new(ElemTy::F32, 4096));
+}
+
+/// Swaps the ids of variables `a` and `b` throughout an expression.
+fn swap_ids(e: &mut ir::Expr, a: VarId, b: VarId) {
+    let sw = |v: &mut VarId| {
+        *v = if *v == a {
+            b
+        } else if *v == b {
+            a
+        } else {
+            *v
+        }
+    };
+    fn term(t: &mut Term, sw: &dyn Fn(&mut VarId)) {
+        match &mut t.kind {
+            TermKind::Var(v) => sw(v),
+            TermKind::Binary(_, x, y) => {
+                term(x, sw);
+                term(y, sw);
+            }
+            TermKind::Const(_) => {}
+        }
+    }
+    match &mut e.kind {
+        ExprKind::Compute { var, body, .. } | ExprKind::Reduce { var, body, .. } => {
+            sw(var);
+            swap_ids(body, a, b);
+        }
+        ExprKind::Index { index, .. } => term(index, &sw),
+        ExprKind::Binary(_, x, y) => {
+            swap_ids(x, a, b);
+            swap_ids(y, a, b);
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn canonicalize_renumbers_drops_unused_vars_and_folds() {
+    let src = "input x: f32[6]\noutput y = compute 2 |i| compute 3 |j| x[i*3 + j]\n";
+    let p = frontend(src, &[]).unwrap();
+    // the same program with the two variables' ids swapped and an unused one added
+    let mut q = p.clone();
+    q.vars.swap(0, 1);
+    swap_ids(&mut q.outputs[0].value, VarId(0), VarId(1));
+    q.fresh_var(
+        "unused",
+        ir::VarKind::Index { extent: 4 },
+        texpr_syntax::Span::DUMMY,
+    );
+    assert_ne!(strip_spans(&q), strip_spans(&p));
+    assert!(verify(&q).is_ok());
+    assert_eq!(canonicalize(&q), canonicalize(&p));
+    // an unfolded constant sub-term folds as the checker folds it
+    let idx = first_index(&mut q.outputs[0].value).unwrap();
+    let ExprKind::Index { index, .. } = &mut idx.kind else {
+        unreachable!()
+    };
+    let c = |v| {
+        Box::new(Term {
+            kind: TermKind::Const(v),
+            span: index.span,
+        })
+    };
+    let zero = Term {
+        kind: TermKind::Binary(TermOp::Sub, c(2), c(2)),
+        span: index.span,
+    };
+    *index = Term {
+        kind: TermKind::Binary(TermOp::Add, Box::new(index.clone()), Box::new(zero)),
+        span: index.span,
+    };
+    let reread = frontend(&print::program(&q), &[]).unwrap();
+    assert_eq!(canonicalize(&reread), canonicalize(&q));
+    assert_ne!(canonicalize(&q), canonicalize(&p));
 }

@@ -14,6 +14,7 @@ pub mod bounds;
 #[cfg(test)]
 mod bounds_tests;
 mod calls;
+mod canon;
 pub mod codes;
 mod expr;
 mod items;
@@ -28,6 +29,7 @@ mod tests;
 pub mod verify;
 mod verify_ty;
 
+pub use canon::canonicalize;
 pub use strip::strip_spans;
 pub use verify::verify;
 

@@ -185,14 +185,21 @@ enum TermName {
 /// `a op b`, folded when both are constants and the result is a valid `i32`.
 fn binary_term(op: TermOp, a: ir::Term, b: ir::Term) -> ir::TermKind {
     if let (ir::TermKind::Const(x), ir::TermKind::Const(y)) = (&a.kind, &b.kind) {
-        if let Some(v) = fold(op, *x, *y).filter(|v| (I32_MIN..=I32_MAX).contains(v)) {
-            let in_range = (I32_MIN..=I32_MAX).contains(x) && (I32_MIN..=I32_MAX).contains(y);
-            if in_range {
-                return ir::TermKind::Const(v);
-            }
+        if let Some(v) = fold_const(op, *x, *y) {
+            return ir::TermKind::Const(v);
         }
     }
     ir::TermKind::Binary(op, Box::new(a), Box::new(b))
+}
+
+/// `x op y` when both operands and the result are valid `i32` values and a
+/// division is well defined (the checker folds exactly these).
+pub(crate) fn fold_const(op: TermOp, x: i64, y: i64) -> Option<i64> {
+    let in_i32 = |v: &i64| (I32_MIN..=I32_MAX).contains(v);
+    if !in_i32(&x) || !in_i32(&y) {
+        return None;
+    }
+    fold(op, x, y).filter(in_i32)
 }
 
 fn fold(op: TermOp, x: i64, y: i64) -> Option<i64> {

@@ -1,0 +1,125 @@
+//! `canonicalize`: a program in the form the checker would give its printed text.
+//!
+//! Passes allocate variables with `Program::fresh_var` (appended to
+//! `Program::vars`) and may leave constant sub-terms unfolded; checking the
+//! printed program numbers variables in binding order and folds constants.
+//! `canonicalize(p) == canonicalize(check(parse(print(p))))` for every valid
+//! program, so tests can compare a pass's output with its text form.
+
+use super::strip_spans;
+use crate::ir::{Expr, ExprKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
+use std::collections::BTreeMap;
+
+/// Spans dummied, variables renumbered in the checker's binding order
+/// (unreferenced ones dropped), constant sub-terms folded as the checker folds.
+pub fn canonicalize(p: &Program) -> Program {
+    let mut p = strip_spans(p);
+    let mut r = Renumber {
+        old: std::mem::take(&mut p.vars),
+        new: Vec::new(),
+        map: BTreeMap::new(),
+    };
+    for g in &mut p.globals {
+        r.expr(&mut g.value);
+    }
+    for o in &mut p.outputs {
+        r.expr(&mut o.value);
+    }
+    p.vars = r.new;
+    p
+}
+
+struct Renumber {
+    old: Vec<VarInfo>,
+    new: Vec<VarInfo>,
+    /// Old id to new id, for the binders in scope.
+    map: BTreeMap<VarId, VarId>,
+}
+
+impl Renumber {
+    /// Gives `v` the next new id (a binder); returns the id it shadows in the map.
+    fn bind(&mut self, v: &mut VarId) -> (VarId, Option<VarId>) {
+        let old = *v;
+        let info = self.old.get(old.0 as usize).cloned();
+        let new = VarId(self.new.len() as u32);
+        self.new.extend(info);
+        *v = new;
+        (old, self.map.insert(old, new))
+    }
+
+    fn unbind(&mut self, (old, prev): (VarId, Option<VarId>)) {
+        match prev {
+            Some(p) => self.map.insert(old, p),
+            None => self.map.remove(&old),
+        };
+    }
+
+    fn use_var(&self, v: &mut VarId) {
+        if let Some(&n) = self.map.get(v) {
+            *v = n;
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Compute { var, map, body, .. } => {
+                let b = self.bind(var);
+                self.expr(body);
+                self.unbind(b);
+                if let Some(m) = map {
+                    let b = self.bind(&mut m.var);
+                    self.term(&mut m.term);
+                    self.unbind(b);
+                }
+            }
+            ExprKind::Reduce { var, body, .. } => {
+                let b = self.bind(var);
+                self.expr(body);
+                self.unbind(b);
+            }
+            ExprKind::Let {
+                var, value, body, ..
+            } => {
+                self.expr(value);
+                let b = self.bind(var);
+                self.expr(body);
+                self.unbind(b);
+            }
+            ExprKind::Index { vec, index, .. } => {
+                self.vec(vec);
+                self.term(index);
+            }
+            ExprKind::Whole(vec) => self.vec(vec),
+            ExprKind::IndexVar(v) => self.use_var(v),
+            ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => self.expr(a),
+            ExprKind::Binary(_, a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            ExprKind::Call(_, xs) => xs.iter_mut().for_each(|x| self.expr(x)),
+            ExprKind::Const(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => {}
+        }
+    }
+
+    fn vec(&self, v: &mut VecRef) {
+        if let VecRef::Local(id) = v {
+            self.use_var(id);
+        }
+    }
+
+    fn term(&self, t: &mut Term) {
+        match &mut t.kind {
+            TermKind::Var(v) => self.use_var(v),
+            TermKind::Const(_) => {}
+            TermKind::Binary(op, a, b) => {
+                self.term(a);
+                self.term(b);
+                if let (TermKind::Const(x), TermKind::Const(y)) = (&a.kind, &b.kind) {
+                    if let Some(v) = super::terms::fold_const(*op, *x, *y) {
+                        t.kind = TermKind::Const(v);
+                    }
+                }
+            }
+        }
+    }
+}
