@@ -4,3 +4,4 @@ mod differential;
 mod tolerance;
 mod check;
 mod gpu_limits;
+mod codegen;
