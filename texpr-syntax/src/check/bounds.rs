@@ -99,7 +99,7 @@ impl Linear {
         Some(self)
     }
 
-    pub fn mul(self, other: Linear) -> Option<Linear> {
+    pub fn times(self, other: Linear) -> Option<Linear> {
         match (self.as_constant(), other.as_constant()) {
             (Some(k), _) => other.scale(k),
             (_, Some(k)) => self.scale(k),
@@ -207,7 +207,7 @@ fn binary(
     match op {
         TermOp::Add => la.add(lb, 1).ok_or_else(overflow),
         TermOp::Sub => la.add(lb, -1).ok_or_else(overflow),
-        TermOp::Mul => la.mul(lb).ok_or_else(overflow),
+        TermOp::Mul => la.times(lb).ok_or_else(overflow),
         TermOp::Div | TermOp::Rem => {
             let c = divisor(&lb, b)?;
             let range = range_of(&la, a, extent)?;

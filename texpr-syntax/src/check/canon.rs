@@ -114,10 +114,14 @@ impl Renumber {
             TermKind::Binary(op, a, b) => {
                 self.term(a);
                 self.term(b);
-                if let (TermKind::Const(x), TermKind::Const(y)) = (&a.kind, &b.kind) {
-                    if let Some(v) = super::terms::fold_const(*op, *x, *y) {
-                        t.kind = TermKind::Const(v);
+                let folded = match (&a.kind, &b.kind) {
+                    (TermKind::Const(x), TermKind::Const(y)) => {
+                        super::terms::fold_const(*op, *x, *y)
                     }
+                    _ => None,
+                };
+                if let Some(v) = folded {
+                    t.kind = TermKind::Const(v);
                 }
             }
         }

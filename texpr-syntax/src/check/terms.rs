@@ -184,10 +184,12 @@ enum TermName {
 
 /// `a op b`, folded when both are constants and the result is a valid `i32`.
 fn binary_term(op: TermOp, a: ir::Term, b: ir::Term) -> ir::TermKind {
-    if let (ir::TermKind::Const(x), ir::TermKind::Const(y)) = (&a.kind, &b.kind) {
-        if let Some(v) = fold_const(op, *x, *y) {
-            return ir::TermKind::Const(v);
-        }
+    let folded = match (&a.kind, &b.kind) {
+        (ir::TermKind::Const(x), ir::TermKind::Const(y)) => fold_const(op, *x, *y),
+        _ => None,
+    };
+    if let Some(v) = folded {
+        return ir::TermKind::Const(v);
     }
     ir::TermKind::Binary(op, Box::new(a), Box::new(b))
 }

@@ -244,12 +244,11 @@ impl<'p> Verifier<'p> {
 
     fn index_map(&mut self, m: &IndexMap, raw: u64, span: Span) {
         self.bind_index(m.var, m.len, span);
-        if let Some((lo, hi)) = self.range(&m.term) {
-            if lo < 0 || hi as u64 >= raw {
-                let range = show_range((lo as i128, hi as i128));
-                let msg = format!("index map ranges over {range}, outside 0..{raw}");
-                self.fail(codes::MAP_OUT_OF_RANGE, m.term.span, msg);
-            }
+        let outside = |&(lo, hi): &(i64, i64)| lo < 0 || hi as u64 >= raw;
+        if let Some((lo, hi)) = self.range(&m.term).filter(outside) {
+            let range = show_range((lo as i128, hi as i128));
+            let msg = format!("index map ranges over {range}, outside 0..{raw}");
+            self.fail(codes::MAP_OUT_OF_RANGE, m.term.span, msg);
         }
         self.scope.pop();
     }
