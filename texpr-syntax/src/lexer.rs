@@ -9,7 +9,6 @@
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use logos::{Lexer, Logos, Skip};
-use std::fmt;
 
 /// Suffix of an integer literal: `3`, `3i`, `3u`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,19 +151,6 @@ impl Token<'_> {
                 | Token::RBracket
                 | Token::Error
         )
-    }
-}
-
-impl fmt::Display for Token<'_> {
-    /// How a token is named in a message when its text is not at hand.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Token::Ident(s) => write!(f, "`{s}`"),
-            Token::Level(s) => write!(f, "`@{s}`"),
-            Token::Int(i) => write!(f, "`{}`", i.value),
-            Token::Float(x) => write!(f, "`{x:?}`"),
-            other => write!(f, "{other:?}"),
-        }
     }
 }
 
@@ -350,7 +336,7 @@ fn float_token<'s>(num: &str, suffix: &str, scan: &NumberScan) -> (Token<'s>, Nu
             Some(("E0004", msg, "write `1.0`, not `1.`")),
         );
     }
-    if suffix != "" && suffix != "f" {
+    if !suffix.is_empty() && suffix != "f" {
         return (Token::Float(0.0), bad_suffix(suffix, "float"));
     }
     match num.parse::<f64>() {

@@ -43,7 +43,22 @@ fn unexpected_token(
     }
     let found = format!("`{}`", shorten(src.get(l..r).unwrap_or("?")));
     let msg = message(expected, &found);
-    let diag = Diagnostic::error("E0010", msg).with_primary(Span::new(l, r), "unexpected token");
+    let mut diag =
+        Diagnostic::error("E0010", msg).with_primary(Span::new(l, r), "unexpected token");
+    let is_comparison = matches!(
+        tok,
+        Token::Lt | Token::Le | Token::Gt | Token::Ge | Token::EqEq | Token::Ne
+    );
+    if is_comparison && !expected.iter().any(|e| COMPARISONS.contains(&e.as_str())) {
+        diag = diag.with_note("comparisons do not chain; parenthesise one of them");
+    }
+    let is_open = matches!(tok, Token::Compute | Token::Reduce | Token::Let);
+    if is_open
+        && expected.iter().any(|e| e == "Ident")
+        && !expected.iter().any(|e| e == "\"compute\"")
+    {
+        diag = diag.with_note("`compute`, `reduce` and `let` must be parenthesised as an operand");
+    }
     Some(diag)
 }
 
@@ -61,7 +76,7 @@ fn shorten(text: &str) -> String {
 }
 
 fn message(expected: &[String], found: &str) -> String {
-    let names = describe(expected);
+    let names = describe(&complete(expected));
     match names.as_slice() {
         [] => format!("unexpected {found}"),
         [one] => format!("expected {one}, found {found}"),
@@ -88,16 +103,35 @@ const OPERAND_START: [&str; 11] = [
 const EXPR_ONLY_START: [&str; 3] = ["\"compute\"", "\"reduce\"", "\"let\""];
 /// Terminals that can start a term, reported together as "term".
 const TERM_START: [&str; 4] = ["Ident", "Int", "\"(\"", "\"-\""];
+/// Terminals that can start a literal, reported together as "literal".
+const LIT_START: [&str; 4] = ["Int", "Float", "\"inf\"", "\"-\""];
 /// Arithmetic operators, reported together as "an operator".
 const OPERATORS: [&str; 5] = ["\"+\"", "\"-\"", "\"*\"", "\"/\"", "\"%\""];
 const COMPARISONS: [&str; 6] = ["\"<\"", "\"<=\"", "\">\"", "\">=\"", "\"==\"", "\"!=\""];
+
+/// Adds `*`, `/` and `%` where `+` and `-` are expected: the operand before
+/// them was already reduced, but one of these could have extended it.
+fn complete(expected: &[String]) -> Vec<String> {
+    let mut all = expected.to_vec();
+    let has = |t: &str| expected.iter().any(|e| e == t);
+    if has("\"+\"") && has("\"-\"") {
+        for op in ["\"*\"", "\"/\"", "\"%\""] {
+            if !has(op) {
+                all.push(op.to_string());
+            }
+        }
+    }
+    all
+}
 
 /// Human names for lalrpop's expected terminals, grouped and deduplicated.
 fn describe(expected: &[String]) -> Vec<String> {
     let has = |t: &str| expected.iter().any(|e| e == t);
     let expr = OPERAND_START.iter().all(|t| has(t));
     let term = !expr && TERM_START.iter().all(|t| has(t));
-    let ops = !expr && OPERATORS.iter().all(|t| has(t));
+    let lit = !expr && !term && LIT_START.iter().all(|t| has(t));
+    let ops = !expr && !lit && OPERATORS.iter().all(|t| has(t));
+    let compare = ops && COMPARISONS.iter().any(|t| has(t));
     let mut names: Vec<String> = Vec::new();
     if expr {
         names.push("expression".to_string());
@@ -105,10 +139,14 @@ fn describe(expected: &[String]) -> Vec<String> {
     if term {
         names.push("term".to_string());
     }
+    if lit {
+        names.push("literal".to_string());
+    }
     for e in expected {
         let e = e.as_str();
         let grouped = (expr && (OPERAND_START.contains(&e) || EXPR_ONLY_START.contains(&e)))
             || (term && TERM_START.contains(&e))
+            || (lit && LIT_START.contains(&e))
             || (ops && (OPERATORS.contains(&e) || COMPARISONS.contains(&e)));
         let name = terminal_name(e);
         if !grouped && !names.contains(&name) {
@@ -116,7 +154,12 @@ fn describe(expected: &[String]) -> Vec<String> {
         }
     }
     if ops {
-        names.push("an operator".to_string());
+        let kind = if compare {
+            "an operator"
+        } else {
+            "an arithmetic operator"
+        };
+        names.push(kind.to_string());
     }
     names
 }

@@ -1,8 +1,8 @@
 //! Canonical printer for the surface AST (`texprc fmt`).
 //!
 //! One item per line. An item longer than [`WIDTH`] columns is broken after the
-//! `|i|` of each `compute`/`reduce` (the body indented by 4 more), and a `let`
-//! puts its body on a new line starting with `in`. Parentheses are minimal
+//! `|i|` of each `compute`/`reduce` (the body indented by 4 more), and after
+//! the `in` of each `let` in a chain (the body at the same indentation). Parentheses are minimal
 //! (see `flat.rs`). The output depends on the tree alone, so printing is
 //! idempotent: `file(parse(file(x)))` equals `file(x)`.
 //!
@@ -77,11 +77,10 @@ fn place_comment(elements: &mut Vec<Element>, c: &Comment, prev_end: Option<usiz
     let same_line = prev_end.is_some_and(|end| {
         end <= start && src.get(end..start).is_some_and(|gap| !gap.contains('\n'))
     });
-    if same_line {
-        if let Some(last) = elements.last_mut() {
-            last.trailing.push(c.text.clone());
-            return;
-        }
+    let end_of_item = if same_line { elements.last_mut() } else { None };
+    if let Some(last) = end_of_item {
+        last.trailing.push(c.text.clone());
+        return;
     }
     elements.push(Element {
         text: c.text.clone(),
@@ -169,19 +168,26 @@ fn layout(e: &Expr, indent: usize, col: usize) -> String {
     if col + one_line.len() <= WIDTH {
         return one_line;
     }
-    let Some(head) = flat::open_head(e) else {
-        return one_line;
-    };
-    let pad = " ".repeat(indent);
     match &e.kind {
         ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {
-            format!("{head}\n{pad}    {}", layout(body, indent + 4, indent + 4))
+            let head = flat::open_head(e).unwrap_or_default();
+            let pad = " ".repeat(indent + 4);
+            format!("{head}\n{pad}{}", layout(body, indent + 4, indent + 4))
         }
-        ExprKind::Let { value, body, .. } => {
-            let value = layout(value, indent, col + head.len() + 1);
-            let body = layout(body, indent, indent + 3);
-            format!("{head} {value}\n{pad}in {body}")
-        }
+        ExprKind::Let { .. } => let_chain(e, indent, col),
         _ => one_line,
     }
+}
+
+/// `let v = value in` and the body on the next line, at the same indentation;
+/// a body that is itself a `let` is broken the same way.
+fn let_chain(e: &Expr, indent: usize, col: usize) -> String {
+    let ExprKind::Let { value, body, .. } = &e.kind else {
+        return layout(e, indent, col);
+    };
+    let head = flat::open_head(e).unwrap_or_default();
+    let value = layout(value, indent, col + head.len() + 1);
+    let pad = " ".repeat(indent);
+    let body = let_chain(body, indent, indent);
+    format!("{head} {value} in\n{pad}{body}")
 }
