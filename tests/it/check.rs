@@ -355,3 +355,34 @@ fn mutants_are_diagnosed_or_round_trip() {
     }
     assert!(checked > 100, "too few mutants checked: {checked}");
 }
+
+/// The default schedule's output, after every pass, is accepted by the
+/// verifier, and the scheduled program prints as text that checks back to it.
+#[test]
+fn scheduled_programs_verify_and_round_trip() {
+    let mut scheduled = 0;
+    for (name, src) in programs() {
+        let p = frontend(&src, &overrides(&src)).unwrap();
+        let limits = texpr_opt::DeviceLimits::default();
+        let result = texpr_opt::run_passes(&p, &limits, |pass, q| {
+            if let Err(d) = verify(q) {
+                let text = print::program(q);
+                panic!(
+                    "{name}: verify fails after {pass}:\n{}",
+                    diag::render("scheduled", &text, &d)
+                );
+            }
+        });
+        let Ok(q) = result else { continue };
+        scheduled += 1;
+        let text = print::program(&q);
+        let reread = frontend(&text, &[])
+            .unwrap_or_else(|d| panic!("{name}:\n{}", diag::render("scheduled", &text, &d)));
+        assert_eq!(
+            canonicalize(&reread),
+            canonicalize(&q),
+            "{name}: scheduled program does not round-trip:\n{text}"
+        );
+    }
+    assert!(scheduled > 5, "only {scheduled} programs scheduled");
+}
