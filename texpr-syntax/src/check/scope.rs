@@ -67,6 +67,17 @@ impl Scopes {
         }
     }
 
+    /// The declared name closest to `name` (at most two edits away), for a hint.
+    fn similar(&self, name: &str) -> Option<&str> {
+        let locals = self.locals.iter().rev().map(|l| l.name.as_str());
+        let names = locals.chain(self.top.keys().map(String::as_str));
+        let scored = names
+            .filter(|n| *n != "_")
+            .map(|n| (edit_distance(name, n), n));
+        let best = scored.min_by_key(|&(d, _)| d)?;
+        (best.0 <= 2 && best.0 < name.chars().count()).then_some(best.1)
+    }
+
     /// Where a name a new local would shadow is declared, if any.
     fn shadowed(&self, name: &str) -> Option<Span> {
         let local = self.locals.iter().rev().find(|l| l.name == name);
@@ -190,8 +201,27 @@ impl Checker {
             Some(decl) => d
                 .with_secondary(decl, "declared here, later in the file")
                 .with_note("declare a name before its first use"),
-            None => d,
+            None => match self.scopes.similar(&name.name) {
+                Some(s) => d.with_note(format!("a name in scope is similar: `{s}`")),
+                None => d,
+            },
         };
         self.err(d)
     }
+}
+
+/// Levenshtein distance between two short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
