@@ -5,7 +5,8 @@
 //! (nested, with transpose, reversal and truncation index maps), `reduce` with
 //! each operator, `let` at every level and at the top, guarded reads with
 //! out-of-range offsets, broadcasting, casts, `select` over comparisons,
-//! `f32`, `i32` and `u32` vectors of odd sizes, params and several outputs.
+//! `f32`, `i32` and `u32` vectors of odd sizes, params and several outputs;
+//! a quarter of the outputs carry hand-written levels ([`levels`]).
 //!
 //! Values stay finite and comparable with the interpreter: float magnitudes are
 //! kept bounded (clamped arguments for `exp`, `sin`, `cos`, `pow` and products),
@@ -14,6 +15,7 @@
 //! last-bit difference cannot flip them.
 
 mod expr;
+mod levels;
 mod rng;
 mod term;
 
@@ -53,7 +55,10 @@ pub fn program(seed: u64) -> String {
     let n_out = 1 + g.rng.below(3);
     for k in 0..n_out {
         let ty = (g.elem(), pick_size(&mut g.rng));
-        let e = g.expr(ty, &env, 4);
+        let e = match g.rng.chance(0.25) {
+            true => g.leveled(ty, &env),
+            false => g.expr(ty, &env, 4),
+        };
         if g.rng.chance(0.5) {
             let _ = writeln!(out, "output o{k}: {}[{}] = {e}", ty.0.name(), ty.1);
         } else {

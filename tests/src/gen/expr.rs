@@ -25,7 +25,7 @@ pub struct Env {
 }
 
 impl Env {
-    fn with_var(&self, name: &str, extent: u64) -> Env {
+    pub fn with_var(&self, name: &str, extent: u64) -> Env {
         let mut env = self.clone();
         env.vars.push(Var {
             name: name.to_string(),
@@ -65,7 +65,7 @@ impl Gen {
         }
     }
 
-    fn fresh(&mut self, base: &str) -> String {
+    pub(super) fn fresh(&mut self, base: &str) -> String {
         self.names += 1;
         format!("{base}{}", self.names)
     }
