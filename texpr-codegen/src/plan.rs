@@ -66,3 +66,45 @@ pub struct Module {
     /// Run in order; each kernel sees every write of the kernels before it.
     pub kernels: Vec<Kernel>,
 }
+
+impl std::fmt::Display for BufferRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BufferRole::Input(i) => write!(f, "input {i}"),
+            BufferRole::Output(i) => write!(f, "output {i}"),
+            BufferRole::Global(i) => write!(f, "global {i}"),
+            BufferRole::Scratch => write!(f, "scratch"),
+        }
+    }
+}
+
+impl std::fmt::Display for Module {
+    /// The plan without the WGSL: buffers, then kernels in dispatch order
+    /// (what `texprc compile --emit kernels` prints).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "buffers:")?;
+        for (i, b) in self.buffers.iter().enumerate() {
+            writeln!(f, "  b{i} {}: {}[{}] ({})", b.name, b.elem.name(), b.len, b.role)?;
+        }
+        writeln!(f, "kernels (in dispatch order):")?;
+        for k in &self.kernels {
+            let [x, y, z] = k.workgroup_size;
+            let [dx, dy, dz] = k.dispatch;
+            let invocations = u64::from(x * y * z) * u64::from(dx) * u64::from(dy) * u64::from(dz);
+            writeln!(
+                f,
+                "  {}: workgroup_size ({x}, {y}, {z}), dispatch ({dx}, {dy}, {dz}), {invocations} invocations",
+                k.entry_point
+            )?;
+            for b in &k.bindings {
+                let buf = &self.buffers[b.buffer.0 as usize];
+                let access = match b.access {
+                    Access::Read => "read",
+                    Access::ReadWrite => "read_write",
+                };
+                writeln!(f, "    @group({}) @binding({}) b{} {} ({access})", b.group, b.binding, b.buffer.0, buf.name)?;
+            }
+        }
+        Ok(())
+    }
+}
