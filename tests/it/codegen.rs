@@ -131,3 +131,160 @@ fn unscheduled_or_unmappable_programs_are_coded_errors() {
     output(&mut p, "y", root);
     assert_eq!(codes(emit(&p, &limits)), ["E0302"]);
 }
+
+/// Every example, checked, with its name.
+fn examples() -> Vec<(String, Program)> {
+    if !texpr_tests::golden::repo_root().join("examples").is_dir() {
+        return Vec::new();
+    }
+    texpr_tests::golden::inputs("examples", "te")
+        .into_iter()
+        .map(|path| {
+            let src = std::fs::read_to_string(&path).unwrap();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+            (name, p)
+        })
+        .collect()
+}
+
+/// Examples and the hand-built samples of `texpr-opt`.
+fn programs() -> Vec<(String, Program)> {
+    let samples = texpr_opt::samples::all().into_iter().map(|(n, p)| (n.to_string(), p));
+    examples().into_iter().chain(samples).collect()
+}
+
+#[test]
+fn the_verifier_accepts_the_program_after_every_pass() {
+    for (name, p) in programs() {
+        texpr_syntax::check::verify(&p).unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
+        texpr_opt::run_passes(&p, &DeviceLimits::default(), |pass, q| {
+            if let Err(e) = texpr_syntax::check::verify(q) {
+                panic!("{name} after {pass}: {e:#?}\n{}", texpr_syntax::print::program(q));
+            }
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+    }
+}
+
+#[test]
+fn scheduled_programs_print_and_check_back_equal() {
+    use texpr_syntax::check::canonicalize;
+    for (name, p) in programs() {
+        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let text = texpr_syntax::print::program(&s);
+        let back = texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
+        assert_eq!(canonicalize(&back), canonicalize(&s), "{name}:\n{text}");
+    }
+}
+
+/// Bit patterns of the outputs, so NaNs and signed zeros compare exactly.
+fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
+    use texpr_interp::Data;
+    vs.iter()
+        .map(|v| match &v.data {
+            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
+            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
+            Data::U32(x) => x.clone(),
+            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
+        })
+        .collect()
+}
+
+/// The examples with every param of 64 or more shrunk to 24 (where that still
+/// checks), so the interpreter runs them quickly; padding paths included.
+fn small_examples() -> Vec<(String, Program)> {
+    examples()
+        .into_iter()
+        .map(|(name, p)| {
+            let src = std::fs::read_to_string(texpr_tests::golden::repo_root().join(format!("examples/{name}.te"))).unwrap();
+            let small: Vec<(String, i64)> =
+                p.params.iter().filter(|(_, v)| *v >= 64).map(|(n, _)| (n.clone(), 24)).collect();
+            (name, texpr_syntax::frontend(&src, &small).unwrap_or(p))
+        })
+        .collect()
+}
+
+#[test]
+fn the_schedule_keeps_every_result_bit_for_bit() {
+    let samples = texpr_opt::samples::all().into_iter().map(|(n, p)| (n.to_string(), p));
+    for (name, p) in small_examples().into_iter().chain(samples) {
+        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let inputs = texpr_interp::random_inputs(&p, 7);
+        let want = texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let got = texpr_interp::eval(&s, &inputs).unwrap_or_else(|e| panic!("{name} scheduled: {e:?}"));
+        assert!(bits(&want) == bits(&got), "{name}: the scheduled program computes something else");
+    }
+}
+
+#[test]
+fn every_example_compiles_validates_and_translates() {
+    use texpr_codegen::{Target, translate};
+    for (name, p) in examples() {
+        let c = compile(&p, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+        texpr_codegen::validate::validate(&c.module.wgsl, &DeviceLimits::default()).unwrap();
+        for t in [Target::Spirv, Target::Msl, Target::Hlsl, Target::Glsl] {
+            translate(&c.module, t).unwrap_or_else(|e| panic!("{name} to {t:?}: {e}"));
+        }
+    }
+}
+
+/// User schedules the default schedule never makes: a tree reduction over a
+/// non-power-of-two workgroup with vector bodies, a shared let filled
+/// strided and read by a group compute of 4-element bodies, a truncated grid
+/// with a `let@reg` on its spine.
+const HAND_SCHEDULED: &[&str] = &[
+    "input x: f32[300]\noutput y = compute@grid 1 |g| reduce@group 100 |l| compute@thread 3 |j| x[l*3 + j]",
+    "input x: f32[300]\noutput y = compute@grid 2 |g| reduce@group max 50 |l| compute@thread 3 |j| x[(g*50 + l)*3 + j]",
+    "input x: f32[1000]\noutput y = compute@grid 10 |g| let@shared s = compute@thread 100 |e| x[g*100 + e] in compute@group 32 |l| compute@thread 4 |j| s[(l*4 + j) % 100]",
+    "input x: f32[1000]\noutput y = compute@grid 4 {k < 1000 -> k} |g| let@reg c = x[0] in compute@group 256 |l| x[(g*256 + l) % 1000] * c",
+    "input x: i32[256]\noutput y = compute@grid 4 |g| let@shared s = compute@group 64 |l| x[g*64 + l] in compute@group 64 |l| s[63 - l] + (reduce@thread 64 |j| s[j])",
+];
+
+/// Compiles `p` for `limits`, runs it on the test GPU and compares with the
+/// interpreter within the tolerance the program allows.
+fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limits: DeviceLimits) {
+    use texpr_tests::gpu::{Tolerance, compare, from_host, output_bounds, to_host};
+    let c = compile(p, &Options { limits, overrides: vec![] }).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+    let inputs = texpr_interp::random_inputs(p, 3);
+    let want = texpr_interp::eval(p, &inputs).unwrap();
+    let hosts: Vec<_> = inputs.iter().map(to_host).collect();
+    let got = gpu.run(&c.module, &hosts).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    let ests = output_bounds(p, &inputs);
+    for (k, out) in p.outputs.iter().enumerate() {
+        let tol = Tolerance::of(ests[k], out.value.ty.elem == ElemTy::F32);
+        if let Err(m) = compare(&out.name, &from_host(&got.outputs[k]), &want[k], tol) {
+            panic!("{name}: {m:?}\n{}", c.module.wgsl);
+        }
+    }
+}
+
+#[test]
+fn hand_scheduled_kernels_match_the_interpreter_on_the_gpu() {
+    let Some(gpu) = texpr_tests::gpu::gpu() else { return };
+    for (k, src) in HAND_SCHEDULED.iter().enumerate() {
+        let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{src}: {e:#?}"));
+        check_on_gpu(gpu, &format!("hand-scheduled {k}"), &p, gpu.limits());
+    }
+    for (name, p) in texpr_opt::samples::all() {
+        check_on_gpu(gpu, name, &p, gpu.limits());
+    }
+}
+
+#[test]
+fn folded_dispatches_run_on_the_gpu() {
+    let Some(gpu) = texpr_tests::gpu::gpu() else { return };
+    // 40 workgroups on a device allowing 16 per dimension: [16, 3, 1], 8 idle
+    let limits = DeviceLimits { max_workgroups_per_dimension: 16, ..gpu.limits() };
+    let limits = DeviceLimits { max_invocations_per_workgroup: 256, max_workgroup_size: [256, 256, 64], ..limits };
+    let p = texpr_opt::samples::saxpy(10000);
+    let c = compile(&p, &Options { limits: limits.clone(), overrides: vec![] }).unwrap();
+    assert_eq!(c.module.kernels[0].dispatch, [16, 3, 1]);
+    check_on_gpu(gpu, "folded saxpy", &p, limits.clone());
+    // into z as well: 300 groups with 8 per dimension -> [8, 8, 5]
+    let limits = DeviceLimits { max_workgroups_per_dimension: 8, max_invocations_per_workgroup: 1, ..limits };
+    let p = texpr_opt::samples::matvec(300, 5);
+    let c = compile(&p, &Options { limits: limits.clone(), overrides: vec![] }).unwrap();
+    assert_eq!(c.module.kernels[0].dispatch, [8, 8, 5]);
+    check_on_gpu(gpu, "folded matvec", &p, limits);
+}
