@@ -57,3 +57,7 @@ pub const KERNEL_RUN: &str = "E0542";
 pub const EXEC_ELEM: &str = "E0543";
 /// A bad `texprc block` argument (grid, tile, emit kind).
 pub const BAD_ARG: &str = "E0550";
+/// A distributed result that differs from the dense reference beyond the tolerance.
+pub const CHECK_FAILED: &str = "E0544";
+/// No GPU adapter for `--device gpu`.
+pub const NO_GPU: &str = "E0545";

@@ -1,0 +1,154 @@
+//! Nodes and edges of the block graph.
+
+use crate::air::{BlockTy, Reg};
+use crate::dist::CommunicatorRank;
+
+/// Index into [`Graph::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// A stride-only view, or a concatenation of tiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ViewKind {
+    /// Tiles `rows x cols` (in tiles) laid side by side into one panel.
+    Concat {
+        rows: u64,
+        cols: u64,
+    },
+    Transpose,
+    /// Rows (and, for a 2D reversal, columns) in reverse order.
+    Reverse,
+    /// A tile-aligned window: element offset `(row, col)`.
+    Slice {
+        row: u64,
+        col: u64,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    /// The notional source of all external data.
+    Source,
+    /// The notional observer of the execution.
+    Sink,
+    /// A whole block matrix.
+    Tensor { reg: Reg, name: String, ty: BlockTy },
+    /// A block operation; `operation_id` is the op's register index.
+    BlockOp { operation_id: u32, op: &'static str },
+    /// One block of an op, run on one rank: computes one tile.
+    BlockShard {
+        op: Reg,
+        tile: (u64, u64),
+        rank: CommunicatorRank,
+        kernel: String,
+        flops: u64,
+    },
+    /// One tile of a tensor, stored on one rank.
+    TensorChunk {
+        tensor: Reg,
+        tile: (u64, u64),
+        rank: CommunicatorRank,
+        bytes: u64,
+    },
+    /// A view of chunks (no data moves).
+    TensorView { view: ViewKind },
+    /// Builds a new tensor on `rank` from a view (or moves one chunk there).
+    TensorCopy { rank: CommunicatorRank, bytes: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+}
+
+impl NodeKind {
+    /// Whether the scheduler runs this node (shards and copies).
+    pub fn is_task(&self) -> bool {
+        matches!(
+            self,
+            NodeKind::BlockShard { .. } | NodeKind::TensorCopy { .. }
+        )
+    }
+    /// The rank a task or chunk lives on.
+    pub fn rank(&self) -> Option<CommunicatorRank> {
+        match self {
+            NodeKind::BlockShard { rank, .. }
+            | NodeKind::TensorChunk { rank, .. }
+            | NodeKind::TensorCopy { rank, .. } => Some(*rank),
+            _ => None,
+        }
+    }
+    /// Bytes a chunk or copy holds.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            NodeKind::TensorChunk { bytes, .. } | NodeKind::TensorCopy { bytes, .. } => *bytes,
+            _ => 0,
+        }
+    }
+}
+
+/// A DAG: nodes, and edges in the direction data flows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Graph {
+    pub nodes: Vec<Node>,
+    /// Sorted and free of duplicates.
+    pub edges: Vec<(NodeId, NodeId)>,
+}
+
+impl Graph {
+    pub fn add(&mut self, kind: NodeKind) -> NodeId {
+        self.nodes.push(Node { kind });
+        NodeId(self.nodes.len() as u32 - 1)
+    }
+    pub fn edge(&mut self, from: NodeId, to: NodeId) {
+        self.edges.push((from, to));
+    }
+    pub fn kind(&self, n: NodeId) -> &NodeKind {
+        &self.nodes[n.0 as usize].kind
+    }
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + use<> {
+        (0..self.nodes.len() as u32).map(NodeId)
+    }
+    /// Sorts and deduplicates the edges.
+    pub fn normalize(&mut self) {
+        self.edges.sort();
+        self.edges.dedup();
+    }
+    /// Predecessors of every node.
+    pub fn preds(&self) -> Vec<Vec<NodeId>> {
+        let mut p = vec![Vec::new(); self.nodes.len()];
+        for &(a, b) in &self.edges {
+            p[b.0 as usize].push(a);
+        }
+        p
+    }
+    /// Successors of every node.
+    pub fn succs(&self) -> Vec<Vec<NodeId>> {
+        let mut s = vec![Vec::new(); self.nodes.len()];
+        for &(a, b) in &self.edges {
+            s[a.0 as usize].push(b);
+        }
+        s
+    }
+    /// How many nodes of each kind, by kind name.
+    pub fn count(&self, name: &str) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| kind_name(&n.kind) == name)
+            .count()
+    }
+}
+
+/// The kind's name as in the seed (`BlockShard`, `TensorView`, ...).
+pub fn kind_name(k: &NodeKind) -> &'static str {
+    match k {
+        NodeKind::Source => "Source",
+        NodeKind::Sink => "Sink",
+        NodeKind::Tensor { .. } => "Tensor",
+        NodeKind::BlockOp { .. } => "BlockOp",
+        NodeKind::BlockShard { .. } => "BlockShard",
+        NodeKind::TensorChunk { .. } => "TensorChunk",
+        NodeKind::TensorView { .. } => "TensorView",
+        NodeKind::TensorCopy { .. } => "TensorCopy",
+    }
+}

@@ -1,0 +1,14 @@
+//! Block stages: each op of a block program as global values, per-block contexts and TExpr block bodies.
+
+pub mod kernel;
+pub mod print;
+pub mod stage;
+pub mod texpr;
+
+#[cfg(test)]
+mod tests;
+
+pub use print::print_stages;
+pub use stage::{
+    BlockBody, BlockContext, BlockMatrixStage, BlockTask, CtxType, GlobalVal, Panel, lower,
+};

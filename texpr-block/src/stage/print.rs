@@ -1,0 +1,67 @@
+//! The text form of a program's stages: global values, context type, blocks and their distinct kernels.
+
+use super::stage::{BlockBody, BlockMatrixStage, GlobalVal};
+use crate::air::Program;
+use std::fmt::Write as _;
+
+/// Prints every stage of `p`: one section per op, each distinct kernel once.
+pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
+    let mut out = String::new();
+    for st in stages {
+        let _ = writeln!(
+            out,
+            "stage %{} = {} : {}",
+            st.name,
+            p.inst(st.reg).op.name(),
+            st.ty
+        );
+        for (name, GlobalVal::Matrix { ty, .. }) in &st.global_vals {
+            let _ = writeln!(out, "  global {name} = matrix %{name} : {ty}");
+        }
+        let _ = writeln!(out, "  context {}", st.ctx_type);
+        let mut kernels: Vec<String> = Vec::new();
+        for task in st.to_ir(|_, b| b, None) {
+            let k = kernel_id(&mut kernels, &task.value);
+            let reads: Vec<String> = task
+                .value
+                .inputs
+                .iter()
+                .map(|pn| {
+                    format!(
+                        "{}=%{}[{}..{}, {}..{}]",
+                        pn.name,
+                        p.inst(pn.src).name,
+                        pn.rows.0,
+                        pn.rows.1,
+                        pn.cols.0,
+                        pn.cols.1
+                    )
+                })
+                .collect();
+            let c = task.ctx;
+            let _ = writeln!(
+                out,
+                "  block ({}, {}) {}: kernel k{k} reads {}",
+                c.i,
+                c.j,
+                c.dims,
+                reads.join(" ")
+            );
+        }
+        for (k, src) in kernels.iter().enumerate() {
+            let _ = writeln!(out, "  kernel k{k}:");
+            for line in src.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    out
+}
+
+fn kernel_id(kernels: &mut Vec<String>, body: &BlockBody) -> usize {
+    if let Some(k) = kernels.iter().position(|s| *s == body.kernel) {
+        return k;
+    }
+    kernels.push(body.kernel.clone());
+    kernels.len() - 1
+}
