@@ -134,3 +134,32 @@ fn illegal_levels_are_coded_errors() {
     output(&mut p, "y", e);
     assert_eq!(codes(default_schedule(&p, &limits)), ["E0204"]);
 }
+
+#[test]
+fn the_verifier_accepts_every_pass_on_every_sample() {
+    for (name, p) in samples::all() {
+        run_passes(&p, &DeviceLimits::default(), |pass, q| {
+            if let Err(e) = texpr_syntax::check::verify(q) {
+                panic!("{name} after {pass}: {e:#?}");
+            }
+        })
+        .unwrap();
+    }
+}
+
+#[test]
+fn items_too_long_for_padded_i32_indices_are_refused() {
+    // 2^31 - 1 elements pad to 2^31 with groups of 256
+    let p = samples::saxpy(i32::MAX as u64);
+    assert_eq!(codes(default_schedule(&p, &DeviceLimits::default())), ["E0205"]);
+}
+
+#[test]
+fn nested_grids_are_refused() {
+    let mut p = program();
+    let x = input(&mut p, "x", ElemTy::F32, 16);
+    let (g, h) = (index(&mut p, "g", 4), index(&mut p, "h", 4));
+    let inner = compute(Some(Level::Grid), 4, h, read(&p, x, tlin(tv(g), 4, tv(h))));
+    output(&mut p, "y", compute(Some(Level::Grid), 4, g, inner));
+    assert_eq!(codes(default_schedule(&p, &DeviceLimits::default())), ["E0206"]);
+}
