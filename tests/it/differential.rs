@@ -1,9 +1,10 @@
 //! Differential tests: generated programs (and the examples) compiled and run
 //! on the GPU must match the reference interpreter.
 
+use texpr_interp::{Data, Value};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs, repo_root};
-use texpr_tests::gpu::{gpu, run_source};
+use texpr_tests::gpu::{Tolerance, compare, gpu, output_bounds, run_program, run_source};
 
 /// Every generated program passes the front end (a generator bug prints the program).
 #[test]
@@ -67,6 +68,51 @@ fn generated_programs_match_the_interpreter_on_the_gpu() {
         failures.is_empty(),
         "{} of {n} generated programs differ; seeds {failures:?} (rerun one with TEXPR_DIFF_SEED=<seed> TEXPR_DIFF_N=1)",
         failures.len()
+    );
+}
+
+/// The last element moved by 1% of its magnitude (at least 0.01), or by 1 for integers.
+fn perturb(v: &Value) -> Value {
+    let mut v = v.clone();
+    match &mut v.data {
+        Data::F32(x) => x
+            .last_mut()
+            .into_iter()
+            .for_each(|f| *f = *f + 0.01 * f.abs().max(1.0)),
+        Data::I32(x) => x
+            .last_mut()
+            .into_iter()
+            .for_each(|i| *i = i.wrapping_add(1)),
+        Data::U32(x) => x
+            .last_mut()
+            .into_iter()
+            .for_each(|u| *u = u.wrapping_add(1)),
+        Data::Bool(_) => {}
+    }
+    v
+}
+
+/// The oracle is not vacuous: a GPU output with one element off by 1% is
+/// caught in almost every generated program.
+#[test]
+fn a_perturbed_gpu_result_is_caught() {
+    let Some(gpu) = gpu() else { return };
+    let (mut caught, n) = (0, 100);
+    for seed in 0..n {
+        let src = generator::program(seed);
+        let p = texpr_syntax::frontend(&src, &[]).unwrap();
+        let inputs = texpr_interp::random_inputs(&p, seed);
+        let want = texpr_interp::eval(&p, &inputs).unwrap();
+        let (got, _) = run_program(gpu, &p, &inputs).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let ests = output_bounds(&p, &inputs);
+        let float = p.outputs[0].value.ty.elem == texpr_syntax::ast::ElemTy::F32;
+        let tol = Tolerance::of(ests[0], float);
+        assert!(compare("o0", &got[0], &want[0], tol).is_ok(), "seed {seed}");
+        caught += compare("o0", &perturb(&got[0]), &want[0], tol).is_err() as u32;
+    }
+    assert!(
+        caught >= 85,
+        "only {caught} of {n} perturbed outputs were caught"
     );
 }
 
