@@ -1,0 +1,26 @@
+//! Diagnostic codes of the command line (E0900-E0999), each used for one kind of error.
+
+/// A source file cannot be read.
+pub const READ_SOURCE: &str = "E0901";
+/// A `.npy` file cannot be read or is not a valid `.npy` file.
+pub const READ_NPY: &str = "E0902";
+/// A `.npy` file holds an element type texpr has no vector type for.
+pub const NPY_DTYPE: &str = "E0903";
+/// A `.npy` file's element type differs from its input's.
+pub const NPY_TYPE_MISMATCH: &str = "E0904";
+/// A `.npy` file's size differs from its input's length.
+pub const NPY_SIZE_MISMATCH: &str = "E0905";
+/// A multi-dimensional `.npy` file in Fortran order.
+pub const NPY_FORTRAN: &str = "E0906";
+/// `--input` names no input of the program.
+pub const UNKNOWN_INPUT: &str = "E0907";
+/// `--input` gives the same input twice.
+pub const DUPLICATE_INPUT: &str = "E0908";
+/// Inputs without a value (and no `--random`).
+pub const MISSING_INPUTS: &str = "E0909";
+/// An output file or directory cannot be written.
+pub const WRITE_OUTPUT: &str = "E0910";
+/// The interpreter rejected the program or its inputs.
+pub const EVAL: &str = "E0911";
+/// `fmt --check`: the file is not in canonical form.
+pub const NOT_CANONICAL: &str = "E0912";

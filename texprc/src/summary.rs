@@ -1,0 +1,85 @@
+//! A one-line look at an output vector: its type, first values, sum, min and max.
+
+use texpr_interp::Value;
+use texpr_syntax::ast::ElemTy;
+
+/// How many leading values the summary shows.
+const SHOWN: usize = 6;
+
+/// `name: f32[1024] = [0.5, -1, ...]  sum 3.25  min -1  max 0.99`
+pub fn line(name: &str, v: &Value) -> String {
+    let xs = v.to_f64();
+    let is_int = v.elem() != ElemTy::F32;
+    let show = |x: f64| number(x, is_int);
+    let mut first: Vec<String> = xs.iter().take(SHOWN).map(|&x| show(x)).collect();
+    if xs.len() > SHOWN {
+        first.push("...".into());
+    }
+    let finite: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    let sum: f64 = finite.iter().sum();
+    let min = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = finite.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut out = format!(
+        "{name}: {}[{}] = [{}]  sum {}  min {}  max {}",
+        v.elem().name(),
+        v.len(),
+        first.join(", "),
+        number(sum, is_int),
+        show(min),
+        show(max)
+    );
+    let nans = xs.len() - finite.len();
+    if nans > 0 {
+        out.push_str(&format!("  nan {nans}"));
+    }
+    out
+}
+
+/// A number for people: integers exactly, floats to about six significant digits.
+fn number(x: f64, is_int: bool) -> String {
+    if is_int && x.is_finite() {
+        return format!("{x:.0}");
+    }
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let a = x.abs();
+    if !(1e-4..1e6).contains(&a) {
+        return format!("{x:.5e}");
+    }
+    let digits = (5 - a.log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarises_floats_and_ints() {
+        let v = Value::f32(vec![0.5, -1.0, 2.25]);
+        assert_eq!(
+            line("y", &v),
+            "y: f32[3] = [0.5, -1, 2.25]  sum 1.75  min -1  max 2.25"
+        );
+        let w = Value::i32((1..=8).collect());
+        assert_eq!(
+            line("n", &w),
+            "n: i32[8] = [1, 2, 3, 4, 5, 6, ...]  sum 36  min 1  max 8"
+        );
+    }
+
+    #[test]
+    fn numbers_stay_short() {
+        assert_eq!(number(1.0 / 3.0, false), "0.333333");
+        assert_eq!(number(123456.7, false), "123457");
+        assert_eq!(number(1e-7, false), "1.00000e-7");
+        assert_eq!(number(f64::NEG_INFINITY, false), "-inf");
+        assert_eq!(number(f64::NAN, false), "NaN");
+    }
+}
