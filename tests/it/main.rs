@@ -5,3 +5,4 @@ mod tolerance;
 mod check;
 mod gpu_limits;
 mod codegen;
+mod block;

@@ -1,0 +1,176 @@
+//! Block-matrix layer: golden files for every example (passes, stages, DOT, plan), error goldens,
+//! distributed runs against the dense reference on odd grids, and GPU runs.
+
+use std::path::Path;
+use texpr_block::air::parse;
+use texpr_block::cli::{BlockArgs, Emit, run_cli};
+use texpr_block::exec::{eval_dense, max_rel_diff, random_inputs, run_plan};
+use texpr_block::graph::{GridConfig, Policy, build, prune, schedule};
+use texpr_block::passes::{Env, optimize};
+use texpr_tests::golden;
+
+fn examples() -> Vec<(String, String)> {
+    golden::inputs("examples/blocks", "air")
+        .into_iter()
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockArgs)) -> String {
+    let mut args = BlockArgs::new(name, src);
+    f(&mut args);
+    run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(name, src, &d)))
+}
+
+#[test]
+fn example_goldens() {
+    let ex = examples();
+    assert!(ex.len() >= 4, "the four block examples exist");
+    let dir = golden::repo_root().join("tests/data/block");
+    let mut failures = Vec::new();
+    for (stem, src) in &ex {
+        for (emit, ext) in [
+            (Emit::Passes, "passes"),
+            (Emit::Stages, "stages"),
+            (Emit::Dot, "dot"),
+            (Emit::Plan, "plan"),
+        ] {
+            let out = cli(stem, src, |a| a.emit = vec![emit]);
+            if let Err(m) = golden::compare(&dir.join(format!("{stem}.{ext}")), &out) {
+                failures.push(m);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn error_goldens() {
+    golden::run_dir(
+        "tests/data/block/errors",
+        "air",
+        "err",
+        |path: &Path, src: &str| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            match parse(src, &[]) {
+                Ok(_) => "no error\n".to_string(),
+                Err(d) => texpr_syntax::diag::render(&name, src, &d),
+            }
+        },
+    );
+}
+
+#[test]
+fn examples_run_on_odd_grids_and_match_the_dense_reference() {
+    for (stem, src) in examples() {
+        for grid in [(1, 1), (2, 2), (1, 3), (3, 2)] {
+            let out = cli(&stem, &src, |a| {
+                a.grid = grid;
+                a.run = true;
+                a.check = true;
+            });
+            assert!(out.contains("): ok\n"), "{stem} on {grid:?}: {out}");
+        }
+    }
+}
+
+#[test]
+fn unfused_programs_give_the_same_results() {
+    for (stem, src) in examples() {
+        let out = cli(&stem, &src, |a| {
+            a.fuse = false;
+            a.grid = (3, 2);
+            a.run = true;
+            a.check = true;
+        });
+        assert!(out.contains("): ok\n"), "{stem}: {out}");
+    }
+}
+
+#[test]
+fn each_distinct_kernel_is_compiled_once() {
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "gemm_bias_relu")
+        .unwrap();
+    let out = cli("gemm", &src, |a| {
+        a.defines = vec![("M".into(), 8), ("K".into(), 8), ("N".into(), 8)];
+        a.run = true;
+    });
+    // 16 shards, all 2x2 tiles with a full K panel: one kernel
+    assert!(
+        out.contains("ran 16 shards on a 2x2 grid with 1 distinct kernels"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bytes_moved_grow_with_the_grid() {
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "gemm_bias_relu")
+        .unwrap();
+    let p = optimize(&parse(&src, &[]).unwrap(), &mut Env::new()).unwrap();
+    let moved = |pq: (usize, usize)| {
+        let g = prune(&build(&p, GridConfig::new(pq.0, pq.1)).unwrap());
+        schedule(&g, pq.0 * pq.1, Policy::Greedy)
+            .sent
+            .iter()
+            .sum::<u64>()
+    };
+    assert_eq!(moved((1, 1)), 0);
+    assert!(moved((2, 2)) > 0);
+}
+
+#[test]
+fn gpu_runs_match_the_dense_reference() {
+    let Some(gpu) = texpr_tests::gpu::gpu() else {
+        return;
+    };
+    for (stem, src) in examples() {
+        let defines: Vec<(String, u64)> = match stem.as_str() {
+            "gemm_bias_relu" => vec![
+                ("M".into(), 70),
+                ("K".into(), 50),
+                ("N".into(), 60),
+                ("T".into(), 16),
+            ],
+            _ => vec![("T".into(), 4)],
+        };
+        let p = parse(&src, &defines).unwrap();
+        let q = optimize(&p, &mut Env::new()).unwrap();
+        let g = prune(&build(&q, GridConfig::new(2, 2)).unwrap());
+        let plan = schedule(&g, 4, Policy::CriticalPath { budget: u64::MAX });
+        let inputs = random_inputs(&q, 5);
+        let mut runner = texpr_block::exec::gpu::GpuRunner::new(gpu);
+        let report = run_plan(&q, &g, &plan, &inputs, &mut runner)
+            .unwrap_or_else(|d| panic!("{stem}: {d}\n{}", d.notes.join("\n")));
+        let want = eval_dense(&p, &inputs).unwrap();
+        let diff = max_rel_diff(&want, &report.result).unwrap();
+        assert!(
+            diff <= texpr_block::cli::tolerance(&p) * 10.0,
+            "{stem}: diff {diff}"
+        );
+        // every distinct block body compiled once, reused by the other shards
+        let mut distinct: Vec<&str> = Vec::new();
+        let mut shards = 0;
+        for n in &g.nodes {
+            if let texpr_block::graph::NodeKind::BlockShard { kernel, .. } = &n.kind {
+                shards += 1;
+                if !distinct.contains(&kernel.as_str()) {
+                    distinct.push(kernel);
+                }
+            }
+        }
+        assert_eq!(report.kernels, distinct.len(), "{stem}");
+        assert_eq!(report.shards, shards, "{stem}");
+        if stem == "gemm_bias_relu" {
+            // 5 x 4 tiles of 16 (ragged at the bottom and right): at most 4 kernel variants
+            assert_eq!(shards, 20);
+            assert!(distinct.len() <= 4, "{} kernels", distinct.len());
+        }
+    }
+}
