@@ -1,4 +1,4 @@
-//! Shared helpers for the integration tests: golden files and (later) program generators.
+//! Shared helpers for the integration tests: golden files, the test GPU and program generators.
 
 pub mod golden;
 pub mod gpu;
