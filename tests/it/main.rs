@@ -6,3 +6,5 @@ mod check;
 mod gpu_limits;
 mod codegen;
 mod block;
+mod fuzz;
+mod parse;
