@@ -19,15 +19,30 @@ impl BufferTable {
         let mut plans = Vec::new();
         let mut spans = Vec::new();
         for (i, x) in p.inputs.iter().enumerate() {
-            plans.push(plan(&x.name, BufferRole::Input(i as u32), x.ty.elem, x.ty.len));
+            plans.push(plan(
+                &x.name,
+                BufferRole::Input(i as u32),
+                x.ty.elem,
+                x.ty.len,
+            ));
             spans.push(x.span);
         }
         for (i, g) in p.globals.iter().enumerate() {
-            plans.push(plan(&g.name, BufferRole::Global(i as u32), g.value.ty.elem, g.value.ty.len));
+            plans.push(plan(
+                &g.name,
+                BufferRole::Global(i as u32),
+                g.value.ty.elem,
+                g.value.ty.len,
+            ));
             spans.push(g.span);
         }
         for (i, o) in p.outputs.iter().enumerate() {
-            plans.push(plan(&o.name, BufferRole::Output(i as u32), o.value.ty.elem, o.value.ty.len));
+            plans.push(plan(
+                &o.name,
+                BufferRole::Output(i as u32),
+                o.value.ty.elem,
+                o.value.ty.len,
+            ));
             spans.push(o.span);
         }
         BufferTable {

@@ -29,7 +29,11 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         parts.sort_by_key(|s| std::cmp::Reverse(s.len));
         for (i, s) in parts.iter().enumerate() {
             let msg = format!("{} bytes of workgroup memory", s.len * 4);
-            d = if i == 0 { d.with_primary(s.span, msg) } else { d.with_secondary(s.span, msg) };
+            d = if i == 0 {
+                d.with_primary(s.span, msg)
+            } else {
+                d.with_secondary(s.span, msg)
+            };
         }
         errs.push(d);
     }
@@ -38,7 +42,10 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         errs.push(
             Diagnostic::error(
                 "E0311",
-                format!("a workgroup of {w} invocations is over the device's limit of {}", limits.max_invocations_per_workgroup),
+                format!(
+                    "a workgroup of {w} invocations is over the device's limit of {}",
+                    limits.max_invocations_per_workgroup
+                ),
             )
             .with_primary(k.size_span, format!("{w} invocations")),
         );
@@ -46,7 +53,10 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         errs.push(
             Diagnostic::error(
                 "E0312",
-                format!("a workgroup {w} wide is over the device's x size limit of {}", limits.max_workgroup_size[0]),
+                format!(
+                    "a workgroup {w} wide is over the device's x size limit of {}",
+                    limits.max_workgroup_size[0]
+                ),
             )
             .with_primary(k.size_span, format!("{w} invocations in x")),
         );
@@ -56,9 +66,15 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         errs.push(
             Diagnostic::error(
                 "E0313",
-                format!("kernel `{}` binds {n} storage buffers; the device allows {}", k.kernel.entry_point, limits.max_storage_buffers_per_stage),
+                format!(
+                    "kernel `{}` binds {n} storage buffers; the device allows {}",
+                    k.kernel.entry_point, limits.max_storage_buffers_per_stage
+                ),
             )
-            .with_primary(k.kernel.span, format!("this computation reads and writes {n} buffers")),
+            .with_primary(
+                k.kernel.span,
+                format!("this computation reads and writes {n} buffers"),
+            ),
         );
     }
     errs
@@ -70,8 +86,14 @@ pub fn check_buffers(bufs: &BufferTable, limits: &DeviceLimits) -> Vec<Diagnosti
         let bytes = b.len * 4;
         if bytes > limits.max_buffer_size {
             errs.push(
-                Diagnostic::error("E0315", format!("buffer `{}` has {bytes} bytes; the device allows {} per buffer", b.name, limits.max_buffer_size))
-                    .with_primary(*span, "this buffer is too large"),
+                Diagnostic::error(
+                    "E0315",
+                    format!(
+                        "buffer `{}` has {bytes} bytes; the device allows {} per buffer",
+                        b.name, limits.max_buffer_size
+                    ),
+                )
+                .with_primary(*span, "this buffer is too large"),
             );
         } else if bytes > limits.max_storage_buffer_binding_size {
             errs.push(

@@ -23,22 +23,43 @@ pub struct Shape<'e> {
 }
 
 pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
-    let ExprKind::Compute { level: Some(Level::Grid), n, var, map, body } = &root.kind else {
-        return Err(Diagnostic::error("E0301", "this item is not scheduled onto a grid")
-            .with_primary(root.span, "expected `compute@grid n |g| ...` here")
-            .with_note("run the default schedule first, or write the levels yourself"));
+    let ExprKind::Compute {
+        level: Some(Level::Grid),
+        n,
+        var,
+        map,
+        body,
+    } = &root.kind
+    else {
+        return Err(
+            Diagnostic::error("E0301", "this item is not scheduled onto a grid")
+                .with_primary(root.span, "expected `compute@grid n |g| ...` here")
+                .with_note("run the default schedule first, or write the levels yourself"),
+        );
     };
     let raw = n * body.ty.len;
     let len = match map {
         None => raw,
         Some(m) if m.term.kind == TermKind::Var(m.var) && m.len <= raw => m.len,
         Some(m) => {
-            return Err(Diagnostic::error("E0302", "the code generator cannot map this index map on a grid")
-                .with_primary(m.term.span.to(root.span), "only `{k < L -> k}` (truncation) is supported on `compute@grid`"));
+            return Err(Diagnostic::error(
+                "E0302",
+                "the code generator cannot map this index map on a grid",
+            )
+            .with_primary(
+                m.term.span.to(root.span),
+                "only `{k < L -> k}` (truncation) is supported on `compute@grid`",
+            ));
         }
     };
     check_levels(body)?;
-    Ok(Shape { groups: *n, grid_var: *var, per_group: body.ty.len, len, body })
+    Ok(Shape {
+        groups: *n,
+        grid_var: *var,
+        per_group: body.ty.len,
+        len,
+        body,
+    })
 }
 
 /// E0304 for the first `compute`, `reduce` or `let` without a level.

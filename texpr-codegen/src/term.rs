@@ -14,10 +14,10 @@ pub fn term(cx: &mut Ctx<'_>, t: &Term) -> Result<Ix, Diagnostic> {
         TermKind::Var(v) => cx.index_var(*v),
         TermKind::Binary(op, a, b) => {
             let (a, b) = (term(cx, a)?, term(cx, b)?);
-            if let (Ix::Const(x), Ix::Const(y)) = (&a, &b) {
-                if let Some(r) = fold(*op, *x, *y) {
-                    return Ok(Ix::Const(r));
-                }
+            if let (Ix::Const(x), Ix::Const(y)) = (&a, &b)
+                && let Some(r) = fold(*op, *x, *y)
+            {
+                return Ok(Ix::Const(r));
             }
             let show = |i: &Ix| match i {
                 Ix::Const(c) => i32_lit(*c as i32),

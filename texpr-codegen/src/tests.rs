@@ -7,8 +7,15 @@ use texpr_opt::samples;
 fn every_sample_compiles_and_validates() {
     for (name, p) in samples::all() {
         let c = compile(&p, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
-        assert_eq!(c.module.kernels.len(), p.globals.len() + p.outputs.len(), "{name}");
-        assert_eq!(c.module.buffers.len(), p.inputs.len() + p.globals.len() + p.outputs.len());
+        assert_eq!(
+            c.module.kernels.len(),
+            p.globals.len() + p.outputs.len(),
+            "{name}"
+        );
+        assert_eq!(
+            c.module.buffers.len(),
+            p.inputs.len() + p.globals.len() + p.outputs.len()
+        );
         crate::validate::validate(&c.module.wgsl, &Default::default()).unwrap();
     }
 }
@@ -49,13 +56,23 @@ fn constant_operands_never_fold_into_errors() {
     let ovf = binary(BinOp::Add, c(i32::MAX), c(1));
     let neg = unary(UnaryOp::Neg, c(i32::MIN));
     let mindiv = binary(BinOp::Div, c(i32::MIN), c(-1));
-    let sum = [rem0, ovf, neg, mindiv].into_iter().fold(div0, |a, b| binary(BinOp::Add, a, b));
+    let sum = [rem0, ovf, neg, mindiv]
+        .into_iter()
+        .fold(div0, |a, b| binary(BinOp::Add, a, b));
     let body = binary(BinOp::Add, sum, var_value(i));
     output(&mut p, "y", compute(None, 4, i, body));
     let fl = |x: f32| konst(Scalar::F32(x));
     let j = index(&mut p, "j", 2);
     let big = cast(binary(BinOp::Mul, fl(3e38), fl(10.0)), ElemTy::I32);
-    output(&mut p, "z", compute(None, 2, j, binary(BinOp::Add, big, var_value(j))));
+    output(
+        &mut p,
+        "z",
+        compute(None, 2, j, binary(BinOp::Add, big, var_value(j))),
+    );
     let c = compile(&p, &Options::default()).unwrap_or_else(|e| panic!("{e:#?}"));
-    assert!(c.module.wgsl.contains("bitcast<i32>(0x80000000u)"), "{}", c.module.wgsl);
+    assert!(
+        c.module.wgsl.contains("bitcast<i32>(0x80000000u)"),
+        "{}",
+        c.module.wgsl
+    );
 }

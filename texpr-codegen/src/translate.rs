@@ -26,21 +26,33 @@ pub enum Translated {
 
 pub fn translate(module: &Module, target: Target) -> Result<Translated, Diagnostic> {
     let (m, info) = validate(&module.wgsl, &DeviceLimits::default())?;
-    let fail = |e: &dyn std::fmt::Display| Diagnostic::error("E0393", format!("cannot translate to {target:?}: {e}"));
+    let fail = |e: &dyn std::fmt::Display| {
+        Diagnostic::error("E0393", format!("cannot translate to {target:?}: {e}"))
+    };
     match target {
         Target::Spirv => {
-            let words = spv::write_vec(&m, &info, &spv::Options::default(), None).map_err(|e| fail(&e))?;
-            Ok(Translated::Binary(words.iter().flat_map(|w| w.to_le_bytes()).collect()))
+            let words =
+                spv::write_vec(&m, &info, &spv::Options::default(), None).map_err(|e| fail(&e))?;
+            Ok(Translated::Binary(
+                words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            ))
         }
         Target::Msl => {
-            let (s, _) = msl::write_string(&m, &info, &msl::Options::default(), &msl::PipelineOptions::default())
-                .map_err(|e| fail(&e))?;
+            let (s, _) = msl::write_string(
+                &m,
+                &info,
+                &msl::Options::default(),
+                &msl::PipelineOptions::default(),
+            )
+            .map_err(|e| fail(&e))?;
             Ok(Translated::Text(s))
         }
         Target::Hlsl => {
             let mut s = String::new();
             let (opts, pipe) = (hlsl::Options::default(), hlsl::PipelineOptions::default());
-            hlsl::Writer::new(&mut s, &opts, &pipe).write(&m, &info, None).map_err(|e| fail(&e))?;
+            hlsl::Writer::new(&mut s, &opts, &pipe)
+                .write(&m, &info, None)
+                .map_err(|e| fail(&e))?;
             Ok(Translated::Text(s))
         }
         Target::Glsl => {

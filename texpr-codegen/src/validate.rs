@@ -16,18 +16,38 @@ pub fn capabilities(limits: &DeviceLimits) -> Capabilities {
 }
 
 /// Parses and validates `wgsl`.
-pub fn validate(wgsl: &str, limits: &DeviceLimits) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
+pub fn validate(
+    wgsl: &str,
+    limits: &DeviceLimits,
+) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
-        internal(format!("naga cannot parse the generated WGSL: {}", e.emit_to_string(wgsl)), wgsl)
+        internal(
+            format!(
+                "naga cannot parse the generated WGSL: {}",
+                e.emit_to_string(wgsl)
+            ),
+            wgsl,
+        )
     })?;
     let info = Validator::new(ValidationFlags::all(), capabilities(limits))
         .validate(&module)
-        .map_err(|e| internal(format!("naga rejects the generated WGSL: {}", e.emit_to_string(wgsl)), wgsl))?;
+        .map_err(|e| {
+            internal(
+                format!(
+                    "naga rejects the generated WGSL: {}",
+                    e.emit_to_string(wgsl)
+                ),
+                wgsl,
+            )
+        })?;
     Ok((module, info))
 }
 
 fn internal(message: String, wgsl: &str) -> Diagnostic {
-    Diagnostic::error("E0390", "internal error: the generated shader does not validate")
-        .with_note(message)
-        .with_note(format!("the shader:\n{wgsl}"))
+    Diagnostic::error(
+        "E0390",
+        "internal error: the generated shader does not validate",
+    )
+    .with_note(message)
+    .with_note(format!("the shader:\n{wgsl}"))
 }

@@ -22,17 +22,30 @@ pub fn program() -> Program {
 }
 
 pub fn input(p: &mut Program, name: &str, elem: ElemTy, len: u64) -> VecRef {
-    p.inputs.push(Input { name: name.into(), ty: Ty::new(elem, len), span: Span::DUMMY });
+    p.inputs.push(Input {
+        name: name.into(),
+        ty: Ty::new(elem, len),
+        span: Span::DUMMY,
+    });
     VecRef::Input(p.inputs.len() as u32 - 1)
 }
 
 pub fn global(p: &mut Program, name: &str, value: Expr) -> VecRef {
-    p.globals.push(Global { name: name.into(), level: None, value, span: Span::DUMMY });
+    p.globals.push(Global {
+        name: name.into(),
+        level: None,
+        value,
+        span: Span::DUMMY,
+    });
     VecRef::Global(p.globals.len() as u32 - 1)
 }
 
 pub fn output(p: &mut Program, name: &str, value: Expr) {
-    p.outputs.push(Output { name: name.into(), value, span: Span::DUMMY });
+    p.outputs.push(Output {
+        name: name.into(),
+        value,
+        span: Span::DUMMY,
+    });
 }
 
 /// A fresh index variable ranging over `0..extent`.
@@ -46,40 +59,93 @@ pub fn vector(p: &mut Program, name: &str, ty: Ty) -> VarId {
 }
 
 fn node(kind: ExprKind, ty: Ty) -> Expr {
-    Expr { kind, ty, span: Span::DUMMY }
+    Expr {
+        kind,
+        ty,
+        span: Span::DUMMY,
+    }
 }
 
 pub fn compute(level: Option<Level>, n: u64, var: VarId, body: Expr) -> Expr {
     let ty = Ty::new(body.ty.elem, n * body.ty.len);
-    node(ExprKind::Compute { level, n, var, map: None, body: Box::new(body) }, ty)
+    node(
+        ExprKind::Compute {
+            level,
+            n,
+            var,
+            map: None,
+            body: Box::new(body),
+        },
+        ty,
+    )
 }
 
 /// `compute n {k < len -> term} |var| body`
 pub fn compute_map(level: Option<Level>, n: u64, var: VarId, map: IndexMap, body: Expr) -> Expr {
     let ty = Ty::new(body.ty.elem, map.len);
-    node(ExprKind::Compute { level, n, var, map: Some(map), body: Box::new(body) }, ty)
+    node(
+        ExprKind::Compute {
+            level,
+            n,
+            var,
+            map: Some(map),
+            body: Box::new(body),
+        },
+        ty,
+    )
 }
 
 pub fn reduce(level: Option<Level>, op: ReduceOp, n: u64, var: VarId, body: Expr) -> Expr {
     let ty = body.ty;
-    node(ExprKind::Reduce { level, op, n, var, body: Box::new(body) }, ty)
+    node(
+        ExprKind::Reduce {
+            level,
+            op,
+            n,
+            var,
+            body: Box::new(body),
+        },
+        ty,
+    )
 }
 
 pub fn let_(level: Option<MemLevel>, var: VarId, value: Expr, body: Expr) -> Expr {
     let ty = body.ty;
-    node(ExprKind::Let { level, var, value: Box::new(value), body: Box::new(body) }, ty)
+    node(
+        ExprKind::Let {
+            level,
+            var,
+            value: Box::new(value),
+            body: Box::new(body),
+        },
+        ty,
+    )
 }
 
 /// `v[t]`
 pub fn read(p: &Program, v: VecRef, t: Term) -> Expr {
     let elem = p.vec_ty(v).elem;
-    node(ExprKind::Index { vec: v, index: t, guard: None }, Ty::scalar(elem))
+    node(
+        ExprKind::Index {
+            vec: v,
+            index: t,
+            guard: None,
+        },
+        Ty::scalar(elem),
+    )
 }
 
 /// `v[t] else c`
 pub fn read_else(p: &Program, v: VecRef, t: Term, c: Scalar) -> Expr {
     let elem = p.vec_ty(v).elem;
-    node(ExprKind::Index { vec: v, index: t, guard: Some(c) }, Ty::scalar(elem))
+    node(
+        ExprKind::Index {
+            vec: v,
+            index: t,
+            guard: Some(c),
+        },
+        Ty::scalar(elem),
+    )
 }
 
 pub fn whole(p: &Program, v: VecRef) -> Expr {
@@ -123,7 +189,11 @@ pub fn unary(op: UnaryOp, x: Expr) -> Expr {
 }
 
 pub fn binary(op: BinOp, a: Expr, b: Expr) -> Expr {
-    let elem = if op.is_comparison() { ElemTy::Bool } else { a.ty.elem };
+    let elem = if op.is_comparison() {
+        ElemTy::Bool
+    } else {
+        a.ty.elem
+    };
     let ty = Ty::new(elem, a.ty.len.max(b.ty.len));
     node(ExprKind::Binary(op, Box::new(a), Box::new(b)), ty)
 }

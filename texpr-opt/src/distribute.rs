@@ -34,14 +34,21 @@ pub fn distribute(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result
     if g_n * w > i32::MAX as u64 {
         return Err(Diagnostic::error(
             "E0205",
-            format!("cannot distribute {len} elements: padded to {} they overflow i32 indices", g_n * w),
+            format!(
+                "cannot distribute {len} elements: padded to {} they overflow i32 indices",
+                g_n * w
+            ),
         )
         .with_primary(root.span, "this value is too long to schedule"));
     }
     let g = p.fresh_var("g", VarKind::Index { extent: g_n }, root.span);
     let l = p.fresh_var("l", VarKind::Index { extent: w }, root.span);
-    let linear = bin(TermOp::Add, bin(TermOp::Mul, var(g), constant(w as i64)), var(l));
-    let padded = len % w != 0;
+    let linear = bin(
+        TermOp::Add,
+        bin(TermOp::Mul, var(g), constant(w as i64)),
+        var(l),
+    );
+    let padded = !len.is_multiple_of(w);
     let idx = if padded {
         bin(TermOp::Rem, linear, constant(len as i64))
     } else {
@@ -62,7 +69,11 @@ pub fn distribute(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result
     };
     let map = padded.then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, root.span);
-        IndexMap { var: k, len, term: var(k) }
+        IndexMap {
+            var: k,
+            len,
+            term: var(k),
+        }
     });
     Ok(Expr {
         kind: ExprKind::Compute {

@@ -24,21 +24,27 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
     let idx = simplify(p, idx);
     let ty = Ty::scalar(e.ty.elem);
     let kind = match &e.kind {
-        ExprKind::Compute { n, var, map, body, .. } => {
+        ExprKind::Compute {
+            n, var, map, body, ..
+        } => {
             let raw_idx = match map {
                 Some(m) => simplify(p, &term::subst(&m.term, m.var, &idx)),
                 None => idx,
             };
             return compute_elem(p, *n, *var, body, &raw_idx);
         }
-        ExprKind::Reduce { op, n, var, body, .. } => ExprKind::Reduce {
+        ExprKind::Reduce {
+            op, n, var, body, ..
+        } => ExprKind::Reduce {
             level: Some(Level::Thread),
             op: *op,
             n: *n,
             var: *var,
             body: Box::new(elem(p, body, &idx)),
         },
-        ExprKind::Let { var, value, body, .. } => ExprKind::Let {
+        ExprKind::Let {
+            var, value, body, ..
+        } => ExprKind::Let {
             level: Some(MemLevel::Reg),
             var: *var,
             value: Box::new(to_thread_levels(value)),
@@ -63,7 +69,11 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
         // Scalars already: Index, IndexVar, Const.
         _ => return e.clone(),
     };
-    Expr { kind, ty, span: e.span }
+    Expr {
+        kind,
+        ty,
+        span: e.span,
+    }
 }
 
 /// Element `idx` of `compute n |var| body` (no map): body `idx / m`, element `idx % m`.
@@ -86,14 +96,15 @@ fn compute_elem(
 /// a `let@reg` of the literal read at `idx`.
 fn veclit_elem(p: &mut Program, e: &Expr, vals: &[texpr_syntax::ir::Scalar], idx: Term) -> Expr {
     let ty = Ty::scalar(e.ty.elem);
-    if let Some(k) = as_const(&idx) {
-        if let Some(c) = usize::try_from(k).ok().and_then(|k| vals.get(k)) {
-            return Expr {
-                kind: ExprKind::Const(*c),
-                ty,
-                span: e.span,
-            };
-        }
+    if let Some(c) = as_const(&idx)
+        .and_then(|k| usize::try_from(k).ok())
+        .and_then(|k| vals.get(k))
+    {
+        return Expr {
+            kind: ExprKind::Const(*c),
+            ty,
+            span: e.span,
+        };
     }
     let v = p.fresh_var("lit", VarKind::Vector(e.ty), e.span);
     let read = Expr {

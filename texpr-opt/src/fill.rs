@@ -49,11 +49,23 @@ pub fn has_structure(e: &Expr) -> bool {
 }
 
 /// The item root with its schedule completed.
-pub fn fill_levels(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result<Expr, Vec<Diagnostic>> {
-    let mut f = Filler { limits, errs: Vec::new() };
+pub fn fill_levels(
+    p: &mut Program,
+    root: &Expr,
+    limits: &DeviceLimits,
+) -> Result<Expr, Vec<Diagnostic>> {
+    let mut f = Filler {
+        limits,
+        errs: Vec::new(),
+    };
     let out = match &root.kind {
-        ExprKind::Compute { level: Some(Level::Grid), .. } => f.grid(root),
-        ExprKind::Compute { level: None, body, .. } if has_structure(body) => f.grid(root),
+        ExprKind::Compute {
+            level: Some(Level::Grid),
+            ..
+        } => f.grid(root),
+        ExprKind::Compute {
+            level: None, body, ..
+        } if has_structure(body) => f.grid(root),
         _ => {
             let g = p.fresh_var("g", VarKind::Index { extent: 1 }, root.span);
             let body = f.node(root, Ctx::Spine);
@@ -70,7 +82,11 @@ pub fn fill_levels(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Resul
             }
         }
     };
-    if f.errs.is_empty() { Ok(out) } else { Err(f.errs) }
+    if f.errs.is_empty() {
+        Ok(out)
+    } else {
+        Err(f.errs)
+    }
 }
 
 struct Filler<'a> {
@@ -80,7 +96,10 @@ struct Filler<'a> {
 
 impl Filler<'_> {
     fn grid(&mut self, e: &Expr) -> Expr {
-        let ExprKind::Compute { n, var, map, body, .. } = &e.kind else {
+        let ExprKind::Compute {
+            n, var, map, body, ..
+        } = &e.kind
+        else {
             unreachable!("grid() is called on computes only")
         };
         let kind = ExprKind::Compute {
@@ -90,12 +109,22 @@ impl Filler<'_> {
             map: map.clone(),
             body: Box::new(self.node(body, Ctx::Spine)),
         };
-        Expr { kind, ty: e.ty, span: e.span }
+        Expr {
+            kind,
+            ty: e.ty,
+            span: e.span,
+        }
     }
 
     fn node(&mut self, e: &Expr, ctx: Ctx) -> Expr {
         let kind = match &e.kind {
-            ExprKind::Compute { level, n, var, map, body } => {
+            ExprKind::Compute {
+                level,
+                n,
+                var,
+                map,
+                body,
+            } => {
                 let (level, inner) = self.loop_level(e, *level, *n, body, ctx);
                 ExprKind::Compute {
                     level: Some(level),
@@ -105,7 +134,13 @@ impl Filler<'_> {
                     body: Box::new(self.node(body, inner)),
                 }
             }
-            ExprKind::Reduce { level, op, n, var, body } => {
+            ExprKind::Reduce {
+                level,
+                op,
+                n,
+                var,
+                body,
+            } => {
                 let (level, inner) = self.loop_level(e, *level, *n, body, ctx);
                 ExprKind::Reduce {
                     level: Some(level),
@@ -115,9 +150,18 @@ impl Filler<'_> {
                     body: Box::new(self.node(body, inner)),
                 }
             }
-            ExprKind::Let { level, var, value, body } => {
+            ExprKind::Let {
+                level,
+                var,
+                value,
+                body,
+            } => {
                 let level = self.let_level(e, *level, body, ctx);
-                let value_ctx = if level == MemLevel::Shared { Ctx::Group } else { Ctx::Thread };
+                let value_ctx = if level == MemLevel::Shared {
+                    Ctx::Group
+                } else {
+                    Ctx::Thread
+                };
                 let body_ctx = if ctx == Ctx::Spine { Ctx::Spine } else { ctx };
                 ExprKind::Let {
                     level: Some(level),
@@ -131,26 +175,47 @@ impl Filler<'_> {
                 map_children(e, |c| self.node(c, inner))
             }
         };
-        Expr { kind, ty: e.ty, span: e.span }
+        Expr {
+            kind,
+            ty: e.ty,
+            span: e.span,
+        }
     }
 
     /// The level of a `compute`/`reduce` and the context of its body.
-    fn loop_level(&mut self, e: &Expr, level: Option<Level>, n: u64, body: &Expr, ctx: Ctx) -> (Level, Ctx) {
+    fn loop_level(
+        &mut self,
+        e: &Expr,
+        level: Option<Level>,
+        n: u64,
+        body: &Expr,
+        ctx: Ctx,
+    ) -> (Level, Ctx) {
         match level {
             Some(Level::Grid) => {
                 let (code, why) = if ctx == Ctx::Spine {
-                    ("E0206", "a `compute@grid` nested in another grid is not supported")
+                    (
+                        "E0206",
+                        "a `compute@grid` nested in another grid is not supported",
+                    )
                 } else {
-                    ("E0203", "a grid-level node cannot stand inside an invocation")
+                    (
+                        "E0203",
+                        "a grid-level node cannot stand inside an invocation",
+                    )
                 };
-                self.errs.push(Diagnostic::error(code, why).with_primary(e.span, "this grid level"));
+                self.errs
+                    .push(Diagnostic::error(code, why).with_primary(e.span, "this grid level"));
                 (Level::Grid, Ctx::Group)
             }
             Some(Level::Group) => {
                 if ctx == Ctx::Thread {
                     self.errs.push(
-                        Diagnostic::error("E0203", "a group-level node cannot stand inside a thread-level loop")
-                            .with_primary(e.span, "this group level"),
+                        Diagnostic::error(
+                            "E0203",
+                            "a group-level node cannot stand inside a thread-level loop",
+                        )
+                        .with_primary(e.span, "this group level"),
                     );
                 }
                 self.check_group_size(e, n);
@@ -161,7 +226,9 @@ impl Filler<'_> {
                 self.errs.push(
                     Diagnostic::error("E0204", "cannot choose a level for this node")
                         .with_primary(e.span, "this has no level but group-level work inside")
-                        .with_note("write `@group` or `@thread` on it, or move the group-level work out"),
+                        .with_note(
+                            "write `@group` or `@thread` on it, or move the group-level work out",
+                        ),
                 );
                 (Level::Thread, Ctx::Group)
             }
@@ -173,13 +240,16 @@ impl Filler<'_> {
         match (level, ctx) {
             (None, Ctx::Spine) if has_structure(body) => MemLevel::Shared,
             (None, _) => MemLevel::Reg,
-            (Some(MemLevel::Reg), _) | (Some(MemLevel::Shared), Ctx::Spine) => level.unwrap_or(MemLevel::Reg),
+            (Some(MemLevel::Reg), _) | (Some(MemLevel::Shared), Ctx::Spine) => {
+                level.unwrap_or(MemLevel::Reg)
+            }
             (Some(other), _) => {
                 let why = match other {
                     MemLevel::Global => "`let@global` is only for top-level lets",
                     _ => "`let@shared` must be inside a `compute@grid` and outside any invocation",
                 };
-                self.errs.push(Diagnostic::error("E0203", why).with_primary(e.span, "this let"));
+                self.errs
+                    .push(Diagnostic::error("E0203", why).with_primary(e.span, "this let"));
                 other
             }
         }
@@ -189,11 +259,18 @@ impl Filler<'_> {
         let inv = self.limits.max_invocations_per_workgroup as u64;
         let x = self.limits.max_workgroup_size[0] as u64;
         if n > inv.min(x) {
-            let (what, lim) = if n > inv { ("invocations per workgroup", inv) } else { ("workgroup size x", x) };
+            let (what, lim) = if n > inv {
+                ("invocations per workgroup", inv)
+            } else {
+                ("workgroup size x", x)
+            };
             self.errs.push(
-                Diagnostic::error("E0202", format!("a workgroup of {n} invocations is over the device's limit of {lim}"))
-                    .with_primary(e.span, format!("{n} invocations"))
-                    .with_note(format!("the device allows {lim} {what}")),
+                Diagnostic::error(
+                    "E0202",
+                    format!("a workgroup of {n} invocations is over the device's limit of {lim}"),
+                )
+                .with_primary(e.span, format!("{n} invocations"))
+                .with_note(format!("the device allows {lim} {what}")),
             );
         }
     }
@@ -202,6 +279,10 @@ impl Filler<'_> {
 impl Ctx {
     /// The more restrictive of a let value's own context and the let's.
     fn min_with(self, outer: Ctx) -> Ctx {
-        if outer == Ctx::Thread { Ctx::Thread } else { self }
+        if outer == Ctx::Thread {
+            Ctx::Thread
+        } else {
+            self
+        }
     }
 }

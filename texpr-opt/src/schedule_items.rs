@@ -30,7 +30,11 @@ pub fn schedule_items(p: &mut Program, limits: &DeviceLimits) -> Result<(), Vec<
     if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
 
-fn schedule_root(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result<Expr, Vec<Diagnostic>> {
+fn schedule_root(
+    p: &mut Program,
+    root: &Expr,
+    limits: &DeviceLimits,
+) -> Result<Expr, Vec<Diagnostic>> {
     if has_structure(root) {
         fill_levels(p, root, limits)
     } else {

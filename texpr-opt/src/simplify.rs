@@ -32,10 +32,10 @@ pub fn simplify(p: &Program, t: &Term) -> Term {
 }
 
 fn rewrite(p: &Program, op: TermOp, a: Term, b: Term) -> Term {
-    if let (Some(x), Some(y)) = (as_const(&a), as_const(&b)) {
-        if let Some(r) = fold(op, x, y) {
-            return constant(r);
-        }
+    if let (Some(x), Some(y)) = (as_const(&a), as_const(&b))
+        && let Some(r) = fold(op, x, y)
+    {
+        return constant(r);
     }
     let (ca, cb) = (as_const(&a), as_const(&b));
     match (op, ca, cb) {
@@ -93,7 +93,10 @@ fn div(p: &Program, a: Term, m: i64) -> Term {
                 }
             }
             TermOp::Div => {
-                if let Some(k) = as_const(y).filter(|k| *k > 0).and_then(|k| k.checked_mul(m)) {
+                if let Some(k) = as_const(y)
+                    .filter(|k| *k > 0)
+                    .and_then(|k| k.checked_mul(m))
+                {
                     return div(p, (**x).clone(), k);
                 }
             }
@@ -110,10 +113,11 @@ fn rem(p: &Program, a: Term, m: i64) -> Term {
     if multiple_of(&a, m).is_some() {
         return constant(0);
     }
-    if let TermKind::Binary(TermOp::Add, x, y) = &a.kind {
-        if nonneg(p, y) && multiple_of(x, m).is_some() {
-            return rem(p, (**y).clone(), m);
-        }
+    if let TermKind::Binary(TermOp::Add, x, y) = &a.kind
+        && nonneg(p, y)
+        && multiple_of(x, m).is_some()
+    {
+        return rem(p, (**y).clone(), m);
     }
     bin(TermOp::Rem, a, constant(m))
 }
@@ -144,7 +148,11 @@ mod tests {
     fn splits_a_linear_index() {
         let (p, v) = prog_with(&[4, 256]);
         // (g*256 + l) / 4 -> g*64 + l/4 ; (g*256 + l) % 4 -> l % 4
-        let idx = bin(TermOp::Add, bin(TermOp::Mul, var(v[0]), constant(256)), var(v[1]));
+        let idx = bin(
+            TermOp::Add,
+            bin(TermOp::Mul, var(v[0]), constant(256)),
+            var(v[1]),
+        );
         let q = simplify(&p, &bin(TermOp::Div, idx.clone(), constant(4)));
         let want = bin(
             TermOp::Add,
@@ -159,11 +167,22 @@ mod tests {
     #[test]
     fn drops_provably_small_remainders_and_unit_extents() {
         let (p, v) = prog_with(&[1, 8]);
-        let t = bin(TermOp::Add, var(v[0]), bin(TermOp::Rem, var(v[1]), constant(8)));
+        let t = bin(
+            TermOp::Add,
+            var(v[0]),
+            bin(TermOp::Rem, var(v[1]), constant(8)),
+        );
         assert_eq!(simplify(&p, &t), var(v[1]));
-        let d = bin(TermOp::Div, bin(TermOp::Div, var(v[1]), constant(2)), constant(2));
+        let d = bin(
+            TermOp::Div,
+            bin(TermOp::Div, var(v[1]), constant(2)),
+            constant(2),
+        );
         assert_eq!(simplify(&p, &d), bin(TermOp::Div, var(v[1]), constant(4)));
-        assert_eq!(simplify(&p, &bin(TermOp::Div, var(v[1]), constant(8))), constant(0));
+        assert_eq!(
+            simplify(&p, &bin(TermOp::Div, var(v[1]), constant(8))),
+            constant(0)
+        );
     }
 
     #[test]

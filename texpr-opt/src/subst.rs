@@ -22,12 +22,24 @@ pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
         _ => map_children(e, |c| subst_expr(p, c, v, by)),
     };
     let kind = match kind {
-        ExprKind::Compute { level, n, var, map: Some(m), body } if term::mentions(&m.term, v) => {
+        ExprKind::Compute {
+            level,
+            n,
+            var,
+            map: Some(m),
+            body,
+        } if term::mentions(&m.term, v) => {
             let map = Some(IndexMap {
                 term: simplify(p, &term::subst(&m.term, v, by)),
                 ..m
             });
-            ExprKind::Compute { level, n, var, map, body }
+            ExprKind::Compute {
+                level,
+                n,
+                var,
+                map,
+                body,
+            }
         }
         k => k,
     };
@@ -42,21 +54,38 @@ pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
 pub fn map_children(e: &Expr, mut f: impl FnMut(&Expr) -> Expr) -> ExprKind {
     let mut bx = |c: &Expr| Box::new(f(c));
     match &e.kind {
-        ExprKind::Compute { level, n, var, map, body } => ExprKind::Compute {
+        ExprKind::Compute {
+            level,
+            n,
+            var,
+            map,
+            body,
+        } => ExprKind::Compute {
             level: *level,
             n: *n,
             var: *var,
             map: map.clone(),
             body: bx(body),
         },
-        ExprKind::Reduce { level, op, n, var, body } => ExprKind::Reduce {
+        ExprKind::Reduce {
+            level,
+            op,
+            n,
+            var,
+            body,
+        } => ExprKind::Reduce {
             level: *level,
             op: *op,
             n: *n,
             var: *var,
             body: bx(body),
         },
-        ExprKind::Let { level, var, value, body } => ExprKind::Let {
+        ExprKind::Let {
+            level,
+            var,
+            value,
+            body,
+        } => ExprKind::Let {
             level: *level,
             var: *var,
             value: bx(value),
@@ -88,5 +117,9 @@ pub fn term_expr(t: &Term, at: &Expr) -> Expr {
             ExprKind::Binary(op, Box::new(term_expr(a, at)), Box::new(term_expr(b, at)))
         }
     };
-    Expr { kind, ty, span: at.span }
+    Expr {
+        kind,
+        ty,
+        span: at.span,
+    }
 }

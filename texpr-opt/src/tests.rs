@@ -25,8 +25,20 @@ fn all_leveled(e: &Expr) -> bool {
 }
 
 fn is_scheduled(p: &Program) -> bool {
-    let roots = p.globals.iter().map(|g| &g.value).chain(p.outputs.iter().map(|o| &o.value));
-    let grid = |e: &Expr| matches!(e.kind, ExprKind::Compute { level: Some(Level::Grid), .. });
+    let roots = p
+        .globals
+        .iter()
+        .map(|g| &g.value)
+        .chain(p.outputs.iter().map(|o| &o.value));
+    let grid = |e: &Expr| {
+        matches!(
+            e.kind,
+            ExprKind::Compute {
+                level: Some(Level::Grid),
+                ..
+            }
+        )
+    };
     p.globals.iter().all(|g| g.level == Some(MemLevel::Global))
         && roots.clone().all(grid)
         && roots.clone().all(all_leveled)
@@ -47,7 +59,8 @@ fn bits(vs: &[Value]) -> Vec<Vec<u64>> {
 #[test]
 fn every_sample_is_scheduled_and_means_the_same() {
     for (name, p) in samples::all() {
-        let s = default_schedule(&p, &DeviceLimits::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let s = default_schedule(&p, &DeviceLimits::default())
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert!(is_scheduled(&s), "{name} is not fully scheduled: {s:#?}");
         for seed in [1, 2] {
             let inputs = random_inputs(&p, seed);
@@ -63,20 +76,45 @@ fn every_sample_is_scheduled_and_means_the_same() {
 #[test]
 fn padded_items_get_a_truncating_grid_and_full_groups() {
     let s = default_schedule(&samples::saxpy(1000), &DeviceLimits::default()).unwrap();
-    let ExprKind::Compute { n, map: Some(m), body, .. } = &s.outputs[0].value.kind else {
+    let ExprKind::Compute {
+        n,
+        map: Some(m),
+        body,
+        ..
+    } = &s.outputs[0].value.kind
+    else {
         panic!("expected a mapped grid: {:#?}", s.outputs[0].value)
     };
     assert_eq!((*n, m.len), (4, 1000));
-    assert!(matches!(body.kind, ExprKind::Compute { level: Some(Level::Group), n: 256, .. }));
+    assert!(matches!(
+        body.kind,
+        ExprKind::Compute {
+            level: Some(Level::Group),
+            n: 256,
+            ..
+        }
+    ));
     let s = default_schedule(&samples::saxpy(1024), &DeviceLimits::default()).unwrap();
-    assert!(matches!(s.outputs[0].value.kind, ExprKind::Compute { n: 4, map: None, .. }));
+    assert!(matches!(
+        s.outputs[0].value.kind,
+        ExprKind::Compute {
+            n: 4,
+            map: None,
+            ..
+        }
+    ));
 }
 
 #[test]
 fn group_size_follows_the_device() {
-    let limits = DeviceLimits { max_invocations_per_workgroup: 64, ..DeviceLimits::default() };
+    let limits = DeviceLimits {
+        max_invocations_per_workgroup: 64,
+        ..DeviceLimits::default()
+    };
     let s = default_schedule(&samples::saxpy(1024), &limits).unwrap();
-    let ExprKind::Compute { n, body, .. } = &s.outputs[0].value.kind else { panic!() };
+    let ExprKind::Compute { n, body, .. } = &s.outputs[0].value.kind else {
+        panic!()
+    };
     assert_eq!(*n, 16);
     assert!(matches!(body.kind, ExprKind::Compute { n: 64, .. }));
 }
@@ -85,15 +123,28 @@ fn group_size_follows_the_device() {
 fn user_levels_are_kept_and_completed() {
     let s = default_schedule(&samples::user_scheduled(), &DeviceLimits::default()).unwrap();
     // the unleveled root of `sums` became the grid; the user's reduce@group stays
-    let ExprKind::Compute { level, body, .. } = &s.outputs[1].value.kind else { panic!() };
+    let ExprKind::Compute { level, body, .. } = &s.outputs[1].value.kind else {
+        panic!()
+    };
     assert_eq!(*level, Some(Level::Grid));
-    assert!(matches!(body.kind, ExprKind::Reduce { level: Some(Level::Group), .. }));
+    assert!(matches!(
+        body.kind,
+        ExprKind::Reduce {
+            level: Some(Level::Group),
+            ..
+        }
+    ));
 }
 
 #[test]
 fn the_verifier_hook_sees_every_pass() {
     let mut seen = Vec::new();
-    run_passes(&samples::matvec(5, 3), &DeviceLimits::default(), |name, _| seen.push(name.to_string())).unwrap();
+    run_passes(
+        &samples::matvec(5, 3),
+        &DeviceLimits::default(),
+        |name, _| seen.push(name.to_string()),
+    )
+    .unwrap();
     assert_eq!(seen, ["mark_globals", "schedule_items"]);
 }
 
@@ -116,7 +167,12 @@ fn illegal_levels_are_coded_errors() {
     let x = input(&mut p, "x", ElemTy::F32, 4);
     let l = index(&mut p, "l", 4);
     let v = vector(&mut p, "v", Ty::new(ElemTy::F32, 1));
-    let inner = let_(Some(MemLevel::Shared), v, read(&p, x, tv(l)), whole(&p, texpr_syntax::ir::VecRef::Local(v)));
+    let inner = let_(
+        Some(MemLevel::Shared),
+        v,
+        read(&p, x, tv(l)),
+        whole(&p, texpr_syntax::ir::VecRef::Local(v)),
+    );
     output(&mut p, "y", compute(Some(Level::Group), 4, l, inner));
     assert_eq!(codes(default_schedule(&p, &limits)), ["E0203"]);
     // a top-level let@reg
@@ -128,9 +184,23 @@ fn illegal_levels_are_coded_errors() {
     // an unleveled reduce between the grid and a group
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 64);
-    let (g, r, l) = (index(&mut p, "g", 1), index(&mut p, "r", 4), index(&mut p, "l", 16));
-    let grp = compute(Some(Level::Group), 16, l, read(&p, x, tlin(tv(r), 16, tv(l))));
-    let e = compute(Some(Level::Grid), 1, g, reduce(None, ReduceOp::Add, 4, r, grp));
+    let (g, r, l) = (
+        index(&mut p, "g", 1),
+        index(&mut p, "r", 4),
+        index(&mut p, "l", 16),
+    );
+    let grp = compute(
+        Some(Level::Group),
+        16,
+        l,
+        read(&p, x, tlin(tv(r), 16, tv(l))),
+    );
+    let e = compute(
+        Some(Level::Grid),
+        1,
+        g,
+        reduce(None, ReduceOp::Add, 4, r, grp),
+    );
     output(&mut p, "y", e);
     assert_eq!(codes(default_schedule(&p, &limits)), ["E0204"]);
 }
@@ -151,7 +221,10 @@ fn the_verifier_accepts_every_pass_on_every_sample() {
 fn items_too_long_for_padded_i32_indices_are_refused() {
     // 2^31 - 1 elements pad to 2^31 with groups of 256
     let p = samples::saxpy(i32::MAX as u64);
-    assert_eq!(codes(default_schedule(&p, &DeviceLimits::default())), ["E0205"]);
+    assert_eq!(
+        codes(default_schedule(&p, &DeviceLimits::default())),
+        ["E0205"]
+    );
 }
 
 #[test]
@@ -161,5 +234,8 @@ fn nested_grids_are_refused() {
     let (g, h) = (index(&mut p, "g", 4), index(&mut p, "h", 4));
     let inner = compute(Some(Level::Grid), 4, h, read(&p, x, tlin(tv(g), 4, tv(h))));
     output(&mut p, "y", compute(Some(Level::Grid), 4, g, inner));
-    assert_eq!(codes(default_schedule(&p, &DeviceLimits::default())), ["E0206"]);
+    assert_eq!(
+        codes(default_schedule(&p, &DeviceLimits::default())),
+        ["E0206"]
+    );
 }

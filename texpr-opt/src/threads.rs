@@ -8,21 +8,38 @@ use texpr_syntax::ir::{Expr, ExprKind};
 /// `e` with every missing level set to its thread-level form.
 pub fn to_thread_levels(e: &Expr) -> Expr {
     let kind = match map_children(e, to_thread_levels) {
-        ExprKind::Compute { level, n, var, map, body } => ExprKind::Compute {
+        ExprKind::Compute {
+            level,
+            n,
+            var,
+            map,
+            body,
+        } => ExprKind::Compute {
             level: level.or(Some(Level::Thread)),
             n,
             var,
             map,
             body,
         },
-        ExprKind::Reduce { level, op, n, var, body } => ExprKind::Reduce {
+        ExprKind::Reduce {
+            level,
+            op,
+            n,
+            var,
+            body,
+        } => ExprKind::Reduce {
             level: level.or(Some(Level::Thread)),
             op,
             n,
             var,
             body,
         },
-        ExprKind::Let { level, var, value, body } => ExprKind::Let {
+        ExprKind::Let {
+            level,
+            var,
+            value,
+            body,
+        } => ExprKind::Let {
             level: level.or(Some(MemLevel::Reg)),
             var,
             value,

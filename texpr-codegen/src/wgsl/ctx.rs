@@ -85,7 +85,12 @@ impl<'p> Ctx<'p> {
     /// Declares a `var<workgroup>` array and returns its name.
     pub fn declare_shared(&mut self, base: &str, elem: ElemTy, len: u64, span: Span) -> String {
         let name = format!("s{}_{}", self.kernel, self.w.fresh(base));
-        self.shared.push(SharedDecl { name: name.clone(), elem, len, span });
+        self.shared.push(SharedDecl {
+            name: name.clone(),
+            elem,
+            len,
+            span,
+        });
         name
     }
 
@@ -101,7 +106,10 @@ impl<'p> Ctx<'p> {
         self.idx.get(&v).cloned().ok_or_else(|| {
             Diagnostic::error(
                 "E0392",
-                format!("internal error: index variable `{}` is not bound", self.p.var(v).name),
+                format!(
+                    "internal error: index variable `{}` is not bound",
+                    self.p.var(v).name
+                ),
             )
         })
     }

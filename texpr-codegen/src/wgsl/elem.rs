@@ -21,7 +21,13 @@ impl Ctx<'_> {
     /// Element `idx` of `e`: a WGSL name or literal.
     pub fn elem(&mut self, e: &Expr, idx: &Ix) -> Result<String, Diagnostic> {
         match &e.kind {
-            ExprKind::Compute { n: _, var, map, body, .. } => {
+            ExprKind::Compute {
+                n: _,
+                var,
+                map,
+                body,
+                ..
+            } => {
                 let raw = match map {
                     Some(m) => {
                         let k = self.named(idx);
@@ -36,18 +42,35 @@ impl Ctx<'_> {
                 self.idx.insert(*var, outer);
                 self.elem(body, &inner)
             }
-            ExprKind::Reduce { op, n, var, body, .. } => {
+            ExprKind::Reduce {
+                op, n, var, body, ..
+            } => {
                 let t = lit::ty(e.ty.elem);
                 let acc = self.w.fresh("acc");
-                self.w.line(format!("var {acc}: {t} = {};", lit::identity(*op, e.ty.elem)));
-                let i = self.open_loop(&self.p.var(*var).name.clone(), &Ix::Const(0), *n as i64, 1, true);
+                self.w.line(format!(
+                    "var {acc}: {t} = {};",
+                    lit::identity(*op, e.ty.elem)
+                ));
+                let i = self.open_loop(
+                    &self.p.var(*var).name.clone(),
+                    &Ix::Const(0),
+                    *n as i64,
+                    1,
+                    true,
+                );
                 self.idx.insert(*var, Ix::Name(i));
                 let x = self.elem(body, idx)?;
-                self.w.line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
+                self.w
+                    .line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
                 self.w.close();
                 Ok(acc)
             }
-            ExprKind::Let { level, var, value, body } => {
+            ExprKind::Let {
+                level,
+                var,
+                value,
+                body,
+            } => {
                 if matches!(level, Some(MemLevel::Shared | MemLevel::Global)) {
                     return Err(misplaced_let(e));
                 }
@@ -67,7 +90,9 @@ impl Ctx<'_> {
             ExprKind::Cast(x) => {
                 let v = self.elem(x, idx)?;
                 let v = self.runtime(&[v], x.ty.elem).remove(0);
-                Ok(self.w.let_(lit::ty(e.ty.elem), ops::cast(x.ty.elem, e.ty.elem, &v)))
+                Ok(self
+                    .w
+                    .let_(lit::ty(e.ty.elem), ops::cast(x.ty.elem, e.ty.elem, &v)))
             }
             ExprKind::Unary(op, x) => {
                 let v = self.elem(x, idx)?;
@@ -78,12 +103,24 @@ impl Ctx<'_> {
                 let elem = a.ty.elem;
                 let a = self.elem(a, idx)?;
                 let b = self.elem(b, idx)?;
-                let hoist = if elem.is_int() && matches!(op, BinOp::Div | BinOp::Rem) { 2 } else { 1 };
-                let [a, b]: [String; 2] = self.runtime_n(&[a, b], elem, hoist).try_into().expect("two operands");
-                Ok(self.w.let_(lit::ty(e.ty.elem), format!("{a} {} {b}", op.symbol())))
+                let hoist = if elem.is_int() && matches!(op, BinOp::Div | BinOp::Rem) {
+                    2
+                } else {
+                    1
+                };
+                let [a, b]: [String; 2] = self
+                    .runtime_n(&[a, b], elem, hoist)
+                    .try_into()
+                    .expect("two operands");
+                Ok(self
+                    .w
+                    .let_(lit::ty(e.ty.elem), format!("{a} {} {b}", op.symbol())))
             }
             ExprKind::Call(f, args) => {
-                let vals = args.iter().map(|a| self.elem(a, idx)).collect::<Result<Vec<_>, _>>()?;
+                let vals = args
+                    .iter()
+                    .map(|a| self.elem(a, idx))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let vals = self.runtime(&vals, args[args.len() - 1].ty.elem);
                 Ok(self.w.let_(lit::ty(e.ty.elem), ops::call(*f, &vals)))
             }
@@ -125,10 +162,14 @@ impl Ctx<'_> {
         if let ExprKind::VecLit(vals) = &value.kind {
             let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
             let n = vals.len();
-            self.w.line(format!("var {arr}: array<{t}, {n}> = array<{t}, {n}>({});", items.join(", ")));
+            self.w.line(format!(
+                "var {arr}: array<{t}, {n}> = array<{t}, {n}>({});",
+                items.join(", ")
+            ));
             return Ok(Loc::Array(arr));
         }
-        self.w.line(format!("var {arr}: array<{t}, {}>;", value.ty.len));
+        self.w
+            .line(format!("var {arr}: array<{t}, {}>;", value.ty.len));
         let e = self.open_loop("e", &Ix::Const(0), value.ty.len as i64, 1, true);
         let v = self.elem(value, &Ix::Name(e.clone()))?;
         self.w.line(format!("{arr}[{e}] = {v};"));
@@ -137,10 +178,20 @@ impl Ctx<'_> {
     }
 
     /// Opens `for (var i = start; i < end; i += step)` and returns `i`.
-    pub fn open_loop(&mut self, base: &str, start: &Ix, end: i64, step: i64, uniform: bool) -> String {
+    pub fn open_loop(
+        &mut self,
+        base: &str,
+        start: &Ix,
+        end: i64,
+        step: i64,
+        uniform: bool,
+    ) -> String {
         let i = self.w.fresh(base);
         let (end, step) = (lit::i32_lit(end as i32), lit::i32_lit(step as i32));
-        self.w.open(format!("for (var {i}: i32 = {start}; {i} < {end}; {i} = {i} + {step})"), uniform);
+        self.w.open(
+            format!("for (var {i}: i32 = {start}; {i} < {end}; {i} = {i} + {step})"),
+            uniform,
+        );
         i
     }
 
@@ -148,7 +199,10 @@ impl Ctx<'_> {
         match a {
             _ if m == 1 => a.clone(),
             Ix::Const(c) => Ix::Const(c.div_euclid(m)),
-            Ix::Name(n) => Ix::Name(self.w.let_("i32", format!("{n} / {}", lit::i32_lit(m as i32)))),
+            Ix::Name(n) => Ix::Name(
+                self.w
+                    .let_("i32", format!("{n} / {}", lit::i32_lit(m as i32))),
+            ),
         }
     }
 
@@ -156,12 +210,21 @@ impl Ctx<'_> {
         match a {
             _ if m == 1 => Ix::Const(0),
             Ix::Const(c) => Ix::Const(c.rem_euclid(m)),
-            Ix::Name(n) => Ix::Name(self.w.let_("i32", format!("{n} % {}", lit::i32_lit(m as i32)))),
+            Ix::Name(n) => Ix::Name(
+                self.w
+                    .let_("i32", format!("{n} % {}", lit::i32_lit(m as i32))),
+            ),
         }
     }
 
     /// `vec[ix]`, or with a guard the guard value when `ix` is out of bounds.
-    fn read(&mut self, vec: VecRef, ix: &Ix, guard: Option<Scalar>, e: &Expr) -> Result<String, Diagnostic> {
+    fn read(
+        &mut self,
+        vec: VecRef,
+        ix: &Ix,
+        guard: Option<Scalar>,
+        e: &Expr,
+    ) -> Result<String, Diagnostic> {
         let len = self.p.vec_ty(vec).len as i64;
         let t = lit::ty(e.ty.elem);
         let base = match vec {
@@ -181,41 +244,63 @@ impl Ctx<'_> {
                 false => lit::scalar(g),
             });
         }
-        let ok = self.w.let_("bool", format!("{ix} >= 0i && {ix} < {}", lit::i32_lit(len as i32)));
-        let at = self.w.let_("i32", format!("clamp({ix}, 0i, {})", lit::i32_lit(len as i32 - 1)));
-        Ok(self.w.let_(t, format!("select({}, {base}[{at}], {ok})", lit::scalar(g))))
+        let ok = self.w.let_(
+            "bool",
+            format!("{ix} >= 0i && {ix} < {}", lit::i32_lit(len as i32)),
+        );
+        let at = self.w.let_(
+            "i32",
+            format!("clamp({ix}, 0i, {})", lit::i32_lit(len as i32 - 1)),
+        );
+        Ok(self
+            .w
+            .let_(t, format!("select({}, {base}[{at}], {ok})", lit::scalar(g))))
     }
 
     fn guarded_scalar(&mut self, s: &str, ix: &Ix, guard: Option<Scalar>, t: &str) -> String {
         match (guard, ix) {
             (None, _) | (Some(_), Ix::Const(0)) => s.to_string(),
             (Some(g), Ix::Const(_)) => lit::scalar(g),
-            (Some(g), Ix::Name(n)) => self.w.let_(t, format!("select({}, {s}, {n} == 0i)", lit::scalar(g))),
+            (Some(g), Ix::Name(n)) => self
+                .w
+                .let_(t, format!("select({}, {s}, {n} == 0i)", lit::scalar(g))),
         }
     }
 
     fn veclit(&mut self, vals: &[Scalar], idx: &Ix, e: &Expr) -> Result<String, Diagnostic> {
         if let Ix::Const(c) = idx {
-            return vals.get(*c as usize).map(|v| lit::scalar(*v)).ok_or_else(|| unbound(e));
+            return vals
+                .get(*c as usize)
+                .map(|v| lit::scalar(*v))
+                .ok_or_else(|| unbound(e));
         }
         let t = lit::ty(e.ty.elem);
         let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
         let arr = self.w.fresh("lit");
-        self.w.line(format!("var {arr}: array<{t}, {}> = array<{t}, {}>({});", vals.len(), vals.len(), items.join(", ")));
+        self.w.line(format!(
+            "var {arr}: array<{t}, {}> = array<{t}, {}>({});",
+            vals.len(),
+            vals.len(),
+            items.join(", ")
+        ));
         Ok(self.w.let_(t, format!("{arr}[{idx}]")))
     }
 }
 
 /// Whether `s` is a WGSL identifier (a value's name) rather than a literal.
 fn is_name(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn misplaced_let(e: &Expr) -> Diagnostic {
-    Diagnostic::error("E0303", "this let cannot be placed here")
-        .with_primary(e.span, "a `let@shared` must stand on a grid body's spine; `let@global` only at the top level")
+    Diagnostic::error("E0303", "this let cannot be placed here").with_primary(
+        e.span,
+        "a `let@shared` must stand on a grid body's spine; `let@global` only at the top level",
+    )
 }
 
 fn unbound(e: &Expr) -> Diagnostic {
-    Diagnostic::error("E0392", "internal error: a vector read has no storage").with_primary(e.span, "this read")
+    Diagnostic::error("E0392", "internal error: a vector read has no storage")
+        .with_primary(e.span, "this read")
 }

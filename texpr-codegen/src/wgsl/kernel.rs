@@ -11,6 +11,7 @@
 //!   `m` elements; `reduce@group W |l| T` — a tree reduction in workgroup
 //!   memory with barriers between the steps; anything else — invocation `l`
 //!   computes elements `l, l+W, ...` (see [`Ctx::elem`]).
+//!
 //! The workgroup size `W` is the widest group-level node on the spine (1 if
 //! none). Barriers are written only at the function's top level or inside
 //! loops with constant bounds (the writer refuses anything else).
@@ -40,7 +41,12 @@ pub fn workgroup_size(body: &Expr) -> (u64, Span) {
     let mut e = body;
     loop {
         match &e.kind {
-            ExprKind::Let { level: Some(MemLevel::Shared), value, body, .. } => {
+            ExprKind::Let {
+                level: Some(MemLevel::Shared),
+                value,
+                body,
+                ..
+            } => {
                 best = wider(best, group_node(value));
                 e = body;
             }
@@ -52,8 +58,16 @@ pub fn workgroup_size(body: &Expr) -> (u64, Span) {
 
 fn group_node(e: &Expr) -> Option<(u64, Span)> {
     match &e.kind {
-        ExprKind::Compute { level: Some(Level::Group), n, .. }
-        | ExprKind::Reduce { level: Some(Level::Group), n, .. } => Some((*n, e.span)),
+        ExprKind::Compute {
+            level: Some(Level::Group),
+            n,
+            ..
+        }
+        | ExprKind::Reduce {
+            level: Some(Level::Group),
+            n,
+            ..
+        } => Some((*n, e.span)),
         _ => None,
     }
 }
@@ -67,26 +81,55 @@ fn wider(a: (u64, Span), b: Option<(u64, Span)>) -> (u64, Span) {
 
 impl Ctx<'_> {
     /// Writes the body of the entry point for `shape`; `l` is the local id.
-    pub fn kernel_body(&mut self, shape: &Shape<'_>, w: u64, g: Ix, out: &Target) -> Result<(), Diagnostic> {
+    pub fn kernel_body(
+        &mut self,
+        shape: &Shape<'_>,
+        w: u64,
+        g: Ix,
+        out: &Target,
+    ) -> Result<(), Diagnostic> {
         self.idx.insert(shape.grid_var, g);
         let mut e = shape.body;
-        while let ExprKind::Let { level, var, value, body } = &e.kind {
+        while let ExprKind::Let {
+            level,
+            var,
+            value,
+            body,
+        } = &e.kind
+        {
             let name = self.p.var(*var).name.clone();
             let loc = match level {
                 Some(MemLevel::Shared) => self.shared_let(&name, value, w, e.span)?,
                 Some(MemLevel::Reg) => self.local_vector(&name, value)?,
-                _ => return Err(Diagnostic::error("E0303", "`let@global` cannot stand inside an expression")
-                    .with_primary(e.span, "this let")),
+                _ => {
+                    return Err(Diagnostic::error(
+                        "E0303",
+                        "`let@global` cannot stand inside an expression",
+                    )
+                    .with_primary(e.span, "this let"));
+                }
             };
             self.vecs.insert(*var, loc);
             e = body;
         }
         match &e.kind {
-            ExprKind::Compute { level: Some(Level::Group), n, var, map: None, body } if *n == w => {
+            ExprKind::Compute {
+                level: Some(Level::Group),
+                n,
+                var,
+                map: None,
+                body,
+            } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 self.own_elements(body, &|cx, j, v| cx.write(out, &j, v))
             }
-            ExprKind::Reduce { level: Some(Level::Group), op, n, var, body } if *n == w => {
+            ExprKind::Reduce {
+                level: Some(Level::Group),
+                op,
+                n,
+                var,
+                body,
+            } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 self.tree_reduce(*op, body, w, e.span, out)
             }
@@ -103,7 +146,9 @@ impl Ctx<'_> {
         }
         let j = self.open_loop("j", &Ix::Const(0), m, 1, false);
         let v = self.elem(body, &Ix::Name(j.clone()))?;
-        let at = self.w.let_("i32", format!("l * {} + {j}", lit::i32_lit(m as i32)));
+        let at = self
+            .w
+            .let_("i32", format!("l * {} + {j}", lit::i32_lit(m as i32)));
         sink(self, Ix::Name(at), &v)?;
         self.w.close();
         Ok(())
@@ -124,14 +169,26 @@ impl Ctx<'_> {
     }
 
     /// Fills a `var<workgroup>` array with `value` cooperatively, then a barrier.
-    fn shared_let(&mut self, name: &str, value: &Expr, w: u64, span: Span) -> Result<super::ctx::Loc, Diagnostic> {
+    fn shared_let(
+        &mut self,
+        name: &str,
+        value: &Expr,
+        w: u64,
+        span: Span,
+    ) -> Result<super::ctx::Loc, Diagnostic> {
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
         let sink: &Sink<'_> = &|cx, j, v| {
             cx.w.line(format!("{arr}[{j}] = {v};"));
             Ok(())
         };
         match &value.kind {
-            ExprKind::Compute { level: Some(Level::Group), n, var, map: None, body } if *n == w => {
+            ExprKind::Compute {
+                level: Some(Level::Group),
+                n,
+                var,
+                map: None,
+                body,
+            } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 self.own_elements(body, sink)?;
             }
@@ -142,13 +199,22 @@ impl Ctx<'_> {
     }
 
     /// `reduce@group W |l| body`: partials in workgroup memory, then a tree.
-    fn tree_reduce(&mut self, op: ReduceOp, body: &Expr, w: u64, span: Span, out: &Target) -> Result<(), Diagnostic> {
+    fn tree_reduce(
+        &mut self,
+        op: ReduceOp,
+        body: &Expr,
+        w: u64,
+        span: Span,
+        out: &Target,
+    ) -> Result<(), Diagnostic> {
         let m = body.ty.len as i64;
         let red = self.declare_shared("red", body.ty.elem, w * m as u64, span);
         let slot = |cx: &mut Ctx<'_>, lane: &str, j: &Ix| -> String {
             match j {
                 Ix::Const(0) if m == 1 => lane.to_string(),
-                _ => cx.w.let_("i32", format!("{lane} * {} + {j}", lit::i32_lit(m as i32))),
+                _ => {
+                    cx.w.let_("i32", format!("{lane} * {} + {j}", lit::i32_lit(m as i32)))
+                }
             }
         };
         self.own_elements(body, &|cx, at, v| {
@@ -158,12 +224,28 @@ impl Ctx<'_> {
         self.w.barrier()?;
         let top = w.next_power_of_two() as i64 / 2;
         let s = self.w.fresh("s");
-        self.w.open(format!("for (var {s}: i32 = {}; {s} > 0i; {s} = {s} / 2i)", lit::i32_lit(top as i32)), true);
-        self.w.open(format!("if (l < {s} && l + {s} < {})", lit::i32_lit(w as i32)), false);
+        self.w.open(
+            format!(
+                "for (var {s}: i32 = {}; {s} > 0i; {s} = {s} / 2i)",
+                lit::i32_lit(top as i32)
+            ),
+            true,
+        );
+        self.w.open(
+            format!("if (l < {s} && l + {s} < {})", lit::i32_lit(w as i32)),
+            false,
+        );
         let partner = self.w.let_("i32", format!("l + {s}"));
-        let j = if m == 1 { Ix::Const(0) } else { Ix::Name(self.open_loop("j", &Ix::Const(0), m, 1, false)) };
+        let j = if m == 1 {
+            Ix::Const(0)
+        } else {
+            Ix::Name(self.open_loop("j", &Ix::Const(0), m, 1, false))
+        };
         let (a, b) = (slot(self, "l", &j), slot(self, &partner, &j));
-        self.w.line(format!("{red}[{a}] = {};", lit::combine(op, &format!("{red}[{a}]"), &format!("{red}[{b}]"))));
+        self.w.line(format!(
+            "{red}[{a}] = {};",
+            lit::combine(op, &format!("{red}[{a}]"), &format!("{red}[{b}]"))
+        ));
         if m != 1 {
             self.w.close();
         }

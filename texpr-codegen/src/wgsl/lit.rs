@@ -19,7 +19,11 @@ pub fn f32_lit(x: f32) -> String {
     }
     let s = format!("{:?}", x.abs());
     debug_assert_eq!(s.parse::<f32>().ok(), Some(x.abs()));
-    if x < 0.0 { format!("(-{s}f)") } else { format!("{s}f") }
+    if x < 0.0 {
+        format!("(-{s}f)")
+    } else {
+        format!("{s}f")
+    }
 }
 
 pub fn i32_lit(x: i32) -> String {
@@ -79,7 +83,14 @@ mod tests {
         assert_eq!(f32_lit(-0.1), "(-0.1f)");
         assert_eq!(f32_lit(f32::NEG_INFINITY), "bitcast<f32>(0xff800000u)");
         assert_eq!(f32_lit(-0.0), "bitcast<f32>(0x80000000u)");
-        for x in [f32::MAX, f32::MIN_POSITIVE, 1e-45, 16777217.0, 0.3, 1.0 / 3.0] {
+        for x in [
+            f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-45,
+            16777217.0,
+            0.3,
+            1.0 / 3.0,
+        ] {
             let s = f32_lit(x);
             let digits = s.trim_end_matches('f');
             assert_eq!(digits.parse::<f32>().unwrap().to_bits(), x.to_bits(), "{s}");

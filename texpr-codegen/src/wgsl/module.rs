@@ -56,13 +56,21 @@ pub fn kernel(
             group: 0,
             binding: i as u32,
             buffer,
-            access: if buffer == out { Access::ReadWrite } else { Access::Read },
+            access: if buffer == out {
+                Access::ReadWrite
+            } else {
+                Access::Read
+            },
         })
         .collect();
     let mut text = format!("// kernel {k}: {name}\n");
     for b in &bindings {
         let plan = &bufs.plans[b.buffer.0 as usize];
-        let access = if b.access == Access::ReadWrite { "read_write" } else { "read" };
+        let access = if b.access == Access::ReadWrite {
+            "read_write"
+        } else {
+            "read"
+        };
         text += &format!(
             "@group({}) @binding({}) var<storage, {access}> {}: array<{}>;\n",
             b.group,
@@ -72,7 +80,12 @@ pub fn kernel(
         );
     }
     for s in &cx.shared {
-        text += &format!("var<workgroup> {}: array<{}, {}>;\n", s.name, lit::ty(s.elem), s.len);
+        text += &format!(
+            "var<workgroup> {}: array<{}, {}>;\n",
+            s.name,
+            lit::ty(s.elem),
+            s.len
+        );
     }
     text += &format!(
         "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
@@ -90,7 +103,12 @@ pub fn kernel(
         bindings,
         span,
     };
-    Ok(KernelText { text, kernel, shared, size_span })
+    Ok(KernelText {
+        text,
+        kernel,
+        shared,
+        size_span,
+    })
 }
 
 /// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.

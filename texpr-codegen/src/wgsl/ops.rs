@@ -27,7 +27,9 @@ pub fn cast(from: ElemTy, to: ElemTy, x: &str) -> String {
         (a, b) if a == b => x.to_string(),
         (ElemTy::F32, ElemTy::I32) => format!("i32(clamp({x}, -2147483648.0f, 2147483520.0f))"),
         (ElemTy::F32, ElemTy::U32) => format!("u32(clamp({x}, 0.0f, 4294967040.0f))"),
-        (ElemTy::I32, ElemTy::U32) | (ElemTy::U32, ElemTy::I32) => format!("bitcast<{}>({x})", to.name()),
+        (ElemTy::I32, ElemTy::U32) | (ElemTy::U32, ElemTy::I32) => {
+            format!("bitcast<{}>({x})", to.name())
+        }
         (_, to) => format!("{}({x})", to.name()),
     }
 }

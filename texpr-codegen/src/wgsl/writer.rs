@@ -22,7 +22,13 @@ impl Writer {
         self.next += 1;
         let mut s: String = base
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         if s.is_empty() || s.starts_with('_') || s.starts_with(|c: char| c.is_ascii_digit()) {
             s.insert(0, 'v');
