@@ -8,3 +8,4 @@ mod codegen;
 mod block;
 mod fuzz;
 mod parse;
+mod shaders;
