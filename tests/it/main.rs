@@ -9,3 +9,4 @@ mod block;
 mod fuzz;
 mod parse;
 mod shaders;
+mod examples;

@@ -1,0 +1,332 @@
+//! Every program in examples/ parses, checks, carries a comment header, and its
+//! interpreted result on random inputs matches an independent plain-Rust reference.
+
+use std::collections::BTreeMap;
+use texpr_interp::{eval, random_inputs};
+
+/// Param values by name, as the checker saw them.
+type Params = BTreeMap<String, i64>;
+
+/// One example: its file, small `-D` sizes, its reference, and its longest reduction.
+struct Case {
+    name: &'static str,
+    defines: &'static [(&'static str, i64)],
+    reference: fn(&Params, &[Vec<f64>]) -> Vec<f64>,
+    reduce_len: fn(&Params) -> usize,
+}
+
+fn p(params: &Params, name: &str) -> usize {
+    params[name] as usize
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "saxpy",
+        defines: &[("N", 1000)],
+        reference: saxpy,
+        reduce_len: |_| 1,
+    },
+    Case {
+        name: "dot",
+        defines: &[("N", 1000)],
+        reference: dot,
+        reduce_len: |q| p(q, "N"),
+    },
+    Case {
+        name: "sum",
+        defines: &[("N", 1000)],
+        reference: sum,
+        reduce_len: |q| p(q, "N"),
+    },
+    Case {
+        name: "max",
+        defines: &[("N", 1000)],
+        reference: max,
+        reduce_len: |_| 1,
+    },
+    Case {
+        name: "softmax",
+        defines: &[("R", 5), ("C", 13)],
+        reference: softmax,
+        reduce_len: |q| p(q, "C"),
+    },
+    Case {
+        name: "layernorm",
+        defines: &[("R", 4), ("C", 33)],
+        reference: layernorm,
+        reduce_len: |q| p(q, "C"),
+    },
+    Case {
+        name: "matvec",
+        defines: &[("M", 9), ("N", 17)],
+        reference: matvec,
+        reduce_len: |q| p(q, "N"),
+    },
+    Case {
+        name: "matmul",
+        defines: &[("M", 7), ("N", 5), ("K", 9)],
+        reference: matmul,
+        reduce_len: |q| p(q, "K"),
+    },
+    Case {
+        name: "batched_matmul",
+        defines: &[("BATCH", 3), ("M", 4), ("N", 5), ("K", 6)],
+        reference: batched_matmul,
+        reduce_len: |q| p(q, "K"),
+    },
+    Case {
+        name: "transpose",
+        defines: &[("M", 7), ("N", 5)],
+        reference: transpose,
+        reduce_len: |_| 1,
+    },
+    Case {
+        name: "conv1d",
+        defines: &[("N", 50), ("K", 5)],
+        reference: conv1d,
+        reduce_len: |q| p(q, "K"),
+    },
+    Case {
+        name: "stencil2d",
+        defines: &[("H", 7), ("W", 11)],
+        reference: stencil2d,
+        reduce_len: |_| 4,
+    },
+    Case {
+        name: "attention",
+        defines: &[("S", 6), ("T", 9), ("D", 8)],
+        reference: attention,
+        reduce_len: |q| p(q, "T") + p(q, "D"),
+    },
+];
+
+fn source(name: &str) -> String {
+    let path = texpr_tests::golden::repo_root()
+        .join("examples")
+        .join(format!("{name}.te"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_example_file_has_a_case() {
+    let files = texpr_tests::golden::inputs("examples", "te");
+    let mut names: Vec<String> = files
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut cases: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+    cases.sort();
+    assert_eq!(names, cases);
+}
+
+#[test]
+fn every_example_opens_with_a_comment_header() {
+    for case in CASES {
+        let src = source(case.name);
+        let first = src.lines().next().unwrap_or("");
+        let prefix = format!("// {}: ", case.name);
+        assert!(
+            first.starts_with(&prefix),
+            "{}.te must open with `{prefix}...`",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn every_example_checks_at_its_default_sizes() {
+    for case in CASES {
+        let src = source(case.name);
+        if let Err(diags) = texpr_syntax::frontend(&src, &[]) {
+            panic!(
+                "{}",
+                texpr_syntax::diag::render(&format!("{}.te", case.name), &src, &diags)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_example_is_canonically_formatted() {
+    for case in CASES {
+        let src = source(case.name);
+        let canonical = texpr_syntax::print::format_source(&src).expect("parses");
+        assert_eq!(
+            src, canonical,
+            "{}.te: run `texprc fmt examples/{0}.te`",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn every_example_matches_its_reference() {
+    for case in CASES {
+        for seed in [1, 2] {
+            check_case(case, seed);
+        }
+    }
+}
+
+fn check_case(case: &Case, seed: u64) {
+    let src = source(case.name);
+    let defines: Vec<(String, i64)> = case
+        .defines
+        .iter()
+        .map(|&(n, v)| (n.to_string(), v))
+        .collect();
+    let file = format!("{}.te", case.name);
+    let prog = texpr_syntax::frontend(&src, &defines)
+        .unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(&file, &src, &d)));
+    let params: Params = prog.params.iter().cloned().collect();
+    let inputs = random_inputs(&prog, seed);
+    let outputs = eval(&prog, &inputs).unwrap_or_else(|e| panic!("{file}: {e}"));
+    assert_eq!(outputs.len(), 1, "{file}: one output");
+    let as_f64: Vec<Vec<f64>> = inputs.iter().map(|v| v.to_f64()).collect();
+    let want = (case.reference)(&params, &as_f64);
+    let got = outputs[0].to_f64();
+    assert_eq!(got.len(), want.len(), "{file}: output length");
+    let tol = 4.0 * f32::EPSILON as f64 * ((case.reduce_len)(&params) as f64 + 4.0);
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        let err = (g - w).abs();
+        assert!(
+            err <= tol * w.abs().max(1.0),
+            "{file} seed {seed}: out[{k}] = {g}, reference {w}"
+        );
+    }
+}
+
+fn saxpy(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    x[1].iter()
+        .zip(&x[2])
+        .map(|(xi, yi)| x[0][0] * xi + yi)
+        .collect()
+}
+
+fn dot(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    vec![x[0].iter().zip(&x[1]).map(|(a, b)| a * b).sum()]
+}
+
+fn sum(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    vec![x[0].iter().sum()]
+}
+
+fn max(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    vec![x[0].iter().copied().fold(f64::NEG_INFINITY, f64::max)]
+}
+
+fn softmax(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let mut out = Vec::new();
+    for row in x[0].chunks(p(q, "C")) {
+        let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let s: f64 = row.iter().map(|v| (v - m).exp()).sum();
+        out.extend(row.iter().map(|v| (v - m).exp() / s));
+    }
+    out
+}
+
+fn layernorm(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let c = p(q, "C");
+    let (gamma, beta) = (&x[1], &x[2]);
+    let mut out = Vec::new();
+    for row in x[0].chunks(c) {
+        let mean = row.iter().sum::<f64>() / c as f64;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / c as f64;
+        let inv = 1.0 / (var + 1e-5).sqrt();
+        out.extend((0..c).map(|j| (row[j] - mean) * inv * gamma[j] + beta[j]));
+    }
+    out
+}
+
+fn matvec(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let n = p(q, "N");
+    x[0].chunks(n)
+        .map(|row| row.iter().zip(&x[1]).map(|(a, b)| a * b).sum())
+        .collect()
+}
+
+/// `c = a b` for row-major `a` (m x k) and `b` (k x n).
+fn matmul_ref(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            c[i * n + j] = (0..k).map(|l| a[i * k + l] * b[l * n + j]).sum();
+        }
+    }
+    c
+}
+
+fn matmul(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    matmul_ref(&x[0], &x[1], p(q, "M"), p(q, "N"), p(q, "K"))
+}
+
+fn batched_matmul(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (m, n, k) = (p(q, "M"), p(q, "N"), p(q, "K"));
+    let a = x[0].chunks(m * k);
+    a.zip(x[1].chunks(k * n))
+        .flat_map(|(a, b)| matmul_ref(a, b, m, n, k))
+        .collect()
+}
+
+fn transpose(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (m, n) = (p(q, "M"), p(q, "N"));
+    let mut out = vec![0.0; m * n];
+    for r in 0..m {
+        for c in 0..n {
+            out[c * m + r] = x[0][r * n + c];
+        }
+    }
+    out
+}
+
+fn conv1d(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (n, k) = (p(q, "N") as i64, p(q, "K") as i64);
+    let pad = k / 2;
+    let at = |i: i64| {
+        if (0..n).contains(&i) {
+            x[0][i as usize]
+        } else {
+            0.0
+        }
+    };
+    (0..n)
+        .map(|i| (0..k).map(|j| x[1][j as usize] * at(i + j - pad)).sum())
+        .collect()
+}
+
+fn stencil2d(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (h, w) = (p(q, "H") as i64, p(q, "W") as i64);
+    let at = |r: i64, c: i64| {
+        let inside = (0..h).contains(&r) && (0..w).contains(&c);
+        if inside {
+            x[0][(r * w + c) as usize]
+        } else {
+            0.0
+        }
+    };
+    let mut out = Vec::new();
+    for r in 0..h {
+        for c in 0..w {
+            out.push(0.25 * (at(r - 1, c) + at(r + 1, c) + at(r, c - 1) + at(r, c + 1)));
+        }
+    }
+    out
+}
+
+fn attention(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (t, d) = (p(q, "T"), p(q, "D"));
+    let (keys, vals) = (&x[1], &x[2]);
+    let mut out = Vec::new();
+    for qi in x[0].chunks(d) {
+        let scores: Vec<f64> = keys
+            .chunks(d)
+            .map(|kj| qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f64>() / (d as f64).sqrt())
+            .collect();
+        let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = scores.iter().map(|s| (s - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        out.extend((0..d).map(|c| (0..t).map(|j| e[j] * vals[j * d + c]).sum::<f64>() / z));
+    }
+    out
+}
