@@ -386,3 +386,58 @@ fn scheduled_programs_verify_and_round_trip() {
     }
     assert!(scheduled > 5, "only {scheduled} programs scheduled");
 }
+
+/// Programs at the parser's nesting limit, in every shape, check, verify and
+/// round-trip on a test thread's ordinary stack.
+#[test]
+fn programs_at_the_nesting_limit_check_and_round_trip() {
+    type Shape = fn(usize) -> String;
+    let shapes: [Shape; 7] = [
+        |d| format!("output y = {}x{}", "(".repeat(d), " + 1.0)".repeat(d)),
+        |d| format!("output y = {}x{}", "max(".repeat(d), ", 1.0)".repeat(d)),
+        |d| {
+            format!(
+                "output y = {}x{}",
+                "select(x > 0.0, ".repeat(d),
+                ", 1.0)".repeat(d)
+            )
+        },
+        |d| format!("output y = {}x{}", "-(".repeat(d), ")".repeat(d)),
+        |d| {
+            format!(
+                "output y = {}1.0",
+                (0..d)
+                    .map(|k| format!("reduce 2 |i{k}| "))
+                    .collect::<String>()
+            )
+        },
+        |d| {
+            format!(
+                "output y = {}x[0]",
+                (0..d)
+                    .map(|k| format!("let a{k} = x in "))
+                    .collect::<String>()
+            )
+        },
+        |d| {
+            format!(
+                "output y = compute 4 |i| x[{}i{}]",
+                "(".repeat(d),
+                " + 0)".repeat(d)
+            )
+        },
+    ];
+    for (n, shape) in shapes.iter().enumerate() {
+        let src = |d| format!("input x: f32[4]\n{}\n", shape(d));
+        let deepest = (200..=texpr_syntax::parse::MAX_NESTING)
+            .rev()
+            .find(|&d| texpr_syntax::parse(&src(d)).1.is_empty())
+            .expect("some depth parses");
+        let text = src(deepest);
+        let p = frontend(&text, &[]).unwrap_or_else(|d| panic!("shape {n}: {}", d[0]));
+        assert!(verify(&p).is_ok(), "shape {n}");
+        let reread =
+            frontend(&print::program(&p), &[]).unwrap_or_else(|d| panic!("shape {n}: {}", d[0]));
+        assert_eq!(canonicalize(&reread), canonicalize(&p), "shape {n}");
+    }
+}

@@ -49,6 +49,7 @@ impl Builtin {
 }
 
 impl Checker {
+    #[inline(never)]
     pub(crate) fn call(
         &mut self,
         span: Span,
@@ -108,12 +109,14 @@ impl Checker {
         ))
     }
 
+    #[inline(never)]
     fn cast(&mut self, span: Span, to: ElemTy, arg: &ast::Expr) -> CResult<ir::Expr> {
         let x = self.value(arg, None)?;
         let ty = Ty::new(to, x.ty.len);
         Ok(node(ir::ExprKind::Cast(Box::new(x)), ty, span))
     }
 
+    #[inline(never)]
     fn unary_fn(
         &mut self,
         span: Span,
@@ -131,6 +134,7 @@ impl Checker {
         Ok(node(ir::ExprKind::Unary(op, Box::new(x)), ty, span))
     }
 
+    #[inline(never)]
     fn func(
         &mut self,
         span: Span,
@@ -165,6 +169,7 @@ impl Checker {
     }
 
     /// `select(cond, a, b)`: `cond` a comparison, `a` and `b` one type.
+    #[inline(never)]
     fn select(
         &mut self,
         span: Span,

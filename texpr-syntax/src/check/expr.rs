@@ -80,27 +80,38 @@ impl Checker {
             ExprKind::VecLit(lits) => self.vec_lit(span, lits, hint),
             ExprKind::Broadcast { arg, n } => self.broadcast(span, arg, n, hint),
             ExprKind::Unary { arg, .. } => self.neg(span, arg, hint),
-            ExprKind::Binary { op, lhs, rhs } => {
-                let hint = if op.is_comparison() { None } else { hint };
-                let mut xs = self.operands(&[lhs, rhs], hint)?;
-                let (r, l) = (xs.pop().ok_or(Reported)?, xs.pop().ok_or(Reported)?);
-                let elem = if op.is_comparison() {
-                    ElemTy::Bool
-                } else {
-                    l.ty.elem
-                };
-                let ty = Ty::new(elem, l.ty.len);
-                Ok(node(
-                    ir::ExprKind::Binary(*op, Box::new(l), Box::new(r)),
-                    ty,
-                    span,
-                ))
-            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(span, *op, lhs, rhs, hint),
             ExprKind::Call { func, args } => self.call(span, func, args, hint),
         }
     }
 
+    #[inline(never)]
+    fn binary(
+        &mut self,
+        span: Span,
+        op: ast::BinOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        hint: Option<ElemTy>,
+    ) -> CResult<ir::Expr> {
+        let hint = if op.is_comparison() { None } else { hint };
+        let mut xs = self.operands(&[lhs, rhs], hint)?;
+        let (r, l) = (xs.pop().ok_or(Reported)?, xs.pop().ok_or(Reported)?);
+        let elem = if op.is_comparison() {
+            ElemTy::Bool
+        } else {
+            l.ty.elem
+        };
+        let ty = Ty::new(elem, l.ty.len);
+        Ok(node(
+            ir::ExprKind::Binary(op, Box::new(l), Box::new(r)),
+            ty,
+            span,
+        ))
+    }
+
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn compute(
         &mut self,
         span: Span,
@@ -177,6 +188,7 @@ impl Checker {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     fn reduce(
         &mut self,
         span: Span,
@@ -211,6 +223,7 @@ impl Checker {
         Ok(node(kind, ty, span))
     }
 
+    #[inline(never)]
     fn let_in(
         &mut self,
         span: Span,
@@ -240,6 +253,7 @@ impl Checker {
         Ok(node(kind, ty, span))
     }
 
+    #[inline(never)]
     fn index(
         &mut self,
         span: Span,
@@ -349,6 +363,7 @@ impl Checker {
     }
 
     /// A name used as a value: a vector, an index variable or a param.
+    #[inline(never)]
     fn name_value(&mut self, id: &Ident) -> CResult<ir::Expr> {
         let i32_1 = Ty::scalar(ElemTy::I32);
         if id.name == "_" {
@@ -365,6 +380,7 @@ impl Checker {
         Ok(node(kind, i32_1, id.span))
     }
 
+    #[inline(never)]
     fn fill(
         &mut self,
         span: Span,
@@ -377,6 +393,7 @@ impl Checker {
         Ok(node(ir::ExprKind::Fill(s?), Ty::new(elem, n?), span))
     }
 
+    #[inline(never)]
     fn vec_lit(&mut self, span: Span, lits: &[Literal], hint: Option<ElemTy>) -> CResult<ir::Expr> {
         if lits.is_empty() {
             return Err(self.err(
@@ -395,6 +412,7 @@ impl Checker {
         Ok(node(ir::ExprKind::VecLit(scalars), ty, span))
     }
 
+    #[inline(never)]
     fn broadcast(
         &mut self,
         span: Span,
@@ -418,6 +436,7 @@ impl Checker {
         Ok(node(ir::ExprKind::Broadcast(Box::new(x)), ty, span))
     }
 
+    #[inline(never)]
     fn neg(&mut self, span: Span, arg: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
         let x = self.value(arg, hint)?;
         if x.ty.elem == ElemTy::U32 {

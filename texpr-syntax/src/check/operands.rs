@@ -10,6 +10,7 @@ impl Checker {
     /// Checks the operands of one elementwise operation: typed operands
     /// first, then flexible ones (unsuffixed integer literals) with their
     /// element type; then unifies element types and lengths.
+    #[inline(never)]
     pub(crate) fn operands(
         &mut self,
         args: &[&ast::Expr],
