@@ -13,6 +13,20 @@
 //! Every wgpu call that can fail runs inside error scopes, and failures come
 //! back as [`RuntimeError`]s. WGSL is not validated here beyond what wgpu does
 //! itself (the code generator validates with naga before).
+//!
+//! ```no_run
+//! use texpr_codegen::runtime::{Gpu, HostBuffer};
+//! use texpr_codegen::{Options, compile_source};
+//!
+//! let gpu = Gpu::open_from_env().expect("a GPU adapter");
+//! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
+//! let opts = Options { limits: gpu.limits(), overrides: Vec::new() };
+//! let compiled = compile_source(src, &opts).expect("compiles");
+//! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
+//! let result = gpu.run(&compiled.module, &[x]).expect("runs");
+//! assert_eq!(result.outputs[0].to_f32(), vec![2.0, 4.0, 6.0, 8.0]);
+//! println!("{} in {:?}", gpu.info(), result.gpu_time);
+//! ```
 
 mod adapter;
 mod buffers;
