@@ -54,7 +54,7 @@ pub fn distribute(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result
     } else {
         linear
     };
-    let body = elem(p, root, &idx);
+    let body = elem(p, root, &idx)?;
     let elem_ty = root.ty.elem;
     let group = Expr {
         kind: ExprKind::Compute {

@@ -16,11 +16,16 @@ use crate::simplify::simplify;
 use crate::subst::subst_expr;
 use crate::term::{self, as_const, bin, constant};
 use crate::threads::to_thread_levels;
+use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, MemLevel, TermOp};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarKind, VecRef};
 
+/// Index terms larger than this are refused (E0207) rather than built:
+/// nested index maps that mention their variable twice double the term per level.
+pub const MAX_TERM_SIZE: usize = 20_000;
+
 /// Element `idx` of `e`, as a scalar expression.
-pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
+pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Result<Expr, Diagnostic> {
     let idx = simplify(p, idx);
     let ty = Ty::scalar(e.ty.elem);
     let kind = match &e.kind {
@@ -31,6 +36,16 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
                 Some(m) => simplify(p, &term::subst(&m.term, m.var, &idx)),
                 None => idx,
             };
+            if term::size(&raw_idx) > MAX_TERM_SIZE {
+                return Err(Diagnostic::error(
+                    "E0207",
+                    "the index arithmetic here grows too large to schedule",
+                )
+                .with_primary(e.span, "nested index maps repeat the element index")
+                .with_note(format!(
+                    "an index term of more than {MAX_TERM_SIZE} nodes; write levels by hand"
+                )));
+            }
             return compute_elem(p, *n, *var, body, &raw_idx);
         }
         ExprKind::Reduce {
@@ -40,7 +55,7 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
             op: *op,
             n: *n,
             var: *var,
-            body: Box::new(elem(p, body, &idx)),
+            body: Box::new(elem(p, body, &idx)?),
         },
         ExprKind::Let {
             var, value, body, ..
@@ -48,7 +63,7 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
             level: Some(MemLevel::Reg),
             var: *var,
             value: Box::new(to_thread_levels(value)),
-            body: Box::new(elem(p, body, &idx)),
+            body: Box::new(elem(p, body, &idx)?),
         },
         ExprKind::Whole(v) => ExprKind::Index {
             vec: *v,
@@ -56,24 +71,29 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Expr {
             guard: None,
         },
         ExprKind::Fill(c) => ExprKind::Const(*c),
-        ExprKind::VecLit(vals) => return veclit_elem(p, e, vals, idx),
+        ExprKind::VecLit(vals) => return Ok(veclit_elem(p, e, vals, idx)),
         ExprKind::Broadcast(x) => return elem(p, x, &constant(0)),
-        ExprKind::Cast(x) => ExprKind::Cast(Box::new(elem(p, x, &idx))),
-        ExprKind::Unary(op, x) => ExprKind::Unary(*op, Box::new(elem(p, x, &idx))),
-        ExprKind::Binary(op, a, b) => {
-            ExprKind::Binary(*op, Box::new(elem(p, a, &idx)), Box::new(elem(p, b, &idx)))
-        }
-        ExprKind::Call(f, args) => {
-            ExprKind::Call(*f, args.iter().map(|a| elem(p, a, &idx)).collect())
-        }
+        ExprKind::Cast(x) => ExprKind::Cast(Box::new(elem(p, x, &idx)?)),
+        ExprKind::Unary(op, x) => ExprKind::Unary(*op, Box::new(elem(p, x, &idx)?)),
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(
+            *op,
+            Box::new(elem(p, a, &idx)?),
+            Box::new(elem(p, b, &idx)?),
+        ),
+        ExprKind::Call(f, args) => ExprKind::Call(
+            *f,
+            args.iter()
+                .map(|a| elem(p, a, &idx))
+                .collect::<Result<_, _>>()?,
+        ),
         // Scalars already: Index, IndexVar, Const.
-        _ => return e.clone(),
+        _ => return Ok(e.clone()),
     };
-    Expr {
+    Ok(Expr {
         kind,
         ty,
         span: e.span,
-    }
+    })
 }
 
 /// Element `idx` of `compute n |var| body` (no map): body `idx / m`, element `idx % m`.
@@ -83,7 +103,7 @@ fn compute_elem(
     var: texpr_syntax::ir::VarId,
     body: &Expr,
     idx: &Term,
-) -> Expr {
+) -> Result<Expr, Diagnostic> {
     let m = body.ty.len as i64;
     let outer = simplify(p, &bin(TermOp::Div, idx.clone(), constant(m)));
     let inner = simplify(p, &bin(TermOp::Rem, idx.clone(), constant(m)));

@@ -11,6 +11,7 @@
 //! - E0204 an unleveled node between a grid and group-level work
 //! - E0205 an item too long to distribute with 32-bit indices
 //! - E0206 a `compute@grid` nested in another grid (not supported)
+//! - E0207 index arithmetic too large to schedule (deeply nested index maps)
 
 pub mod build;
 pub mod distribute;

@@ -52,6 +52,14 @@ pub fn subst(t: &Term, v: VarId, by: &Term) -> Term {
     }
 }
 
+/// The number of nodes in `t`.
+pub fn size(t: &Term) -> usize {
+    match &t.kind {
+        TermKind::Binary(_, a, b) => 1 + size(a) + size(b),
+        _ => 1,
+    }
+}
+
 /// Whether `v` occurs in `t`.
 pub fn mentions(t: &Term, v: VarId) -> bool {
     match &t.kind {

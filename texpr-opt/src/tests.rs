@@ -239,3 +239,34 @@ fn nested_grids_are_refused() {
         ["E0206"]
     );
 }
+
+#[test]
+fn exploding_index_arithmetic_is_refused_not_built() {
+    use texpr_syntax::ast::TermOp;
+    use texpr_syntax::ir::IndexMap;
+    // 20 nested maps `{k -> (k + k) / 2}`: k twice per level, so 2^20 copies
+    let mut p = program();
+    let x = input(&mut p, "x", ElemTy::F32, 1);
+    let mut e = read(&p, x, tc(0));
+    for _ in 0..20 {
+        let m = e.ty.len as i64;
+        let (i, k) = (index(&mut p, "i", 2), index(&mut p, "k", 2 * m as u64));
+        let term = tb(TermOp::Div, tb(TermOp::Add, tv(k), tv(k)), tc(2));
+        e = compute_map(
+            None,
+            2,
+            i,
+            IndexMap {
+                var: k,
+                len: 2 * m as u64,
+                term,
+            },
+            e,
+        );
+    }
+    output(&mut p, "y", e);
+    assert_eq!(
+        codes(default_schedule(&p, &DeviceLimits::default())),
+        ["E0207"]
+    );
+}
