@@ -21,6 +21,7 @@ mod items;
 pub mod levels;
 mod lits;
 mod operands;
+mod reads;
 mod scope;
 mod strip;
 mod terms;
