@@ -14,6 +14,7 @@
 //! - E0207 index arithmetic too large to schedule (deeply nested index maps)
 
 pub mod build;
+pub mod cost;
 pub mod distribute;
 pub mod elem;
 pub mod fill;
