@@ -8,14 +8,10 @@ use texpr_codegen::runtime::Gpu;
 /// The environment variable that makes a missing adapter an error (CI sets it).
 pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";
 
-mod bound;
-mod bound_ops;
-mod compare;
 mod convert;
 mod program;
 
-pub use bound::{Est, outputs as output_bounds};
-pub use compare::{Mismatch, Tolerance, compare};
+pub use texpr_interp::accuracy::{Est, Mismatch, Tolerance, compare, output_bounds};
 pub use convert::{from_host, to_host};
 pub use program::{RunError, check_program, run_program, run_source};
 

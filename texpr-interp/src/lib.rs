@@ -8,9 +8,11 @@
 //! - [`eval`] runs a program on input vectors and returns its outputs;
 //! - [`random_inputs`] makes deterministic test inputs for a program;
 //! - [`Value`] / [`Data`] are the vectors going in and out;
+//! - [`accuracy`] says how close another evaluation (the GPU's) must be;
 //! - [`EvalError`] says why a run failed (wrong inputs, or a malformed
 //!   program that the checker would have rejected).
 
+pub mod accuracy;
 mod error;
 mod eval;
 mod random;

@@ -24,3 +24,7 @@ pub const WRITE_OUTPUT: &str = "E0910";
 pub const EVAL: &str = "E0911";
 /// `fmt --check`: the file is not in canonical form.
 pub const NOT_CANONICAL: &str = "E0912";
+/// `compile --emit spirv` to a terminal.
+pub const BINARY_TO_TERMINAL: &str = "E0913";
+/// `run --check`: the GPU's results differ from the interpreter's.
+pub const CHECK_MISMATCH: &str = "E0914";

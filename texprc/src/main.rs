@@ -7,19 +7,24 @@
 
 mod codes;
 mod common;
+mod inputs;
 mod npy;
 mod summary;
 
 mod cmd {
+    pub mod bench;
+    pub mod block;
     pub mod check;
+    pub mod compile;
     pub mod eval;
     pub mod fmt;
+    pub mod run;
 }
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// The texpr compiler: checks, formats and evaluates TExpr programs.
+/// The texpr compiler: checks, formats, evaluates, compiles and runs TExpr programs.
 #[derive(Debug, Parser)]
 #[command(name = "texprc", version, propagate_version = true)]
 struct Cli {
@@ -48,6 +53,35 @@ enum Command {
         texprc eval examples/matvec.te --input a=a.npy --input x=x.npy -o out/"
     )]
     Eval(cmd::eval::Args),
+    /// Compile a program and print one stage: ast, typed, scheduled, kernels, wgsl, spirv, msl, hlsl, glsl
+    #[command(
+        after_help = "Every shader is validated by naga before it is printed.\n\n\
+        Examples:\n  texprc compile examples/softmax.te                   # WGSL\n  \
+        texprc compile examples/softmax.te --emit scheduled  # the scheduled TExpr\n  \
+        texprc compile examples/matmul.te --emit kernels     # buffers, kernels, dispatch\n  \
+        texprc compile examples/matmul.te --emit spirv -o matmul.spv"
+    )]
+    Compile(cmd::compile::Args),
+    /// Run a program on the GPU; with --check, compare with the interpreter
+    #[command(
+        after_help = "The adapter is wgpu's choice unless --adapter or $TEXPR_ADAPTER names one \
+        (an index or part of its name). With --check, every output is compared with the reference \
+        interpreter within a tolerance derived from the program's operations; exit 1 on a mismatch.\n\n\
+        Examples:\n  texprc run examples/matmul.te --random 1 --check\n  \
+        texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy"
+    )]
+    Run(cmd::run::Args),
+    /// Measure compile time and GPU time (median after warm-ups), GFLOP/s and GB/s
+    #[command(
+        after_help = "Examples:\n  texprc bench --suite                 # every example at a realistic size\n  \
+        texprc bench examples/matmul.te -D M=1024 -D N=1024 -D K=1024 --runs 5"
+    )]
+    Bench(cmd::bench::Args),
+    /// Optimise, stage, distribute and run a block-matrix program
+    #[command(
+        after_help = "Example:\n  texprc block examples/blocks/gemm_bias_relu.air --grid 2x2 --emit stages --run --check"
+    )]
+    Block(cmd::block::Args),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +90,10 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(args),
         Command::Fmt(args) => cmd::fmt::run(args),
         Command::Eval(args) => cmd::eval::run(args),
+        Command::Compile(args) => cmd::compile::run(args),
+        Command::Run(args) => cmd::run::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
+        Command::Block(args) => cmd::block::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,8 +8,7 @@ use texpr_interp::Value;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
 
-use super::bound;
-use super::compare::{Mismatch, Tolerance, compare};
+use texpr_interp::accuracy::{Mismatch, check_outputs};
 use super::convert::{from_host, to_host};
 
 /// Why a program did not match the interpreter.
@@ -70,20 +69,7 @@ pub fn check_program(gpu: &Gpu, p: &Program, seed: u64) -> Result<Duration, RunE
     let inputs = texpr_interp::random_inputs(p, seed);
     let want = texpr_interp::eval(p, &inputs).map_err(|e| RunError::Interp(format!("{e:?}")))?;
     let (got, time) = run_program(gpu, p, &inputs)?;
-    let ests = bound::outputs(p, &inputs);
-    let mut bad = Vec::new();
-    for (k, out) in p.outputs.iter().enumerate() {
-        let float = out.value.ty.elem == texpr_syntax::ast::ElemTy::F32;
-        let tol = Tolerance::of(ests[k], float);
-        let Some(g) = got.get(k) else {
-            return Err(RunError::Runtime(RuntimeError::BadPlan(format!(
-                "no output {k}"
-            ))));
-        };
-        if let Err(m) = compare(&out.name, g, &want[k], tol) {
-            bad.push(m);
-        }
-    }
+    let bad = check_outputs(p, &inputs, &got, &want);
     if bad.is_empty() {
         Ok(time)
     } else {

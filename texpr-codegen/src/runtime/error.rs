@@ -58,3 +58,27 @@ pub enum RuntimeError {
     #[error("the device did not finish in time: {0}")]
     Timeout(String),
 }
+
+impl RuntimeError {
+    /// The stable diagnostic code of this error (E0400-E0499), for reporting
+    /// it as a `Diagnostic`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RuntimeError::NoAdapter(_) => "E0401",
+            RuntimeError::AdapterNotFound { .. } => "E0402",
+            RuntimeError::RequestDevice { .. } => "E0403",
+            RuntimeError::DeviceLost(_) => "E0404",
+            RuntimeError::Uncaptured(_) => "E0405",
+            RuntimeError::ShaderModule(_) => "E0406",
+            RuntimeError::Pipeline { .. } => "E0407",
+            RuntimeError::InputCount { .. } => "E0408",
+            RuntimeError::InputMismatch { .. } => "E0409",
+            RuntimeError::BadPlan(_) => "E0410",
+            RuntimeError::BufferTooLarge { .. } => "E0411",
+            RuntimeError::DispatchTooLarge { .. } => "E0412",
+            RuntimeError::Execution(_) => "E0413",
+            RuntimeError::Readback(_) => "E0414",
+            RuntimeError::Timeout(_) => "E0415",
+        }
+    }
+}

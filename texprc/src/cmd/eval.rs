@@ -3,8 +3,8 @@
 //! optionally write it to `DIR/NAME.npy`.
 
 use crate::common::{Defines, Failure, Source, frontend, read_source};
+use crate::inputs::{InputArgs, gather_inputs};
 use crate::{codes, npy, summary};
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
@@ -14,12 +14,8 @@ use texpr_syntax::ir::Program;
 pub struct Args {
     /// The program to run (a .te file)
     file: PathBuf,
-    /// Read input NAME from a .npy file (repeatable)
-    #[arg(short = 'i', long = "input", value_name = "NAME=PATH", value_parser = parse_input)]
-    inputs: Vec<(String, PathBuf)>,
-    /// Fill the inputs not given with --input with random values from SEED
-    #[arg(long, value_name = "SEED")]
-    random: Option<u64>,
+    #[command(flatten)]
+    inputs: InputArgs,
     /// Write each output to DIR/NAME.npy
     #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
     out_dir: Option<PathBuf>,
@@ -27,15 +23,10 @@ pub struct Args {
     defines: Defines,
 }
 
-fn parse_input(s: &str) -> Result<(String, PathBuf), String> {
-    let (name, path) = s.split_once('=').ok_or("expected NAME=PATH")?;
-    Ok((name.trim().to_string(), PathBuf::from(path)))
-}
-
 pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let prog = frontend(&src, &args.defines)?;
-    let inputs = gather_inputs(&prog, &args).map_err(|d| Failure::about(&src, d))?;
+    let inputs = gather_inputs(&prog, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let outputs = texpr_interp::eval(&prog, &inputs).map_err(|e| {
         Failure::about(
             &src,
@@ -49,54 +40,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
         println!("{}", summary::line(&out.name, v));
     }
     Ok(())
-}
-
-/// One value per program input: from its `--input` file, else random, else an error.
-fn gather_inputs(prog: &Program, args: &Args) -> Result<Vec<Value>, Diagnostic> {
-    let mut given: BTreeMap<&str, &PathBuf> = BTreeMap::new();
-    for (name, path) in &args.inputs {
-        if !prog.inputs.iter().any(|i| &i.name == name) {
-            let names: Vec<&str> = prog.inputs.iter().map(|i| i.name.as_str()).collect();
-            let msg = format!("the program has no input `{name}`");
-            let note = format!("its inputs are: {}", names.join(", "));
-            return Err(Diagnostic::error(codes::UNKNOWN_INPUT, msg).with_note(note));
-        }
-        if given.insert(name, path).is_some() {
-            let msg = format!("input `{name}` is given more than once");
-            return Err(Diagnostic::error(codes::DUPLICATE_INPUT, msg));
-        }
-    }
-    let missing: Vec<&str> = prog
-        .inputs
-        .iter()
-        .filter(|i| !given.contains_key(i.name.as_str()))
-        .map(|i| i.name.as_str())
-        .collect();
-    let random = match (args.random, missing.is_empty()) {
-        (Some(seed), _) => texpr_interp::random_inputs(prog, seed),
-        (None, true) => Vec::new(),
-        (None, false) => {
-            let msg = format!(
-                "no value for input{} `{}`",
-                plural(missing.len()),
-                missing.join("`, `")
-            );
-            let note = "give each with --input NAME=PATH.npy, or use --random SEED";
-            return Err(Diagnostic::error(codes::MISSING_INPUTS, msg).with_note(note));
-        }
-    };
-    prog.inputs
-        .iter()
-        .enumerate()
-        .map(|(k, input)| match given.get(input.name.as_str()) {
-            Some(path) => npy::read(path, input),
-            None => Ok(random[k].clone()),
-        })
-        .collect()
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn write_outputs(

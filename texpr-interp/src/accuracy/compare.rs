@@ -1,7 +1,7 @@
 //! Comparing GPU results with the interpreter's: integers exactly (when exact),
 //! floats within a tolerance derived from the program ([`super::bound`]).
 
-use texpr_interp::{Data, Value};
+use crate::{Data, Value};
 
 use super::bound::Est;
 

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use texpr_interp::{Data, Value};
+use crate::{Data, Value};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, VarId, VarKind, VecRef};
 

@@ -1,0 +1,116 @@
+//! `texprc run FILE`: compile a program, run it on the GPU, print each output;
+//! with `--check`, compare with the reference interpreter and report the
+//! largest error.
+
+use crate::codes;
+use crate::common::{Defines, Failure, frontend, read_source};
+use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
+use crate::summary;
+use std::path::PathBuf;
+use texpr_codegen::Options;
+use texpr_codegen::runtime::{AdapterChoice, Gpu};
+use texpr_syntax::Diagnostic;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The program to run (a .te file)
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
+    /// Also run the reference interpreter and compare; exit 1 on a mismatch
+    #[arg(long)]
+    pub check: bool,
+    /// Adapter to use: an index or part of its name (default: $TEXPR_ADAPTER, else wgpu's choice)
+    #[arg(long, value_name = "ADAPTER")]
+    pub adapter: Option<String>,
+    #[command(flatten)]
+    pub defines: Defines,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let src = read_source(&args.file)?;
+    let program = frontend(&src, &args.defines)?;
+    let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
+    let opts = Options {
+        limits: gpu.limits(),
+        overrides: args.defines.defines.clone(),
+    };
+    let compiled = texpr_codegen::compile(&program, &opts).map_err(|d| Failure::new(&src, d))?;
+    let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;
+    let host: Vec<_> = inputs.iter().map(to_host).collect();
+    let result = gpu
+        .run(&compiled.module, &host)
+        .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
+    let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
+    eprintln!(
+        "ran {} kernel{} on {} in {:.3} ms",
+        compiled.module.kernels.len(),
+        if compiled.module.kernels.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        gpu.info().name,
+        result.gpu_time.as_secs_f64() * 1e3
+    );
+    for (out, v) in program.outputs.iter().zip(&outputs) {
+        println!("{}", summary::line(&out.name, v));
+    }
+    if !args.check {
+        return Ok(());
+    }
+    let expected = texpr_interp::eval(&program, &inputs).map_err(|e| {
+        Failure::about(
+            &src,
+            Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),
+        )
+    })?;
+    let mismatches = texpr_interp::accuracy::check_outputs(&program, &inputs, &outputs, &expected);
+    let mut failed = Vec::new();
+    for (k, out) in program.outputs.iter().enumerate() {
+        match mismatches.iter().find(|m| m.output == out.name) {
+            Some(m) => {
+                println!("check {}: MISMATCH: {m}", out.name);
+                failed.push(out.name.clone());
+            }
+            None => println!(
+                "check {}: ok (largest difference {:e})",
+                out.name,
+                largest_diff(&expected[k], &outputs[k])
+            ),
+        }
+    }
+    if failed.is_empty() {
+        println!("check passed: the GPU results match the interpreter");
+        return Ok(());
+    }
+    let msg = format!(
+        "the GPU results differ from the interpreter for `{}`",
+        failed.join("`, `")
+    );
+    Err(Failure::about(
+        &src,
+        Diagnostic::error(codes::CHECK_MISMATCH, msg),
+    ))
+}
+
+/// Opens the adapter named by `--adapter`, else `$TEXPR_ADAPTER`, else the default.
+pub fn open_gpu(flag: Option<&str>) -> Result<Gpu, Diagnostic> {
+    let choice = flag
+        .map(AdapterChoice::parse)
+        .unwrap_or_else(AdapterChoice::from_env);
+    Gpu::open(&choice).map_err(|e| runtime_diag(&e))
+}
+
+pub fn runtime_diag(e: &texpr_codegen::runtime::RuntimeError) -> Diagnostic {
+    Diagnostic::error(e.code(), e.to_string())
+}
+
+/// The largest absolute difference between two vectors of the same type.
+fn largest_diff(a: &texpr_interp::Value, b: &texpr_interp::Value) -> f64 {
+    let (a, b) = (a.to_f64(), b.to_f64());
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| if x == y { 0.0 } else { (x - y).abs() })
+        .fold(0.0, f64::max)
+}
