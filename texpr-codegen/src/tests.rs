@@ -76,3 +76,29 @@ fn constant_operands_never_fold_into_errors() {
         c.module.wgsl
     );
 }
+
+/// A `let@reg` vector filled inside a reduce loop: the accumulator is
+/// initialised once before the reduce loop, the let's fill loop has its own
+/// variable and bound, and the reduce loop keeps its full bound (the seed-4978
+/// case, whose wrong GPU result came from lavapipe's loop limiter, not from here).
+#[test]
+fn let_reg_inside_a_reduce_keeps_the_reduce_loop_intact() {
+    let src = "output o0: f32[257] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 257))\n";
+    let c = crate::compile_source(src, &Options::default()).unwrap();
+    let w = &c.module.wgsl;
+    let pos = |needle: &str| {
+        w.find(needle)
+            .unwrap_or_else(|| panic!("no `{needle}` in\n{w}"))
+    };
+    let acc = pos("var acc_1: f32 = 0.0f;");
+    let reduce = pos("for (var i_2: i32 = 0i; i_2 < 257i; i_2 = i_2 + 1i) {");
+    let arr = pos("var v_3: array<f32, 257>;");
+    let fill = pos("for (var e_4: i32 = 0i; e_4 < 257i; e_4 = e_4 + 1i) {");
+    let add = pos("acc_1 = acc_1 + 1.0f;");
+    assert!(
+        acc < reduce && reduce < arr && arr < fill && fill < add,
+        "{w}"
+    );
+    assert_eq!(w.matches("acc_1 = ").count(), 1, "{w}");
+    assert_eq!(w.matches("i_2 = i_2 + 1i").count(), 1, "{w}");
+}
