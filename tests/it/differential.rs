@@ -161,3 +161,20 @@ fn small_sizes(src: &str) -> Vec<(String, i64)> {
     }
     out
 }
+
+/// A `let@reg` vector filled inside a reduce loop matches the interpreter
+/// (seed 4978's shape). Sizes stay under lavapipe's limit of 65535 loop
+/// iterations per invocation: at `reduce 257` with a 257-long fill (66306
+/// iterations) llvmpipe silently cuts the loops short.
+#[test]
+fn let_reg_filled_inside_a_reduce_matches_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    for (n, m) in [(200, 200), (250, 7), (7, 250)] {
+        let src = format!(
+            "output o0: f32[257] = reduce {n} |i| (let v = fill(2.0, {m}) in fill(1.0, 257))\n"
+        );
+        if let Err(e) = run_source(gpu, &src, &[], 1) {
+            panic!("{src}: {e}");
+        }
+    }
+}
