@@ -6,6 +6,25 @@
 //!   front end first.
 //! - [`translate()`]: a module to SPIR-V, MSL, HLSL or GLSL.
 //!
+//! Compiling source text with options, and reading the kernels and the buffer
+//! plan (running them is in [`runtime`], feature `runtime`):
+//!
+//! ```
+//! use texpr_codegen::{BufferRole, Options, compile_source};
+//!
+//! let src = "param N = 1000\ninput x: f32[N]\noutput y = compute N |i| exp(x[i]) * 2.0";
+//! let opts = Options { overrides: vec![("N".into(), 4096)], ..Options::default() };
+//! let compiled = compile_source(src, &opts).expect("compiles");
+//! let module = &compiled.module;
+//! assert!(module.wgsl.contains("@compute"));
+//! let kernel = &module.kernels[0];
+//! assert_eq!(kernel.workgroup_size, [256, 1, 1]);
+//! assert_eq!(kernel.dispatch, [16, 1, 1]); // 4096 elements, one per invocation
+//! assert_eq!(module.buffers[0].role, BufferRole::Input(0));
+//! assert_eq!(module.buffers[1].len, 4096);
+//! println!("{}", texpr_syntax::print::program(&compiled.scheduled));
+//! ```
+//!
 //! Error codes (E0300-E0399):
 //! - E0301 an item root that is not a `compute@grid`
 //! - E0302 an index map on a grid other than a truncation `{k < L -> k}`
