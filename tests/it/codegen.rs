@@ -8,7 +8,9 @@ use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Program, Ty, VecRef};
 
 fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
-    r.err().map(|ds| ds.iter().map(|d| d.code).collect()).unwrap_or_default()
+    r.err()
+        .map(|ds| ds.iter().map(|d| d.code).collect())
+        .unwrap_or_default()
 }
 
 /// `compute@grid 1 |g| let@shared s = compute@group 64 |l| fill (len/64 each)
@@ -22,7 +24,12 @@ fn shared_of(len: u64) -> Program {
     let value = compute(Some(Level::Thread), len, e, read(&p, x, tv(e)));
     let l = index(&mut p, "l", 64);
     let body = compute(Some(Level::Group), 64, l, read(&p, VecRef::Local(s), tv(l)));
-    let root = compute(Some(Level::Grid), 1, g, let_(Some(MemLevel::Shared), s, value, body));
+    let root = compute(
+        Some(Level::Grid),
+        1,
+        g,
+        let_(Some(MemLevel::Shared), s, value, body),
+    );
     output(&mut p, "y", root);
     p
 }
@@ -36,7 +43,13 @@ fn workgroup_storage_just_under_and_just_over() {
     assert_eq!(err.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0310"]);
     assert!(err[0].message.contains("16388"), "{}", err[0].message);
     // a device with more workgroup memory takes it
-    let big = Options { limits: DeviceLimits { max_workgroup_storage_bytes: 32768, ..Default::default() }, ..opts };
+    let big = Options {
+        limits: DeviceLimits {
+            max_workgroup_storage_bytes: 32768,
+            ..Default::default()
+        },
+        ..opts
+    };
     assert!(compile(&shared_of(4097), &big).is_ok());
 }
 
@@ -46,7 +59,12 @@ fn group_of(n: u64) -> Program {
     let x = input(&mut p, "x", ElemTy::F32, n);
     let g = index(&mut p, "g", 1);
     let l = index(&mut p, "l", n);
-    let root = compute(Some(Level::Grid), 1, g, compute(Some(Level::Group), n, l, read(&p, x, tv(l))));
+    let root = compute(
+        Some(Level::Grid),
+        1,
+        g,
+        compute(Some(Level::Group), n, l, read(&p, x, tv(l))),
+    );
     output(&mut p, "y", root);
     p
 }
@@ -58,17 +76,29 @@ fn invocations_per_workgroup_just_under_and_just_over() {
     assert_eq!(m.kernels[0].workgroup_size, [256, 1, 1]);
     assert_eq!(codes(emit(&group_of(257), &limits)), ["E0311"]);
     // the schedule reports it first when compiling
-    assert_eq!(codes(compile(&group_of(257), &Options::default())), ["E0202"]);
-    let narrow = DeviceLimits { max_workgroup_size: [128, 128, 64], ..limits };
+    assert_eq!(
+        codes(compile(&group_of(257), &Options::default())),
+        ["E0202"]
+    );
+    let narrow = DeviceLimits {
+        max_workgroup_size: [128, 128, 64],
+        ..limits
+    };
     assert_eq!(codes(emit(&group_of(256), &narrow)), ["E0312"]);
 }
 
 /// One output reading `n` inputs: `n + 1` bindings in one kernel.
 fn reading(n: usize) -> Program {
     let mut p = program();
-    let xs: Vec<VecRef> = (0..n).map(|k| input(&mut p, &format!("x{k}"), ElemTy::F32, 64)).collect();
+    let xs: Vec<VecRef> = (0..n)
+        .map(|k| input(&mut p, &format!("x{k}"), ElemTy::F32, 64))
+        .collect();
     let i = index(&mut p, "i", 64);
-    let sum = xs.iter().map(|&x| read(&p, x, tv(i))).reduce(|a, b| binary(BinOp::Add, a, b)).unwrap();
+    let sum = xs
+        .iter()
+        .map(|&x| read(&p, x, tv(i)))
+        .reduce(|a, b| binary(BinOp::Add, a, b))
+        .unwrap();
     output(&mut p, "y", compute(None, 64, i, sum));
     p
 }
@@ -90,17 +120,34 @@ fn grids_fold_into_y_beyond_the_dimension_limit() {
     let over = compile(&texpr_opt::samples::saxpy(65536 * 256), &opts).unwrap();
     assert_eq!(over.module.kernels[0].dispatch, [65535, 2, 1]);
     // the kernel recomputes the linear group id and guards the excess groups
-    assert!(over.module.wgsl.contains("wid.x + wid.y * 65535u"), "{}", over.module.wgsl);
+    assert!(
+        over.module.wgsl.contains("wid.x + wid.y * 65535u"),
+        "{}",
+        over.module.wgsl
+    );
     assert!(over.module.wgsl.contains("in_grid"));
 }
 
 #[test]
 fn buffers_over_the_binding_and_buffer_size_limits() {
-    let limits = DeviceLimits { max_storage_buffer_binding_size: 4096, max_buffer_size: 8192, ..Default::default() };
-    let opts = Options { limits, ..Options::default() };
+    let limits = DeviceLimits {
+        max_storage_buffer_binding_size: 4096,
+        max_buffer_size: 8192,
+        ..Default::default()
+    };
+    let opts = Options {
+        limits,
+        ..Options::default()
+    };
     assert!(compile(&texpr_opt::samples::saxpy(1024), &opts).is_ok());
-    assert_eq!(codes(compile(&texpr_opt::samples::saxpy(1025), &opts)), ["E0314", "E0314", "E0314"]);
-    assert_eq!(codes(compile(&texpr_opt::samples::saxpy(2049), &opts)), ["E0315", "E0315", "E0315"]);
+    assert_eq!(
+        codes(compile(&texpr_opt::samples::saxpy(1025), &opts)),
+        ["E0314", "E0314", "E0314"]
+    );
+    assert_eq!(
+        codes(compile(&texpr_opt::samples::saxpy(2049), &opts)),
+        ["E0315", "E0315", "E0315"]
+    );
 }
 
 #[test]
@@ -111,8 +158,18 @@ fn workgroup_reductions_count_toward_workgroup_memory() {
     let g = index(&mut p, "g", 1);
     let l = index(&mut p, "l", 256);
     let j = index(&mut p, "j", 64);
-    let body = compute(Some(Level::Thread), 64, j, read(&p, x, tlin(tv(l), 64, tv(j))));
-    let root = compute(Some(Level::Grid), 1, g, reduce(Some(Level::Group), ReduceOp::Add, 256, l, body));
+    let body = compute(
+        Some(Level::Thread),
+        64,
+        j,
+        read(&p, x, tlin(tv(l), 64, tv(j))),
+    );
+    let root = compute(
+        Some(Level::Grid),
+        1,
+        g,
+        reduce(Some(Level::Group), ReduceOp::Add, 256, l, body),
+    );
     output(&mut p, "y", root);
     assert_eq!(codes(emit(&p, &DeviceLimits::default())), ["E0310"]);
 }
@@ -121,12 +178,19 @@ fn workgroup_reductions_count_toward_workgroup_memory() {
 fn unscheduled_or_unmappable_programs_are_coded_errors() {
     let limits = DeviceLimits::default();
     // not scheduled at all
-    assert_eq!(codes(emit(&texpr_opt::samples::saxpy(8), &limits)), ["E0301"]);
+    assert_eq!(
+        codes(emit(&texpr_opt::samples::saxpy(8), &limits)),
+        ["E0301"]
+    );
     // a grid with a permuting index map
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 4);
     let (g, k) = (index(&mut p, "g", 4), index(&mut p, "k", 4));
-    let map = texpr_syntax::ir::IndexMap { var: k, len: 4, term: tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k)) };
+    let map = texpr_syntax::ir::IndexMap {
+        var: k,
+        len: 4,
+        term: tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k)),
+    };
     let root = compute_map(Some(Level::Grid), 4, g, map, read(&p, x, tv(g)));
     output(&mut p, "y", root);
     assert_eq!(codes(emit(&p, &limits)), ["E0302"]);
@@ -150,17 +214,23 @@ fn examples() -> Vec<(String, Program)> {
 
 /// Examples and the hand-built samples of `texpr-opt`.
 fn programs() -> Vec<(String, Program)> {
-    let samples = texpr_opt::samples::all().into_iter().map(|(n, p)| (n.to_string(), p));
+    let samples = texpr_opt::samples::all()
+        .into_iter()
+        .map(|(n, p)| (n.to_string(), p));
     examples().into_iter().chain(samples).collect()
 }
 
 #[test]
 fn the_verifier_accepts_the_program_after_every_pass() {
     for (name, p) in programs() {
-        texpr_syntax::check::verify(&p).unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
+        texpr_syntax::check::verify(&p)
+            .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
         texpr_opt::run_passes(&p, &DeviceLimits::default(), |pass, q| {
             if let Err(e) = texpr_syntax::check::verify(q) {
-                panic!("{name} after {pass}: {e:#?}\n{}", texpr_syntax::print::program(q));
+                panic!(
+                    "{name} after {pass}: {e:#?}\n{}",
+                    texpr_syntax::print::program(q)
+                );
             }
         })
         .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
@@ -173,7 +243,8 @@ fn scheduled_programs_print_and_check_back_equal() {
     for (name, p) in programs() {
         let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
         let text = texpr_syntax::print::program(&s);
-        let back = texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
+        let back =
+            texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
         assert_eq!(canonicalize(&back), canonicalize(&s), "{name}:\n{text}");
     }
 }
@@ -197,9 +268,16 @@ fn small_examples() -> Vec<(String, Program)> {
     examples()
         .into_iter()
         .map(|(name, p)| {
-            let src = std::fs::read_to_string(texpr_tests::golden::repo_root().join(format!("examples/{name}.te"))).unwrap();
-            let small: Vec<(String, i64)> =
-                p.params.iter().filter(|(_, v)| *v >= 64).map(|(n, _)| (n.clone(), 24)).collect();
+            let src = std::fs::read_to_string(
+                texpr_tests::golden::repo_root().join(format!("examples/{name}.te")),
+            )
+            .unwrap();
+            let small: Vec<(String, i64)> = p
+                .params
+                .iter()
+                .filter(|(_, v)| *v >= 64)
+                .map(|(n, _)| (n.clone(), 24))
+                .collect();
             (name, texpr_syntax::frontend(&src, &small).unwrap_or(p))
         })
         .collect()
@@ -207,13 +285,19 @@ fn small_examples() -> Vec<(String, Program)> {
 
 #[test]
 fn the_schedule_keeps_every_result_bit_for_bit() {
-    let samples = texpr_opt::samples::all().into_iter().map(|(n, p)| (n.to_string(), p));
+    let samples = texpr_opt::samples::all()
+        .into_iter()
+        .map(|(n, p)| (n.to_string(), p));
     for (name, p) in small_examples().into_iter().chain(samples) {
         let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
         let inputs = texpr_interp::random_inputs(&p, 7);
         let want = texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let got = texpr_interp::eval(&s, &inputs).unwrap_or_else(|e| panic!("{name} scheduled: {e:?}"));
-        assert!(bits(&want) == bits(&got), "{name}: the scheduled program computes something else");
+        let got =
+            texpr_interp::eval(&s, &inputs).unwrap_or_else(|e| panic!("{name} scheduled: {e:?}"));
+        assert!(
+            bits(&want) == bits(&got),
+            "{name}: the scheduled program computes something else"
+        );
     }
 }
 
@@ -245,11 +329,20 @@ const HAND_SCHEDULED: &[&str] = &[
 /// interpreter within the tolerance the program allows.
 fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limits: DeviceLimits) {
     use texpr_tests::gpu::{Tolerance, compare, from_host, output_bounds, to_host};
-    let c = compile(p, &Options { limits, overrides: vec![] }).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+    let c = compile(
+        p,
+        &Options {
+            limits,
+            overrides: vec![],
+        },
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
     let inputs = texpr_interp::random_inputs(p, 3);
     let want = texpr_interp::eval(p, &inputs).unwrap();
     let hosts: Vec<_> = inputs.iter().map(to_host).collect();
-    let got = gpu.run(&c.module, &hosts).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    let got = gpu
+        .run(&c.module, &hosts)
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
     let ests = output_bounds(p, &inputs);
     for (k, out) in p.outputs.iter().enumerate() {
         let tol = Tolerance::of(ests[k], out.value.ty.elem == ElemTy::F32);
@@ -261,7 +354,9 @@ fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limi
 
 #[test]
 fn hand_scheduled_kernels_match_the_interpreter_on_the_gpu() {
-    let Some(gpu) = texpr_tests::gpu::gpu() else { return };
+    let Some(gpu) = texpr_tests::gpu::gpu() else {
+        return;
+    };
     for (k, src) in HAND_SCHEDULED.iter().enumerate() {
         let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{src}: {e:#?}"));
         check_on_gpu(gpu, &format!("hand-scheduled {k}"), &p, gpu.limits());
@@ -273,18 +368,77 @@ fn hand_scheduled_kernels_match_the_interpreter_on_the_gpu() {
 
 #[test]
 fn folded_dispatches_run_on_the_gpu() {
-    let Some(gpu) = texpr_tests::gpu::gpu() else { return };
+    let Some(gpu) = texpr_tests::gpu::gpu() else {
+        return;
+    };
     // 40 workgroups on a device allowing 16 per dimension: [16, 3, 1], 8 idle
-    let limits = DeviceLimits { max_workgroups_per_dimension: 16, ..gpu.limits() };
-    let limits = DeviceLimits { max_invocations_per_workgroup: 256, max_workgroup_size: [256, 256, 64], ..limits };
+    let limits = DeviceLimits {
+        max_workgroups_per_dimension: 16,
+        ..gpu.limits()
+    };
+    let limits = DeviceLimits {
+        max_invocations_per_workgroup: 256,
+        max_workgroup_size: [256, 256, 64],
+        ..limits
+    };
     let p = texpr_opt::samples::saxpy(10000);
-    let c = compile(&p, &Options { limits: limits.clone(), overrides: vec![] }).unwrap();
+    let c = compile(
+        &p,
+        &Options {
+            limits: limits.clone(),
+            overrides: vec![],
+        },
+    )
+    .unwrap();
     assert_eq!(c.module.kernels[0].dispatch, [16, 3, 1]);
     check_on_gpu(gpu, "folded saxpy", &p, limits.clone());
     // into z as well: 300 groups with 8 per dimension -> [8, 8, 5]
-    let limits = DeviceLimits { max_workgroups_per_dimension: 8, max_invocations_per_workgroup: 1, ..limits };
+    let limits = DeviceLimits {
+        max_workgroups_per_dimension: 8,
+        max_invocations_per_workgroup: 1,
+        ..limits
+    };
     let p = texpr_opt::samples::matvec(300, 5);
-    let c = compile(&p, &Options { limits: limits.clone(), overrides: vec![] }).unwrap();
+    let c = compile(
+        &p,
+        &Options {
+            limits: limits.clone(),
+            overrides: vec![],
+        },
+    )
+    .unwrap();
     assert_eq!(c.module.kernels[0].dispatch, [8, 8, 5]);
     check_on_gpu(gpu, "folded matvec", &p, limits);
+}
+
+/// Loop iterations per invocation: a device with a loop budget (llvmpipe's
+/// 65,535 for all loops of an invocation together) gets E0316 past it, nested
+/// loops counted as the product of their trip counts; without a budget the
+/// same program compiles.
+#[test]
+fn loop_iterations_per_invocation_against_the_device_budget() {
+    let budget = DeviceLimits {
+        max_loop_iterations: Some(65_535),
+        ..DeviceLimits::default()
+    };
+    let opts = Options {
+        limits: budget,
+        overrides: Vec::new(),
+    };
+    let sum = |n: u64| format!("input x: f32[{n}]\noutput s = reduce {n} |i| x[i]");
+    let compiled = |src: &str, opts: &Options| {
+        texpr_codegen::compile_source(src, opts)
+            .map(|_| ())
+            .map_err(|ds| ds.iter().map(|d| d.code).collect::<Vec<_>>())
+    };
+    assert_eq!(compiled(&sum(65_535), &opts), Ok(()));
+    assert_eq!(compiled(&sum(65_536), &opts), Err(vec!["E0316"]));
+    assert_eq!(compiled(&sum(65_536), &Options::default()), Ok(()));
+    // 257 reduce iterations, each filling a 257-element register vector: 257 * 258 in all.
+    let nested = "output o: f32[1] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 1))";
+    let err = texpr_codegen::compile_source(nested, &opts)
+        .err()
+        .expect("over the budget");
+    assert_eq!(err[0].code, "E0316");
+    assert!(err[0].message.contains("66306"), "{}", err[0].message);
 }

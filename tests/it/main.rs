@@ -1,12 +1,12 @@
 //! Integration tests: one binary for the whole pipeline.
-mod runtime;
-mod differential;
-mod tolerance;
-mod check;
-mod gpu_limits;
-mod codegen;
 mod block;
-mod fuzz;
-mod parse;
-mod shaders;
+mod check;
+mod codegen;
+mod differential;
 mod examples;
+mod fuzz;
+mod gpu_limits;
+mod parse;
+mod runtime;
+mod shaders;
+mod tolerance;

@@ -117,14 +117,22 @@ fn kernels_run_in_order_and_outputs_come_back_in_output_order() {
                 "reverse_plus",
                 [32, 1, 1],
                 [4, 1, 1],
-                &[(1, Access::Read), (2, Access::ReadWrite), (3, Access::ReadWrite)],
+                &[
+                    (1, Access::Read),
+                    (2, Access::ReadWrite),
+                    (3, Access::ReadWrite),
+                ],
             ),
             // `total` sums what `reverse_plus` wrote (now at slot 1) into `sum[100]`.
             kernel(
                 "total",
                 [1, 1, 1],
                 [1, 1, 1],
-                &[(1, Access::Read), (3, Access::ReadWrite), (0, Access::ReadWrite)],
+                &[
+                    (1, Access::Read),
+                    (3, Access::ReadWrite),
+                    (0, Access::ReadWrite),
+                ],
             ),
         ],
     };
@@ -353,7 +361,9 @@ fn a_binding_to_a_missing_buffer_is_a_bad_plan() {
 #[test]
 fn runs_report_kernel_time_where_the_adapter_has_timestamps() {
     let Some(gpu) = gpu() else { return };
-    let r = gpu.run(&axpb(4096), &[HostBuffer::from_f32(&[0.5; 4096])]).unwrap();
+    let r = gpu
+        .run(&axpb(4096), &[HostBuffer::from_f32(&[0.5; 4096])])
+        .unwrap();
     assert_eq!(r.kernel_time.is_some(), gpu.has_timestamps(), "{r:?}");
     assert_eq!(r.outputs[0].to_f32(), vec![2.0; 4096]);
 }

@@ -16,7 +16,9 @@ fn examples_compile_to_the_golden_shaders() {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         match compile_source(&src, &Options::default()) {
             Ok(c) => {
-                if let Err(msg) = golden::compare(&shaders.join(format!("{stem}.wgsl")), &c.module.wgsl) {
+                if let Err(msg) =
+                    golden::compare(&shaders.join(format!("{stem}.wgsl")), &c.module.wgsl)
+                {
                     failures.push(msg);
                 }
             }

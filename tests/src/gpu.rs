@@ -11,9 +11,9 @@ pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";
 mod convert;
 mod program;
 
-pub use texpr_interp::accuracy::{Est, Mismatch, Tolerance, compare, output_bounds};
 pub use convert::{from_host, to_host};
 pub use program::{RunError, check_program, run_program, run_source};
+pub use texpr_interp::accuracy::{Est, Mismatch, Tolerance, compare, output_bounds};
 
 static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
 

@@ -8,6 +8,8 @@
 //! - E0313 storage buffers one kernel binds over the per-stage limit (the item)
 //! - E0314 a buffer over the storage-binding size limit (its declaration)
 //! - E0315 a buffer over the buffer size limit (its declaration)
+//! - E0316 a kernel whose invocations run more loop iterations than the
+//!   device lets one invocation run (llvmpipe's loop limiter; the item)
 
 use crate::buffers::BufferTable;
 use crate::wgsl::module::KernelText;
@@ -59,6 +61,22 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
                 ),
             )
             .with_primary(k.size_span, format!("{w} invocations in x")),
+        );
+    }
+    if let Some(max) = limits.max_loop_iterations
+        && k.loop_iterations > max
+    {
+        errs.push(
+            Diagnostic::error(
+                "E0316",
+                format!(
+                    "kernel `{}` runs up to {} loop iterations in one invocation; the device stops an invocation's loops after {max}",
+                    k.kernel.entry_point, k.loop_iterations
+                ),
+            )
+            .with_primary(k.kernel.span, format!("{} sequential iterations per invocation", k.loop_iterations))
+            .with_note("Mesa's llvmpipe (lavapipe) leaves every loop early past this budget, and the results would be silently wrong")
+            .with_note("spread the work over more invocations (e.g. split a long `reduce` into a `compute` of partial reductions), or use a smaller size"),
         );
     }
     let n = k.kernel.bindings.len();

@@ -84,7 +84,14 @@ impl std::fmt::Display for Module {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "buffers:")?;
         for (i, b) in self.buffers.iter().enumerate() {
-            writeln!(f, "  b{i} {}: {}[{}] ({})", b.name, b.elem.name(), b.len, b.role)?;
+            writeln!(
+                f,
+                "  b{i} {}: {}[{}] ({})",
+                b.name,
+                b.elem.name(),
+                b.len,
+                b.role
+            )?;
         }
         writeln!(f, "kernels (in dispatch order):")?;
         for k in &self.kernels {
@@ -102,7 +109,11 @@ impl std::fmt::Display for Module {
                     Access::Read => "read",
                     Access::ReadWrite => "read_write",
                 };
-                writeln!(f, "    @group({}) @binding({}) b{} {} ({access})", b.group, b.binding, b.buffer.0, buf.name)?;
+                writeln!(
+                    f,
+                    "    @group({}) @binding({}) b{} {} ({access})",
+                    b.group, b.binding, b.buffer.0, buf.name
+                )?;
             }
         }
         Ok(())

@@ -13,7 +13,11 @@ use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
 
 /// Arithmetic operations of the whole program (globals and outputs).
 pub fn flops(p: &Program) -> u64 {
-    let roots = p.globals.iter().map(|g| &g.value).chain(p.outputs.iter().map(|o| &o.value));
+    let roots = p
+        .globals
+        .iter()
+        .map(|g| &g.value)
+        .chain(p.outputs.iter().map(|o| &o.value));
     roots.map(expr_flops).fold(0u64, u64::saturating_add)
 }
 
@@ -40,7 +44,9 @@ fn expr_flops(e: &Expr) -> u64 {
         | ExprKind::VecLit(_) => 0,
         ExprKind::Broadcast(arg) | ExprKind::Cast(arg) => expr_flops(arg),
         ExprKind::Unary(_, arg) => len.saturating_add(expr_flops(arg)),
-        ExprKind::Binary(_, a, b) => len.saturating_add(expr_flops(a)).saturating_add(expr_flops(b)),
+        ExprKind::Binary(_, a, b) => len
+            .saturating_add(expr_flops(a))
+            .saturating_add(expr_flops(b)),
         ExprKind::Call(func, args) => {
             let own = if *func == Func::Fma { 2 * len } else { len };
             args.iter().map(expr_flops).fold(own, u64::saturating_add)

@@ -23,6 +23,11 @@ pub struct DeviceLimits {
     pub max_buffer_size: u64,
     /// Subgroup sizes `(min, max)` when subgroup operations are available.
     pub subgroup_size: Option<(u32, u32)>,
+    /// Loop iterations one invocation may run, all its loops together, where
+    /// the driver cuts loops short: Mesa's llvmpipe (lavapipe) stops every
+    /// loop of an invocation once 65,535 iterations have run in total, and the
+    /// results are silently wrong. `None`: no such limit.
+    pub max_loop_iterations: Option<u64>,
 }
 
 impl Default for DeviceLimits {
@@ -36,6 +41,7 @@ impl Default for DeviceLimits {
             max_storage_buffer_binding_size: 128 << 20,
             max_buffer_size: 256 << 20,
             subgroup_size: None,
+            max_loop_iterations: None,
         }
     }
 }

@@ -8,8 +8,8 @@ use texpr_interp::Value;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
 
-use texpr_interp::accuracy::{Mismatch, check_outputs};
 use super::convert::{from_host, to_host};
+use texpr_interp::accuracy::{Mismatch, check_outputs};
 
 /// Why a program did not match the interpreter.
 #[derive(Debug)]

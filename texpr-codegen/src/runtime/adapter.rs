@@ -163,7 +163,18 @@ fn device_limits(l: &wgpu::Limits, info: &wgpu::AdapterInfo, subgroups: bool) ->
         max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
         max_buffer_size: l.max_buffer_size,
         subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
+        max_loop_iterations: loop_limit(info),
     }
+}
+
+/// Mesa's llvmpipe gives each shader invocation one budget of
+/// `LP_MAX_TGSI_LOOP_ITERATIONS` (65,535) loop iterations for all its loops,
+/// then leaves every loop early (measured: a 65,536-element sum came out wrong).
+fn loop_limit(info: &wgpu::AdapterInfo) -> Option<u64> {
+    info.name
+        .to_lowercase()
+        .contains("llvmpipe")
+        .then_some(65_535)
 }
 
 impl Gpu {

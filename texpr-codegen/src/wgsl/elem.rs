@@ -187,10 +187,18 @@ impl Ctx<'_> {
         uniform: bool,
     ) -> String {
         let i = self.w.fresh(base);
+        let first = match start {
+            Ix::Const(c) => *c,
+            Ix::Name(_) => 0, // a non-negative start: at most this many trips
+        };
+        let step_ = step.max(1);
+        let trips = ((end - first).max(0) + step_ - 1) / step_;
+        let trips = trips as u64;
         let (end, step) = (lit::i32_lit(end as i32), lit::i32_lit(step as i32));
-        self.w.open(
+        self.w.open_loop(
             format!("for (var {i}: i32 = {start}; {i} < {end}; {i} = {i} + {step})"),
             uniform,
+            trips,
         );
         i
     }

@@ -224,12 +224,13 @@ impl Ctx<'_> {
         self.w.barrier()?;
         let top = w.next_power_of_two() as i64 / 2;
         let s = self.w.fresh("s");
-        self.w.open(
+        self.w.open_loop(
             format!(
                 "for (var {s}: i32 = {}; {s} > 0i; {s} = {s} / 2i)",
                 lit::i32_lit(top as i32)
             ),
             true,
+            u64::from(top.max(1).ilog2()) + 1,
         );
         self.w.open(
             format!("if (l < {s} && l + {s} < {})", lit::i32_lit(w as i32)),

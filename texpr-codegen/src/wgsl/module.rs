@@ -21,6 +21,8 @@ pub struct KernelText {
     pub shared: Vec<SharedDecl>,
     /// The node that set the workgroup size.
     pub size_span: Span,
+    /// Loop iterations one invocation runs, all loops together (an upper bound).
+    pub loop_iterations: u64,
 }
 
 /// Writes kernel number `k` for item `name` (root `root`) into `buffer`.
@@ -91,6 +93,7 @@ pub fn kernel(
         "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     );
     let shared = std::mem::take(&mut cx.shared);
+    let loop_iterations = cx.w.iterations();
     for line in cx.w.finish() {
         text += &line;
         text.push('\n');
@@ -108,6 +111,7 @@ pub fn kernel(
         kernel,
         shared,
         size_span,
+        loop_iterations,
     })
 }
 

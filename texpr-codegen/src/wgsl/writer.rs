@@ -13,6 +13,11 @@ pub struct Writer {
     lines: Vec<String>,
     /// Uniformity of each open block, innermost last.
     blocks: Vec<bool>,
+    /// For each open block, how often its body runs per invocation (the
+    /// product of the trip counts of the loops around it).
+    runs: Vec<u64>,
+    /// Loop iterations one invocation runs, all loops together (an upper bound).
+    iterations: u64,
     next: u32,
 }
 
@@ -52,11 +57,33 @@ impl Writer {
     pub fn open(&mut self, header: impl AsRef<str>, uniform: bool) {
         self.line(format!("{} {{", header.as_ref()));
         self.blocks.push(uniform);
+        self.runs.push(self.body_runs());
+    }
+
+    /// Opens a loop of at most `trips` iterations (counted towards
+    /// [`Writer::iterations`]).
+    pub fn open_loop(&mut self, header: impl AsRef<str>, uniform: bool, trips: u64) {
+        let runs = self.body_runs().saturating_mul(trips);
+        self.iterations = self.iterations.saturating_add(runs);
+        self.line(format!("{} {{", header.as_ref()));
+        self.blocks.push(uniform);
+        self.runs.push(runs);
     }
 
     pub fn close(&mut self) {
         self.blocks.pop();
+        self.runs.pop();
         self.line("}");
+    }
+
+    /// How often the innermost open block's body runs per invocation.
+    fn body_runs(&self) -> u64 {
+        self.runs.last().copied().unwrap_or(1)
+    }
+
+    /// Loop iterations one invocation runs in everything written so far.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
     }
 
     /// Writes `workgroupBarrier();`, or an internal error (E0391) when any
@@ -93,6 +120,20 @@ mod tests {
         w.close();
         w.close();
         assert_eq!(w.finish().len(), 5);
+    }
+
+    #[test]
+    fn loop_iterations_multiply_through_nesting() {
+        let mut w = Writer::default();
+        w.open_loop("for (a)", true, 257);
+        w.open("if (c)", false);
+        w.open_loop("for (b)", true, 257);
+        w.close();
+        w.close();
+        w.close();
+        w.open_loop("for (c)", true, 10);
+        w.close();
+        assert_eq!(w.iterations(), 257 + 257 * 257 + 10);
     }
 
     #[test]
