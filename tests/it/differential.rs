@@ -68,7 +68,10 @@ fn generated_programs_match_the_interpreter_on_the_gpu() {
             }
         }
     }
-    eprintln!("{} of {n} generated programs refused by the device's loop budget (E0316): {refused:?}", refused.len());
+    eprintln!(
+        "{} of {n} generated programs refused by the device's loop budget (E0316): {refused:?}",
+        refused.len()
+    );
     assert!(
         refused.len() as u64 <= n / 50,
         "{} of {n} generated programs are over the device's loop budget; the generator should keep most within it",
