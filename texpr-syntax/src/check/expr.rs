@@ -109,6 +109,35 @@ impl Checker {
         ))
     }
 
+    /// What `compute` and `reduce` share: the size, entering the level (the
+    /// keyword is `keyword.0` bytes long; `keyword.1` is whether it is a
+    /// reduce), the index variable in scope, and the checked body.
+    #[allow(clippy::too_many_arguments)]
+    fn indexed_body(
+        &mut self,
+        span: Span,
+        level: Option<(Level, Span)>,
+        keyword: (u32, bool),
+        n: &ast::Term,
+        var: &Ident,
+        body: &ast::Expr,
+        hint: Option<ElemTy>,
+    ) -> CResult<(u64, ir::VarId, ir::Expr)> {
+        let n = self.size(n)?;
+        let (inner, err) = self.levels.enter(
+            level.map(|l| l.0),
+            level.map_or(head(span, keyword.0), |l| l.1),
+            keyword.1,
+        );
+        self.report(err);
+        let id = self.push_index(var, n);
+        let saved = std::mem::replace(&mut self.levels, inner);
+        let body = self.value(body, hint);
+        self.levels = saved;
+        self.pop_local();
+        Ok((n, id, body?))
+    }
+
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn compute(
@@ -121,19 +150,7 @@ impl Checker {
         body: &ast::Expr,
         hint: Option<ElemTy>,
     ) -> CResult<ir::Expr> {
-        let n = self.size(n)?;
-        let (inner, err) = self.levels.enter(
-            level.map(|l| l.0),
-            level.map_or(head(span, 7), |l| l.1),
-            false,
-        );
-        self.report(err);
-        let id = self.push_index(var, n);
-        let saved = std::mem::replace(&mut self.levels, inner);
-        let body = self.value(body, hint);
-        self.levels = saved;
-        self.pop_local();
-        let body = body?;
+        let (n, id, body) = self.indexed_body(span, level, (7, false), n, var, body, hint)?;
         let raw = self.length(n, body.ty.len, span)?;
         let map = match map {
             Some(m) => Some(self.index_map(m, raw)?),
@@ -198,19 +215,7 @@ impl Checker {
         body: &ast::Expr,
         hint: Option<ElemTy>,
     ) -> CResult<ir::Expr> {
-        let n = self.size(n)?;
-        let (inner, err) = self.levels.enter(
-            level.map(|l| l.0),
-            level.map_or(head(span, 6), |l| l.1),
-            true,
-        );
-        self.report(err);
-        let id = self.push_index(var, n);
-        let saved = std::mem::replace(&mut self.levels, inner);
-        let body = self.value(body, hint);
-        self.levels = saved;
-        self.pop_local();
-        let body = body?;
+        let (n, id, body) = self.indexed_body(span, level, (6, true), n, var, body, hint)?;
         let (ty, level) = (body.ty, level.map(|l| l.0));
         let kind = ir::ExprKind::Reduce {
             level,
