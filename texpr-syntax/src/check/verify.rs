@@ -31,7 +31,7 @@
 use super::levels::LevelCtx;
 use super::terms::{bounds_diag, show_range};
 use super::{MAX_NESTING, bounds, codes};
-use crate::ast::ElemTy;
+use crate::ast::{ElemTy, Level};
 use crate::diag::Diagnostic;
 use crate::ir::{Expr, ExprKind, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef};
 use crate::span::Span;
@@ -166,6 +166,25 @@ impl<'p> Verifier<'p> {
         self.depth -= counts as usize;
     }
 
+    /// What `compute` and `reduce` share: entering the level (`level.1`: a
+    /// reduce), the index variable in scope, and the body.
+    fn indexed_body(
+        &mut self,
+        level: (Option<Level>, bool),
+        var: VarId,
+        n: u64,
+        body: &Expr,
+        span: Span,
+    ) {
+        let (inner, err) = self.levels.enter(level.0, span, level.1);
+        self.diags.extend(err);
+        self.bind_index(var, n, span);
+        let saved = std::mem::replace(&mut self.levels, inner);
+        self.expr(body);
+        self.levels = saved;
+        self.scope.pop();
+    }
+
     fn node(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Compute {
@@ -175,13 +194,7 @@ impl<'p> Verifier<'p> {
                 map,
                 body,
             } => {
-                let (inner, err) = self.levels.enter(*level, e.span, false);
-                self.diags.extend(err);
-                self.bind_index(*var, *n, e.span);
-                let saved = std::mem::replace(&mut self.levels, inner);
-                self.expr(body);
-                self.levels = saved;
-                self.scope.pop();
+                self.indexed_body((*level, false), *var, *n, body, e.span);
                 if let Some(m) = map {
                     self.index_map(m, n.saturating_mul(body.ty.len), e.span);
                 }
@@ -193,13 +206,7 @@ impl<'p> Verifier<'p> {
                 body,
                 ..
             } => {
-                let (inner, err) = self.levels.enter(*level, e.span, true);
-                self.diags.extend(err);
-                self.bind_index(*var, *n, e.span);
-                let saved = std::mem::replace(&mut self.levels, inner);
-                self.expr(body);
-                self.levels = saved;
-                self.scope.pop();
+                self.indexed_body((*level, true), *var, *n, body, e.span);
             }
             ExprKind::Let {
                 level,
