@@ -364,15 +364,20 @@ fn scheduled_programs_verify_and_round_trip() {
     for (name, src) in programs() {
         let p = frontend(&src, &overrides(&src)).unwrap();
         let limits = texpr_opt::DeviceLimits::default();
-        let result = texpr_opt::run_passes(&p, &limits, |pass, q| {
-            if let Err(d) = verify(q) {
-                let text = print::program(q);
-                panic!(
-                    "{name}: verify fails after {pass}:\n{}",
-                    diag::render("scheduled", &text, &d)
-                );
-            }
-        });
+        let result = texpr_opt::run_passes(
+            &p,
+            &limits,
+            &texpr_opt::ScheduleChoice::Heuristic,
+            |pass, q| {
+                if let Err(d) = verify(q) {
+                    let text = print::program(q);
+                    panic!(
+                        "{name}: verify fails after {pass}:\n{}",
+                        diag::render("scheduled", &text, &d)
+                    );
+                }
+            },
+        );
         let Ok(q) = result else { continue };
         scheduled += 1;
         let text = print::program(&q);

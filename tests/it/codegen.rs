@@ -2,7 +2,7 @@
 //! and validates, just over gives the coded error (or, for the dispatch, folds
 //! into y), on hand-built IR so the tests do not depend on the front end.
 
-use texpr_codegen::{DeviceLimits, Options, compile, emit};
+use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, compile, emit};
 use texpr_opt::build::*;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Program, Ty, VecRef};
@@ -225,14 +225,19 @@ fn the_verifier_accepts_the_program_after_every_pass() {
     for (name, p) in programs() {
         texpr_syntax::check::verify(&p)
             .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
-        texpr_opt::run_passes(&p, &DeviceLimits::default(), |pass, q| {
-            if let Err(e) = texpr_syntax::check::verify(q) {
-                panic!(
-                    "{name} after {pass}: {e:#?}\n{}",
-                    texpr_syntax::print::program(q)
-                );
-            }
-        })
+        texpr_opt::run_passes(
+            &p,
+            &DeviceLimits::default(),
+            &texpr_opt::ScheduleChoice::Heuristic,
+            |pass, q| {
+                if let Err(e) = texpr_syntax::check::verify(q) {
+                    panic!(
+                        "{name} after {pass}: {e:#?}\n{}",
+                        texpr_syntax::print::program(q)
+                    );
+                }
+            },
+        )
         .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
     }
 }
@@ -334,6 +339,7 @@ fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limi
         &Options {
             limits,
             overrides: vec![],
+            schedule: ScheduleChoice::Default,
         },
     )
     .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
@@ -387,6 +393,7 @@ fn folded_dispatches_run_on_the_gpu() {
         &Options {
             limits: limits.clone(),
             overrides: vec![],
+            schedule: ScheduleChoice::Default,
         },
     )
     .unwrap();
@@ -404,6 +411,7 @@ fn folded_dispatches_run_on_the_gpu() {
         &Options {
             limits: limits.clone(),
             overrides: vec![],
+            schedule: ScheduleChoice::Default,
         },
     )
     .unwrap();
@@ -424,6 +432,7 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     let opts = Options {
         limits: budget,
         overrides: Vec::new(),
+        schedule: ScheduleChoice::Default,
     };
     let sum = |n: u64| format!("input x: f32[{n}]\noutput s = reduce {n} |i| x[i]");
     let compiled = |src: &str, opts: &Options| {

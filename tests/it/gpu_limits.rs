@@ -10,6 +10,7 @@ fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) 
     let opts = Options {
         limits: gpu.limits(),
         overrides: Vec::new(),
+        schedule: texpr_codegen::ScheduleChoice::Default,
     };
     let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
     (p, c.module)

@@ -2,7 +2,7 @@
 //!
 //! - [`emit`]: a scheduled program to a [`Module`] (WGSL validated by naga,
 //!   buffers, kernels with bindings and dispatch).
-//! - [`compile`]: the default schedule then [`emit`]; [`compile_source`]: the
+//! - [`compile`]: the optimizer (schedule as [`Options::schedule`] says) then [`emit`]; [`compile_source`]: the
 //!   front end first.
 //! - [`translate()`]: a module to SPIR-V, MSL, HLSL or GLSL.
 //!
@@ -55,7 +55,7 @@ pub mod wgsl;
 
 pub use emit::emit;
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
-pub use texpr_opt::DeviceLimits;
+pub use texpr_opt::{DeviceLimits, Schedule, ScheduleChoice, Strategy};
 pub use translate::{Target, Translated, translate};
 
 use texpr_syntax::Diagnostic;
@@ -67,6 +67,8 @@ pub struct Options {
     pub limits: DeviceLimits,
     /// `-D NAME=VALUE` param overrides.
     pub overrides: Vec<(String, i64)>,
+    /// Which schedule: the default one, the heuristic's (the default), or a given one.
+    pub schedule: ScheduleChoice,
 }
 
 /// A compiled program: the scheduled TExpr and its kernel plan.
@@ -76,9 +78,9 @@ pub struct Compiled {
     pub module: Module,
 }
 
-/// The default schedule, then [`emit`].
+/// The optimizer with the schedule `opts` chooses, then [`emit`].
 pub fn compile(program: &Program, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let scheduled = texpr_opt::default_schedule(program, &opts.limits)?;
+    let scheduled = texpr_opt::optimize(program, &opts.limits, &opts.schedule)?;
     let module = emit(&scheduled, &opts.limits)?;
     Ok(Compiled { scheduled, module })
 }

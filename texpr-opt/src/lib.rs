@@ -12,24 +12,36 @@
 //! - E0205 an item too long to distribute with 32-bit indices
 //! - E0206 a `compute@grid` nested in another grid (not supported)
 //! - E0207 index arithmetic too large to schedule (deeply nested index maps)
+//! - E0210 a schedule naming something that is not an item
+//! - E0211 a strategy that does not fit the item's shape
+//! - E0212 sizes that do not divide as a strategy needs
+//! - E0213 a strategy's workgroup wider than the device allows
+//! - E0214 a strategy needing more loop iterations per invocation than the device runs
 
 pub mod build;
 pub mod cost;
+pub mod digits;
 pub mod distribute;
 pub mod elem;
 pub mod fill;
 pub mod globals;
+pub mod heuristic;
 pub mod limits;
 pub mod pipeline;
 pub mod samples;
+pub mod schedule;
 pub mod schedule_items;
 pub mod simplify;
+pub mod strategy;
 pub mod subst;
 pub mod term;
 pub mod threads;
 
 pub use limits::DeviceLimits;
-pub use pipeline::{PASSES, default_schedule, run_passes};
+pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
+pub use schedule::{Schedule, ScheduleChoice, Strategy};
 
+#[cfg(test)]
+mod strategy_tests;
 #[cfg(test)]
 mod tests;

@@ -28,6 +28,9 @@ pub struct DeviceLimits {
     /// loop of an invocation once 65,535 iterations have run in total, and the
     /// results are silently wrong. `None`: no such limit.
     pub max_loop_iterations: Option<u64>,
+    /// A CPU adapter (lavapipe, WARP, SwiftShader): per-invocation overhead
+    /// and barriers dominate, so schedules give each invocation more work.
+    pub cpu: bool,
 }
 
 impl Default for DeviceLimits {
@@ -42,6 +45,7 @@ impl Default for DeviceLimits {
             max_buffer_size: 256 << 20,
             subgroup_size: None,
             max_loop_iterations: None,
+            cpu: false,
         }
     }
 }

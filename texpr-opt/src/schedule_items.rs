@@ -1,43 +1,46 @@
-//! Scheduling every item root: the default distribution for unscheduled
+//! Scheduling every item root: the chosen [`Strategy`] for unscheduled
 //! roots, completion of the user's schedule for the rest.
 //!
 //! Expects: a checked program with globals marked (see `globals`).
 //! Guarantees: every item root is a `compute@grid` and every `compute`,
-//! `reduce` and `let` below it has a level (see `distribute` and `fill`).
+//! `reduce` and `let` below it has a level (see `strategy` and `fill`).
+//! A strategy may add globals (a multi-pass reduction's partial results).
 
-use crate::distribute::distribute;
 use crate::fill::{fill_levels, has_structure};
-use crate::limits::DeviceLimits;
+use crate::heuristic::heuristic;
+use crate::pipeline::PassCtx;
+use crate::schedule::{ScheduleChoice, Strategy};
+use crate::strategy::{Item, apply};
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, Program};
+use texpr_syntax::ir::Program;
 
-pub fn schedule_items(p: &mut Program, limits: &DeviceLimits) -> Result<(), Vec<Diagnostic>> {
-    let mut errs = Vec::new();
-    for i in 0..p.globals.len() {
-        let root = p.globals[i].value.clone();
-        match schedule_root(p, &root, limits) {
-            Ok(e) => p.globals[i].value = e,
-            Err(mut e) => errs.append(&mut e),
-        }
+pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagnostic>> {
+    let schedule = match cx.choice {
+        ScheduleChoice::Default => None,
+        ScheduleChoice::Heuristic => Some(heuristic(p, cx.limits)),
+        ScheduleChoice::Given(s) => Some(s.clone()),
+    };
+    if let Some(s) = &schedule {
+        crate::strategy::check_names(p, s)?;
     }
-    for i in 0..p.outputs.len() {
-        let root = p.outputs[i].value.clone();
-        match schedule_root(p, &root, limits) {
-            Ok(e) => p.outputs[i].value = e,
-            Err(mut e) => errs.append(&mut e),
+    let mut items: Vec<Item> = (0..p.globals.len()).map(Item::Global).collect();
+    items.extend((0..p.outputs.len()).map(Item::Output));
+    let mut errs = Vec::new();
+    // Strategies may insert globals before an item: walk from the back so
+    // the positions still to visit stay valid.
+    for item in items.into_iter().rev() {
+        let root = item.root(p).clone();
+        let strategy = schedule
+            .as_ref()
+            .map_or(Strategy::Default, |s| s.get(item.name(p)));
+        let done = if has_structure(&root) {
+            fill_levels(p, &root, cx.limits).map(|e| *item.root_mut(p) = e)
+        } else {
+            apply(p, item, &strategy, cx.limits)
+        };
+        if let Err(mut e) = done {
+            errs.append(&mut e);
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
-}
-
-fn schedule_root(
-    p: &mut Program,
-    root: &Expr,
-    limits: &DeviceLimits,
-) -> Result<Expr, Vec<Diagnostic>> {
-    if has_structure(root) {
-        fill_levels(p, root, limits)
-    } else {
-        distribute(p, root, limits).map_err(|d| vec![d])
-    }
 }

@@ -142,6 +142,7 @@ fn the_verifier_hook_sees_every_pass() {
     run_passes(
         &samples::matvec(5, 3),
         &DeviceLimits::default(),
+        &crate::ScheduleChoice::Heuristic,
         |name, _| seen.push(name.to_string()),
     )
     .unwrap();
@@ -208,11 +209,16 @@ fn illegal_levels_are_coded_errors() {
 #[test]
 fn the_verifier_accepts_every_pass_on_every_sample() {
     for (name, p) in samples::all() {
-        run_passes(&p, &DeviceLimits::default(), |pass, q| {
-            if let Err(e) = texpr_syntax::check::verify(q) {
-                panic!("{name} after {pass}: {e:#?}");
-            }
-        })
+        run_passes(
+            &p,
+            &DeviceLimits::default(),
+            &crate::ScheduleChoice::Heuristic,
+            |pass, q| {
+                if let Err(e) = texpr_syntax::check::verify(q) {
+                    panic!("{name} after {pass}: {e:#?}");
+                }
+            },
+        )
         .unwrap();
     }
 }

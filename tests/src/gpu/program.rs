@@ -51,6 +51,7 @@ pub fn run_program(
     let opts = Options {
         limits: gpu.limits(),
         overrides: Vec::new(),
+        schedule: texpr_codegen::ScheduleChoice::Default,
     };
     let compiled = compile(p, &opts).map_err(|d| {
         let src = texpr_syntax::print::program(p);

@@ -31,6 +31,7 @@ impl<'g> GpuRunner<'g> {
             let opts = Options {
                 limits: self.gpu.limits(),
                 overrides: Vec::new(),
+                schedule: texpr_codegen::ScheduleChoice::Default,
             };
             let compiled = texpr_codegen::compile(&prog, &opts).map_err(|ds| {
                 let text = texpr_syntax::diag::render("block-body.te", kernel, &ds);

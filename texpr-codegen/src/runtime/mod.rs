@@ -20,7 +20,7 @@
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
 //! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
-//! let opts = Options { limits: gpu.limits(), overrides: Vec::new() };
+//! let opts = Options { limits: gpu.limits(), ..Options::default() };
 //! let compiled = compile_source(src, &opts).expect("compiles");
 //! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
 //! let result = gpu.run(&compiled.module, &[x]).expect("runs");

@@ -103,6 +103,7 @@ fn measure(
     let opts = Options {
         limits: gpu.limits(),
         overrides: defines.clone(),
+        schedule: texpr_codegen::ScheduleChoice::Default,
     };
     let compile = || -> Result<_, Failure> {
         let p = frontend(&src, &defs)?;

@@ -81,6 +81,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     }
     let opts = Options {
         overrides: args.defines.defines.clone(),
+        schedule: texpr_codegen::ScheduleChoice::Default,
         ..Options::default()
     };
     let compiled = texpr_codegen::compile(&program, &opts).map_err(|d| Failure::new(src, d))?;

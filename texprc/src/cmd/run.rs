@@ -34,6 +34,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let opts = Options {
         limits: gpu.limits(),
         overrides: args.defines.defines.clone(),
+        schedule: texpr_codegen::ScheduleChoice::Default,
     };
     let compiled = texpr_codegen::compile(&program, &opts).map_err(|d| Failure::new(&src, d))?;
     let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;

@@ -1,0 +1,227 @@
+//! The heuristic schedule, and the candidates `texprc tune` measures.
+//!
+//! Each item's shape decides which strategies apply ([`item_candidates`]);
+//! the device decides their order. On a CPU adapter (`DeviceLimits::cpu`)
+//! invocation overhead dominates, so the heuristic prefers few invocations
+//! doing much work (long coarsening, one row per invocation, big register
+//! tiles); on a GPU it prefers many invocations and wide workgroups. The
+//! first candidate that fits the item and the device's limits wins; an item
+//! no candidate fits keeps the default schedule.
+
+use crate::fill::has_structure;
+use crate::limits::DeviceLimits;
+use crate::schedule::{Schedule, Strategy};
+use crate::strategy::{Item, apply, items};
+use texpr_syntax::ir::{Expr, ExprKind, Program};
+
+/// The shape of an item root, as far as strategies care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// `compute M |i| compute N |j| S`, `S` scalar holding a `reduce` of `k` terms.
+    Contraction { m: u64, n: u64, k: u64 },
+    /// `compute R |r| B` where `B` (length `c`) holds a reduction.
+    RowReduce { r: u64, c: u64 },
+    /// `reduce N |i| E`.
+    Fold { n: u64 },
+    /// Anything else, `len` elements.
+    Elementwise { len: u64 },
+}
+
+pub fn shape(root: &Expr) -> Shape {
+    if let ExprKind::Compute {
+        level: None,
+        n: m,
+        map: None,
+        body,
+        ..
+    } = &root.kind
+    {
+        if let ExprKind::Compute {
+            level: None,
+            n,
+            map: None,
+            body: s,
+            ..
+        } = &body.kind
+            && s.ty.len == 1
+            && let Some(k) = first_reduce(s)
+        {
+            return Shape::Contraction { m: *m, n: *n, k };
+        }
+        if first_reduce(body).is_some() {
+            return Shape::RowReduce {
+                r: *m,
+                c: body.ty.len,
+            };
+        }
+    }
+    if let ExprKind::Reduce { level: None, n, .. } = &root.kind {
+        return Shape::Fold { n: *n };
+    }
+    Shape::Elementwise { len: root.ty.len }
+}
+
+fn first_reduce(e: &Expr) -> Option<u64> {
+    if let ExprKind::Reduce { n, .. } = &e.kind {
+        return Some(*n);
+    }
+    let mut found = None;
+    crate::subst::map_children(e, |c| {
+        if found.is_none() {
+            found = first_reduce(c);
+        }
+        c.clone()
+    });
+    found
+}
+
+/// Strategies for an item of this shape on this device, best guess first.
+pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
+    let mut out = Vec::new();
+    match shape(root) {
+        Shape::Contraction { .. } => {
+            let regs: &[[u64; 2]] = if limits.cpu {
+                &[
+                    [4, 4],
+                    [8, 4],
+                    [4, 8],
+                    [2, 4],
+                    [4, 2],
+                    [2, 2],
+                    [8, 8],
+                    [1, 4],
+                    [1, 1],
+                ]
+            } else {
+                &[
+                    [4, 4],
+                    [2, 4],
+                    [4, 2],
+                    [2, 2],
+                    [8, 4],
+                    [1, 4],
+                    [1, 1],
+                    [8, 8],
+                ]
+            };
+            let groups: &[[u64; 2]] = if limits.cpu {
+                &[
+                    [8, 8],
+                    [4, 8],
+                    [8, 4],
+                    [4, 4],
+                    [16, 16],
+                    [2, 2],
+                    [1, 8],
+                    [1, 1],
+                ]
+            } else {
+                &[[16, 16], [8, 8], [8, 16], [4, 16], [16, 4], [4, 4], [1, 1]]
+            };
+            for reg in regs {
+                for group in groups {
+                    out.push(Strategy::Tile {
+                        group: *group,
+                        reg: *reg,
+                    });
+                }
+            }
+        }
+        Shape::RowReduce { r, .. } => {
+            let groups: &[u64] = if limits.cpu {
+                &[64, 32, 16, 128, 8, 256]
+            } else {
+                &[64, 128, 256, 32]
+            };
+            out.extend(
+                groups
+                    .iter()
+                    .filter(|g| **g <= r.max(1))
+                    .map(|g| Strategy::Rows { group: *g }),
+            );
+        }
+        Shape::Fold { n } => {
+            let per: &[u64] = if limits.cpu {
+                &[4096, 2048, 8192, 1024, 16384, 512, 256]
+            } else {
+                &[256, 512, 1024, 128, 2048, 64]
+            };
+            for t in per {
+                if n % t != 0 || n / t < 2 {
+                    continue;
+                }
+                let parts = n / t;
+                for w in [64u64, 32, 16, 8, 4, 2, 1] {
+                    if parts.is_multiple_of(w) {
+                        out.push(Strategy::MultiPass { parts, group: w });
+                        break;
+                    }
+                }
+            }
+        }
+        Shape::Elementwise { len } => {
+            let per: &[u64] = if limits.cpu {
+                &[64, 16, 256, 32, 128, 4, 8]
+            } else {
+                &[4, 1, 8, 16, 2]
+            };
+            let groups: &[u64] = if limits.cpu {
+                &[64, 256, 16]
+            } else {
+                &[256, 64, 128]
+            };
+            for t in per {
+                if len / t < 2 {
+                    continue;
+                }
+                for w in groups {
+                    out.push(Strategy::Coarsen {
+                        group: *w,
+                        per_thread: *t,
+                    });
+                }
+            }
+        }
+    }
+    out.push(Strategy::Default);
+    out
+}
+
+/// Whether `s` schedules `item` of `p` on this device without error.
+pub fn fits(p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> bool {
+    let mut q = p.clone();
+    apply(&mut q, item, s, limits).is_ok()
+}
+
+/// Every item of `p` (a prepared program) that scheduling may choose for,
+/// with its fitting candidates, best guess first.
+pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strategy>)> {
+    items(p)
+        .into_iter()
+        .filter(|it| !has_structure(it.root(p)))
+        .map(|it| {
+            let cands = item_candidates(it.root(p), limits)
+                .into_iter()
+                .filter(|s| fits(p, it, s, limits))
+                .collect();
+            (it.name(p).to_string(), cands)
+        })
+        .collect()
+}
+
+/// The heuristic schedule of a prepared program: each item's first fitting
+/// candidate.
+pub fn heuristic(p: &Program, limits: &DeviceLimits) -> Schedule {
+    let mut s = Schedule::default();
+    for it in items(p) {
+        if has_structure(it.root(p)) {
+            continue;
+        }
+        let best = item_candidates(it.root(p), limits)
+            .into_iter()
+            .find(|c| fits(p, it, c, limits))
+            .unwrap_or(Strategy::Default);
+        s.set(it.name(p), best);
+    }
+    s
+}

@@ -1,0 +1,249 @@
+//! Schedules as data: one [`Strategy`] per item (global or output), printable
+//! and parsable, chosen by a heuristic, by `texprc tune`, or pinned by a user.
+//!
+//! Text form, one item a line (`#` starts a comment):
+//! ```text
+//! c: tile group=8x8 reg=4x4
+//! y: rows group=64
+//! z: coarsen group=64 per_thread=16
+//! total: multipass parts=4096 group=64
+//! w: default
+//! ```
+//! An item the schedule does not name gets the default schedule (one element
+//! per invocation). A strategy that does not fit its item (the item's shape,
+//! the device's limits, or sizes that do not divide) is refused by
+//! [`crate::strategy::apply`] with E0210-E0219, naming the item.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How one item root is mapped onto grid, workgroup and thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// One element per invocation (`crate::distribute`).
+    Default,
+    /// Each invocation computes `per_thread` consecutive elements; `group`
+    /// invocations per workgroup. For elementwise items.
+    Coarsen { group: u64, per_thread: u64 },
+    /// `compute R |r| BODY`: one invocation per row (all of `BODY`, its
+    /// reductions and their epilogue in one invocation), `group` rows per
+    /// workgroup. For row-wise reductions (softmax, layernorm, matvec).
+    Rows { group: u64 },
+    /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
+    /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
+    /// loaded once per reduction step into register tiles.
+    Tile { group: [u64; 2], reg: [u64; 2] },
+    /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
+    /// per invocation, `group` invocations per workgroup, written to a global
+    /// buffer; then one invocation folds the partials (a second kernel).
+    MultiPass { parts: u64, group: u64 },
+}
+
+/// A schedule: the strategy of each named item, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    pub items: Vec<(String, Strategy)>,
+}
+
+impl Schedule {
+    /// The strategy for `item` (the default when not named).
+    pub fn get(&self, item: &str) -> Strategy {
+        self.items
+            .iter()
+            .find(|(n, _)| n == item)
+            .map(|(_, s)| s.clone())
+            .unwrap_or(Strategy::Default)
+    }
+
+    /// Sets the strategy for `item`, replacing an earlier one.
+    pub fn set(&mut self, item: &str, s: Strategy) {
+        match self.items.iter_mut().find(|(n, _)| n == item) {
+            Some(slot) => slot.1 = s,
+            None => self.items.push((item.to_string(), s)),
+        }
+    }
+}
+
+/// How [`crate::pipeline`] picks the schedule.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ScheduleChoice {
+    /// One element per invocation for every item.
+    #[default]
+    Default,
+    /// [`crate::heuristic::heuristic`] from the device's limits.
+    Heuristic,
+    /// A schedule given by the caller (pinned in a file, or tuned).
+    Given(Schedule),
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strategy::Default => write!(f, "default"),
+            Strategy::Coarsen { group, per_thread } => {
+                write!(f, "coarsen group={group} per_thread={per_thread}")
+            }
+            Strategy::Rows { group } => write!(f, "rows group={group}"),
+            Strategy::Tile { group, reg } => write!(
+                f,
+                "tile group={}x{} reg={}x{}",
+                group[0], group[1], reg[0], reg[1]
+            ),
+            Strategy::MultiPass { parts, group } => {
+                write!(f, "multipass parts={parts} group={group}")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (name, s) in &self.items {
+            writeln!(f, "{name}: {s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A schedule text that does not parse: the line (1-based) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleParseError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ScheduleParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScheduleParseError {}
+
+impl FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Strategy, String> {
+        let mut words = s.split_whitespace();
+        let kind = words.next().ok_or("missing strategy")?;
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| format!("expected `key=value`, found `{w}`"))?;
+            if keys.iter().any(|(k2, _)| *k2 == k) {
+                return Err(format!("`{k}` given twice"));
+            }
+            keys.push((k, v));
+        }
+        let mut take = |key: &str| -> Result<&str, String> {
+            let at = keys
+                .iter()
+                .position(|(k, _)| *k == key)
+                .ok_or_else(|| format!("`{kind}` needs `{key}=`"))?;
+            Ok(keys.remove(at).1)
+        };
+        let strategy = match kind {
+            "default" => Strategy::Default,
+            "coarsen" => Strategy::Coarsen {
+                group: number(take("group")?)?,
+                per_thread: number(take("per_thread")?)?,
+            },
+            "rows" => Strategy::Rows {
+                group: number(take("group")?)?,
+            },
+            "tile" => Strategy::Tile {
+                group: pair(take("group")?)?,
+                reg: pair(take("reg")?)?,
+            },
+            "multipass" => Strategy::MultiPass {
+                parts: number(take("parts")?)?,
+                group: number(take("group")?)?,
+            },
+            other => {
+                return Err(format!(
+                    "unknown strategy `{other}` (expected default, coarsen, rows, tile or multipass)"
+                ));
+            }
+        };
+        match keys.first() {
+            Some((k, _)) => Err(format!("`{kind}` has no setting `{k}`")),
+            None => Ok(strategy),
+        }
+    }
+}
+
+fn number(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a positive integer, found `{s}`")),
+    }
+}
+
+fn pair(s: &str) -> Result<[u64; 2], String> {
+    let (a, b) = s
+        .split_once('x')
+        .ok_or_else(|| format!("expected `AxB`, found `{s}`"))?;
+    Ok([number(a)?, number(b)?])
+}
+
+impl FromStr for Schedule {
+    type Err = ScheduleParseError;
+    fn from_str(text: &str) -> Result<Schedule, ScheduleParseError> {
+        let mut sched = Schedule::default();
+        for (i, line) in text.lines().enumerate() {
+            let err = |message: String| ScheduleParseError {
+                line: i + 1,
+                message,
+            };
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (name, rest) = line
+                .split_once(':')
+                .ok_or_else(|| err("expected `item: strategy`".into()))?;
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return Err(err(format!("`{name}` is not an item name")));
+            }
+            if sched.items.iter().any(|(n, _)| n == name) {
+                return Err(err(format!("`{name}` is scheduled twice")));
+            }
+            let s = rest.parse::<Strategy>().map_err(err)?;
+            sched.items.push((name.to_string(), s));
+        }
+        Ok(sched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips() {
+        let text = "c: tile group=8x8 reg=4x4\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nw: default\n";
+        let s: Schedule = text.parse().expect("parses");
+        assert_eq!(s.items.len(), 5);
+        assert_eq!(s.to_string(), text);
+        assert_eq!(s.get("nobody"), Strategy::Default);
+    }
+
+    #[test]
+    fn bad_text_says_which_line_and_why() {
+        let cases = [
+            ("c tile", 1, "expected `item: strategy`"),
+            ("# x\nc: tiles group=1x1 reg=1x1", 2, "unknown strategy"),
+            ("c: tile group=8 reg=1x1", 1, "expected `AxB`"),
+            ("c: rows group=0", 1, "positive integer"),
+            ("c: rows", 1, "needs `group=`"),
+            ("c: rows group=4 reg=2", 1, "no setting `reg`"),
+            ("c: rows group=4\nc: default", 2, "scheduled twice"),
+        ];
+        for (text, line, msg) in cases {
+            let e = text.parse::<Schedule>().expect_err(text);
+            assert_eq!(e.line, line, "{text}");
+            assert!(e.message.contains(msg), "{text}: {}", e.message);
+        }
+    }
+}

@@ -1,0 +1,843 @@
+//! Applying a [`Strategy`] to one item root: splitting, tiling and level
+//! mapping with index maps that keep the result's layout, padding for sizes
+//! that do not divide, register tiles and multi-pass reductions.
+//!
+//! Expects: a checked, unscheduled item root (no grid/group level, no
+//! `let@shared`). Guarantees: a scheduled root (`compute@grid` with a level on
+//! every node) that the interpreter evaluates to the same value — bit for bit
+//! except `MultiPass`, which folds in another order.
+//!
+//! The forms produced (`W` the workgroup size, `L` the item's length):
+//! - `Coarsen { group: W, per_thread: T }`:
+//!   `compute@grid G {k < L -> k} |g| compute@group W |l| compute@thread T |t| ELEM(E, (g*W+l)*T+t % L)`
+//!   (the map and `% L` only when `G*W*T != L`);
+//! - `Rows { group: W }` on `compute R |r| B`:
+//!   `compute@grid G {k < L -> k} |g| compute@group W |l| B[r := (g*W+l) % R]` at thread level;
+//! - `Tile { group: [TI, TJ], reg: [RI, RJ] }` on `compute M |i| compute N |j| S`:
+//!   `compute@grid GI*GJ {k -> PERM(k)} |g| compute@group TI*TJ |l| TILE` where
+//!   `TILE` accumulates a `RI x RJ` register tile over the reduction in `S`,
+//!   loading each operand read that depends on only one of `i`, `j` into a
+//!   register tile per step, then applies the rest of `S` (the epilogue) to
+//!   every accumulator; `PERM` is a [`DigitPerm`] from the computed order to
+//!   row-major;
+//! - `MultiPass { parts: P, group: W }` on `reduce N |i| E`: a new global
+//!   `ITEM_partials = compute@grid P/W |g| compute@group W |l| reduce@thread N/P |t| E[i := (g*W+l)*(N/P)+t]`
+//!   and the item becomes one invocation folding the `P` partials.
+//!
+//! Error codes: E0210 a schedule naming no item; E0211 a strategy that does
+//! not fit the item's shape; E0212 sizes that do not divide as the strategy
+//! needs; E0213 a workgroup wider than the device allows; E0214 more loop
+//! iterations per invocation than the device runs.
+
+use crate::digits::DigitPerm;
+use crate::distribute::distribute;
+use crate::elem::elem;
+use crate::limits::DeviceLimits;
+use crate::schedule::{Schedule, Strategy};
+use crate::subst::{map_children, subst_expr};
+use crate::term::{bin, constant, var};
+use crate::threads::to_thread_levels;
+use texpr_syntax::ast::{Level, MemLevel, TermOp};
+use texpr_syntax::ir::{
+    Expr, ExprKind, Global, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef,
+};
+use texpr_syntax::{Diagnostic, Span};
+
+/// An item of a program: a global or an output, by position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    Global(usize),
+    Output(usize),
+}
+
+impl Item {
+    pub fn name(self, p: &Program) -> &str {
+        match self {
+            Item::Global(i) => &p.globals[i].name,
+            Item::Output(i) => &p.outputs[i].name,
+        }
+    }
+    pub fn root(self, p: &Program) -> &Expr {
+        match self {
+            Item::Global(i) => &p.globals[i].value,
+            Item::Output(i) => &p.outputs[i].value,
+        }
+    }
+    pub fn root_mut(self, p: &mut Program) -> &mut Expr {
+        match self {
+            Item::Global(i) => &mut p.globals[i].value,
+            Item::Output(i) => &mut p.outputs[i].value,
+        }
+    }
+    fn span(self, p: &Program) -> Span {
+        match self {
+            Item::Global(i) => p.globals[i].span,
+            Item::Output(i) => p.outputs[i].span,
+        }
+    }
+}
+
+/// Every item of `p`: globals first, then outputs.
+pub fn items(p: &Program) -> Vec<Item> {
+    let mut v: Vec<Item> = (0..p.globals.len()).map(Item::Global).collect();
+    v.extend((0..p.outputs.len()).map(Item::Output));
+    v
+}
+
+/// E0210 for every name in `s` that is not an item of `p`.
+pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
+    let names: Vec<&str> = items(p).into_iter().map(|i| i.name(p)).collect();
+    let errs: Vec<Diagnostic> = s
+        .items
+        .iter()
+        .filter(|(n, _)| !names.contains(&n.as_str()))
+        .map(|(n, _)| {
+            Diagnostic::error("E0210", format!("the schedule names `{n}`, not an item"))
+                .with_note(format!("the items are: {}", names.join(", ")))
+        })
+        .collect();
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
+}
+
+/// Schedules `item` of `p` with `s`, rewriting the item (and adding globals
+/// for a multi-pass reduction).
+pub fn apply(
+    p: &mut Program,
+    item: Item,
+    s: &Strategy,
+    limits: &DeviceLimits,
+) -> Result<(), Vec<Diagnostic>> {
+    let root = item.root(p).clone();
+    let name = item.name(p).to_string();
+    let item_span = item.span(p);
+    let fail = |code: &'static str, why: String| {
+        vec![
+            Diagnostic::error(code, format!("cannot schedule `{name}` as `{s}`: {why}"))
+                .with_primary(item_span, "this item"),
+        ]
+    };
+    let cap = u64::from(
+        limits
+            .max_invocations_per_workgroup
+            .min(limits.max_workgroup_size[0]),
+    );
+    let group = match s {
+        Strategy::Default => 1,
+        Strategy::Coarsen { group, .. }
+        | Strategy::Rows { group }
+        | Strategy::MultiPass { group, .. } => *group,
+        Strategy::Tile { group, .. } => group[0] * group[1],
+    };
+    if group > cap {
+        return Err(fail(
+            "E0213",
+            format!("{group} invocations per workgroup; the device allows {cap}"),
+        ));
+    }
+    let new = match s {
+        Strategy::Default => distribute(p, &root, limits).map_err(|d| vec![d])?,
+        Strategy::Coarsen { group, per_thread } => {
+            coarsen(p, &root, *group, *per_thread).map_err(|why| fail("E0212", why))?
+        }
+        Strategy::Rows { group } => rows(p, &root, *group).map_err(|(c, why)| fail(c, why))?,
+        Strategy::Tile { group, reg } => {
+            tile(p, &root, *group, *reg).map_err(|(c, why)| fail(c, why))?
+        }
+        Strategy::MultiPass { parts, group } => {
+            return multipass(p, item, &root, *parts, *group, limits)
+                .map_err(|(c, why)| fail(c, why));
+        }
+    };
+    if let Some(budget) = limits.max_loop_iterations {
+        let n = iterations(&new);
+        if n > budget {
+            return Err(fail(
+                "E0214",
+                format!("{n} loop iterations per invocation; the device runs {budget}"),
+            ));
+        }
+    }
+    *item.root_mut(p) = new;
+    Ok(())
+}
+
+/// Loop iterations one invocation of a scheduled root runs (thread-level
+/// loops and reductions, nested multiply, sequential add).
+pub fn iterations(e: &Expr) -> u64 {
+    let mut inner = 0u64;
+    map_children(e, |c| {
+        inner = inner.saturating_add(iterations(c));
+        c.clone()
+    });
+    match &e.kind {
+        ExprKind::Compute {
+            level: Some(Level::Thread) | None,
+            n,
+            ..
+        }
+        | ExprKind::Reduce {
+            level: Some(Level::Thread) | None,
+            n,
+            ..
+        } => n.saturating_mul(inner.max(1)),
+        _ => inner,
+    }
+}
+
+type Fail = (&'static str, String);
+
+fn compute(level: Level, n: u64, v: VarId, body: Expr) -> Expr {
+    let ty = Ty::new(body.ty.elem, n * body.ty.len);
+    let span = body.span;
+    Expr {
+        kind: ExprKind::Compute {
+            level: Some(level),
+            n,
+            var: v,
+            map: None,
+            body: Box::new(body),
+        },
+        ty,
+        span,
+    }
+}
+
+/// The grid root around `body` (whose raw length is `raw`), with a
+/// truncating map when the item is shorter; the grid variable is `g`.
+fn grid_over(p: &mut Program, g: VarId, n: u64, len: u64, raw: u64, body: Expr) -> Expr {
+    let (span, elem) = (body.span, body.ty.elem);
+    let map = (raw != len).then(|| {
+        let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
+        IndexMap {
+            var: k,
+            len,
+            term: var(k),
+        }
+    });
+    Expr {
+        kind: ExprKind::Compute {
+            level: Some(Level::Grid),
+            n,
+            var: g,
+            map,
+            body: Box::new(body),
+        },
+        ty: Ty::new(elem, len),
+        span,
+    }
+}
+
+fn coarsen(p: &mut Program, root: &Expr, w: u64, t: u64) -> Result<Expr, String> {
+    let len = root.ty.len;
+    let threads = len.div_ceil(t);
+    let w = w.min(threads);
+    let g_n = threads.div_ceil(w);
+    let raw = g_n * w * t;
+    if raw > i32::MAX as u64 {
+        return Err(format!("{raw} padded elements overflow i32 indices"));
+    }
+    let span = root.span;
+    let g = p.fresh_var("g", VarKind::Index { extent: g_n }, span);
+    let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
+    let tv = p.fresh_var("t", VarKind::Index { extent: t }, span);
+    let lin = bin(
+        TermOp::Add,
+        bin(
+            TermOp::Mul,
+            bin(
+                TermOp::Add,
+                bin(TermOp::Mul, var(g), constant(w as i64)),
+                var(l),
+            ),
+            constant(t as i64),
+        ),
+        var(tv),
+    );
+    let idx = if raw != len {
+        bin(TermOp::Rem, lin, constant(len as i64))
+    } else {
+        lin
+    };
+    let body = elem(p, root, &idx).map_err(|d| d.message)?;
+    let inner = if t == 1 {
+        body
+    } else {
+        compute(Level::Thread, t, tv, body)
+    };
+    let group = compute(Level::Group, w, l, inner);
+    Ok(grid_over(p, g, g_n, len, raw, group))
+}
+
+fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
+    let ExprKind::Compute {
+        level: None,
+        n: r_n,
+        var: r,
+        map: None,
+        body,
+    } = &root.kind
+    else {
+        return Err((
+            "E0211",
+            "`rows` needs an item `compute R |r| BODY` without an index map".into(),
+        ));
+    };
+    let w = w.min(*r_n);
+    let g_n = r_n.div_ceil(w);
+    let raw_rows = g_n * w;
+    if raw_rows * body.ty.len > i32::MAX as u64 {
+        return Err(("E0212", "padded rows overflow i32 indices".into()));
+    }
+    let span = root.span;
+    let g = p.fresh_var("g", VarKind::Index { extent: g_n }, span);
+    let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
+    let lin = bin(
+        TermOp::Add,
+        bin(TermOp::Mul, var(g), constant(w as i64)),
+        var(l),
+    );
+    let idx = if raw_rows != *r_n {
+        bin(TermOp::Rem, lin, constant(*r_n as i64))
+    } else {
+        lin
+    };
+    let row = to_thread_levels(&subst_expr(p, body, *r, &idx));
+    let group = compute(Level::Group, w, l, row);
+    Ok(grid_over(
+        p,
+        g,
+        g_n,
+        root.ty.len,
+        raw_rows * body.ty.len,
+        group,
+    ))
+}
+
+/// The reduction of a tile element and the epilogue around it.
+struct Contraction<'e> {
+    reduce: &'e Expr,
+}
+
+/// The single outermost `reduce` in `s`, if there is exactly one.
+fn single_reduce(s: &Expr) -> Option<Contraction<'_>> {
+    fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        if let ExprKind::Reduce { .. } = e.kind {
+            out.push(e);
+            return;
+        }
+        visit(e, |c| walk(c, out));
+    }
+    let mut found = Vec::new();
+    walk(s, &mut found);
+    match found.as_slice() {
+        [r] if r.ty.len == 1 => Some(Contraction { reduce: r }),
+        _ => None,
+    }
+}
+
+/// Calls `f` on each direct child of `e`.
+fn visit<'e>(e: &'e Expr, mut f: impl FnMut(&'e Expr)) {
+    match &e.kind {
+        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => f(body),
+        ExprKind::Let { value, body, .. } => {
+            f(value);
+            f(body);
+        }
+        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => f(x),
+        ExprKind::Binary(_, a, b) => {
+            f(a);
+            f(b);
+        }
+        ExprKind::Call(_, args) => args.iter().for_each(f),
+        _ => {}
+    }
+}
+
+/// `e` with the node at address `target` replaced by `by`.
+fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
+    if std::ptr::eq(e, target) {
+        return by.clone();
+    }
+    Expr {
+        kind: map_children(e, |c| replace(c, target, by)),
+        ty: e.ty,
+        span: e.span,
+    }
+}
+
+fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<Expr, Fail> {
+    let shape = match &root.kind {
+        ExprKind::Compute {
+            level: None,
+            n: m_n,
+            var: i,
+            map: None,
+            body,
+        } => match &body.kind {
+            ExprKind::Compute {
+                level: None,
+                n: n_n,
+                var: j,
+                map: None,
+                body: s,
+            } if s.ty.len == 1 => Some((*m_n, *i, *n_n, *j, &**s)),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some((m_n, i, n_n, j, s)) = shape else {
+        return Err((
+            "E0211",
+            "`tile` needs an item `compute M |i| compute N |j| S` with a scalar `S` and no index maps"
+                .into(),
+        ));
+    };
+    let [ti_n, tj_n] = group;
+    let [ri_n, rj_n] = reg;
+    if !m_n.is_multiple_of(ti_n * ri_n) || !n_n.is_multiple_of(tj_n * rj_n) {
+        return Err((
+            "E0212",
+            format!(
+                "a {m_n} x {n_n} result does not divide into {}x{} blocks",
+                ti_n * ri_n,
+                tj_n * rj_n
+            ),
+        ));
+    }
+    let (gi_n, gj_n) = (m_n / (ti_n * ri_n), n_n / (tj_n * rj_n));
+    let w = ti_n * tj_n;
+    let span = root.span;
+    let g = p.fresh_var(
+        "g",
+        VarKind::Index {
+            extent: gi_n * gj_n,
+        },
+        span,
+    );
+    let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
+    // i = ((g / GJ) * TI + l / TJ) * RI + ri; j = ((g % GJ) * TJ + l % TJ) * RJ + rj.
+    let c = |x: u64| constant(x as i64);
+    let i_base = bin(
+        TermOp::Mul,
+        bin(
+            TermOp::Add,
+            bin(TermOp::Mul, bin(TermOp::Div, var(g), c(gj_n)), c(ti_n)),
+            bin(TermOp::Div, var(l), c(tj_n)),
+        ),
+        c(ri_n),
+    );
+    let j_base = bin(
+        TermOp::Mul,
+        bin(
+            TermOp::Add,
+            bin(TermOp::Mul, bin(TermOp::Rem, var(g), c(gj_n)), c(tj_n)),
+            bin(TermOp::Rem, var(l), c(tj_n)),
+        ),
+        c(rj_n),
+    );
+    let at = |base: &Term, r: VarId| bin(TermOp::Add, base.clone(), var(r));
+    let fresh_r =
+        |p: &mut Program, name: &str, n: u64| p.fresh_var(name, VarKind::Index { extent: n }, span);
+
+    let elem_ty = root.ty.elem;
+    let tile_body = match single_reduce(s) {
+        Some(con) => {
+            let ExprKind::Reduce {
+                op,
+                n: k_n,
+                var: k,
+                body: rbody,
+                ..
+            } = &con.reduce.kind
+            else {
+                unreachable!("single_reduce returns reduces")
+            };
+            // Operand loads that depend on one of i, j: register tiles per step.
+            let mut loads_i: Vec<Expr> = Vec::new();
+            let mut loads_j: Vec<Expr> = Vec::new();
+            collect_loads(rbody, [i, j, *k], &mut loads_i, &mut loads_j);
+            let (ri, rj) = (fresh_r(p, "ri", ri_n), fresh_r(p, "rj", rj_n));
+            let mut inner = (**rbody).clone();
+            let mut lets: Vec<(VarId, Expr)> = Vec::new();
+            for (loads, n, base, orig, r) in [
+                (&loads_i, ri_n, &i_base, i, ri),
+                (&loads_j, rj_n, &j_base, j, rj),
+            ] {
+                for ld in loads {
+                    let rr = fresh_r(p, "r", n);
+                    let one = to_thread_levels(&subst_expr(p, ld, orig, &at(base, rr)));
+                    let value = compute(Level::Thread, n, rr, one);
+                    let v = p.fresh_var("tile", VarKind::Vector(value.ty), span);
+                    let read = Expr {
+                        kind: ExprKind::Index {
+                            vec: VecRef::Local(v),
+                            index: var(r),
+                            guard: None,
+                        },
+                        ty: ld.ty,
+                        span: ld.span,
+                    };
+                    inner = replace_equal(&inner, ld, &read);
+                    lets.push((v, value));
+                }
+            }
+            let inner = subst_expr(p, &inner, i, &at(&i_base, ri));
+            let inner = subst_expr(p, &inner, j, &at(&j_base, rj));
+            let mut step = compute(
+                Level::Thread,
+                ri_n,
+                ri,
+                compute(Level::Thread, rj_n, rj, to_thread_levels(&inner)),
+            );
+            for (v, value) in lets.into_iter().rev() {
+                step = let_reg(v, value, step);
+            }
+            let acc_ty = Ty::new(elem_ty, ri_n * rj_n);
+            let acc_val = Expr {
+                kind: ExprKind::Reduce {
+                    level: Some(Level::Thread),
+                    op: *op,
+                    n: *k_n,
+                    var: *k,
+                    body: Box::new(step),
+                },
+                ty: acc_ty,
+                span: con.reduce.span,
+            };
+            let acc = p.fresh_var("acc", VarKind::Vector(acc_ty), span);
+            let (ei, ej) = (fresh_r(p, "ei", ri_n), fresh_r(p, "ej", rj_n));
+            let read = Expr {
+                kind: ExprKind::Index {
+                    vec: VecRef::Local(acc),
+                    index: bin(TermOp::Add, bin(TermOp::Mul, var(ei), c(rj_n)), var(ej)),
+                    guard: None,
+                },
+                ty: con.reduce.ty,
+                span: con.reduce.span,
+            };
+            let epi = replace(s, con.reduce, &read);
+            let epi = subst_expr(p, &epi, i, &at(&i_base, ei));
+            let epi = subst_expr(p, &epi, j, &at(&j_base, ej));
+            let out = compute(
+                Level::Thread,
+                ri_n,
+                ei,
+                compute(Level::Thread, rj_n, ej, to_thread_levels(&epi)),
+            );
+            let_reg(acc, acc_val, out)
+        }
+        None => {
+            let (ri, rj) = (fresh_r(p, "ri", ri_n), fresh_r(p, "rj", rj_n));
+            let e = subst_expr(p, s, i, &at(&i_base, ri));
+            let e = subst_expr(p, &e, j, &at(&j_base, rj));
+            compute(
+                Level::Thread,
+                ri_n,
+                ri,
+                compute(Level::Thread, rj_n, rj, to_thread_levels(&e)),
+            )
+        }
+    };
+    let group_e = compute(Level::Group, w, l, tile_body);
+    let perm = DigitPerm::new(&[
+        (rj_n, 1, 1),
+        (tj_n, rj_n, ri_n * rj_n),
+        (gj_n, tj_n * rj_n, w * ri_n * rj_n),
+        (ri_n, n_n, rj_n),
+        (ti_n, n_n * ri_n, tj_n * ri_n * rj_n),
+        (gi_n, n_n * ri_n * ti_n, gj_n * w * ri_n * rj_n),
+    ])
+    .expect("a tile order is a digit permutation");
+    let len = m_n * n_n;
+    if len > i32::MAX as u64 {
+        return Err(("E0212", format!("{len} elements overflow i32 indices")));
+    }
+    let map = (!perm.is_identity()).then(|| {
+        let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
+        IndexMap {
+            var: k,
+            len,
+            term: perm.term(k),
+        }
+    });
+    Ok(Expr {
+        kind: ExprKind::Compute {
+            level: Some(Level::Grid),
+            n: gi_n * gj_n,
+            var: g,
+            map,
+            body: Box::new(group_e),
+        },
+        ty: root.ty,
+        span,
+    })
+}
+
+fn let_reg(v: VarId, value: Expr, body: Expr) -> Expr {
+    let (ty, span) = (body.ty, body.span);
+    Expr {
+        kind: ExprKind::Let {
+            level: Some(MemLevel::Reg),
+            var: v,
+            value: Box::new(value),
+            body: Box::new(body),
+        },
+        ty,
+        span,
+    }
+}
+
+/// Distinct scalar reads in `e` whose index mentions only `i` and `k`, and
+/// `i` (into `li`), or only `j` and `k`, and `j` (into `lj`): operands that
+/// one register tile per reduction step can hold.
+fn collect_loads(e: &Expr, ijk: [VarId; 3], li: &mut Vec<Expr>, lj: &mut Vec<Expr>) {
+    let [i, j, k] = ijk;
+    if let ExprKind::Index {
+        index,
+        vec: VecRef::Input(_) | VecRef::Global(_),
+        ..
+    } = &e.kind
+    {
+        let mut vars = Vec::new();
+        term_vars(index, &mut vars);
+        let only = |a: VarId| vars.iter().all(|v| *v == a || *v == k) && vars.contains(&a);
+        let list = if only(i) {
+            Some(li)
+        } else if only(j) {
+            Some(lj)
+        } else {
+            None
+        };
+        if let Some(list) = list
+            && !list.iter().any(|x| same(x, e))
+        {
+            list.push(e.clone());
+        }
+        return;
+    }
+    visit(e, |c| collect_loads(c, ijk, li, lj));
+}
+
+fn term_vars(t: &Term, out: &mut Vec<VarId>) {
+    use texpr_syntax::ir::TermKind as K;
+    match &t.kind {
+        K::Var(v) => out.push(*v),
+        K::Binary(_, a, b) => {
+            term_vars(a, out);
+            term_vars(b, out);
+        }
+        K::Const(_) => {}
+    }
+}
+
+/// Equal up to spans.
+fn same(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (
+            ExprKind::Index {
+                vec: va,
+                index: ia,
+                guard: ga,
+            },
+            ExprKind::Index {
+                vec: vb,
+                index: ib,
+                guard: gb,
+            },
+        ) => va == vb && ga == gb && term_eq(ia, ib),
+        _ => false,
+    }
+}
+
+fn term_eq(a: &Term, b: &Term) -> bool {
+    use texpr_syntax::ir::TermKind as K;
+    match (&a.kind, &b.kind) {
+        (K::Const(x), K::Const(y)) => x == y,
+        (K::Var(x), K::Var(y)) => x == y,
+        (K::Binary(o1, a1, b1), K::Binary(o2, a2, b2)) => {
+            o1 == o2 && term_eq(a1, a2) && term_eq(b1, b2)
+        }
+        _ => false,
+    }
+}
+
+/// `e` with every read equal to `ld` replaced by `by`.
+fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
+    if same(e, ld) {
+        return by.clone();
+    }
+    Expr {
+        kind: map_children(e, |c| replace_equal(c, ld, by)),
+        ty: e.ty,
+        span: e.span,
+    }
+}
+
+fn multipass(
+    p: &mut Program,
+    item: Item,
+    root: &Expr,
+    parts: u64,
+    w: u64,
+    limits: &DeviceLimits,
+) -> Result<(), Fail> {
+    let ExprKind::Reduce {
+        level: None,
+        op,
+        n,
+        var: i,
+        body,
+    } = &root.kind
+    else {
+        return Err(("E0211", "`multipass` needs an item `reduce N |i| E`".into()));
+    };
+    if !n.is_multiple_of(parts) || !parts.is_multiple_of(w) {
+        return Err((
+            "E0212",
+            format!("{n} terms do not split into {parts} parts in groups of {w}"),
+        ));
+    }
+    let per = n / parts;
+    let m = body.ty.len;
+    if parts * m > i32::MAX as u64 {
+        return Err(("E0212", "too many partial results for i32 indices".into()));
+    }
+    if let Some(budget) = limits.max_loop_iterations {
+        let worst = (per * iterations(body).max(1)).max(parts * m);
+        if worst > budget {
+            return Err((
+                "E0214",
+                format!("{worst} loop iterations per invocation; the device runs {budget}"),
+            ));
+        }
+    }
+    let span = root.span;
+    let g_n = parts / w;
+    let g = p.fresh_var("g", VarKind::Index { extent: g_n }, span);
+    let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
+    let t = p.fresh_var("t", VarKind::Index { extent: per }, span);
+    let c = |x: u64| constant(x as i64);
+    let idx = bin(
+        TermOp::Add,
+        bin(
+            TermOp::Mul,
+            bin(TermOp::Add, bin(TermOp::Mul, var(g), c(w)), var(l)),
+            c(per),
+        ),
+        var(t),
+    );
+    let term_e = to_thread_levels(&subst_expr(p, body, *i, &idx));
+    let partial = Expr {
+        kind: ExprKind::Reduce {
+            level: Some(Level::Thread),
+            op: *op,
+            n: per,
+            var: t,
+            body: Box::new(term_e),
+        },
+        ty: body.ty,
+        span,
+    };
+    let value = grid_over(
+        p,
+        g,
+        g_n,
+        parts * m,
+        parts * m,
+        compute(Level::Group, w, l, partial),
+    );
+    let base = format!("{}_partials", item.name(p));
+    let mut name = base.clone();
+    let mut suffix = 1;
+    while items(p).iter().any(|it| it.name(p) == name) {
+        suffix += 1;
+        name = format!("{base}{suffix}");
+    }
+    let at = match item {
+        Item::Global(x) => x,
+        Item::Output(_) => p.globals.len(),
+    };
+    renumber_globals(p, at);
+    p.globals.insert(
+        at,
+        Global {
+            name,
+            level: Some(MemLevel::Global),
+            value,
+            span,
+        },
+    );
+    let part_ty = Ty::new(body.ty.elem, parts * m);
+    let item = match item {
+        Item::Global(x) => Item::Global(x + 1),
+        o => o,
+    };
+    // The fold of the partials: one invocation.
+    let q = p.fresh_var("q", VarKind::Index { extent: parts }, span);
+    let read = |p: &mut Program, index: Term| -> Expr {
+        let _ = p;
+        Expr {
+            kind: ExprKind::Index {
+                vec: VecRef::Global(at as u32),
+                index,
+                guard: None,
+            },
+            ty: Ty::scalar(part_ty.elem),
+            span,
+        }
+    };
+    let term_q = if m == 1 {
+        read(p, var(q))
+    } else {
+        let e = p.fresh_var("e", VarKind::Index { extent: m }, span);
+        let r = read(p, bin(TermOp::Add, bin(TermOp::Mul, var(q), c(m)), var(e)));
+        compute(Level::Thread, m, e, r)
+    };
+    let fold = Expr {
+        kind: ExprKind::Reduce {
+            level: Some(Level::Thread),
+            op: *op,
+            n: parts,
+            var: q,
+            body: Box::new(term_q),
+        },
+        ty: body.ty,
+        span,
+    };
+    let g2 = p.fresh_var("g", VarKind::Index { extent: 1 }, span);
+    let l2 = p.fresh_var("l", VarKind::Index { extent: 1 }, span);
+    let new_root = grid_over(p, g2, 1, m, m, compute(Level::Group, 1, l2, fold));
+    *item.root_mut(p) = new_root;
+    Ok(())
+}
+
+/// Shifts every reference to a global at position `>= at` up by one.
+fn renumber_globals(p: &mut Program, at: usize) {
+    fn walk(e: &Expr, at: u32) -> Expr {
+        let shift = |v: VecRef| match v {
+            VecRef::Global(x) if x >= at => VecRef::Global(x + 1),
+            v => v,
+        };
+        let kind = match &e.kind {
+            ExprKind::Index { vec, index, guard } => ExprKind::Index {
+                vec: shift(*vec),
+                index: index.clone(),
+                guard: *guard,
+            },
+            ExprKind::Whole(v) => ExprKind::Whole(shift(*v)),
+            _ => map_children(e, |c| walk(c, at)),
+        };
+        Expr {
+            kind,
+            ty: e.ty,
+            span: e.span,
+        }
+    }
+    let at = at as u32;
+    for g in &mut p.globals {
+        g.value = walk(&g.value, at);
+    }
+    for o in &mut p.outputs {
+        o.value = walk(&o.value, at);
+    }
+}

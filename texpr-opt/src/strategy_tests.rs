@@ -1,0 +1,200 @@
+//! Every candidate strategy of every example, at small sizes, means what the
+//! unscheduled program means (the interpreter is the judge), verifies, and
+//! prints as text that checks back.
+
+use crate::heuristic::{Shape, candidates, heuristic, shape};
+use crate::limits::DeviceLimits;
+use crate::schedule::{Schedule, ScheduleChoice, Strategy};
+use crate::{optimize, prepare};
+use texpr_interp::{Data, Value, eval, random_inputs};
+use texpr_syntax::ir::Program;
+
+/// The examples at sizes the interpreter runs quickly, with odd sizes where
+/// padding matters.
+fn examples() -> Vec<(&'static str, Program)> {
+    let ex: &[(&str, &str, &[(&str, i64)])] = &[
+        (
+            "matmul",
+            include_str!("../../examples/matmul.te"),
+            &[("M", 32), ("N", 16), ("K", 8)],
+        ),
+        (
+            "matmul_odd",
+            include_str!("../../examples/matmul.te"),
+            &[("M", 12), ("N", 6), ("K", 5)],
+        ),
+        (
+            "batched_matmul",
+            include_str!("../../examples/batched_matmul.te"),
+            &[("BATCH", 2), ("M", 8), ("N", 8), ("K", 4)],
+        ),
+        (
+            "softmax",
+            include_str!("../../examples/softmax.te"),
+            &[("R", 67), ("C", 9)],
+        ),
+        (
+            "layernorm",
+            include_str!("../../examples/layernorm.te"),
+            &[("R", 33), ("C", 16)],
+        ),
+        (
+            "matvec",
+            include_str!("../../examples/matvec.te"),
+            &[("M", 70), ("N", 12)],
+        ),
+        ("sum", include_str!("../../examples/sum.te"), &[("N", 8192)]),
+        ("dot", include_str!("../../examples/dot.te"), &[("N", 4096)]),
+        ("max", include_str!("../../examples/max.te"), &[("N", 2048)]),
+        (
+            "saxpy",
+            include_str!("../../examples/saxpy.te"),
+            &[("N", 1000)],
+        ),
+        (
+            "transpose",
+            include_str!("../../examples/transpose.te"),
+            &[("M", 24), ("N", 40)],
+        ),
+        (
+            "conv1d",
+            include_str!("../../examples/conv1d.te"),
+            &[("N", 777)],
+        ),
+        (
+            "stencil2d",
+            include_str!("../../examples/stencil2d.te"),
+            &[("H", 20), ("W", 36)],
+        ),
+        (
+            "attention",
+            include_str!("../../examples/attention.te"),
+            &[("S", 8), ("T", 16), ("D", 4)],
+        ),
+    ];
+    ex.iter()
+        .map(|(name, src, ov)| {
+            let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            let p = texpr_syntax::frontend(src, &ov).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            (*name, p)
+        })
+        .collect()
+}
+
+fn cpu() -> DeviceLimits {
+    DeviceLimits {
+        max_invocations_per_workgroup: 1024,
+        max_workgroup_size: [1024, 1024, 64],
+        max_loop_iterations: Some(65_535),
+        cpu: true,
+        ..DeviceLimits::default()
+    }
+}
+
+/// Equal, or within a relative `1e-4` of the largest magnitude (reductions
+/// in another order round differently).
+fn close(want: &[Value], got: &[Value]) -> Result<(), String> {
+    for (w, g) in want.iter().zip(got) {
+        match (&w.data, &g.data) {
+            (Data::F32(a), Data::F32(b)) => {
+                let scale = a.iter().fold(1f32, |m, x| m.max(x.abs()));
+                for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                    if (x - y).abs() > 1e-4 * scale {
+                        return Err(format!("element {k}: {x} vs {y}"));
+                    }
+                }
+            }
+            (a, b) if a == b => {}
+            _ => return Err("values differ".into()),
+        }
+    }
+    Ok(())
+}
+
+fn check(name: &str, p: &Program, s: &Program, what: &str) {
+    texpr_syntax::check::verify(s).unwrap_or_else(|e| panic!("{name} {what}: {e:#?}"));
+    let text = texpr_syntax::print::program(s);
+    texpr_syntax::frontend(&text, &[])
+        .unwrap_or_else(|e| panic!("{name} {what} does not check back: {e:#?}\n{text}"));
+    let inputs = random_inputs(p, 7);
+    let want = eval(p, &inputs).unwrap();
+    let got = eval(s, &inputs).unwrap_or_else(|e| panic!("{name} {what}: {e:?}\n{text}"));
+    if let Err(e) = close(&want, &got) {
+        panic!("{name} {what} changed meaning: {e}\n{text}");
+    }
+}
+
+#[test]
+fn every_candidate_of_every_example_means_the_same() {
+    let mut tried = 0;
+    for limits in [DeviceLimits::default(), cpu()] {
+        for (name, p) in examples() {
+            let prepared = prepare(&p, &limits).unwrap();
+            for (item, cands) in candidates(&prepared, &limits) {
+                assert!(!cands.is_empty(), "{name}: `{item}` has no candidate");
+                for c in cands {
+                    let mut s = Schedule::default();
+                    s.set(&item, c.clone());
+                    let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
+                        .unwrap_or_else(|e| panic!("{name} {item}: {c}: {e:#?}"));
+                    check(name, &p, &q, &format!("{item}: {c}"));
+                    tried += 1;
+                }
+            }
+            let h = optimize(&p, &limits, &ScheduleChoice::Heuristic).unwrap();
+            check(name, &p, &h, "heuristic");
+        }
+    }
+    assert!(tried > 200, "only {tried} candidates");
+}
+
+#[test]
+fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
+    let limits = cpu();
+    let want = [
+        ("matmul", "c", "tile"),
+        ("softmax", "y", "rows"),
+        ("layernorm", "y", "rows"),
+        ("sum", "total", "multipass"),
+        ("saxpy", "out", "coarsen"),
+    ];
+    let ex = examples();
+    for (name, item, kind) in want {
+        let p = &ex.iter().find(|(n, _)| *n == name).unwrap().1;
+        let s = heuristic(&prepare(p, &limits).unwrap(), &limits);
+        let got = s.get(item).to_string();
+        assert!(got.starts_with(kind), "{name}: {got}");
+    }
+}
+
+#[test]
+fn shapes_are_recognised() {
+    let ex = examples();
+    let of = |n: &str| shape(&ex.iter().find(|(m, _)| *m == n).unwrap().1.outputs[0].value);
+    assert_eq!(of("matmul"), Shape::Contraction { m: 32, n: 16, k: 8 });
+    assert_eq!(of("softmax"), Shape::RowReduce { r: 67, c: 9 });
+    assert_eq!(of("sum"), Shape::Fold { n: 8192 });
+    assert_eq!(of("saxpy"), Shape::Elementwise { len: 1000 });
+}
+
+#[test]
+fn misfitting_strategies_are_coded_errors() {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let limits = DeviceLimits::default();
+    let run = |text: &str| {
+        let s: Schedule = text.parse().unwrap();
+        optimize(p, &limits, &ScheduleChoice::Given(s))
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("nothing: default"), ["E0210"]);
+    assert_eq!(run("c: multipass parts=4 group=1"), ["E0211"]);
+    assert_eq!(run("c: tile group=2x2 reg=3x3"), ["E0212"]);
+    assert_eq!(run("c: tile group=32x32 reg=1x1"), ["E0213"]);
+    assert!(run("c: tile group=2x2 reg=2x2").is_empty());
+    let _ = Strategy::Default;
+}
