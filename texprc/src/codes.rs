@@ -28,3 +28,13 @@ pub const NOT_CANONICAL: &str = "E0912";
 pub const BINARY_TO_TERMINAL: &str = "E0913";
 /// `run --check`: the GPU's results differ from the interpreter's.
 pub const CHECK_MISMATCH: &str = "E0914";
+/// `--schedule FILE`: the file cannot be read or is not a schedule.
+pub const SCHEDULE_FILE: &str = "E0915";
+/// `--dump-after`: no pass of that name.
+pub const UNKNOWN_PASS: &str = "E0916";
+/// The schedule cache cannot be written.
+pub const CACHE_WRITE: &str = "E0917";
+/// `tune`: no schedule compiled and matched the interpreter.
+pub const TUNE_NOTHING: &str = "E0918";
+/// `compile --device NAME`: the cache has the program tuned for several devices matching NAME.
+pub const AMBIGUOUS_DEVICE: &str = "E0919";

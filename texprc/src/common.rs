@@ -1,13 +1,17 @@
 //! What every subcommand shares: reading a source, `-D` overrides, running the
 //! front end, and reporting failures as rendered diagnostics.
 
+use crate::cache::{self, Cache};
 use crate::codes;
+use std::fmt;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use texpr_syntax::Diagnostic;
+use texpr_codegen::runtime::GpuInfo;
+use texpr_codegen::{Compiled, DeviceLimits, Options, Schedule, ScheduleChoice};
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
+use texpr_syntax::{Diagnostic, Span};
 
 /// `-D NAME=VALUE` param overrides.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -96,4 +100,269 @@ pub fn frontend(src: &Source, defines: &Defines) -> Result<Program, Failure> {
         eprint!("{}", render_with(&src.name, &src.text, &diags, color()));
     }
     Ok(prog)
+}
+
+/// Which schedule to compile with: `--schedule FILE`, `--default-schedule`,
+/// else a tuned one from the cache, else the heuristic's.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct ScheduleArgs {
+    /// Use the schedule in FILE: one `item: strategy key=value...` a line
+    /// (e.g. `c: tile group=8x8 reg=4x4`; items not named get the default)
+    #[arg(long, value_name = "FILE", conflicts_with = "default_schedule")]
+    pub schedule: Option<PathBuf>,
+    /// Use the default schedule (one element per invocation), not a tuned or heuristic one
+    #[arg(long)]
+    pub default_schedule: bool,
+}
+
+/// Where a schedule came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// `--schedule FILE`.
+    Pinned(String),
+    /// `--default-schedule`.
+    Default,
+    /// The cache: tuned by `texprc tune` for this device.
+    Tuned { device: String, median_ms: f64 },
+    /// The heuristic (no pinned or tuned schedule).
+    Heuristic,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Pinned(file) => write!(f, "pinned from {file}"),
+            Origin::Default => f.write_str("default"),
+            Origin::Tuned { device, median_ms } => {
+                write!(f, "tuned for {device} ({median_ms:.3} ms)")
+            }
+            Origin::Heuristic => f.write_str("heuristic"),
+        }
+    }
+}
+
+/// A schedule choice and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chosen {
+    pub choice: ScheduleChoice,
+    pub origin: Origin,
+}
+
+impl ScheduleArgs {
+    /// The schedule to compile `program` with on `device` (`None`: not known,
+    /// so no cache lookup): `--schedule FILE`, `--default-schedule`, the
+    /// cache's tuned schedule for (program, device), else the heuristic.
+    #[allow(dead_code)] // for commands that do not report the origin
+    pub fn choose(
+        &self,
+        program: &Program,
+        device: Option<&GpuInfo>,
+    ) -> Result<ScheduleChoice, Failure> {
+        self.choose_from(program, device, &Cache::open_default())
+            .map(|c| c.choice)
+    }
+
+    /// [`ScheduleArgs::choose`] with the schedule's origin, from `cache`.
+    pub fn choose_from(
+        &self,
+        program: &Program,
+        device: Option<&GpuInfo>,
+        cache: &Cache,
+    ) -> Result<Chosen, Failure> {
+        if let Some(c) = self.forced()? {
+            return Ok(c);
+        }
+        let tuned = device.and_then(|info| {
+            let key = cache::key_for(program, info);
+            cache.entry(&key).map(|e| (key, e.clone()))
+        });
+        Ok(match tuned {
+            Some((key, e)) => Chosen {
+                choice: ScheduleChoice::Given(e.schedule),
+                origin: Origin::Tuned {
+                    device: key.device,
+                    median_ms: e.median_ms,
+                },
+            },
+            None => heuristic(),
+        })
+    }
+
+    /// For a device known only by (part of) its name, as the cache names it
+    /// (`compile --device NAME`): the one tuned schedule of `program` for a
+    /// device whose name contains `name`, else the heuristic.
+    pub fn choose_named(
+        &self,
+        program: &Program,
+        name: Option<&str>,
+        cache: &Cache,
+    ) -> Result<Chosen, Failure> {
+        if let Some(c) = self.forced()? {
+            return Ok(c);
+        }
+        let Some(name) = name else {
+            return Ok(heuristic());
+        };
+        let found = cache.find(&cache::program_hash(program), name);
+        match found.as_slice() {
+            [] => Ok(heuristic()),
+            [(key, e)] => Ok(Chosen {
+                choice: ScheduleChoice::Given(e.schedule.clone()),
+                origin: Origin::Tuned {
+                    device: key.device.clone(),
+                    median_ms: e.median_ms,
+                },
+            }),
+            many => {
+                let names: Vec<&str> = many.iter().map(|(k, _)| k.device.as_str()).collect();
+                let msg =
+                    format!("`--device {name}` matches several devices the program was tuned for");
+                let note = format!("tuned for: {}", names.join("; "));
+                Err(Failure::about(
+                    &no_source(),
+                    Diagnostic::error(codes::AMBIGUOUS_DEVICE, msg).with_note(note),
+                ))
+            }
+        }
+    }
+
+    /// `--schedule FILE` or `--default-schedule`, when given.
+    fn forced(&self) -> Result<Option<Chosen>, Failure> {
+        if self.default_schedule {
+            return Ok(Some(Chosen {
+                choice: ScheduleChoice::Default,
+                origin: Origin::Default,
+            }));
+        }
+        match &self.schedule {
+            Some(path) => {
+                let s = read_schedule(path)?;
+                Ok(Some(Chosen {
+                    choice: ScheduleChoice::Given(s),
+                    origin: Origin::Pinned(path.display().to_string()),
+                }))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+fn heuristic() -> Chosen {
+    Chosen {
+        choice: ScheduleChoice::Heuristic,
+        origin: Origin::Heuristic,
+    }
+}
+
+fn no_source() -> Source {
+    Source {
+        name: "<command line>".into(),
+        text: String::new(),
+    }
+}
+
+/// Reads a schedule file; errors point at the file and line (E0915).
+pub fn read_schedule(path: &Path) -> Result<Schedule, Failure> {
+    let src = read_source(path).map_err(|mut f| {
+        for d in &mut f.diags {
+            d.code = codes::SCHEDULE_FILE;
+            d.message = format!(
+                "cannot read the schedule {}",
+                d.message.trim_start_matches("cannot read ")
+            );
+        }
+        f
+    })?;
+    src.text.parse::<Schedule>().map_err(|e| {
+        let span = line_span(&src.text, e.line);
+        let diag = Diagnostic::error(codes::SCHEDULE_FILE, "not a schedule")
+            .with_primary(span, e.message.clone())
+            .with_note("a schedule has one `item: strategy key=value...` a line, e.g. `c: tile group=8x8 reg=4x4`; strategies: default, coarsen group= per_thread=, rows group=, tile group=AxB reg=AxB, multipass parts= group=");
+        Failure::about(&src, diag)
+    })
+}
+
+/// The bytes of 1-based line `line` (without its end of line).
+fn line_span(text: &str, line: usize) -> Span {
+    let mut start = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let body = l.trim_end_matches(['\n', '\r']);
+            return Span::new(start, start + body.len());
+        }
+        start += l.len();
+    }
+    Span::new(text.len(), text.len())
+}
+
+/// The schedule `choice` resolves to for `program` (what `--emit schedule` prints).
+pub fn resolved_schedule(
+    program: &Program,
+    limits: &DeviceLimits,
+    choice: &ScheduleChoice,
+) -> Result<Schedule, Vec<Diagnostic>> {
+    Ok(match choice {
+        ScheduleChoice::Given(s) => s.clone(),
+        ScheduleChoice::Heuristic => {
+            let prepared = texpr_opt::prepare(program, limits)?;
+            texpr_opt::heuristic::heuristic(&prepared, limits)
+        }
+        ScheduleChoice::Default => {
+            let prepared = texpr_opt::prepare(program, limits)?;
+            let h = texpr_opt::heuristic::heuristic(&prepared, limits);
+            Schedule {
+                items: h
+                    .items
+                    .into_iter()
+                    .map(|(n, _)| (n, texpr_codegen::Strategy::Default))
+                    .collect(),
+            }
+        }
+    })
+}
+
+/// Compiles `program` with the chosen schedule. A tuned schedule that no
+/// longer compiles (the compiler changed since it was tuned) falls back to
+/// the heuristic with a warning; the heuristic's schedule that does not
+/// compile falls back to the default. A pinned schedule's errors are errors.
+/// Returns the compiled program and the schedule actually used.
+pub fn compile_chosen(
+    program: &Program,
+    opts: &Options,
+    chosen: Chosen,
+) -> Result<(Compiled, Chosen), Vec<Diagnostic>> {
+    let mut chosen = chosen;
+    loop {
+        let opts = Options {
+            schedule: chosen.choice.clone(),
+            ..opts.clone()
+        };
+        let err = match texpr_codegen::compile(program, &opts) {
+            Ok(c) => return Ok((c, chosen)),
+            Err(e) => e,
+        };
+        let next = match &chosen.origin {
+            Origin::Tuned { .. } => heuristic(),
+            Origin::Heuristic => Chosen {
+                choice: ScheduleChoice::Default,
+                origin: Origin::Default,
+            },
+            Origin::Pinned(file) => {
+                let mut err = err;
+                if let Some(d) = err.first_mut() {
+                    d.notes.push(format!("the schedule was pinned from {file}"));
+                }
+                return Err(err);
+            }
+            Origin::Default => return Err(err),
+        };
+        let code = err.first().map(|d| d.code).unwrap_or("?");
+        eprintln!(
+            "warning: the {} schedule does not compile ({code}: {}); using the {} schedule",
+            chosen.origin,
+            err.first().map(|d| d.message.as_str()).unwrap_or(""),
+            next.origin
+        );
+        chosen = next;
+    }
 }

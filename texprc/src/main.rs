@@ -5,7 +5,6 @@
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
 
-#[allow(dead_code)] // used once `tune` lands
 mod cache;
 mod codes;
 mod common;
@@ -21,6 +20,7 @@ mod cmd {
     pub mod eval;
     pub mod fmt;
     pub mod run;
+    pub mod tune;
 }
 
 use clap::{Parser, Subcommand};
@@ -61,14 +61,33 @@ enum Command {
         Examples:\n  texprc compile examples/softmax.te                   # WGSL\n  \
         texprc compile examples/softmax.te --emit scheduled  # the scheduled TExpr\n  \
         texprc compile examples/matmul.te --emit kernels     # buffers, kernels, dispatch\n  \
-        texprc compile examples/matmul.te --emit spirv -o matmul.spv"
+        texprc compile examples/matmul.te --emit spirv -o matmul.spv\n  \
+        texprc compile examples/matmul.te --emit schedule    # the schedule used, as a --schedule file\n  \
+        texprc compile examples/matmul.te --schedule s.txt --dump-after all\n\n\
+        The schedule: --schedule FILE, or --default-schedule (one element per invocation), else the \
+        one `texprc tune` stored for --device NAME (part of the adapter's name, e.g. llvmpipe), else \
+        the heuristic's for the compiler's default device limits."
     )]
     Compile(cmd::compile::Args),
+    /// Search for the fastest schedule of a program on this device and store it in the schedule cache
+    #[command(
+        after_help = "Coordinate descent from the heuristic's schedule: each item in turn tries its \
+        candidate strategies with the other items fixed and keeps the fastest. Every candidate is \
+        checked once against the interpreter (a wrong one is never chosen), then timed (median of \
+        --runs). The winner is stored in the schedule cache ($TEXPR_CACHE, else \
+        $XDG_CACHE_HOME/texpr/schedules.txt, else ~/.cache/texpr/schedules.txt), keyed by the \
+        program (with its -D values) and the device, where `run`, `bench` and `compile --device` \
+        find it; stdout gets the schedule as a --schedule file.\n\n\
+        Example:\n  texprc tune examples/matmul.te -D M=512 -D N=512 -D K=512 --budget-s 30"
+    )]
+    Tune(cmd::tune::Args),
     /// Run a program on the GPU; with --check, compare with the interpreter
     #[command(
         after_help = "The adapter is wgpu's choice unless --adapter or $TEXPR_ADAPTER names one \
         (an index or part of its name). With --check, every output is compared with the reference \
         interpreter within a tolerance derived from the program's operations; exit 1 on a mismatch.\n\n\
+        The schedule: --schedule FILE, --default-schedule, else the one `texprc tune` stored for \
+        this program on this adapter, else the heuristic's.\n\n\
         Examples:\n  texprc run examples/matmul.te --random 1 --check\n  \
         texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy"
     )]
@@ -94,6 +113,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => cmd::eval::run(args),
         Command::Compile(args) => cmd::compile::run(args),
         Command::Run(args) => cmd::run::run(args),
+        Command::Tune(args) => cmd::tune::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Block(args) => cmd::block::run(args),
     };

@@ -1,12 +1,17 @@
 //! `texprc compile FILE`: compile a program and print (or write) one stage of it:
 //! the AST, the typed or scheduled TExpr, the kernel plan, WGSL, or another
-//! shading language through naga's back ends.
+//! shading language through naga's back ends; the schedule it used
+//! (`--emit schedule`), or the program after a pass (`--dump-after`).
 
+use crate::cache::Cache;
 use crate::codes;
-use crate::common::{Defines, Failure, Source, frontend, read_source};
+use crate::common::{
+    Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
+    resolved_schedule,
+};
 use std::io::Write as _;
 use std::path::PathBuf;
-use texpr_codegen::{Options, Target, Translated};
+use texpr_codegen::{DeviceLimits, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -17,6 +22,8 @@ pub enum Emit {
     Typed,
     /// The scheduled program: a level on every compute, reduce and let
     Scheduled,
+    /// The schedule used: one `item: strategy` a line (a valid --schedule file)
+    Schedule,
     /// The kernel plan: buffers, kernels, workgroup sizes, dispatch, bindings
     Kernels,
     /// The WGSL module (validated by naga)
@@ -41,6 +48,16 @@ pub struct Args {
     /// Write to this file instead of stdout
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Print the program after pass PASS instead of --emit's output; `all`:
+    /// after every pass, each under a `// after PASS` line
+    #[arg(long, value_name = "PASS")]
+    pub dump_after: Option<String>,
+    /// Look up the schedule `texprc tune` stored for this program on the
+    /// device whose name contains NAME (without it: the heuristic's)
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["schedule", "default_schedule"])]
+    pub device: Option<String>,
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
     #[command(flatten)]
     pub defines: Defines,
 }
@@ -79,13 +96,30 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     if args.emit == Emit::Typed {
         return Ok(texpr_syntax::print::program(&program).into_bytes());
     }
-    let opts = Options {
-        overrides: args.defines.defines.clone(),
-        schedule: texpr_codegen::ScheduleChoice::Default,
-        ..Options::default()
+    let cache = match &args.device {
+        Some(_) => Cache::open_default(),
+        None => Cache::default(),
     };
-    let compiled = texpr_codegen::compile(&program, &opts).map_err(|d| Failure::new(src, d))?;
+    let chosen = args
+        .schedule
+        .choose_named(&program, args.device.as_deref(), &cache)?;
+    let limits = DeviceLimits::default();
+    if let Some(pass) = &args.dump_after {
+        return dump_after(src, &program, &limits, &chosen.choice, pass);
+    }
+    let opts = Options {
+        limits: limits.clone(),
+        overrides: args.defines.defines.clone(),
+        schedule: chosen.choice.clone(),
+    };
+    let (compiled, chosen) =
+        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(src, d))?;
     let text = match args.emit {
+        Emit::Schedule => {
+            let s = resolved_schedule(&program, &limits, &chosen.choice)
+                .map_err(|d| Failure::new(src, d))?;
+            format!("# schedule: {}\n{s}", chosen.origin)
+        }
         Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
         Emit::Wgsl => compiled.module.wgsl,
@@ -105,4 +139,40 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
         Emit::Ast | Emit::Typed => unreachable!("handled above"),
     };
     Ok(text.into_bytes())
+}
+
+/// `--dump-after PASS`: the program after that pass (or every pass, for `all`).
+fn dump_after(
+    src: &Source,
+    program: &texpr_syntax::ir::Program,
+    limits: &DeviceLimits,
+    choice: &texpr_codegen::ScheduleChoice,
+    pass: &str,
+) -> Result<Vec<u8>, Failure> {
+    let names = texpr_opt::pipeline::pass_names();
+    let all = pass == "all";
+    if !all && !names.contains(&pass) {
+        let msg = format!("there is no pass `{pass}`");
+        let note = format!("the passes, in order: {} (or `all`)", names.join(", "));
+        return Err(Failure::about(
+            src,
+            Diagnostic::error(codes::UNKNOWN_PASS, msg).with_note(note),
+        ));
+    }
+    let mut out = String::new();
+    let mut ran = false;
+    texpr_opt::run_passes(program, limits, choice, |name, p| {
+        if all {
+            out.push_str(&format!("// after {name}\n"));
+        }
+        if all || name == pass {
+            ran = true;
+            out.push_str(&texpr_syntax::print::program(p));
+        }
+    })
+    .map_err(|d| Failure::new(src, d))?;
+    if !ran {
+        eprintln!("note: pass `{pass}` does not run with this schedule");
+    }
+    Ok(out.into_bytes())
 }

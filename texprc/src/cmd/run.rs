@@ -2,8 +2,9 @@
 //! with `--check`, compare with the reference interpreter and report the
 //! largest error.
 
+use crate::cache::Cache;
 use crate::codes;
-use crate::common::{Defines, Failure, frontend, read_source};
+use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, read_source};
 use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
 use crate::summary;
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ pub struct Args {
     #[arg(long, value_name = "ADAPTER")]
     pub adapter: Option<String>,
     #[command(flatten)]
+    pub schedule: ScheduleArgs,
+    #[command(flatten)]
     pub defines: Defines,
 }
 
@@ -31,12 +34,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
+    let chosen = args
+        .schedule
+        .choose_from(&program, Some(gpu.info()), &Cache::open_default())?;
     let opts = Options {
         limits: gpu.limits(),
         overrides: args.defines.defines.clone(),
-        schedule: texpr_codegen::ScheduleChoice::Default,
+        schedule: chosen.choice.clone(),
     };
-    let compiled = texpr_codegen::compile(&program, &opts).map_err(|d| Failure::new(&src, d))?;
+    let (compiled, chosen) =
+        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(&src, d))?;
     let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let host: Vec<_> = inputs.iter().map(to_host).collect();
     let result = gpu
@@ -44,7 +51,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
     eprintln!(
-        "ran {} kernel{} on {} in {:.3} ms",
+        "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
         compiled.module.kernels.len(),
         if compiled.module.kernels.len() == 1 {
             ""
@@ -52,7 +59,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "s"
         },
         gpu.info().name,
-        result.gpu_time.as_secs_f64() * 1e3
+        result.gpu_time.as_secs_f64() * 1e3,
+        chosen.origin
     );
     for (out, v) in program.outputs.iter().zip(&outputs) {
         println!("{}", summary::line(&out.name, v));

@@ -1,0 +1,354 @@
+//! Schedules on the command line: `--schedule FILE` pinning, `--emit schedule`,
+//! `--dump-after`, and `texprc tune` filling the schedule cache that
+//! `compile --device` and `run` then use.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs texprc with the schedule cache at `cache` (never the user's).
+fn texprc(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_texprc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("TEXPR_CACHE", cache)
+        .output()
+        .expect("texprc runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for one test, and the cache file in it.
+fn scratch(name: &str) -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cache = dir.join("cache").join("schedules.txt");
+    (dir, cache)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn example(name: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    root.join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
+
+fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
+    head.iter().chain(tail).copied().collect()
+}
+
+/// Whether a GPU adapter exists; without one, says so loudly (and fails
+/// when `TEXPR_REQUIRE_GPU=1`).
+fn have_gpu() -> bool {
+    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+        return true;
+    }
+    assert!(
+        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
+        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
+    );
+    eprintln!("  (GPU test skipped: no adapter)");
+    false
+}
+
+#[test]
+fn a_pinned_schedule_changes_the_scheduled_program() {
+    let (dir, cache) = scratch("pin");
+    let m = example("matmul.te");
+    let sched = write(
+        &dir,
+        "s.txt",
+        "# 2x2 register tiles\nc: tile group=4x4 reg=2x2\n",
+    );
+    let pinned = texprc(
+        &cache,
+        &with(
+            &["compile", &m, "--emit", "scheduled", "--schedule", &sched],
+            &MATMUL_32,
+        ),
+    );
+    assert_eq!(pinned.status.code(), Some(0), "{}", stderr(&pinned));
+    let text = stdout(&pinned);
+    // 32x32 outputs in 2x2 tiles of 4x4 workgroups: 4 x 4 workgroups of 16.
+    assert!(text.contains("compute@grid 16"), "{text}");
+    assert!(text.contains("compute@group 16"), "{text}");
+    assert!(text.contains("let@reg acc"), "{text}");
+    assert!(text.contains("compute@thread 2 |ri|"), "{text}");
+
+    let default = texprc(
+        &cache,
+        &with(
+            &["compile", &m, "--emit", "scheduled", "--default-schedule"],
+            &MATMUL_32,
+        ),
+    );
+    assert_eq!(default.status.code(), Some(0), "{}", stderr(&default));
+    assert!(
+        !stdout(&default).contains("let@reg acc"),
+        "{}",
+        stdout(&default)
+    );
+    assert_ne!(stdout(&default), text);
+
+    // --emit schedule gives the pinned schedule back, as a schedule file.
+    let back = texprc(
+        &cache,
+        &with(
+            &["compile", &m, "--emit", "schedule", "--schedule", &sched],
+            &MATMUL_32,
+        ),
+    );
+    assert_eq!(
+        stdout(&back),
+        format!("# schedule: pinned from {sched}\nc: tile group=4x4 reg=2x2\n")
+    );
+    let default = texprc(
+        &cache,
+        &with(
+            &["compile", &m, "--emit", "schedule", "--default-schedule"],
+            &MATMUL_32,
+        ),
+    );
+    assert_eq!(stdout(&default), "# schedule: default\nc: default\n");
+
+    // A coarsened elementwise item, and the pinned file together with
+    // --default-schedule is a usage error.
+    let s = write(&dir, "c.txt", "out: coarsen group=64 per_thread=4\n");
+    let o = texprc(
+        &cache,
+        &[
+            "compile",
+            &example("saxpy.te"),
+            "-D",
+            "N=1024",
+            "--emit",
+            "scheduled",
+            "--schedule",
+            &s,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("compute@thread 4"), "{}", stdout(&o));
+    let o = texprc(
+        &cache,
+        &["compile", &m, "--schedule", &s, "--default-schedule"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_schedule_files_are_coded_errors_with_the_line() {
+    let (dir, cache) = scratch("bad");
+    let m = example("matmul.te");
+    let bad = write(
+        &dir,
+        "bad.txt",
+        "# fine so far\nc: tile group=4x4 reg=2x2\nd: tiles group=4x4\n",
+    );
+    let o = texprc(&cache, &["compile", &m, "--schedule", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("error[E0915]"), "{err}");
+    assert!(err.contains("bad.txt:3:1"), "{err}");
+    assert!(err.contains("unknown strategy `tiles`"), "{err}");
+
+    let missing = dir.join("missing.txt").to_string_lossy().into_owned();
+    let o = texprc(&cache, &["compile", &m, "--schedule", &missing]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("error[E0915]"), "{}", stderr(&o));
+
+    // A schedule that parses but names no item of the program.
+    let other = write(&dir, "other.txt", "d: rows group=4\n");
+    let o = texprc(&cache, &["compile", &m, "--schedule", &other]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("error[E0210]"), "{err}");
+    assert!(err.contains("pinned from"), "{err}");
+}
+
+#[test]
+fn dump_after_prints_each_pass_as_checkable_texpr() {
+    let (dir, cache) = scratch("dump");
+    let s = example("softmax.te");
+    let size = ["-D", "R=8", "-D", "C=16"];
+    let names = texpr_opt::pipeline::pass_names();
+    assert!(names.len() >= 2, "{names:?}");
+    for name in &names {
+        let o = texprc(&cache, &with(&["compile", &s, "--dump-after", name], &size));
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let text = stdout(&o);
+        assert!(text.contains("output y"), "{name}: {text}");
+        // The dump is TExpr that checks.
+        let file = write(&dir, &format!("{name}.te"), &text);
+        let c = texprc(&cache, &["check", &file]);
+        assert_eq!(c.status.code(), Some(0), "{name}: {text}\n{}", stderr(&c));
+    }
+    // After the last pass: the scheduled program.
+    let last = texprc(
+        &cache,
+        &with(
+            &["compile", &s, "--dump-after", names[names.len() - 1]],
+            &size,
+        ),
+    );
+    let scheduled = texprc(
+        &cache,
+        &with(&["compile", &s, "--emit", "scheduled"], &size),
+    );
+    assert_eq!(stdout(&last), stdout(&scheduled));
+    assert!(stdout(&last).contains("compute@grid"), "{}", stdout(&last));
+
+    let all = texprc(
+        &cache,
+        &with(&["compile", &s, "--dump-after", "all"], &size),
+    );
+    assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));
+    let headers: Vec<String> = stdout(&all)
+        .lines()
+        .filter(|l| l.starts_with("// after "))
+        .map(|l| l["// after ".len()..].to_string())
+        .collect();
+    assert_eq!(headers, names);
+}
+
+#[test]
+fn an_unknown_pass_lists_the_passes() {
+    let (_dir, cache) = scratch("unknown-pass");
+    let o = texprc(
+        &cache,
+        &[
+            "compile",
+            &example("softmax.te"),
+            "--dump-after",
+            "no_such_pass",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("error[E0916]"), "{err}");
+    for name in texpr_opt::pipeline::pass_names() {
+        assert!(err.contains(name), "{name}: {err}");
+    }
+}
+
+#[test]
+fn tune_fills_the_cache_that_compile_and_run_use() {
+    if !have_gpu() {
+        return;
+    }
+    let (_dir, cache) = scratch("tune");
+    let m = example("matmul.te");
+    // A corrupt cache is ignored (with a warning), then replaced.
+    std::fs::create_dir_all(cache.parent().unwrap()).unwrap();
+    std::fs::write(&cache, "[program=x device=y]\nc: nonsense\n").unwrap();
+
+    let o = texprc(
+        &cache,
+        &with(
+            &[
+                "tune",
+                &m,
+                "--budget-s",
+                "3",
+                "--runs",
+                "2",
+                "--warmups",
+                "1",
+            ],
+            &MATMUL_32,
+        ),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: schedule cache"), "{err}");
+    assert!(err.contains("default schedule: "), "{err}");
+    assert!(err.contains("heuristic schedule ("), "{err}");
+    assert!(err.contains("[1/"), "{err}");
+    let out = stdout(&o);
+    assert!(out.starts_with("# tuned for "), "{out}");
+    let tuned: String = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(tuned.starts_with("c: "), "{out}");
+
+    // The cache holds one record, for this program, with that schedule.
+    let file = std::fs::read_to_string(&cache).unwrap();
+    let headers: Vec<&str> = file.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(headers.len(), 1, "{file}");
+    assert!(file.contains(&format!("\n{tuned}\n")), "{file}");
+    assert!(file.contains("# median_ms="), "{file}");
+    let device = headers[0]
+        .split_once(" device=")
+        .map(|(_, d)| d.trim_end_matches(']'))
+        .unwrap();
+
+    // compile finds it by (part of) the device's name; without --device it
+    // uses the heuristic.
+    let part = &device[..device.len().min(6)];
+    let o = texprc(
+        &cache,
+        &with(
+            &["compile", &m, "--emit", "schedule", "--device", part],
+            &MATMUL_32,
+        ),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).lines().skip(1).collect::<String>(),
+        tuned,
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).starts_with(&format!("# schedule: tuned for {device}")),
+        "{}",
+        stdout(&o)
+    );
+    let o = texprc(
+        &cache,
+        &with(&["compile", &m, "--emit", "schedule"], &MATMUL_32),
+    );
+    assert!(
+        stdout(&o).starts_with("# schedule: heuristic"),
+        "{}",
+        stdout(&o)
+    );
+    // Another size is another program: not in the cache.
+    let o = texprc(
+        &cache,
+        &[
+            "compile", &m, "--emit", "schedule", "--device", part, "-D", "M=16",
+        ],
+    );
+    assert!(
+        stdout(&o).starts_with("# schedule: heuristic"),
+        "{}",
+        stdout(&o)
+    );
+
+    // run uses it, and its results match the interpreter.
+    let o = texprc(
+        &cache,
+        &with(&["run", &m, "--random", "3", "--check"], &MATMUL_32),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("(schedule: tuned for"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
+}
