@@ -27,6 +27,12 @@ const CASES: &[Case] = &[
         reduce_len: |_| 1,
     },
     Case {
+        name: "chain",
+        defines: &[("N", 1000)],
+        reference: chain,
+        reduce_len: |_| 1,
+    },
+    Case {
         name: "dot",
         defines: &[("N", 1000)],
         reference: dot,
@@ -201,6 +207,12 @@ fn saxpy(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
     x[1].iter()
         .zip(&x[2])
         .map(|(xi, yi)| x[0][0] * xi + yi)
+        .collect()
+}
+
+fn chain(_: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    x[0].iter()
+        .map(|xi| ((xi * 2.0 + 1.0) * 0.5 - 0.25) * xi)
         .collect()
 }
 

@@ -1,4 +1,5 @@
 //! Integration tests: one binary for the whole pipeline.
+mod baselines;
 mod block;
 mod check;
 mod codegen;

@@ -10,6 +10,7 @@ mod codes;
 mod common;
 mod inputs;
 mod npy;
+mod plot;
 mod summary;
 
 mod cmd {

@@ -34,6 +34,7 @@ mod error;
 mod exec;
 mod host;
 mod pipeline;
+pub mod raw;
 mod scope;
 mod timing;
 
