@@ -9,5 +9,6 @@ mod fuzz;
 mod gpu_limits;
 mod parse;
 mod runtime;
+mod schedules;
 mod shaders;
 mod tolerance;

@@ -3,3 +3,4 @@
 pub mod r#gen;
 pub mod golden;
 pub mod gpu;
+pub mod sched;

@@ -24,14 +24,17 @@ pub mod digits;
 pub mod distribute;
 pub mod elem;
 pub mod fill;
+pub mod fuse_globals;
 pub mod globals;
 pub mod heuristic;
+pub mod inline;
 pub mod limits;
 pub mod pipeline;
 pub mod samples;
 pub mod schedule;
 pub mod schedule_items;
 pub mod simplify;
+pub mod simplify_pass;
 pub mod strategy;
 pub mod subst;
 pub mod term;
@@ -41,6 +44,8 @@ pub use limits::DeviceLimits;
 pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
 pub use schedule::{Schedule, ScheduleChoice, Strategy};
 
+#[cfg(test)]
+mod pass_tests;
 #[cfg(test)]
 mod strategy_tests;
 #[cfg(test)]

@@ -1,7 +1,13 @@
 //! The optimizer as an ordered list of passes.
 //!
 //! 1. `mark_globals` — top-level lets become `let@global` buffers.
-//! 2. `schedule_items` — every item root is mapped onto grid / group /
+//! 2. `simplify` (optimizing) — index terms simplified, exact expression
+//!    identities folded (`simplify_pass`).
+//! 3. `inline` (optimizing) — expression `let`s recomputed per element where
+//!    that is no dearer than storing them (`inline`).
+//! 4. `fuse_globals` (optimizing) — elementwise top-level lets fused into
+//!    the items that read them (`fuse_globals`).
+//! 5. `schedule_items` — every item root is mapped onto grid / group /
 //!    thread by its [`Strategy`](crate::schedule::Strategy) (`strategy`), or
 //!    the user's partial schedule is completed and checked (`fill`).
 //!
@@ -12,10 +18,13 @@
 //! [`run_passes`] calls a hook after each pass, so tests can verify or dump
 //! the program in the middle of the pipeline (`texprc compile --dump-after`).
 
+use crate::fuse_globals::fuse_globals;
 use crate::globals::mark_globals;
+use crate::inline::inline_lets;
 use crate::limits::DeviceLimits;
 use crate::schedule::ScheduleChoice;
 use crate::schedule_items::schedule_items;
+use crate::simplify_pass::simplify_program;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -47,6 +56,24 @@ pub const PASSES: &[Pass] = &[
         optimizing: false,
         before_scheduling: true,
         run: |p, _| mark_globals(p),
+    },
+    Pass {
+        name: "simplify",
+        optimizing: true,
+        before_scheduling: true,
+        run: simplify_program,
+    },
+    Pass {
+        name: "inline",
+        optimizing: true,
+        before_scheduling: true,
+        run: inline_lets,
+    },
+    Pass {
+        name: "fuse_globals",
+        optimizing: true,
+        before_scheduling: true,
+        run: fuse_globals,
     },
     Pass {
         name: "schedule_items",

@@ -11,7 +11,7 @@ use texpr_syntax::ir::Program;
 
 /// The examples at sizes the interpreter runs quickly, with odd sizes where
 /// padding matters.
-fn examples() -> Vec<(&'static str, Program)> {
+pub(crate) fn examples() -> Vec<(&'static str, Program)> {
     let ex: &[(&str, &str, &[(&str, i64)])] = &[
         (
             "matmul",

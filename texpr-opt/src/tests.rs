@@ -146,7 +146,7 @@ fn the_verifier_hook_sees_every_pass() {
         |name, _| seen.push(name.to_string()),
     )
     .unwrap();
-    assert_eq!(seen, ["mark_globals", "schedule_items"]);
+    assert_eq!(seen, crate::pipeline::pass_names());
 }
 
 fn codes(r: Result<Program, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {

@@ -1,0 +1,164 @@
+//! Schedules for the schedule tests: legal schedules drawn at random from the
+//! heuristic's candidates, programs run on the GPU under a given schedule, and
+//! the item whose strategy a failure comes from.
+
+use std::time::Duration;
+
+use texpr_codegen::runtime::Gpu;
+use texpr_codegen::{Options, Schedule, ScheduleChoice, Strategy, compile};
+use texpr_interp::Value;
+use texpr_interp::accuracy::check_outputs;
+use texpr_opt::DeviceLimits;
+use texpr_syntax::diag;
+use texpr_syntax::ir::Program;
+
+use crate::r#gen::Rng;
+use crate::gpu::{RunError, from_host, to_host};
+
+/// The kind of a strategy, as its text form starts (`tile`, `rows`, ...).
+pub fn kind(s: &Strategy) -> &'static str {
+    match s {
+        Strategy::Default => "default",
+        Strategy::Coarsen { .. } => "coarsen",
+        Strategy::Rows { .. } => "rows",
+        Strategy::Tile { .. } => "tile",
+        Strategy::MultiPass { .. } => "multipass",
+    }
+}
+
+/// One candidate per item, drawn with `seed` (the same schedule for the same
+/// seed); items without candidates are left out (they get the default).
+pub fn random_schedule(cands: &[(String, Vec<Strategy>)], seed: u64) -> Schedule {
+    let mut rng = Rng::new(seed);
+    let mut s = Schedule::default();
+    for (item, options) in cands {
+        if !options.is_empty() {
+            s.set(item, rng.pick(options).clone());
+        }
+    }
+    s
+}
+
+/// Each item's name with its legal strategies, best guess first.
+pub type Candidates = Vec<(String, Vec<Strategy>)>;
+
+/// The legal candidates of every item of `p` as `texprc tune` sees them
+/// (`p` prepared first); errors of the passes before scheduling as text.
+pub fn candidates(p: &Program, limits: &DeviceLimits) -> Result<(Program, Candidates), String> {
+    let prepared = texpr_opt::prepare(p, limits).map_err(|d| {
+        let src = texpr_syntax::print::program(p);
+        diag::render_with("program.te", &src, &d, false)
+    })?;
+    let cands = texpr_opt::heuristic::candidates(&prepared, limits);
+    Ok((prepared, cands))
+}
+
+/// What one program under one schedule gave.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The scheduled program the compiler produced.
+    pub scheduled: Program,
+    pub gpu_time: Duration,
+}
+
+/// Compiles `p` for `gpu` with `choice`, runs it on `inputs` and compares
+/// with `want` (the interpreter's result of `p`) within the tolerance `p`
+/// allows. The scheduled program must also verify and, in the interpreter,
+/// agree with `want` within that tolerance.
+pub fn check_with(
+    gpu: &Gpu,
+    p: &Program,
+    inputs: &[Value],
+    want: &[Value],
+    choice: &ScheduleChoice,
+) -> Result<Outcome, RunError> {
+    let opts = Options {
+        limits: gpu.limits(),
+        overrides: Vec::new(),
+        schedule: choice.clone(),
+    };
+    let compiled = compile(p, &opts).map_err(|d| {
+        let src = texpr_syntax::print::program(p);
+        RunError::Compile(diag::render_with("program.te", &src, &d, false))
+    })?;
+    if let Err(d) = texpr_syntax::check::verify(&compiled.scheduled) {
+        let src = texpr_syntax::print::program(&compiled.scheduled);
+        return Err(RunError::Compile(format!(
+            "the scheduled program does not verify:\n{}",
+            diag::render_with("scheduled.te", &src, &d, false)
+        )));
+    }
+    let interp = texpr_interp::eval(&compiled.scheduled, inputs)
+        .map_err(|e| RunError::Interp(format!("scheduled program: {e:?}")))?;
+    let bad = check_outputs(p, inputs, &interp, want);
+    if !bad.is_empty() {
+        return Err(RunError::Interp(format!(
+            "the scheduled program means something else in the interpreter:\n{}",
+            RunError::Mismatch(bad)
+        )));
+    }
+    let hosts: Vec<_> = inputs.iter().map(to_host).collect();
+    let r = gpu
+        .run(&compiled.module, &hosts)
+        .map_err(RunError::Runtime)?;
+    let got: Vec<Value> = r.outputs.iter().map(from_host).collect();
+    let bad = check_outputs(p, inputs, &got, want);
+    if !bad.is_empty() {
+        return Err(RunError::Mismatch(bad));
+    }
+    Ok(Outcome {
+        scheduled: compiled.scheduled,
+        gpu_time: r.gpu_time,
+    })
+}
+
+/// The items of `s` whose strategy alone (every other item default) fails
+/// [`check_with`], with their strategies: which strategy a failure comes from.
+pub fn culprits(
+    gpu: &Gpu,
+    p: &Program,
+    inputs: &[Value],
+    want: &[Value],
+    s: &Schedule,
+) -> Vec<(String, Strategy)> {
+    s.items
+        .iter()
+        .filter(|(_, st)| *st != Strategy::Default)
+        .filter(|(item, st)| {
+            let mut one = Schedule::default();
+            one.set(item, st.clone());
+            check_with(gpu, p, inputs, want, &ScheduleChoice::Given(one)).is_err()
+        })
+        .cloned()
+        .collect()
+}
+
+/// Whether the compiler refused the program for the device's loop budget
+/// (E0316 from the code generator, E0214 from a strategy): the right answer
+/// on a device that cuts long loops short.
+pub fn refused_by_device(e: &RunError) -> bool {
+    matches!(e, RunError::Compile(text) if text.contains("[E0316]") || text.contains("[E0214]"))
+}
+
+/// `-D` overrides that shrink an example's sizes as the differential test
+/// does: params whose value is a plain number above 64 become 37 or 24.
+pub fn small_sizes(src: &str) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for line in src.lines() {
+        let Some(rest) = line.trim().strip_prefix("param ") else {
+            continue;
+        };
+        let Some((name, value)) = rest.split_once('=') else {
+            continue;
+        };
+        if let Ok(v) = value.trim().parse::<i64>()
+            && v > 64
+        {
+            out.push((
+                name.trim().to_string(),
+                if out.len() % 2 == 0 { 37 } else { 24 },
+            ));
+        }
+    }
+    out
+}
