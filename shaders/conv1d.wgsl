@@ -5,14 +5,14 @@
 @group(0) @binding(1) var<storage, read> b0_w: array<f32>;
 @group(0) @binding(2) var<storage, read_write> b0_y: array<f32>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(64)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
     var acc_1: f32 = 0.0f;
     for (var j_2: i32 = 0i; j_2 < 7i; j_2 = j_2 + 1i) {
         let t_3: f32 = b0_w[j_2];
-        let t_4: i32 = g * 256i;
+        let t_4: i32 = g * 64i;
         let t_5: i32 = t_4 + l;
         let t_6: i32 = t_5 + j_2;
         let t_7: i32 = t_6 - 3i;
@@ -22,6 +22,6 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let t_11: f32 = t_3 * t_10;
         acc_1 = acc_1 + t_11;
     }
-    let t_12: i32 = g * 256i + l;
+    let t_12: i32 = g * 64i + l;
     b0_y[t_12] = acc_1;
 }

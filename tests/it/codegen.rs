@@ -113,7 +113,10 @@ fn storage_buffers_per_stage_just_under_and_just_over() {
 
 #[test]
 fn grids_fold_into_y_beyond_the_dimension_limit() {
-    let opts = Options::default();
+    let opts = Options {
+        schedule: ScheduleChoice::Default,
+        ..Options::default()
+    };
     let at = compile(&texpr_opt::samples::saxpy(65535 * 256), &opts).unwrap();
     assert_eq!(at.module.kernels[0].dispatch, [65535, 1, 1]);
     assert!(!at.module.wgsl.contains("in_grid"));
@@ -441,8 +444,15 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
             .map_err(|ds| ds.iter().map(|d| d.code).collect::<Vec<_>>())
     };
     assert_eq!(compiled(&sum(65_535), &opts), Ok(()));
-    assert_eq!(compiled(&sum(65_536), &opts), Err(vec!["E0316"]));
-    assert_eq!(compiled(&sum(65_536), &Options::default()), Ok(()));
+    // 65,537 is prime: the loop cannot be unrolled and runs 65,537 times.
+    assert_eq!(compiled(&sum(65_537), &opts), Err(vec!["E0316"]));
+    let unlimited = Options {
+        schedule: ScheduleChoice::Default,
+        ..Options::default()
+    };
+    assert_eq!(compiled(&sum(65_537), &unlimited), Ok(()));
+    // 65,536 = 8 * 8,192: unrolled by 8, the loop runs 8,192 times.
+    assert_eq!(compiled(&sum(65_536), &opts), Ok(()));
     // 257 reduce iterations, each filling a 257-element register vector: 257 * 258 in all.
     let nested = "output o: f32[1] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 1))";
     let err = texpr_codegen::compile_source(nested, &opts)

@@ -7,6 +7,7 @@ mod differential;
 mod examples;
 mod fuzz;
 mod gpu_limits;
+mod optimized;
 mod parse;
 mod runtime;
 mod schedules;

@@ -12,7 +12,9 @@ mod convert;
 mod program;
 
 pub use convert::{from_host, to_host};
-pub use program::{RunError, check_program, run_program, run_source};
+pub use program::{
+    RunError, check_program, check_program_with, run_program, run_program_with, run_source,
+};
 pub use texpr_interp::accuracy::{Est, Mismatch, Tolerance, compare, output_bounds};
 
 static GPU: OnceLock<Option<Gpu>> = OnceLock::new();

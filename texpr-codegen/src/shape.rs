@@ -1,11 +1,13 @@
-//! The shape of one kernel: an item root `compute@grid G [{k < L -> k}] |g| BODY`.
+//! The shape of one kernel: an item root `compute@grid G [MAP] |g| BODY`.
 //!
-//! Codegen maps exactly this form (the default schedule always produces it):
-//! the root is a grid-level compute whose index map, if any, is the
-//! truncation `{k < L -> k}`. Anything else is E0301 (root not a grid
-//! compute) or E0302 (a grid index map other than a truncation). Every node
-//! must carry a level (E0304).
+//! Codegen maps exactly this form: the root is a grid-level compute whose
+//! index map, if any, is the truncation `{k < L -> k}` (padding) or a digit
+//! permutation of the whole raw result (tiling, see `texpr_opt::digits`):
+//! the kernel writes each computed element at its inverse image. Anything
+//! else is E0301 (root not a grid compute) or E0302 (another grid index
+//! map). Every node must carry a level (E0304).
 
+use texpr_opt::digits::DigitPerm;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::Level;
 use texpr_syntax::ir::{Expr, ExprKind, TermKind, VarId};
@@ -19,6 +21,8 @@ pub struct Shape<'e> {
     pub per_group: u64,
     /// Elements written: `groups * per_group`, or the truncation length.
     pub len: u64,
+    /// Where raw element `p` goes: `perm.inverse_term(p)` (tiled layouts).
+    pub perm: Option<DigitPerm>,
     pub body: &'e Expr,
 }
 
@@ -38,9 +42,14 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
         );
     };
     let raw = n * body.ty.len;
+    let mut perm = None;
     let len = match map {
         None => raw,
         Some(m) if m.term.kind == TermKind::Var(m.var) && m.len <= raw => m.len,
+        Some(m) if m.len == raw && DigitPerm::recognize(&m.term, m.var, m.len).is_some() => {
+            perm = DigitPerm::recognize(&m.term, m.var, m.len).filter(|p| !p.is_identity());
+            raw
+        }
         Some(m) => {
             return Err(Diagnostic::error(
                 "E0302",
@@ -48,7 +57,7 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
             )
             .with_primary(
                 m.term.span.to(root.span),
-                "only `{k < L -> k}` (truncation) is supported on `compute@grid`",
+                "only `{k < L -> k}` (truncation) or a digit permutation (tiling) is supported on `compute@grid`",
             ));
         }
     };
@@ -58,6 +67,7 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
         grid_var: *var,
         per_group: body.ty.len,
         len,
+        perm,
         body,
     })
 }

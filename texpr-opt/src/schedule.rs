@@ -67,10 +67,10 @@ impl Schedule {
 /// How [`crate::pipeline`] picks the schedule.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum ScheduleChoice {
-    /// One element per invocation for every item.
-    #[default]
+    /// One element per invocation for every item (the baseline).
     Default,
     /// [`crate::heuristic::heuristic`] from the device's limits.
+    #[default]
     Heuristic,
     /// A schedule given by the caller (pinned in a file, or tuned).
     Given(Schedule),

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use texpr_codegen::runtime::{Gpu, RuntimeError};
-use texpr_codegen::{Options, compile};
+use texpr_codegen::{Options, ScheduleChoice, compile};
 use texpr_interp::Value;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
@@ -42,16 +42,27 @@ fn diagnostics(src: &str, diags: &[Diagnostic]) -> String {
     diag::render_with("program.te", src, diags, false)
 }
 
-/// Compiles `p` for `gpu` and runs it on `inputs`: the outputs and the GPU time.
+/// Compiles `p` for `gpu` (default schedule) and runs it on `inputs`: the
+/// outputs and the GPU time.
 pub fn run_program(
     gpu: &Gpu,
     p: &Program,
     inputs: &[Value],
 ) -> Result<(Vec<Value>, Duration), RunError> {
+    run_program_with(gpu, p, inputs, &ScheduleChoice::Default)
+}
+
+/// [`run_program`] with the schedule `choice`.
+pub fn run_program_with(
+    gpu: &Gpu,
+    p: &Program,
+    inputs: &[Value],
+    choice: &ScheduleChoice,
+) -> Result<(Vec<Value>, Duration), RunError> {
     let opts = Options {
         limits: gpu.limits(),
         overrides: Vec::new(),
-        schedule: texpr_codegen::ScheduleChoice::Default,
+        schedule: choice.clone(),
     };
     let compiled = compile(p, &opts).map_err(|d| {
         let src = texpr_syntax::print::program(p);
@@ -67,9 +78,19 @@ pub fn run_program(
 /// Runs `p` on random inputs (from `seed`) on the GPU and in the interpreter
 /// and compares every output within the tolerance the program allows.
 pub fn check_program(gpu: &Gpu, p: &Program, seed: u64) -> Result<Duration, RunError> {
+    check_program_with(gpu, p, seed, &ScheduleChoice::Default)
+}
+
+/// [`check_program`] with the schedule `choice`.
+pub fn check_program_with(
+    gpu: &Gpu,
+    p: &Program,
+    seed: u64,
+    choice: &ScheduleChoice,
+) -> Result<Duration, RunError> {
     let inputs = texpr_interp::random_inputs(p, seed);
     let want = texpr_interp::eval(p, &inputs).map_err(|e| RunError::Interp(format!("{e:?}")))?;
-    let (got, time) = run_program(gpu, p, &inputs)?;
+    let (got, time) = run_program_with(gpu, p, &inputs, choice)?;
     let bad = check_outputs(p, &inputs, &got, &want);
     if bad.is_empty() {
         Ok(time)

@@ -17,6 +17,9 @@ pub enum Loc {
     Array(String),
     /// A length-1 value held in a WGSL `let`.
     Scalar(String),
+    /// A short vector unrolled into one WGSL value per element (a register
+    /// tile); constant-index reads name the element directly.
+    Regs(Vec<String>),
 }
 
 /// An `i32` index: a constant or the name of a WGSL value.
@@ -94,10 +97,16 @@ impl<'p> Ctx<'p> {
         name
     }
 
-    /// An index held in a named WGSL value (constants get a `let`).
+    /// An index held in a named WGSL value. Constants get a `var`: naga
+    /// treats a `let` of a literal as a constant expression, and would
+    /// evaluate (and reject) arithmetic on it that WGSL defines at run time.
     pub fn named(&mut self, ix: &Ix) -> Ix {
         match ix {
-            Ix::Const(_) => Ix::Name(self.w.let_("i32", ix.to_string())),
+            Ix::Const(_) => {
+                let v = self.w.fresh("c");
+                self.w.line(format!("var {v}: i32 = {ix};"));
+                Ix::Name(v)
+            }
             n => n.clone(),
         }
     }

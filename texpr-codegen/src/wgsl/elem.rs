@@ -8,6 +8,12 @@
 //! index order, and every `let@reg` is a `var` array (or a scalar) filled by a
 //! loop. Reads are in bounds: plain reads were proved so by the checker,
 //! guarded reads clamp the index and `select` the guard value.
+//!
+//! A `let@reg` of at most [`UNROLL`] elements is a register tile
+//! ([`Loc::Regs`]): [`Ctx::vector`] computes all its elements unrolled, a
+//! `reduce` of a short vector keeps one accumulator per element and computes
+//! its body's `let@reg`s once per step, so operands loaded into a register
+//! tile are loaded once and reused by every accumulator.
 
 use super::ctx::{Ctx, Ix, Loc};
 use super::lit;
@@ -16,6 +22,9 @@ use crate::term::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Scalar, VecRef};
+
+/// The longest `let@reg` vector kept unrolled in registers.
+pub const UNROLL: u64 = 64;
 
 impl Ctx<'_> {
     /// Element `idx` of `e`: a WGSL name or literal.
@@ -51,17 +60,21 @@ impl Ctx<'_> {
                     "var {acc}: {t} = {};",
                     lit::identity(*op, e.ty.elem)
                 ));
+                let u = unroll_factor(*n, expr_size(body) as u64);
                 let i = self.open_loop(
                     &self.p.var(*var).name.clone(),
                     &Ix::Const(0),
                     *n as i64,
-                    1,
+                    u as i64,
                     true,
                 );
-                self.idx.insert(*var, Ix::Name(i));
-                let x = self.elem(body, idx)?;
-                self.w
-                    .line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
+                for step in 0..u {
+                    let at = self.step_index(&i, step);
+                    self.idx.insert(*var, at);
+                    let x = self.elem(body, idx)?;
+                    self.w
+                        .line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
+                }
                 self.w.close();
                 Ok(acc)
             }
@@ -151,11 +164,89 @@ impl Ctx<'_> {
         vals
     }
 
-    /// A `let@reg` value materialised in function memory.
+    /// Every element of a short vector, unrolled (see the module docs).
+    pub fn vector(&mut self, e: &Expr) -> Result<Vec<String>, Diagnostic> {
+        match &e.kind {
+            ExprKind::Let {
+                level: None | Some(MemLevel::Reg),
+                var,
+                value,
+                body,
+            } => {
+                let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
+                self.vecs.insert(*var, loc);
+                self.vector(body)
+            }
+            ExprKind::Reduce {
+                op, n, var, body, ..
+            } => {
+                let t = lit::ty(e.ty.elem);
+                let accs: Vec<String> = (0..e.ty.len)
+                    .map(|_| {
+                        let a = self.w.fresh("acc");
+                        self.w
+                            .line(format!("var {a}: {t} = {};", lit::identity(*op, e.ty.elem)));
+                        a
+                    })
+                    .collect();
+                let u = unroll_factor(*n, expr_size(body) as u64);
+                let i = self.open_loop(
+                    &self.p.var(*var).name.clone(),
+                    &Ix::Const(0),
+                    *n as i64,
+                    u as i64,
+                    true,
+                );
+                for step in 0..u {
+                    let at = self.step_index(&i, step);
+                    self.idx.insert(*var, at);
+                    let vals = self.vector(body)?;
+                    for (a, v) in accs.iter().zip(&vals) {
+                        self.w.line(format!("{a} = {};", lit::combine(*op, a, v)));
+                    }
+                }
+                self.w.close();
+                Ok(accs)
+            }
+            ExprKind::Compute {
+                n,
+                var,
+                map: None,
+                body,
+                ..
+            } => {
+                let mut out = Vec::with_capacity(e.ty.len as usize);
+                for i in 0..*n as i64 {
+                    self.idx.insert(*var, Ix::Const(i));
+                    out.extend(self.vector(body)?);
+                }
+                Ok(out)
+            }
+            _ => (0..e.ty.len as i64)
+                .map(|i| self.elem(e, &Ix::Const(i)))
+                .collect(),
+        }
+    }
+
+    /// `i + step` as an index (the `step`-th copy of an unrolled loop body).
+    pub fn step_index(&mut self, i: &str, step: u64) -> Ix {
+        match step {
+            0 => Ix::Name(i.to_string()),
+            s => Ix::Name(
+                self.w
+                    .let_("i32", format!("{i} + {}", lit::i32_lit(s as i32))),
+            ),
+        }
+    }
+
+    /// A `let@reg` value: a scalar, a register tile, or function memory.
     pub fn local_vector(&mut self, name: &str, value: &Expr) -> Result<Loc, Diagnostic> {
         if value.ty.len == 1 {
             let v = self.elem(value, &Ix::Const(0))?;
             return Ok(Loc::Scalar(v));
+        }
+        if value.ty.len <= UNROLL {
+            return Ok(Loc::Regs(self.vector(value)?));
         }
         let arr = self.w.fresh(name);
         let t = lit::ty(value.ty.elem);
@@ -239,6 +330,27 @@ impl Ctx<'_> {
             VecRef::Local(v) => match self.vecs.get(&v).cloned() {
                 Some(Loc::Array(a)) => a,
                 Some(Loc::Scalar(s)) => return Ok(self.guarded_scalar(&s, ix, guard, t)),
+                Some(Loc::Regs(vals)) => match ix {
+                    Ix::Const(c) => {
+                        return Ok(
+                            match (usize::try_from(*c).ok().and_then(|c| vals.get(c)), guard) {
+                                (Some(v), _) => v.clone(),
+                                (None, Some(g)) => lit::scalar(g),
+                                (None, None) => return Err(unbound(e)),
+                            },
+                        );
+                    }
+                    // A run-time index: copy the tile into an array to index.
+                    Ix::Name(_) => {
+                        let arr = self.w.fresh("tile");
+                        let n = vals.len();
+                        self.w.line(format!(
+                            "var {arr}: array<{t}, {n}> = array<{t}, {n}>({});",
+                            vals.join(", ")
+                        ));
+                        arr
+                    }
+                },
                 None => return Err(unbound(e)),
             },
             _ => self.vec_buffer(vec).ok_or_else(|| unbound(e))?,
@@ -293,6 +405,31 @@ impl Ctx<'_> {
         ));
         Ok(self.w.let_(t, format!("{arr}[{idx}]")))
     }
+}
+
+/// How many copies of a reduction's body one loop iteration runs: up to 8
+/// for loop-free bodies of modest size when the trip count divides (the
+/// fold order is unchanged; per-iteration loop overhead is what it saves, and
+/// on llvmpipe that overhead dominates short bodies).
+pub fn unroll_factor(n: u64, body_size: u64) -> u64 {
+    [8u64, 4, 2]
+        .into_iter()
+        .find(|u| n.is_multiple_of(*u) && n > *u && body_size * u <= 512)
+        .unwrap_or(1)
+}
+
+/// Nodes in `e`, or a large number when it holds a loop (not unrolled).
+pub fn expr_size(e: &Expr) -> usize {
+    let inner: usize = match &e.kind {
+        ExprKind::Reduce { .. } => return 1 << 20,
+        ExprKind::Compute { n, body, .. } => (*n as usize).saturating_mul(expr_size(body)),
+        ExprKind::Let { value, body, .. } => expr_size(value).saturating_add(expr_size(body)),
+        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => expr_size(x),
+        ExprKind::Binary(_, a, b) => expr_size(a).saturating_add(expr_size(b)),
+        ExprKind::Call(_, args) => args.iter().map(expr_size).fold(0, usize::saturating_add),
+        _ => 0,
+    };
+    inner.saturating_add(1)
 }
 
 /// Whether `s` is a WGSL identifier (a value's name) rather than a literal.

@@ -33,6 +33,8 @@ pub struct Target {
     pub guard_group: bool,
     /// Writes need `< len` (truncated grid).
     pub guard_len: bool,
+    /// Raw position `p` is written at `perm.inverse_term(p)` (a tiled layout).
+    pub perm: Option<texpr_opt::digits::DigitPerm>,
 }
 
 /// The workgroup size of a grid body and the node that sets it.
@@ -137,25 +139,70 @@ impl Ctx<'_> {
         }
     }
 
+    /// Materialises the `let@reg`s at the top of `e` once (they do not
+    /// depend on which element is computed) and returns what they scope.
+    fn hoist_lets<'e>(&mut self, mut e: &'e Expr) -> Result<(&'e Expr, bool), Diagnostic> {
+        let mut any = false;
+        while let ExprKind::Let {
+            level: Some(MemLevel::Reg),
+            var,
+            value,
+            body,
+        } = &e.kind
+        {
+            let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
+            self.vecs.insert(*var, loc);
+            any = true;
+            e = body;
+        }
+        Ok((e, any))
+    }
+
     /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`.
+    /// Leading `let@reg`s are computed once; after them, up to
+    /// [`UNROLL`](super::elem::UNROLL) elements are written unrolled (a
+    /// register tile's epilogue; any body up to 16 elements), more in a loop
+    /// unrolled by up to 8.
     fn own_elements(&mut self, body: &Expr, sink: &Sink<'_>) -> Result<(), Diagnostic> {
+        let (body, hoisted) = self.hoist_lets(body)?;
         let m = body.ty.len as i64;
         if m == 1 {
             let v = self.elem(body, &Ix::Const(0))?;
             return sink(self, Ix::Name("l".into()), &v);
         }
-        let j = self.open_loop("j", &Ix::Const(0), m, 1, false);
-        let v = self.elem(body, &Ix::Name(j.clone()))?;
-        let at = self
-            .w
-            .let_("i32", format!("l * {} + {j}", lit::i32_lit(m as i32)));
-        sink(self, Ix::Name(at), &v)?;
+        if (hoisted && m as u64 <= super::elem::UNROLL) || m <= 16 {
+            for j in 0..m {
+                let v = self.elem(body, &Ix::Const(j))?;
+                let at = self.w.let_(
+                    "i32",
+                    format!(
+                        "l * {} + {}",
+                        lit::i32_lit(m as i32),
+                        lit::i32_lit(j as i32)
+                    ),
+                );
+                sink(self, Ix::Name(at), &v)?;
+            }
+            return Ok(());
+        }
+        let u = super::elem::unroll_factor(m as u64, super::elem::expr_size(body) as u64);
+        let j = self.open_loop("j", &Ix::Const(0), m, u as i64, false);
+        for step in 0..u {
+            let at = self.step_index(&j, step);
+            let v = self.elem(body, &at)?;
+            let at = self
+                .w
+                .let_("i32", format!("l * {} + {at}", lit::i32_lit(m as i32)));
+            sink(self, Ix::Name(at), &v)?;
+        }
         self.w.close();
         Ok(())
     }
 
-    /// Invocation `l` computes elements `l, l+W, ...` of `e`.
+    /// Invocation `l` computes elements `l, l+W, ...` of `e` (leading
+    /// `let@reg`s computed once).
     fn strided(&mut self, e: &Expr, w: u64, sink: &Sink<'_>) -> Result<(), Diagnostic> {
+        let (e, _) = self.hoist_lets(e)?;
         let len = e.ty.len as i64;
         if w == 1 && len == 1 {
             let v = self.elem(e, &Ix::Const(0))?;
@@ -263,7 +310,15 @@ impl Ctx<'_> {
     /// `out[g*M + j] = v`, guarded as the target needs.
     fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
         let m = lit::i32_lit(out.per_group as i32);
-        let lin = self.w.let_("i32", format!("g * {m} + {j}"));
+        let mut lin = self.w.let_("i32", format!("g * {m} + {j}"));
+        if let Some(perm) = &out.perm {
+            // A variable no program has: bound to the raw position only here.
+            let raw = texpr_syntax::ir::VarId(u32::MAX);
+            self.idx.insert(raw, Ix::Name(lin.clone()));
+            let at = crate::term::term(self, &perm.inverse_term(texpr_opt::term::var(raw)))?;
+            self.idx.remove(&raw);
+            lin = self.named(&at).to_string();
+        }
         let mut conds = Vec::new();
         if out.guard_group {
             conds.push("in_grid".to_string());

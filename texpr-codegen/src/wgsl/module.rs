@@ -47,6 +47,7 @@ pub fn kernel(
         len: sh.len,
         guard_group: padded,
         guard_len: sh.len < sh.groups * sh.per_group,
+        perm: sh.perm.clone(),
     };
     cx.kernel_body(&sh, w, g, &target)?;
     let entry = format!("k{k}_{name}");

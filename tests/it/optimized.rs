@@ -1,0 +1,82 @@
+//! Optimized schedules on the GPU: every strategy the heuristic or a user
+//! picks for the examples computes what the interpreter computes.
+
+use texpr_codegen::{Schedule, ScheduleChoice};
+use texpr_tests::gpu::{check_program_with, gpu};
+
+fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
+    let path = format!("{}/../examples/{name}.te", env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let ov: Vec<(String, i64)> = defines.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    texpr_syntax::frontend(&src, &ov).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+fn pinned(text: &str) -> ScheduleChoice {
+    ScheduleChoice::Given(text.parse::<Schedule>().expect("a schedule"))
+}
+
+#[test]
+fn heuristic_schedules_of_the_examples_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases: &[(&str, &[(&str, i64)])] = &[
+        ("matmul", &[("M", 64), ("N", 64), ("K", 48)]),
+        (
+            "batched_matmul",
+            &[("BATCH", 2), ("M", 32), ("N", 32), ("K", 16)],
+        ),
+        ("softmax", &[("R", 100), ("C", 64)]),
+        ("layernorm", &[("R", 70), ("C", 96)]),
+        ("matvec", &[("M", 300), ("N", 40)]),
+        ("sum", &[("N", 1 << 16)]),
+        ("dot", &[("N", 1 << 15)]),
+        ("max", &[("N", 12288)]),
+        ("saxpy", &[("N", 100_000)]),
+        ("transpose", &[("M", 48), ("N", 80)]),
+        ("conv1d", &[("N", 10_000)]),
+        ("stencil2d", &[("H", 40), ("W", 72)]),
+        ("attention", &[("S", 16), ("T", 32), ("D", 8)]),
+    ];
+    for (name, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(&gpu, &p, 3, &ScheduleChoice::Heuristic)
+            .unwrap_or_else(|e| panic!("{name} (heuristic): {e}"));
+    }
+}
+
+#[test]
+fn pinned_tiles_rows_and_passes_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases = [
+        (
+            "matmul",
+            "c: tile group=4x8 reg=4x2",
+            &[("M", 64), ("N", 32), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=2x2 reg=8x8",
+            &[("M", 32), ("N", 64), ("K", 8)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=1x1 reg=1x1",
+            &[("M", 5), ("N", 3), ("K", 7)][..],
+        ),
+        ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
+        (
+            "sum",
+            "total: multipass parts=64 group=8",
+            &[("N", 4096)][..],
+        ),
+        (
+            "saxpy",
+            "out: coarsen group=32 per_thread=7",
+            &[("N", 1001)][..],
+        ),
+    ];
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(&gpu, &p, 5, &pinned(sched))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+}
