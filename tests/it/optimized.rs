@@ -38,7 +38,7 @@ fn heuristic_schedules_of_the_examples_match_the_interpreter() {
     ];
     for (name, defs) in cases {
         let p = example(name, defs);
-        check_program_with(&gpu, &p, 3, &ScheduleChoice::Heuristic)
+        check_program_with(gpu, &p, 3, &ScheduleChoice::Heuristic)
             .unwrap_or_else(|e| panic!("{name} (heuristic): {e}"));
     }
 }
@@ -76,7 +76,7 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
     ];
     for (name, sched, defs) in cases {
         let p = example(name, defs);
-        check_program_with(&gpu, &p, 5, &pinned(sched))
+        check_program_with(gpu, &p, 5, &pinned(sched))
             .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
     }
 }

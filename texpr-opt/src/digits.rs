@@ -212,7 +212,7 @@ mod tests {
         let k = VarId(0);
         let f = p.term(k);
         let g = p.inverse_term(var(k));
-        let mut seen = vec![false; 96];
+        let mut seen = [false; 96];
         for x in 0..96 {
             let y = eval(&f, x);
             assert_eq!(y as u64, p.apply(x as u64));

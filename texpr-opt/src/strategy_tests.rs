@@ -12,7 +12,8 @@ use texpr_syntax::ir::Program;
 /// The examples at sizes the interpreter runs quickly, with odd sizes where
 /// padding matters.
 pub(crate) fn examples() -> Vec<(&'static str, Program)> {
-    let ex: &[(&str, &str, &[(&str, i64)])] = &[
+    type Example<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let ex: &[Example<'_>] = &[
         (
             "matmul",
             include_str!("../../examples/matmul.te"),
