@@ -56,6 +56,8 @@ pub struct Ctx<'p> {
     pub idx: BTreeMap<VarId, Ix>,
     pub vecs: BTreeMap<VarId, Loc>,
     pub used: BTreeSet<BufferId>,
+    /// Buffers this kernel declares as `array<vec4<T>>` (see `vec4.rs`).
+    pub vec4: BTreeSet<BufferId>,
     pub shared: Vec<SharedDecl>,
 }
 
@@ -69,6 +71,7 @@ impl<'p> Ctx<'p> {
             idx: BTreeMap::new(),
             vecs: BTreeMap::new(),
             used: BTreeSet::new(),
+            vec4: BTreeSet::new(),
             shared: Vec::new(),
         }
     }

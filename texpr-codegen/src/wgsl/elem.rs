@@ -355,12 +355,19 @@ impl Ctx<'_> {
             },
             _ => self.vec_buffer(vec).ok_or_else(|| unbound(e))?,
         };
+        // A buffer this kernel declares as `array<vec4<T>>` (see
+        // `Ctx::vec4`): element `i` is component `i % 4` of entry `i / 4`.
+        let quad = self.bufs.of(vec).is_some_and(|id| self.vec4.contains(&id));
+        let at = |ix: &dyn std::fmt::Display| match quad {
+            true => format!("{base}[({ix}) / 4i][({ix}) % 4i]"),
+            false => format!("{base}[{ix}]"),
+        };
         let Some(g) = guard else {
-            return Ok(self.w.let_(t, format!("{base}[{ix}]")));
+            return Ok(self.w.let_(t, at(ix)));
         };
         if let Ix::Const(c) = ix {
             return Ok(match (0..len).contains(c) {
-                true => self.w.let_(t, format!("{base}[{ix}]")),
+                true => self.w.let_(t, at(ix)),
                 false => lit::scalar(g),
             });
         }
@@ -368,13 +375,14 @@ impl Ctx<'_> {
             "bool",
             format!("{ix} >= 0i && {ix} < {}", lit::i32_lit(len as i32)),
         );
-        let at = self.w.let_(
+        let at_ix = self.w.let_(
             "i32",
             format!("clamp({ix}, 0i, {})", lit::i32_lit(len as i32 - 1)),
         );
+        let value = at(&at_ix);
         Ok(self
             .w
-            .let_(t, format!("select({}, {base}[{at}], {ok})", lit::scalar(g))))
+            .let_(t, format!("select({}, {value}, {ok})", lit::scalar(g))))
     }
 
     fn guarded_scalar(&mut self, s: &str, ix: &Ix, guard: Option<Scalar>, t: &str) -> String {

@@ -27,6 +27,7 @@ use texpr_syntax::{Diagnostic, Span};
 #[derive(Debug)]
 pub struct Target {
     pub buffer: String,
+    pub id: crate::plan::BufferId,
     pub per_group: u64,
     pub len: u64,
     /// The grid's linear group id may exceed the grid (dispatch padding).
@@ -123,6 +124,13 @@ impl Ctx<'_> {
                 body,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
+                // Four at a time when nothing before has read a buffer.
+                if std::ptr::eq(e, shape.body)
+                    && let Some(q) = self.quad(body, out, out.id)
+                {
+                    self.vec4.insert(out.id);
+                    return self.quad_elements(&q, out);
+                }
                 self.own_elements(body, &|cx, j, v| cx.write(out, &j, v))
             }
             ExprKind::Reduce {

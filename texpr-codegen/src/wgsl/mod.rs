@@ -6,4 +6,5 @@ pub mod kernel;
 pub mod lit;
 pub mod module;
 pub mod ops;
+pub mod vec4;
 pub mod writer;

@@ -43,6 +43,7 @@ pub fn kernel(
     cx.w.line("let l: i32 = i32(lid.x);");
     let target = Target {
         buffer: out_var,
+        id: out,
         per_group: sh.per_group,
         len: sh.len,
         guard_group: padded,
@@ -74,12 +75,15 @@ pub fn kernel(
         } else {
             "read"
         };
+        let elem = match cx.vec4.contains(&b.buffer) {
+            true => format!("vec4<{}>", lit::ty(plan.elem)),
+            false => lit::ty(plan.elem).to_string(),
+        };
         text += &format!(
-            "@group({}) @binding({}) var<storage, {access}> {}: array<{}>;\n",
+            "@group({}) @binding({}) var<storage, {access}> {}: array<{elem}>;\n",
             b.group,
             b.binding,
             buffer_var(k, &plan.name),
-            lit::ty(plan.elem)
         );
     }
     for s in &cx.shared {
