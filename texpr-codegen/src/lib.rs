@@ -10,7 +10,7 @@
 //! plan (running them is in [`runtime`], feature `runtime`):
 //!
 //! ```
-//! use texpr_codegen::{BufferRole, Options, compile_source};
+//! use texpr_codegen::{BufferRole, Options, ScheduleChoice, compile_source};
 //!
 //! let src = "param N = 1000\ninput x: f32[N]\noutput y = compute N |i| exp(x[i]) * 2.0";
 //! let opts = Options { overrides: vec![("N".into(), 4096)], ..Options::default() };
@@ -19,7 +19,11 @@
 //! assert!(module.wgsl.contains("@compute"));
 //! let kernel = &module.kernels[0];
 //! assert_eq!(kernel.workgroup_size, [256, 1, 1]);
-//! assert_eq!(kernel.dispatch, [16, 1, 1]); // 4096 elements, one per invocation
+//! assert_eq!(kernel.dispatch, [4, 1, 1]); // the heuristic: 4 elements per invocation
+//!
+//! // The baseline schedule: one element per invocation.
+//! let base = Options { schedule: ScheduleChoice::Default, ..opts.clone() };
+//! assert_eq!(compile_source(src, &base).unwrap().module.kernels[0].dispatch, [16, 1, 1]);
 //! assert_eq!(module.buffers[0].role, BufferRole::Input(0));
 //! assert_eq!(module.buffers[1].len, 4096);
 //! println!("{}", texpr_syntax::print::program(&compiled.scheduled));
