@@ -27,9 +27,8 @@ use crate::inline::{
     MAX_DEPTH, depth, element_reads, has_levels, has_reduce, replace_reads, worth_inlining,
 };
 use crate::pipeline::PassCtx;
-use crate::subst::map_children;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Program, VecRef};
+use texpr_syntax::ir::{Expr, Program, VecRef};
 
 /// The `fuse_globals` pass.
 pub fn fuse_globals(p: &mut Program, _cx: &PassCtx<'_>) -> Result<(), Vec<Diagnostic>> {
@@ -97,34 +96,12 @@ fn root_mut(p: &mut Program, k: usize) -> &mut Expr {
 /// After global `at` is removed: every reference to a later global moves
 /// down by one (no reference to `at` itself may remain).
 pub(crate) fn remove_global_refs(p: &mut Program, at: usize) {
-    fn walk(e: &Expr, at: u32) -> Expr {
-        let shift = |v: VecRef| match v {
-            VecRef::Global(x) if x > at => VecRef::Global(x - 1),
-            v => {
-                debug_assert_ne!(v, VecRef::Global(at), "a read of a removed global");
-                v
-            }
-        };
-        let kind = match &e.kind {
-            ExprKind::Index { vec, index, guard } => ExprKind::Index {
-                vec: shift(*vec),
-                index: index.clone(),
-                guard: *guard,
-            },
-            ExprKind::Whole(v) => ExprKind::Whole(shift(*v)),
-            _ => map_children(e, |c| walk(c, at)),
-        };
-        Expr {
-            kind,
-            ty: e.ty,
-            span: e.span,
-        }
-    }
     let at = at as u32;
-    for g in &mut p.globals {
-        g.value = walk(&g.value, at);
-    }
-    for o in &mut p.outputs {
-        o.value = walk(&o.value, at);
-    }
+    crate::subst::map_vec_refs(p, &|v| match v {
+        VecRef::Global(x) if x > at => VecRef::Global(x - 1),
+        v => {
+            debug_assert_ne!(v, VecRef::Global(at), "a read of a removed global");
+            v
+        }
+    });
 }

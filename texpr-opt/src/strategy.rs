@@ -829,31 +829,9 @@ fn multipass(
 
 /// Shifts every reference to a global at position `>= at` up by one.
 fn renumber_globals(p: &mut Program, at: usize) {
-    fn walk(e: &Expr, at: u32) -> Expr {
-        let shift = |v: VecRef| match v {
-            VecRef::Global(x) if x >= at => VecRef::Global(x + 1),
-            v => v,
-        };
-        let kind = match &e.kind {
-            ExprKind::Index { vec, index, guard } => ExprKind::Index {
-                vec: shift(*vec),
-                index: index.clone(),
-                guard: *guard,
-            },
-            ExprKind::Whole(v) => ExprKind::Whole(shift(*v)),
-            _ => map_children(e, |c| walk(c, at)),
-        };
-        Expr {
-            kind,
-            ty: e.ty,
-            span: e.span,
-        }
-    }
     let at = at as u32;
-    for g in &mut p.globals {
-        g.value = walk(&g.value, at);
-    }
-    for o in &mut p.outputs {
-        o.value = walk(&o.value, at);
-    }
+    crate::subst::map_vec_refs(p, &|v| match v {
+        VecRef::Global(x) if x >= at => VecRef::Global(x + 1),
+        v => v,
+    });
 }

@@ -8,7 +8,9 @@
 use crate::simplify::simplify;
 use crate::term;
 use texpr_syntax::ast::{BinOp, ElemTy, TermOp};
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Scalar, Term, TermKind, Ty, VarId};
+use texpr_syntax::ir::{
+    Expr, ExprKind, IndexMap, Program, Scalar, Term, TermKind, Ty, VarId, VecRef,
+};
 
 /// `e` with `v := by` (simplifying the terms it touches).
 pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
@@ -121,5 +123,32 @@ pub fn term_expr(t: &Term, at: &Expr) -> Expr {
         kind,
         ty,
         span: at.span,
+    }
+}
+
+/// Rewrites every vector reference (`v[t]` and whole reads) in every item of
+/// `p` with `f`: renumbering globals when one is added or removed.
+pub fn map_vec_refs(p: &mut Program, f: &dyn Fn(VecRef) -> VecRef) {
+    fn walk(e: &Expr, f: &dyn Fn(VecRef) -> VecRef) -> Expr {
+        let kind = match &e.kind {
+            ExprKind::Index { vec, index, guard } => ExprKind::Index {
+                vec: f(*vec),
+                index: index.clone(),
+                guard: *guard,
+            },
+            ExprKind::Whole(v) => ExprKind::Whole(f(*v)),
+            _ => map_children(e, |c| walk(c, f)),
+        };
+        Expr {
+            kind,
+            ty: e.ty,
+            span: e.span,
+        }
+    }
+    for g in &mut p.globals {
+        g.value = walk(&g.value, f);
+    }
+    for o in &mut p.outputs {
+        o.value = walk(&o.value, f);
     }
 }
