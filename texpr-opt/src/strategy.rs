@@ -329,13 +329,9 @@ fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
     ))
 }
 
-/// The reduction of a tile element and the epilogue around it.
-struct Contraction<'e> {
-    reduce: &'e Expr,
-}
-
-/// The single outermost `reduce` in `s`, if there is exactly one.
-fn single_reduce(s: &Expr) -> Option<Contraction<'_>> {
+/// The single outermost `reduce` in `s` (the rest of `s` is its epilogue),
+/// if there is exactly one.
+fn single_reduce(s: &Expr) -> Option<&Expr> {
     fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
         if let ExprKind::Reduce { .. } = e.kind {
             out.push(e);
@@ -346,7 +342,7 @@ fn single_reduce(s: &Expr) -> Option<Contraction<'_>> {
     let mut found = Vec::new();
     walk(s, &mut found);
     match found.as_slice() {
-        [r] if r.ty.len == 1 => Some(Contraction { reduce: r }),
+        [r] if r.ty.len == 1 => Some(*r),
         _ => None,
     }
 }
@@ -457,14 +453,14 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
 
     let elem_ty = root.ty.elem;
     let tile_body = match single_reduce(s) {
-        Some(con) => {
+        Some(reduce) => {
             let ExprKind::Reduce {
                 op,
                 n: k_n,
                 var: k,
                 body: rbody,
                 ..
-            } = &con.reduce.kind
+            } = &reduce.kind
             else {
                 unreachable!("single_reduce returns reduces")
             };
@@ -518,7 +514,7 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
                     body: Box::new(step),
                 },
                 ty: acc_ty,
-                span: con.reduce.span,
+                span: reduce.span,
             };
             let acc = p.fresh_var("acc", VarKind::Vector(acc_ty), span);
             let (ei, ej) = (fresh_r(p, "ei", ri_n), fresh_r(p, "ej", rj_n));
@@ -528,10 +524,10 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
                     index: bin(TermOp::Add, bin(TermOp::Mul, var(ei), c(rj_n)), var(ej)),
                     guard: None,
                 },
-                ty: con.reduce.ty,
-                span: con.reduce.span,
+                ty: reduce.ty,
+                span: reduce.span,
             };
-            let epi = replace(s, con.reduce, &read);
+            let epi = replace(s, reduce, &read);
             let epi = subst_expr(p, &epi, i, &at(&i_base, ei));
             let epi = subst_expr(p, &epi, j, &at(&j_base, ej));
             let out = compute(
@@ -790,8 +786,7 @@ fn multipass(
     };
     // The fold of the partials: one invocation.
     let q = p.fresh_var("q", VarKind::Index { extent: parts }, span);
-    let read = |p: &mut Program, index: Term| -> Expr {
-        let _ = p;
+    let read = |index: Term| -> Expr {
         Expr {
             kind: ExprKind::Index {
                 vec: VecRef::Global(at as u32),
@@ -803,10 +798,10 @@ fn multipass(
         }
     };
     let term_q = if m == 1 {
-        read(p, var(q))
+        read(var(q))
     } else {
         let e = p.fresh_var("e", VarKind::Index { extent: m }, span);
-        let r = read(p, bin(TermOp::Add, bin(TermOp::Mul, var(q), c(m)), var(e)));
+        let r = read(bin(TermOp::Add, bin(TermOp::Mul, var(q), c(m)), var(e)));
         compute(Level::Thread, m, e, r)
     };
     let fold = Expr {

@@ -51,32 +51,9 @@ impl Ctx<'_> {
                 self.idx.insert(*var, outer);
                 self.elem(body, &inner)
             }
-            ExprKind::Reduce {
-                op, n, var, body, ..
-            } => {
-                let t = lit::ty(e.ty.elem);
-                let acc = self.w.fresh("acc");
-                self.w.line(format!(
-                    "var {acc}: {t} = {};",
-                    lit::identity(*op, e.ty.elem)
-                ));
-                let u = unroll_factor(*n, expr_size(body) as u64);
-                let i = self.open_loop(
-                    &self.p.var(*var).name.clone(),
-                    &Ix::Const(0),
-                    *n as i64,
-                    u as i64,
-                    true,
-                );
-                for step in 0..u {
-                    let at = self.step_index(&i, step);
-                    self.idx.insert(*var, at);
-                    let x = self.elem(body, idx)?;
-                    self.w
-                        .line(format!("{acc} = {};", lit::combine(*op, &acc, &x)));
-                }
-                self.w.close();
-                Ok(acc)
+            ExprKind::Reduce { body, .. } => {
+                let accs = self.fold(e, |cx| Ok(vec![cx.elem(body, idx)?]))?;
+                Ok(accs.into_iter().next().expect("one accumulator"))
             }
             ExprKind::Let {
                 level,
@@ -177,37 +154,7 @@ impl Ctx<'_> {
                 self.vecs.insert(*var, loc);
                 self.vector(body)
             }
-            ExprKind::Reduce {
-                op, n, var, body, ..
-            } => {
-                let t = lit::ty(e.ty.elem);
-                let accs: Vec<String> = (0..e.ty.len)
-                    .map(|_| {
-                        let a = self.w.fresh("acc");
-                        self.w
-                            .line(format!("var {a}: {t} = {};", lit::identity(*op, e.ty.elem)));
-                        a
-                    })
-                    .collect();
-                let u = unroll_factor(*n, expr_size(body) as u64);
-                let i = self.open_loop(
-                    &self.p.var(*var).name.clone(),
-                    &Ix::Const(0),
-                    *n as i64,
-                    u as i64,
-                    true,
-                );
-                for step in 0..u {
-                    let at = self.step_index(&i, step);
-                    self.idx.insert(*var, at);
-                    let vals = self.vector(body)?;
-                    for (a, v) in accs.iter().zip(&vals) {
-                        self.w.line(format!("{a} = {};", lit::combine(*op, a, v)));
-                    }
-                }
-                self.w.close();
-                Ok(accs)
-            }
+            ExprKind::Reduce { body, .. } => self.fold(e, |cx| cx.vector(body)),
             ExprKind::Compute {
                 n,
                 var,
@@ -226,6 +173,51 @@ impl Ctx<'_> {
                 .map(|i| self.elem(e, &Ix::Const(i)))
                 .collect(),
         }
+    }
+
+    /// The fold of `reduce n |i| body` (`e`), one accumulator per value
+    /// `step` yields for a body instance: a loop unrolled by
+    /// [`unroll_factor`], folding in index order.
+    fn fold(
+        &mut self,
+        e: &Expr,
+        mut step: impl FnMut(&mut Self) -> Result<Vec<String>, Diagnostic>,
+    ) -> Result<Vec<String>, Diagnostic> {
+        let ExprKind::Reduce {
+            op, n, var, body, ..
+        } = &e.kind
+        else {
+            unreachable!("fold takes a reduce")
+        };
+        let accs: Vec<String> = (0..e.ty.len)
+            .map(|_| {
+                let a = self.w.fresh("acc");
+                self.w.line(format!(
+                    "var {a}: {} = {};",
+                    lit::ty(e.ty.elem),
+                    lit::identity(*op, e.ty.elem)
+                ));
+                a
+            })
+            .collect();
+        let u = unroll_factor(*n, expr_size(body) as u64);
+        let i = self.open_loop(
+            &self.p.var(*var).name.clone(),
+            &Ix::Const(0),
+            *n as i64,
+            u as i64,
+            true,
+        );
+        for k in 0..u {
+            let at = self.step_index(&i, k);
+            self.idx.insert(*var, at);
+            let vals = step(self)?;
+            for (a, v) in accs.iter().zip(&vals) {
+                self.w.line(format!("{a} = {};", lit::combine(*op, a, v)));
+            }
+        }
+        self.w.close();
+        Ok(accs)
     }
 
     /// `i + step` as an index (the `step`-th copy of an unrolled loop body).

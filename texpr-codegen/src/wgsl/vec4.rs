@@ -23,6 +23,7 @@ use super::kernel::Target;
 use super::lit;
 use super::ops;
 use crate::plan::BufferId;
+use texpr_opt::term::mentions as term_mentions;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, TermOp};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
@@ -189,15 +190,7 @@ fn unit_stride(index: &Term, t: VarId) -> bool {
         (TermKind::Var(v), _) if *v == t => (&**b, v),
         _ => return false,
     };
-    *tv == t && !crate_term_mentions(x, t) && multiple_of_4(x)
-}
-
-fn crate_term_mentions(x: &Term, t: VarId) -> bool {
-    match &x.kind {
-        TermKind::Var(v) => *v == t,
-        TermKind::Const(_) => false,
-        TermKind::Binary(_, a, b) => crate_term_mentions(a, t) || crate_term_mentions(b, t),
-    }
+    *tv == t && !term_mentions(x, t) && multiple_of_4(x)
 }
 
 /// Whether `x` is a multiple of 4 for every value of its variables.
@@ -213,12 +206,10 @@ fn multiple_of_4(x: &Term) -> bool {
 /// Whether `e` mentions index variable `t` (in a read's index or as a value).
 fn mentions(e: &Expr, t: VarId) -> bool {
     match &e.kind {
-        ExprKind::Index { index, .. } => crate_term_mentions(index, t),
+        ExprKind::Index { index, .. } => term_mentions(index, t),
         ExprKind::IndexVar(v) => *v == t,
         ExprKind::Compute { map, body, .. } => {
-            map.as_ref()
-                .is_some_and(|m| crate_term_mentions(&m.term, t))
-                || mentions(body, t)
+            map.as_ref().is_some_and(|m| term_mentions(&m.term, t)) || mentions(body, t)
         }
         ExprKind::Reduce { body, .. } => mentions(body, t),
         ExprKind::Let { value, body, .. } => mentions(value, t) || mentions(body, t),
