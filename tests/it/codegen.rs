@@ -461,3 +461,31 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     assert_eq!(err[0].code, "E0316");
     assert!(err[0].message.contains("66306"), "{}", err[0].message);
 }
+
+/// A `let@shared` inside the invocations' code: in a loop every invocation
+/// runs alike it is refilled between barriers; where invocations diverge (a
+/// per-element loop) it is refused with E0303, not miscompiled.
+#[test]
+fn shared_lets_inside_invocations_need_uniform_control_flow() {
+    let limits = DeviceLimits::default();
+    let compile_text = |src: &str| {
+        let p = texpr_syntax::frontend(src, &[]).expect("checks");
+        compile(
+            &p,
+            &Options {
+                limits: limits.clone(),
+                ..Options::default()
+            },
+        )
+    };
+    let uniform = "input x: f32[64]\n\
+        output y = compute@grid 1 |g| compute@group 4 |l| \
+        reduce@thread 4 |kb| let@shared s = compute@thread 16 |q| x[kb * 16 + q] in s[l * 4 + kb]\n";
+    let c = compile_text(uniform).expect("compiles");
+    let barriers = c.module.wgsl.matches("workgroupBarrier()").count();
+    assert_eq!(barriers, 2, "{}", c.module.wgsl);
+    let diverging = "input x: f32[64]\n\
+        output y = compute@grid 1 |g| compute@group 4 |l| compute@thread 32 |t| \
+        let@shared s = compute@thread 4 |q| x[q] in s[t % 4]\n";
+    assert_eq!(codes(compile_text(diverging)), ["E0303"]);
+}

@@ -62,6 +62,16 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "c: tile group=1x1 reg=1x1",
             &[("M", 5), ("N", 3), ("K", 7)][..],
         ),
+        (
+            "matmul",
+            "c: tile group=4x8 reg=2x2 shared=8",
+            &[("M", 64), ("N", 32), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=16x16 reg=4x4 shared=16",
+            &[("M", 128), ("N", 64), ("K", 48)][..],
+        ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
         (
             "sum",
@@ -78,5 +88,24 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
         let p = example(name, defs);
         check_program_with(gpu, &p, 5, &pinned(sched))
             .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+}
+
+/// Operands staged in workgroup memory, with an epilogue on the
+/// accumulators and a third operand read per step that is not staged.
+#[test]
+fn staged_tiles_with_epilogues_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let src = "param M = 48\nparam N = 32\nparam K = 40\n\
+        input a: f32[M * K]\ninput b: f32[K * N]\ninput w: f32[K]\ninput bias: f32[N]\n\
+        output c = compute M |i| compute N |j| \
+        max(reduce K |k| a[i * K + k] * b[k * N + j] * w[k] + bias[j], 0.0)\n";
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    for sched in [
+        "c: tile group=4x4 reg=3x2 shared=8",
+        "c: tile group=8x8 reg=2x4 shared=5",
+        "c: tile group=2x8 reg=1x1 shared=40",
+    ] {
+        check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
     }
 }

@@ -240,7 +240,9 @@ impl Filler<'_> {
         match (level, ctx) {
             (None, Ctx::Spine) if has_structure(body) => MemLevel::Shared,
             (None, _) => MemLevel::Reg,
-            (Some(MemLevel::Reg), _) | (Some(MemLevel::Shared), Ctx::Spine) => {
+            // Where the checker accepted a `let@shared` (on the spine, or in a
+            // thread-level loop of the invocations), it stays.
+            (Some(MemLevel::Reg), _) | (Some(MemLevel::Shared), Ctx::Spine | Ctx::Thread) => {
                 level.unwrap_or(MemLevel::Reg)
             }
             (Some(other), _) => {

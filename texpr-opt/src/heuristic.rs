@@ -120,13 +120,37 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             } else {
                 &[[16, 16], [8, 8], [8, 16], [4, 16], [16, 4], [4, 4], [1, 1]]
             };
+            // Operands staged in workgroup memory, `KB` reduction steps at a
+            // time: what pays on GPUs (each operand element read from global
+            // memory once per workgroup, in coalesced runs). On llvmpipe
+            // barriers are dear, so there they come last.
+            let staged: &[([u64; 2], [u64; 2], u64)] = &[
+                ([16, 16], [4, 4], 16),
+                ([16, 16], [4, 4], 8),
+                ([8, 8], [4, 4], 16),
+                ([16, 16], [2, 2], 16),
+                ([8, 8], [2, 2], 8),
+                ([4, 4], [2, 2], 4),
+            ];
+            let staged = staged.iter().map(|(group, reg, kb)| Strategy::Tile {
+                group: *group,
+                reg: *reg,
+                shared: Some(*kb),
+            });
+            if !limits.cpu {
+                out.extend(staged.clone());
+            }
             for reg in regs {
                 for group in groups {
                     out.push(Strategy::Tile {
                         group: *group,
                         reg: *reg,
+                        shared: None,
                     });
                 }
+            }
+            if limits.cpu {
+                out.extend(staged);
             }
         }
         Shape::RowReduce { r, .. } => {

@@ -17,6 +17,7 @@
 //! - E0212 sizes that do not divide as a strategy needs
 //! - E0213 a strategy's workgroup wider than the device allows
 //! - E0214 a strategy needing more loop iterations per invocation than the device runs
+//! - E0215 a strategy needing more workgroup memory than the device has
 
 pub mod build;
 pub mod cost;

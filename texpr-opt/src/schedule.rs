@@ -4,6 +4,7 @@
 //! Text form, one item a line (`#` starts a comment):
 //! ```text
 //! c: tile group=8x8 reg=4x4
+//! d: tile group=16x16 reg=4x4 shared=16
 //! y: rows group=64
 //! z: coarsen group=64 per_thread=16
 //! total: multipass parts=4096 group=64
@@ -31,8 +32,17 @@ pub enum Strategy {
     Rows { group: u64 },
     /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
     /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
-    /// loaded once per reduction step into register tiles.
-    Tile { group: [u64; 2], reg: [u64; 2] },
+    /// loaded once per reduction step into register tiles. With
+    /// `shared: Some(KB)` the workgroup first stages each operand's block of
+    /// `KB` reduction steps in workgroup memory (`let@shared`, filled by all
+    /// invocations, between barriers), and the register tiles load from there:
+    /// each operand element is read from global memory once per workgroup
+    /// instead of once per invocation.
+    Tile {
+        group: [u64; 2],
+        reg: [u64; 2],
+        shared: Option<u64>,
+    },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global
     /// buffer; then one invocation folds the partials (a second kernel).
@@ -84,11 +94,17 @@ impl fmt::Display for Strategy {
                 write!(f, "coarsen group={group} per_thread={per_thread}")
             }
             Strategy::Rows { group } => write!(f, "rows group={group}"),
-            Strategy::Tile { group, reg } => write!(
-                f,
-                "tile group={}x{} reg={}x{}",
-                group[0], group[1], reg[0], reg[1]
-            ),
+            Strategy::Tile { group, reg, shared } => {
+                write!(
+                    f,
+                    "tile group={}x{} reg={}x{}",
+                    group[0], group[1], reg[0], reg[1]
+                )?;
+                match shared {
+                    Some(kb) => write!(f, " shared={kb}"),
+                    None => Ok(()),
+                }
+            }
             Strategy::MultiPass { parts, group } => {
                 write!(f, "multipass parts={parts} group={group}")
             }
@@ -154,6 +170,7 @@ impl FromStr for Strategy {
             "tile" => Strategy::Tile {
                 group: pair(take("group")?)?,
                 reg: pair(take("reg")?)?,
+                shared: take("shared").ok().map(number).transpose()?,
             },
             "multipass" => Strategy::MultiPass {
                 parts: number(take("parts")?)?,
@@ -222,9 +239,9 @@ mod tests {
 
     #[test]
     fn text_round_trips() {
-        let text = "c: tile group=8x8 reg=4x4\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nw: default\n";
+        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nw: default\n";
         let s: Schedule = text.parse().expect("parses");
-        assert_eq!(s.items.len(), 5);
+        assert_eq!(s.items.len(), 6);
         assert_eq!(s.to_string(), text);
         assert_eq!(s.get("nobody"), Strategy::Default);
     }
@@ -237,6 +254,7 @@ mod tests {
             ("c: tile group=8 reg=1x1", 1, "expected `AxB`"),
             ("c: rows group=0", 1, "positive integer"),
             ("c: rows", 1, "needs `group=`"),
+            ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
             ("c: rows group=4 reg=2", 1, "no setting `reg`"),
             ("c: rows group=4\nc: default", 2, "scheduled twice"),
         ];

@@ -5,7 +5,7 @@
 //! Expects: a checked, unscheduled item root (no grid/group level, no
 //! `let@shared`). Guarantees: a scheduled root (`compute@grid` with a level on
 //! every node) that the interpreter evaluates to the same value — bit for bit
-//! except `MultiPass`, which folds in another order.
+//! except `MultiPass` and a staged `Tile`, which fold in another order.
 //!
 //! The forms produced (`W` the workgroup size, `L` the item's length):
 //! - `Coarsen { group: W, per_thread: T }`:
@@ -20,6 +20,12 @@
 //!   register tile per step, then applies the rest of `S` (the epilogue) to
 //!   every accumulator; `PERM` is a [`DigitPerm`] from the computed order to
 //!   row-major;
+//! - `Tile { .., shared: Some(KB) }`: the same, with the reduction split into
+//!   `reduce@thread K/KB |kb| let@shared STAGE.. in reduce@thread KB |kk| STEP`:
+//!   each operand's block of `KB` steps for the whole workgroup
+//!   (`TI*RI x KB` or `KB x TJ*RJ`, unit stride along the operand's
+//!   contiguous index) is filled by all invocations together, and the
+//!   per-step register tiles read it from there;
 //! - `MultiPass { parts: P, group: W }` on `reduce N |i| E`: a new global
 //!   `ITEM_partials = compute@grid P/W |g| compute@group W |l| reduce@thread N/P |t| E[i := (g*W+l)*(N/P)+t]`
 //!   (each invocation reads a contiguous run: measured on llvmpipe, 2x
@@ -29,7 +35,8 @@
 //! Error codes: E0210 a schedule naming no item; E0211 a strategy that does
 //! not fit the item's shape; E0212 sizes that do not divide as the strategy
 //! needs; E0213 a workgroup wider than the device allows; E0214 more loop
-//! iterations per invocation than the device runs.
+//! iterations per invocation than the device runs; E0215 more workgroup
+//! memory than the device has.
 
 use crate::digits::DigitPerm;
 use crate::distribute::distribute;
@@ -142,8 +149,8 @@ pub fn apply(
             coarsen(p, &root, *group, *per_thread).map_err(|why| fail("E0212", why))?
         }
         Strategy::Rows { group } => rows(p, &root, *group).map_err(|(c, why)| fail(c, why))?,
-        Strategy::Tile { group, reg } => {
-            tile(p, &root, *group, *reg).map_err(|(c, why)| fail(c, why))?
+        Strategy::Tile { group, reg, shared } => {
+            tile(p, &root, *group, *reg, *shared, limits).map_err(|(c, why)| fail(c, why))?
         }
         Strategy::MultiPass { parts, group } => {
             return multipass(p, item, &root, *parts, *group, limits)
@@ -377,7 +384,14 @@ fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
     }
 }
 
-fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<Expr, Fail> {
+fn tile(
+    p: &mut Program,
+    root: &Expr,
+    group: [u64; 2],
+    reg: [u64; 2],
+    shared: Option<u64>,
+    limits: &DeviceLimits,
+) -> Result<Expr, Fail> {
     let shape = match &root.kind {
         ExprKind::Compute {
             level: None,
@@ -471,13 +485,64 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
             let (ri, rj) = (fresh_r(p, "ri", ri_n), fresh_r(p, "rj", rj_n));
             let mut inner = (**rbody).clone();
             let mut lets: Vec<(VarId, Expr)> = Vec::new();
-            for (loads, n, base, orig, r) in [
-                (&loads_i, ri_n, &i_base, i, ri),
-                (&loads_j, rj_n, &j_base, j, rj),
+            // With shared staging: the reduction runs as `kb` blocks of `kk`
+            // steps, and each load's block of `KB` steps for the whole
+            // workgroup is staged in workgroup memory.
+            let staged = match shared {
+                Some(kb_n) => {
+                    if !k_n.is_multiple_of(kb_n) {
+                        return Err((
+                            "E0212",
+                            format!("{k_n} reduction steps do not divide into blocks of {kb_n}"),
+                        ));
+                    }
+                    let bytes = (loads_i.len() as u64 * ti_n * ri_n
+                        + loads_j.len() as u64 * tj_n * rj_n)
+                        * kb_n
+                        * 4;
+                    if bytes > u64::from(limits.max_workgroup_storage_bytes) {
+                        return Err((
+                            "E0215",
+                            format!(
+                                "{bytes} bytes of workgroup memory; the device allows {}",
+                                limits.max_workgroup_storage_bytes
+                            ),
+                        ));
+                    }
+                    let kb = fresh_r(p, "kb", k_n / kb_n);
+                    let kk = fresh_r(p, "kk", kb_n);
+                    Some((kb_n, kb, kk))
+                }
+                None => None,
+            };
+            let mut shared_lets: Vec<(VarId, Expr)> = Vec::new();
+            for (loads, n, base, orig, r, along_i) in [
+                (&loads_i, ri_n, &i_base, i, ri, true),
+                (&loads_j, rj_n, &j_base, j, rj, false),
             ] {
                 for ld in loads {
                     let rr = fresh_r(p, "r", n);
-                    let one = to_thread_levels(&subst_expr(p, ld, orig, &at(base, rr)));
+                    let one = match staged {
+                        None => to_thread_levels(&subst_expr(p, ld, orig, &at(base, rr))),
+                        Some((kb_n, kb, kk)) => {
+                            let (block, width) = if along_i {
+                                (ti_n * ri_n, ri_n)
+                            } else {
+                                (tj_n * rj_n, rj_n)
+                            };
+                            let st = Staging {
+                                along_i,
+                                block,
+                                width,
+                                lanes: tj_n,
+                                gj_n,
+                            };
+                            let (v, read) =
+                                stage(p, ld, [orig, *k], (kb_n, kb, kk), [g, l, rr], st);
+                            shared_lets.push(v);
+                            read
+                        }
+                    };
                     let value = compute(Level::Thread, n, rr, one);
                     let v = p.fresh_var("tile", VarKind::Vector(value.ty), span);
                     let read = Expr {
@@ -495,6 +560,13 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
             }
             let inner = subst_expr(p, &inner, i, &at(&i_base, ri));
             let inner = subst_expr(p, &inner, j, &at(&j_base, rj));
+            let inner = match staged {
+                Some((kb_n, kb, kk)) => {
+                    let kt = bin(TermOp::Add, bin(TermOp::Mul, var(kb), c(kb_n)), var(kk));
+                    subst_expr(p, &inner, *k, &kt)
+                }
+                None => inner,
+            };
             let mut step = compute(
                 Level::Thread,
                 ri_n,
@@ -505,16 +577,26 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
                 step = let_reg(v, value, step);
             }
             let acc_ty = Ty::new(elem_ty, ri_n * rj_n);
-            let acc_val = Expr {
+            let reduce_at = |n: u64, v: VarId, body: Expr| Expr {
                 kind: ExprKind::Reduce {
                     level: Some(Level::Thread),
                     op: *op,
-                    n: *k_n,
-                    var: *k,
-                    body: Box::new(step),
+                    n,
+                    var: v,
+                    body: Box::new(body),
                 },
                 ty: acc_ty,
                 span: reduce.span,
+            };
+            let acc_val = match staged {
+                None => reduce_at(*k_n, *k, step),
+                Some((kb_n, kb, kk)) => {
+                    let mut block = reduce_at(kb_n, kk, step);
+                    for (v, value) in shared_lets.into_iter().rev() {
+                        block = let_at(MemLevel::Shared, v, value, block);
+                    }
+                    reduce_at(k_n / kb_n, kb, block)
+                }
             };
             let acc = p.fresh_var("acc", VarKind::Vector(acc_ty), span);
             let (ei, ej) = (fresh_r(p, "ei", ri_n), fresh_r(p, "ej", rj_n));
@@ -585,11 +667,105 @@ fn tile(p: &mut Program, root: &Expr, group: [u64; 2], reg: [u64; 2]) -> Result<
     })
 }
 
+/// Where one operand's block sits in a shared-staged tile: along `i` (the
+/// operand depends on `i` and `k`) or `j`, the block's extent along that
+/// dimension (`TI*RI` or `TJ*RJ`), the register tile's width (`RI` or `RJ`),
+/// the invocations per row of the workgroup (`TJ`) and workgroups per row of
+/// the grid (`GJ`).
+struct Staging {
+    along_i: bool,
+    block: u64,
+    width: u64,
+    lanes: u64,
+    gj_n: u64,
+}
+
+/// Stages operand read `ld` (of `dim` and `k`) for the workgroup's block of
+/// `KB` reduction steps: the `let@shared` holding the block (laid out with
+/// consecutive elements along the operand's unit-stride index, so
+/// neighbouring invocations fill neighbouring addresses), and the read of
+/// element `rr` of an invocation's register tile from it at step `kk`.
+fn stage(
+    p: &mut Program,
+    ld: &Expr,
+    [dim, k]: [VarId; 2],
+    (kb_n, kb, kk): (u64, VarId, VarId),
+    [g, l, rr]: [VarId; 3],
+    st: Staging,
+) -> ((VarId, Expr), Expr) {
+    let c = |x: u64| constant(x as i64);
+    let span = ld.span;
+    let len = st.block * kb_n;
+    let x = p.fresh_var("x", VarKind::Index { extent: len }, span);
+    let k_at = |step: Term| bin(TermOp::Add, bin(TermOp::Mul, var(kb), c(kb_n)), step);
+    let (dim_t, k_t, read_ix) = if st.along_i {
+        // [row][step]: row = x / KB, step = x % KB.
+        let base = bin(
+            TermOp::Mul,
+            bin(TermOp::Div, var(g), c(st.gj_n)),
+            c(st.block),
+        );
+        let row = bin(
+            TermOp::Add,
+            bin(
+                TermOp::Mul,
+                bin(TermOp::Div, var(l), c(st.lanes)),
+                c(st.width),
+            ),
+            var(rr),
+        );
+        (
+            bin(TermOp::Add, base, bin(TermOp::Div, var(x), c(kb_n))),
+            k_at(bin(TermOp::Rem, var(x), c(kb_n))),
+            bin(TermOp::Add, bin(TermOp::Mul, row, c(kb_n)), var(kk)),
+        )
+    } else {
+        // [step][column]: step = x / block, column = x % block.
+        let base = bin(
+            TermOp::Mul,
+            bin(TermOp::Rem, var(g), c(st.gj_n)),
+            c(st.block),
+        );
+        let col = bin(
+            TermOp::Add,
+            bin(
+                TermOp::Mul,
+                bin(TermOp::Rem, var(l), c(st.lanes)),
+                c(st.width),
+            ),
+            var(rr),
+        );
+        (
+            bin(TermOp::Add, base, bin(TermOp::Rem, var(x), c(st.block))),
+            k_at(bin(TermOp::Div, var(x), c(st.block))),
+            bin(TermOp::Add, bin(TermOp::Mul, var(kk), c(st.block)), col),
+        )
+    };
+    let e = subst_expr(p, ld, dim, &dim_t);
+    let e = subst_expr(p, &e, k, &k_t);
+    let value = compute(Level::Thread, len, x, to_thread_levels(&e));
+    let v = p.fresh_var("stage", VarKind::Vector(value.ty), span);
+    let read = Expr {
+        kind: ExprKind::Index {
+            vec: VecRef::Local(v),
+            index: read_ix,
+            guard: None,
+        },
+        ty: ld.ty,
+        span,
+    };
+    ((v, value), read)
+}
+
 fn let_reg(v: VarId, value: Expr, body: Expr) -> Expr {
+    let_at(MemLevel::Reg, v, value, body)
+}
+
+fn let_at(level: MemLevel, v: VarId, value: Expr, body: Expr) -> Expr {
     let (ty, span) = (body.ty, body.span);
     Expr {
         kind: ExprKind::Let {
-            level: Some(MemLevel::Reg),
+            level: Some(level),
             var: v,
             value: Box::new(value),
             body: Box::new(body),

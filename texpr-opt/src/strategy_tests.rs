@@ -197,5 +197,35 @@ fn misfitting_strategies_are_coded_errors() {
     assert_eq!(run("c: tile group=2x2 reg=3x3"), ["E0212"]);
     assert_eq!(run("c: tile group=32x32 reg=1x1"), ["E0213"]);
     assert!(run("c: tile group=2x2 reg=2x2").is_empty());
+    assert_eq!(run("c: tile group=2x2 reg=2x2 shared=3"), ["E0212"]);
+    assert!(run("c: tile group=2x2 reg=2x2 shared=4").is_empty());
+    let tight = DeviceLimits {
+        max_workgroup_storage_bytes: 256,
+        ..DeviceLimits::default()
+    };
+    let s: Schedule = "c: tile group=4x4 reg=2x2 shared=8".parse().unwrap();
+    let codes: Vec<_> = optimize(p, &tight, &ScheduleChoice::Given(s))
+        .unwrap_err()
+        .iter()
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(codes, ["E0215"]);
     let _ = Strategy::Default;
+}
+
+#[test]
+fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let limits = DeviceLimits::default();
+    let s: Schedule = "c: tile group=4x4 reg=2x2 shared=4".parse().unwrap();
+    let q = optimize(p, &limits, &ScheduleChoice::Given(s)).unwrap();
+    check("matmul", p, &q, "staged");
+    let text = texpr_syntax::print::program(&q);
+    // K = 8 in blocks of 4: two blocks, each staging an 8 x 4 block of `a`
+    // and a 4 x 8 block of `b` (4x4 invocations, 2x2 registers each).
+    assert!(text.contains("reduce@thread 2 |kb|"), "{text}");
+    assert_eq!(text.matches("let@shared").count(), 2, "{text}");
+    assert_eq!(text.matches("compute@thread 32 |x").count(), 2, "{text}");
+    assert!(text.contains("reduce@thread 4 |kk|"), "{text}");
 }

@@ -59,6 +59,8 @@ pub struct Ctx<'p> {
     /// Buffers this kernel declares as `array<vec4<T>>` (see `vec4.rs`).
     pub vec4: BTreeSet<BufferId>,
     pub shared: Vec<SharedDecl>,
+    /// Invocations per workgroup (set by the kernel body).
+    pub group_size: u64,
 }
 
 impl<'p> Ctx<'p> {
@@ -73,6 +75,7 @@ impl<'p> Ctx<'p> {
             used: BTreeSet::new(),
             vec4: BTreeSet::new(),
             shared: Vec::new(),
+            group_size: 1,
         }
     }
 

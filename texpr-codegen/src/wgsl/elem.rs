@@ -60,14 +60,18 @@ impl Ctx<'_> {
                 var,
                 value,
                 body,
-            } => {
-                if matches!(level, Some(MemLevel::Shared | MemLevel::Global)) {
-                    return Err(misplaced_let(e));
+            } => match level {
+                Some(MemLevel::Global) => Err(misplaced_let(e)),
+                Some(MemLevel::Shared) => {
+                    let body = self.staged_shared(e)?;
+                    self.elem(body, idx)
                 }
-                let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
-                self.vecs.insert(*var, loc);
-                self.elem(body, idx)
-            }
+                _ => {
+                    let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
+                    self.vecs.insert(*var, loc);
+                    self.elem(body, idx)
+                }
+            },
             ExprKind::Index { vec, index, guard } => {
                 let t = term(self, index)?;
                 self.read(*vec, &t, *guard, e)
@@ -154,6 +158,13 @@ impl Ctx<'_> {
                 self.vecs.insert(*var, loc);
                 self.vector(body)
             }
+            ExprKind::Let {
+                level: Some(MemLevel::Shared),
+                ..
+            } => {
+                let body = self.staged_shared(e)?;
+                self.vector(body)
+            }
             ExprKind::Reduce { body, .. } => self.fold(e, |cx| cx.vector(body)),
             ExprKind::Compute {
                 n,
@@ -229,6 +240,44 @@ impl Ctx<'_> {
                     .let_("i32", format!("{i} + {}", lit::i32_lit(s as i32))),
             ),
         }
+    }
+
+    /// `let@shared v = V in ...` (`e`, with any `let@shared`s directly
+    /// after it) met inside an invocation's code: in control flow every
+    /// invocation runs alike (a loop with constant bounds), a barrier so that
+    /// every read of the previous fill is done (inside a loop), the
+    /// cooperative fills and one barrier. Returns the body after them.
+    /// Elsewhere, E0303.
+    pub fn staged_shared<'e>(&mut self, e: &'e Expr) -> Result<&'e Expr, Diagnostic> {
+        if !self.w.uniform() {
+            return Err(Diagnostic::error(
+                "E0303",
+                "this `let@shared` stands where invocations diverge",
+            )
+            .with_primary(
+                e.span,
+                "the invocations of a workgroup do not all reach this point together",
+            )
+            .with_note("inside a `compute@group`, put a `let@shared` in a `thread`-level `reduce` or `compute` that every invocation runs alike, before any per-element code"));
+        }
+        if self.w.nested() {
+            self.w.barrier()?;
+        }
+        let mut e = e;
+        while let ExprKind::Let {
+            level: Some(MemLevel::Shared),
+            var,
+            value,
+            body,
+        } = &e.kind
+        {
+            let name = self.p.var(*var).name.clone();
+            let loc = self.fill_shared(&name, value, self.group_size, e.span)?;
+            self.vecs.insert(*var, loc);
+            e = body;
+        }
+        self.w.barrier()?;
+        Ok(e)
     }
 
     /// A `let@reg` value: a scalar, a register tile, or function memory.
@@ -423,6 +472,11 @@ pub fn expr_size(e: &Expr) -> usize {
     let inner: usize = match &e.kind {
         ExprKind::Reduce { .. } => return 1 << 20,
         ExprKind::Compute { n, body, .. } => (*n as usize).saturating_mul(expr_size(body)),
+        // A shared fill in an unrolled copy would be a second array.
+        ExprKind::Let {
+            level: Some(MemLevel::Shared),
+            ..
+        } => return 1 << 20,
         ExprKind::Let { value, body, .. } => expr_size(value).saturating_add(expr_size(body)),
         ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => expr_size(x),
         ExprKind::Binary(_, a, b) => expr_size(a).saturating_add(expr_size(b)),
@@ -441,7 +495,7 @@ fn is_name(s: &str) -> bool {
 fn misplaced_let(e: &Expr) -> Diagnostic {
     Diagnostic::error("E0303", "this let cannot be placed here").with_primary(
         e.span,
-        "a `let@shared` must stand on a grid body's spine; `let@global` only at the top level",
+        "`let@global` may only stand at the top level of an item",
     )
 }
 

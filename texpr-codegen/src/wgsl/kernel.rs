@@ -7,6 +7,9 @@
 //!   (invocation `l` fills `l, l+W, ...`; or its own `m` elements when `V` is
 //!   `compute@group W`), then `workgroupBarrier()`;
 //! - `let@reg v = V in ...`: every invocation materialises `V`;
+//! - a `let@shared` inside a loop of the invocations' code (a shared-staged
+//!   tile's block of reduction steps, see [`Ctx::staged_shared`]): a barrier
+//!   (earlier readers are done), the cooperative fill, a barrier;
 //! - the final value: `compute@group W |l| T` — invocation `l` computes its
 //!   `m` elements; `reduce@group W |l| T` — a tree reduction in workgroup
 //!   memory with barriers between the steps; anything else — invocation `l`
@@ -92,6 +95,7 @@ impl Ctx<'_> {
         out: &Target,
     ) -> Result<(), Diagnostic> {
         self.idx.insert(shape.grid_var, g);
+        self.group_size = w;
         let mut e = shape.body;
         while let ExprKind::Let {
             level,
@@ -231,6 +235,20 @@ impl Ctx<'_> {
         w: u64,
         span: Span,
     ) -> Result<super::ctx::Loc, Diagnostic> {
+        let loc = self.fill_shared(name, value, w, span)?;
+        self.w.barrier()?;
+        Ok(loc)
+    }
+
+    /// Declares a `var<workgroup>` array and fills it with `value`
+    /// cooperatively (no barrier).
+    pub(super) fn fill_shared(
+        &mut self,
+        name: &str,
+        value: &Expr,
+        w: u64,
+        span: Span,
+    ) -> Result<super::ctx::Loc, Diagnostic> {
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
         let sink: &Sink<'_> = &|cx, j, v| {
             cx.w.line(format!("{arr}[{j}] = {v};"));
@@ -249,7 +267,6 @@ impl Ctx<'_> {
             }
             _ => self.strided(value, w, sink)?,
         }
-        self.w.barrier()?;
         Ok(super::ctx::Loc::Array(arr))
     }
 

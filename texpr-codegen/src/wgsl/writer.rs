@@ -99,6 +99,16 @@ impl Writer {
         Ok(())
     }
 
+    /// Whether every open block is entered by all invocations alike.
+    pub fn uniform(&self) -> bool {
+        self.blocks.iter().all(|u| *u)
+    }
+
+    /// Whether any block is open.
+    pub fn nested(&self) -> bool {
+        !self.blocks.is_empty()
+    }
+
     /// The function body written so far.
     pub fn finish(self) -> Vec<String> {
         debug_assert!(self.blocks.is_empty());

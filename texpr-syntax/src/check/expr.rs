@@ -131,6 +131,10 @@ impl Checker {
         );
         self.report(err);
         let id = self.push_index(var, n);
+        let mut inner = inner;
+        if matches!(level, Some((Level::Group, _))) && !keyword.1 && inner.group_var.is_none() {
+            inner.group_var = Some(id);
+        }
         let saved = std::mem::replace(&mut self.levels, inner);
         let body = self.value(body, hint);
         self.levels = saved;
@@ -242,6 +246,10 @@ impl Checker {
             .check_let(level.map(|l| l.0), level.map_or(head(span, 3), |l| l.1));
         self.report(err);
         let value = self.value(value, None);
+        if let Ok(v) = &value {
+            let err = self.levels.shared_value_error(level.map(|l| l.0), v, span);
+            self.report(err);
+        }
         let id = self.push_vector(name, value.as_ref().ok().map(|v| v.ty));
         let body = self.value(body, hint);
         self.pop_local();

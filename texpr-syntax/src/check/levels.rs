@@ -6,7 +6,12 @@
 //!   `thread` (equal levels may nest);
 //! - there is no `reduce@grid`;
 //! - `let@global` stands outside every `compute` and `reduce`;
-//! - `let@shared` stands inside a `compute@grid` and outside every `compute@group`;
+//! - `let@shared` stands inside a `compute@grid`, and either outside every
+//!   `compute@group` or, within one, inside a `thread`-level `compute` or
+//!   `reduce` (a loop every invocation of the workgroup runs alike, so all of
+//!   them reach the `let` together and fill it cooperatively); there its
+//!   value must not depend on the invocation (the `compute@group`'s variable):
+//!   [`LevelCtx::shared_value_error`];
 //! - `let@reg` stands inside some `compute` or `reduce`.
 
 use super::codes;
@@ -25,6 +30,11 @@ pub struct LevelCtx {
     pub group: Option<Span>,
     /// The innermost enclosing `compute` or `reduce` of any level.
     pub loop_: Option<Span>,
+    /// A `thread`-level `compute` or `reduce` inside the enclosing `compute@group`.
+    pub thread_in_group: Option<Span>,
+    /// The variable of the outermost enclosing `compute@group` (set by the caller
+    /// once the variable exists).
+    pub group_var: Option<crate::ir::VarId>,
 }
 
 /// Ordering rank: grid 0, group 1, thread 2.
@@ -78,6 +88,9 @@ impl LevelCtx {
         if !is_reduce && level == Level::Group && inner.group.is_none() {
             inner.group = Some(span);
         }
+        if level == Level::Thread && inner.group.is_some() && inner.thread_in_group.is_none() {
+            inner.thread_in_group = Some(span);
+        }
         (inner, err)
     }
 
@@ -104,12 +117,19 @@ impl LevelCtx {
 
     fn shared_error(self, span: Span) -> Option<Diagnostic> {
         let base = || Diagnostic::error(codes::SHARED_PLACEMENT, "`let@shared` in the wrong place");
+        let rule = "`let@shared` must stand inside a `compute@grid`: outside every `compute@group`, or within one inside a `thread`-level `compute` or `reduce`";
         if let Some(group) = self.group {
+            if self.thread_in_group.is_some() {
+                return None;
+            }
             return Some(
                 base()
                     .with_primary(span, "workgroup memory cannot be allocated per invocation")
-                    .with_secondary(group, "inside this `compute@group`")
-                    .with_note("`let@shared` must stand inside a `compute@grid` and outside every `compute@group`"),
+                    .with_secondary(
+                        group,
+                        "inside this `compute@group`, outside any `thread`-level loop",
+                    )
+                    .with_note(rule),
             );
         }
         match self.grid {
@@ -117,8 +137,58 @@ impl LevelCtx {
             None => Some(
                 base()
                     .with_primary(span, "not inside any `compute@grid`")
-                    .with_note("`let@shared` must stand inside a `compute@grid` and outside every `compute@group`"),
+                    .with_note(rule),
             ),
         }
+    }
+
+    /// A `let@shared` inside a `compute@group` whose `value` depends on the
+    /// invocation (mentions the group's variable): every invocation would
+    /// need a different vector, which one workgroup array cannot hold.
+    pub fn shared_value_error(
+        self,
+        level: Option<MemLevel>,
+        value: &crate::ir::Expr,
+        span: Span,
+    ) -> Option<Diagnostic> {
+        let (Some(MemLevel::Shared), Some(v), Some(group)) = (level, self.group_var, self.group)
+        else {
+            return None;
+        };
+        mentions(value, v).then(|| {
+            Diagnostic::error(
+                codes::SHARED_PLACEMENT,
+                "this `let@shared` depends on the invocation",
+            )
+            .with_primary(span, "its value mentions the workgroup's invocation index")
+            .with_secondary(group, "the index of this `compute@group`")
+            .with_note("a workgroup array holds one vector for all invocations; use `let@reg` for per-invocation values")
+        })
+    }
+}
+
+/// Whether `e` mentions index variable `v` (in an index term, an index map,
+/// or as a value).
+fn mentions(e: &crate::ir::Expr, v: crate::ir::VarId) -> bool {
+    use crate::ir::{ExprKind as K, Term, TermKind};
+    fn term(t: &Term, v: crate::ir::VarId) -> bool {
+        match &t.kind {
+            TermKind::Var(x) => *x == v,
+            TermKind::Binary(_, a, b) => term(a, v) || term(b, v),
+            TermKind::Const(_) => false,
+        }
+    }
+    match &e.kind {
+        K::Compute { map, body, .. } => {
+            map.as_ref().is_some_and(|m| term(&m.term, v)) || mentions(body, v)
+        }
+        K::Reduce { body, .. } => mentions(body, v),
+        K::Let { value, body, .. } => mentions(value, v) || mentions(body, v),
+        K::Index { index, .. } => term(index, v),
+        K::IndexVar(x) => *x == v,
+        K::Broadcast(x) | K::Cast(x) | K::Unary(_, x) => mentions(x, v),
+        K::Binary(_, a, b) => mentions(a, v) || mentions(b, v),
+        K::Call(_, args) => args.iter().any(|a| mentions(a, v)),
+        K::Whole(_) | K::Const(_) | K::Fill(_) | K::VecLit(_) => false,
     }
 }

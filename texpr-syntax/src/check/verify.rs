@@ -176,8 +176,11 @@ impl<'p> Verifier<'p> {
         body: &Expr,
         span: Span,
     ) {
-        let (inner, err) = self.levels.enter(level.0, span, level.1);
+        let (mut inner, err) = self.levels.enter(level.0, span, level.1);
         self.diags.extend(err);
+        if level == (Some(Level::Group), false) && inner.group_var.is_none() {
+            inner.group_var = Some(var);
+        }
         self.bind_index(var, n, span);
         let saved = std::mem::replace(&mut self.levels, inner);
         self.expr(body);
@@ -215,6 +218,8 @@ impl<'p> Verifier<'p> {
                 body,
             } => {
                 let err = self.levels.check_let(*level, e.span);
+                self.diags.extend(err);
+                let err = self.levels.shared_value_error(*level, value, e.span);
                 self.diags.extend(err);
                 self.expr(value);
                 self.bind(
