@@ -72,6 +72,18 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "c: tile group=16x16 reg=4x4 shared=16",
             &[("M", 128), ("N", 64), ("K", 48)][..],
         ),
+        // Sizes that do not divide into blocks: padded, edge rows and
+        // columns recomputed, padding not written.
+        (
+            "matmul",
+            "c: tile group=4x8 reg=4x2",
+            &[("M", 50), ("N", 37), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=8x4 reg=2x4 shared=6",
+            &[("M", 33), ("N", 70), ("K", 18)][..],
+        ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
         (
             "sum",
@@ -105,6 +117,8 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
         "c: tile group=4x4 reg=3x2 shared=8",
         "c: tile group=8x8 reg=2x4 shared=5",
         "c: tile group=2x8 reg=1x1 shared=40",
+        "c: tile group=8x8 reg=4x4 shared=8",
+        "c: tile group=5x3 reg=2x3",
     ] {
         check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
     }

@@ -2,12 +2,13 @@
 //!
 //! Codegen maps exactly this form: the root is a grid-level compute whose
 //! index map, if any, is the truncation `{k < L -> k}` (padding) or a digit
-//! permutation of the whole raw result (tiling, see `texpr_opt::digits`):
-//! the kernel writes each computed element at its inverse image. Anything
+//! permutation of the whole raw result or of a padded one (tiling, see
+//! `texpr_opt::digits`): the kernel writes each computed element at its
+//! inverse image, padding not at all. Anything
 //! else is E0301 (root not a grid compute) or E0302 (another grid index
 //! map). Every node must carry a level (E0304).
 
-use texpr_opt::digits::DigitPerm;
+use texpr_opt::digits::Layout;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::Level;
 use texpr_syntax::ir::{Expr, ExprKind, TermKind, VarId};
@@ -21,8 +22,9 @@ pub struct Shape<'e> {
     pub per_group: u64,
     /// Elements written: `groups * per_group`, or the truncation length.
     pub len: u64,
-    /// Where raw element `p` goes: `perm.inverse_term(p)` (tiled layouts).
-    pub perm: Option<DigitPerm>,
+    /// Where raw element `p` goes: `perm.inverse_term(p)` (tiled layouts;
+    /// a padded one sends padding to `len` or past it).
+    pub perm: Option<Layout>,
     pub body: &'e Expr,
 }
 
@@ -46,9 +48,9 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
     let len = match map {
         None => raw,
         Some(m) if m.term.kind == TermKind::Var(m.var) && m.len <= raw => m.len,
-        Some(m) if m.len == raw && DigitPerm::recognize(&m.term, m.var, m.len).is_some() => {
-            perm = DigitPerm::recognize(&m.term, m.var, m.len).filter(|p| !p.is_identity());
-            raw
+        Some(m) if m.len <= raw && Layout::recognize(&m.term, m.var, m.len, raw).is_some() => {
+            perm = Layout::recognize(&m.term, m.var, m.len, raw);
+            m.len
         }
         Some(m) => {
             return Err(Diagnostic::error(
@@ -57,7 +59,7 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
             )
             .with_primary(
                 m.term.span.to(root.span),
-                "only `{k < L -> k}` (truncation) or a digit permutation (tiling) is supported on `compute@grid`",
+                "only `{k < L -> k}` (truncation) or a digit permutation (tiling, padded or not) is supported on `compute@grid`",
             ));
         }
     };

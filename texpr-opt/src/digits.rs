@@ -11,6 +11,13 @@
 //! (`/ 1`, `% radix` of the top digit and `* 1` left out), which [`DigitPerm::recognize`]
 //! reads back. Code generation needs the inverse, `raw -> out`, to know where
 //! a computed element goes: [`DigitPerm::inverse_term`].
+//!
+//! A tile padded to whole blocks computes an `Mp x Np` result of which the
+//! layout keeps the `M x N` top-left corner: a [`Padded`] layout, the digit
+//! permutation of the padded matrix seen through `k -> (k / N) * Np + k % N`.
+//! Its map writes column digits over `k % N` and row digits over `k` (see
+//! [`Padded::term`]); its inverse sends a padding element past the end, so a
+//! `< M*N` guard drops it. [`Layout`] is either kind.
 
 use crate::term::{bin, constant, var};
 use texpr_syntax::ast::TermOp;
@@ -129,6 +136,165 @@ impl DigitPerm {
     }
 }
 
+/// `M x N` row-major, computed as the top-left corner of an `Mp x Np`
+/// matrix in the order `perm` gives (a digit permutation of `Mp * Np`,
+/// row-major in the padded layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Padded {
+    pub rows: u64,
+    pub cols: u64,
+    pub padded_cols: u64,
+    pub perm: DigitPerm,
+}
+
+impl Padded {
+    /// `None` unless `perm` covers a padded matrix at least `rows x cols`
+    /// with rows of `padded_cols >= cols` whose digits do not straddle rows.
+    pub fn new(rows: u64, cols: u64, padded_cols: u64, perm: DigitPerm) -> Option<Padded> {
+        let straddles = perm.digits.iter().any(|d| {
+            d.out_stride < padded_cols && d.out_stride * d.radix > padded_cols
+                || d.out_stride >= padded_cols && !d.out_stride.is_multiple_of(padded_cols)
+        });
+        let ok = cols <= padded_cols
+            && perm.len.is_multiple_of(padded_cols)
+            && rows <= perm.len / padded_cols
+            && !straddles;
+        ok.then_some(Padded {
+            rows,
+            cols,
+            padded_cols,
+            perm,
+        })
+    }
+
+    /// `f(k)`: the raw position of layout position `k` (`k < rows * cols`),
+    /// every digit written in full (no operation left out, so the form reads
+    /// back unambiguously): column digits `((k % N) / s) % r * w`, row digits
+    /// `((k / (N * s/Np)) / 1) % r * w`.
+    pub fn term(&self, k: VarId) -> Term {
+        let (n, np) = (self.cols, self.padded_cols);
+        let c = |x: u64| constant(x as i64);
+        sum(self.perm.digits.iter().map(|d| {
+            let (x, div) = if d.out_stride < np {
+                (bin(TermOp::Rem, var(k), c(n)), d.out_stride)
+            } else {
+                (bin(TermOp::Div, var(k), c(n * (d.out_stride / np))), 1)
+            };
+            let t = bin(TermOp::Div, x, c(div));
+            bin(
+                TermOp::Mul,
+                bin(TermOp::Rem, t, c(d.radix)),
+                c(d.raw_stride),
+            )
+        }))
+    }
+
+    /// `f^-1(raw)`: `i * N + j` for the padded position `(i, j)` of `raw`,
+    /// plus `M * N` for every `N` columns `j` is past the edge, so padding
+    /// lands at or past `M * N` (as does a row `i >= M`).
+    pub fn inverse_term(&self, raw: Term) -> Term {
+        let q = self.perm.inverse_term(raw);
+        let np = constant(self.padded_cols as i64);
+        let n = constant(self.cols as i64);
+        let i = bin(TermOp::Div, q.clone(), np.clone());
+        let j = bin(TermOp::Rem, q, np);
+        let past = bin(
+            TermOp::Mul,
+            bin(TermOp::Div, j.clone(), n.clone()),
+            constant((self.rows * self.cols) as i64),
+        );
+        bin(
+            TermOp::Add,
+            bin(TermOp::Add, bin(TermOp::Mul, i, n), j),
+            past,
+        )
+    }
+
+    /// Reads [`Padded::term`]'s form back (`len` = `rows * cols`).
+    pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<Padded> {
+        let mut summands = Vec::new();
+        flatten_sum(t, &mut summands);
+        let mut n = None;
+        // (column digit, radix, stride in its index, raw stride)
+        let mut parts = Vec::new();
+        for s in summands {
+            let TermKind::Binary(TermOp::Mul, x, w) = &s.kind else {
+                return None;
+            };
+            let TermKind::Binary(TermOp::Rem, x, r) = &x.kind else {
+                return None;
+            };
+            let TermKind::Binary(TermOp::Div, x, div) = &x.kind else {
+                return None;
+            };
+            let (w, r, div) = (const_of(w)?, const_of(r)?, const_of(div)?);
+            match &x.kind {
+                TermKind::Binary(TermOp::Rem, v, m) if v.kind == TermKind::Var(k) => {
+                    let m = const_of(m)?;
+                    if n.is_some_and(|n| n != m) {
+                        return None;
+                    }
+                    n = Some(m);
+                    parts.push((true, r, div, w));
+                }
+                TermKind::Binary(TermOp::Div, v, d) if v.kind == TermKind::Var(k) && div == 1 => {
+                    parts.push((false, r, const_of(d)?, w));
+                }
+                _ => return None,
+            }
+        }
+        let n = n?;
+        if !len.is_multiple_of(n) {
+            return None;
+        }
+        let np: u64 = parts.iter().filter(|p| p.0).map(|p| p.1).product();
+        let mut digits = Vec::new();
+        for (col, radix, stride, raw_stride) in parts {
+            if col {
+                digits.push((radix, stride, raw_stride));
+            } else {
+                if !stride.is_multiple_of(n) {
+                    return None;
+                }
+                digits.push((radix, stride / n * np, raw_stride));
+            }
+        }
+        Padded::new(len / n, n, np, DigitPerm::new(&digits)?)
+    }
+}
+
+/// Where a tiled grid writes: a digit permutation of the whole result, or a
+/// padded one that keeps a corner of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Perm(DigitPerm),
+    Padded(Padded),
+}
+
+impl Layout {
+    /// The layout position of raw position `raw`; a padded layout sends
+    /// padding to positions `>= len`.
+    pub fn inverse_term(&self, raw: Term) -> Term {
+        match self {
+            Layout::Perm(p) => p.inverse_term(raw),
+            Layout::Padded(p) => p.inverse_term(raw),
+        }
+    }
+
+    /// An index map term `t` over `k` (`0..len`) on a raw result of `raw`
+    /// elements, as a layout; `None` for anything else (or the identity).
+    pub fn recognize(t: &Term, k: VarId, len: u64, raw: u64) -> Option<Layout> {
+        if len == raw {
+            return DigitPerm::recognize(t, k, len)
+                .filter(|p| !p.is_identity())
+                .map(Layout::Perm);
+        }
+        Padded::recognize(t, k, len)
+            .filter(|p| p.perm.len == raw)
+            .map(Layout::Padded)
+    }
+}
+
 fn const_of(t: &Term) -> Option<u64> {
     match t.kind {
         TermKind::Const(c) if c > 0 => Some(c as u64),
@@ -236,6 +402,41 @@ mod tests {
         // The identity is a one-digit permutation.
         let id = DigitPerm::recognize(&var(k), k, 10).expect("identity");
         assert!(id.is_identity());
+    }
+
+    /// A 5 x 7 matrix computed as a padded 8 x 12 tile order: every element
+    /// of the layout comes from a distinct raw position, padding lands past
+    /// the end, and the map reads back.
+    #[test]
+    fn padded_layouts_keep_the_corner_and_read_back() {
+        let p = Padded::new(5, 7, 12, tile()).expect("a padded layout");
+        let k = VarId(0);
+        let f = p.term(k);
+        let g = p.inverse_term(var(k));
+        let mut hit = [false; 96];
+        for x in 0..35 {
+            let raw = eval(&f, x);
+            assert!((0..96).contains(&raw));
+            assert!(!hit[raw as usize], "not injective at {x}");
+            hit[raw as usize] = true;
+            assert_eq!(eval(&g, raw), x, "inverse at {x}");
+            // The padded position is row-major in the padded matrix.
+            let (i, j) = (x / 7, x % 7);
+            assert_eq!(raw as u64, p.perm.apply((i * 12 + j) as u64));
+        }
+        for raw in (0..96).filter(|r| !hit[*r as usize]) {
+            assert!(eval(&g, raw) >= 35, "padding {raw} lands inside");
+        }
+        assert_eq!(Padded::recognize(&f, k, 35), Some(p.clone()));
+        assert_eq!(
+            Layout::recognize(&f, k, 35, 96),
+            Some(Layout::Padded(p.clone()))
+        );
+        assert_eq!(Layout::recognize(&f, k, 35, 100), None);
+        assert_eq!(Padded::recognize(&f, VarId(1), 35), None);
+        // Rows wider than the padded rows, or digits straddling a row, are refused.
+        assert_eq!(Padded::new(5, 13, 12, tile()), None);
+        assert_eq!(Padded::new(5, 7, 8, tile()), None);
     }
 
     #[test]

@@ -79,7 +79,7 @@ fn first_reduce(e: &Expr) -> Option<u64> {
 pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
     let mut out = Vec::new();
     match shape(root) {
-        Shape::Contraction { .. } => {
+        Shape::Contraction { m, n, .. } => {
             // On llvmpipe (measured, 1024^3): 8x8 registers in 8x8 groups
             // 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9.
             let regs: &[[u64; 2]] = if limits.cpu {
@@ -152,6 +152,15 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             if limits.cpu {
                 out.extend(staged);
             }
+            // Tiles pad the result to whole blocks; more than a quarter of
+            // padding is wasted work a smaller tile avoids.
+            out.retain(|s| match s {
+                Strategy::Tile { group, reg, .. } => {
+                    let (bi, bj) = (group[0] * reg[0], group[1] * reg[1]);
+                    4 * m.div_ceil(bi) * bi * n.div_ceil(bj) * bj <= 5 * m * n
+                }
+                _ => true,
+            });
         }
         Shape::RowReduce { r, .. } => {
             let groups: &[u64] = if limits.cpu {

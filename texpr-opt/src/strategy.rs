@@ -38,7 +38,7 @@
 //! iterations per invocation than the device runs; E0215 more workgroup
 //! memory than the device has.
 
-use crate::digits::DigitPerm;
+use crate::digits::{DigitPerm, Padded};
 use crate::distribute::distribute;
 use crate::elem::elem;
 use crate::limits::DeviceLimits;
@@ -420,17 +420,19 @@ fn tile(
     };
     let [ti_n, tj_n] = group;
     let [ri_n, rj_n] = reg;
-    if !m_n.is_multiple_of(ti_n * ri_n) || !n_n.is_multiple_of(tj_n * rj_n) {
+    // Padded to whole blocks: rows and columns past the edge compute a copy
+    // of an edge row or column (`% M`, `% N` keep every read in bounds) and
+    // are not written (a `Padded` layout).
+    let (gi_n, gj_n) = (m_n.div_ceil(ti_n * ri_n), n_n.div_ceil(tj_n * rj_n));
+    let (mp, np) = (gi_n * ti_n * ri_n, gj_n * tj_n * rj_n);
+    if mp * np > i32::MAX as u64 / 3 {
         return Err((
             "E0212",
-            format!(
-                "a {m_n} x {n_n} result does not divide into {}x{} blocks",
-                ti_n * ri_n,
-                tj_n * rj_n
-            ),
+            format!("a {mp} x {np} padded result overflows i32 indices"),
         ));
     }
-    let (gi_n, gj_n) = (m_n / (ti_n * ri_n), n_n / (tj_n * rj_n));
+    let wrap_i = (mp != m_n).then_some(m_n);
+    let wrap_j = (np != n_n).then_some(n_n);
     let w = ti_n * tj_n;
     let span = root.span;
     let g = p.fresh_var(
@@ -461,7 +463,13 @@ fn tile(
         ),
         c(rj_n),
     );
-    let at = |base: &Term, r: VarId| bin(TermOp::Add, base.clone(), var(r));
+    let at = |base: &Term, r: VarId, wrap: Option<u64>| {
+        let t = bin(TermOp::Add, base.clone(), var(r));
+        match wrap {
+            Some(n) => bin(TermOp::Rem, t, c(n)),
+            None => t,
+        }
+    };
     let fresh_r =
         |p: &mut Program, name: &str, n: u64| p.fresh_var(name, VarKind::Index { extent: n }, span);
 
@@ -516,14 +524,14 @@ fn tile(
                 None => None,
             };
             let mut shared_lets: Vec<(VarId, Expr)> = Vec::new();
-            for (loads, n, base, orig, r, along_i) in [
-                (&loads_i, ri_n, &i_base, i, ri, true),
-                (&loads_j, rj_n, &j_base, j, rj, false),
+            for (loads, n, base, orig, r, along_i, wrap) in [
+                (&loads_i, ri_n, &i_base, i, ri, true, wrap_i),
+                (&loads_j, rj_n, &j_base, j, rj, false, wrap_j),
             ] {
                 for ld in loads {
                     let rr = fresh_r(p, "r", n);
                     let one = match staged {
-                        None => to_thread_levels(&subst_expr(p, ld, orig, &at(base, rr))),
+                        None => to_thread_levels(&subst_expr(p, ld, orig, &at(base, rr, wrap))),
                         Some((kb_n, kb, kk)) => {
                             let (block, width) = if along_i {
                                 (ti_n * ri_n, ri_n)
@@ -532,6 +540,7 @@ fn tile(
                             };
                             let st = Staging {
                                 along_i,
+                                wrap,
                                 block,
                                 width,
                                 lanes: tj_n,
@@ -558,8 +567,8 @@ fn tile(
                     lets.push((v, value));
                 }
             }
-            let inner = subst_expr(p, &inner, i, &at(&i_base, ri));
-            let inner = subst_expr(p, &inner, j, &at(&j_base, rj));
+            let inner = subst_expr(p, &inner, i, &at(&i_base, ri, wrap_i));
+            let inner = subst_expr(p, &inner, j, &at(&j_base, rj, wrap_j));
             let inner = match staged {
                 Some((kb_n, kb, kk)) => {
                     let kt = bin(TermOp::Add, bin(TermOp::Mul, var(kb), c(kb_n)), var(kk));
@@ -610,8 +619,8 @@ fn tile(
                 span: reduce.span,
             };
             let epi = replace(s, reduce, &read);
-            let epi = subst_expr(p, &epi, i, &at(&i_base, ei));
-            let epi = subst_expr(p, &epi, j, &at(&j_base, ej));
+            let epi = subst_expr(p, &epi, i, &at(&i_base, ei, wrap_i));
+            let epi = subst_expr(p, &epi, j, &at(&j_base, ej, wrap_j));
             let out = compute(
                 Level::Thread,
                 ri_n,
@@ -622,8 +631,8 @@ fn tile(
         }
         None => {
             let (ri, rj) = (fresh_r(p, "ri", ri_n), fresh_r(p, "rj", rj_n));
-            let e = subst_expr(p, s, i, &at(&i_base, ri));
-            let e = subst_expr(p, &e, j, &at(&j_base, rj));
+            let e = subst_expr(p, s, i, &at(&i_base, ri, wrap_i));
+            let e = subst_expr(p, &e, j, &at(&j_base, rj, wrap_j));
             compute(
                 Level::Thread,
                 ri_n,
@@ -637,22 +646,22 @@ fn tile(
         (rj_n, 1, 1),
         (tj_n, rj_n, ri_n * rj_n),
         (gj_n, tj_n * rj_n, w * ri_n * rj_n),
-        (ri_n, n_n, rj_n),
-        (ti_n, n_n * ri_n, tj_n * ri_n * rj_n),
-        (gi_n, n_n * ri_n * ti_n, gj_n * w * ri_n * rj_n),
+        (ri_n, np, rj_n),
+        (ti_n, np * ri_n, tj_n * ri_n * rj_n),
+        (gi_n, np * ri_n * ti_n, gj_n * w * ri_n * rj_n),
     ])
     .expect("a tile order is a digit permutation");
     let len = m_n * n_n;
-    if len > i32::MAX as u64 {
-        return Err(("E0212", format!("{len} elements overflow i32 indices")));
-    }
-    let map = (!perm.is_identity()).then(|| {
+    let padded = (mp, np) != (m_n, n_n);
+    let map = (padded || !perm.is_identity()).then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
-        IndexMap {
-            var: k,
-            len,
-            term: perm.term(k),
-        }
+        let term = match padded {
+            true => Padded::new(m_n, n_n, np, perm)
+                .expect("a padded tile layout")
+                .term(k),
+            false => perm.term(k),
+        };
+        IndexMap { var: k, len, term }
     });
     Ok(Expr {
         kind: ExprKind::Compute {
@@ -674,6 +683,8 @@ fn tile(
 /// the grid (`GJ`).
 struct Staging {
     along_i: bool,
+    /// The dimension's extent when the tile pads it (reads wrap around).
+    wrap: Option<u64>,
     block: u64,
     width: u64,
     lanes: u64,
@@ -740,6 +751,10 @@ fn stage(
             k_at(bin(TermOp::Div, var(x), c(st.block))),
             bin(TermOp::Add, bin(TermOp::Mul, var(kk), c(st.block)), col),
         )
+    };
+    let dim_t = match st.wrap {
+        Some(n) => bin(TermOp::Rem, dim_t, c(n)),
+        None => dim_t,
     };
     let e = subst_expr(p, ld, dim, &dim_t);
     let e = subst_expr(p, &e, k, &k_t);

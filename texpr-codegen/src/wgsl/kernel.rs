@@ -38,7 +38,7 @@ pub struct Target {
     /// Writes need `< len` (truncated grid).
     pub guard_len: bool,
     /// Raw position `p` is written at `perm.inverse_term(p)` (a tiled layout).
-    pub perm: Option<texpr_opt::digits::DigitPerm>,
+    pub perm: Option<texpr_opt::digits::Layout>,
 }
 
 /// The workgroup size of a grid body and the node that sets it.
