@@ -180,9 +180,39 @@ pub fn apply(
 /// emits them: an estimate for choosing among strategies; the code
 /// generator counts the loops it writes and has the last word (E0316).
 pub fn iterations(e: &Expr) -> u64 {
+    iterations_in(e, 1)
+}
+
+/// [`iterations`] inside a workgroup of `w` invocations: a `let@shared`
+/// value is filled cooperatively, each invocation running `1/w` of its
+/// elements.
+fn iterations_in(e: &Expr, w: u64) -> u64 {
+    match &e.kind {
+        ExprKind::Let {
+            level: Some(MemLevel::Shared),
+            value,
+            body,
+            ..
+        } if w > 1 => {
+            let fill = match &value.kind {
+                ExprKind::Compute { n, body: elem, .. } => {
+                    n.div_ceil(w).saturating_mul(iterations_in(elem, w).max(1))
+                }
+                _ => iterations_in(value, w),
+            };
+            return fill.saturating_add(iterations_in(body, w));
+        }
+        ExprKind::Compute {
+            level: Some(Level::Group),
+            n,
+            body,
+            ..
+        } => return iterations_in(body, *n),
+        _ => {}
+    }
     let mut inner = 0u64;
     map_children(e, |c| {
-        inner = inner.saturating_add(iterations(c));
+        inner = inner.saturating_add(iterations_in(c, w));
         c.clone()
     });
     match &e.kind {

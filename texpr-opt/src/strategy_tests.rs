@@ -173,7 +173,7 @@ fn shapes_are_recognised() {
     let ex = examples();
     let of = |n: &str| shape(&ex.iter().find(|(m, _)| *m == n).unwrap().1.outputs[0].value);
     assert_eq!(of("matmul"), Shape::Contraction { m: 32, n: 16, k: 8 });
-    assert_eq!(of("softmax"), Shape::RowReduce { r: 67, c: 9 });
+    assert_eq!(of("softmax"), Shape::RowReduce { r: 67, c: 9, k: 9 });
     assert_eq!(of("sum"), Shape::Fold { n: 8192 });
     assert_eq!(of("saxpy"), Shape::Elementwise { len: 1000 });
 }

@@ -14,14 +14,17 @@ pub enum Series {
     Default,
     Heuristic,
     Tuned,
+    /// A schedule given with `--schedule`.
+    Pinned,
     Baseline,
 }
 
 impl Series {
-    const ALL: [Series; 4] = [
+    const ALL: [Series; 5] = [
         Series::Default,
         Series::Heuristic,
         Series::Tuned,
+        Series::Pinned,
         Series::Baseline,
     ];
 
@@ -30,6 +33,7 @@ impl Series {
             Series::Default => "default",
             Series::Heuristic => "heuristic",
             Series::Tuned => "tuned",
+            Series::Pinned => "pinned",
             Series::Baseline => "hand-written baseline",
         }
     }
@@ -39,6 +43,7 @@ impl Series {
             Series::Default => RGBColor(31, 119, 180),
             Series::Heuristic => RGBColor(255, 127, 14),
             Series::Tuned => RGBColor(44, 160, 44),
+            Series::Pinned => RGBColor(148, 103, 189),
             Series::Baseline => RGBColor(110, 110, 110),
         }
     }

@@ -82,6 +82,9 @@ pub struct Args {
     /// Also write the rates as an SVG bar chart to FILE
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Also measure the schedule in FILE (a `pinned` row; repeatable)
+    #[arg(long, value_name = "FILE")]
+    pub schedule: Vec<PathBuf>,
     #[command(flatten)]
     pub defines: Defines,
 }
@@ -239,27 +242,44 @@ fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Args) -
         .map(to_host)
         .collect();
     let mut rows = Vec::new();
-    let schedules = [
-        (Series::Default, Some(ScheduleChoice::Default)),
-        (Series::Heuristic, Some(ScheduleChoice::Heuristic)),
+    let mut schedules = vec![
+        (
+            Series::Default,
+            "default".to_string(),
+            Ok(Some(ScheduleChoice::Default)),
+        ),
+        (
+            Series::Heuristic,
+            "heuristic".to_string(),
+            Ok(Some(ScheduleChoice::Heuristic)),
+        ),
         (
             Series::Tuned,
-            tuned(program, gpu).map(ScheduleChoice::Given),
+            "tuned".to_string(),
+            Ok(tuned(program, gpu).map(ScheduleChoice::Given)),
         ),
     ];
-    for (series, choice) in schedules {
-        let label = match series {
-            Series::Default => "default",
-            Series::Heuristic => "heuristic",
-            _ => "tuned",
-        };
+    for path in &args.schedule {
+        let name = path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let choice = crate::common::read_schedule(path)
+            .map(|s| Some(ScheduleChoice::Given(s)))
+            .map_err(|f| one_line(&format!("{f:?}")));
+        schedules.push((Series::Pinned, format!("pinned {name}"), choice));
+    }
+    for (series, label, choice) in schedules {
         let outcome = match choice {
-            None => Outcome::NotTuned,
-            Some(choice) => schedule_outcome(gpu, job, src, choice, &inputs, args.warmups, runs),
+            Ok(None) => Outcome::NotTuned,
+            Ok(Some(choice)) => {
+                schedule_outcome(gpu, job, src, choice, &inputs, args.warmups, runs)
+            }
+            Err(why) => Outcome::Failed(why),
         };
         rows.push(Row {
             series,
-            label: label.into(),
+            label,
             outcome,
         });
     }
