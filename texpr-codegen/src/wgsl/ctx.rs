@@ -59,6 +59,9 @@ pub struct Ctx<'p> {
     /// Buffers this kernel declares as `array<vec4<T>>` (see `vec4.rs`).
     pub vec4: BTreeSet<BufferId>,
     pub shared: Vec<SharedDecl>,
+    /// The kernel uses subgroup operations: the entry point takes the
+    /// subgroup builtins (`sgl`, `sgid`, `nsg`).
+    pub subgroups: bool,
 }
 
 impl<'p> Ctx<'p> {
@@ -73,6 +76,7 @@ impl<'p> Ctx<'p> {
             used: BTreeSet::new(),
             vec4: BTreeSet::new(),
             shared: Vec::new(),
+            subgroups: false,
         }
     }
 

@@ -3,7 +3,8 @@
 //! Walking from an item's root to a leaf, a [`LevelCtx`] records the enclosing
 //! leveled nodes. The rules (docs/language.md, "The scheduled form"):
 //! - `compute`/`reduce` levels are non-increasing: `grid` above `group` above
-//!   `thread` (equal levels may nest);
+//!   `thread` (equal levels may nest; `subgroup`, for `reduce` only, ranks
+//!   as `group`);
 //! - there is no `reduce@grid`;
 //! - `let@global` stands outside every `compute` and `reduce`;
 //! - `let@shared` stands inside a `compute@grid` and outside every `compute@group`;
@@ -27,11 +28,11 @@ pub struct LevelCtx {
     pub loop_: Option<Span>,
 }
 
-/// Ordering rank: grid 0, group 1, thread 2.
+/// Ordering rank: grid 0, group and subgroup 1, thread 2.
 fn rank(l: Level) -> u8 {
     match l {
         Level::Grid => 0,
-        Level::Group => 1,
+        Level::Group | Level::Subgroup => 1,
         Level::Thread => 2,
     }
 }
