@@ -61,7 +61,7 @@ pub mod wgsl;
 
 pub use emit::emit;
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
-pub use texpr_opt::{DeviceLimits, Schedule, ScheduleChoice, Strategy};
+pub use texpr_opt::{Combine, DeviceLimits, Schedule, ScheduleChoice, Strategy};
 pub use translate::{Target, Translated, translate};
 
 use texpr_syntax::Diagnostic;

@@ -42,7 +42,7 @@ pub mod threads;
 
 pub use limits::DeviceLimits;
 pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
-pub use schedule::{Schedule, ScheduleChoice, Strategy};
+pub use schedule::{Combine, Schedule, ScheduleChoice, Strategy};
 
 #[cfg(test)]
 mod pass_tests;
