@@ -60,7 +60,7 @@ pub struct Ctx<'p> {
     pub vec4: BTreeSet<BufferId>,
     pub shared: Vec<SharedDecl>,
     /// The kernel uses subgroup operations: the entry point takes the
-    /// subgroup builtins (`sgl`, `sgid`, `nsg`).
+    /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
     pub subgroups: bool,
 }
 

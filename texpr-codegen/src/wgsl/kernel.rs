@@ -334,7 +334,7 @@ impl Ctx<'_> {
     /// (`subgroupAdd`, ...) in uniform control flow; lane 0 of subgroup `s`
     /// writes its partials to `part[s*m + j]` (sized for subgroups of one
     /// invocation, the worst case); a barrier; then invocation `l` folds
-    /// element `l, l+W, ...` over the `num_subgroups` partials, in subgroup
+    /// element `l, l+W, ...` over the subgroups' partials, in subgroup
     /// order, and writes it. That loop's bound is known only at run time, so
     /// it counts as `W` iterations towards the loop budget.
     fn subgroup_reduce(
@@ -372,12 +372,20 @@ impl Ctx<'_> {
             Ok(())
         })?;
         self.w.barrier()?;
+        // The subgroup count: lavapipe (Mesa 22.3) reports `num_subgroups`
+        // as W / size rounded down, missing a last partial subgroup
+        // (measured: W = 20 summed 16 terms). No subgroup holds more than
+        // `subgroup_size` invocations, so the larger of the two is right on
+        // every device.
+        let count = self
+            .w
+            .let_("i32", format!("i32(max(nsg, ({w}u + sgs - 1u) / sgs))"));
         let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
         let acc = self.w.fresh("acc");
         self.w.line(format!("var {acc}: {ty} = {part}[{j}];"));
         let s = self.w.fresh("s");
         self.w.open_loop(
-            format!("for (var {s}: i32 = 1i; {s} < i32(nsg); {s} = {s} + 1i)"),
+            format!("for (var {s}: i32 = 1i; {s} < {count}; {s} = {s} + 1i)"),
             false,
             w,
         );

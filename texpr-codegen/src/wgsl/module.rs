@@ -107,7 +107,7 @@ pub fn kernel(
     }
     let sub = match cx.subgroups {
         true => {
-            ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32"
+            ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
         }
         false => "",
     };
