@@ -91,7 +91,8 @@ fn pinned_workgroup_combines_match_the_interpreter() {
     if gpu.info().name.contains("llvmpipe") {
         assert!(subgroups, "lavapipe has subgroups: {}", gpu.info().name);
     }
-    let cases: &[(&str, &str, &[(&str, i64)])] = &[
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: &[Case<'_>] = &[
         (
             "sum",
             "total: multipass parts=256 group=64",
