@@ -3,71 +3,84 @@
 // kernel 0: total_partials
 @group(0) @binding(0) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_total_partials: array<f32>;
+var<workgroup> s0_red_1: array<f32, 256>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var t_2: i32 = 0i; t_2 < 256i; t_2 = t_2 + 8i) {
-        let t_3: i32 = g * 64i;
-        let t_4: i32 = t_3 + l;
-        let t_5: i32 = t_4 * 256i;
-        let t_6: i32 = t_5 + t_2;
-        let t_7: f32 = b0_x[t_6];
-        acc_1 = acc_1 + t_7;
-        let t_8: i32 = t_2 + 1i;
-        let t_9: i32 = g * 64i;
-        let t_10: i32 = t_9 + l;
-        let t_11: i32 = t_10 * 256i;
-        let t_12: i32 = t_11 + t_8;
-        let t_13: f32 = b0_x[t_12];
-        acc_1 = acc_1 + t_13;
-        let t_14: i32 = t_2 + 2i;
-        let t_15: i32 = g * 64i;
-        let t_16: i32 = t_15 + l;
-        let t_17: i32 = t_16 * 256i;
-        let t_18: i32 = t_17 + t_14;
-        let t_19: f32 = b0_x[t_18];
-        acc_1 = acc_1 + t_19;
-        let t_20: i32 = t_2 + 3i;
-        let t_21: i32 = g * 64i;
-        let t_22: i32 = t_21 + l;
-        let t_23: i32 = t_22 * 256i;
-        let t_24: i32 = t_23 + t_20;
-        let t_25: f32 = b0_x[t_24];
-        acc_1 = acc_1 + t_25;
-        let t_26: i32 = t_2 + 4i;
-        let t_27: i32 = g * 64i;
-        let t_28: i32 = t_27 + l;
-        let t_29: i32 = t_28 * 256i;
-        let t_30: i32 = t_29 + t_26;
-        let t_31: f32 = b0_x[t_30];
-        acc_1 = acc_1 + t_31;
-        let t_32: i32 = t_2 + 5i;
-        let t_33: i32 = g * 64i;
-        let t_34: i32 = t_33 + l;
-        let t_35: i32 = t_34 * 256i;
-        let t_36: i32 = t_35 + t_32;
-        let t_37: f32 = b0_x[t_36];
-        acc_1 = acc_1 + t_37;
-        let t_38: i32 = t_2 + 6i;
-        let t_39: i32 = g * 64i;
-        let t_40: i32 = t_39 + l;
-        let t_41: i32 = t_40 * 256i;
-        let t_42: i32 = t_41 + t_38;
-        let t_43: f32 = b0_x[t_42];
-        acc_1 = acc_1 + t_43;
-        let t_44: i32 = t_2 + 7i;
-        let t_45: i32 = g * 64i;
-        let t_46: i32 = t_45 + l;
-        let t_47: i32 = t_46 * 256i;
-        let t_48: i32 = t_47 + t_44;
-        let t_49: f32 = b0_x[t_48];
-        acc_1 = acc_1 + t_49;
+    var acc_2: f32 = 0.0f;
+    for (var t_3: i32 = 0i; t_3 < 256i; t_3 = t_3 + 8i) {
+        let t_4: i32 = g * 256i;
+        let t_5: i32 = t_4 + l;
+        let t_6: i32 = t_5 * 256i;
+        let t_7: i32 = t_6 + t_3;
+        let t_8: f32 = b0_x[t_7];
+        acc_2 = acc_2 + t_8;
+        let t_9: i32 = t_3 + 1i;
+        let t_10: i32 = g * 256i;
+        let t_11: i32 = t_10 + l;
+        let t_12: i32 = t_11 * 256i;
+        let t_13: i32 = t_12 + t_9;
+        let t_14: f32 = b0_x[t_13];
+        acc_2 = acc_2 + t_14;
+        let t_15: i32 = t_3 + 2i;
+        let t_16: i32 = g * 256i;
+        let t_17: i32 = t_16 + l;
+        let t_18: i32 = t_17 * 256i;
+        let t_19: i32 = t_18 + t_15;
+        let t_20: f32 = b0_x[t_19];
+        acc_2 = acc_2 + t_20;
+        let t_21: i32 = t_3 + 3i;
+        let t_22: i32 = g * 256i;
+        let t_23: i32 = t_22 + l;
+        let t_24: i32 = t_23 * 256i;
+        let t_25: i32 = t_24 + t_21;
+        let t_26: f32 = b0_x[t_25];
+        acc_2 = acc_2 + t_26;
+        let t_27: i32 = t_3 + 4i;
+        let t_28: i32 = g * 256i;
+        let t_29: i32 = t_28 + l;
+        let t_30: i32 = t_29 * 256i;
+        let t_31: i32 = t_30 + t_27;
+        let t_32: f32 = b0_x[t_31];
+        acc_2 = acc_2 + t_32;
+        let t_33: i32 = t_3 + 5i;
+        let t_34: i32 = g * 256i;
+        let t_35: i32 = t_34 + l;
+        let t_36: i32 = t_35 * 256i;
+        let t_37: i32 = t_36 + t_33;
+        let t_38: f32 = b0_x[t_37];
+        acc_2 = acc_2 + t_38;
+        let t_39: i32 = t_3 + 6i;
+        let t_40: i32 = g * 256i;
+        let t_41: i32 = t_40 + l;
+        let t_42: i32 = t_41 * 256i;
+        let t_43: i32 = t_42 + t_39;
+        let t_44: f32 = b0_x[t_43];
+        acc_2 = acc_2 + t_44;
+        let t_45: i32 = t_3 + 7i;
+        let t_46: i32 = g * 256i;
+        let t_47: i32 = t_46 + l;
+        let t_48: i32 = t_47 * 256i;
+        let t_49: i32 = t_48 + t_45;
+        let t_50: f32 = b0_x[t_49];
+        acc_2 = acc_2 + t_50;
     }
-    let t_50: i32 = g * 64i + l;
-    b0_total_partials[t_50] = acc_1;
+    s0_red_1[l] = acc_2;
+    workgroupBarrier();
+    for (var s_51: i32 = 128i; s_51 > 0i; s_51 = s_51 / 2i) {
+        if (l < s_51 && l + s_51 < 256i) {
+            let t_52: i32 = l + s_51;
+            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_52];
+        }
+        workgroupBarrier();
+    }
+    for (var e_53: i32 = l; e_53 < 1i; e_53 = e_53 + 256i) {
+        let t_54: f32 = s0_red_1[e_53];
+        let t_55: i32 = g * 1i + e_53;
+        b0_total_partials[t_55] = t_54;
+    }
 }
 
 // kernel 1: total
@@ -79,7 +92,7 @@ fn k1_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id)
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
     var acc_1: f32 = 0.0f;
-    for (var q_2: i32 = 0i; q_2 < 4096i; q_2 = q_2 + 8i) {
+    for (var q_2: i32 = 0i; q_2 < 16i; q_2 = q_2 + 8i) {
         let t_3: f32 = b1_total_partials[q_2];
         acc_1 = acc_1 + t_3;
         let t_4: i32 = q_2 + 1i;

@@ -484,8 +484,15 @@ fn shared_lets_inside_invocations_need_uniform_control_flow() {
     let c = compile_text(uniform).expect("compiles");
     let barriers = c.module.wgsl.matches("workgroupBarrier()").count();
     assert_eq!(barriers, 2, "{}", c.module.wgsl);
-    let diverging = "input x: f32[64]\n\
+    // A per-element loop all invocations run alike is uniform too.
+    let per_element = "input x: f32[64]\n\
         output y = compute@grid 1 |g| compute@group 4 |l| compute@thread 32 |t| \
         let@shared s = compute@thread 4 |q| x[q] in s[t % 4]\n";
+    let c = compile_text(per_element).expect("compiles");
+    assert_eq!(c.module.wgsl.matches("workgroupBarrier()").count(), 2);
+    // Elements dealt out `l, l+W, ...`: invocations run different trips.
+    let diverging = "input x: f32[64]\n\
+        output y = compute@grid 1 |g| let@shared a = compute@group 4 |l| x[l] in \
+        compute@thread 30 |t| let@shared s = compute@thread 4 |q| x[q] + a[0] in s[t % 4]\n";
     assert_eq!(codes(compile_text(diverging)), ["E0303"]);
 }

@@ -2,7 +2,7 @@
 //! picks for the examples computes what the interpreter computes.
 
 use texpr_codegen::{Schedule, ScheduleChoice};
-use texpr_tests::gpu::{check_program_with, gpu};
+use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
     let path = format!("{}/../examples/{name}.te", env!("CARGO_MANIFEST_DIR"));
@@ -122,4 +122,76 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
     ] {
         check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
     }
+}
+
+/// `multipass ... combine=tree|subgroup` (one partial per workgroup; one
+/// kernel when `parts == group`) on the folds. Without subgroups on the
+/// device, `combine=subgroup` is refused with E0215.
+#[test]
+fn pinned_workgroup_combines_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let subgroups = gpu.limits().subgroups();
+    if gpu.info().name.contains("llvmpipe") {
+        assert!(subgroups, "lavapipe has subgroups: {}", gpu.info().name);
+    }
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: &[Case<'_>] = &[
+        (
+            "sum",
+            "total: multipass parts=256 group=64",
+            &[("N", 1 << 16)],
+        ),
+        (
+            "sum",
+            "total: multipass parts=128 group=128",
+            &[("N", 1 << 16)],
+        ),
+        (
+            "sum",
+            "total: multipass parts=96 group=24",
+            &[("N", 96 * 7)],
+        ),
+        ("max", "m: multipass parts=512 group=32", &[("N", 12288)]),
+        ("dot", "out: multipass parts=64 group=64", &[("N", 1 << 15)]),
+        (
+            "dot",
+            "out: multipass parts=1024 group=256",
+            &[("N", 1 << 15)],
+        ),
+    ];
+    let mut ran = 0;
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        for combine in ["tree", "subgroup"] {
+            let sched = format!("{sched} combine={combine}");
+            match check_program_with(gpu, &p, 5, &pinned(&sched)) {
+                Ok(_) => ran += 1,
+                Err(RunError::Compile(e)) if !subgroups && combine == "subgroup" => {
+                    assert!(e.contains("E0215"), "{name} ({sched}): {e}");
+                }
+                Err(e) => panic!("{name} ({sched}): {e}"),
+            }
+        }
+    }
+    assert!(ran >= cases.len());
+}
+
+/// A `reduce@subgroup` written by hand (one sum per workgroup, a width that
+/// is not a multiple of the subgroup size, vector bodies, `max` and `min`
+/// on integers), through the front end and the GPU.
+#[test]
+fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    if !gpu.limits().subgroups() {
+        eprintln!("  (no subgroups on {}: skipped)", gpu.info().name);
+        return;
+    }
+    let src = "input x: f32[4096]\n\
+               input k: i32[1000]\n\
+               output s: f32[64] = compute@grid 64 |g| reduce@subgroup 64 |l| x[g*64 + l] * 2.0\n\
+               output v: f32[12] = compute@grid 4 |g| reduce@subgroup 100 |l| compute@thread 3 |j| x[g*300 + l*3 + j]\n\
+               output m: i32[10] = compute@grid 10 |g| reduce@subgroup max 100 |l| k[g*100 + l]\n\
+               output n: i32[10] = compute@grid 10 |g| reduce@subgroup min 100 |l| k[g*100 + l]\n\
+               output p: f32[1] = compute@grid 1 |g| reduce@subgroup * 20 |l| 1.0 + x[l] / 64.0\n";
+    run_source(gpu, src, &[], 11).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use texpr_codegen::runtime::Gpu;
-use texpr_codegen::{Options, Schedule, ScheduleChoice, Strategy, compile};
+use texpr_codegen::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
 use texpr_opt::DeviceLimits;
@@ -22,7 +22,11 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Coarsen { .. } => "coarsen",
         Strategy::Rows { .. } => "rows",
         Strategy::Tile { .. } => "tile",
-        Strategy::MultiPass { .. } => "multipass",
+        Strategy::MultiPass { combine, .. } => match combine {
+            Combine::Serial => "multipass",
+            Combine::Tree => "multipass combine=tree",
+            Combine::Subgroup => "multipass combine=subgroup",
+        },
     }
 }
 

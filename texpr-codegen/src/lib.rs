@@ -41,8 +41,10 @@
 //! - E0313 storage buffers per kernel over the limit
 //! - E0314 a buffer over the storage binding size limit
 //! - E0315 a buffer over the buffer size limit
+//! - E0316 more loop iterations per invocation than the device runs
+//! - E0317 a `reduce@subgroup` on a device without subgroup operations
 //! - E0390 internal: naga rejects the generated WGSL (message and shader in notes)
-//! - E0391 internal: a barrier in non-uniform control flow
+//! - E0391 internal: a barrier or subgroup operation in non-uniform control flow
 //! - E0392 internal: an unbound variable or vector while emitting
 //! - E0393 a naga backend failed to translate the module
 
@@ -59,7 +61,7 @@ pub mod wgsl;
 
 pub use emit::emit;
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
-pub use texpr_opt::{DeviceLimits, Schedule, ScheduleChoice, Strategy};
+pub use texpr_opt::{Combine, DeviceLimits, Schedule, ScheduleChoice, Strategy};
 pub use translate::{Target, Translated, translate};
 
 use texpr_syntax::Diagnostic;

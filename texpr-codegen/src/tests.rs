@@ -109,3 +109,50 @@ fn let_reg_inside_a_reduce_keeps_the_reduce_loop_intact() {
     assert_eq!(w.matches("acc_1 = ").count(), 1, "{w}");
     assert_eq!(w.matches("i_2 = i_2 + 1i").count(), 1, "{w}");
 }
+
+/// `reduce@subgroup`: subgroup operations in uniform control flow, lane 0's
+/// partials in workgroup memory sized for subgroups of one invocation, and
+/// naga validates the module (with the subgroup capability); without
+/// subgroups, E0317 names the reduction.
+#[test]
+fn reduce_at_subgroup_emits_subgroup_operations_or_a_coded_error() {
+    let src = "input x: f32[1024]\n\
+               input k: i32[256]\n\
+               output s: f32[16] = compute@grid 16 |g| reduce@subgroup 64 |l| x[g*64 + l]\n\
+               output v: f32[8] = compute@grid 4 |g| reduce@subgroup 32 |l| compute@thread 2 |j| x[g*64 + l*2 + j]\n\
+               output m: i32[2] = compute@grid 2 |g| reduce@subgroup max 100 |l| k[g*100 + l]\n";
+    let with = Options {
+        limits: texpr_opt::DeviceLimits {
+            subgroup_size: Some((8, 8)),
+            ..Default::default()
+        },
+        ..Options::default()
+    };
+    let c = crate::compile_source(src, &with).unwrap_or_else(|e| panic!("{e:#?}"));
+    let w = &c.module.wgsl;
+    crate::validate::validate(w, &with.limits).unwrap();
+    assert!(crate::validate::validate(w, &Default::default()).is_err());
+    assert_eq!(w.matches("subgroupAdd(").count(), 3, "{w}");
+    assert_eq!(w.matches("subgroupMax(").count(), 1, "{w}");
+    assert!(
+        w.contains("@builtin(subgroup_invocation_id) sgl: u32"),
+        "{w}"
+    );
+    assert!(w.contains("if (sgl == 0u)"), "{w}");
+    assert!(
+        w.contains("array<f32, 64>") && w.contains("array<i32, 100>"),
+        "{w}"
+    );
+    assert!(!w.contains("enable subgroups"), "{w}");
+    assert_eq!(c.module.kernels[2].workgroup_size, [100, 1, 1]);
+    // SPIR-V (what lavapipe runs) translates.
+    assert!(matches!(
+        translate(&c.module, Target::Spirv),
+        Ok(Translated::Binary(_))
+    ));
+    let errs = crate::compile_source(src, &Options::default()).unwrap_err();
+    assert_eq!(errs.len(), 3, "{errs:#?}");
+    assert!(errs.iter().all(|d| d.code == "E0317"), "{errs:#?}");
+    let at = src.find("reduce@subgroup 64").unwrap();
+    assert_eq!(errs[0].labels[0].span.start as usize, at);
+}

@@ -25,7 +25,13 @@ pub enum Translated {
 }
 
 pub fn translate(module: &Module, target: Target) -> Result<Translated, Diagnostic> {
-    let (m, info) = validate(&module.wgsl, &DeviceLimits::default())?;
+    // The module was validated for its device when emitted; here any
+    // capability it may use (subgroups) is allowed.
+    let any = DeviceLimits {
+        subgroup_size: Some((1, 128)),
+        ..DeviceLimits::default()
+    };
+    let (m, info) = validate(&module.wgsl, &any)?;
     let fail = |e: &dyn std::fmt::Display| {
         Diagnostic::error("E0393", format!("cannot translate to {target:?}: {e}"))
     };

@@ -35,7 +35,7 @@ enum Ctx {
 pub fn has_structure(e: &Expr) -> bool {
     let here = match &e.kind {
         ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => {
-            matches!(level, Some(Level::Grid | Level::Group))
+            matches!(level, Some(Level::Grid | Level::Group | Level::Subgroup))
         }
         ExprKind::Let { level, .. } => *level == Some(MemLevel::Shared),
         _ => false,
@@ -208,7 +208,7 @@ impl Filler<'_> {
                     .push(Diagnostic::error(code, why).with_primary(e.span, "this grid level"));
                 (Level::Grid, Ctx::Group)
             }
-            Some(Level::Group) => {
+            Some(lv @ (Level::Group | Level::Subgroup)) => {
                 if ctx == Ctx::Thread {
                     self.errs.push(
                         Diagnostic::error(
@@ -219,7 +219,7 @@ impl Filler<'_> {
                     );
                 }
                 self.check_group_size(e, n);
-                (Level::Group, Ctx::Group)
+                (lv, Ctx::Group)
             }
             Some(Level::Thread) => (Level::Thread, Ctx::Thread),
             None if ctx == Ctx::Spine && has_structure(body) => {

@@ -17,7 +17,8 @@
 //! - E0212 sizes that do not divide as a strategy needs
 //! - E0213 a strategy's workgroup wider than the device allows
 //! - E0214 a strategy needing more loop iterations per invocation than the device runs
-//! - E0215 a strategy needing more workgroup memory than the device has
+//! - E0215 `combine=subgroup` on a device without subgroup operations
+//! - E0216 a strategy needing more workgroup memory than the device has
 
 pub mod build;
 pub mod cost;
@@ -43,7 +44,7 @@ pub mod threads;
 
 pub use limits::DeviceLimits;
 pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
-pub use schedule::{Schedule, ScheduleChoice, Strategy};
+pub use schedule::{Combine, Schedule, ScheduleChoice, Strategy};
 
 #[cfg(test)]
 mod pass_tests;

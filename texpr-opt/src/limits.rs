@@ -21,7 +21,10 @@ pub struct DeviceLimits {
     pub max_storage_buffer_binding_size: u64,
     /// Bytes of one buffer.
     pub max_buffer_size: u64,
-    /// Subgroup sizes `(min, max)` when subgroup operations are available.
+    /// Subgroup sizes `(min, max)` when subgroup operations are available
+    /// (the runtime requests `wgpu::Features::SUBGROUP` where the adapter has
+    /// it; lavapipe's size is 8). `None`: no subgroups, and neither
+    /// `reduce@subgroup` nor `multipass ... combine=subgroup` compiles.
     pub subgroup_size: Option<(u32, u32)>,
     /// Loop iterations one invocation may run, all its loops together, where
     /// the driver cuts loops short: Mesa's llvmpipe (lavapipe) stops every
@@ -47,5 +50,12 @@ impl Default for DeviceLimits {
             max_loop_iterations: None,
             cpu: false,
         }
+    }
+}
+
+impl DeviceLimits {
+    /// Whether subgroup operations (`subgroupAdd`, ...) are available.
+    pub fn subgroups(&self) -> bool {
+        self.subgroup_size.is_some()
     }
 }

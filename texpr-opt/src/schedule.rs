@@ -8,8 +8,11 @@
 //! y: rows group=64
 //! z: coarsen group=64 per_thread=16
 //! total: multipass parts=4096 group=64
+//! norm: multipass parts=4096 group=64 combine=subgroup
 //! w: default
 //! ```
+//! `multipass` takes an optional `combine=serial|tree|subgroup` ([`Combine`]);
+//! `serial` is the default and is printed without `combine=`.
 //! An item the schedule does not name gets the default schedule (one element
 //! per invocation). A strategy that does not fit its item (the item's shape,
 //! the device's limits, or sizes that do not divide) is refused by
@@ -46,7 +49,56 @@ pub enum Strategy {
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global
     /// buffer; then one invocation folds the partials (a second kernel).
-    MultiPass { parts: u64, group: u64 },
+    ///
+    /// `combine` says how a workgroup combines its invocations' folds
+    /// ([`Combine`]): with `Tree` or `Subgroup` each workgroup writes one
+    /// partial (`parts / group` in all, and no second kernel when
+    /// `parts == group`).
+    MultiPass {
+        parts: u64,
+        group: u64,
+        combine: Combine,
+    },
+}
+
+/// How a [`Strategy::MultiPass`] combines the folds of one workgroup's
+/// invocations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Combine {
+    /// Not at all: every invocation writes its partial to the global, and
+    /// one invocation folds all `parts` of them.
+    #[default]
+    Serial,
+    /// A `reduce@group` tree in workgroup memory: one partial per workgroup.
+    Tree,
+    /// A `reduce@subgroup`: subgroup operations, then a fold of the
+    /// per-subgroup partials; one partial per workgroup. Needs a device with
+    /// subgroups.
+    Subgroup,
+}
+
+impl Combine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Combine::Serial => "serial",
+            Combine::Tree => "tree",
+            Combine::Subgroup => "subgroup",
+        }
+    }
+}
+
+impl FromStr for Combine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Combine, String> {
+        match s {
+            "serial" => Ok(Combine::Serial),
+            "tree" => Ok(Combine::Tree),
+            "subgroup" => Ok(Combine::Subgroup),
+            _ => Err(format!(
+                "unknown `combine={s}` (expected serial, tree or subgroup)"
+            )),
+        }
+    }
 }
 
 /// A schedule: the strategy of each named item, in order.
@@ -105,8 +157,16 @@ impl fmt::Display for Strategy {
                     None => Ok(()),
                 }
             }
-            Strategy::MultiPass { parts, group } => {
-                write!(f, "multipass parts={parts} group={group}")
+            Strategy::MultiPass {
+                parts,
+                group,
+                combine,
+            } => {
+                write!(f, "multipass parts={parts} group={group}")?;
+                match combine {
+                    Combine::Serial => Ok(()),
+                    c => write!(f, " combine={}", c.name()),
+                }
             }
         }
     }
@@ -175,6 +235,11 @@ impl FromStr for Strategy {
             "multipass" => Strategy::MultiPass {
                 parts: number(take("parts")?)?,
                 group: number(take("group")?)?,
+                // Optional: `take` fails only when it is not given.
+                combine: match take("combine") {
+                    Ok(c) => c.parse()?,
+                    Err(_) => Combine::Serial,
+                },
             },
             other => {
                 return Err(format!(
@@ -239,11 +304,29 @@ mod tests {
 
     #[test]
     fn text_round_trips() {
-        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nw: default\n";
+        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
         let s: Schedule = text.parse().expect("parses");
-        assert_eq!(s.items.len(), 6);
+        assert_eq!(s.items.len(), 8);
+        assert_eq!(
+            s.get("v"),
+            Strategy::MultiPass {
+                parts: 128,
+                group: 32,
+                combine: Combine::Subgroup
+            }
+        );
         assert_eq!(s.to_string(), text);
         assert_eq!(s.get("nobody"), Strategy::Default);
+    }
+
+    #[test]
+    fn serial_combine_is_the_default_and_prints_as_before() {
+        let s: Schedule = "t: multipass parts=64 group=8 combine=serial\n"
+            .parse()
+            .unwrap();
+        assert_eq!(s.to_string(), "t: multipass parts=64 group=8\n");
+        let old: Schedule = "t: multipass parts=64 group=8\n".parse().unwrap();
+        assert_eq!(old, s);
     }
 
     #[test]
@@ -257,6 +340,22 @@ mod tests {
             ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
             ("c: rows group=4 reg=2", 1, "no setting `reg`"),
             ("c: rows group=4\nc: default", 2, "scheduled twice"),
+            (
+                "c: default\nt: multipass parts=8 group=4 combine=warp",
+                2,
+                "unknown `combine=warp`",
+            ),
+            (
+                "t: multipass parts=8 group=4 combine=",
+                1,
+                "expected serial, tree or subgroup",
+            ),
+            (
+                "t: multipass parts=8 group=4 combine=tree combine=tree",
+                1,
+                "given twice",
+            ),
+            ("t: rows group=4 combine=tree", 1, "no setting `combine`"),
         ];
         for (text, line, msg) in cases {
             let e = text.parse::<Schedule>().expect_err(text);

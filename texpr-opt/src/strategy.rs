@@ -30,23 +30,30 @@
 //!   `ITEM_partials = compute@grid P/W |g| compute@group W |l| reduce@thread N/P |t| E[i := (g*W+l)*(N/P)+t]`
 //!   (each invocation reads a contiguous run: measured on llvmpipe, 2x
 //!   faster than interleaving neighbouring invocations)
-//!   and the item becomes one invocation folding the `P` partials.
+//!   and the item becomes one invocation folding the `P` partials;
+//! - `MultiPass { parts: P, group: W, combine: Tree }` (resp. `Subgroup`):
+//!   each workgroup combines its invocations' folds,
+//!   `ITEM_partials = compute@grid P/W |g| reduce@group W |l| reduce@thread N/P |t| E[i := (g*W+l)*(N/P)+t]`
+//!   (resp. `reduce@subgroup`), and the item folds the `P/W` partials; when
+//!   `P == W` there is no partials global: the item is
+//!   `compute@grid 1 |g| reduce@group W |l| ...` itself.
 //!
 //! Error codes: E0210 a schedule naming no item; E0211 a strategy that does
 //! not fit the item's shape; E0212 sizes that do not divide as the strategy
 //! needs; E0213 a workgroup wider than the device allows; E0214 more loop
-//! iterations per invocation than the device runs; E0215 more workgroup
-//! memory than the device has.
+//! iterations per invocation than the device runs; E0215 `combine=subgroup`
+//! on a device without subgroup operations; E0216 more workgroup memory
+//! than the device has.
 
 use crate::digits::{DigitPerm, Padded};
 use crate::distribute::distribute;
 use crate::elem::elem;
 use crate::limits::DeviceLimits;
-use crate::schedule::{Schedule, Strategy};
+use crate::schedule::{Combine, Schedule, Strategy};
 use crate::subst::{map_children, subst_expr};
 use crate::term::{bin, constant, var};
 use crate::threads::to_thread_levels;
-use texpr_syntax::ast::{Level, MemLevel, TermOp};
+use texpr_syntax::ast::{Level, MemLevel, ReduceOp, TermOp};
 use texpr_syntax::ir::{
     Expr, ExprKind, Global, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef,
 };
@@ -152,8 +159,12 @@ pub fn apply(
         Strategy::Tile { group, reg, shared } => {
             tile(p, &root, *group, *reg, *shared, limits).map_err(|(c, why)| fail(c, why))?
         }
-        Strategy::MultiPass { parts, group } => {
-            return multipass(p, item, &root, *parts, *group, limits)
+        Strategy::MultiPass {
+            parts,
+            group,
+            combine,
+        } => {
+            return multipass(p, item, &root, (*parts, *group, *combine), limits)
                 .map_err(|(c, why)| fail(c, why));
         }
     };
@@ -540,7 +551,7 @@ fn tile(
                         * 4;
                     if bytes > u64::from(limits.max_workgroup_storage_bytes) {
                         return Err((
-                            "E0215",
+                            "E0216",
                             format!(
                                 "{bytes} bytes of workgroup memory; the device allows {}",
                                 limits.max_workgroup_storage_bytes
@@ -910,10 +921,15 @@ fn multipass(
     p: &mut Program,
     item: Item,
     root: &Expr,
-    parts: u64,
-    w: u64,
+    (parts, w, combine): (u64, u64, Combine),
     limits: &DeviceLimits,
 ) -> Result<(), Fail> {
+    if combine == Combine::Subgroup && !limits.subgroups() {
+        return Err((
+            "E0215",
+            "`combine=subgroup` needs subgroup operations, which this device does not have".into(),
+        ));
+    }
     let ExprKind::Reduce {
         level: None,
         op,
@@ -935,8 +951,19 @@ fn multipass(
     if parts * m > i32::MAX as u64 {
         return Err(("E0212", "too many partial results for i32 indices".into()));
     }
+    // Partials the item folds: one per invocation, or one per workgroup.
+    let folded = match combine {
+        Combine::Serial => parts,
+        Combine::Tree | Combine::Subgroup => parts / w,
+    };
     if let Some(budget) = limits.max_loop_iterations {
-        let worst = (per * iterations(body).max(1)).max(parts * m);
+        // A workgroup combine adds at most `W` steps per element (the fold
+        // of the per-subgroup partials, or the tree's).
+        let combine_steps = match combine {
+            Combine::Serial => 0,
+            _ => w * m,
+        };
+        let worst = (per * iterations(body).max(1) + combine_steps).max(folded * m);
         if worst > budget {
             return Err((
                 "E0214",
@@ -971,14 +998,17 @@ fn multipass(
         ty: body.ty,
         span,
     };
-    let value = grid_over(
-        p,
-        g,
-        g_n,
-        parts * m,
-        parts * m,
-        compute(Level::Group, w, l, partial),
-    );
+    let group_e = match combine {
+        Combine::Serial => compute(Level::Group, w, l, partial),
+        Combine::Tree => reduce_at(Level::Group, *op, w, l, partial),
+        Combine::Subgroup => reduce_at(Level::Subgroup, *op, w, l, partial),
+    };
+    if combine != Combine::Serial && folded == 1 {
+        // One workgroup combines everything: no partials global.
+        *item.root_mut(p) = grid_over(p, g, 1, m, m, group_e);
+        return Ok(());
+    }
+    let value = grid_over(p, g, g_n, folded * m, folded * m, group_e);
     let base = format!("{}_partials", item.name(p));
     let mut name = base.clone();
     let mut suffix = 1;
@@ -1000,13 +1030,13 @@ fn multipass(
             span,
         },
     );
-    let part_ty = Ty::new(body.ty.elem, parts * m);
+    let part_ty = Ty::new(body.ty.elem, folded * m);
     let item = match item {
         Item::Global(x) => Item::Global(x + 1),
         o => o,
     };
     // The fold of the partials: one invocation.
-    let q = p.fresh_var("q", VarKind::Index { extent: parts }, span);
+    let q = p.fresh_var("q", VarKind::Index { extent: folded }, span);
     let read = |index: Term| -> Expr {
         Expr {
             kind: ExprKind::Index {
@@ -1029,7 +1059,7 @@ fn multipass(
         kind: ExprKind::Reduce {
             level: Some(Level::Thread),
             op: *op,
-            n: parts,
+            n: folded,
             var: q,
             body: Box::new(term_q),
         },
@@ -1041,6 +1071,22 @@ fn multipass(
     let new_root = grid_over(p, g2, 1, m, m, compute(Level::Group, 1, l2, fold));
     *item.root_mut(p) = new_root;
     Ok(())
+}
+
+/// `reduce@level op n |v| body`.
+fn reduce_at(level: Level, op: ReduceOp, n: u64, v: VarId, body: Expr) -> Expr {
+    let (ty, span) = (body.ty, body.span);
+    Expr {
+        kind: ExprKind::Reduce {
+            level: Some(level),
+            op,
+            n,
+            var: v,
+            body: Box::new(body),
+        },
+        ty,
+        span,
+    }
 }
 
 /// Shifts every reference to a global at position `>= at` up by one.

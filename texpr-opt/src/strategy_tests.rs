@@ -87,6 +87,8 @@ fn cpu() -> DeviceLimits {
         max_invocations_per_workgroup: 1024,
         max_workgroup_size: [1024, 1024, 64],
         max_loop_iterations: Some(65_535),
+        // lavapipe's subgroups.
+        subgroup_size: Some((8, 8)),
         cpu: true,
         ..DeviceLimits::default()
     }
@@ -128,12 +130,16 @@ fn check(name: &str, p: &Program, s: &Program, what: &str) {
 #[test]
 fn every_candidate_of_every_example_means_the_same() {
     let mut tried = 0;
+    let mut combines = std::collections::BTreeSet::new();
     for limits in [DeviceLimits::default(), cpu()] {
         for (name, p) in examples() {
             let prepared = prepare(&p, &limits).unwrap();
             for (item, cands) in candidates(&prepared, &limits) {
                 assert!(!cands.is_empty(), "{name}: `{item}` has no candidate");
                 for c in cands {
+                    if let Strategy::MultiPass { combine, .. } = c {
+                        combines.insert((limits.subgroups(), combine));
+                    }
                     let mut s = Schedule::default();
                     s.set(&item, c.clone());
                     let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
@@ -147,6 +153,84 @@ fn every_candidate_of_every_example_means_the_same() {
         }
     }
     assert!(tried > 200, "only {tried} candidates");
+    // Every combine is drawn; subgroups only where the device has them.
+    use crate::schedule::Combine::{Serial, Subgroup, Tree};
+    let want = [
+        (false, Serial),
+        (false, Tree),
+        (true, Serial),
+        (true, Tree),
+        (true, Subgroup),
+    ];
+    assert_eq!(combines.into_iter().collect::<Vec<_>>(), want);
+}
+
+/// The fold item and the partials global (if any) of `sum` under `text`.
+fn sum_under(text: &str, limits: &DeviceLimits) -> Result<Program, Vec<texpr_syntax::Diagnostic>> {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "sum").unwrap().1;
+    let q = optimize(p, limits, &ScheduleChoice::Given(text.parse().unwrap()))?;
+    check("sum", p, &q, text);
+    Ok(q)
+}
+
+#[test]
+fn workgroup_combines_write_one_partial_per_workgroup() {
+    let limits = cpu();
+    // 8192 terms, 256 parts in groups of 64: 4 partials.
+    for (combine, level) in [
+        ("tree", "reduce@group 64"),
+        ("subgroup", "reduce@subgroup 64"),
+    ] {
+        let q = sum_under(
+            &format!("total: multipass parts=256 group=64 combine={combine}"),
+            &limits,
+        )
+        .unwrap();
+        assert_eq!(q.globals.len(), 1, "{combine}");
+        assert_eq!(q.globals[0].name, "total_partials");
+        assert_eq!(q.globals[0].value.ty.len, 4, "{combine}");
+        let text = texpr_syntax::print::program(&q);
+        assert!(text.contains(level), "{combine}: {text}");
+        assert!(
+            text.contains("reduce@thread 4 |"),
+            "{combine}: the fold of 4 partials\n{text}"
+        );
+    }
+    // The serial combine: 256 partials, as before.
+    let q = sum_under("total: multipass parts=256 group=64", &limits).unwrap();
+    assert_eq!(q.globals[0].value.ty.len, 256);
+    // One workgroup: no partials global, the item is the workgroup's reduction.
+    let q = sum_under(
+        "total: multipass parts=64 group=64 combine=subgroup",
+        &limits,
+    )
+    .unwrap();
+    assert!(q.globals.is_empty());
+    let text = texpr_syntax::print::program(&q);
+    assert!(
+        text.contains("compute@grid 1 |") && text.contains("reduce@subgroup 64 |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn subgroup_combine_needs_subgroups() {
+    let errs = sum_under(
+        "total: multipass parts=256 group=64 combine=subgroup",
+        &DeviceLimits::default(),
+    )
+    .unwrap_err();
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].code, "E0215");
+    assert!(errs[0].message.contains("subgroup"), "{}", errs[0].message);
+    assert!(
+        sum_under(
+            "total: multipass parts=256 group=64 combine=tree",
+            &DeviceLimits::default()
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -210,7 +294,7 @@ fn misfitting_strategies_are_coded_errors() {
         .iter()
         .map(|d| d.code)
         .collect();
-    assert_eq!(codes, ["E0215"]);
+    assert_eq!(codes, ["E0216"]);
     let _ = Strategy::Default;
 }
 

@@ -56,6 +56,10 @@ pub enum Level {
     Grid,
     /// Invocations of one workgroup.
     Group,
+    /// Invocations of one workgroup, combined with subgroup operations:
+    /// `reduce@subgroup W |l| T` means exactly `reduce@group W |l| T`. For
+    /// `reduce` only.
+    Subgroup,
     /// A sequential loop inside one invocation.
     Thread,
 }
@@ -65,6 +69,7 @@ impl Level {
         match self {
             Level::Grid => "grid",
             Level::Group => "group",
+            Level::Subgroup => "subgroup",
             Level::Thread => "thread",
         }
     }

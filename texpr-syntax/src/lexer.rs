@@ -194,7 +194,7 @@ fn unknown_char(text: &str, span: Span) -> Diagnostic {
     if text == "@" {
         return Diagnostic::error("E0008", "expected a level name after `@`")
             .with_primary(span, "no level name")
-            .with_note("levels are `@grid`, `@group`, `@thread`, `@global`, `@shared` and `@reg`");
+            .with_note("levels are `@grid`, `@group`, `@subgroup`, `@thread`, `@global`, `@shared` and `@reg`");
     }
     let ch = text.chars().next().unwrap_or('?');
     Diagnostic::error(

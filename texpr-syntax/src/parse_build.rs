@@ -195,8 +195,13 @@ impl Builder {
             "grid" => Level::Grid,
             "group" => Level::Group,
             "thread" => Level::Thread,
+            "subgroup" if what == "reduce" => Level::Subgroup,
             _ => {
-                self.bad_level(name, sp, what, "`@grid`, `@group` or `@thread`");
+                let allowed = match what {
+                    "reduce" => "`@grid`, `@group`, `@subgroup` or `@thread`",
+                    _ => "`@grid`, `@group` or `@thread`",
+                };
+                self.bad_level(name, sp, what, allowed);
                 return None;
             }
         };
@@ -219,7 +224,9 @@ impl Builder {
     }
 
     fn bad_level(&mut self, name: &str, sp: Span, what: &str, allowed: &str) {
-        let known = ["grid", "group", "thread", "global", "shared", "reg"];
+        let known = [
+            "grid", "group", "subgroup", "thread", "global", "shared", "reg",
+        ];
         let (code, msg) = if known.contains(&name) {
             ("E0007", format!("`@{name}` is not a level for `{what}`"))
         } else {

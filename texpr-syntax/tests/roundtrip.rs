@@ -118,6 +118,17 @@ fn level() -> impl Strategy<Value = (Level, Span)> + Clone {
     select(vec![Level::Grid, Level::Group, Level::Thread]).prop_map(spanned)
 }
 
+/// A `reduce` may also run at `subgroup`.
+fn reduce_level() -> impl Strategy<Value = (Level, Span)> + Clone {
+    select(vec![
+        Level::Grid,
+        Level::Group,
+        Level::Subgroup,
+        Level::Thread,
+    ])
+    .prop_map(spanned)
+}
+
 fn mem_level() -> impl Strategy<Value = (MemLevel, Span)> + Clone {
     select(vec![MemLevel::Global, MemLevel::Shared, MemLevel::Reg]).prop_map(spanned)
 }
@@ -185,7 +196,7 @@ fn open_expr(inner: BoxedStrategy<Expr>) -> BoxedStrategy<ExprKind> {
                 body: Box::new(body),
             }),
         (
-            option::of(level()),
+            option::of(reduce_level()),
             option::of(reduce_op()),
             term(),
             name(),

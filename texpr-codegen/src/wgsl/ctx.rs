@@ -61,6 +61,9 @@ pub struct Ctx<'p> {
     pub shared: Vec<SharedDecl>,
     /// Invocations per workgroup (set by the kernel body).
     pub group_size: u64,
+    /// The kernel uses subgroup operations: the entry point takes the
+    /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
+    pub subgroups: bool,
 }
 
 impl<'p> Ctx<'p> {
@@ -76,6 +79,7 @@ impl<'p> Ctx<'p> {
             vec4: BTreeSet::new(),
             shared: Vec::new(),
             group_size: 1,
+            subgroups: false,
         }
     }
 

@@ -12,7 +12,10 @@
 //!   (earlier readers are done), the cooperative fill, a barrier;
 //! - the final value: `compute@group W |l| T` — invocation `l` computes its
 //!   `m` elements; `reduce@group W |l| T` — a tree reduction in workgroup
-//!   memory with barriers between the steps; anything else — invocation `l`
+//!   memory with barriers between the steps; `reduce@subgroup W |l| T` — a
+//!   subgroup operation per element, lane 0 of each subgroup writes its
+//!   partial to workgroup memory, a barrier, then a fold of the partials
+//!   (see [`Ctx::subgroup_reduce`]); anything else — invocation `l`
 //!   computes elements `l, l+W, ...` (see [`Ctx::elem`]).
 //!
 //! The workgroup size `W` is the widest group-level node on the spine (1 if
@@ -70,7 +73,7 @@ fn group_node(e: &Expr) -> Option<(u64, Span)> {
             ..
         }
         | ExprKind::Reduce {
-            level: Some(Level::Group),
+            level: Some(Level::Group | Level::Subgroup),
             n,
             ..
         } => Some((*n, e.span)),
@@ -147,6 +150,16 @@ impl Ctx<'_> {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 self.tree_reduce(*op, body, w, e.span, out)
             }
+            ExprKind::Reduce {
+                level: Some(Level::Subgroup),
+                op,
+                n,
+                var,
+                body,
+            } if *n == w => {
+                self.idx.insert(*var, Ix::Name("l".into()));
+                self.subgroup_reduce(*op, body, w, e.span, out)
+            }
             _ => self.strided(e, w, &|cx, j, v| cx.write(out, &j, v)),
         }
     }
@@ -198,7 +211,8 @@ impl Ctx<'_> {
             return Ok(());
         }
         let u = super::elem::unroll_factor(m as u64, super::elem::expr_size(body) as u64);
-        let j = self.open_loop("j", &Ix::Const(0), m, u as i64, false);
+        // Constant bounds: every invocation runs it alike (uniform).
+        let j = self.open_loop("j", &Ix::Const(0), m, u as i64, true);
         for step in 0..u {
             let at = self.step_index(&j, step);
             let v = self.elem(body, &at)?;
@@ -328,6 +342,79 @@ impl Ctx<'_> {
         let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
         let v = self.w.let_(lit::ty(body.ty.elem), format!("{red}[{j}]"));
         self.write(out, &Ix::Name(j), &v)?;
+        self.w.close();
+        Ok(())
+    }
+
+    /// `reduce@subgroup W |l| body` (length `m`): invocation `l` computes
+    /// its `m` elements; each is combined across the subgroup
+    /// (`subgroupAdd`, ...) in uniform control flow; lane 0 of subgroup `s`
+    /// writes its partials to `part[s*m + j]` (sized for subgroups of one
+    /// invocation, the worst case); a barrier; then invocation `l` folds
+    /// element `l, l+W, ...` over the subgroups' partials, in subgroup
+    /// order, and writes it. That loop's bound is known only at run time, so
+    /// it counts as `W` iterations towards the loop budget.
+    fn subgroup_reduce(
+        &mut self,
+        op: ReduceOp,
+        body: &Expr,
+        w: u64,
+        span: Span,
+        out: &Target,
+    ) -> Result<(), Diagnostic> {
+        self.subgroups = true;
+        let m = body.ty.len as i64;
+        let ty = lit::ty(body.ty.elem);
+        let part = self.declare_shared("part", body.ty.elem, w * m as u64, span);
+        let f = match op {
+            ReduceOp::Add => "subgroupAdd",
+            ReduceOp::Mul => "subgroupMul",
+            ReduceOp::Max => "subgroupMax",
+            ReduceOp::Min => "subgroupMin",
+        };
+        let sg = self.w.let_("i32", "i32(sgid)");
+        self.own_elements(body, &|cx, at, v| {
+            let r = cx.w.subgroup_let(ty, format!("{f}({v})"))?;
+            // `at` is `l*m + j`: the slot is `sg*m + j`.
+            let slot = match m {
+                1 => sg.clone(),
+                _ => cx.w.let_(
+                    "i32",
+                    format!("{at} + ({sg} - l) * {}", lit::i32_lit(m as i32)),
+                ),
+            };
+            cx.w.open("if (sgl == 0u)", false);
+            cx.w.line(format!("{part}[{slot}] = {r};"));
+            cx.w.close();
+            Ok(())
+        })?;
+        self.w.barrier()?;
+        // The subgroup count: lavapipe (Mesa 22.3) reports `num_subgroups`
+        // as W / size rounded down, missing a last partial subgroup
+        // (measured: W = 20 summed 16 terms). No subgroup holds more than
+        // `subgroup_size` invocations, so the larger of the two is right on
+        // every device.
+        let count = self
+            .w
+            .let_("i32", format!("i32(max(nsg, ({w}u + sgs - 1u) / sgs))"));
+        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
+        let acc = self.w.fresh("acc");
+        self.w.line(format!("var {acc}: {ty} = {part}[{j}];"));
+        let s = self.w.fresh("s");
+        self.w.open_loop(
+            format!("for (var {s}: i32 = 1i; {s} < {count}; {s} = {s} + 1i)"),
+            false,
+            w,
+        );
+        let at = self
+            .w
+            .let_("i32", format!("{s} * {} + {j}", lit::i32_lit(m as i32)));
+        self.w.line(format!(
+            "{acc} = {};",
+            lit::combine(op, &acc, &format!("{part}[{at}]"))
+        ));
+        self.w.close();
+        self.write(out, &Ix::Name(j), &acc)?;
         self.w.close();
         Ok(())
     }

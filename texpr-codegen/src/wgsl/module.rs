@@ -10,7 +10,8 @@ use crate::dispatch;
 use crate::plan::{Access, Binding, BufferId, Kernel};
 use crate::shape::shape;
 use texpr_opt::DeviceLimits;
-use texpr_syntax::ir::{Expr, Program};
+use texpr_syntax::ast::Level;
+use texpr_syntax::ir::{Expr, ExprKind, Program};
 use texpr_syntax::{Diagnostic, Span};
 
 /// One kernel's text and plan, plus what the limit checks need.
@@ -34,6 +35,16 @@ pub fn kernel(
     limits: &DeviceLimits,
 ) -> Result<KernelText, Diagnostic> {
     let sh = shape(root)?;
+    if !limits.subgroups()
+        && let Some(at) = subgroup_node(root)
+    {
+        return Err(Diagnostic::error(
+            "E0317",
+            "`reduce@subgroup` needs subgroup operations, which this device does not have",
+        )
+        .with_primary(at, "this reduction uses subgroup operations")
+        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead"));
+    }
     let (w, size_span) = workgroup_size(sh.body);
     let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
     let padded = dispatch.iter().map(|&d| d as u64).product::<u64>() > sh.groups;
@@ -94,8 +105,14 @@ pub fn kernel(
             s.len
         );
     }
+    let sub = match cx.subgroups {
+        true => {
+            ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
+        }
+        false => "",
+    };
     text += &format!(
-        "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n"
     );
     let shared = std::mem::take(&mut cx.shared);
     let loop_iterations = cx.w.iterations();
@@ -118,6 +135,25 @@ pub fn kernel(
         size_span,
         loop_iterations,
     })
+}
+
+/// The span of the first `reduce@subgroup` in `e`, if any.
+fn subgroup_node(e: &Expr) -> Option<Span> {
+    if let ExprKind::Reduce {
+        level: Some(Level::Subgroup),
+        ..
+    } = &e.kind
+    {
+        return Some(e.span);
+    }
+    let mut found = None;
+    texpr_opt::subst::map_children(e, |c| {
+        if found.is_none() {
+            found = subgroup_node(c);
+        }
+        c.clone()
+    });
+    found
 }
 
 /// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.

@@ -109,6 +109,19 @@ impl Writer {
         !self.blocks.is_empty()
     }
 
+    /// `let name: ty = expr;` for an expression holding a subgroup
+    /// operation, or an internal error (E0391) when any enclosing block is
+    /// not uniform (every invocation of a subgroup must reach it alike).
+    pub fn subgroup_let(&mut self, ty: &str, expr: impl AsRef<str>) -> Result<String, Diagnostic> {
+        if self.blocks.iter().any(|u| !u) {
+            return Err(Diagnostic::error(
+                "E0391",
+                "internal error: a subgroup operation would stand in non-uniform control flow",
+            ));
+        }
+        Ok(self.let_(ty, expr))
+    }
+
     /// The function body written so far.
     pub fn finish(self) -> Vec<String> {
         debug_assert!(self.blocks.is_empty());
@@ -127,9 +140,14 @@ mod tests {
         assert!(w.barrier().is_ok());
         w.open("if (l < s)", false);
         assert_eq!(w.barrier().unwrap_err().code, "E0391");
+        assert_eq!(
+            w.subgroup_let("f32", "subgroupAdd(x)").unwrap_err().code,
+            "E0391"
+        );
         w.close();
+        assert!(w.subgroup_let("f32", "subgroupAdd(x)").is_ok());
         w.close();
-        assert_eq!(w.finish().len(), 5);
+        assert_eq!(w.finish().len(), 6);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Walking from an item's root to a leaf, a [`LevelCtx`] records the enclosing
 //! leveled nodes. The rules (docs/language.md, "The scheduled form"):
 //! - `compute`/`reduce` levels are non-increasing: `grid` above `group` above
-//!   `thread` (equal levels may nest);
+//!   `thread` (equal levels may nest; `subgroup`, for `reduce` only, ranks
+//!   as `group`);
 //! - there is no `reduce@grid`;
 //! - `let@global` stands outside every `compute` and `reduce`;
 //! - `let@shared` stands inside a `compute@grid`, and either outside every
@@ -37,11 +38,11 @@ pub struct LevelCtx {
     pub group_var: Option<crate::ir::VarId>,
 }
 
-/// Ordering rank: grid 0, group 1, thread 2.
+/// Ordering rank: grid 0, group and subgroup 1, thread 2.
 fn rank(l: Level) -> u8 {
     match l {
         Level::Grid => 0,
-        Level::Group => 1,
+        Level::Group | Level::Subgroup => 1,
         Level::Thread => 2,
     }
 }
