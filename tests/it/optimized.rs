@@ -84,6 +84,17 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "c: tile group=8x4 reg=2x4 shared=6",
             &[("M", 33), ("N", 70), ("K", 18)][..],
         ),
+        // A batch of products: one workgroup's blocks within one batch.
+        (
+            "batched_matmul",
+            "c: tile group=4x4 reg=2x4",
+            &[("BATCH", 3), ("M", 16), ("N", 32), ("K", 12)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=4x2 reg=2x2 shared=4",
+            &[("BATCH", 5), ("M", 8), ("N", 12), ("K", 8)][..],
+        ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
         (
             "sum",

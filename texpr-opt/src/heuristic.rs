@@ -17,8 +17,9 @@ use texpr_syntax::ir::{Expr, ExprKind, Program};
 /// The shape of an item root, as far as strategies care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
-    /// `compute M |i| compute N |j| S`, `S` scalar holding a `reduce` of `k` terms.
-    Contraction { m: u64, n: u64, k: u64 },
+    /// `compute M |i| compute N |j| S`, `S` scalar holding a `reduce` of `k`
+    /// terms, possibly inside `compute B |p|` (`batch` = `B`, else 1).
+    Contraction { batch: u64, m: u64, n: u64, k: u64 },
     /// `compute R |r| B` where `B` (length `c`) holds a reduction (the first
     /// of `k` terms).
     RowReduce { r: u64, c: u64, k: u64 },
@@ -29,6 +30,22 @@ pub enum Shape {
 }
 
 pub fn shape(root: &Expr) -> Shape {
+    if let ExprKind::Compute {
+        level: None,
+        n: batch,
+        map: None,
+        body,
+        ..
+    } = &root.kind
+        && let Shape::Contraction { batch: 1, m, n, k } = shape(body)
+    {
+        return Shape::Contraction {
+            batch: *batch,
+            m,
+            n,
+            k,
+        };
+    }
     if let ExprKind::Compute {
         level: None,
         n: m,
@@ -47,7 +64,12 @@ pub fn shape(root: &Expr) -> Shape {
             && s.ty.len == 1
             && let Some(k) = first_reduce(s)
         {
-            return Shape::Contraction { m: *m, n: *n, k };
+            return Shape::Contraction {
+                batch: 1,
+                m: *m,
+                n: *n,
+                k,
+            };
         }
         if let Some(k) = first_reduce(body) {
             return Shape::RowReduce {
@@ -81,7 +103,7 @@ fn first_reduce(e: &Expr) -> Option<u64> {
 pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
     let mut out = Vec::new();
     match shape(root) {
-        Shape::Contraction { m, n, .. } => {
+        Shape::Contraction { batch, m, n, .. } => {
             // On llvmpipe (measured, 1024^3): 8x8 registers in 8x8 groups
             // 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9.
             let regs: &[[u64; 2]] = if limits.cpu {
@@ -159,7 +181,11 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             out.retain(|s| match s {
                 Strategy::Tile { group, reg, .. } => {
                     let (bi, bj) = (group[0] * reg[0], group[1] * reg[1]);
-                    4 * m.div_ceil(bi) * bi * n.div_ceil(bj) * bj <= 5 * m * n
+                    let (mp, np) = (m.div_ceil(bi) * bi, n.div_ceil(bj) * bj);
+                    match batch {
+                        1 => 4 * mp * np <= 5 * m * n,
+                        _ => (mp, np) == (m, n),
+                    }
                 }
                 _ => true,
             });

@@ -433,7 +433,22 @@ fn tile(
     shared: Option<u64>,
     limits: &DeviceLimits,
 ) -> Result<Expr, Fail> {
-    let shape = match &root.kind {
+    // An optional batch: `compute B |p| compute M |i| compute N |j| S`.
+    let (batch, inner_root) = match &root.kind {
+        ExprKind::Compute {
+            level: None,
+            n: b_n,
+            var: pv,
+            map: None,
+            body,
+        } if matches!(&body.kind, ExprKind::Compute { level: None, map: None, body: b2, .. }
+            if matches!(&b2.kind, ExprKind::Compute { level: None, map: None, body: s, .. } if s.ty.len == 1)) =>
+        {
+            (Some((*b_n, *pv)), &**body)
+        }
+        _ => (None, root),
+    };
+    let shape = match &inner_root.kind {
         ExprKind::Compute {
             level: None,
             n: m_n,
@@ -455,7 +470,7 @@ fn tile(
     let Some((m_n, i, n_n, j, s)) = shape else {
         return Err((
             "E0211",
-            "`tile` needs an item `compute M |i| compute N |j| S` with a scalar `S` and no index maps"
+            "`tile` needs an item `compute M |i| compute N |j| S` (or `compute B |p|` around it) with a scalar `S` and no index maps"
                 .into(),
         ));
     };
@@ -474,23 +489,51 @@ fn tile(
     }
     let wrap_i = (mp != m_n).then_some(m_n);
     let wrap_j = (np != n_n).then_some(n_n);
+    let b_n = batch.map_or(1, |b| b.0);
+    if b_n * mp * np > i32::MAX as u64 / 3 {
+        return Err((
+            "E0212",
+            format!("{b_n} results of {mp} x {np} overflow i32 indices"),
+        ));
+    }
+    if b_n > 1 && (wrap_i.is_some() || wrap_j.is_some()) {
+        return Err((
+            "E0212",
+            format!(
+                "a batch of {m_n} x {n_n} results does not divide into {}x{} blocks (batched tiles are not padded)",
+                ti_n * ri_n,
+                tj_n * rj_n
+            ),
+        ));
+    }
     let w = ti_n * tj_n;
     let span = root.span;
     let g = p.fresh_var(
         "g",
         VarKind::Index {
-            extent: gi_n * gj_n,
+            extent: b_n * gi_n * gj_n,
         },
         span,
     );
     let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
-    // i = ((g / GJ) * TI + l / TJ) * RI + ri; j = ((g % GJ) * TJ + l % TJ) * RJ + rj.
     let c = |x: u64| constant(x as i64);
+    // Batch `p = g / (GI*GJ)`, the same for the whole workgroup; the block
+    // within the batch `gt = g % (GI*GJ)`.
+    let (s, gt) = match batch {
+        Some((_, pv)) if b_n > 1 => {
+            let s = subst_expr(p, s, pv, &bin(TermOp::Div, var(g), c(gi_n * gj_n)));
+            (s, bin(TermOp::Rem, var(g), c(gi_n * gj_n)))
+        }
+        Some((_, pv)) => (subst_expr(p, s, pv, &c(0)), var(g)),
+        None => (s.clone(), var(g)),
+    };
+    let s = &s;
+    // i = ((gt / GJ) * TI + l / TJ) * RI + ri; j = ((gt % GJ) * TJ + l % TJ) * RJ + rj.
     let i_base = bin(
         TermOp::Mul,
         bin(
             TermOp::Add,
-            bin(TermOp::Mul, bin(TermOp::Div, var(g), c(gj_n)), c(ti_n)),
+            bin(TermOp::Mul, bin(TermOp::Div, gt.clone(), c(gj_n)), c(ti_n)),
             bin(TermOp::Div, var(l), c(tj_n)),
         ),
         c(ri_n),
@@ -499,7 +542,7 @@ fn tile(
         TermOp::Mul,
         bin(
             TermOp::Add,
-            bin(TermOp::Mul, bin(TermOp::Rem, var(g), c(gj_n)), c(tj_n)),
+            bin(TermOp::Mul, bin(TermOp::Rem, gt.clone(), c(gj_n)), c(tj_n)),
             bin(TermOp::Rem, var(l), c(tj_n)),
         ),
         c(rj_n),
@@ -530,7 +573,7 @@ fn tile(
             // Operand loads that depend on one of i, j: register tiles per step.
             let mut loads_i: Vec<Expr> = Vec::new();
             let mut loads_j: Vec<Expr> = Vec::new();
-            collect_loads(rbody, [i, j, *k], &mut loads_i, &mut loads_j);
+            collect_loads(rbody, [i, j, *k, g], &mut loads_i, &mut loads_j);
             let (ri, rj) = (fresh_r(p, "ri", ri_n), fresh_r(p, "rj", rj_n));
             let mut inner = (**rbody).clone();
             let mut lets: Vec<(VarId, Expr)> = Vec::new();
@@ -588,7 +631,7 @@ fn tile(
                                 gj_n,
                             };
                             let (v, read) =
-                                stage(p, ld, [orig, *k], (kb_n, kb, kk), [g, l, rr], st);
+                                stage(p, ld, [orig, *k], (kb_n, kb, kk), (&gt, l, rr), st);
                             shared_lets.push(v);
                             read
                         }
@@ -690,9 +733,10 @@ fn tile(
         (ri_n, np, rj_n),
         (ti_n, np * ri_n, tj_n * ri_n * rj_n),
         (gi_n, np * ri_n * ti_n, gj_n * w * ri_n * rj_n),
+        (b_n, mp * np, gi_n * gj_n * w * ri_n * rj_n),
     ])
     .expect("a tile order is a digit permutation");
-    let len = m_n * n_n;
+    let len = b_n * m_n * n_n;
     let padded = (mp, np) != (m_n, n_n);
     let map = (padded || !perm.is_identity()).then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
@@ -707,7 +751,7 @@ fn tile(
     Ok(Expr {
         kind: ExprKind::Compute {
             level: Some(Level::Grid),
-            n: gi_n * gj_n,
+            n: b_n * gi_n * gj_n,
             var: g,
             map,
             body: Box::new(group_e),
@@ -742,7 +786,7 @@ fn stage(
     ld: &Expr,
     [dim, k]: [VarId; 2],
     (kb_n, kb, kk): (u64, VarId, VarId),
-    [g, l, rr]: [VarId; 3],
+    (gt, l, rr): (&Term, VarId, VarId),
     st: Staging,
 ) -> ((VarId, Expr), Expr) {
     let c = |x: u64| constant(x as i64);
@@ -754,7 +798,7 @@ fn stage(
         // [row][step]: row = x / KB, step = x % KB.
         let base = bin(
             TermOp::Mul,
-            bin(TermOp::Div, var(g), c(st.gj_n)),
+            bin(TermOp::Div, gt.clone(), c(st.gj_n)),
             c(st.block),
         );
         let row = bin(
@@ -775,7 +819,7 @@ fn stage(
         // [step][column]: step = x / block, column = x % block.
         let base = bin(
             TermOp::Mul,
-            bin(TermOp::Rem, var(g), c(st.gj_n)),
+            bin(TermOp::Rem, gt.clone(), c(st.gj_n)),
             c(st.block),
         );
         let col = bin(
@@ -832,10 +876,11 @@ fn let_at(level: MemLevel, v: VarId, value: Expr, body: Expr) -> Expr {
 }
 
 /// Distinct scalar reads in `e` whose index mentions only `i` and `k`, and
-/// `i` (into `li`), or only `j` and `k`, and `j` (into `lj`): operands that
-/// one register tile per reduction step can hold.
-fn collect_loads(e: &Expr, ijk: [VarId; 3], li: &mut Vec<Expr>, lj: &mut Vec<Expr>) {
-    let [i, j, k] = ijk;
+/// `i` (into `li`), or only `j` and `k`, and `j` (into `lj`) — besides the
+/// grid variable `g`, the same for the whole workgroup (a batch index):
+/// operands that one register tile per reduction step can hold.
+fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Expr>) {
+    let [i, j, k, g] = ijkg;
     if let ExprKind::Index {
         index,
         vec: VecRef::Input(_) | VecRef::Global(_),
@@ -844,7 +889,8 @@ fn collect_loads(e: &Expr, ijk: [VarId; 3], li: &mut Vec<Expr>, lj: &mut Vec<Exp
     {
         let mut vars = Vec::new();
         term_vars(index, &mut vars);
-        let only = |a: VarId| vars.iter().all(|v| *v == a || *v == k) && vars.contains(&a);
+        let only =
+            |a: VarId| vars.iter().all(|v| *v == a || *v == k || *v == g) && vars.contains(&a);
         let list = if only(i) {
             Some(li)
         } else if only(j) {
@@ -859,7 +905,7 @@ fn collect_loads(e: &Expr, ijk: [VarId; 3], li: &mut Vec<Expr>, lj: &mut Vec<Exp
         }
         return;
     }
-    visit(e, |c| collect_loads(c, ijk, li, lj));
+    visit(e, |c| collect_loads(c, ijkg, li, lj));
 }
 
 fn term_vars(t: &Term, out: &mut Vec<VarId>) {

@@ -238,6 +238,7 @@ fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
     let limits = cpu();
     let want = [
         ("matmul", "c", "tile"),
+        ("batched_matmul", "c", "tile"),
         ("softmax", "y", "rows"),
         ("layernorm", "y", "rows"),
         ("sum", "total", "multipass"),
@@ -256,7 +257,24 @@ fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
 fn shapes_are_recognised() {
     let ex = examples();
     let of = |n: &str| shape(&ex.iter().find(|(m, _)| *m == n).unwrap().1.outputs[0].value);
-    assert_eq!(of("matmul"), Shape::Contraction { m: 32, n: 16, k: 8 });
+    assert_eq!(
+        of("matmul"),
+        Shape::Contraction {
+            batch: 1,
+            m: 32,
+            n: 16,
+            k: 8
+        }
+    );
+    assert_eq!(
+        of("batched_matmul"),
+        Shape::Contraction {
+            batch: 2,
+            m: 8,
+            n: 8,
+            k: 4
+        }
+    );
     assert_eq!(of("softmax"), Shape::RowReduce { r: 67, c: 9, k: 9 });
     assert_eq!(of("sum"), Shape::Fold { n: 8192 });
     assert_eq!(of("saxpy"), Shape::Elementwise { len: 1000 });
