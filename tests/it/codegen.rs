@@ -496,3 +496,45 @@ fn shared_lets_inside_invocations_need_uniform_control_flow() {
         compute@thread 30 |t| let@shared s = compute@thread 4 |q| x[q] + a[0] in s[t % 4]\n";
     assert_eq!(codes(compile_text(diverging)), ["E0303"]);
 }
+
+/// Register tiles of unit-stride, aligned reads load four at a time: the
+/// buffer is declared `array<vec4<f32>>`; padded columns (`% N` reads) and
+/// narrow tiles stay scalar.
+#[test]
+fn aligned_register_tiles_load_vec4() {
+    let src = std::fs::read_to_string(format!(
+        "{}/../examples/matmul.te",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let wgsl = |defs: &[(&str, i64)], sched: &str| {
+        let ov: Vec<(String, i64)> = defs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let p = texpr_syntax::frontend(&src, &ov).expect("checks");
+        let opts = Options {
+            schedule: ScheduleChoice::Given(sched.parse().expect("a schedule")),
+            ..Options::default()
+        };
+        compile(&p, &opts).expect("compiles").module.wgsl
+    };
+    let dims = [("M", 64), ("N", 64), ("K", 16)];
+    let quad = wgsl(&dims, "c: tile group=4x4 reg=4x8");
+    assert!(quad.contains("b0_b: array<vec4<f32>>"), "{quad}");
+    // Per reduction step (the loop is unrolled): two vec4 loads of `b`
+    // (8 wide) and four scalar loads of `a` (4 rows, strided).
+    let (b_loads, a_loads) = (
+        quad.matches("vec4<f32> = b0_b[").count(),
+        quad.matches("= b0_a[").count(),
+    );
+    assert!(
+        b_loads >= 2 && a_loads == 2 * b_loads,
+        "{b_loads} {a_loads}\n{quad}"
+    );
+    assert!(quad.contains("b0_a: array<f32>"), "{quad}");
+    let narrow = wgsl(&dims, "c: tile group=4x4 reg=4x2");
+    assert!(!narrow.contains("vec4"), "{narrow}");
+    let padded = wgsl(
+        &[("M", 64), ("N", 60), ("K", 16)],
+        "c: tile group=4x4 reg=4x8",
+    );
+    assert!(!padded.contains("vec4"), "{padded}");
+}

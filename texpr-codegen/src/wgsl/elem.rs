@@ -287,6 +287,9 @@ impl Ctx<'_> {
             return Ok(Loc::Scalar(v));
         }
         if value.ty.len <= UNROLL {
+            if let Some(vals) = self.quad_tile_elements(value)? {
+                return Ok(Loc::Regs(vals));
+            }
             return Ok(Loc::Regs(self.vector(value)?));
         }
         let arr = self.w.fresh(name);

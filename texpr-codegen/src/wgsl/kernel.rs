@@ -99,6 +99,7 @@ impl Ctx<'_> {
     ) -> Result<(), Diagnostic> {
         self.idx.insert(shape.grid_var, g);
         self.group_size = w;
+        self.mark_quad_tiles(shape.body, out.id);
         let mut e = shape.body;
         while let ExprKind::Let {
             level,

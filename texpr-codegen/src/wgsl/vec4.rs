@@ -17,6 +17,13 @@
 //! On llvmpipe every load and store instruction costs per lane, so this
 //! halves the time of memory-bound elementwise kernels (measured against the
 //! hand-written `shaders/baselines/axpb_vec4.wgsl`).
+//!
+//! Register tiles load the same way: a `let@reg` value
+//! `compute@thread R |r| v[X + r]` (`R` a multiple of 4, `X` a multiple of
+//! 4, `v` an `f32` input or global of a length divisible by 4, not the
+//! kernel's output) is `R / 4` `vec4` loads ([`Ctx::mark_quad_tiles`] finds
+//! them before the kernel is written, since every read of such a buffer
+//! must then take a component).
 
 use super::ctx::{Ctx, Ix};
 use super::kernel::Target;
@@ -110,6 +117,94 @@ impl Ctx<'_> {
         }
     }
 
+    /// Marks (in [`Ctx::vec4`]) every buffer some register tile of `e` loads
+    /// four at a time (see the module docs); `out` is the kernel's output.
+    pub fn mark_quad_tiles(&mut self, e: &Expr, out: BufferId) {
+        if let ExprKind::Let {
+            level: Some(texpr_syntax::ast::MemLevel::Reg),
+            value,
+            ..
+        } = &e.kind
+            && let Some(id) = self.quad_tile(value)
+            && id != out
+        {
+            self.vec4.insert(id);
+        }
+        match &e.kind {
+            ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {
+                self.mark_quad_tiles(body, out)
+            }
+            ExprKind::Let { value, body, .. } => {
+                self.mark_quad_tiles(value, out);
+                self.mark_quad_tiles(body, out);
+            }
+            ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => {
+                self.mark_quad_tiles(x, out)
+            }
+            ExprKind::Binary(_, a, b) => {
+                self.mark_quad_tiles(a, out);
+                self.mark_quad_tiles(b, out);
+            }
+            ExprKind::Call(_, args) => args.iter().for_each(|a| self.mark_quad_tiles(a, out)),
+            _ => {}
+        }
+    }
+
+    /// The buffer of register tile `value` when it loads four at a time.
+    fn quad_tile(&self, value: &Expr) -> Option<BufferId> {
+        let ExprKind::Compute {
+            level: Some(Level::Thread),
+            n,
+            var,
+            map: None,
+            body,
+        } = &value.kind
+        else {
+            return None;
+        };
+        let ExprKind::Index {
+            vec: vec @ (VecRef::Input(_) | VecRef::Global(_)),
+            index,
+            guard: None,
+        } = &body.kind
+        else {
+            return None;
+        };
+        let id = self.bufs.of(*vec)?;
+        let plan = &self.bufs.plans[id.0 as usize];
+        (n.is_multiple_of(4)
+            && *n <= 64
+            && plan.elem == ElemTy::F32
+            && plan.len.is_multiple_of(4)
+            && unit_stride(index, *var))
+        .then_some(id)
+    }
+
+    /// The elements of register tile `value`, loaded four at a time, when it
+    /// is one [`Ctx::mark_quad_tiles`] marked.
+    pub fn quad_tile_elements(&mut self, value: &Expr) -> Result<Option<Vec<String>>, Diagnostic> {
+        let Some(id) = self.quad_tile(value).filter(|id| self.vec4.contains(id)) else {
+            return Ok(None);
+        };
+        let ExprKind::Compute { n, var, body, .. } = &value.kind else {
+            unreachable!("checked by quad_tile")
+        };
+        let ExprKind::Index { index, .. } = &body.kind else {
+            unreachable!("checked by quad_tile")
+        };
+        let buf = self.buffer(id);
+        let mut out = Vec::with_capacity(*n as usize);
+        for q in 0..*n as i64 / 4 {
+            self.idx.insert(*var, Ix::Const(4 * q));
+            let at = crate::term::term(self, index)?;
+            let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
+            for c in ["x", "y", "z", "w"] {
+                out.push(self.w.let_("f32", format!("{v}.{c}")));
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// Writes the four-at-a-time body (see the module docs).
     pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Target) -> Result<(), Diagnostic> {
         self.vec4.extend(q.reads.iter().copied());
@@ -180,17 +275,26 @@ impl Ctx<'_> {
     }
 }
 
-/// `X + t` or `t + X` with `X` free of `t` and a multiple of 4.
+/// A sum with `t` as one summand and every other summand free of `t` and a
+/// multiple of 4 (`X + t`, `a*N + (b*4 + t)`, ...).
 fn unit_stride(index: &Term, t: VarId) -> bool {
-    let TermKind::Binary(TermOp::Add, a, b) = &index.kind else {
-        return false;
-    };
-    let (x, tv) = match (&a.kind, &b.kind) {
-        (_, TermKind::Var(v)) if *v == t => (&**a, v),
-        (TermKind::Var(v), _) if *v == t => (&**b, v),
-        _ => return false,
-    };
-    *tv == t && !term_mentions(x, t) && multiple_of_4(x)
+    fn summands<'t>(x: &'t Term, out: &mut Vec<&'t Term>) {
+        match &x.kind {
+            TermKind::Binary(TermOp::Add, a, b) => {
+                summands(a, out);
+                summands(b, out);
+            }
+            _ => out.push(x),
+        }
+    }
+    let mut parts = Vec::new();
+    summands(index, &mut parts);
+    let is_t = |x: &Term| x.kind == TermKind::Var(t);
+    parts.iter().filter(|x| is_t(x)).count() == 1
+        && parts
+            .iter()
+            .filter(|x| !is_t(x))
+            .all(|x| !term_mentions(x, t) && multiple_of_4(x))
 }
 
 /// Whether `x` is a multiple of 4 for every value of its variables.
