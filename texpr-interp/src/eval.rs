@@ -25,6 +25,40 @@ pub fn eval(p: &Program, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
     p.outputs.iter().map(|o| it.vector(&o.value)).collect()
 }
 
+/// Elements `picks[k]` of output `k` (in `Program::outputs` order), each a
+/// value of `picks[k].len()` elements: what [`eval`] gives at those
+/// positions, without computing the rest of the outputs (the globals are
+/// computed whole). For checking a large result by sampling it.
+pub fn eval_elements(
+    p: &Program,
+    inputs: &[Value],
+    picks: &[Vec<u64>],
+) -> Result<Vec<Value>, EvalError> {
+    check_inputs(p, inputs)?;
+    let mut it = Interp::new(p, inputs);
+    for g in &p.globals {
+        let v = it.vector(&g.value)?;
+        it.globals.push(v);
+    }
+    p.outputs
+        .iter()
+        .zip(picks)
+        .map(|(o, ks)| {
+            let mut data = Data::with_capacity(o.value.ty.elem, ks.len());
+            for &k in ks {
+                if k >= o.value.ty.len {
+                    return malformed(format!(
+                        "element {k} of `{}` (length {})",
+                        o.name, o.value.ty.len
+                    ));
+                }
+                data.push(it.element_of(&o.value, k)?)?;
+            }
+            Ok(Value::new(data))
+        })
+        .collect()
+}
+
 fn check_inputs(p: &Program, inputs: &[Value]) -> Result<(), EvalError> {
     if inputs.len() != p.inputs.len() {
         return Err(EvalError::InputCount {
@@ -135,6 +169,30 @@ impl<'a> Interp<'a> {
             _ => match self.vector(e)?.get(0) {
                 Some(s) => Ok(s),
                 None => malformed("an empty vector"),
+            },
+        }
+    }
+
+    /// Element `k` of `e`: through `compute`s (and their index maps) to
+    /// the one body instance that holds it; anything else whole.
+    fn element_of(&mut self, e: &Expr, k: u64) -> Result<Sc, EvalError> {
+        match &e.kind {
+            _ if e.ty.len == 1 => self.scalar(e),
+            ExprKind::Compute { var, map, body, .. } => {
+                let raw = match map {
+                    Some(m) => {
+                        self.set_idx(m.var, k)?;
+                        eval_term(&m.term, &self.idx)? as u64
+                    }
+                    None => k,
+                };
+                let m = body.ty.len;
+                self.set_idx(*var, raw / m)?;
+                self.element_of(body, raw % m)
+            }
+            _ => match self.vector(e)?.get(k as usize) {
+                Some(s) => Ok(s),
+                None => malformed(format!("element {k} of a vector of {}", e.ty.len)),
             },
         }
     }

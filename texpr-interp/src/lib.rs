@@ -23,7 +23,7 @@ mod term;
 mod value;
 
 pub use error::EvalError;
-pub use eval::eval;
+pub use eval::{eval, eval_elements};
 pub use random::random_inputs;
 pub use scalar::Sc;
 pub use value::{Data, Value};

@@ -352,3 +352,41 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     );
     assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }
+
+/// A program too large to interpret whole quickly is checked on a sample of
+/// its outputs, and tuning still finishes within its budget.
+#[test]
+fn tune_checks_large_programs_on_a_sample() {
+    if !have_gpu() {
+        return;
+    }
+    let (_dir, cache) = scratch("sampled");
+    let m = example("matmul.te");
+    let o = texprc(
+        &cache,
+        &[
+            "tune",
+            &m,
+            "-D",
+            "M=512",
+            "-D",
+            "N=512",
+            "-D",
+            "K=256",
+            "--budget-s",
+            "4",
+            "--runs",
+            "1",
+            "--warmups",
+            "0",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("checking 2049 sampled elements per output"),
+        "{err}"
+    );
+    assert!(err.contains("0 were wrong"), "{err}");
+    assert!(stdout(&o).starts_with("# tuned for "), "{}", stdout(&o));
+}

@@ -9,8 +9,14 @@
 //! not compile is skipped and counted), run once and compared with the
 //! interpreter (a wrong one is reported and never chosen), then timed with
 //! `Gpu::bench` (median of `--runs` after `--warmups`). The search stops when
-//! the time budget is spent; the default and the heuristic schedules are
-//! always measured.
+//! the time budget is spent; the heuristic and the default schedules are
+//! always measured (the heuristic first, so a far slower default is timed
+//! once, not `--runs` times).
+//!
+//! A program of more than [`SAMPLE_ABOVE`] operations is checked on a
+//! sample of each output ([`SAMPLES`] evenly spaced elements, the last
+//! included; `texpr_interp::eval_elements`): interpreting a 1024^3 matmul
+//! whole takes over a minute, its sample a fraction of a second.
 
 use crate::cache::{self, Cache};
 use crate::cmd::run::{open_gpu, runtime_diag};
@@ -47,6 +53,48 @@ pub struct Args {
     pub defines: Defines,
 }
 
+/// Operations (`texpr_opt::cost::flops`) above which candidates are checked
+/// on a sample of their outputs.
+const SAMPLE_ABOVE: u64 = 50_000_000;
+/// Elements sampled per output.
+const SAMPLES: u64 = 2048;
+
+/// The elements to check of each output: all, or [`SAMPLES`] of them.
+fn picks(program: &Program) -> Option<Vec<Vec<u64>>> {
+    (texpr_opt::cost::flops(program) > SAMPLE_ABOVE).then(|| {
+        program
+            .outputs
+            .iter()
+            .map(|o| {
+                let n = o.value.ty.len;
+                let step = n.div_ceil(SAMPLES).max(1);
+                let mut ks: Vec<u64> = (0..n).step_by(step as usize).collect();
+                if ks.last() != Some(&(n - 1)) {
+                    ks.push(n - 1);
+                }
+                ks
+            })
+            .collect()
+    })
+}
+
+/// The elements `picks` of each value.
+fn pick(values: &[Value], picks: &[Vec<u64>]) -> Vec<Value> {
+    values
+        .iter()
+        .zip(picks)
+        .map(|(v, ks)| {
+            let mut d = texpr_interp::Data::with_capacity(v.elem(), ks.len());
+            for &k in ks {
+                if let Some(x) = v.data.get(k as usize) {
+                    d.push(x).expect("same element type");
+                }
+            }
+            Value::new(d)
+        })
+        .collect()
+}
+
 /// What measuring one schedule found.
 #[derive(Clone, Debug)]
 enum Outcome {
@@ -75,7 +123,9 @@ struct Tuner<'a> {
     opts: Options,
     inputs: Vec<Value>,
     host: Vec<HostBuffer>,
+    /// The interpreter's outputs, or their sampled elements.
     expected: Vec<Value>,
+    picks: Option<Vec<Vec<u64>>>,
     warmups: usize,
     runs: usize,
     seen: BTreeMap<String, Outcome>,
@@ -116,7 +166,10 @@ impl Tuner<'_> {
             Ok(r) => r,
             Err(e) => return Outcome::Failed(first(&[runtime_diag(&e)])),
         };
-        let got: Vec<Value> = result.outputs.iter().map(to_value).collect();
+        let mut got: Vec<Value> = result.outputs.iter().map(to_value).collect();
+        if let Some(picks) = &self.picks {
+            got = pick(&got, picks);
+        }
         let bad =
             texpr_interp::accuracy::check_outputs(self.program, &self.inputs, &got, &self.expected);
         if let Some(m) = bad.first() {
@@ -173,7 +226,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let candidates = texpr_opt::heuristic::candidates(&prepared, &limits);
     let heuristic = texpr_opt::heuristic::heuristic(&prepared, &limits);
     let inputs = texpr_interp::random_inputs(&program, 1);
-    let expected = texpr_interp::eval(&program, &inputs).map_err(|e| {
+    let picks = picks(&program);
+    if let Some(p) = &picks {
+        eprintln!(
+            "checking {} sampled elements per output against the interpreter ({} operations)",
+            p.iter().map(Vec::len).max().unwrap_or(0),
+            texpr_opt::cost::flops(&program)
+        );
+    }
+    let expected = match &picks {
+        Some(p) => texpr_interp::eval_elements(&program, &inputs, p),
+        None => texpr_interp::eval(&program, &inputs),
+    }
+    .map_err(|e| {
         Failure::about(
             &src,
             Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),
@@ -190,6 +255,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         host: inputs.iter().map(to_host).collect(),
         inputs,
         expected,
+        picks,
         warmups: args.warmups,
         runs: args.runs,
         seen: BTreeMap::new(),
@@ -199,14 +265,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let device = cache::device_name(gpu.info());
     eprintln!("tuning {} on {device}", src.name);
 
-    let default = t.measure(&ScheduleChoice::Default, None);
-    eprintln!("default schedule: {}", show(&default));
-    let heur = t.measure(&ScheduleChoice::Given(heuristic.clone()), default.ms());
+    let heur = t.measure(&ScheduleChoice::Given(heuristic.clone()), None);
     eprintln!(
         "heuristic schedule ({}): {}",
         heuristic.to_string().trim_end().replace('\n', "; "),
         show(&heur)
     );
+    let default = t.measure(&ScheduleChoice::Default, heur.ms());
+    eprintln!("default schedule: {}", show(&default));
 
     // The starting point: the heuristic's schedule, else the default's.
     let default_schedule = Schedule {
