@@ -455,9 +455,7 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     assert_eq!(compiled(&sum(65_536), &opts), Ok(()));
     // 257 reduce iterations, each filling a 257-element register vector: 257 * 258 in all.
     let nested = "output o: f32[1] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 1))";
-    let err = texpr_codegen::compile_source(nested, &opts)
-        .err()
-        .expect("over the budget");
+    let err = texpr_codegen::compile_source(nested, &opts).expect_err("over the budget");
     assert_eq!(err[0].code, "E0316");
     assert!(err[0].message.contains("66306"), "{}", err[0].message);
 }

@@ -98,7 +98,7 @@ fn perturb(v: &Value) -> Value {
         Data::F32(x) => x
             .last_mut()
             .into_iter()
-            .for_each(|f| *f = *f + 0.01 * f.abs().max(1.0)),
+            .for_each(|f| *f += 0.01 * f.abs().max(1.0)),
         Data::I32(x) => x
             .last_mut()
             .into_iter()

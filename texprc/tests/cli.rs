@@ -199,7 +199,8 @@ fn eval_npy_errors_are_coded() {
     let n = dir.join("n.npy");
     write_npy(&n, &[1], &[1i32]);
     let na = format!("n={}", n.display());
-    let cases: [(&str, Box<dyn Fn(&Path)>, &str); 4] = [
+    type Case<'a> = (&'a str, Box<dyn Fn(&Path)>, &'a str);
+    let cases: [Case<'_>; 4] = [
         (
             "wrong-type.npy",
             Box::new(|p| write_npy(p, &[4], &[1i32, 2, 3, 4])),

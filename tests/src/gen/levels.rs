@@ -57,7 +57,9 @@ impl Gen {
 
     /// A divisor of `len` no larger than [`MAX_GROUP`].
     fn group_size(&mut self, len: u64) -> u64 {
-        let divisors: Vec<u64> = (1..=len.min(MAX_GROUP)).filter(|d| len % d == 0).collect();
+        let divisors: Vec<u64> = (1..=len.min(MAX_GROUP))
+            .filter(|d| len.is_multiple_of(*d))
+            .collect();
         *self.rng.pick(&divisors)
     }
 }

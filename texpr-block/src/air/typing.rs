@@ -211,7 +211,7 @@ fn slice_ty(
                 r.start, r.end
             ));
         }
-        if r.start % tile != 0 || (r.end % tile != 0 && r.end != extent) {
+        if !r.start.is_multiple_of(tile) || (!r.end.is_multiple_of(tile) && r.end != extent) {
             return bad(format!(
                 "{what} {}..{} does not fall on the tile boundaries (tile {tile})",
                 r.start, r.end

@@ -54,6 +54,9 @@ impl GridConfig {
     }
 }
 
+/// A concatenation: the register, the block range of rows and of columns.
+type ConcatKey = (Reg, (u64, u64), (u64, u64));
+
 struct Builder<'a> {
     p: &'a Program,
     cfg: GridConfig,
@@ -61,7 +64,7 @@ struct Builder<'a> {
     tensors: BTreeMap<Reg, NodeId>,
     chunks: BTreeMap<(Reg, (u64, u64)), NodeId>,
     views: BTreeMap<(Reg, (u64, u64)), NodeId>,
-    concats: BTreeMap<(Reg, (u64, u64), (u64, u64)), NodeId>,
+    concats: BTreeMap<ConcatKey, NodeId>,
     copies: BTreeMap<(NodeId, CommunicatorRank), NodeId>,
 }
 

@@ -96,7 +96,8 @@ fn matmul_body_with_epilogue_is_one_kernel() {
     let want = "input a: f32[12]\ninput b: f32[12]\ninput x0: f32[2]\n\
 output out: f32[4] = compute 2 |j| compute 2 |i| max(((reduce 6 |k| a[i + k * 2] * b[k + j * 6]) + x0[j]), 0.0)\n";
     assert_eq!(body.kernel, want);
-    let names: Vec<(&str, (u64, u64), (u64, u64))> = body
+    type Named<'a> = (&'a str, (u64, u64), (u64, u64));
+    let names: Vec<Named<'_>> = body
         .inputs
         .iter()
         .map(|pn| (pn.name.as_str(), pn.rows, pn.cols))
