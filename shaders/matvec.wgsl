@@ -4,85 +4,70 @@
 @group(0) @binding(0) var<storage, read> b0_a: array<f32>;
 @group(0) @binding(1) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> b0_y: array<f32>;
+var<workgroup> s0_red_1: array<f32, 256>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var j_2: i32 = 0i; j_2 < 2048i; j_2 = j_2 + 8i) {
-        let t_3: i32 = g * 64i;
-        let t_4: i32 = t_3 + l;
-        let t_5: i32 = t_4 * 2048i;
-        let t_6: i32 = t_5 + j_2;
-        let t_7: f32 = b0_a[t_6];
-        let t_8: f32 = b0_x[j_2];
-        let t_9: f32 = t_7 * t_8;
-        acc_1 = acc_1 + t_9;
-        let t_10: i32 = j_2 + 1i;
-        let t_11: i32 = g * 64i;
-        let t_12: i32 = t_11 + l;
-        let t_13: i32 = t_12 * 2048i;
-        let t_14: i32 = t_13 + t_10;
-        let t_15: f32 = b0_a[t_14];
-        let t_16: f32 = b0_x[t_10];
-        let t_17: f32 = t_15 * t_16;
-        acc_1 = acc_1 + t_17;
-        let t_18: i32 = j_2 + 2i;
-        let t_19: i32 = g * 64i;
+    var acc_2: f32 = 0.0f;
+    for (var t_3: i32 = 0i; t_3 < 8i; t_3 = t_3 + 4i) {
+        let t_4: i32 = g * 2048i;
+        let t_5: i32 = t_3 * 256i;
+        let t_6: i32 = t_5 + l;
+        let t_7: i32 = t_4 + t_6;
+        let t_8: f32 = b0_a[t_7];
+        let t_9: i32 = t_3 * 256i;
+        let t_10: i32 = t_9 + l;
+        let t_11: f32 = b0_x[t_10];
+        let t_12: f32 = t_8 * t_11;
+        acc_2 = acc_2 + t_12;
+        let t_13: i32 = t_3 + 1i;
+        let t_14: i32 = g * 2048i;
+        let t_15: i32 = t_13 * 256i;
+        let t_16: i32 = t_15 + l;
+        let t_17: i32 = t_14 + t_16;
+        let t_18: f32 = b0_a[t_17];
+        let t_19: i32 = t_13 * 256i;
         let t_20: i32 = t_19 + l;
-        let t_21: i32 = t_20 * 2048i;
-        let t_22: i32 = t_21 + t_18;
-        let t_23: f32 = b0_a[t_22];
-        let t_24: f32 = b0_x[t_18];
-        let t_25: f32 = t_23 * t_24;
-        acc_1 = acc_1 + t_25;
-        let t_26: i32 = j_2 + 3i;
-        let t_27: i32 = g * 64i;
-        let t_28: i32 = t_27 + l;
-        let t_29: i32 = t_28 * 2048i;
-        let t_30: i32 = t_29 + t_26;
-        let t_31: f32 = b0_a[t_30];
-        let t_32: f32 = b0_x[t_26];
-        let t_33: f32 = t_31 * t_32;
-        acc_1 = acc_1 + t_33;
-        let t_34: i32 = j_2 + 4i;
-        let t_35: i32 = g * 64i;
+        let t_21: f32 = b0_x[t_20];
+        let t_22: f32 = t_18 * t_21;
+        acc_2 = acc_2 + t_22;
+        let t_23: i32 = t_3 + 2i;
+        let t_24: i32 = g * 2048i;
+        let t_25: i32 = t_23 * 256i;
+        let t_26: i32 = t_25 + l;
+        let t_27: i32 = t_24 + t_26;
+        let t_28: f32 = b0_a[t_27];
+        let t_29: i32 = t_23 * 256i;
+        let t_30: i32 = t_29 + l;
+        let t_31: f32 = b0_x[t_30];
+        let t_32: f32 = t_28 * t_31;
+        acc_2 = acc_2 + t_32;
+        let t_33: i32 = t_3 + 3i;
+        let t_34: i32 = g * 2048i;
+        let t_35: i32 = t_33 * 256i;
         let t_36: i32 = t_35 + l;
-        let t_37: i32 = t_36 * 2048i;
-        let t_38: i32 = t_37 + t_34;
-        let t_39: f32 = b0_a[t_38];
-        let t_40: f32 = b0_x[t_34];
-        let t_41: f32 = t_39 * t_40;
-        acc_1 = acc_1 + t_41;
-        let t_42: i32 = j_2 + 5i;
-        let t_43: i32 = g * 64i;
-        let t_44: i32 = t_43 + l;
-        let t_45: i32 = t_44 * 2048i;
-        let t_46: i32 = t_45 + t_42;
-        let t_47: f32 = b0_a[t_46];
-        let t_48: f32 = b0_x[t_42];
-        let t_49: f32 = t_47 * t_48;
-        acc_1 = acc_1 + t_49;
-        let t_50: i32 = j_2 + 6i;
-        let t_51: i32 = g * 64i;
-        let t_52: i32 = t_51 + l;
-        let t_53: i32 = t_52 * 2048i;
-        let t_54: i32 = t_53 + t_50;
-        let t_55: f32 = b0_a[t_54];
-        let t_56: f32 = b0_x[t_50];
-        let t_57: f32 = t_55 * t_56;
-        acc_1 = acc_1 + t_57;
-        let t_58: i32 = j_2 + 7i;
-        let t_59: i32 = g * 64i;
-        let t_60: i32 = t_59 + l;
-        let t_61: i32 = t_60 * 2048i;
-        let t_62: i32 = t_61 + t_58;
-        let t_63: f32 = b0_a[t_62];
-        let t_64: f32 = b0_x[t_58];
-        let t_65: f32 = t_63 * t_64;
-        acc_1 = acc_1 + t_65;
+        let t_37: i32 = t_34 + t_36;
+        let t_38: f32 = b0_a[t_37];
+        let t_39: i32 = t_33 * 256i;
+        let t_40: i32 = t_39 + l;
+        let t_41: f32 = b0_x[t_40];
+        let t_42: f32 = t_38 * t_41;
+        acc_2 = acc_2 + t_42;
     }
-    let t_66: i32 = g * 64i + l;
-    b0_y[t_66] = acc_1;
+    s0_red_1[l] = acc_2;
+    workgroupBarrier();
+    for (var s_43: i32 = 128i; s_43 > 0i; s_43 = s_43 / 2i) {
+        if (l < s_43 && l + s_43 < 256i) {
+            let t_44: i32 = l + s_43;
+            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_44];
+        }
+        workgroupBarrier();
+    }
+    for (var e_45: i32 = l; e_45 < 1i; e_45 = e_45 + 256i) {
+        let t_46: f32 = s0_red_1[e_45];
+        let t_47: i32 = g * 1i + e_45;
+        b0_y[t_47] = t_46;
+    }
 }

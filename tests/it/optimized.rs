@@ -96,6 +96,27 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             &[("BATCH", 5), ("M", 8), ("N", 12), ("K", 8)][..],
         ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
+        // A workgroup per row, the row's elements interleaved.
+        (
+            "softmax",
+            "y: wide_rows group=64",
+            &[("R", 33), ("C", 1024)][..],
+        ),
+        (
+            "layernorm",
+            "y: wide_rows group=32",
+            &[("R", 9), ("C", 768)][..],
+        ),
+        (
+            "matvec",
+            "y: wide_rows group=128",
+            &[("M", 40), ("N", 2048)][..],
+        ),
+        (
+            "matvec",
+            "y: wide_rows group=100",
+            &[("M", 5), ("N", 700)][..],
+        ),
         (
             "sum",
             "total: multipass parts=64 group=8",

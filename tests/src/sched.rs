@@ -21,6 +21,7 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Default => "default",
         Strategy::Coarsen { .. } => "coarsen",
         Strategy::Rows { .. } => "rows",
+        Strategy::WideRows { .. } => "wide_rows",
         Strategy::Tile { .. } => "tile",
         Strategy::MultiPass { combine, .. } => match combine {
             Combine::Serial => "multipass",

@@ -201,12 +201,28 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             } else {
                 &[64, 128, 256, 32]
             };
-            out.extend(
-                groups
-                    .iter()
-                    .filter(|g| **g <= r.max(1))
-                    .map(|g| Strategy::Rows { group: *g }),
-            );
+            let rows = groups
+                .iter()
+                .filter(|g| **g <= r.max(1))
+                .map(|g| Strategy::Rows { group: *g });
+            // A workgroup per row: on GPUs, for rows long enough to share
+            // (llvmpipe pays for its barriers, so there it comes last).
+            let wide: &[u64] = if limits.cpu {
+                &[64, 32, 16]
+            } else {
+                &[256, 128, 64, 32]
+            };
+            let wide = wide
+                .iter()
+                .filter(|w| k >= 4 * **w)
+                .map(|w| Strategy::WideRows { group: *w });
+            if limits.cpu {
+                out.extend(rows);
+                out.extend(wide);
+            } else {
+                out.extend(wide);
+                out.extend(rows);
+            }
         }
         Shape::Fold { n } => {
             let per: &[u64] = if limits.cpu {

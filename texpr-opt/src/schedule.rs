@@ -6,6 +6,7 @@
 //! c: tile group=8x8 reg=4x4
 //! d: tile group=16x16 reg=4x4 shared=16
 //! y: rows group=64
+//! x: wide_rows group=256
 //! z: coarsen group=64 per_thread=16
 //! total: multipass parts=4096 group=64
 //! norm: multipass parts=4096 group=64 combine=subgroup
@@ -33,6 +34,13 @@ pub enum Strategy {
     /// reductions and their epilogue in one invocation), `group` rows per
     /// workgroup. For row-wise reductions (softmax, layernorm, matvec).
     Rows { group: u64 },
+    /// `compute R |r| BODY`: one workgroup of `group` invocations per row.
+    /// Each scalar `let` of the row is a `let@shared` whose reductions are
+    /// workgroup trees (`reduce@group`), and the row's elements (or its final
+    /// reduction) are split across the invocations, neighbouring invocations
+    /// on neighbouring elements. What GPUs want for long rows (softmax,
+    /// layernorm, matvec).
+    WideRows { group: u64 },
     /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
     /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
     /// loaded once per reduction step into register tiles. With
@@ -146,6 +154,7 @@ impl fmt::Display for Strategy {
                 write!(f, "coarsen group={group} per_thread={per_thread}")
             }
             Strategy::Rows { group } => write!(f, "rows group={group}"),
+            Strategy::WideRows { group } => write!(f, "wide_rows group={group}"),
             Strategy::Tile { group, reg, shared } => {
                 write!(
                     f,
@@ -227,6 +236,9 @@ impl FromStr for Strategy {
             "rows" => Strategy::Rows {
                 group: number(take("group")?)?,
             },
+            "wide_rows" => Strategy::WideRows {
+                group: number(take("group")?)?,
+            },
             "tile" => Strategy::Tile {
                 group: pair(take("group")?)?,
                 reg: pair(take("reg")?)?,
@@ -243,7 +255,7 @@ impl FromStr for Strategy {
             },
             other => {
                 return Err(format!(
-                    "unknown strategy `{other}` (expected default, coarsen, rows, tile or multipass)"
+                    "unknown strategy `{other}` (expected default, coarsen, rows, wide_rows, tile or multipass)"
                 ));
             }
         };
@@ -304,9 +316,9 @@ mod tests {
 
     #[test]
     fn text_round_trips() {
-        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
+        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nx: wide_rows group=256\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
         let s: Schedule = text.parse().expect("parses");
-        assert_eq!(s.items.len(), 8);
+        assert_eq!(s.items.len(), 9);
         assert_eq!(
             s.get("v"),
             Strategy::MultiPass {

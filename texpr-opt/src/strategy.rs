@@ -5,7 +5,8 @@
 //! Expects: a checked, unscheduled item root (no grid/group level, no
 //! `let@shared`). Guarantees: a scheduled root (`compute@grid` with a level on
 //! every node) that the interpreter evaluates to the same value — bit for bit
-//! except `MultiPass` and a staged `Tile`, which fold in another order.
+//! except `MultiPass`, `WideRows` and a staged `Tile`, which fold in another
+//! order.
 //!
 //! The forms produced (`W` the workgroup size, `L` the item's length):
 //! - `Coarsen { group: W, per_thread: T }`:
@@ -13,7 +14,16 @@
 //!   (the map and `% L` only when `G*W*T != L`);
 //! - `Rows { group: W }` on `compute R |r| B`:
 //!   `compute@grid G {k < L -> k} |g| compute@group W |l| B[r := (g*W+l) % R]` at thread level;
-//! - `Tile { group: [TI, TJ], reg: [RI, RJ] }` on `compute M |i| compute N |j| S`:
+//! - `WideRows { group: W }` on `compute R |r| B`: one workgroup per row,
+//!   `compute@grid R {k -> PERM(k)} |g|` over `B[r := g]` where each scalar
+//!   `let v = V` of `B` is a `let@shared`, every reduction in `V` a
+//!   `let@shared part = reduce@group W |l| reduce@thread N/W |t| E[c := t*W+l]`
+//!   before it, and the final `compute C |c| F` is
+//!   `compute@group W |l| compute@thread C/W |t| F[c := t*W+l]` (neighbouring
+//!   invocations on neighbouring elements; `PERM` puts element `t*W+l` back
+//!   in place), or a final scalar reduction a `reduce@group`;
+//! - `Tile { group: [TI, TJ], reg: [RI, RJ] }` on `compute M |i| compute N |j| S`
+//!   (or `compute B |p|` around it: the batch is the grid's top digit):
 //!   `compute@grid GI*GJ {k -> PERM(k)} |g| compute@group TI*TJ |l| TILE` where
 //!   `TILE` accumulates a `RI x RJ` register tile over the reduction in `S`,
 //!   loading each operand read that depends on only one of `i`, `j` into a
@@ -141,6 +151,7 @@ pub fn apply(
         Strategy::Default => 1,
         Strategy::Coarsen { group, .. }
         | Strategy::Rows { group }
+        | Strategy::WideRows { group }
         | Strategy::MultiPass { group, .. } => *group,
         Strategy::Tile { group, .. } => group[0] * group[1],
     };
@@ -156,6 +167,9 @@ pub fn apply(
             coarsen(p, &root, *group, *per_thread).map_err(|why| fail("E0212", why))?
         }
         Strategy::Rows { group } => rows(p, &root, *group).map_err(|(c, why)| fail(c, why))?,
+        Strategy::WideRows { group } => {
+            wide_rows(p, &root, *group).map_err(|(c, why)| fail(c, why))?
+        }
         Strategy::Tile { group, reg, shared } => {
             tile(p, &root, *group, *reg, *shared, limits).map_err(|(c, why)| fail(c, why))?
         }
@@ -375,6 +389,200 @@ fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
         raw_rows * body.ty.len,
         group,
     ))
+}
+
+fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
+    let ExprKind::Compute {
+        level: None,
+        n: r_n,
+        var: r,
+        map: None,
+        body,
+    } = &root.kind
+    else {
+        return Err((
+            "E0211",
+            "`wide_rows` needs an item `compute R |r| BODY` without an index map".into(),
+        ));
+    };
+    let span = root.span;
+    let g = p.fresh_var("g", VarKind::Index { extent: *r_n }, span);
+    let row = subst_expr(p, body, *r, &var(g));
+    let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
+    let (new_row, layout) = wide_body(p, &row, w, l)?;
+    let len = root.ty.len;
+    // The row's elements computed `[l][t]`, laid out `t*W + l`: a digit
+    // permutation within each row.
+    let map = layout.map(|per| {
+        let c = w * per;
+        let perm = DigitPerm::new(&[(w, 1, per), (per, w, 1), (*r_n, c, c)])
+            .expect("a row layout is a digit permutation");
+        let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
+        IndexMap {
+            var: k,
+            len,
+            term: perm.term(k),
+        }
+    });
+    Ok(Expr {
+        kind: ExprKind::Compute {
+            level: Some(Level::Grid),
+            n: *r_n,
+            var: g,
+            map,
+            body: Box::new(new_row),
+        },
+        ty: root.ty,
+        span,
+    })
+}
+
+/// One row of `wide_rows`: scalar `let`s become `let@shared`s (their
+/// reductions workgroup trees), the final value a `compute@group` or
+/// `reduce@group`. Returns the row and, when its elements are interleaved
+/// across the invocations, the elements per invocation.
+fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Option<u64>), Fail> {
+    let c = |x: u64| constant(x as i64);
+    let shape_err = || {
+        (
+            "E0211",
+            "`wide_rows` needs a row of scalar `let`s, then `compute C |c| E` or a scalar `reduce N |c| E`"
+                .to_string(),
+        )
+    };
+    match &e.kind {
+        ExprKind::Let {
+            level: None,
+            var: v,
+            value,
+            body,
+        } if value.ty.len == 1 => {
+            let mut lets = Vec::new();
+            let value = split_reduces(p, value, w, l, &mut lets)?;
+            let (rest, layout) = wide_body(p, body, w, l)?;
+            let mut out = let_at(MemLevel::Shared, *v, to_thread_levels(&value), rest);
+            for (tv, tval) in lets.into_iter().rev() {
+                out = let_at(MemLevel::Shared, tv, tval, out);
+            }
+            Ok((out, layout))
+        }
+        ExprKind::Compute {
+            level: None,
+            n,
+            var: cv,
+            map: None,
+            body,
+        } if n.is_multiple_of(w) => {
+            let per = n / w;
+            let t = p.fresh_var("t", VarKind::Index { extent: per }, e.span);
+            // Element `t*W + l`: neighbouring invocations on neighbouring
+            // elements; the grid's index map puts it back in place.
+            let idx = bin(TermOp::Add, bin(TermOp::Mul, var(t), c(w)), var(l));
+            let b = to_thread_levels(&subst_expr(p, body, *cv, &idx));
+            let inner = compute(Level::Thread, per, t, b);
+            let layout = (per > 1 && w > 1).then_some(per);
+            Ok((compute(Level::Group, w, l, inner), layout))
+        }
+        ExprKind::Reduce { level: None, .. } if e.ty.len == 1 => {
+            Ok((group_reduce(p, e, w, l)?, None))
+        }
+        ExprKind::Compute { n, .. } | ExprKind::Reduce { n, .. } if !n.is_multiple_of(w) => Err((
+            "E0212",
+            format!("{n} terms do not split across {w} invocations"),
+        )),
+        _ => Err(shape_err()),
+    }
+}
+
+/// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`.
+fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fail> {
+    let ExprKind::Reduce {
+        op,
+        n,
+        var: cv,
+        body,
+        ..
+    } = &e.kind
+    else {
+        unreachable!("group_reduce takes a reduce")
+    };
+    if !n.is_multiple_of(w) || body.ty.len != 1 {
+        return Err((
+            "E0212",
+            format!("{n} terms do not split across {w} invocations"),
+        ));
+    }
+    let per = n / w;
+    let t = p.fresh_var("t", VarKind::Index { extent: per }, e.span);
+    let idx = bin(
+        TermOp::Add,
+        bin(TermOp::Mul, var(t), constant(w as i64)),
+        var(l),
+    );
+    let b = to_thread_levels(&subst_expr(p, body, *cv, &idx));
+    let inner = Expr {
+        kind: ExprKind::Reduce {
+            level: Some(Level::Thread),
+            op: *op,
+            n: per,
+            var: t,
+            body: Box::new(b),
+        },
+        ty: e.ty,
+        span: e.span,
+    };
+    Ok(Expr {
+        kind: ExprKind::Reduce {
+            level: Some(Level::Group),
+            op: *op,
+            n: w,
+            var: l,
+            body: Box::new(inner),
+        },
+        ty: e.ty,
+        span: e.span,
+    })
+}
+
+/// `e` with each outermost scalar `reduce` replaced by a read of a new
+/// `let@shared` holding its workgroup tree (pushed to `lets`, in order).
+fn split_reduces(
+    p: &mut Program,
+    e: &Expr,
+    w: u64,
+    l: VarId,
+    lets: &mut Vec<(VarId, Expr)>,
+) -> Result<Expr, Fail> {
+    if let ExprKind::Reduce { .. } = &e.kind {
+        let value = group_reduce(p, e, w, l)?;
+        let v = p.fresh_var("part", VarKind::Vector(e.ty), e.span);
+        lets.push((v, value));
+        return Ok(Expr {
+            kind: ExprKind::Index {
+                vec: VecRef::Local(v),
+                index: constant(0),
+                guard: None,
+            },
+            ty: e.ty,
+            span: e.span,
+        });
+    }
+    let mut err = None;
+    let kind = map_children(e, |ch| match split_reduces(p, ch, w, l, lets) {
+        Ok(x) => x,
+        Err(f) => {
+            err.get_or_insert(f);
+            ch.clone()
+        }
+    });
+    match err {
+        Some(f) => Err(f),
+        None => Ok(Expr {
+            kind,
+            ty: e.ty,
+            span: e.span,
+        }),
+    }
 }
 
 /// The single outermost `reduce` in `s` (the rest of `s` is its epilogue),

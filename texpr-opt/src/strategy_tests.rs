@@ -355,3 +355,53 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
     assert_eq!(text.matches("compute@thread 32 |x").count(), 2, "{text}");
     assert!(text.contains("reduce@thread 4 |kk|"), "{text}");
 }
+
+/// One workgroup per row: softmax, layernorm (a `let` whose value divides
+/// a reduction) and matvec (the row is one reduction), with the row's
+/// elements interleaved across the invocations.
+#[test]
+fn wide_rows_split_each_row_across_a_workgroup() {
+    let limits = DeviceLimits::default();
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: [Case<'_>; 3] = [
+        (
+            "softmax",
+            include_str!("../../examples/softmax.te"),
+            &[("R", 5), ("C", 64)],
+        ),
+        (
+            "layernorm",
+            include_str!("../../examples/layernorm.te"),
+            &[("R", 3), ("C", 96)],
+        ),
+        (
+            "matvec",
+            include_str!("../../examples/matvec.te"),
+            &[("M", 7), ("N", 128)],
+        ),
+    ];
+    for (name, src, ov) in cases {
+        let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let p = texpr_syntax::frontend(src, &ov).unwrap();
+        let item = &p.outputs[0].name;
+        for w in [1, 8, 16, 32] {
+            let s: Schedule = format!("{item}: wide_rows group={w}").parse().unwrap();
+            let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
+                .unwrap_or_else(|e| panic!("{name} {w}: {e:#?}"));
+            check(name, &p, &q, &format!("wide_rows group={w}"));
+            let text = texpr_syntax::print::program(&q);
+            if w > 1 {
+                assert!(text.contains(&format!("reduce@group {w} |")), "{text}");
+            }
+        }
+    }
+    // Rows that do not split across the workgroup are refused.
+    let p = texpr_syntax::frontend(
+        include_str!("../../examples/softmax.te"),
+        &[("R".into(), 4), ("C".into(), 60)],
+    )
+    .unwrap();
+    let s: Schedule = "y: wide_rows group=16".parse().unwrap();
+    let e = optimize(&p, &limits, &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0212");
+}

@@ -5,7 +5,8 @@
 //! padded. `BODY`'s spine is walked in order:
 //! - `let@shared v = V in ...`: a `var<workgroup>` array filled cooperatively
 //!   (invocation `l` fills `l, l+W, ...`; or its own `m` elements when `V` is
-//!   `compute@group W`), then `workgroupBarrier()`;
+//!   `compute@group W`; or, when `V` is `reduce@group W`, the workgroup tree
+//!   whose array then holds the result), then `workgroupBarrier()`;
 //! - `let@reg v = V in ...`: every invocation materialises `V`;
 //! - a `let@shared` inside a loop of the invocations' code (a shared-staged
 //!   tile's block of reduction steps, see [`Ctx::staged_shared`]): a barrier
@@ -264,6 +265,20 @@ impl Ctx<'_> {
         w: u64,
         span: Span,
     ) -> Result<super::ctx::Loc, Diagnostic> {
+        // A workgroup tree: its array holds the result.
+        if let ExprKind::Reduce {
+            level: Some(Level::Group),
+            op,
+            n,
+            var,
+            body,
+        } = &value.kind
+            && *n == w
+        {
+            self.idx.insert(*var, Ix::Name("l".into()));
+            let red = self.tree_into(*op, body, w, span)?;
+            return Ok(super::ctx::Loc::Array(red));
+        }
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
         let sink: &Sink<'_> = &|cx, j, v| {
             cx.w.line(format!("{arr}[{j}] = {v};"));
@@ -294,6 +309,25 @@ impl Ctx<'_> {
         span: Span,
         out: &Target,
     ) -> Result<(), Diagnostic> {
+        let m = body.ty.len as i64;
+        let red = self.tree_into(op, body, w, span)?;
+        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
+        let v = self.w.let_(lit::ty(body.ty.elem), format!("{red}[{j}]"));
+        self.write(out, &Ix::Name(j), &v)?;
+        self.w.close();
+        Ok(())
+    }
+
+    /// The tree of `reduce@group W |l| body` in a workgroup array, whose
+    /// first `m` elements hold the result (every invocation may read them:
+    /// the tree ends with a barrier).
+    fn tree_into(
+        &mut self,
+        op: ReduceOp,
+        body: &Expr,
+        w: u64,
+        span: Span,
+    ) -> Result<String, Diagnostic> {
         let m = body.ty.len as i64;
         let red = self.declare_shared("red", body.ty.elem, w * m as u64, span);
         let slot = |cx: &mut Ctx<'_>, lane: &str, j: &Ix| -> String {
@@ -340,11 +374,7 @@ impl Ctx<'_> {
         self.w.close();
         self.w.barrier()?;
         self.w.close();
-        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
-        let v = self.w.let_(lit::ty(body.ty.elem), format!("{red}[{j}]"));
-        self.write(out, &Ix::Name(j), &v)?;
-        self.w.close();
-        Ok(())
+        Ok(red)
     }
 
     /// `reduce@subgroup W |l| body` (length `m`): invocation `l` computes
