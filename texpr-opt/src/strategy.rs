@@ -1002,47 +1002,28 @@ fn stage(
     let len = st.block * kb_n;
     let x = p.fresh_var("x", VarKind::Index { extent: len }, span);
     let k_at = |step: Term| bin(TermOp::Add, bin(TermOp::Mul, var(kb), c(kb_n)), step);
+    // Along i the workgroup's rows and an invocation's lane are `/`, along
+    // j `%` (see `tile`'s `i_base` and `j_base`).
+    let pick = if st.along_i { TermOp::Div } else { TermOp::Rem };
+    let base = bin(TermOp::Mul, bin(pick, gt.clone(), c(st.gj_n)), c(st.block));
+    let lane = bin(
+        TermOp::Add,
+        bin(TermOp::Mul, bin(pick, var(l), c(st.lanes)), c(st.width)),
+        var(rr),
+    );
     let (dim_t, k_t, read_ix) = if st.along_i {
         // [row][step]: row = x / KB, step = x % KB.
-        let base = bin(
-            TermOp::Mul,
-            bin(TermOp::Div, gt.clone(), c(st.gj_n)),
-            c(st.block),
-        );
-        let row = bin(
-            TermOp::Add,
-            bin(
-                TermOp::Mul,
-                bin(TermOp::Div, var(l), c(st.lanes)),
-                c(st.width),
-            ),
-            var(rr),
-        );
         (
             bin(TermOp::Add, base, bin(TermOp::Div, var(x), c(kb_n))),
             k_at(bin(TermOp::Rem, var(x), c(kb_n))),
-            bin(TermOp::Add, bin(TermOp::Mul, row, c(kb_n)), var(kk)),
+            bin(TermOp::Add, bin(TermOp::Mul, lane, c(kb_n)), var(kk)),
         )
     } else {
         // [step][column]: step = x / block, column = x % block.
-        let base = bin(
-            TermOp::Mul,
-            bin(TermOp::Rem, gt.clone(), c(st.gj_n)),
-            c(st.block),
-        );
-        let col = bin(
-            TermOp::Add,
-            bin(
-                TermOp::Mul,
-                bin(TermOp::Rem, var(l), c(st.lanes)),
-                c(st.width),
-            ),
-            var(rr),
-        );
         (
             bin(TermOp::Add, base, bin(TermOp::Rem, var(x), c(st.block))),
             k_at(bin(TermOp::Div, var(x), c(st.block))),
-            bin(TermOp::Add, bin(TermOp::Mul, var(kk), c(st.block)), col),
+            bin(TermOp::Add, bin(TermOp::Mul, var(kk), c(st.block)), lane),
         )
     };
     let dim_t = match st.wrap {

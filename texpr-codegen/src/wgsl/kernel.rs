@@ -143,24 +143,17 @@ impl Ctx<'_> {
                 self.own_elements(body, &|cx, j, v| cx.write(out, &j, v))
             }
             ExprKind::Reduce {
-                level: Some(Level::Group),
+                level: Some(level @ (Level::Group | Level::Subgroup)),
                 op,
                 n,
                 var,
                 body,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
-                self.tree_reduce(*op, body, w, e.span, out)
-            }
-            ExprKind::Reduce {
-                level: Some(Level::Subgroup),
-                op,
-                n,
-                var,
-                body,
-            } if *n == w => {
-                self.idx.insert(*var, Ix::Name("l".into()));
-                self.subgroup_reduce(*op, body, w, e.span, out)
+                match level {
+                    Level::Group => self.tree_reduce(*op, body, w, e.span, out),
+                    _ => self.subgroup_reduce(*op, body, w, e.span, out),
+                }
             }
             _ => self.strided(e, w, &|cx, j, v| cx.write(out, &j, v)),
         }
