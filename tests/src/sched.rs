@@ -22,7 +22,10 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Coarsen { .. } => "coarsen",
         Strategy::Rows { .. } => "rows",
         Strategy::WideRows { .. } => "wide_rows",
-        Strategy::Tile { .. } => "tile",
+        Strategy::Tile { shared: None, .. } => "tile",
+        Strategy::Tile {
+            shared: Some(_), ..
+        } => "tile shared",
         Strategy::MultiPass { combine, .. } => match combine {
             Combine::Serial => "multipass",
             Combine::Tree => "multipass combine=tree",
