@@ -109,8 +109,7 @@ impl DigitPerm {
 
     /// Reads the canonical form back: `t` as a term over `k` on `0..len`.
     pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<DigitPerm> {
-        let mut summands = Vec::new();
-        flatten_sum(t, &mut summands);
+        let summands = crate::term::summands(t);
         let mut digits = Vec::new();
         for s in summands {
             let (x, raw_stride) = match &s.kind {
@@ -212,8 +211,7 @@ impl Padded {
 
     /// Reads [`Padded::term`]'s form back (`len` = `rows * cols`).
     pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<Padded> {
-        let mut summands = Vec::new();
-        flatten_sum(t, &mut summands);
+        let summands = crate::term::summands(t);
         let mut n = None;
         // (column digit, radix, stride in its index, raw stride)
         let mut parts = Vec::new();
@@ -299,16 +297,6 @@ fn const_of(t: &Term) -> Option<u64> {
     match t.kind {
         TermKind::Const(c) if c > 0 => Some(c as u64),
         _ => None,
-    }
-}
-
-fn flatten_sum<'t>(t: &'t Term, out: &mut Vec<&'t Term>) {
-    match &t.kind {
-        TermKind::Binary(TermOp::Add, a, b) => {
-            flatten_sum(a, out);
-            flatten_sum(b, out);
-        }
-        _ => out.push(t),
     }
 }
 

@@ -346,20 +346,25 @@ fn coarsen(p: &mut Program, root: &Expr, w: u64, t: u64) -> Result<Expr, String>
     Ok(grid_over(p, g, g_n, len, raw, group))
 }
 
-fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
-    let ExprKind::Compute {
-        level: None,
-        n: r_n,
-        var: r,
-        map: None,
-        body,
-    } = &root.kind
-    else {
-        return Err((
+/// `compute R |r| BODY` (unscheduled, no index map): `(R, r, BODY)`.
+fn row_item<'e>(root: &'e Expr, strategy: &str) -> Result<(&'e u64, VarId, &'e Expr), Fail> {
+    match &root.kind {
+        ExprKind::Compute {
+            level: None,
+            n,
+            var,
+            map: None,
+            body,
+        } => Ok((n, *var, body)),
+        _ => Err((
             "E0211",
-            "`rows` needs an item `compute R |r| BODY` without an index map".into(),
-        ));
-    };
+            format!("`{strategy}` needs an item `compute R |r| BODY` without an index map"),
+        )),
+    }
+}
+
+fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
+    let (r_n, r, body) = row_item(root, "rows")?;
     let w = w.min(*r_n);
     let g_n = r_n.div_ceil(w);
     let raw_rows = g_n * w;
@@ -379,7 +384,7 @@ fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
     } else {
         lin
     };
-    let row = to_thread_levels(&subst_expr(p, body, *r, &idx));
+    let row = to_thread_levels(&subst_expr(p, body, r, &idx));
     let group = compute(Level::Group, w, l, row);
     Ok(grid_over(
         p,
@@ -392,22 +397,10 @@ fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
 }
 
 fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
-    let ExprKind::Compute {
-        level: None,
-        n: r_n,
-        var: r,
-        map: None,
-        body,
-    } = &root.kind
-    else {
-        return Err((
-            "E0211",
-            "`wide_rows` needs an item `compute R |r| BODY` without an index map".into(),
-        ));
-    };
+    let (r_n, r, body) = row_item(root, "wide_rows")?;
     let span = root.span;
     let g = p.fresh_var("g", VarKind::Index { extent: *r_n }, span);
-    let row = subst_expr(p, body, *r, &var(g));
+    let row = subst_expr(p, body, r, &var(g));
     let l = p.fresh_var("l", VarKind::Index { extent: w }, span);
     let (new_row, layout) = wide_body(p, &row, w, l)?;
     let len = root.ty.len;

@@ -123,3 +123,19 @@ pub fn fold(op: TermOp, a: i64, b: i64) -> Option<i64> {
     };
     i32::try_from(r).ok().map(i64::from)
 }
+
+/// The summands of `t`, flattening nested `+` (left to right).
+pub fn summands(t: &Term) -> Vec<&Term> {
+    fn walk<'t>(t: &'t Term, out: &mut Vec<&'t Term>) {
+        match &t.kind {
+            TermKind::Binary(TermOp::Add, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            _ => out.push(t),
+        }
+    }
+    let mut out = Vec::new();
+    walk(t, &mut out);
+    out
+}

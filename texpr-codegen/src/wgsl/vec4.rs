@@ -278,17 +278,7 @@ impl Ctx<'_> {
 /// A sum with `t` as one summand and every other summand free of `t` and a
 /// multiple of 4 (`X + t`, `a*N + (b*4 + t)`, ...).
 fn unit_stride(index: &Term, t: VarId) -> bool {
-    fn summands<'t>(x: &'t Term, out: &mut Vec<&'t Term>) {
-        match &x.kind {
-            TermKind::Binary(TermOp::Add, a, b) => {
-                summands(a, out);
-                summands(b, out);
-            }
-            _ => out.push(x),
-        }
-    }
-    let mut parts = Vec::new();
-    summands(index, &mut parts);
+    let parts = texpr_opt::term::summands(index);
     let is_t = |x: &Term| x.kind == TermKind::Var(t);
     parts.iter().filter(|x| is_t(x)).count() == 1
         && parts
