@@ -5,6 +5,7 @@
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
 
+mod block_io;
 mod cache;
 mod codes;
 mod common;
@@ -16,6 +17,8 @@ mod summary;
 mod cmd {
     pub mod bench;
     pub mod block;
+    #[cfg(feature = "mpi")]
+    pub mod block_mpi;
     pub mod check;
     pub mod compile;
     pub mod eval;

@@ -113,7 +113,7 @@ impl Gpu {
             .collect()
     }
 
-    fn step(
+    pub(super) fn step(
         &self,
         k: &Kernel,
         pipeline: Arc<Pipeline>,

@@ -179,7 +179,7 @@ fn passes(bound: &Bound) -> usize {
     bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
 }
 
-fn encode(
+pub(super) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     steps: &[super::buffers::Step],
     timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,

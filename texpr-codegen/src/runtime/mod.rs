@@ -7,6 +7,8 @@
 //! - [`Gpu::run`] uploads inputs, dispatches the plan's kernels in order and
 //!   reads back the outputs ([`RunResult`]);
 //! - [`Gpu::bench`] uploads once and times repeated dispatches;
+//! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
+//!   the caller owns and keeps on the device;
 //! - [`Gpu::limits`] reports the device's [`DeviceLimits`] for planning.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
@@ -35,6 +37,7 @@ mod exec;
 mod host;
 mod pipeline;
 pub mod raw;
+mod resident;
 mod scope;
 mod timing;
 
@@ -42,6 +45,7 @@ pub use adapter::{AdapterChoice, GpuInfo};
 pub use error::RuntimeError;
 pub use exec::RunResult;
 pub use host::HostBuffer;
+pub use resident::{Commands, DeviceBuffer, PendingRead, Prepared};
 
 use std::sync::{Arc, Mutex};
 
