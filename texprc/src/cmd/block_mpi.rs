@@ -57,10 +57,8 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     watch_signals(me);
     let (outcome, gathered, wall, device, emitted) =
         mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
-            let start = Instant::now();
-            let result = run_rank(b, &planned, &job, me, tr, &inputs);
-            match result {
-                Ok((emitted, device, (o, g))) => (o, g, start.elapsed(), device, emitted),
+            match run_rank(b, &planned, &job, me, tr, &inputs) {
+                Ok(((emitted, device, wall), (o, g))) => (o, g, wall, device, emitted),
                 Err(RankError::Own(d)) => {
                     print_error(src, &on_rank(&job, me, d.clone()));
                     tr.report_failure(&report_text(&d));
@@ -90,7 +88,8 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
 }
 
 /// This rank's run: its device, its tasks, the end of the run; the emitted
-/// text (source rank only) and the device's name too.
+/// text (source rank only), the device's name and the run's wall time
+/// (from its first task to the end, the device already open) too.
 fn run_rank(
     b: &BlockArgs,
     planned: &texpr_block::cli::Planned,
@@ -98,7 +97,7 @@ fn run_rank(
     me: usize,
     tr: &mut dyn texpr_block::exec::transport::Transport,
     inputs: &BlockInputs,
-) -> Result<(String, String, (RankOutcome, Option<Gathered>)), RankError> {
+) -> Result<((String, String, Duration), (RankOutcome, Option<Gathered>)), RankError> {
     let gpu = open_gpu(b)?;
     let pick = picker(gpu.as_ref());
     let backend = Backend {
@@ -112,8 +111,9 @@ fn run_rank(
     };
     let mut dev = backend.device();
     let device = dev.describe();
+    let start = Instant::now();
     let done = run_and_finish(job, me, dev.as_mut(), tr, inputs)?;
-    Ok((emitted, device, done))
+    Ok(((emitted, device, start.elapsed()), done))
 }
 
 fn finish_check(

@@ -99,18 +99,12 @@ impl Mpi {
         };
         let row = split(at.row());
         let col = split(grid.rows() + at.col());
-        let sizes: Vec<usize> = plan
+        let sizes: Vec<Option<usize>> = plan
             .messages
             .iter()
-            .map(|m| {
-                if m.from == me || m.to.contains(&me) {
-                    m.len
-                } else {
-                    0
-                }
-            })
+            .map(|m| (m.from == me || m.to.contains(&me)).then_some(m.len))
             .collect();
-        let mut arena = vec![0u32; sizes.iter().sum()];
+        let mut arena = vec![0u32; sizes.iter().flatten().sum()];
         let mut reports_in = vec![0u32; REPORT_WORDS * self.size()];
         let mut report_out = vec![0u32; REPORT_WORDS];
         let mut acks = vec![0u32; self.size()];
@@ -150,13 +144,15 @@ impl Mpi {
     }
 }
 
-/// The arena cut into one slot per message (empty for messages of other ranks).
-fn slots<'a>(mut arena: &'a mut [u32], sizes: &[usize]) -> Vec<Option<&'a mut [u32]>> {
+/// The arena cut into one slot per message of this rank (`None` for the others').
+fn slots<'a>(mut arena: &'a mut [u32], sizes: &[Option<usize>]) -> Vec<Option<&'a mut [u32]>> {
     let mut out = Vec::with_capacity(sizes.len());
-    for &n in sizes {
-        let (slot, rest) = std::mem::take(&mut arena).split_at_mut(n);
-        arena = rest;
-        out.push((n > 0).then_some(slot));
+    for size in sizes {
+        out.push(size.map(|n| {
+            let (slot, rest) = std::mem::take(&mut arena).split_at_mut(n);
+            arena = rest;
+            slot
+        }));
     }
     out
 }
