@@ -71,7 +71,13 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn ok(o: &Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "{}\n{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
     text(&o.stdout)
 }
 
@@ -98,7 +104,10 @@ fn write_npy(path: &Path, shape: &[u64], order: npyz::Order, xs: &[f32]) {
 
 /// Whether GPU runs can happen (`TEXPR_REQUIRE_GPU=1` makes a missing adapter fail).
 fn have_gpu() -> bool {
-    let o = run(None, &["block", &example("gram"), "--run", "--device", "gpu"]);
+    let o = run(
+        None,
+        &["block", &example("gram"), "--run", "--device", "gpu"],
+    );
     if o.status.success() {
         return true;
     }
@@ -122,15 +131,29 @@ fn same_in_one_process_and_under_mpi(name: &str, np: usize, args: &[&str]) {
         a
     };
     let a1 = with_out(&one);
-    let out1 = ok(&run(None, &a1.iter().map(String::as_str).collect::<Vec<_>>()));
+    let out1 = ok(&run(
+        None,
+        &a1.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
     let a2 = with_out(&many);
-    let out2 = ok(&run(Some(np), &a2.iter().map(String::as_str).collect::<Vec<_>>()));
+    let out2 = ok(&run(
+        Some(np),
+        &a2.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
     for out in [&out1, &out2] {
         assert!(out.contains("): ok\n"), "{name}: {out}");
-        assert!(out.contains("bytes moved: as planned on every rank"), "{out}");
+        assert!(
+            out.contains("bytes moved: as planned on every rank"),
+            "{out}"
+        );
     }
     assert!(out2.contains(&format!("({np} MPI processes)")), "{out2}");
-    let file = std::fs::read_dir(&one).unwrap().next().unwrap().unwrap().file_name();
+    let file = std::fs::read_dir(&one)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name();
     let (s1, _, r1) = read_npy(&one.join(&file));
     let (s2, _, r2) = read_npy(&many.join(&file));
     assert_eq!(s1, s2, "{name}");
@@ -160,8 +183,21 @@ fn four_and_six_ranks_on_lavapipe_equal_one_process() {
     // Ragged edges (70 x 50 x 60 in tiles of 16) on 3x2 ranks with the source at (2, 1).
     let ex = example("gemm_bias_relu");
     let args = [
-        ex.as_str(), "--grid", "3x2", "--source-rank", "2,1", "--device", "gpu", "-D", "M=70",
-        "-D", "K=50", "-D", "N=60", "--tile", "16",
+        ex.as_str(),
+        "--grid",
+        "3x2",
+        "--source-rank",
+        "2,1",
+        "--device",
+        "gpu",
+        "-D",
+        "M=70",
+        "-D",
+        "K=50",
+        "-D",
+        "N=60",
+        "--tile",
+        "16",
     ];
     same_in_one_process_and_under_mpi("gemm-ragged", 6, &args);
 }
@@ -184,8 +220,8 @@ fn report_rows(out: &str) -> Vec<Vec<u64>> {
 fn measured_bytes_under_mpi_equal_the_plan() {
     let ex = example("gemm_bias_relu");
     let args = [
-        "block", &ex, "--run", "--grid", "2x2", "-D", "M=64", "-D", "K=48", "-D", "N=40",
-        "--tile", "8",
+        "block", &ex, "--run", "--grid", "2x2", "-D", "M=64", "-D", "K=48", "-D", "N=40", "--tile",
+        "8",
     ];
     let out = ok(&run(Some(4), &args));
     let rows = report_rows(&out);
@@ -196,7 +232,11 @@ fn measured_bytes_under_mpi_equal_the_plan() {
         assert!(sent > 0 && recv > 0, "rank {r} moves tiles: {out}");
         assert_eq!(sent, plan_sent, "rank {r} sent: {out}");
         assert_eq!(recv, plan_recv, "rank {r} received: {out}");
-        assert_eq!(row[row.len() - 2], row[row.len() - 1], "rank {r} peak: {out}");
+        assert_eq!(
+            row[row.len() - 2],
+            row[row.len() - 1],
+            "rank {r} peak: {out}"
+        );
     }
     let total = |k: usize| rows.iter().map(|r| r[k]).sum::<u64>();
     assert_eq!(total(1), total(3), "every byte sent is received: {out}");
@@ -226,21 +266,52 @@ fn npy_inputs_and_outputs_match_a_reference_computed_here() {
     let (a, b, bias) = (data(m * k, 1), data(k * n, 2), data(n, 3));
     let a_at = |i: usize, p: usize| a[i * k + p] as f64;
     let b_at = |p: usize, j: usize| b[p + j * k] as f64;
-    write_npy(&dir.join("a.npy"), &[m as u64, k as u64], npyz::Order::C, &a);
-    write_npy(&dir.join("b.npy"), &[k as u64, n as u64], npyz::Order::Fortran, &b);
+    write_npy(
+        &dir.join("a.npy"),
+        &[m as u64, k as u64],
+        npyz::Order::C,
+        &a,
+    );
+    write_npy(
+        &dir.join("b.npy"),
+        &[k as u64, n as u64],
+        npyz::Order::Fortran,
+        &b,
+    );
     write_npy(&dir.join("bias.npy"), &[1, n as u64], npyz::Order::C, &bias);
     let want = |i: usize, j: usize| {
         let dot: f64 = (0..k).map(|p| a_at(i, p) * b_at(p, j)).sum();
         (dot + bias[j] as f64).max(0.0)
     };
     let ex = example("gemm_bias_relu");
-    let inputs = ["a", "b", "bias"].map(|x| format!("{x}={}", dir.join(format!("{x}.npy")).display()));
-    let (ms, ks, ns, ts) = (format!("M={m}"), format!("K={k}"), format!("N={n}"), t.to_string());
+    let inputs =
+        ["a", "b", "bias"].map(|x| format!("{x}={}", dir.join(format!("{x}.npy")).display()));
+    let (ms, ks, ns, ts) = (
+        format!("M={m}"),
+        format!("K={k}"),
+        format!("N={n}"),
+        t.to_string(),
+    );
     let out_dir = dir.join("out");
     let out_str = out_dir.to_string_lossy().into_owned();
     let mut args = vec![
-        "block", &ex, "--run", "--grid", "2x2", "--source-rank", "1,0", "-D", &ms, "-D", &ks, "-D",
-        &ns, "--tile", &ts, "-o", &out_str,
+        "block",
+        &ex,
+        "--run",
+        "--grid",
+        "2x2",
+        "--source-rank",
+        "1,0",
+        "-D",
+        &ms,
+        "-D",
+        &ks,
+        "-D",
+        &ns,
+        "--tile",
+        &ts,
+        "-o",
+        &out_str,
     ];
     for i in &inputs {
         args.extend(["--input", i]);
@@ -267,12 +338,19 @@ fn npy_inputs_and_outputs_match_a_reference_computed_here() {
         let rows = local_indices(m, t, 2, 1, pr);
         let cols = local_indices(n, t, 2, 0, pc);
         let (shape, order, part) = read_npy(&out_dir.join(format!("gemm_bias_relu.rank{r}.npy")));
-        assert_eq!(shape, vec![rows.len() as u64, cols.len() as u64], "rank {r}");
+        assert_eq!(
+            shape,
+            vec![rows.len() as u64, cols.len() as u64],
+            "rank {r}"
+        );
         assert_eq!(order, npyz::Order::Fortran);
         for (lj, &j) in cols.iter().enumerate() {
             for (li, &i) in rows.iter().enumerate() {
                 let g = part[li + lj * rows.len()] as f64;
-                assert!((g - want(i, j)).abs() <= tol(want(i, j)), "rank {r} ({i}, {j})");
+                assert!(
+                    (g - want(i, j)).abs() <= tol(want(i, j)),
+                    "rank {r} ({i}, {j})"
+                );
             }
         }
     }
@@ -280,11 +358,17 @@ fn npy_inputs_and_outputs_match_a_reference_computed_here() {
 
 #[test]
 fn a_process_count_that_is_not_the_grid_is_a_coded_error() {
-    let o = run(Some(3), &["block", &example("gram"), "--grid", "2x2", "--run"]);
+    let o = run(
+        Some(3),
+        &["block", &example("gram"), "--grid", "2x2", "--run"],
+    );
     assert_ne!(o.status.code(), Some(0));
     let err = text(&o.stderr);
     assert_eq!(err.matches("error[E0562]").count(), 1, "{err}");
-    assert!(err.contains("3 processes, but the grid 2x2 has 4 ranks"), "{err}");
+    assert!(
+        err.contains("3 processes, but the grid 2x2 has 4 ranks"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -307,7 +391,10 @@ fn a_failing_rank_stops_every_rank_with_a_coded_error() {
     assert!(start.elapsed() < Duration::from_secs(60));
     assert_ne!(o.status.code(), Some(0));
     let err = text(&o.stderr);
-    assert!(err.contains("error[E0902]: rank 1 (0, 1): cannot read"), "{err}");
+    assert!(
+        err.contains("error[E0902]: rank 1 (0, 1): cannot read"),
+        "{err}"
+    );
     for r in [0, 2, 3] {
         let line = format!("error[E0560]: rank {r} stopped: rank 1 (0, 1) failed: [E0902]");
         assert!(err.contains(&line), "rank {r}: {err}");
@@ -325,7 +412,12 @@ fn children(parent: u32) -> Vec<u32> {
             continue;
         };
         // pid (comm) state ppid ...: the fields after the last ')'.
-        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+        let fields: Vec<&str> = stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
         if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
             out.push(pid);
         }
@@ -356,14 +448,23 @@ fn killing_a_rank_mid_run_stops_the_others_within_seconds() {
     };
     assert_eq!(ranks.len(), 4, "mpirun started 4 ranks");
     std::thread::sleep(Duration::from_secs(2));
-    let killed = Command::new("kill").args(["-9", &ranks[2].to_string()]).status().unwrap();
+    let killed = Command::new("kill")
+        .args(["-9", &ranks[2].to_string()])
+        .status()
+        .unwrap();
     assert!(killed.success());
     let killed_at = Instant::now();
     let o = wait_output(child, Duration::from_secs(30), "mpirun after a kill");
     let took = killed_at.elapsed();
-    assert!(took < Duration::from_secs(15), "the others took {took:?} to stop");
+    assert!(
+        took < Duration::from_secs(15),
+        "the others took {took:?} to stop"
+    );
     assert_ne!(o.status.code(), Some(0));
     let err = text(&o.stderr);
     assert!(err.matches("error[E0561]").count() >= 1, "{err}");
-    assert!(!text(&o.stdout).contains("bytes moved"), "the run did not finish");
+    assert!(
+        !text(&o.stdout).contains("bytes moved"),
+        "the run did not finish"
+    );
 }

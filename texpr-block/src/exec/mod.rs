@@ -31,3 +31,6 @@ pub use source::{DenseSource, RandomSource, TileSource};
 pub use stats::{Gathered, RankStats};
 pub use threads::{RunOutcome, run_threads};
 pub use tiled::{Tiles, run_tiled};
+
+#[cfg(test)]
+mod tests;
