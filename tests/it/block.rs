@@ -152,7 +152,7 @@ fn gpu_runs_match_the_dense_reference() {
             pick: &heuristic,
         };
         let source = RandomSource { seed: 5 };
-        let (outcome, _) = run_in_process(&job, &source, backend)
+        let outcome = run_in_process(&job, &source, backend)
             .unwrap_or_else(|d| panic!("{stem}: {d}\n{}", d.notes.join("\n")));
         let inputs = random_inputs(&planned.p, 5);
         let want = eval_dense(&planned.p, &inputs).unwrap();

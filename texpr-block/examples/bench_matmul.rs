@@ -30,12 +30,12 @@ fn main() {
         pick: &heuristic,
     };
     let source = RandomSource { seed: 1 };
-    let (outcome, wall) = run_in_process(&job, &source, backend).expect("runs");
+    let outcome = run_in_process(&job, &source, backend).expect("runs");
     let blocked = outcome.gathered.result.expect("gathered");
     println!("device: {}", gpu.info());
     println!(
         "blocked: n {n}, tile {t}, 2x2 ranks as threads, wall {:.3} s",
-        wall.as_secs_f64()
+        outcome.wall.as_secs_f64()
     );
     let dense_src = format!(
         "input a: f32[{}]\ninput b: f32[{}]\noutput out: f32[{}] = compute {n} |j| compute {n} |i| reduce {n} |k| a[i + k * {n}] * b[k + j * {n}]\n",

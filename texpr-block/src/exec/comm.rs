@@ -11,9 +11,10 @@
 //! so collectives on a communicator match, and a message only ever waits for
 //! data that earlier messages carry, which makes the order deadlock-free.
 //!
-//! After the plan's messages come the end of the run: each rank's share of
-//! the result to the source rank (when the result is gathered), each rank's
-//! counters to the source rank, and the source rank's word that all is done.
+//! After the plan's messages come the start of the run (every rank tells the
+//! source rank it is ready, the source rank answers go) and its end: each
+//! rank's share of the result to the source rank (when the result is
+//! gathered), each rank's counters, and the source rank's word that all is done.
 
 use crate::dist::{CommunicatorRank, GridSize};
 use crate::graph::schedule::Tasks;
@@ -42,6 +43,10 @@ pub enum Payload {
     Counters,
     /// The source rank's word that every rank has finished.
     Done,
+    /// A rank's word to the source rank that it is ready to start.
+    Ready,
+    /// The source rank's word that every rank is ready: the run starts.
+    Go,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,8 +78,12 @@ pub const COUNTER_WORDS: usize = 20;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CommPlan {
     pub messages: Vec<Message>,
-    /// How many of `messages` carry chunks (the plan's transfers).
+    /// How many of `messages` carry chunks (the plan's transfers): the first ones.
     pub n_chunk_messages: usize,
+    /// The start of the run (ready and go words).
+    pub start: std::ops::Range<usize>,
+    /// The end of the run (result shares, counters, done).
+    pub end: std::ops::Range<usize>,
     /// The message carrying each chunk that crosses ranks.
     by_chunk: BTreeMap<NodeId, usize>,
 }
@@ -122,38 +131,56 @@ impl CommPlan {
         cp
     }
 
-    /// Adds the end of the run: result shares (`result_len[r]` words from
-    /// rank `r`, when `gather`), counters, and the done word, all to and from `source`.
-    pub fn with_end(mut self, source: usize, result_len: &[usize], gather: bool) -> CommPlan {
-        let others = || (0..result_len.len()).filter(move |&r| r != source);
-        let direct = |payload, from, to: usize, len| Message {
-            payload,
-            from,
-            to: vec![to],
-            route: Route::Direct,
-            len,
-        };
+    /// Adds the start of the run (every rank's ready word to `source`, its go
+    /// word to all) and the end: result shares (`result_len[r]` words from
+    /// rank `r`, when `gather`), counters, and the done word.
+    pub fn with_ends(mut self, source: usize, result_len: &[usize], gather: bool) -> CommPlan {
+        let n = result_len.len();
+        let first = self.messages.len();
+        self.to_source(Payload::Ready, source, n, |_| 1);
+        self.from_source(Payload::Go, source, n);
+        self.start = first..self.messages.len();
+        let first = self.messages.len();
         if gather {
-            for r in others() {
-                let m = direct(Payload::Result, r, source, result_len[r]);
-                self.messages.push(m);
-            }
+            self.to_source(Payload::Result, source, n, |r| result_len[r]);
         }
-        for r in others() {
-            let m = direct(Payload::Counters, r, source, COUNTER_WORDS);
-            self.messages.push(m);
+        self.to_source(Payload::Counters, source, n, |_| COUNTER_WORDS);
+        self.from_source(Payload::Done, source, n);
+        self.end = first..self.messages.len();
+        self
+    }
+
+    /// A message of `len(r)` words from every rank `r` but `source` to it.
+    fn to_source(
+        &mut self,
+        payload: Payload,
+        source: usize,
+        n: usize,
+        len: impl Fn(usize) -> usize,
+    ) {
+        for r in (0..n).filter(|&r| r != source) {
+            self.messages.push(Message {
+                payload,
+                from: r,
+                to: vec![source],
+                route: Route::Direct,
+                len: len(r),
+            });
         }
-        let to: Vec<usize> = others().collect();
+    }
+
+    /// One word from `source` to every other rank.
+    fn from_source(&mut self, payload: Payload, source: usize, n: usize) {
+        let to: Vec<usize> = (0..n).filter(|&r| r != source).collect();
         if !to.is_empty() {
             self.messages.push(Message {
-                payload: Payload::Done,
+                payload,
                 from: source,
                 to,
                 route: Route::Direct,
                 len: 1,
             });
         }
-        self
     }
 
     /// The message that carries chunk `c` to other ranks, if any.

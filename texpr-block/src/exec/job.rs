@@ -50,7 +50,7 @@ impl<'a> Job<'a> {
             .map(|r| local_layout(&result, r).min_mem_size())
             .collect();
         let source = cfg.grid.rank_of(cfg.source).0;
-        let comm = CommPlan::new(g, &t, plan, cfg.grid).with_end(source, &result_len, gather);
+        let comm = CommPlan::new(g, &t, plan, cfg.grid).with_ends(source, &result_len, gather);
         let mut chunks = BTreeMap::new();
         let mut copies = BTreeMap::new();
         for n in g.ids() {

@@ -51,6 +51,24 @@ pub(super) struct Rank<'r, 'a> {
     stages: BTreeMap<Reg, BlockMatrixStage>,
 }
 
+/// Compiles every distinct block body rank `me` runs (before its run
+/// starts); the time it took and how many there were.
+pub fn compile_bodies(
+    job: &Job<'_>,
+    me: usize,
+    dev: &mut dyn TileDevice,
+) -> Result<(u64, u64), RankError> {
+    let start = Instant::now();
+    let before = dev.compiled();
+    for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        if let NodeKind::BlockShard { kernel, .. } = job.g.kind(step.node) {
+            dev.compile(kernel)?;
+        }
+    }
+    let n = (dev.compiled() - before) as u64;
+    Ok((start.elapsed().as_nanos() as u64, n))
+}
+
 /// Runs rank `me` of `job` on `dev`, talking through `tr`.
 pub fn run_rank(
     job: &Job<'_>,
@@ -235,13 +253,7 @@ impl Rank<'_, '_> {
             };
             inputs.push(self.buf(node)?);
         }
-        let compile_start = Instant::now();
-        let before = self.dev.compiled();
         let k = self.dev.compile(kernel)?;
-        if self.dev.compiled() > before {
-            self.stats.compile_ns += compile_start.elapsed().as_nanos() as u64;
-            self.stats.kernels += 1;
-        }
         let out = self.alloc(made, body.out_len as usize)?;
         self.dev.run(k, &inputs, out)?;
         Ok(())

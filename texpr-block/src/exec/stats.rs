@@ -98,7 +98,7 @@ pub fn finish_run(
     tr: &mut dyn Transport,
 ) -> Result<Option<Gathered>, RankError> {
     let comm = &job.comm;
-    let mut outbox = Outbox::over(comm, me, comm.n_chunk_messages..comm.messages.len());
+    let mut outbox = Outbox::over(comm, me, comm.end.clone());
     let source = job.source();
     let find = |payload, from| comm.find(payload, from);
     if me != source {
@@ -134,4 +134,29 @@ pub fn finish_run(
     outbox.drain(comm, dev, tr)?;
     let result = job.gather.then(|| assemble(&d, &parts));
     Ok(Some(Gathered { stats, result }))
+}
+
+/// Waits until every rank is ready to start (each tells the source rank,
+/// which answers go), so that the run's clock starts on all ranks together.
+pub fn start_together(
+    job: &Job<'_>,
+    me: usize,
+    dev: &mut dyn TileDevice,
+    tr: &mut dyn Transport,
+) -> Result<(), RankError> {
+    let comm = &job.comm;
+    let mut outbox = Outbox::over(comm, me, comm.start.clone());
+    if me == job.source() {
+        for r in (0..job.n_ranks()).filter(|&r| r != me) {
+            if let Some(id) = comm.find(Payload::Ready, r) {
+                outbox.wait(comm, id, dev, tr)?;
+            }
+        }
+        if let Some(id) = comm.find(Payload::Go, me) {
+            outbox.send_words(id, vec![1]);
+        }
+    } else if let Some(id) = comm.find(Payload::Ready, me) {
+        outbox.send_words(id, vec![1]);
+    }
+    outbox.drain(comm, dev, tr)
 }

@@ -173,11 +173,17 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     }
     let job = job(b, &planned).map_err(fail)?;
     let inputs = BlockInputs::open(&planned.p, &args.inputs, args.random).map_err(fail)?;
-    let (outcome, wall) = run_in_process(&job, &inputs, backend).map_err(fail)?;
+    let outcome = run_in_process(&job, &inputs, backend).map_err(fail)?;
     let how = format!("{} ranks as threads of one process", job.n_ranks());
     print!(
         "{}",
-        report(&job, &outcome.gathered, &how, &backend.describe(), wall)
+        report(
+            &job,
+            &outcome.gathered,
+            &how,
+            &backend.describe(),
+            outcome.wall
+        )
     );
     let parts: Vec<&LocalPart> = outcome.ranks.iter().map(|r| &r.part).collect();
     write_outputs(args, &planned, outcome.gathered.result.as_ref(), &parts).map_err(fail)?;

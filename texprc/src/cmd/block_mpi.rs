@@ -13,13 +13,13 @@ use super::block::{Args, open_gpu, picker, write_outputs};
 use crate::block_io::BlockInputs;
 use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use texpr_block::cli::{BlockArgs, emit_all, plan};
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report};
 use texpr_block::codes;
-use texpr_block::exec::threads::{on_rank, report_text, run_and_finish, stopped_by};
+use texpr_block::exec::threads::{Finished, on_rank, report_text, run_and_finish, stopped_by};
 use texpr_block::exec::transport::mpi::Mpi;
-use texpr_block::exec::{Gathered, Job, RankError, RankOutcome};
+use texpr_block::exec::{Gathered, Job, RankError};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::diag::render_with;
 
@@ -55,22 +55,26 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     let inputs = BlockInputs::open(&planned.p, &args.inputs, args.random)
         .map_err(|d| once(Failure::about(src, d)))?;
     watch_signals(me);
-    let (outcome, gathered, wall, device, emitted) =
-        mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
-            match run_rank(b, &planned, &job, me, tr, &inputs) {
-                Ok(((emitted, device, wall), (o, g))) => (o, g, wall, device, emitted),
-                Err(RankError::Own(d)) => {
-                    print_error(src, &on_rank(&job, me, d.clone()));
-                    tr.report_failure(&report_text(&d));
-                    mpi.abort(1)
-                }
-                Err(RankError::Peer { rank, text }) => {
-                    print_error(src, &stopped_by(&job, me, rank, &text));
-                    tr.acknowledge(rank);
-                    wait_for_the_end()
-                }
+    let (finished, device, emitted) = mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
+        match run_rank(b, &planned, &job, me, tr, &inputs) {
+            Ok(done) => done,
+            Err(RankError::Own(d)) => {
+                print_error(src, &on_rank(&job, me, d.clone()));
+                tr.report_failure(&report_text(&d));
+                mpi.abort(1)
             }
-        });
+            Err(RankError::Peer { rank, text }) => {
+                print_error(src, &stopped_by(&job, me, rank, &text));
+                tr.acknowledge(rank);
+                wait_for_the_end()
+            }
+        }
+    });
+    let Finished {
+        outcome,
+        gathered,
+        wall,
+    } = finished;
     let fail = |d| Failure::about(src, d);
     write_outputs(
         args,
@@ -87,9 +91,8 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     finish_check(b, &planned, &inputs, &gathered).map_err(fail)
 }
 
-/// This rank's run: its device, its tasks, the end of the run; the emitted
-/// text (source rank only), the device's name and the run's wall time
-/// (from its first task to the end, the device already open) too.
+/// This rank's run on its device; the emitted text (source rank only) and
+/// the device's name too.
 fn run_rank(
     b: &BlockArgs,
     planned: &texpr_block::cli::Planned,
@@ -97,7 +100,7 @@ fn run_rank(
     me: usize,
     tr: &mut dyn texpr_block::exec::transport::Transport,
     inputs: &BlockInputs,
-) -> Result<((String, String, Duration), (RankOutcome, Option<Gathered>)), RankError> {
+) -> Result<(Finished, String, String), RankError> {
     let gpu = open_gpu(b)?;
     let pick = picker(gpu.as_ref());
     let backend = Backend {
@@ -111,9 +114,8 @@ fn run_rank(
     };
     let mut dev = backend.device();
     let device = dev.describe();
-    let start = Instant::now();
-    let done = run_and_finish(job, me, dev.as_mut(), tr, inputs)?;
-    Ok(((emitted, device, start.elapsed()), done))
+    let finished = run_and_finish(job, me, dev.as_mut(), tr, inputs)?;
+    Ok((finished, device, emitted))
 }
 
 fn finish_check(

@@ -19,16 +19,19 @@
 use super::{CommError, Counters, Transport};
 use crate::codes;
 use crate::dist::{CommunicatorRank, GridSize};
-use crate::exec::comm::{CommPlan, Route};
+use crate::exec::comm::{CommPlan, Payload, Route};
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::{Duration, Instant};
 use texpr_syntax::Diagnostic;
 
+/// Tags: chunks, the start and end of the run, failure reports and their acknowledgements.
 const DATA: i32 = 1;
 const FAILURE: i32 = 2;
 const ACK: i32 = 3;
+const START: i32 = 4;
+const END: i32 = 5;
 /// Words of a failure report: the rank, the text's byte count, the text.
 const REPORT_WORDS: usize = 512;
 /// How long a failing rank waits for the others to acknowledge.
@@ -289,7 +292,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
 
     fn post_send(&mut self, id: usize, data: &[u32]) -> Result<(), CommError> {
         let m = &self.plan.messages[id];
-        let (route, to) = (m.route, m.to.clone());
+        let (route, to, tag) = (m.route, m.to.clone(), tag_of(m.payload));
         let slot = self.slot(id)?;
         slot.copy_from_slice(data);
         let comm = self.communicator(route);
@@ -299,7 +302,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
                 to.iter()
                     .map(|&r| {
                         comm.process_at_rank(r as i32)
-                            .immediate_send_with_tag(self.scope, words, DATA)
+                            .immediate_send_with_tag(self.scope, words, tag)
                     })
                     .collect()
             }
@@ -315,12 +318,12 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
 
     fn post_receive(&mut self, id: usize) -> Result<(), CommError> {
         let m = &self.plan.messages[id];
-        let (route, from) = (m.route, m.from);
+        let (route, from, tag) = (m.route, m.from, tag_of(m.payload));
         let slot = self.slot(id)?;
         let comm = self.communicator(route);
         let root = comm.process_at_rank(self.root_rank(route, from));
         let req = match route {
-            Route::Direct => root.immediate_receive_into_with_tag(self.scope, slot, DATA),
+            Route::Direct => root.immediate_receive_into_with_tag(self.scope, slot, tag),
             _ => root.immediate_broadcast_into(self.scope, slot),
         };
         self.pending[id] = vec![req];
@@ -395,6 +398,15 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
             self.ack_sends
                 .push(p.immediate_send_with_tag(self.scope, one, ACK));
         }
+    }
+}
+
+/// The tag of a direct message: one per phase of the run.
+fn tag_of(payload: Payload) -> i32 {
+    match payload {
+        Payload::Chunk(_) => DATA,
+        Payload::Ready | Payload::Go => START,
+        Payload::Result | Payload::Counters | Payload::Done => END,
     }
 }
 
