@@ -137,21 +137,21 @@ impl CommPlan {
     pub fn with_ends(mut self, source: usize, result_len: &[usize], gather: bool) -> CommPlan {
         let n = result_len.len();
         let first = self.messages.len();
-        self.to_source(Payload::Ready, source, n, |_| 1);
-        self.from_source(Payload::Go, source, n);
+        self.push_to_source(Payload::Ready, source, n, |_| 1);
+        self.push_from_source(Payload::Go, source, n);
         self.start = first..self.messages.len();
         let first = self.messages.len();
         if gather {
-            self.to_source(Payload::Result, source, n, |r| result_len[r]);
+            self.push_to_source(Payload::Result, source, n, |r| result_len[r]);
         }
-        self.to_source(Payload::Counters, source, n, |_| COUNTER_WORDS);
-        self.from_source(Payload::Done, source, n);
+        self.push_to_source(Payload::Counters, source, n, |_| COUNTER_WORDS);
+        self.push_from_source(Payload::Done, source, n);
         self.end = first..self.messages.len();
         self
     }
 
     /// A message of `len(r)` words from every rank `r` but `source` to it.
-    fn to_source(
+    fn push_to_source(
         &mut self,
         payload: Payload,
         source: usize,
@@ -170,7 +170,7 @@ impl CommPlan {
     }
 
     /// One word from `source` to every other rank.
-    fn from_source(&mut self, payload: Payload, source: usize, n: usize) {
+    fn push_from_source(&mut self, payload: Payload, source: usize, n: usize) {
         let to: Vec<usize> = (0..n).filter(|&r| r != source).collect();
         if !to.is_empty() {
             self.messages.push(Message {

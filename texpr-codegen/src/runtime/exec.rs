@@ -204,16 +204,5 @@ pub(super) fn encode(
 }
 
 fn read_one(r: &Readback) -> Result<HostBuffer, RuntimeError> {
-    let data = {
-        let view = r
-            .staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-        words.truncate(r.len as usize);
-        words
-    };
-    r.staging.unmap();
-    Ok(HostBuffer { elem: r.elem, data })
+    super::resident::read_staging(&r.staging, r.elem, r.len)
 }

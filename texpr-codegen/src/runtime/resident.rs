@@ -307,19 +307,24 @@ fn in_bounds(buf: &DeviceBuffer, offset: u64, len: u64) -> Result<(), RuntimeErr
 }
 
 fn read_mapped(read: &PendingRead) -> Result<HostBuffer, RuntimeError> {
+    read_staging(&read.staging, read.elem, read.len)
+}
+
+/// The first `len` words of a mapped staging buffer, which is unmapped after.
+pub(super) fn read_staging(
+    staging: &wgpu::Buffer,
+    elem: ElemTy,
+    len: u64,
+) -> Result<HostBuffer, RuntimeError> {
     let data = {
-        let view = read
-            .staging
+        let view = staging
             .slice(..)
             .get_mapped_range()
             .map_err(|e| RuntimeError::Readback(e.to_string()))?;
         let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-        words.truncate(read.len as usize);
+        words.truncate(len as usize);
         words
     };
-    read.staging.unmap();
-    Ok(HostBuffer {
-        elem: read.elem,
-        data,
-    })
+    staging.unmap();
+    Ok(HostBuffer { elem, data })
 }
