@@ -190,3 +190,22 @@ fn gpu_runs_match_the_dense_reference() {
         }
     }
 }
+
+#[test]
+fn emit_texpr_shows_each_body_and_its_schedule() {
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "gemm_bias_relu")
+        .unwrap();
+    let out = cli("gemm", &src, |a| {
+        a.defines = vec![("M".into(), 64), ("K".into(), 64), ("N".into(), 64)];
+        a.tile = Some(32);
+        a.emit = vec![Emit::Texpr];
+    });
+    // 2x2 tiles of 32, all alike: one body, then the optimizer's scheduled form of it
+    assert_eq!(out.matches("// kernel k").count(), 1, "{out}");
+    assert!(out.starts_with("// kernel k0\ninput a: f32[2048]\n"), "{out}");
+    let scheduled = out.split("// scheduled\n").nth(1).expect("a scheduled body");
+    assert!(scheduled.contains("compute@grid"), "{scheduled}");
+    assert!(scheduled.contains("reduce@thread"), "{scheduled}");
+}
