@@ -204,8 +204,14 @@ fn emit_texpr_shows_each_body_and_its_schedule() {
     });
     // 2x2 tiles of 32, all alike: one body, then the optimizer's scheduled form of it
     assert_eq!(out.matches("// kernel k").count(), 1, "{out}");
-    assert!(out.starts_with("// kernel k0\ninput a: f32[2048]\n"), "{out}");
-    let scheduled = out.split("// scheduled\n").nth(1).expect("a scheduled body");
+    assert!(
+        out.starts_with("// kernel k0\ninput a: f32[2048]\n"),
+        "{out}"
+    );
+    let scheduled = out
+        .split("// scheduled\n")
+        .nth(1)
+        .expect("a scheduled body");
     assert!(scheduled.contains("compute@grid"), "{scheduled}");
     assert!(scheduled.contains("reduce@thread"), "{scheduled}");
 }

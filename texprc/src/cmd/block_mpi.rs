@@ -1,8 +1,9 @@
 //! `texprc block --run` under `mpirun`: this process is one rank (feature `mpi`).
 //!
-//! Every process plans the same program; errors found before the run are
-//! the same on every rank and printed once (by rank 0). The run happens
-//! inside the MPI transport. When this rank fails it prints its error
+//! Every process plans the same program; errors found before the run (in
+//! the program or the arguments) are the same on every rank and printed once
+//! (by rank 0). Everything that touches files or devices happens inside the
+//! MPI transport, so that it can fail on one rank alone. When this rank fails it prints its error
 //! (naming itself), tells every other rank and, once they have acknowledged
 //! (or after a few seconds), aborts the job; when another rank's report
 //! arrives this rank prints why it stops (naming the failing rank),
@@ -52,11 +53,9 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     }
     let planned = plan(b).map_err(|d| once(Failure::new(src, d)))?;
     let job = job(b, &planned).map_err(|d| once(Failure::about(src, d)))?;
-    let inputs = BlockInputs::open(&planned.p, &args.inputs, args.random)
-        .map_err(|d| once(Failure::about(src, d)))?;
     watch_signals(me);
     let (finished, device, emitted) = mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
-        match run_rank(b, &planned, &job, me, tr, &inputs) {
+        match run_rank(args, b, &planned, &job, me, tr) {
             Ok(done) => done,
             Err(RankError::Own(d)) => {
                 print_error(src, &on_rank(&job, me, d.clone()));
@@ -70,11 +69,14 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
             }
         }
     });
-    let Finished {
-        outcome,
-        gathered,
-        wall,
-    } = finished;
+    let (
+        Finished {
+            outcome,
+            gathered,
+            wall,
+        },
+        inputs,
+    ) = finished;
     let fail = |d| Failure::about(src, d);
     write_outputs(
         args,
@@ -92,15 +94,17 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
 }
 
 /// This rank's run on its device; the emitted text (source rank only) and
-/// the device's name too.
+/// the device's name too. Input files are opened here, by each rank, so that
+/// a file one rank cannot read stops every rank.
 fn run_rank(
+    args: &Args,
     b: &BlockArgs,
     planned: &texpr_block::cli::Planned,
     job: &Job<'_>,
     me: usize,
     tr: &mut dyn texpr_block::exec::transport::Transport,
-    inputs: &BlockInputs,
-) -> Result<(Finished, String, String), RankError> {
+) -> Result<((Finished, BlockInputs), String, String), RankError> {
+    let inputs = BlockInputs::open(&planned.p, &args.inputs, args.random)?;
     let gpu = open_gpu(b)?;
     let pick = picker(gpu.as_ref());
     let backend = Backend {
@@ -114,8 +118,8 @@ fn run_rank(
     };
     let mut dev = backend.device();
     let device = dev.describe();
-    let finished = run_and_finish(job, me, dev.as_mut(), tr, inputs)?;
-    Ok((finished, device, emitted))
+    let finished = run_and_finish(job, me, dev.as_mut(), tr, &inputs)?;
+    Ok(((finished, inputs), device, emitted))
 }
 
 fn finish_check(
