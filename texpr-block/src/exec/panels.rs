@@ -131,13 +131,12 @@ impl Rank<'_, '_> {
     }
 
     fn write_tile(&mut self, values: &[f32], slot: Slot) -> Result<(), RankError> {
-        let rows = slot.dims.rows as usize;
         if slot.contiguous() {
             return Ok(self.dev.write(slot.buf, slot.at(0), values)?);
         }
-        for (b, column) in values.chunks(rows).enumerate() {
-            self.dev.write(slot.buf, slot.at(b), column)?;
-        }
-        Ok(())
+        let rows = slot.dims.rows as usize;
+        Ok(self
+            .dev
+            .write_columns(slot.buf, (slot.at(0), slot.panel_rows), rows, values)?)
     }
 }

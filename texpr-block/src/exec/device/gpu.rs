@@ -33,6 +33,8 @@ pub struct GpuDevice<'g> {
     commands: Option<Commands<'g>>,
     reads: Vec<Option<PendingRead>>,
     scratch: u64,
+    /// Where a tile is written before it is copied into a panel column by column.
+    staging: Option<DeviceBuffer>,
 }
 
 impl std::fmt::Debug for GpuDevice<'_> {
@@ -56,6 +58,7 @@ impl<'g> GpuDevice<'g> {
             commands: None,
             reads: Vec::new(),
             scratch: 0,
+            staging: None,
         }
     }
 
@@ -137,6 +140,42 @@ impl TileDevice for GpuDevice<'_> {
         self.gpu
             .write_buffer(self.buf(b)?, offset as u64, &HostBuffer::from_f32(data))
             .map_err(|e| gpu_error("a write to the GPU", e))
+    }
+
+    /// One write of the whole tile into the staging buffer, then a device
+    /// copy per column; submitted at once, so the next write to the staging
+    /// buffer lands after these copies.
+    fn write_columns(
+        &mut self,
+        b: BufId,
+        (offset, ld): (usize, usize),
+        rows: usize,
+        data: &[f32],
+    ) -> Result<(), Diagnostic> {
+        if self
+            .staging
+            .as_ref()
+            .is_none_or(|s| (s.len() as usize) < data.len())
+        {
+            let old = self.staging.take().map_or(0, |s| s.bytes());
+            let made = self.make_buffer(data.len())?;
+            self.scratch = self.scratch - old + made.bytes();
+            self.staging = Some(made);
+        }
+        let staging = self.staging.as_ref().expect("made above");
+        self.gpu
+            .write_buffer(staging, 0, &HostBuffer::from_f32(data))
+            .map_err(|e| gpu_error("a write to the GPU", e))?;
+        self.buf(b)?;
+        let mut commands = self.commands.take().unwrap_or_else(|| self.gpu.commands());
+        let dst = self.buf(b)?;
+        for k in 0..data.len() / rows.max(1) {
+            let (from, to) = ((k * rows) as u64, (offset + k * ld) as u64);
+            commands
+                .copy(staging, from, dst, to, rows as u64)
+                .map_err(|e| gpu_error("a copy on the GPU", e))?;
+        }
+        commands.submit().map_err(|e| gpu_error("a submit", e))
     }
 
     fn copy(

@@ -52,6 +52,20 @@ pub trait TileDevice {
     fn free(&mut self, b: BufId);
     /// Writes host values into `b` from element `offset` on.
     fn write(&mut self, b: BufId, offset: usize, data: &[f32]) -> Result<(), Diagnostic>;
+    /// Writes `data`, columns of `rows` values, into `b` with column `k` at
+    /// `offset + k * ld` (a tile into a taller panel).
+    fn write_columns(
+        &mut self,
+        b: BufId,
+        (offset, ld): (usize, usize),
+        rows: usize,
+        data: &[f32],
+    ) -> Result<(), Diagnostic> {
+        for (k, column) in data.chunks(rows.max(1)).enumerate() {
+            self.write(b, offset + k * ld, column)?;
+        }
+        Ok(())
+    }
     /// Copies `len` elements between buffers.
     fn copy(
         &mut self,
