@@ -123,12 +123,13 @@ impl Outbox {
     ) -> Result<(), RankError> {
         let start = Instant::now();
         dev.flush()?;
+        let mut nap = Nap::default();
         loop {
             self.pump(plan, dev, tr)?;
             if self.is_posted(id) && tr.test(id)? {
                 break;
             }
-            tr.idle();
+            tr.idle(nap.next());
         }
         self.waited += start.elapsed();
         Ok(())
@@ -160,13 +161,34 @@ impl Outbox {
         dev: &mut dyn TileDevice,
         tr: &mut dyn Transport,
     ) -> Result<Vec<f32>, RankError> {
+        let mut nap = Nap::default();
         loop {
             if let Some(v) = dev.try_read(read)? {
                 return Ok(v);
             }
             self.pump(plan, dev, tr)?;
-            tr.idle();
+            tr.idle(nap.next());
         }
+    }
+}
+
+/// How long to idle between polls: from 20 µs, doubling up to 1 ms, so a
+/// short wait answers fast and a long one costs the CPU (which the device
+/// may share) little.
+#[derive(Debug)]
+struct Nap(Duration);
+
+impl Default for Nap {
+    fn default() -> Nap {
+        Nap(Duration::from_micros(20))
+    }
+}
+
+impl Nap {
+    fn next(&mut self) -> Duration {
+        let now = self.0;
+        self.0 = (self.0 * 2).min(Duration::from_millis(1));
+        now
     }
 }
 

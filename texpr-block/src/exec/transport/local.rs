@@ -107,12 +107,9 @@ impl Transport for LocalTransport<'_, '_> {
         self.arrived.get(&id).map_or(&[], Vec::as_slice)
     }
 
-    fn idle(&mut self) {
+    fn idle(&mut self, at_most: Duration) {
         let gate = lock(&self.hub.gate);
-        let _ = self
-            .hub
-            .changed
-            .wait_timeout(gate, Duration::from_millis(2));
+        let _ = self.hub.changed.wait_timeout(gate, at_most);
     }
 
     fn counters(&self) -> Counters {

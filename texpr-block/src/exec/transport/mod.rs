@@ -72,8 +72,8 @@ pub trait Transport {
     fn test(&mut self, id: usize) -> Result<bool, CommError>;
     /// The words of received message `id` (after `test` said it is complete).
     fn data(&self, id: usize) -> &[u32];
-    /// Waits a little for something to happen (nothing to do until then).
-    fn idle(&mut self);
+    /// Waits up to `at_most` for something to happen (nothing to do until then).
+    fn idle(&mut self, at_most: std::time::Duration);
     /// Bytes moved so far.
     fn counters(&self) -> Counters;
     /// Tells every other rank this one failed; returns once they have

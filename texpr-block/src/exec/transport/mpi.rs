@@ -349,8 +349,8 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         self.received[id].unwrap_or(&[])
     }
 
-    fn idle(&mut self) {
-        std::thread::sleep(Duration::from_micros(100));
+    fn idle(&mut self, at_most: Duration) {
+        std::thread::sleep(at_most);
     }
 
     fn counters(&self) -> Counters {
