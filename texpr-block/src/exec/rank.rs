@@ -112,8 +112,7 @@ impl Rank<'_, '_> {
             return Err(RankError::Own(Diagnostic::error(
                 codes::OUT_OF_MEMORY,
                 format!(
-                    "rank {} needs {} B for its tiles and {scratch} B for its kernels, over the budget of {} B",
-                    self.me,
+                    "its tiles and panels would need {} B and its kernels {scratch} B, over the budget of {} B",
                     self.held + bytes,
                     self.job.budget
                 ),
