@@ -3,8 +3,8 @@
 //! into y), on hand-built IR so the tests do not depend on the front end.
 
 use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, compile, emit};
-use texpr_opt::build::*;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Program, Ty, VecRef};
 
 fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {

@@ -76,21 +76,9 @@ pub fn shape(root: &Expr) -> Result<Shape<'_>, Diagnostic> {
 
 /// E0304 for the first `compute`, `reduce` or `let` without a level.
 fn check_levels(e: &Expr) -> Result<(), Diagnostic> {
-    let missing = match &e.kind {
-        ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => level.is_none(),
-        ExprKind::Let { level, .. } => level.is_none(),
-        _ => false,
-    };
-    if missing {
-        return Err(Diagnostic::error("E0304", "this program is not scheduled")
-            .with_primary(e.span, "this node has no level"));
-    }
-    match &e.kind {
-        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => check_levels(body),
-        ExprKind::Let { value, body, .. } => check_levels(value).and(check_levels(body)),
-        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => check_levels(x),
-        ExprKind::Binary(_, a, b) => check_levels(a).and(check_levels(b)),
-        ExprKind::Call(_, args) => args.iter().try_for_each(check_levels),
-        _ => Ok(()),
+    match e.find(|x| x.takes_level() && x.level().is_none()) {
+        Some(x) => Err(Diagnostic::error("E0304", "this program is not scheduled")
+            .with_primary(x.span, "this node has no level")),
+        None => Ok(()),
     }
 }

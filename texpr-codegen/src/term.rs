@@ -4,7 +4,7 @@
 use crate::wgsl::ctx::{Ctx, Ix};
 use crate::wgsl::lit::i32_lit;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::term::fold;
 use texpr_syntax::ir::{Term, TermKind};
 
 /// `t`'s value in the current kernel.
@@ -27,16 +27,4 @@ pub fn term(cx: &mut Ctx<'_>, t: &Term) -> Result<Ix, Diagnostic> {
             Ok(Ix::Name(cx.w.let_("i32", expr)))
         }
     }
-}
-
-fn fold(op: TermOp, a: i64, b: i64) -> Option<i64> {
-    let r = match op {
-        TermOp::Add => a.checked_add(b)?,
-        TermOp::Sub => a.checked_sub(b)?,
-        TermOp::Mul => a.checked_mul(b)?,
-        TermOp::Div if b > 0 => a.div_euclid(b),
-        TermOp::Rem if b > 0 => a.rem_euclid(b),
-        _ => return None,
-    };
-    i32::try_from(r).ok().map(i64::from)
 }

@@ -19,8 +19,8 @@
 //! [`Padded::term`]); its inverse sends a padding element past the end, so a
 //! `< M*N` guard drops it. [`Layout`] is either kind.
 
-use crate::term::{bin, constant, var};
 use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::term::{bin, constant, var};
 use texpr_syntax::ir::{Term, TermKind, VarId};
 
 /// One digit of both mixed-radix numbers.
@@ -109,7 +109,7 @@ impl DigitPerm {
 
     /// Reads the canonical form back: `t` as a term over `k` on `0..len`.
     pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<DigitPerm> {
-        let summands = crate::term::summands(t);
+        let summands = texpr_syntax::ir::term::summands(t);
         let mut digits = Vec::new();
         for s in summands {
             let (x, raw_stride) = match &s.kind {
@@ -211,7 +211,7 @@ impl Padded {
 
     /// Reads [`Padded::term`]'s form back (`len` = `rows * cols`).
     pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<Padded> {
-        let summands = crate::term::summands(t);
+        let summands = texpr_syntax::ir::term::summands(t);
         let mut n = None;
         // (column digit, radix, stride in its index, raw stride)
         let mut parts = Vec::new();

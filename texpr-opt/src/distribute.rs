@@ -12,9 +12,9 @@
 
 use crate::elem::elem;
 use crate::limits::DeviceLimits;
-use crate::term::{bin, constant, var};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, TermOp};
+use texpr_syntax::ir::term::{bin, constant, var};
 use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Ty, VarKind};
 
 /// The workgroup size the default schedule uses for an item of length `len`.

@@ -10,14 +10,14 @@
 //! a `let` value keep their vector form). Folds keep their order, so the
 //! interpreter gives bit-identical results.
 //!
-//! [`range`]: crate::term::range
+//! [`range`]: texpr_syntax::ir::term::range
 
 use crate::simplify::simplify;
 use crate::subst::subst_expr;
-use crate::term::{self, as_const, bin, constant};
 use crate::threads::to_thread_levels;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, MemLevel, TermOp};
+use texpr_syntax::ir::term::{self, as_const, bin, constant};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarKind, VecRef};
 
 /// Index terms larger than this are refused (E0207) rather than built:

@@ -2,7 +2,7 @@
 //! legal, fills the missing ones, and says why when a level is not legal.
 //!
 //! Expects: a checked item root with at least one grid- or group-level node
-//! or `let@shared` (see [`has_structure`]). Guarantees: the root is a
+//! or `let@shared` (see [`Expr::has_structure`]). Guarantees: the root is a
 //! `compute@grid` (a root without one is wrapped in `compute@grid 1`); every
 //! node has a level; levels never increase from root to leaf. Filling: an
 //! unleveled `compute` at the root is `@grid`; on the grid body's spine (the
@@ -16,7 +16,6 @@
 //! E0206 (a `compute@grid` nested in another grid: not supported).
 
 use crate::limits::DeviceLimits;
-use crate::subst::map_children;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarKind};
@@ -29,23 +28,6 @@ enum Ctx {
     Group,
     /// Inside a thread-level node or a `let@reg` value.
     Thread,
-}
-
-/// Whether `e` holds any grid- or group-level node or `let@shared`.
-pub fn has_structure(e: &Expr) -> bool {
-    let here = match &e.kind {
-        ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => {
-            matches!(level, Some(Level::Grid | Level::Group | Level::Subgroup))
-        }
-        ExprKind::Let { level, .. } => *level == Some(MemLevel::Shared),
-        _ => false,
-    };
-    let mut inner = false;
-    map_children(e, |c| {
-        inner |= has_structure(c);
-        c.clone()
-    });
-    here || inner
 }
 
 /// The item root with its schedule completed.
@@ -65,7 +47,7 @@ pub fn fill_levels(
         } => f.grid(root),
         ExprKind::Compute {
             level: None, body, ..
-        } if has_structure(body) => f.grid(root),
+        } if body.has_structure() => f.grid(root),
         _ => {
             let g = p.fresh_var("g", VarKind::Index { extent: 1 }, root.span);
             let body = f.node(root, Ctx::Spine);
@@ -172,7 +154,7 @@ impl Filler<'_> {
             }
             _ => {
                 let inner = if ctx == Ctx::Spine { Ctx::Group } else { ctx };
-                map_children(e, |c| self.node(c, inner))
+                e.map_children(|c| self.node(c, inner)).kind
             }
         };
         Expr {
@@ -222,7 +204,7 @@ impl Filler<'_> {
                 (lv, Ctx::Group)
             }
             Some(Level::Thread) => (Level::Thread, Ctx::Thread),
-            None if ctx == Ctx::Spine && has_structure(body) => {
+            None if ctx == Ctx::Spine && body.has_structure() => {
                 self.errs.push(
                     Diagnostic::error("E0204", "cannot choose a level for this node")
                         .with_primary(e.span, "this has no level but group-level work inside")
@@ -238,7 +220,7 @@ impl Filler<'_> {
 
     fn let_level(&mut self, e: &Expr, level: Option<MemLevel>, body: &Expr, ctx: Ctx) -> MemLevel {
         match (level, ctx) {
-            (None, Ctx::Spine) if has_structure(body) => MemLevel::Shared,
+            (None, Ctx::Spine) if body.has_structure() => MemLevel::Shared,
             (None, _) => MemLevel::Reg,
             // Where the checker accepted a `let@shared` (on the spine, or in a
             // thread-level loop of the invocations), it stays.

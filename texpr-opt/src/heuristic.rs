@@ -8,11 +8,10 @@
 //! first candidate that fits the item and the device's limits wins; an item
 //! no candidate fits keeps the default schedule.
 
-use crate::fill::has_structure;
 use crate::limits::DeviceLimits;
 use crate::schedule::{Combine, Schedule, Strategy};
-use crate::strategy::{Item, apply, items};
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use crate::strategy::apply;
+use texpr_syntax::ir::{Expr, ExprKind, Item, Program};
 
 /// The shape of an item root, as far as strategies care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,17 +85,10 @@ pub fn shape(root: &Expr) -> Shape {
 }
 
 fn first_reduce(e: &Expr) -> Option<u64> {
-    if let ExprKind::Reduce { n, .. } = &e.kind {
-        return Some(*n);
+    match e.find(|x| matches!(x.kind, ExprKind::Reduce { .. }))?.kind {
+        ExprKind::Reduce { n, .. } => Some(n),
+        _ => None,
     }
-    let mut found = None;
-    crate::subst::map_children(e, |c| {
-        if found.is_none() {
-            found = first_reduce(c);
-        }
-        c.clone()
-    });
-    found
 }
 
 /// Strategies for an item of this shape on this device, best guess first.
@@ -310,9 +302,9 @@ pub fn fits(p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> boo
 /// Every item of `p` (a prepared program) that scheduling may choose for,
 /// with its fitting candidates, best guess first.
 pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strategy>)> {
-    items(p)
+    p.items()
         .into_iter()
-        .filter(|it| !has_structure(it.root(p)))
+        .filter(|it| !it.root(p).has_structure())
         .map(|it| {
             let cands = item_candidates(it.root(p), limits)
                 .into_iter()
@@ -327,8 +319,8 @@ pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strate
 /// candidate.
 pub fn heuristic(p: &Program, limits: &DeviceLimits) -> Schedule {
     let mut s = Schedule::default();
-    for it in items(p) {
-        if has_structure(it.root(p)) {
+    for it in p.items() {
+        if it.root(p).has_structure() {
             continue;
         }
         let best = item_candidates(it.root(p), limits)

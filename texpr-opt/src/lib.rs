@@ -20,7 +20,6 @@
 //! - E0215 `combine=subgroup` on a device without subgroup operations
 //! - E0216 a strategy needing more workgroup memory than the device has
 
-pub mod build;
 pub mod cost;
 pub mod digits;
 pub mod distribute;
@@ -32,6 +31,8 @@ pub mod heuristic;
 pub mod inline;
 pub mod limits;
 pub mod pipeline;
+pub mod recompute;
+#[cfg(any(test, feature = "testing"))]
 pub mod samples;
 pub mod schedule;
 pub mod schedule_items;
@@ -39,7 +40,6 @@ pub mod simplify;
 pub mod simplify_pass;
 pub mod strategy;
 pub mod subst;
-pub mod term;
 pub mod threads;
 
 pub use limits::DeviceLimits;

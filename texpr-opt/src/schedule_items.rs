@@ -6,11 +6,11 @@
 //! `reduce` and `let` below it has a level (see `strategy` and `fill`).
 //! A strategy may add globals (a multi-pass reduction's partial results).
 
-use crate::fill::{fill_levels, has_structure};
+use crate::fill::fill_levels;
 use crate::heuristic::heuristic;
 use crate::pipeline::PassCtx;
 use crate::schedule::{ScheduleChoice, Strategy};
-use crate::strategy::{Item, apply};
+use crate::strategy::apply;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -23,8 +23,7 @@ pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagn
     if let Some(s) = &schedule {
         crate::strategy::check_names(p, s)?;
     }
-    let mut items: Vec<Item> = (0..p.globals.len()).map(Item::Global).collect();
-    items.extend((0..p.outputs.len()).map(Item::Output));
+    let items = p.items();
     let mut errs = Vec::new();
     // Strategies may insert globals before an item: walk from the back so
     // the positions still to visit stay valid.
@@ -33,7 +32,7 @@ pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagn
         let strategy = schedule
             .as_ref()
             .map_or(Strategy::Default, |s| s.get(item.name(p)));
-        let done = if has_structure(&root) {
+        let done = if root.has_structure() {
             fill_levels(p, &root, cx.limits).map(|e| *item.root_mut(p) = e)
         } else {
             apply(p, item, &strategy, cx.limits)

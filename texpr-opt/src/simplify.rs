@@ -8,8 +8,8 @@
 //! `(x / a) / b -> x / (a*b)`. The result never has a wider [`range`] than the
 //! input.
 
-use crate::term::{as_const, bin, constant, fold, range};
 use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::term::{as_const, bin, constant, fold, range};
 use texpr_syntax::ir::{Program, Term, TermKind, VarKind};
 
 /// An equal, usually smaller term.
@@ -125,9 +125,9 @@ fn rem(p: &Program, a: Term, m: i64) -> Term {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::term::var;
     use texpr_syntax::Span;
     use texpr_syntax::ir::VarId;
+    use texpr_syntax::ir::term::var;
 
     fn prog_with(extents: &[u64]) -> (Program, Vec<VarId>) {
         let mut p = Program {

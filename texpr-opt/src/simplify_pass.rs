@@ -17,7 +17,6 @@
 
 use crate::pipeline::PassCtx;
 use crate::simplify::simplify;
-use crate::subst::map_children;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::BinOp;
 use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Scalar, UnaryOp};
@@ -37,7 +36,7 @@ pub fn simplify_program(p: &mut Program, _cx: &PassCtx<'_>) -> Result<(), Vec<Di
 
 /// `e` with its terms simplified and exact identities folded, bottom-up.
 pub fn simplify_expr(p: &Program, e: &Expr) -> Expr {
-    let kind = match map_children(e, |c| simplify_expr(p, c)) {
+    let kind = match e.map_children(|c| simplify_expr(p, c)).kind {
         ExprKind::Index { vec, index, guard } => ExprKind::Index {
             vec,
             index: simplify(p, &index),

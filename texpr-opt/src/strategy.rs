@@ -60,59 +60,19 @@ use crate::distribute::distribute;
 use crate::elem::elem;
 use crate::limits::DeviceLimits;
 use crate::schedule::{Combine, Schedule, Strategy};
-use crate::subst::{map_children, subst_expr};
-use crate::term::{bin, constant, var};
+use crate::subst::subst_expr;
 use crate::threads::to_thread_levels;
+use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, MemLevel, ReduceOp, TermOp};
+use texpr_syntax::ir::build::{let_, read_local};
+use texpr_syntax::ir::term::{bin, constant, var};
 use texpr_syntax::ir::{
-    Expr, ExprKind, Global, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef,
+    Expr, ExprKind, Global, IndexMap, Item, Program, Term, Ty, VarId, VarKind, VecRef,
 };
-use texpr_syntax::{Diagnostic, Span};
-
-/// An item of a program: a global or an output, by position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Item {
-    Global(usize),
-    Output(usize),
-}
-
-impl Item {
-    pub fn name(self, p: &Program) -> &str {
-        match self {
-            Item::Global(i) => &p.globals[i].name,
-            Item::Output(i) => &p.outputs[i].name,
-        }
-    }
-    pub fn root(self, p: &Program) -> &Expr {
-        match self {
-            Item::Global(i) => &p.globals[i].value,
-            Item::Output(i) => &p.outputs[i].value,
-        }
-    }
-    pub fn root_mut(self, p: &mut Program) -> &mut Expr {
-        match self {
-            Item::Global(i) => &mut p.globals[i].value,
-            Item::Output(i) => &mut p.outputs[i].value,
-        }
-    }
-    fn span(self, p: &Program) -> Span {
-        match self {
-            Item::Global(i) => p.globals[i].span,
-            Item::Output(i) => p.outputs[i].span,
-        }
-    }
-}
-
-/// Every item of `p`: globals first, then outputs.
-pub fn items(p: &Program) -> Vec<Item> {
-    let mut v: Vec<Item> = (0..p.globals.len()).map(Item::Global).collect();
-    v.extend((0..p.outputs.len()).map(Item::Output));
-    v
-}
 
 /// E0210 for every name in `s` that is not an item of `p`.
 pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
-    let names: Vec<&str> = items(p).into_iter().map(|i| i.name(p)).collect();
+    let names: Vec<&str> = p.items().into_iter().map(|i| i.name(p)).collect();
     let errs: Vec<Diagnostic> = s
         .items
         .iter()
@@ -235,11 +195,10 @@ fn iterations_in(e: &Expr, w: u64) -> u64 {
         } => return iterations_in(body, *n),
         _ => {}
     }
-    let mut inner = 0u64;
-    map_children(e, |c| {
-        inner = inner.saturating_add(iterations_in(c, w));
-        c.clone()
-    });
+    let inner = e
+        .children()
+        .map(|c| iterations_in(c, w))
+        .fold(0u64, u64::saturating_add);
     match &e.kind {
         // Code generation unrolls short vectors (register tiles): no loop of
         // their own, their body's loops repeated.
@@ -265,19 +224,7 @@ fn iterations_in(e: &Expr, w: u64) -> u64 {
 type Fail = (&'static str, String);
 
 fn compute(level: Level, n: u64, v: VarId, body: Expr) -> Expr {
-    let ty = Ty::new(body.ty.elem, n * body.ty.len);
-    let span = body.span;
-    Expr {
-        kind: ExprKind::Compute {
-            level: Some(level),
-            n,
-            var: v,
-            map: None,
-            body: Box::new(body),
-        },
-        ty,
-        span,
-    }
+    texpr_syntax::ir::build::compute(Some(level), n, v, body)
 }
 
 /// The grid root around `body` (whose raw length is `raw`), with a
@@ -550,67 +497,18 @@ fn split_reduces(
         let value = group_reduce(p, e, w, l)?;
         let v = p.fresh_var("part", VarKind::Vector(e.ty), e.span);
         lets.push((v, value));
-        return Ok(Expr {
-            kind: ExprKind::Index {
-                vec: VecRef::Local(v),
-                index: constant(0),
-                guard: None,
-            },
-            ty: e.ty,
-            span: e.span,
-        });
+        return Ok(read_local(v, constant(0), e.ty.elem).at(e.span));
     }
-    let mut err = None;
-    let kind = map_children(e, |ch| match split_reduces(p, ch, w, l, lets) {
-        Ok(x) => x,
-        Err(f) => {
-            err.get_or_insert(f);
-            ch.clone()
-        }
-    });
-    match err {
-        Some(f) => Err(f),
-        None => Ok(Expr {
-            kind,
-            ty: e.ty,
-            span: e.span,
-        }),
-    }
+    e.try_map_children(|ch| split_reduces(p, ch, w, l, lets))
 }
 
 /// The single outermost `reduce` in `s` (the rest of `s` is its epilogue),
 /// if there is exactly one.
 fn single_reduce(s: &Expr) -> Option<&Expr> {
-    fn walk<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        if let ExprKind::Reduce { .. } = e.kind {
-            out.push(e);
-            return;
-        }
-        visit(e, |c| walk(c, out));
-    }
-    let mut found = Vec::new();
-    walk(s, &mut found);
+    let found = s.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
     match found.as_slice() {
         [r] if r.ty.len == 1 => Some(*r),
         _ => None,
-    }
-}
-
-/// Calls `f` on each direct child of `e`.
-fn visit<'e>(e: &'e Expr, mut f: impl FnMut(&'e Expr)) {
-    match &e.kind {
-        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => f(body),
-        ExprKind::Let { value, body, .. } => {
-            f(value);
-            f(body);
-        }
-        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => f(x),
-        ExprKind::Binary(_, a, b) => {
-            f(a);
-            f(b);
-        }
-        ExprKind::Call(_, args) => args.iter().for_each(f),
-        _ => {}
     }
 }
 
@@ -619,11 +517,7 @@ fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
     if std::ptr::eq(e, target) {
         return by.clone();
     }
-    Expr {
-        kind: map_children(e, |c| replace(c, target, by)),
-        ty: e.ty,
-        span: e.span,
-    }
+    e.map_children(|c| replace(c, target, by))
 }
 
 fn tile(
@@ -839,15 +733,7 @@ fn tile(
                     };
                     let value = compute(Level::Thread, n, rr, one);
                     let v = p.fresh_var("tile", VarKind::Vector(value.ty), span);
-                    let read = Expr {
-                        kind: ExprKind::Index {
-                            vec: VecRef::Local(v),
-                            index: var(r),
-                            guard: None,
-                        },
-                        ty: ld.ty,
-                        span: ld.span,
-                    };
+                    let read = read_local(v, var(r), ld.ty.elem).at(ld.span);
                     inner = replace_equal(&inner, ld, &read);
                     lets.push((v, value));
                 }
@@ -894,15 +780,8 @@ fn tile(
             };
             let acc = p.fresh_var("acc", VarKind::Vector(acc_ty), span);
             let (ei, ej) = (fresh_r(p, "ei", ri_n), fresh_r(p, "ej", rj_n));
-            let read = Expr {
-                kind: ExprKind::Index {
-                    vec: VecRef::Local(acc),
-                    index: bin(TermOp::Add, bin(TermOp::Mul, var(ei), c(rj_n)), var(ej)),
-                    guard: None,
-                },
-                ty: reduce.ty,
-                span: reduce.span,
-            };
+            let index = bin(TermOp::Add, bin(TermOp::Mul, var(ei), c(rj_n)), var(ej));
+            let read = read_local(acc, index, reduce.ty.elem).at(reduce.span);
             let epi = replace(s, reduce, &read);
             let epi = subst_expr(p, &epi, i, &at(&i_base, ei, wrap_i));
             let epi = subst_expr(p, &epi, j, &at(&j_base, ej, wrap_j));
@@ -1027,15 +906,7 @@ fn stage(
     let e = subst_expr(p, &e, k, &k_t);
     let value = compute(Level::Thread, len, x, to_thread_levels(&e));
     let v = p.fresh_var("stage", VarKind::Vector(value.ty), span);
-    let read = Expr {
-        kind: ExprKind::Index {
-            vec: VecRef::Local(v),
-            index: read_ix,
-            guard: None,
-        },
-        ty: ld.ty,
-        span,
-    };
+    let read = read_local(v, read_ix, ld.ty.elem).at(span);
     ((v, value), read)
 }
 
@@ -1044,17 +915,7 @@ fn let_reg(v: VarId, value: Expr, body: Expr) -> Expr {
 }
 
 fn let_at(level: MemLevel, v: VarId, value: Expr, body: Expr) -> Expr {
-    let (ty, span) = (body.ty, body.span);
-    Expr {
-        kind: ExprKind::Let {
-            level: Some(level),
-            var: v,
-            value: Box::new(value),
-            body: Box::new(body),
-        },
-        ty,
-        span,
-    }
+    let_(Some(level), v, value, body)
 }
 
 /// Distinct scalar reads in `e` whose index mentions only `i` and `k`, and
@@ -1069,8 +930,7 @@ fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Ex
         ..
     } = &e.kind
     {
-        let mut vars = Vec::new();
-        term_vars(index, &mut vars);
+        let vars = index.vars();
         let only =
             |a: VarId| vars.iter().all(|v| *v == a || *v == k || *v == g) && vars.contains(&a);
         let list = if only(i) {
@@ -1087,19 +947,7 @@ fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Ex
         }
         return;
     }
-    visit(e, |c| collect_loads(c, ijkg, li, lj));
-}
-
-fn term_vars(t: &Term, out: &mut Vec<VarId>) {
-    use texpr_syntax::ir::TermKind as K;
-    match &t.kind {
-        K::Var(v) => out.push(*v),
-        K::Binary(_, a, b) => {
-            term_vars(a, out);
-            term_vars(b, out);
-        }
-        K::Const(_) => {}
-    }
+    e.children().for_each(|c| collect_loads(c, ijkg, li, lj));
 }
 
 /// Equal up to spans.
@@ -1116,19 +964,7 @@ fn same(a: &Expr, b: &Expr) -> bool {
                 index: ib,
                 guard: gb,
             },
-        ) => va == vb && ga == gb && term_eq(ia, ib),
-        _ => false,
-    }
-}
-
-fn term_eq(a: &Term, b: &Term) -> bool {
-    use texpr_syntax::ir::TermKind as K;
-    match (&a.kind, &b.kind) {
-        (K::Const(x), K::Const(y)) => x == y,
-        (K::Var(x), K::Var(y)) => x == y,
-        (K::Binary(o1, a1, b1), K::Binary(o2, a2, b2)) => {
-            o1 == o2 && term_eq(a1, a2) && term_eq(b1, b2)
-        }
+        ) => va == vb && ga == gb && ia.same(ib),
         _ => false,
     }
 }
@@ -1138,11 +974,7 @@ fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
     if same(e, ld) {
         return by.clone();
     }
-    Expr {
-        kind: map_children(e, |c| replace_equal(c, ld, by)),
-        ty: e.ty,
-        span: e.span,
-    }
+    e.map_children(|c| replace_equal(c, ld, by))
 }
 
 fn multipass(
@@ -1240,7 +1072,7 @@ fn multipass(
     let base = format!("{}_partials", item.name(p));
     let mut name = base.clone();
     let mut suffix = 1;
-    while items(p).iter().any(|it| it.name(p) == name) {
+    while p.item(&name).is_some() {
         suffix += 1;
         name = format!("{base}{suffix}");
     }
@@ -1303,24 +1135,13 @@ fn multipass(
 
 /// `reduce@level op n |v| body`.
 fn reduce_at(level: Level, op: ReduceOp, n: u64, v: VarId, body: Expr) -> Expr {
-    let (ty, span) = (body.ty, body.span);
-    Expr {
-        kind: ExprKind::Reduce {
-            level: Some(level),
-            op,
-            n,
-            var: v,
-            body: Box::new(body),
-        },
-        ty,
-        span,
-    }
+    texpr_syntax::ir::build::reduce(Some(level), op, n, v, body)
 }
 
 /// Shifts every reference to a global at position `>= at` up by one.
 fn renumber_globals(p: &mut Program, at: usize) {
     let at = at as u32;
-    crate::subst::map_vec_refs(p, &|v| match v {
+    p.map_vec_refs(|v| match v {
         VecRef::Global(x) if x >= at => VecRef::Global(x + 1),
         v => v,
     });

@@ -1,27 +1,17 @@
 //! Tests of the default schedule on the hand-built samples: it schedules
 //! every node, keeps the meaning bit for bit, and reports illegal levels.
 
-use crate::build::*;
 use crate::limits::DeviceLimits;
 use crate::samples;
 use crate::{default_schedule, run_passes};
 use texpr_interp::{Data, Value, eval, random_inputs};
 use texpr_syntax::ast::{ElemTy, Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
 
 /// Every `compute`, `reduce` and `let` in `e` has a level.
 fn all_leveled(e: &Expr) -> bool {
-    let here = match &e.kind {
-        ExprKind::Compute { level, .. } | ExprKind::Reduce { level, .. } => level.is_some(),
-        ExprKind::Let { level, .. } => level.is_some(),
-        _ => true,
-    };
-    let mut ok = here;
-    crate::subst::map_children(e, |c| {
-        ok &= all_leveled(c);
-        c.clone()
-    });
-    ok
+    e.all(|x| !x.takes_level() || x.level().is_some())
 }
 
 fn is_scheduled(p: &Program) -> bool {

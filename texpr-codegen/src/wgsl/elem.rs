@@ -480,11 +480,7 @@ pub fn expr_size(e: &Expr) -> usize {
             level: Some(MemLevel::Shared),
             ..
         } => return 1 << 20,
-        ExprKind::Let { value, body, .. } => expr_size(value).saturating_add(expr_size(body)),
-        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => expr_size(x),
-        ExprKind::Binary(_, a, b) => expr_size(a).saturating_add(expr_size(b)),
-        ExprKind::Call(_, args) => args.iter().map(expr_size).fold(0, usize::saturating_add),
-        _ => 0,
+        _ => e.children().map(expr_size).fold(0, usize::saturating_add),
     };
     inner.saturating_add(1)
 }

@@ -139,21 +139,16 @@ pub fn kernel(
 
 /// The span of the first `reduce@subgroup` in `e`, if any.
 fn subgroup_node(e: &Expr) -> Option<Span> {
-    if let ExprKind::Reduce {
-        level: Some(Level::Subgroup),
-        ..
-    } = &e.kind
-    {
-        return Some(e.span);
-    }
-    let mut found = None;
-    texpr_opt::subst::map_children(e, |c| {
-        if found.is_none() {
-            found = subgroup_node(c);
-        }
-        c.clone()
-    });
-    found
+    e.find(|x| {
+        matches!(
+            x.kind,
+            ExprKind::Reduce {
+                level: Some(Level::Subgroup),
+                ..
+            }
+        )
+    })
+    .map(|x| x.span)
 }
 
 /// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.

@@ -21,32 +21,14 @@ pub fn strip_spans(p: &Program) -> Program {
 }
 
 fn expr(e: &mut Expr) {
-    e.span = Span::DUMMY;
-    match &mut e.kind {
-        ExprKind::Compute { map, body, .. } => {
-            if let Some(m) = map {
-                term(&mut m.term);
-            }
-            expr(body);
+    e.walk_mut(|e| {
+        e.span = Span::DUMMY;
+        match &mut e.kind {
+            ExprKind::Compute { map: Some(m), .. } => term(&mut m.term),
+            ExprKind::Index { index, .. } => term(index),
+            _ => {}
         }
-        ExprKind::Reduce { body, .. } => expr(body),
-        ExprKind::Let { value, body, .. } => {
-            expr(value);
-            expr(body);
-        }
-        ExprKind::Index { index, .. } => term(index),
-        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => expr(a),
-        ExprKind::Binary(_, a, b) => {
-            expr(a);
-            expr(b);
-        }
-        ExprKind::Call(_, xs) => xs.iter_mut().for_each(expr),
-        ExprKind::Whole(_)
-        | ExprKind::IndexVar(_)
-        | ExprKind::Const(_)
-        | ExprKind::Fill(_)
-        | ExprKind::VecLit(_) => {}
-    }
+    });
 }
 
 fn term(t: &mut Term) {

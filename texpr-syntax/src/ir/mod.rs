@@ -14,6 +14,15 @@
 //! `compute`, `reduce` and `let` (see `texpr-opt`). The printer
 //! (`crate::print::program`) writes any `Program` as surface text that checks
 //! back to an equal `Program` (up to spans).
+//!
+//! The IR's toolkit lives beside it: [`visit`] (children, searches, levels,
+//! rewrites), [`build`] (constructors) and [`term`] (index-term algebra).
+
+pub mod build;
+pub mod term;
+pub mod visit;
+
+pub use visit::AnyLevel;
 
 use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use crate::span::Span;
@@ -250,6 +259,14 @@ pub struct Output {
     pub name: String,
     pub value: Expr,
     pub span: Span,
+}
+
+/// An item of a program: a global or an output, by position. Items are what
+/// a schedule names and what code generation makes one kernel of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Item {
+    Global(usize),
+    Output(usize),
 }
 
 /// A checked program. Globals appear in dependency order (a global reads only

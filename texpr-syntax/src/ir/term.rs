@@ -1,14 +1,14 @@
-//! Index-term utilities: constructors, substitution, interval bounds and simplification.
+//! Index terms: constructors, substitution, constant folding and interval
+//! bounds, for every stage that builds or reads them.
 //!
 //! Terms are evaluated with `i64` arithmetic; `/` and `%` are floor division
-//! and its remainder. [`simplify`] rewrites a term into an equal one (for
-//! every value of its variables within their extents) and never widens the
-//! interval [`range`] finds, so whatever the checker proved of the original
-//! term it can still prove of the simplified one.
+//! and its remainder. [`range`] is the quick interval the optimizer plans
+//! with (each variable over `0..extent`, no correlation between operands);
+//! the checker's proof of bounds is the finer analysis in `check::bounds`.
 
-use texpr_syntax::Span;
-use texpr_syntax::ast::TermOp;
-use texpr_syntax::ir::{Program, Term, TermKind, VarId, VarKind};
+use super::{Program, Term, TermKind, VarId, VarKind};
+use crate::ast::TermOp;
+use crate::span::Span;
 
 pub fn constant(c: i64) -> Term {
     Term {
@@ -32,6 +32,31 @@ pub fn bin(op: TermOp, a: Term, b: Term) -> Term {
     }
 }
 
+/// `a + b`
+pub fn add(a: Term, b: Term) -> Term {
+    bin(TermOp::Add, a, b)
+}
+
+/// `a * c` for a constant `c`.
+pub fn mul(a: Term, c: u64) -> Term {
+    bin(TermOp::Mul, a, constant(c as i64))
+}
+
+/// `a / c` for a constant `c`.
+pub fn div(a: Term, c: u64) -> Term {
+    bin(TermOp::Div, a, constant(c as i64))
+}
+
+/// `a % c` for a constant `c`.
+pub fn rem(a: Term, c: u64) -> Term {
+    bin(TermOp::Rem, a, constant(c as i64))
+}
+
+/// `a * m + b`: the linear index of digit `a` of radix `m` above `b`.
+pub fn linear(a: Term, m: u64, b: Term) -> Term {
+    add(mul(a, m), b)
+}
+
 /// The constant value of `t`, if it is a literal.
 pub fn as_const(t: &Term) -> Option<i64> {
     match t.kind {
@@ -52,20 +77,23 @@ pub fn subst(t: &Term, v: VarId, by: &Term) -> Term {
     }
 }
 
+/// `t` with every variable renamed by `f`.
+pub fn rename(t: &Term, f: &impl Fn(VarId) -> VarId) -> Term {
+    let kind = match &t.kind {
+        TermKind::Var(v) => TermKind::Var(f(*v)),
+        TermKind::Const(c) => TermKind::Const(*c),
+        TermKind::Binary(op, a, b) => {
+            TermKind::Binary(*op, Box::new(rename(a, f)), Box::new(rename(b, f)))
+        }
+    };
+    Term { kind, span: t.span }
+}
+
 /// The number of nodes in `t`.
 pub fn size(t: &Term) -> usize {
     match &t.kind {
         TermKind::Binary(_, a, b) => 1 + size(a) + size(b),
         _ => 1,
-    }
-}
-
-/// Whether `v` occurs in `t`.
-pub fn mentions(t: &Term, v: VarId) -> bool {
-    match &t.kind {
-        TermKind::Var(x) => *x == v,
-        TermKind::Binary(_, a, b) => mentions(a, v) || mentions(b, v),
-        TermKind::Const(_) => false,
     }
 }
 
@@ -110,8 +138,8 @@ fn binary_range(op: TermOp, (alo, ahi): (i64, i64), (blo, bhi): (i64, i64)) -> O
     }
 }
 
-/// Folds one binary operation on constants; `None` on overflow or a
-/// non-positive divisor (such terms are left as written).
+/// Folds one binary operation on constants; `None` on overflow of `i32`
+/// or a non-positive divisor (such terms are left as written).
 pub fn fold(op: TermOp, a: i64, b: i64) -> Option<i64> {
     let r = match op {
         TermOp::Add => a.checked_add(b)?,
@@ -138,4 +166,10 @@ pub fn summands(t: &Term) -> Vec<&Term> {
     let mut out = Vec::new();
     walk(t, &mut out);
     out
+}
+
+/// The sum of `ts` (`0` when empty), left to right.
+pub fn sum(mut ts: impl Iterator<Item = Term>) -> Term {
+    let first = ts.next().unwrap_or_else(|| constant(0));
+    ts.fold(first, add)
 }
