@@ -2,7 +2,7 @@
 //! and validates, just over gives the coded error (or, for the dispatch, folds
 //! into y), on hand-built IR so the tests do not depend on the front end.
 
-use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, compile, emit};
+use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, Target, compile, emit};
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Program, Ty, VecRef};
@@ -44,13 +44,21 @@ fn workgroup_storage_just_under_and_just_over() {
     assert!(err[0].message.contains("16388"), "{}", err[0].message);
     // a device with more workgroup memory takes it
     let big = Options {
-        limits: DeviceLimits {
+        target: with_limits(DeviceLimits {
             max_workgroup_storage_bytes: 32768,
             ..Default::default()
-        },
+        }),
         ..opts
     };
     assert!(compile(&shared_of(4097), &big).is_ok());
+}
+
+/// The portable target with other limits.
+fn with_limits(limits: DeviceLimits) -> Target {
+    Target {
+        limits,
+        ..Target::default()
+    }
 }
 
 /// `compute@grid 1 |g| compute@group n |l| x[l]`, already scheduled.
@@ -71,7 +79,7 @@ fn group_of(n: u64) -> Program {
 
 #[test]
 fn invocations_per_workgroup_just_under_and_just_over() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let m = emit(&group_of(256), &limits).expect("256 invocations fit");
     assert_eq!(m.kernels[0].workgroup_size, [256, 1, 1]);
     assert_eq!(codes(emit(&group_of(257), &limits)), ["E0311"]);
@@ -80,10 +88,10 @@ fn invocations_per_workgroup_just_under_and_just_over() {
         codes(compile(&group_of(257), &Options::default())),
         ["E0202"]
     );
-    let narrow = DeviceLimits {
+    let narrow = with_limits(DeviceLimits {
         max_workgroup_size: [128, 128, 64],
-        ..limits
-    };
+        ..limits.limits
+    });
     assert_eq!(codes(emit(&group_of(256), &narrow)), ["E0312"]);
 }
 
@@ -133,13 +141,12 @@ fn grids_fold_into_y_beyond_the_dimension_limit() {
 
 #[test]
 fn buffers_over_the_binding_and_buffer_size_limits() {
-    let limits = DeviceLimits {
-        max_storage_buffer_binding_size: 4096,
-        max_buffer_size: 8192,
-        ..Default::default()
-    };
     let opts = Options {
-        limits,
+        target: with_limits(DeviceLimits {
+            max_storage_buffer_binding_size: 4096,
+            max_buffer_size: 8192,
+            ..Default::default()
+        }),
         ..Options::default()
     };
     assert!(compile(&texpr_opt::samples::saxpy(1024), &opts).is_ok());
@@ -174,12 +181,12 @@ fn workgroup_reductions_count_toward_workgroup_memory() {
         reduce(Some(Level::Group), ReduceOp::Add, 256, l, body),
     );
     output(&mut p, "y", root);
-    assert_eq!(codes(emit(&p, &DeviceLimits::default())), ["E0310"]);
+    assert_eq!(codes(emit(&p, &Target::default())), ["E0310"]);
 }
 
 #[test]
 fn unscheduled_or_unmappable_programs_are_coded_errors() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     // not scheduled at all
     assert_eq!(
         codes(emit(&texpr_opt::samples::saxpy(8), &limits)),
@@ -192,7 +199,7 @@ fn unscheduled_or_unmappable_programs_are_coded_errors() {
     let map = texpr_syntax::ir::IndexMap {
         var: k,
         len: 4,
-        term: tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k)),
+        kind: texpr_syntax::ir::MapKind::Term(tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k))),
     };
     let root = compute_map(Some(Level::Grid), 4, g, map, read(&p, x, tv(g)));
     output(&mut p, "y", root);
@@ -230,7 +237,7 @@ fn the_verifier_accepts_the_program_after_every_pass() {
             .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
         texpr_opt::run_passes(
             &p,
-            &DeviceLimits::default(),
+            &Target::default(),
             &texpr_opt::ScheduleChoice::Heuristic,
             |pass, q| {
                 if let Err(e) = texpr_syntax::check::verify(q) {
@@ -249,7 +256,7 @@ fn the_verifier_accepts_the_program_after_every_pass() {
 fn scheduled_programs_print_and_check_back_equal() {
     use texpr_syntax::check::canonicalize;
     for (name, p) in programs() {
-        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let s = texpr_opt::default_schedule(&p, &Target::default()).unwrap();
         let text = texpr_syntax::print::program(&s);
         let back =
             texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
@@ -297,7 +304,7 @@ fn the_schedule_keeps_every_result_bit_for_bit() {
         .into_iter()
         .map(|(n, p)| (n.to_string(), p));
     for (name, p) in small_examples().into_iter().chain(samples) {
-        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let s = texpr_opt::default_schedule(&p, &Target::default()).unwrap();
         let inputs = texpr_interp::random_inputs(&p, 7);
         let want = texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let got =
@@ -311,11 +318,16 @@ fn the_schedule_keeps_every_result_bit_for_bit() {
 
 #[test]
 fn every_example_compiles_validates_and_translates() {
-    use texpr_codegen::{Target, translate};
+    use texpr_codegen::{Language, translate};
     for (name, p) in examples() {
         let c = compile(&p, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
-        texpr_codegen::validate::validate(&c.module.wgsl, &DeviceLimits::default()).unwrap();
-        for t in [Target::Spirv, Target::Msl, Target::Hlsl, Target::Glsl] {
+        texpr_codegen::validate::validate(&c.module.wgsl, &Default::default()).unwrap();
+        for t in [
+            Language::Spirv,
+            Language::Msl,
+            Language::Hlsl,
+            Language::Glsl,
+        ] {
             translate(&c.module, t).unwrap_or_else(|e| panic!("{name} to {t:?}: {e}"));
         }
     }
@@ -335,12 +347,12 @@ const HAND_SCHEDULED: &[&str] = &[
 
 /// Compiles `p` for `limits`, runs it on the test GPU and compares with the
 /// interpreter within the tolerance the program allows.
-fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limits: DeviceLimits) {
+fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, target: Target) {
     use texpr_tests::gpu::{Tolerance, compare, from_host, output_bounds, to_host};
     let c = compile(
         p,
         &Options {
-            limits,
+            target,
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -368,10 +380,15 @@ fn hand_scheduled_kernels_match_the_interpreter_on_the_gpu() {
     };
     for (k, src) in HAND_SCHEDULED.iter().enumerate() {
         let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{src}: {e:#?}"));
-        check_on_gpu(gpu, &format!("hand-scheduled {k}"), &p, gpu.limits());
+        check_on_gpu(
+            gpu,
+            &format!("hand-scheduled {k}"),
+            &p,
+            gpu.target().clone(),
+        );
     }
     for (name, p) in texpr_opt::samples::all() {
-        check_on_gpu(gpu, name, &p, gpu.limits());
+        check_on_gpu(gpu, name, &p, gpu.target().clone());
     }
 }
 
@@ -381,20 +398,15 @@ fn folded_dispatches_run_on_the_gpu() {
         return;
     };
     // 40 workgroups on a device allowing 16 per dimension: [16, 3, 1], 8 idle
-    let limits = DeviceLimits {
-        max_workgroups_per_dimension: 16,
-        ..gpu.limits()
-    };
-    let limits = DeviceLimits {
-        max_invocations_per_workgroup: 256,
-        max_workgroup_size: [256, 256, 64],
-        ..limits
-    };
+    let mut limits = gpu.target().clone();
+    limits.limits.max_workgroups_per_dimension = 16;
+    limits.limits.max_invocations_per_workgroup = 256;
+    limits.limits.max_workgroup_size = [256, 256, 64];
     let p = texpr_opt::samples::saxpy(10000);
     let c = compile(
         &p,
         &Options {
-            limits: limits.clone(),
+            target: limits.clone(),
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -403,16 +415,13 @@ fn folded_dispatches_run_on_the_gpu() {
     assert_eq!(c.module.kernels[0].dispatch, [16, 3, 1]);
     check_on_gpu(gpu, "folded saxpy", &p, limits.clone());
     // into z as well: 300 groups with 8 per dimension -> [8, 8, 5]
-    let limits = DeviceLimits {
-        max_workgroups_per_dimension: 8,
-        max_invocations_per_workgroup: 1,
-        ..limits
-    };
+    limits.limits.max_workgroups_per_dimension = 8;
+    limits.limits.max_invocations_per_workgroup = 1;
     let p = texpr_opt::samples::matvec(300, 5);
     let c = compile(
         &p,
         &Options {
-            limits: limits.clone(),
+            target: limits.clone(),
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -428,12 +437,12 @@ fn folded_dispatches_run_on_the_gpu() {
 /// same program compiles.
 #[test]
 fn loop_iterations_per_invocation_against_the_device_budget() {
-    let budget = DeviceLimits {
+    let budget = with_limits(DeviceLimits {
         max_loop_iterations: Some(65_535),
         ..DeviceLimits::default()
-    };
+    });
     let opts = Options {
-        limits: budget,
+        target: budget,
         overrides: Vec::new(),
         schedule: ScheduleChoice::Default,
     };
@@ -465,13 +474,13 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
 /// per-element loop) it is refused with E0303, not miscompiled.
 #[test]
 fn shared_lets_inside_invocations_need_uniform_control_flow() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let compile_text = |src: &str| {
         let p = texpr_syntax::frontend(src, &[]).expect("checks");
         compile(
             &p,
             &Options {
-                limits: limits.clone(),
+                target: limits.clone(),
                 ..Options::default()
             },
         )

@@ -14,8 +14,9 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use texpr_codegen::{Schedule, ScheduleChoice};
-use texpr_opt::{DeviceLimits, PASSES, run_passes};
+use texpr_opt::{PASSES, run_passes};
 use texpr_syntax::ir::Program;
+use texpr_target::{DeviceKind, DeviceLimits, Target};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs as files, repo_root};
 use texpr_tests::gpu::{RunError, gpu};
@@ -43,14 +44,19 @@ fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-fn cpu_limits() -> DeviceLimits {
-    DeviceLimits {
+fn cpu_limits() -> Target {
+    let limits = DeviceLimits {
         max_invocations_per_workgroup: 1024,
         max_workgroup_size: [1024, 1024, 64],
         max_loop_iterations: Some(65_535),
-        cpu: true,
         ..DeviceLimits::default()
-    }
+    };
+    let mut t = Target {
+        limits,
+        ..Target::default()
+    };
+    t.profile.kind = DeviceKind::Cpu;
+    t
 }
 
 /// Every pass (heuristic schedule) on 300 generated programs: the verifier
@@ -65,7 +71,7 @@ fn every_pass_keeps_generated_programs_meaning_and_verifying() {
         let inputs = texpr_interp::random_inputs(&p, seed);
         let want = bits(&texpr_interp::eval(&p, &inputs).unwrap());
         let limits = if seed % 2 == 0 {
-            DeviceLimits::default()
+            Target::default()
         } else {
             cpu_limits()
         };
@@ -143,9 +149,9 @@ impl Tally {
             Err(e) => {
                 let blame = match choice {
                     ScheduleChoice::Given(s) => culprits(gpu, p, &inputs, &want, s),
-                    _ => match candidates(p, &gpu.limits()) {
+                    _ => match candidates(p, gpu.target()) {
                         Ok((prepared, _)) => {
-                            let s = texpr_opt::heuristic::heuristic(&prepared, &gpu.limits());
+                            let s = texpr_opt::heuristic::heuristic(&prepared, gpu.target());
                             culprits(gpu, p, &inputs, &want, &s)
                         }
                         Err(_) => Vec::new(),
@@ -179,7 +185,7 @@ impl Tally {
 }
 
 /// The heuristic and `draws` distinct random legal schedules of `p`.
-fn schedules(p: &Program, gpu_limits: &DeviceLimits, seed: u64, draws: u64) -> Vec<Schedule> {
+fn schedules(p: &Program, gpu_limits: &Target, seed: u64, draws: u64) -> Vec<Schedule> {
     let (_, cands) = candidates(p, gpu_limits).unwrap_or_else(|e| panic!("{e}"));
     let mut out: Vec<Schedule> = Vec::new();
     for k in 0..draws * 4 {
@@ -216,7 +222,7 @@ fn example_sizes(name: &str, src: &str) -> Vec<(String, i64)> {
 #[test]
 fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
-    let limits = gpu.limits();
+    let limits = gpu.target().clone();
     let target = env("TEXPR_SCHED_N", 1000);
     let first = env("TEXPR_SCHED_SEED", 0);
     let start = Instant::now();

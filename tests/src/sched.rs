@@ -8,9 +8,9 @@ use texpr_codegen::runtime::Gpu;
 use texpr_codegen::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
-use texpr_opt::DeviceLimits;
 use texpr_syntax::diag;
 use texpr_syntax::ir::Program;
+use texpr_target::Target;
 
 use crate::r#gen::Rng;
 use crate::gpu::{RunError, from_host, to_host};
@@ -52,12 +52,12 @@ pub type Candidates = Vec<(String, Vec<Strategy>)>;
 
 /// The legal candidates of every item of `p` as `texprc tune` sees them
 /// (`p` prepared first); errors of the passes before scheduling as text.
-pub fn candidates(p: &Program, limits: &DeviceLimits) -> Result<(Program, Candidates), String> {
-    let prepared = texpr_opt::prepare(p, limits).map_err(|d| {
+pub fn candidates(p: &Program, target: &Target) -> Result<(Program, Candidates), String> {
+    let prepared = texpr_opt::prepare(p, target).map_err(|d| {
         let src = texpr_syntax::print::program(p);
         diag::render_with("program.te", &src, &d, false)
     })?;
-    let cands = texpr_opt::heuristic::candidates(&prepared, limits);
+    let cands = texpr_opt::heuristic::candidates(&prepared, target);
     Ok((prepared, cands))
 }
 
@@ -81,7 +81,7 @@ pub fn check_with(
     choice: &ScheduleChoice,
 ) -> Result<Outcome, RunError> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: Vec::new(),
         schedule: choice.clone(),
     };

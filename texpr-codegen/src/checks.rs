@@ -13,8 +13,8 @@
 
 use crate::buffers::BufferTable;
 use crate::wgsl::module::KernelText;
-use texpr_opt::DeviceLimits;
 use texpr_syntax::Diagnostic;
+use texpr_target::DeviceLimits;
 
 pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = Vec::new();

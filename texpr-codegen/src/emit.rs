@@ -5,16 +5,16 @@ use crate::checks::{check_buffers, check_kernel};
 use crate::plan::Module;
 use crate::validate::validate;
 use crate::wgsl::module::{KernelText, kernel};
-use texpr_opt::DeviceLimits;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
+use texpr_target::Target;
 
 /// One WGSL module (an entry point per global, then per output), its buffers
 /// and the kernels to run in order. The module is validated by naga before it
-/// is returned; every limit in `limits` is checked.
-pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic>> {
+/// is returned; every limit of `target` is checked.
+pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
     let bufs = BufferTable::new(p);
-    let mut errs = check_buffers(&bufs, limits);
+    let mut errs = check_buffers(&bufs, &target.limits);
     let mut items = Vec::new();
     for (i, g) in p.globals.iter().enumerate() {
         items.push((g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
@@ -24,9 +24,9 @@ pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic
     }
     let mut kernels: Vec<KernelText> = Vec::new();
     for (k, item) in items.into_iter().enumerate() {
-        match kernel(p, &bufs, k, item, limits) {
+        match kernel(p, &bufs, k, item, target) {
             Ok(kt) => {
-                errs.extend(check_kernel(&kt, limits));
+                errs.extend(check_kernel(&kt, &target.limits));
                 kernels.push(kt);
             }
             Err(d) => errs.push(d),
@@ -40,7 +40,7 @@ pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic
         wgsl.push('\n');
         wgsl += &kt.text;
     }
-    validate(&wgsl, limits).map_err(|d| vec![d])?;
+    validate(&wgsl, &target.features).map_err(|d| vec![d])?;
     Ok(Module {
         wgsl,
         buffers: bufs.plans,

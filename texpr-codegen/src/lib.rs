@@ -31,7 +31,7 @@
 //!
 //! Error codes (E0300-E0399):
 //! - E0301 an item root that is not a `compute@grid`
-//! - E0302 an index map on a grid other than a truncation `{k < L -> k}`
+//! - E0302 a term index map on a grid (a grid maps only by a layout: truncation, `digits`, `padded`)
 //! - E0303 a `let@shared` off the grid body's spine, or `let@global` in an expression
 //! - E0304 a node without a level (not scheduled)
 //! - E0305 a grid too large for a dispatch even folded into x / y / z
@@ -52,8 +52,8 @@ pub mod buffers;
 pub mod checks;
 pub mod dispatch;
 pub mod emit;
+pub mod grid;
 pub mod plan;
-pub mod shape;
 pub mod term;
 pub mod translate;
 pub mod validate;
@@ -61,8 +61,9 @@ pub mod wgsl;
 
 pub use emit::emit;
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
-pub use texpr_opt::{Combine, DeviceLimits, Schedule, ScheduleChoice, Strategy};
-pub use translate::{Target, Translated, translate};
+pub use texpr_opt::{Combine, Schedule, ScheduleChoice, Strategy};
+pub use texpr_target::{DeviceLimits, Target};
+pub use translate::{Language, Translated, translate};
 
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
@@ -70,7 +71,8 @@ use texpr_syntax::ir::Program;
 /// What to compile for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    pub limits: DeviceLimits,
+    /// The device: limits, features and profile.
+    pub target: Target,
     /// `-D NAME=VALUE` param overrides.
     pub overrides: Vec<(String, i64)>,
     /// Which schedule: the default one, the heuristic's (the default), or a given one.
@@ -86,8 +88,8 @@ pub struct Compiled {
 
 /// The optimizer with the schedule `opts` chooses, then [`emit`].
 pub fn compile(program: &Program, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let scheduled = texpr_opt::optimize(program, &opts.limits, &opts.schedule)?;
-    let module = emit(&scheduled, &opts.limits)?;
+    let scheduled = texpr_opt::optimize(program, &opts.target, &opts.schedule)?;
+    let module = emit(&scheduled, &opts.target)?;
     Ok(Compiled { scheduled, module })
 }
 

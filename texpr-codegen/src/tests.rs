@@ -1,6 +1,6 @@
 //! Tests of planning and emission on the hand-built samples of `texpr-opt`.
 
-use crate::{Options, Target, Translated, compile, translate};
+use crate::{Language, Options, Translated, compile, translate};
 use texpr_opt::samples;
 
 #[test]
@@ -24,7 +24,12 @@ fn every_sample_compiles_and_validates() {
 fn every_sample_translates_to_every_target() {
     for (name, p) in samples::all() {
         let c = compile(&p, &Options::default()).unwrap();
-        for t in [Target::Spirv, Target::Msl, Target::Hlsl, Target::Glsl] {
+        for t in [
+            Language::Spirv,
+            Language::Msl,
+            Language::Hlsl,
+            Language::Glsl,
+        ] {
             match translate(&c.module, t).unwrap_or_else(|e| panic!("{name} {t:?}: {e:#?}")) {
                 Translated::Binary(b) => assert_eq!(&b[..4], &0x0723_0203u32.to_le_bytes()),
                 Translated::Text(s) => assert!(s.len() > 100, "{name} {t:?}"),
@@ -122,15 +127,18 @@ fn reduce_at_subgroup_emits_subgroup_operations_or_a_coded_error() {
                output v: f32[8] = compute@grid 4 |g| reduce@subgroup 32 |l| compute@thread 2 |j| x[g*64 + l*2 + j]\n\
                output m: i32[2] = compute@grid 2 |g| reduce@subgroup max 100 |l| k[g*100 + l]\n";
     let with = Options {
-        limits: texpr_opt::DeviceLimits {
-            subgroup_size: Some((8, 8)),
+        target: texpr_target::Target {
+            features: texpr_target::Features {
+                subgroup_size: Some((8, 8)),
+                ..Default::default()
+            },
             ..Default::default()
         },
         ..Options::default()
     };
     let c = crate::compile_source(src, &with).unwrap_or_else(|e| panic!("{e:#?}"));
     let w = &c.module.wgsl;
-    crate::validate::validate(w, &with.limits).unwrap();
+    crate::validate::validate(w, &with.target.features).unwrap();
     assert!(crate::validate::validate(w, &Default::default()).is_err());
     assert_eq!(w.matches("subgroupAdd(").count(), 3, "{w}");
     assert_eq!(w.matches("subgroupMax(").count(), 1, "{w}");
@@ -147,7 +155,7 @@ fn reduce_at_subgroup_emits_subgroup_operations_or_a_coded_error() {
     assert_eq!(c.module.kernels[2].workgroup_size, [100, 1, 1]);
     // SPIR-V (what lavapipe runs) translates.
     assert!(matches!(
-        translate(&c.module, Target::Spirv),
+        translate(&c.module, Language::Spirv),
         Ok(Translated::Binary(_))
     ));
     let errs = crate::compile_source(src, &Options::default()).unwrap_err();

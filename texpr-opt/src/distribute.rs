@@ -11,25 +11,22 @@
 //! the same as `E`.
 
 use crate::elem::elem;
-use crate::limits::DeviceLimits;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, TermOp};
 use texpr_syntax::ir::term::{bin, constant, var};
 use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Ty, VarKind};
+use texpr_target::Target;
 
 /// The workgroup size the default schedule uses for an item of length `len`.
-pub fn group_size(len: u64, limits: &DeviceLimits) -> u64 {
-    let cap = limits
-        .max_invocations_per_workgroup
-        .min(limits.max_workgroup_size[0])
-        .max(1);
-    len.min(cap as u64).max(1)
+pub fn group_size(len: u64, target: &Target) -> u64 {
+    let cap = target.limits.max_group_width().max(1);
+    len.min(cap).max(1)
 }
 
 /// `root` distributed one element per invocation.
-pub fn distribute(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result<Expr, Diagnostic> {
+pub fn distribute(p: &mut Program, root: &Expr, target: &Target) -> Result<Expr, Diagnostic> {
     let len = root.ty.len;
-    let w = group_size(len, limits);
+    let w = group_size(len, target);
     let g_n = len.div_ceil(w);
     if g_n * w > i32::MAX as u64 {
         return Err(Diagnostic::error(
@@ -69,11 +66,7 @@ pub fn distribute(p: &mut Program, root: &Expr, limits: &DeviceLimits) -> Result
     };
     let map = padded.then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, root.span);
-        IndexMap {
-            var: k,
-            len,
-            term: var(k),
-        }
+        IndexMap::truncate(k, len)
     });
     Ok(Expr {
         kind: ExprKind::Compute {

@@ -33,7 +33,7 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Result<Expr, Diagnostic> {
             n, var, map, body, ..
         } => {
             let raw_idx = match map {
-                Some(m) => simplify(p, &term::subst(&m.term, m.var, &idx)),
+                Some(m) => simplify(p, &term::subst(&m.term(), m.var, &idx)),
                 None => idx,
             };
             if term::size(&raw_idx) > MAX_TERM_SIZE {

@@ -15,10 +15,10 @@
 //! `compute`/`reduce` inside a grid body with group-level work inside it),
 //! E0206 (a `compute@grid` nested in another grid: not supported).
 
-use crate::limits::DeviceLimits;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarKind};
+use texpr_target::Target;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Ctx {
@@ -31,13 +31,9 @@ enum Ctx {
 }
 
 /// The item root with its schedule completed.
-pub fn fill_levels(
-    p: &mut Program,
-    root: &Expr,
-    limits: &DeviceLimits,
-) -> Result<Expr, Vec<Diagnostic>> {
+pub fn fill_levels(p: &mut Program, root: &Expr, target: &Target) -> Result<Expr, Vec<Diagnostic>> {
     let mut f = Filler {
-        limits,
+        target,
         errs: Vec::new(),
     };
     let out = match &root.kind {
@@ -72,7 +68,7 @@ pub fn fill_levels(
 }
 
 struct Filler<'a> {
-    limits: &'a DeviceLimits,
+    target: &'a Target,
     errs: Vec<Diagnostic>,
 }
 
@@ -240,8 +236,8 @@ impl Filler<'_> {
     }
 
     fn check_group_size(&mut self, e: &Expr, n: u64) {
-        let inv = self.limits.max_invocations_per_workgroup as u64;
-        let x = self.limits.max_workgroup_size[0] as u64;
+        let inv = self.target.limits.max_invocations_per_workgroup as u64;
+        let x = self.target.limits.max_workgroup_size[0] as u64;
         if n > inv.min(x) {
             let (what, lim) = if n > inv {
                 ("invocations per workgroup", inv)

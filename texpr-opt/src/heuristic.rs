@@ -1,17 +1,17 @@
 //! The heuristic schedule, and the candidates `texprc tune` measures.
 //!
 //! Each item's shape decides which strategies apply ([`item_candidates`]);
-//! the device decides their order. On a CPU adapter (`DeviceLimits::cpu`)
+//! the device decides their order. On a CPU adapter (`Target::cpu`)
 //! invocation overhead dominates, so the heuristic prefers few invocations
 //! doing much work (long coarsening, one row per invocation, big register
 //! tiles); on a GPU it prefers many invocations and wide workgroups. The
 //! first candidate that fits the item and the device's limits wins; an item
 //! no candidate fits keeps the default schedule.
 
-use crate::limits::DeviceLimits;
 use crate::schedule::{Combine, Schedule, Strategy};
 use crate::strategy::apply;
 use texpr_syntax::ir::{Expr, ExprKind, Item, Program};
+use texpr_target::Target;
 
 /// The shape of an item root, as far as strategies care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,13 +92,13 @@ fn first_reduce(e: &Expr) -> Option<u64> {
 }
 
 /// Strategies for an item of this shape on this device, best guess first.
-pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
+pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let mut out = Vec::new();
     match shape(root) {
         Shape::Contraction { batch, m, n, .. } => {
             // On llvmpipe (measured, 1024^3): 8x8 registers in 8x8 groups
             // 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9.
-            let regs: &[[u64; 2]] = if limits.cpu {
+            let regs: &[[u64; 2]] = if target.cpu() {
                 &[
                     [8, 8],
                     [8, 4],
@@ -122,7 +122,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
                     [8, 8],
                 ]
             };
-            let groups: &[[u64; 2]] = if limits.cpu {
+            let groups: &[[u64; 2]] = if target.cpu() {
                 &[
                     [8, 8],
                     [4, 8],
@@ -153,7 +153,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
                 reg: *reg,
                 shared: Some(*kb),
             });
-            if !limits.cpu {
+            if !target.cpu() {
                 out.extend(staged.clone());
             }
             for reg in regs {
@@ -165,7 +165,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
                     });
                 }
             }
-            if limits.cpu {
+            if target.cpu() {
                 out.extend(staged);
             }
             // Tiles pad the result to whole blocks; more than a quarter of
@@ -186,9 +186,9 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             // On llvmpipe (measured): softmax rows of 1024 run best in groups
             // of 64; a 7-tap convolution (rows of one element, 7 terms) in
             // groups of 256, twice as fast as in groups of 64.
-            let groups: &[u64] = if limits.cpu && c * k <= 64 {
+            let groups: &[u64] = if target.cpu() && c * k <= 64 {
                 &[256, 128, 64, 32]
-            } else if limits.cpu {
+            } else if target.cpu() {
                 &[64, 32, 16, 128, 8, 256]
             } else {
                 &[64, 128, 256, 32]
@@ -199,7 +199,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
                 .map(|g| Strategy::Rows { group: *g });
             // A workgroup per row: on GPUs, for rows long enough to share
             // (llvmpipe pays for its barriers, so there it comes last).
-            let wide: &[u64] = if limits.cpu {
+            let wide: &[u64] = if target.cpu() {
                 &[64, 32, 16]
             } else {
                 &[256, 128, 64, 32]
@@ -208,7 +208,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
                 .iter()
                 .filter(|w| k >= 4 * **w)
                 .map(|w| Strategy::WideRows { group: *w });
-            if limits.cpu {
+            if target.cpu() {
                 out.extend(rows);
                 out.extend(wide);
             } else {
@@ -217,7 +217,7 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             }
         }
         Shape::Fold { n } => {
-            let per: &[u64] = if limits.cpu {
+            let per: &[u64] = if target.cpu() {
                 &[4096, 2048, 8192, 1024, 16384, 512, 256]
             } else {
                 &[256, 512, 1024, 128, 2048, 64]
@@ -226,15 +226,15 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             // operations where present, else a tree in shared memory). On
             // CPU adapters the serial combine stays first: see
             // `FOLD_COMBINES_CPU`.
-            let combines: Vec<Combine> = match limits.cpu {
+            let combines: Vec<Combine> = match target.cpu() {
                 true => FOLD_COMBINES_CPU.to_vec(),
                 false => vec![Combine::Subgroup, Combine::Tree, Combine::Serial],
             };
             for combine in combines {
-                if combine == Combine::Subgroup && !limits.subgroups() {
+                if combine == Combine::Subgroup && !target.subgroups() {
                     continue;
                 }
-                let widths: &[u64] = match (combine, limits.cpu) {
+                let widths: &[u64] = match (combine, target.cpu()) {
                     (Combine::Serial, _) | (_, true) => &[64, 32, 16, 8, 4, 2, 1],
                     _ => &[256, 128, 64, 32, 16, 8, 4, 2, 1],
                 };
@@ -257,12 +257,12 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
             // On llvmpipe (measured, 2^24 elements, vec4 loads and stores):
             // 16 per invocation in groups of 256 beat 4 and 8 per invocation
             // and groups of 64.
-            let per: &[u64] = if limits.cpu {
+            let per: &[u64] = if target.cpu() {
                 &[16, 8, 4, 32, 64, 2]
             } else {
                 &[4, 1, 8, 16, 2]
             };
-            let groups: &[u64] = if limits.cpu {
+            let groups: &[u64] = if target.cpu() {
                 &[256, 64, 16]
             } else {
                 &[256, 64, 128]
@@ -294,21 +294,21 @@ pub fn item_candidates(root: &Expr, limits: &DeviceLimits) -> Vec<Strategy> {
 const FOLD_COMBINES_CPU: [Combine; 3] = [Combine::Serial, Combine::Tree, Combine::Subgroup];
 
 /// Whether `s` schedules `item` of `p` on this device without error.
-pub fn fits(p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> bool {
+pub fn fits(p: &Program, item: Item, s: &Strategy, target: &Target) -> bool {
     let mut q = p.clone();
-    apply(&mut q, item, s, limits).is_ok()
+    apply(&mut q, item, s, target).is_ok()
 }
 
 /// Every item of `p` (a prepared program) that scheduling may choose for,
 /// with its fitting candidates, best guess first.
-pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strategy>)> {
+pub fn candidates(p: &Program, target: &Target) -> Vec<(String, Vec<Strategy>)> {
     p.items()
         .into_iter()
         .filter(|it| !it.root(p).has_structure())
         .map(|it| {
-            let cands = item_candidates(it.root(p), limits)
+            let cands = item_candidates(it.root(p), target)
                 .into_iter()
-                .filter(|s| fits(p, it, s, limits))
+                .filter(|s| fits(p, it, s, target))
                 .collect();
             (it.name(p).to_string(), cands)
         })
@@ -317,15 +317,15 @@ pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strate
 
 /// The heuristic schedule of a prepared program: each item's first fitting
 /// candidate.
-pub fn heuristic(p: &Program, limits: &DeviceLimits) -> Schedule {
+pub fn heuristic(p: &Program, target: &Target) -> Schedule {
     let mut s = Schedule::default();
     for it in p.items() {
         if it.root(p).has_structure() {
             continue;
         }
-        let best = item_candidates(it.root(p), limits)
+        let best = item_candidates(it.root(p), target)
             .into_iter()
-            .find(|c| fits(p, it, c, limits))
+            .find(|c| fits(p, it, c, target))
             .unwrap_or(Strategy::Default);
         s.set(it.name(p), best);
     }

@@ -21,7 +21,6 @@
 //! - E0216 a strategy needing more workgroup memory than the device has
 
 pub mod cost;
-pub mod digits;
 pub mod distribute;
 pub mod elem;
 pub mod fill;
@@ -29,7 +28,6 @@ pub mod fuse_globals;
 pub mod globals;
 pub mod heuristic;
 pub mod inline;
-pub mod limits;
 pub mod pipeline;
 pub mod recompute;
 #[cfg(any(test, feature = "testing"))]
@@ -42,7 +40,6 @@ pub mod strategy;
 pub mod subst;
 pub mod threads;
 
-pub use limits::DeviceLimits;
 pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
 pub use schedule::{Combine, Schedule, ScheduleChoice, Strategy};
 

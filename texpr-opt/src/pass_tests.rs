@@ -6,7 +6,6 @@
 
 use crate::fuse_globals::fuse_globals;
 use crate::inline::inline_lets;
-use crate::limits::DeviceLimits;
 use crate::pipeline::{PASSES, PassCtx};
 use crate::schedule::ScheduleChoice;
 use crate::simplify_pass::simplify_program;
@@ -14,6 +13,7 @@ use crate::strategy_tests::examples;
 use crate::{prepare, run_passes, samples};
 use texpr_interp::{Data, Value, eval, random_inputs};
 use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_target::{DeviceKind, DeviceLimits, Target};
 
 /// Bit patterns, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[Value]) -> Vec<Vec<u32>> {
@@ -51,14 +51,18 @@ output y = compute N |i| t2[i] * t2[i]
 ")
 }
 
-fn cpu() -> DeviceLimits {
-    DeviceLimits {
-        max_invocations_per_workgroup: 1024,
-        max_workgroup_size: [1024, 1024, 64],
-        max_loop_iterations: Some(65_535),
-        cpu: true,
-        ..DeviceLimits::default()
-    }
+fn cpu() -> Target {
+    let mut t = Target {
+        limits: DeviceLimits {
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size: [1024, 1024, 64],
+            max_loop_iterations: Some(65_535),
+            ..DeviceLimits::default()
+        },
+        ..Target::default()
+    };
+    t.profile.kind = DeviceKind::Cpu;
+    t
 }
 
 const OURS: [&str; 3] = ["simplify", "inline", "fuse_globals"];
@@ -67,7 +71,7 @@ const OURS: [&str; 3] = ["simplify", "inline", "fuse_globals"];
 /// each pass before scheduling the interpreter's result is unchanged bit for bit.
 #[test]
 fn every_pass_verifies_and_keeps_the_result_on_samples_and_examples() {
-    for limits in [DeviceLimits::default(), cpu()] {
+    for limits in [Target::default(), cpu()] {
         for (name, p) in programs() {
             let inputs = random_inputs(&p, 11);
             let want = bits(&eval(&p, &inputs).unwrap());
@@ -106,10 +110,10 @@ fn each_pass_alone_keeps_the_result() {
         ("inline", inline_lets),
         ("fuse_globals", fuse_globals),
     ];
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let choice = ScheduleChoice::Heuristic;
     let cx = PassCtx {
-        limits: &limits,
+        target: &limits,
         choice: &choice,
     };
     for (name, p) in programs() {
@@ -135,7 +139,7 @@ fn the_default_schedule_runs_no_optimizing_pass() {
     let mut seen = Vec::new();
     run_passes(
         &chain(),
-        &DeviceLimits::default(),
+        &Target::default(),
         &ScheduleChoice::Default,
         |n, _| seen.push(n.to_string()),
     )
@@ -159,7 +163,7 @@ fn reduces(e: &Expr) -> usize {
 
 #[test]
 fn an_elementwise_chain_becomes_one_kernel() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let p = chain();
     assert_eq!(p.globals.len(), 2);
     let q = prepare(&p, &limits).unwrap();
@@ -179,13 +183,13 @@ fn an_elementwise_chain_becomes_one_kernel() {
 fn softmax_keeps_its_reduce_lets() {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "softmax").unwrap().1;
-    let q = prepare(p, &DeviceLimits::default()).unwrap();
+    let q = prepare(p, &Target::default()).unwrap();
     let y = &q.outputs[0].value;
     assert_eq!(lets(y), 2, "{}", texpr_syntax::print::program(&q));
     assert_eq!(reduces(y), 2);
     // Attention: the scores are read twice per row, the max by every element.
     let p = &ex.iter().find(|(n, _)| *n == "attention").unwrap().1;
-    let q = prepare(p, &DeviceLimits::default()).unwrap();
+    let q = prepare(p, &Target::default()).unwrap();
     assert_eq!(lets(&q.outputs[0].value), lets(&p.outputs[0].value));
 }
 
@@ -197,7 +201,7 @@ output y = compute 10 |i|
     let s = compute 10 |r| reduce 6 |k| a[r * 6 + k] * x[k] in
     s[i] * 2.0
 ");
-    let q = prepare(&p, &DeviceLimits::default()).unwrap();
+    let q = prepare(&p, &Target::default()).unwrap();
     // s is read by one element of each `compute 10 |i|` step: 10 reads of
     // 10 elements, no more work than storing it.
     assert_eq!(lets(&q.outputs[0].value), 0);
@@ -211,7 +215,7 @@ output y = compute 10 |i|
 
 #[test]
 fn the_cost_rule_keeps_what_inlining_would_recompute() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     // A scalar read by every element of a loop: recomputing it 50 times costs more.
     let p = src("input x: f32[50]
 output y = let s = x[0] * x[1] + x[2] in compute 50 |i| x[i] * s
@@ -242,7 +246,7 @@ output y = compute 64 |i| reduce 64 |j| t[j] * x[i]
 
 #[test]
 fn whole_reads_and_uncertain_guards_keep_the_global() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     // An output that is a copy of the global reads it whole.
     let p = src("input x: f32[16]
 let t = compute 16 |i| x[i] + 1.0
@@ -278,7 +282,7 @@ output y = compute 16 |i| x[i] - r
 fn a_local_let_read_twice_per_element_is_inlined() {
     // samples::blocks' `mirrored`: `let t = compute 8 |i| x[i] * 2 in compute 8 |i| t[7 - i] + t[i]`.
     let p = samples::blocks();
-    let q = prepare(&p, &DeviceLimits::default()).unwrap();
+    let q = prepare(&p, &Target::default()).unwrap();
     let m = q.outputs.iter().find(|o| o.name == "mirrored").unwrap();
     assert_eq!(lets(&m.value), 0, "{}", texpr_syntax::print::program(&q));
 }
@@ -292,7 +296,7 @@ output b = compute 8 |i| x[i] + 0.0
 output c = compute 8 |i| -(-(x[(i * 4) / 4])) / 1.0 - 0.0
 output d = compute 8 |i| (n[i] + 0) * 1 - 0
 ");
-    let q = prepare(&p, &DeviceLimits::default()).unwrap();
+    let q = prepare(&p, &Target::default()).unwrap();
     let text = texpr_syntax::print::program(&q);
     let line = |o: &str| {
         text.lines()

@@ -21,17 +21,17 @@
 use crate::fuse_globals::fuse_globals;
 use crate::globals::mark_globals;
 use crate::inline::inline_lets;
-use crate::limits::DeviceLimits;
 use crate::schedule::ScheduleChoice;
 use crate::schedule_items::schedule_items;
 use crate::simplify_pass::simplify_program;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
+use texpr_target::Target;
 
 /// What every pass may read.
 #[derive(Clone, Copy, Debug)]
 pub struct PassCtx<'a> {
-    pub limits: &'a DeviceLimits,
+    pub target: &'a Target,
     pub choice: &'a ScheduleChoice,
 }
 
@@ -91,11 +91,11 @@ pub fn pass_names() -> Vec<&'static str> {
 /// Runs the pipeline on a copy of `p`, calling `after(name, program)` after each pass.
 pub fn run_passes(
     p: &Program,
-    limits: &DeviceLimits,
+    target: &Target,
     choice: &ScheduleChoice,
     mut after: impl FnMut(&str, &Program),
 ) -> Result<Program, Vec<Diagnostic>> {
-    let cx = PassCtx { limits, choice };
+    let cx = PassCtx { target, choice };
     let mut p = p.clone();
     for pass in PASSES {
         if pass.optimizing && *choice == ScheduleChoice::Default {
@@ -109,10 +109,10 @@ pub fn run_passes(
 
 /// The program as scheduling sees it: every pass before `schedule_items`
 /// (the items a [`Schedule`](crate::schedule::Schedule) names are its items).
-pub fn prepare(p: &Program, limits: &DeviceLimits) -> Result<Program, Vec<Diagnostic>> {
+pub fn prepare(p: &Program, target: &Target) -> Result<Program, Vec<Diagnostic>> {
     let choice = ScheduleChoice::Heuristic;
     let cx = PassCtx {
-        limits,
+        target,
         choice: &choice,
     };
     let mut p = p.clone();
@@ -125,14 +125,14 @@ pub fn prepare(p: &Program, limits: &DeviceLimits) -> Result<Program, Vec<Diagno
 /// Optimizes and schedules `p` as `choice` says.
 pub fn optimize(
     p: &Program,
-    limits: &DeviceLimits,
+    target: &Target,
     choice: &ScheduleChoice,
 ) -> Result<Program, Vec<Diagnostic>> {
-    run_passes(p, limits, choice, |_, _| {})
+    run_passes(p, target, choice, |_, _| {})
 }
 
 /// Turns any checked program into a scheduled one that means the same, one
 /// element per invocation (the baseline).
-pub fn default_schedule(p: &Program, limits: &DeviceLimits) -> Result<Program, Vec<Diagnostic>> {
-    optimize(p, limits, &ScheduleChoice::Default)
+pub fn default_schedule(p: &Program, target: &Target) -> Result<Program, Vec<Diagnostic>> {
+    optimize(p, target, &ScheduleChoice::Default)
 }

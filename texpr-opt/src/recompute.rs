@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use crate::elem::elem;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::term::{self, constant, range};
-use texpr_syntax::ir::{Expr, ExprKind, Program, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, MapKind, Program, VarId, VecRef};
 
 /// Items deeper than this after recomputing keep their `let`s (the verifier's
 /// limit is [`texpr_syntax::check::MAX_NESTING`]; scheduling adds a few levels).
@@ -158,7 +158,9 @@ pub fn rename(e: &Expr, map: &BTreeMap<VarId, VarId>) -> Expr {
             *var = rv(*var);
             if let Some(m) = m {
                 m.var = rv(m.var);
-                m.term = term::rename(&m.term, &rv);
+                if let MapKind::Term(t) = &mut m.kind {
+                    *t = term::rename(t, &rv);
+                }
             }
         }
         ExprKind::Reduce { var, .. } | ExprKind::Let { var, .. } => *var = rv(*var),

@@ -17,7 +17,7 @@ use texpr_syntax::ir::Program;
 pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagnostic>> {
     let schedule = match cx.choice {
         ScheduleChoice::Default => None,
-        ScheduleChoice::Heuristic => Some(heuristic(p, cx.limits)),
+        ScheduleChoice::Heuristic => Some(heuristic(p, cx.target)),
         ScheduleChoice::Given(s) => Some(s.clone()),
     };
     if let Some(s) = &schedule {
@@ -33,9 +33,9 @@ pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagn
             .as_ref()
             .map_or(Strategy::Default, |s| s.get(item.name(p)));
         let done = if root.has_structure() {
-            fill_levels(p, &root, cx.limits).map(|e| *item.root_mut(p) = e)
+            fill_levels(p, &root, cx.target).map(|e| *item.root_mut(p) = e)
         } else {
-            apply(p, item, &strategy, cx.limits)
+            apply(p, item, &strategy, cx.target)
         };
         if let Err(mut e) = done {
             errs.append(&mut e);

@@ -19,7 +19,7 @@ use crate::pipeline::PassCtx;
 use crate::simplify::simplify;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::BinOp;
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Scalar, UnaryOp};
+use texpr_syntax::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, UnaryOp};
 
 /// The `simplify` pass over every item.
 pub fn simplify_program(p: &mut Program, _cx: &PassCtx<'_>) -> Result<(), Vec<Diagnostic>> {
@@ -46,15 +46,21 @@ pub fn simplify_expr(p: &Program, e: &Expr) -> Expr {
             level,
             n,
             var,
-            map: Some(m),
+            map:
+                Some(IndexMap {
+                    var: k,
+                    len,
+                    kind: MapKind::Term(t),
+                }),
             body,
         } => ExprKind::Compute {
             level,
             n,
             var,
             map: Some(IndexMap {
-                term: simplify(p, &m.term),
-                ..m
+                var: k,
+                len,
+                kind: MapKind::Term(simplify(p, &t)),
             }),
             body,
         },

@@ -55,10 +55,8 @@
 //! on a device without subgroup operations; E0216 more workgroup memory
 //! than the device has.
 
-use crate::digits::{DigitPerm, Padded};
 use crate::distribute::distribute;
 use crate::elem::elem;
-use crate::limits::DeviceLimits;
 use crate::schedule::{Combine, Schedule, Strategy};
 use crate::subst::subst_expr;
 use crate::threads::to_thread_levels;
@@ -67,8 +65,10 @@ use texpr_syntax::ast::{Level, MemLevel, ReduceOp, TermOp};
 use texpr_syntax::ir::build::{let_, read_local};
 use texpr_syntax::ir::term::{bin, constant, var};
 use texpr_syntax::ir::{
-    Expr, ExprKind, Global, IndexMap, Item, Program, Term, Ty, VarId, VarKind, VecRef,
+    DigitPerm, Expr, ExprKind, Global, IndexMap, Item, Layout, MapKind, Padded, Program, Term, Ty,
+    VarId, VarKind, VecRef,
 };
+use texpr_target::Target;
 
 /// E0210 for every name in `s` that is not an item of `p`.
 pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
@@ -91,7 +91,7 @@ pub fn apply(
     p: &mut Program,
     item: Item,
     s: &Strategy,
-    limits: &DeviceLimits,
+    target: &Target,
 ) -> Result<(), Vec<Diagnostic>> {
     let root = item.root(p).clone();
     let name = item.name(p).to_string();
@@ -102,11 +102,7 @@ pub fn apply(
                 .with_primary(item_span, "this item"),
         ]
     };
-    let cap = u64::from(
-        limits
-            .max_invocations_per_workgroup
-            .min(limits.max_workgroup_size[0]),
-    );
+    let cap = target.limits.max_group_width();
     let group = match s {
         Strategy::Default => 1,
         Strategy::Coarsen { group, .. }
@@ -122,7 +118,7 @@ pub fn apply(
         ));
     }
     let new = match s {
-        Strategy::Default => distribute(p, &root, limits).map_err(|d| vec![d])?,
+        Strategy::Default => distribute(p, &root, target).map_err(|d| vec![d])?,
         Strategy::Coarsen { group, per_thread } => {
             coarsen(p, &root, *group, *per_thread).map_err(|why| fail("E0212", why))?
         }
@@ -131,24 +127,25 @@ pub fn apply(
             wide_rows(p, &root, *group).map_err(|(c, why)| fail(c, why))?
         }
         Strategy::Tile { group, reg, shared } => {
-            tile(p, &root, *group, *reg, *shared, limits).map_err(|(c, why)| fail(c, why))?
+            tile(p, &root, *group, *reg, *shared, target).map_err(|(c, why)| fail(c, why))?
         }
         Strategy::MultiPass {
             parts,
             group,
             combine,
         } => {
-            return multipass(p, item, &root, (*parts, *group, *combine), limits)
+            return multipass(p, item, &root, (*parts, *group, *combine), target)
                 .map_err(|(c, why)| fail(c, why));
         }
     };
     // The default schedule is the baseline: code generation has the last
     // word on its loops (E0316).
-    if let Some(budget) = limits
+    if let Some(budget) = target
+        .limits
         .max_loop_iterations
         .filter(|_| *s != Strategy::Default)
     {
-        let n = iterations(&new);
+        let n = iterations(&new, target.limits.max_unrolled_elements);
         if n > budget {
             return Err(fail(
                 "E0214",
@@ -164,14 +161,14 @@ pub fn apply(
 /// loops and reductions, nested multiply, sequential add), as code generation
 /// emits them: an estimate for choosing among strategies; the code
 /// generator counts the loops it writes and has the last word (E0316).
-pub fn iterations(e: &Expr) -> u64 {
-    iterations_in(e, 1)
+pub fn iterations(e: &Expr, unroll: u64) -> u64 {
+    iterations_in(e, 1, unroll)
 }
 
 /// [`iterations`] inside a workgroup of `w` invocations: a `let@shared`
 /// value is filled cooperatively, each invocation running `1/w` of its
 /// elements.
-fn iterations_in(e: &Expr, w: u64) -> u64 {
+fn iterations_in(e: &Expr, w: u64, unroll: u64) -> u64 {
     match &e.kind {
         ExprKind::Let {
             level: Some(MemLevel::Shared),
@@ -180,24 +177,24 @@ fn iterations_in(e: &Expr, w: u64) -> u64 {
             ..
         } if w > 1 => {
             let fill = match &value.kind {
-                ExprKind::Compute { n, body: elem, .. } => {
-                    n.div_ceil(w).saturating_mul(iterations_in(elem, w).max(1))
-                }
-                _ => iterations_in(value, w),
+                ExprKind::Compute { n, body: elem, .. } => n
+                    .div_ceil(w)
+                    .saturating_mul(iterations_in(elem, w, unroll).max(1)),
+                _ => iterations_in(value, w, unroll),
             };
-            return fill.saturating_add(iterations_in(body, w));
+            return fill.saturating_add(iterations_in(body, w, unroll));
         }
         ExprKind::Compute {
             level: Some(Level::Group),
             n,
             body,
             ..
-        } => return iterations_in(body, *n),
+        } => return iterations_in(body, *n, unroll),
         _ => {}
     }
     let inner = e
         .children()
-        .map(|c| iterations_in(c, w))
+        .map(|c| iterations_in(c, w, unroll))
         .fold(0u64, u64::saturating_add);
     match &e.kind {
         // Code generation unrolls short vectors (register tiles): no loop of
@@ -206,7 +203,7 @@ fn iterations_in(e: &Expr, w: u64) -> u64 {
             level: Some(Level::Thread) | None,
             n,
             ..
-        } if e.ty.len <= 64 => n.saturating_mul(inner),
+        } if e.ty.len <= unroll => n.saturating_mul(inner),
         ExprKind::Compute {
             level: Some(Level::Thread) | None,
             n,
@@ -233,11 +230,7 @@ fn grid_over(p: &mut Program, g: VarId, n: u64, len: u64, raw: u64, body: Expr) 
     let (span, elem) = (body.span, body.ty.elem);
     let map = (raw != len).then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
-        IndexMap {
-            var: k,
-            len,
-            term: var(k),
-        }
+        IndexMap::truncate(k, len)
     });
     Expr {
         kind: ExprKind::Compute {
@@ -361,7 +354,7 @@ fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
         IndexMap {
             var: k,
             len,
-            term: perm.term(k),
+            kind: MapKind::Layout(Layout::Digits(perm)),
         }
     });
     Ok(Expr {
@@ -526,7 +519,7 @@ fn tile(
     group: [u64; 2],
     reg: [u64; 2],
     shared: Option<u64>,
-    limits: &DeviceLimits,
+    target: &Target,
 ) -> Result<Expr, Fail> {
     // An optional batch: `compute B |p| compute M |i| compute N |j| S`.
     let (batch, inner_root) = match &root.kind {
@@ -687,12 +680,12 @@ fn tile(
                         + loads_j.len() as u64 * tj_n * rj_n)
                         * kb_n
                         * 4;
-                    if bytes > u64::from(limits.max_workgroup_storage_bytes) {
+                    if bytes > u64::from(target.limits.max_workgroup_storage_bytes) {
                         return Err((
                             "E0216",
                             format!(
                                 "{bytes} bytes of workgroup memory; the device allows {}",
-                                limits.max_workgroup_storage_bytes
+                                target.limits.max_workgroup_storage_bytes
                             ),
                         ));
                     }
@@ -820,13 +813,15 @@ fn tile(
     let padded = (mp, np) != (m_n, n_n);
     let map = (padded || !perm.is_identity()).then(|| {
         let k = p.fresh_var("k", VarKind::Index { extent: len }, span);
-        let term = match padded {
-            true => Padded::new(m_n, n_n, np, perm)
-                .expect("a padded tile layout")
-                .term(k),
-            false => perm.term(k),
+        let layout = match padded {
+            true => Layout::Padded(Padded::new(m_n, n_n, np, perm).expect("a padded tile layout")),
+            false => Layout::Digits(perm),
         };
-        IndexMap { var: k, len, term }
+        IndexMap {
+            var: k,
+            len,
+            kind: MapKind::Layout(layout),
+        }
     });
     Ok(Expr {
         kind: ExprKind::Compute {
@@ -982,9 +977,9 @@ fn multipass(
     item: Item,
     root: &Expr,
     (parts, w, combine): (u64, u64, Combine),
-    limits: &DeviceLimits,
+    target: &Target,
 ) -> Result<(), Fail> {
-    if combine == Combine::Subgroup && !limits.subgroups() {
+    if combine == Combine::Subgroup && !target.subgroups() {
         return Err((
             "E0215",
             "`combine=subgroup` needs subgroup operations, which this device does not have".into(),
@@ -1016,14 +1011,15 @@ fn multipass(
         Combine::Serial => parts,
         Combine::Tree | Combine::Subgroup => parts / w,
     };
-    if let Some(budget) = limits.max_loop_iterations {
+    if let Some(budget) = target.limits.max_loop_iterations {
         // A workgroup combine adds at most `W` steps per element (the fold
         // of the per-subgroup partials, or the tree's).
         let combine_steps = match combine {
             Combine::Serial => 0,
             _ => w * m,
         };
-        let worst = (per * iterations(body).max(1) + combine_steps).max(folded * m);
+        let unroll = target.limits.max_unrolled_elements;
+        let worst = (per * iterations(body, unroll).max(1) + combine_steps).max(folded * m);
         if worst > budget {
             return Err((
                 "E0214",

@@ -3,11 +3,11 @@
 //! prints as text that checks back.
 
 use crate::heuristic::{Shape, candidates, heuristic, shape};
-use crate::limits::DeviceLimits;
 use crate::schedule::{Schedule, ScheduleChoice, Strategy};
 use crate::{optimize, prepare};
 use texpr_interp::{Data, Value, eval, random_inputs};
 use texpr_syntax::ir::Program;
+use texpr_target::{DeviceKind, DeviceLimits, Target};
 
 /// The examples at sizes the interpreter runs quickly, with odd sizes where
 /// padding matters.
@@ -82,16 +82,20 @@ pub(crate) fn examples() -> Vec<(&'static str, Program)> {
         .collect()
 }
 
-fn cpu() -> DeviceLimits {
-    DeviceLimits {
-        max_invocations_per_workgroup: 1024,
-        max_workgroup_size: [1024, 1024, 64],
-        max_loop_iterations: Some(65_535),
-        // lavapipe's subgroups.
-        subgroup_size: Some((8, 8)),
-        cpu: true,
-        ..DeviceLimits::default()
-    }
+fn cpu() -> Target {
+    let mut t = Target {
+        limits: DeviceLimits {
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size: [1024, 1024, 64],
+            max_loop_iterations: Some(65_535),
+            ..DeviceLimits::default()
+        },
+        ..Target::default()
+    };
+    // lavapipe's subgroups.
+    t.features.subgroup_size = Some((8, 8));
+    t.profile.kind = DeviceKind::Cpu;
+    t
 }
 
 /// Equal, or within a relative `1e-4` of the largest magnitude (reductions
@@ -154,7 +158,7 @@ fn check(name: &str, p: &Program, s: &Program, what: &str) {
 fn every_candidate_of_every_example_means_the_same() {
     let mut tried = 0;
     let mut combines = std::collections::BTreeSet::new();
-    for limits in [DeviceLimits::default(), cpu()] {
+    for limits in [Target::default(), cpu()] {
         for (name, p) in examples() {
             let prepared = prepare(&p, &limits).unwrap();
             for (item, cands) in candidates(&prepared, &limits) {
@@ -189,7 +193,7 @@ fn every_candidate_of_every_example_means_the_same() {
 }
 
 /// The fold item and the partials global (if any) of `sum` under `text`.
-fn sum_under(text: &str, limits: &DeviceLimits) -> Result<Program, Vec<texpr_syntax::Diagnostic>> {
+fn sum_under(text: &str, limits: &Target) -> Result<Program, Vec<texpr_syntax::Diagnostic>> {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "sum").unwrap().1;
     let q = optimize(p, limits, &ScheduleChoice::Given(text.parse().unwrap()))?;
@@ -241,7 +245,7 @@ fn workgroup_combines_write_one_partial_per_workgroup() {
 fn subgroup_combine_needs_subgroups() {
     let errs = sum_under(
         "total: multipass parts=256 group=64 combine=subgroup",
-        &DeviceLimits::default(),
+        &Target::default(),
     )
     .unwrap_err();
     assert_eq!(errs.len(), 1);
@@ -250,7 +254,7 @@ fn subgroup_combine_needs_subgroups() {
     assert!(
         sum_under(
             "total: multipass parts=256 group=64 combine=tree",
-            &DeviceLimits::default()
+            &Target::default()
         )
         .is_ok()
     );
@@ -307,7 +311,7 @@ fn shapes_are_recognised() {
 fn misfitting_strategies_are_coded_errors() {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let run = |text: &str| {
         let s: Schedule = text.parse().unwrap();
         optimize(p, &limits, &ScheduleChoice::Given(s))
@@ -325,10 +329,8 @@ fn misfitting_strategies_are_coded_errors() {
     assert!(run("c: tile group=2x2 reg=2x2").is_empty());
     assert_eq!(run("c: tile group=2x2 reg=2x2 shared=3"), ["E0212"]);
     assert!(run("c: tile group=2x2 reg=2x2 shared=4").is_empty());
-    let tight = DeviceLimits {
-        max_workgroup_storage_bytes: 256,
-        ..DeviceLimits::default()
-    };
+    let mut tight = Target::default();
+    tight.limits.max_workgroup_storage_bytes = 256;
     let s: Schedule = "c: tile group=4x4 reg=2x2 shared=8".parse().unwrap();
     let codes: Vec<_> = optimize(p, &tight, &ScheduleChoice::Given(s))
         .unwrap_err()
@@ -343,7 +345,7 @@ fn misfitting_strategies_are_coded_errors() {
 fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let s: Schedule = "c: tile group=4x4 reg=2x2 shared=4".parse().unwrap();
     let q = optimize(p, &limits, &ScheduleChoice::Given(s)).unwrap();
     check("matmul", p, &q, "staged");
@@ -361,7 +363,7 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
 /// elements interleaved across the invocations.
 #[test]
 fn wide_rows_split_each_row_across_a_workgroup() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
     let cases: [Case<'_>; 3] = [
         (

@@ -7,7 +7,7 @@
 use crate::simplify::simplify;
 use texpr_syntax::ir::build::term_value;
 use texpr_syntax::ir::term;
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Term, VarId};
+use texpr_syntax::ir::{Expr, ExprKind, MapKind, Program, Term, VarId};
 
 /// `e` with `v := by` (simplifying the terms it touches).
 pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
@@ -23,12 +23,10 @@ pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
         _ => {
             let mut out = e.map_children(|c| subst_expr(p, c, v, by));
             if let ExprKind::Compute { map: Some(m), .. } = &mut out.kind
-                && m.term.mentions(v)
+                && let MapKind::Term(t) = &mut m.kind
+                && t.mentions(v)
             {
-                *m = IndexMap {
-                    term: simplify(p, &term::subst(&m.term, v, by)),
-                    ..m.clone()
-                };
+                *t = simplify(p, &term::subst(t, v, by));
             }
             out
         }

@@ -1,13 +1,13 @@
 //! Tests of the default schedule on the hand-built samples: it schedules
 //! every node, keeps the meaning bit for bit, and reports illegal levels.
 
-use crate::limits::DeviceLimits;
 use crate::samples;
 use crate::{default_schedule, run_passes};
 use texpr_interp::{Data, Value, eval, random_inputs};
 use texpr_syntax::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
+use texpr_target::{DeviceLimits, Target};
 
 /// Every `compute`, `reduce` and `let` in `e` has a level.
 fn all_leveled(e: &Expr) -> bool {
@@ -49,8 +49,8 @@ fn bits(vs: &[Value]) -> Vec<Vec<u64>> {
 #[test]
 fn every_sample_is_scheduled_and_means_the_same() {
     for (name, p) in samples::all() {
-        let s = default_schedule(&p, &DeviceLimits::default())
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let s =
+            default_schedule(&p, &Target::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert!(is_scheduled(&s), "{name} is not fully scheduled: {s:#?}");
         for seed in [1, 2] {
             let inputs = random_inputs(&p, seed);
@@ -58,14 +58,14 @@ fn every_sample_is_scheduled_and_means_the_same() {
             let got = eval(&s, &inputs).unwrap_or_else(|e| panic!("{name} scheduled: {e:?}"));
             assert_eq!(bits(&want), bits(&got), "{name} changed meaning");
         }
-        let again = default_schedule(&s, &DeviceLimits::default()).unwrap();
+        let again = default_schedule(&s, &Target::default()).unwrap();
         assert_eq!(again, s, "{name}: scheduling is not idempotent");
     }
 }
 
 #[test]
 fn padded_items_get_a_truncating_grid_and_full_groups() {
-    let s = default_schedule(&samples::saxpy(1000), &DeviceLimits::default()).unwrap();
+    let s = default_schedule(&samples::saxpy(1000), &Target::default()).unwrap();
     let ExprKind::Compute {
         n,
         map: Some(m),
@@ -84,7 +84,7 @@ fn padded_items_get_a_truncating_grid_and_full_groups() {
             ..
         }
     ));
-    let s = default_schedule(&samples::saxpy(1024), &DeviceLimits::default()).unwrap();
+    let s = default_schedule(&samples::saxpy(1024), &Target::default()).unwrap();
     assert!(matches!(
         s.outputs[0].value.kind,
         ExprKind::Compute {
@@ -97,9 +97,12 @@ fn padded_items_get_a_truncating_grid_and_full_groups() {
 
 #[test]
 fn group_size_follows_the_device() {
-    let limits = DeviceLimits {
-        max_invocations_per_workgroup: 64,
-        ..DeviceLimits::default()
+    let limits = Target {
+        limits: DeviceLimits {
+            max_invocations_per_workgroup: 64,
+            ..DeviceLimits::default()
+        },
+        ..Target::default()
     };
     let s = default_schedule(&samples::saxpy(1024), &limits).unwrap();
     let ExprKind::Compute { n, body, .. } = &s.outputs[0].value.kind else {
@@ -111,7 +114,7 @@ fn group_size_follows_the_device() {
 
 #[test]
 fn user_levels_are_kept_and_completed() {
-    let s = default_schedule(&samples::user_scheduled(), &DeviceLimits::default()).unwrap();
+    let s = default_schedule(&samples::user_scheduled(), &Target::default()).unwrap();
     // the unleveled root of `sums` became the grid; the user's reduce@group stays
     let ExprKind::Compute { level, body, .. } = &s.outputs[1].value.kind else {
         panic!()
@@ -131,7 +134,7 @@ fn the_verifier_hook_sees_every_pass() {
     let mut seen = Vec::new();
     run_passes(
         &samples::matvec(5, 3),
-        &DeviceLimits::default(),
+        &Target::default(),
         &crate::ScheduleChoice::Heuristic,
         |name, _| seen.push(name.to_string()),
     )
@@ -145,7 +148,7 @@ fn codes(r: Result<Program, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str>
 
 #[test]
 fn illegal_levels_are_coded_errors() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     // compute@group 1024: over the device's 256 invocations
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 1024);
@@ -201,7 +204,7 @@ fn the_verifier_accepts_every_pass_on_every_sample() {
     for (name, p) in samples::all() {
         run_passes(
             &p,
-            &DeviceLimits::default(),
+            &Target::default(),
             &crate::ScheduleChoice::Heuristic,
             |pass, q| {
                 if let Err(e) = texpr_syntax::check::verify(q) {
@@ -217,10 +220,7 @@ fn the_verifier_accepts_every_pass_on_every_sample() {
 fn items_too_long_for_padded_i32_indices_are_refused() {
     // 2^31 - 1 elements pad to 2^31 with groups of 256
     let p = samples::saxpy(i32::MAX as u64);
-    assert_eq!(
-        codes(default_schedule(&p, &DeviceLimits::default())),
-        ["E0205"]
-    );
+    assert_eq!(codes(default_schedule(&p, &Target::default())), ["E0205"]);
 }
 
 #[test]
@@ -230,10 +230,7 @@ fn nested_grids_are_refused() {
     let (g, h) = (index(&mut p, "g", 4), index(&mut p, "h", 4));
     let inner = compute(Some(Level::Grid), 4, h, read(&p, x, tlin(tv(g), 4, tv(h))));
     output(&mut p, "y", compute(Some(Level::Grid), 4, g, inner));
-    assert_eq!(
-        codes(default_schedule(&p, &DeviceLimits::default())),
-        ["E0206"]
-    );
+    assert_eq!(codes(default_schedule(&p, &Target::default())), ["E0206"]);
 }
 
 #[test]
@@ -255,14 +252,11 @@ fn exploding_index_arithmetic_is_refused_not_built() {
             IndexMap {
                 var: k,
                 len: 2 * m as u64,
-                term,
+                kind: texpr_syntax::ir::MapKind::Term(term),
             },
             e,
         );
     }
     output(&mut p, "y", e);
-    assert_eq!(
-        codes(default_schedule(&p, &DeviceLimits::default())),
-        ["E0207"]
-    );
+    assert_eq!(codes(default_schedule(&p, &Target::default())), ["E0207"]);
 }

@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texpr_codegen::runtime::GpuInfo;
-use texpr_codegen::{Compiled, DeviceLimits, Options, Schedule, ScheduleChoice};
+use texpr_codegen::{Compiled, Options, Schedule, ScheduleChoice, Target};
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
@@ -298,18 +298,18 @@ fn line_span(text: &str, line: usize) -> Span {
 /// The schedule `choice` resolves to for `program` (what `--emit schedule` prints).
 pub fn resolved_schedule(
     program: &Program,
-    limits: &DeviceLimits,
+    target: &Target,
     choice: &ScheduleChoice,
 ) -> Result<Schedule, Vec<Diagnostic>> {
     Ok(match choice {
         ScheduleChoice::Given(s) => s.clone(),
         ScheduleChoice::Heuristic => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            texpr_opt::heuristic::heuristic(&prepared, limits)
+            let prepared = texpr_opt::prepare(program, target)?;
+            texpr_opt::heuristic::heuristic(&prepared, target)
         }
         ScheduleChoice::Default => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            let h = texpr_opt::heuristic::heuristic(&prepared, limits);
+            let prepared = texpr_opt::prepare(program, target)?;
+            let h = texpr_opt::heuristic::heuristic(&prepared, target);
             Schedule {
                 items: h
                     .items

@@ -60,7 +60,7 @@ pub fn run_program_with(
     choice: &ScheduleChoice,
 ) -> Result<(Vec<Value>, Duration), RunError> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: Vec::new(),
         schedule: choice.clone(),
     };

@@ -29,7 +29,7 @@ impl<'g> GpuRunner<'g> {
         if !self.cache.contains_key(kernel) {
             let prog = check_kernel(kernel)?;
             let opts = Options {
-                limits: self.gpu.limits(),
+                target: self.gpu.target().clone(),
                 overrides: Vec::new(),
                 schedule: texpr_codegen::ScheduleChoice::Default,
             };

@@ -7,7 +7,8 @@
 //! - [`Gpu::run`] uploads inputs, dispatches the plan's kernels in order and
 //!   reads back the outputs ([`RunResult`]);
 //! - [`Gpu::bench`] uploads once and times repeated dispatches;
-//! - [`Gpu::limits`] reports the device's [`DeviceLimits`] for planning.
+//! - [`Gpu::target`] describes the device (limits, features, profile) for
+//!   planning: a [`Target`] built from the adapter.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
 //! Every wgpu call that can fail runs inside error scopes, and failures come
@@ -20,7 +21,7 @@
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
 //! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
-//! let opts = Options { limits: gpu.limits(), ..Options::default() };
+//! let opts = Options { target: gpu.target().clone(), ..Options::default() };
 //! let compiled = compile_source(src, &opts).expect("compiles");
 //! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
 //! let result = gpu.run(&compiled.module, &[x]).expect("runs");
@@ -45,7 +46,7 @@ pub use host::HostBuffer;
 
 use std::sync::{Arc, Mutex};
 
-use texpr_opt::limits::DeviceLimits;
+use texpr_target::Target;
 
 /// An open device and queue, with its pipeline cache. Shareable across threads.
 #[derive(Debug)]
@@ -53,7 +54,7 @@ pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: GpuInfo,
-    limits: DeviceLimits,
+    target: Target,
     wgpu_limits: wgpu::Limits,
     /// Errors reported by the uncaptured-error handler or the device-lost callback.
     sink: Arc<ErrorSink>,
@@ -73,9 +74,10 @@ impl Gpu {
         &self.info
     }
 
-    /// The device's limits, as the planner and code generator need them.
-    pub fn limits(&self) -> DeviceLimits {
-        self.limits.clone()
+    /// The device as the optimizer and code generator need it: its limits,
+    /// features and profile.
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// The raw wgpu limits the device was opened with.

@@ -64,10 +64,13 @@ pub struct Ctx<'p> {
     /// The kernel uses subgroup operations: the entry point takes the
     /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
     pub subgroups: bool,
+    /// The longest `let@reg` vector kept unrolled in registers (the
+    /// target's `max_unrolled_elements`).
+    pub unroll: u64,
 }
 
 impl<'p> Ctx<'p> {
-    pub fn new(p: &'p Program, bufs: &'p BufferTable, kernel: usize) -> Ctx<'p> {
+    pub fn new(p: &'p Program, bufs: &'p BufferTable, kernel: usize, unroll: u64) -> Ctx<'p> {
         Ctx {
             p,
             bufs,
@@ -80,6 +83,7 @@ impl<'p> Ctx<'p> {
             shared: Vec::new(),
             group_size: 1,
             subgroups: false,
+            unroll,
         }
     }
 

@@ -9,7 +9,7 @@
 //! loop. Reads are in bounds: plain reads were proved so by the checker,
 //! guarded reads clamp the index and `select` the guard value.
 //!
-//! A `let@reg` of at most [`UNROLL`] elements is a register tile
+//! A `let@reg` of at most the target's `max_unrolled_elements` ([`Ctx::unroll`]) is a register tile
 //! ([`Loc::Regs`]): [`Ctx::vector`] computes all its elements unrolled, a
 //! `reduce` of a short vector keeps one accumulator per element and computes
 //! its body's `let@reg`s once per step, so operands loaded into a register
@@ -22,9 +22,6 @@ use crate::term::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Scalar, VecRef};
-
-/// The longest `let@reg` vector kept unrolled in registers.
-pub const UNROLL: u64 = 64;
 
 impl Ctx<'_> {
     /// Element `idx` of `e`: a WGSL name or literal.
@@ -41,7 +38,7 @@ impl Ctx<'_> {
                     Some(m) => {
                         let k = self.named(idx);
                         self.idx.insert(m.var, k);
-                        term(self, &m.term)?
+                        term(self, &m.term())?
                     }
                     None => idx.clone(),
                 };
@@ -286,7 +283,7 @@ impl Ctx<'_> {
             let v = self.elem(value, &Ix::Const(0))?;
             return Ok(Loc::Scalar(v));
         }
-        if value.ty.len <= UNROLL {
+        if value.ty.len <= self.unroll {
             if let Some(vals) = self.quad_tile_elements(value)? {
                 return Ok(Loc::Regs(vals));
             }

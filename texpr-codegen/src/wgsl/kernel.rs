@@ -25,14 +25,14 @@
 
 use super::ctx::{Ctx, Ix};
 use super::lit;
-use crate::shape::Shape;
+use crate::grid::GridRoot;
 use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_syntax::ir::{Expr, ExprKind, Layout};
 use texpr_syntax::{Diagnostic, Span};
 
 /// Where the kernel writes and how it guards.
 #[derive(Debug)]
-pub struct Target {
+pub struct Destination<'e> {
     pub buffer: String,
     pub id: crate::plan::BufferId,
     pub per_group: u64,
@@ -42,7 +42,7 @@ pub struct Target {
     /// Writes need `< len` (truncated grid).
     pub guard_len: bool,
     /// Raw position `p` is written at `perm.inverse_term(p)` (a tiled layout).
-    pub perm: Option<texpr_opt::digits::Layout>,
+    pub perm: Option<&'e Layout>,
 }
 
 /// The workgroup size of a grid body and the node that sets it.
@@ -90,18 +90,18 @@ fn wider(a: (u64, Span), b: Option<(u64, Span)>) -> (u64, Span) {
 }
 
 impl Ctx<'_> {
-    /// Writes the body of the entry point for `shape`; `l` is the local id.
+    /// Writes the body of the entry point for `root`; `l` is the local id.
     pub fn kernel_body(
         &mut self,
-        shape: &Shape<'_>,
+        root: &GridRoot<'_>,
         w: u64,
         g: Ix,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
-        self.idx.insert(shape.grid_var, g);
+        self.idx.insert(root.grid_var, g);
         self.group_size = w;
-        self.mark_quad_tiles(shape.body, out.id);
-        let mut e = shape.body;
+        self.mark_quad_tiles(root.body, out.id);
+        let mut e = root.body;
         while let ExprKind::Let {
             level,
             var,
@@ -134,7 +134,7 @@ impl Ctx<'_> {
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 // Four at a time when nothing before has read a buffer.
-                if std::ptr::eq(e, shape.body)
+                if std::ptr::eq(e, root.body)
                     && let Some(q) = self.quad(body, out, out.id)
                 {
                     self.vec4.insert(out.id);
@@ -180,7 +180,7 @@ impl Ctx<'_> {
 
     /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`.
     /// Leading `let@reg`s are computed once; after them, up to
-    /// [`UNROLL`](super::elem::UNROLL) elements are written unrolled (a
+    /// [`Ctx::unroll`] elements are written unrolled (a
     /// register tile's epilogue; any body up to 16 elements), more in a loop
     /// unrolled by up to 8.
     fn own_elements(&mut self, body: &Expr, sink: &Sink<'_>) -> Result<(), Diagnostic> {
@@ -190,7 +190,7 @@ impl Ctx<'_> {
             let v = self.elem(body, &Ix::Const(0))?;
             return sink(self, Ix::Name("l".into()), &v);
         }
-        if (hoisted && m as u64 <= super::elem::UNROLL) || m <= 16 {
+        if (hoisted && m as u64 <= self.unroll) || m <= 16 {
             for j in 0..m {
                 let v = self.elem(body, &Ix::Const(j))?;
                 let at = self.w.let_(
@@ -300,7 +300,7 @@ impl Ctx<'_> {
         body: &Expr,
         w: u64,
         span: Span,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
         let m = body.ty.len as i64;
         let red = self.tree_into(op, body, w, span)?;
@@ -384,7 +384,7 @@ impl Ctx<'_> {
         body: &Expr,
         w: u64,
         span: Span,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
         self.subgroups = true;
         let m = body.ty.len as i64;
@@ -444,7 +444,7 @@ impl Ctx<'_> {
     }
 
     /// `out[g*M + j] = v`, guarded as the target needs.
-    fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
+    fn write(&mut self, out: &Destination<'_>, j: &Ix, v: &str) -> Result<(), Diagnostic> {
         let m = lit::i32_lit(out.per_group as i32);
         let mut lin = self.w.let_("i32", format!("g * {m} + {j}"));
         if let Some(perm) = &out.perm {

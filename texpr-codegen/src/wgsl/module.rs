@@ -3,16 +3,16 @@
 //! entry point; kernels in order (globals first, then outputs).
 
 use super::ctx::{Ctx, Ix, SharedDecl, buffer_var};
-use super::kernel::{Target, workgroup_size};
+use super::kernel::{Destination, workgroup_size};
 use super::lit;
 use crate::buffers::BufferTable;
 use crate::dispatch;
+use crate::grid::grid_root;
 use crate::plan::{Access, Binding, BufferId, Kernel};
-use crate::shape::shape;
-use texpr_opt::DeviceLimits;
 use texpr_syntax::ast::Level;
 use texpr_syntax::ir::{Expr, ExprKind, Program};
 use texpr_syntax::{Diagnostic, Span};
+use texpr_target::Target;
 
 /// One kernel's text and plan, plus what the limit checks need.
 #[derive(Debug)]
@@ -32,10 +32,10 @@ pub fn kernel(
     bufs: &BufferTable,
     k: usize,
     (name, root, span, out): (&str, &Expr, Span, BufferId),
-    limits: &DeviceLimits,
+    target: &Target,
 ) -> Result<KernelText, Diagnostic> {
-    let sh = shape(root)?;
-    if !limits.subgroups()
+    let sh = grid_root(root)?;
+    if !target.subgroups()
         && let Some(at) = subgroup_node(root)
     {
         return Err(Diagnostic::error(
@@ -46,22 +46,26 @@ pub fn kernel(
         .with_note("write `reduce@group` (a workgroup tree in shared memory) instead"));
     }
     let (w, size_span) = workgroup_size(sh.body);
-    let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
+    let dispatch = dispatch::fold(
+        sh.groups,
+        target.limits.max_workgroups_per_dimension,
+        root.span,
+    )?;
     let padded = dispatch.iter().map(|&d| d as u64).product::<u64>() > sh.groups;
-    let mut cx = Ctx::new(p, bufs, k);
+    let mut cx = Ctx::new(p, bufs, k, target.limits.max_unrolled_elements);
     let out_var = cx.buffer(out);
     let g = grid_id(&mut cx, sh.groups, dispatch, padded);
     cx.w.line("let l: i32 = i32(lid.x);");
-    let target = Target {
+    let dest = Destination {
         buffer: out_var,
         id: out,
         per_group: sh.per_group,
         len: sh.len,
         guard_group: padded,
         guard_len: sh.len < sh.groups * sh.per_group,
-        perm: sh.perm.clone(),
+        perm: sh.perm,
     };
-    cx.kernel_body(&sh, w, g, &target)?;
+    cx.kernel_body(&sh, w, g, &dest)?;
     let entry = format!("k{k}_{name}");
     let bindings: Vec<Binding> = cx
         .used

@@ -26,7 +26,7 @@
 //! must then take a component).
 
 use super::ctx::{Ctx, Ix};
-use super::kernel::Target;
+use super::kernel::Destination;
 use super::lit;
 use super::ops;
 use crate::plan::BufferId;
@@ -47,7 +47,12 @@ pub struct Quad<'e> {
 impl Ctx<'_> {
     /// `body` (a `compute@group` body) in the form the module docs name, for
     /// writing into `out`; `None` when it is not.
-    pub fn quad<'e>(&self, body: &'e Expr, out: &Target, out_id: BufferId) -> Option<Quad<'e>> {
+    pub fn quad<'e>(
+        &self,
+        body: &'e Expr,
+        out: &Destination<'_>,
+        out_id: BufferId,
+    ) -> Option<Quad<'e>> {
         let ExprKind::Compute {
             level: Some(Level::Thread),
             n: m,
@@ -156,7 +161,7 @@ impl Ctx<'_> {
         let id = self.bufs.of(*vec)?;
         let plan = &self.bufs.plans[id.0 as usize];
         (n.is_multiple_of(4)
-            && *n <= 64
+            && *n <= self.unroll
             && plan.elem == ElemTy::F32
             && plan.len.is_multiple_of(4)
             && unit_stride(index, *var))
@@ -189,7 +194,7 @@ impl Ctx<'_> {
     }
 
     /// Writes the four-at-a-time body (see the module docs).
-    pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Target) -> Result<(), Diagnostic> {
+    pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Destination<'_>) -> Result<(), Diagnostic> {
         self.vec4.extend(q.reads.iter().copied());
         for k in 0..q.m / 4 {
             let t0 = 4 * k as i64;

@@ -93,7 +93,17 @@ pub fn compute(n: u64, var: VarId, body: Expr) -> Expr {
 
 /// `compute n {k < len -> term} |var| body`
 pub fn compute_map(n: u64, var: VarId, k: VarId, len: u64, term: Term, body: Expr) -> Expr {
-    build::compute_map(None, n, var, IndexMap { var: k, len, term }, body)
+    build::compute_map(
+        None,
+        n,
+        var,
+        IndexMap {
+            var: k,
+            len,
+            kind: MapKind::Term(term),
+        },
+        body,
+    )
 }
 
 pub fn reduce(op: ReduceOp, n: u64, var: VarId, body: Expr) -> Expr {

@@ -1,6 +1,6 @@
 //! `strip_spans`: a program with every span set to `Span::DUMMY`, to compare trees by structure.
 
-use crate::ir::{Expr, ExprKind, Program, Term, TermKind};
+use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind};
 use crate::span::Span;
 
 /// A copy of `p` with every span dummied out, so that programs checked from
@@ -24,7 +24,11 @@ fn expr(e: &mut Expr) {
     e.walk_mut(|e| {
         e.span = Span::DUMMY;
         match &mut e.kind {
-            ExprKind::Compute { map: Some(m), .. } => term(&mut m.term),
+            ExprKind::Compute { map: Some(m), .. } => {
+                if let MapKind::Term(t) = &mut m.kind {
+                    term(t);
+                }
+            }
             ExprKind::Index { index, .. } => term(index),
             _ => {}
         }

@@ -19,9 +19,11 @@
 //! rewrites), [`build`] (constructors) and [`term`] (index-term algebra).
 
 pub mod build;
+pub mod layout;
 pub mod term;
 pub mod visit;
 
+pub use layout::{Digit, DigitPerm, Layout, Padded};
 pub use visit::AnyLevel;
 
 use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};
@@ -115,9 +117,47 @@ pub enum TermKind {
 /// `out[k] = raw[f(k)]` for `k` in `0..len`; `f` maps `0..len` into the raw range.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IndexMap {
+    /// `k`, bound over `0..len` (printed for every kind of map).
     pub var: VarId,
     pub len: u64,
-    pub term: Term,
+    pub kind: MapKind,
+}
+
+/// What `f` is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapKind {
+    /// Any index term over `var` (and index variables in scope).
+    Term(Term),
+    /// A layout (truncation, digit permutation, padded corner): what a
+    /// schedule writes on a grid, and what code generation reads directly.
+    Layout(Layout),
+}
+
+impl IndexMap {
+    /// `{k < len -> k}`
+    pub fn truncate(var: VarId, len: u64) -> IndexMap {
+        IndexMap {
+            var,
+            len,
+            kind: MapKind::Layout(Layout::Truncate),
+        }
+    }
+
+    /// `f` as a term over `var`: a term map's own term, a layout's term form.
+    pub fn term(&self) -> std::borrow::Cow<'_, Term> {
+        match &self.kind {
+            MapKind::Term(t) => std::borrow::Cow::Borrowed(t),
+            MapKind::Layout(l) => std::borrow::Cow::Owned(l.term(self.var)),
+        }
+    }
+
+    /// The layout, when the map is one.
+    pub fn layout(&self) -> Option<&Layout> {
+        match &self.kind {
+            MapKind::Layout(l) => Some(l),
+            MapKind::Term(_) => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

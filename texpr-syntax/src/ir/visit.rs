@@ -11,7 +11,7 @@
 //! `let` its value, then its body; operators and calls their operands. Index
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
-use super::{Expr, ExprKind, IndexMap, Item, Program, Term, TermKind, VarId, VecRef};
+use super::{Expr, ExprKind, IndexMap, Item, MapKind, Program, Term, TermKind, VarId, VecRef};
 use crate::ast::{Level, MemLevel};
 
 /// The level written on a `compute`, `reduce` (a [`Level`]) or `let` (a [`MemLevel`]).
@@ -269,9 +269,12 @@ impl Expr {
 }
 
 impl IndexMap {
-    /// Whether `v` occurs in the map's term.
+    /// Whether `v` occurs in the map's term (a layout mentions only `k`).
     pub fn mentions(&self, v: VarId) -> bool {
-        self.term.mentions(v)
+        match &self.kind {
+            MapKind::Term(t) => t.mentions(v),
+            MapKind::Layout(_) => v == self.var,
+        }
     }
 }
 

@@ -318,7 +318,7 @@ fn schedule_outcome(
     runs: usize,
 ) -> Outcome {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: job.defines.clone(),
         schedule,
     };

@@ -11,7 +11,7 @@ use crate::common::{
 };
 use std::io::Write as _;
 use std::path::PathBuf;
-use texpr_codegen::{DeviceLimits, Options, Target, Translated};
+use texpr_codegen::{Language, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -103,12 +103,12 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let chosen = args
         .schedule
         .choose_named(&program, args.device.as_deref(), &cache)?;
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     if let Some(pass) = &args.dump_after {
         return dump_after(src, &program, &limits, &chosen.choice, pass);
     }
     let opts = Options {
-        limits: limits.clone(),
+        target: limits.clone(),
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
@@ -124,13 +124,13 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
         Emit::Kernels => compiled.module.to_string(),
         Emit::Wgsl => compiled.module.wgsl,
         Emit::Spirv | Emit::Msl | Emit::Hlsl | Emit::Glsl => {
-            let target = match args.emit {
-                Emit::Spirv => Target::Spirv,
-                Emit::Msl => Target::Msl,
-                Emit::Hlsl => Target::Hlsl,
-                _ => Target::Glsl,
+            let language = match args.emit {
+                Emit::Spirv => Language::Spirv,
+                Emit::Msl => Language::Msl,
+                Emit::Hlsl => Language::Hlsl,
+                _ => Language::Glsl,
             };
-            return match texpr_codegen::translate(&compiled.module, target) {
+            return match texpr_codegen::translate(&compiled.module, language) {
                 Ok(Translated::Binary(b)) => Ok(b),
                 Ok(Translated::Text(t)) => Ok(t.into_bytes()),
                 Err(d) => Err(Failure::about(src, d)),
@@ -145,7 +145,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
 fn dump_after(
     src: &Source,
     program: &texpr_syntax::ir::Program,
-    limits: &DeviceLimits,
+    limits: &Target,
     choice: &texpr_codegen::ScheduleChoice,
     pass: &str,
 ) -> Result<Vec<u8>, Failure> {

@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .schedule
         .choose_from(&program, Some(gpu.info()), &Cache::open_default())?;
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };

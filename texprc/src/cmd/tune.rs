@@ -221,10 +221,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
-    let limits = gpu.limits();
-    let prepared = texpr_opt::prepare(&program, &limits).map_err(|d| Failure::new(&src, d))?;
-    let candidates = texpr_opt::heuristic::candidates(&prepared, &limits);
-    let heuristic = texpr_opt::heuristic::heuristic(&prepared, &limits);
+    let target = gpu.target().clone();
+    let prepared = texpr_opt::prepare(&program, &target).map_err(|d| Failure::new(&src, d))?;
+    let candidates = texpr_opt::heuristic::candidates(&prepared, &target);
+    let heuristic = texpr_opt::heuristic::heuristic(&prepared, &target);
     let inputs = texpr_interp::random_inputs(&program, 1);
     let picks = picks(&program);
     if let Some(p) = &picks {
@@ -248,7 +248,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         program: &program,
         gpu: &gpu,
         opts: Options {
-            limits: limits.clone(),
+            target: target.clone(),
             overrides: args.defines.defines.clone(),
             schedule: ScheduleChoice::Default,
         },

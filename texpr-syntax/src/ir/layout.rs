@@ -1,28 +1,29 @@
-//! Digit permutations: the index maps tiling writes on a grid root.
+//! Layouts: the index maps scheduling writes on a grid root, as data.
 //!
-//! Tiling computes a result in an order other than its layout: a 2D tile
-//! decomposition runs `[block row][block col][thread row][thread col][reg row][reg col]`
-//! while the layout is row-major. Both orders are mixed-radix numbers over the
-//! same digits; a [`DigitPerm`] lists each digit's radix and its stride in the
-//! layout (`out_stride`) and in the computed order (`raw_stride`).
+//! A schedule may compute a result in an order other than its layout: a 2D
+//! tile decomposition runs `[block row][block col][thread row][thread col][reg row][reg col]`
+//! while the layout is row-major. The map `{k -> f(k)}` (`out[k] = raw[f(k)]`)
+//! that puts each element in place is one of three [`Layout`]s, held by the
+//! IR as such ([`super::MapKind::Layout`]) so that code generation reads it
+//! instead of recognising a term:
+//! - [`Layout::Truncate`], `{k < L -> k}`: the first `L` elements (padding
+//!   past them is computed and not written);
+//! - [`Layout::Digits`], a [`DigitPerm`]: both orders are mixed-radix
+//!   numbers over the same digits; each digit has a radix, a stride in the
+//!   layout (`out_stride`) and a stride in the computed order (`raw_stride`).
+//!   Written `digits(r:o:w, ...)`, least significant layout digit first;
+//! - [`Layout::Padded`]: a tile padded to whole blocks computes an
+//!   `Mp x Np` result of which the layout keeps the `M x N` top-left corner:
+//!   the digit permutation of the padded matrix seen through
+//!   `k -> (k / N) * Np + k % N`. Written `padded(N, Np, digits(...))`.
 //!
-//! As a TExpr index map `{k -> f(k)}` (`out[k] = raw[f(k)]`) the permutation
-//! is written in one canonical form, `sum of ((k / out_stride) % radix) * raw_stride`
-//! (`/ 1`, `% radix` of the top digit and `* 1` left out), which [`DigitPerm::recognize`]
-//! reads back. Code generation needs the inverse, `raw -> out`, to know where
-//! a computed element goes: [`DigitPerm::inverse_term`].
-//!
-//! A tile padded to whole blocks computes an `Mp x Np` result of which the
-//! layout keeps the `M x N` top-left corner: a [`Padded`] layout, the digit
-//! permutation of the padded matrix seen through `k -> (k / N) * Np + k % N`.
-//! Its map writes column digits over `k % N` and row digits over `k` (see
-//! [`Padded::term`]); its inverse sends a padding element past the end, so a
-//! `< M*N` guard drops it. [`Layout`] is either kind.
+//! Each layout has a term form ([`Layout::term`], what the interpreter and
+//! element extraction read) and an inverse ([`Layout::inverse_term`], where
+//! code generation writes raw element `raw`; padding goes to `len` or past it).
 
-use texpr_syntax::ast::TermOp;
-use texpr_syntax::ir::term::{bin, constant, var};
-use texpr_syntax::ir::{Term, TermKind, VarId};
-
+use super::term::{bin, constant, sum, var};
+use super::{Term, VarId};
+use crate::ast::TermOp;
 /// One digit of both mixed-radix numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Digit {
@@ -106,33 +107,6 @@ impl DigitPerm {
             .map(|d| (k / d.out_stride) % d.radix * d.raw_stride)
             .sum()
     }
-
-    /// Reads the canonical form back: `t` as a term over `k` on `0..len`.
-    pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<DigitPerm> {
-        let summands = texpr_syntax::ir::term::summands(t);
-        let mut digits = Vec::new();
-        for s in summands {
-            let (x, raw_stride) = match &s.kind {
-                TermKind::Binary(TermOp::Mul, x, c) => (&**x, const_of(c)?),
-                _ => (s, 1),
-            };
-            let (x, radix) = match &x.kind {
-                TermKind::Binary(TermOp::Rem, x, b) => (&**x, Some(const_of(b)?)),
-                _ => (x, None),
-            };
-            let (x, out_stride) = match &x.kind {
-                TermKind::Binary(TermOp::Div, x, a) => (&**x, const_of(a)?),
-                _ => (x, 1),
-            };
-            if x.kind != TermKind::Var(k) || out_stride == 0 {
-                return None;
-            }
-            let radix = radix.unwrap_or(len.div_ceil(out_stride));
-            digits.push((radix, out_stride, raw_stride));
-        }
-        let perm = DigitPerm::new(&digits)?;
-        (perm.len == len).then_some(perm)
-    }
 }
 
 /// `M x N` row-major, computed as the top-left corner of an `Mp x Np`
@@ -188,6 +162,12 @@ impl Padded {
         }))
     }
 
+    /// Evaluates `f(k)`: the padded position `(k / N) * Np + k % N`, permuted.
+    pub fn apply(&self, k: u64) -> u64 {
+        self.perm
+            .apply(k / self.cols * self.padded_cols + k % self.cols)
+    }
+
     /// `f^-1(raw)`: `i * N + j` for the padded position `(i, j)` of `raw`,
     /// plus `M * N` for every `N` columns `j` is past the edge, so padding
     /// lands at or past `M * N` (as does a row `i >= M`).
@@ -208,95 +188,97 @@ impl Padded {
             past,
         )
     }
-
-    /// Reads [`Padded::term`]'s form back (`len` = `rows * cols`).
-    pub fn recognize(t: &Term, k: VarId, len: u64) -> Option<Padded> {
-        let summands = texpr_syntax::ir::term::summands(t);
-        let mut n = None;
-        // (column digit, radix, stride in its index, raw stride)
-        let mut parts = Vec::new();
-        for s in summands {
-            let TermKind::Binary(TermOp::Mul, x, w) = &s.kind else {
-                return None;
-            };
-            let TermKind::Binary(TermOp::Rem, x, r) = &x.kind else {
-                return None;
-            };
-            let TermKind::Binary(TermOp::Div, x, div) = &x.kind else {
-                return None;
-            };
-            let (w, r, div) = (const_of(w)?, const_of(r)?, const_of(div)?);
-            match &x.kind {
-                TermKind::Binary(TermOp::Rem, v, m) if v.kind == TermKind::Var(k) => {
-                    let m = const_of(m)?;
-                    if n.is_some_and(|n| n != m) {
-                        return None;
-                    }
-                    n = Some(m);
-                    parts.push((true, r, div, w));
-                }
-                TermKind::Binary(TermOp::Div, v, d) if v.kind == TermKind::Var(k) && div == 1 => {
-                    parts.push((false, r, const_of(d)?, w));
-                }
-                _ => return None,
-            }
-        }
-        let n = n?;
-        if !len.is_multiple_of(n) {
-            return None;
-        }
-        let np: u64 = parts.iter().filter(|p| p.0).map(|p| p.1).product();
-        let mut digits = Vec::new();
-        for (col, radix, stride, raw_stride) in parts {
-            if col {
-                digits.push((radix, stride, raw_stride));
-            } else {
-                if !stride.is_multiple_of(n) {
-                    return None;
-                }
-                digits.push((radix, stride / n * np, raw_stride));
-            }
-        }
-        Padded::new(len / n, n, np, DigitPerm::new(&digits)?)
-    }
 }
 
-/// Where a tiled grid writes: a digit permutation of the whole result, or a
-/// padded one that keeps a corner of it.
+/// How a grid's raw result is laid out (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layout {
-    Perm(DigitPerm),
+    /// `{k < L -> k}`: the first `L` raw elements.
+    Truncate,
+    /// A digit permutation of the whole raw result.
+    Digits(DigitPerm),
+    /// The `M x N` corner of a padded, digit-permuted raw result.
     Padded(Padded),
 }
 
 impl Layout {
-    /// The layout position of raw position `raw`; a padded layout sends
-    /// padding to positions `>= len`.
+    /// `f(k)` as a term over `k`: the raw position of layout position `k`.
+    pub fn term(&self, k: VarId) -> Term {
+        match self {
+            Layout::Truncate => var(k),
+            Layout::Digits(p) => p.term(k),
+            Layout::Padded(p) => p.term(k),
+        }
+    }
+
+    /// Evaluates `f(k)`.
+    pub fn apply(&self, k: u64) -> u64 {
+        match self {
+            Layout::Truncate => k,
+            Layout::Digits(p) => p.apply(k),
+            Layout::Padded(p) => p.apply(k),
+        }
+    }
+
+    /// The layout position of raw position `raw` (a term); padding goes to
+    /// positions at or past the layout's length.
     pub fn inverse_term(&self, raw: Term) -> Term {
         match self {
-            Layout::Perm(p) => p.inverse_term(raw),
+            Layout::Truncate => raw,
+            Layout::Digits(p) => p.inverse_term(raw),
             Layout::Padded(p) => p.inverse_term(raw),
         }
     }
 
-    /// An index map term `t` over `k` (`0..len`) on a raw result of `raw`
-    /// elements, as a layout; `None` for anything else (or the identity).
-    pub fn recognize(t: &Term, k: VarId, len: u64, raw: u64) -> Option<Layout> {
-        if len == raw {
-            return DigitPerm::recognize(t, k, len)
-                .filter(|p| !p.is_identity())
-                .map(Layout::Perm);
+    /// Why this layout cannot map a raw result of `raw` elements onto `len`
+    /// elements, if it cannot: a truncation keeps at most `raw` elements, a
+    /// digit permutation covers exactly `raw == len`, a padded layout keeps
+    /// `len = M * N` of its `raw` elements.
+    pub fn misfit(&self, len: u64, raw: u64) -> Option<String> {
+        let (covers, keeps) = match self {
+            Layout::Truncate if len <= raw => return None,
+            Layout::Truncate => {
+                return Some(format!(
+                    "a truncation keeps at most the {raw} raw elements, not {len}"
+                ));
+            }
+            Layout::Digits(p) => (p.len, p.len),
+            Layout::Padded(p) => (p.perm.len, p.rows * p.cols),
+        };
+        if DigitPerm::new(&self.digits_of().unwrap_or_default()).as_ref() != self.perm() {
+            return Some("the digits do not form a permutation".into());
         }
-        Padded::recognize(t, k, len)
-            .filter(|p| p.perm.len == raw)
-            .map(Layout::Padded)
+        if let Layout::Padded(p) = self
+            && Padded::new(p.rows, p.cols, p.padded_cols, p.perm.clone()).as_ref() != Some(p)
+        {
+            return Some(format!(
+                "a {} x {} corner does not fit rows of {} whose digits do not straddle a row",
+                p.rows, p.cols, p.padded_cols
+            ));
+        }
+        (covers != raw || keeps != len).then(|| {
+            format!("the layout covers {covers} elements and keeps {keeps}; the raw result has {raw} and the map {len}")
+        })
     }
-}
 
-fn const_of(t: &Term) -> Option<u64> {
-    match t.kind {
-        TermKind::Const(c) if c > 0 => Some(c as u64),
-        _ => None,
+    /// The digit permutation inside, if any.
+    pub fn perm(&self) -> Option<&DigitPerm> {
+        match self {
+            Layout::Truncate => None,
+            Layout::Digits(p) => Some(p),
+            Layout::Padded(p) => Some(&p.perm),
+        }
+    }
+
+    /// The digits `(radix, out_stride, raw_stride)` of the permutation inside.
+    pub fn digits_of(&self) -> Option<Vec<(u64, u64, u64)>> {
+        let p = self.perm()?;
+        Some(
+            p.digits
+                .iter()
+                .map(|d| (d.radix, d.out_stride, d.raw_stride))
+                .collect(),
+        )
     }
 }
 
@@ -315,15 +297,10 @@ fn digit(x: Term, div: u64, radix: u64, top: bool, mul: u64) -> Term {
     t
 }
 
-fn sum(mut ts: impl Iterator<Item = Term>) -> Term {
-    let first = ts.next().unwrap_or_else(|| constant(0));
-    ts.fold(first, |a, b| bin(TermOp::Add, a, b))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use texpr_syntax::ir::VarId;
+    use crate::ir::TermKind;
 
     fn eval(t: &Term, k: i64) -> i64 {
         match &t.kind {
@@ -376,22 +353,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn recognize_reads_the_canonical_form_back() {
-        let p = tile();
-        let k = VarId(3);
-        assert_eq!(DigitPerm::recognize(&p.term(k), k, 96), Some(p.clone()));
-        // A length the digits do not cover, the wrong variable, and a
-        // non-permutation are refused.
-        assert_eq!(DigitPerm::recognize(&p.term(k), k, 100), None);
-        assert_eq!(DigitPerm::recognize(&p.term(k), VarId(4), 96), None);
-        let bad = bin(TermOp::Mul, var(k), constant(2));
-        assert_eq!(DigitPerm::recognize(&bad, k, 96), None);
-        // The identity is a one-digit permutation.
-        let id = DigitPerm::recognize(&var(k), k, 10).expect("identity");
-        assert!(id.is_identity());
-    }
-
     /// A 5 x 7 matrix computed as a padded 8 x 12 tile order: every element
     /// of the layout comes from a distinct raw position, padding lands past
     /// the end, and the map reads back.
@@ -415,16 +376,35 @@ mod tests {
         for raw in (0..96).filter(|r| !hit[*r as usize]) {
             assert!(eval(&g, raw) >= 35, "padding {raw} lands inside");
         }
-        assert_eq!(Padded::recognize(&f, k, 35), Some(p.clone()));
-        assert_eq!(
-            Layout::recognize(&f, k, 35, 96),
-            Some(Layout::Padded(p.clone()))
-        );
-        assert_eq!(Layout::recognize(&f, k, 35, 100), None);
-        assert_eq!(Padded::recognize(&f, VarId(1), 35), None);
+        let l = Layout::Padded(p.clone());
+        assert!((0..35).all(|x| l.apply(x) == eval(&f, x as i64) as u64));
+        assert_eq!(l.misfit(35, 96), None);
+        assert!(l.misfit(35, 100).is_some() && l.misfit(36, 96).is_some());
         // Rows wider than the padded rows, or digits straddling a row, are refused.
         assert_eq!(Padded::new(5, 13, 12, tile()), None);
         assert_eq!(Padded::new(5, 7, 8, tile()), None);
+    }
+
+    #[test]
+    fn layouts_evaluate_as_their_terms_and_say_why_they_do_not_fit() {
+        let d = Layout::Digits(tile());
+        let k = VarId(0);
+        let t = d.term(k);
+        assert!((0..96).all(|x| d.apply(x) == eval(&t, x as i64) as u64));
+        assert_eq!(d.misfit(96, 96), None);
+        assert!(d.misfit(95, 96).unwrap().contains("covers 96"));
+        assert_eq!(Layout::Truncate.misfit(10, 12), None);
+        assert!(Layout::Truncate.misfit(13, 12).is_some());
+        assert_eq!(Layout::Truncate.apply(7), 7);
+        // Hand-made digits that overlap are not a permutation.
+        let mut bad = tile();
+        bad.digits[1].raw_stride = 1;
+        assert!(
+            Layout::Digits(bad)
+                .misfit(96, 96)
+                .unwrap()
+                .contains("permutation")
+        );
     }
 
     #[test]
