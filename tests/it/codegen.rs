@@ -2,7 +2,8 @@
 //! and validates, just over gives the coded error (or, for the dispatch, folds
 //! into y), on hand-built IR so the tests do not depend on the front end.
 
-use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, Target, compile, emit};
+use texpr::{DeviceLimits, Options, ScheduleChoice, Target, compile};
+use texpr_codegen::emit;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Program, Ty, VecRef};
@@ -448,7 +449,7 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     };
     let sum = |n: u64| format!("input x: f32[{n}]\noutput s = reduce {n} |i| x[i]");
     let compiled = |src: &str, opts: &Options| {
-        texpr_codegen::compile_source(src, opts)
+        texpr::compile_source(src, opts)
             .map(|_| ())
             .map_err(|ds| ds.iter().map(|d| d.code).collect::<Vec<_>>())
     };
@@ -464,7 +465,7 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     assert_eq!(compiled(&sum(65_536), &opts), Ok(()));
     // 257 reduce iterations, each filling a 257-element register vector: 257 * 258 in all.
     let nested = "output o: f32[1] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 1))";
-    let err = texpr_codegen::compile_source(nested, &opts).expect_err("over the budget");
+    let err = texpr::compile_source(nested, &opts).expect_err("over the budget");
     assert_eq!(err[0].code, "E0316");
     assert!(err[0].message.contains("66306"), "{}", err[0].message);
 }

@@ -1,7 +1,7 @@
 //! Device limits on the GPU: a workgroup at the adapter's largest size, and a
 //! grid beyond 65535 workgroups folded into y / z, both compiled from TExpr.
 
-use texpr_codegen::{Options, compile};
+use texpr::{Options, compile};
 use texpr_tests::gpu::{check_program, gpu};
 
 fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) {
@@ -10,7 +10,7 @@ fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) 
     let opts = Options {
         target: gpu.target().clone(),
         overrides: Vec::new(),
-        schedule: texpr_codegen::ScheduleChoice::Default,
+        schedule: texpr::ScheduleChoice::Default,
     };
     let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
     (p, c.module)

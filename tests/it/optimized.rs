@@ -1,7 +1,7 @@
 //! Optimized schedules on the GPU: every strategy the heuristic or a user
 //! picks for the examples computes what the interpreter computes.
 
-use texpr_codegen::{Schedule, ScheduleChoice};
+use texpr::{Schedule, ScheduleChoice};
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {

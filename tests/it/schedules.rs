@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use texpr_codegen::{Schedule, ScheduleChoice};
+use texpr::{Schedule, ScheduleChoice};
 use texpr_opt::{PASSES, run_passes};
 use texpr_syntax::ir::Program;
 use texpr_target::{DeviceKind, DeviceLimits, Target};

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
+use texpr::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_codegen::runtime::Gpu;
-use texpr_codegen::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
 use texpr_syntax::diag;

@@ -7,8 +7,8 @@
 //! Levels are ignored: a scheduled program means the same as an unscheduled one.
 
 use crate::error::{EvalError, malformed};
+use crate::index::eval_term;
 use crate::scalar::{self, Sc};
-use crate::term::eval_term;
 use crate::value::{Data, Value};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, Term, VarId, VecRef};

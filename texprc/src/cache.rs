@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use texpr_codegen::Schedule;
+use texpr::Schedule;
 use texpr_codegen::runtime::{Gpu, GpuInfo};
 use texpr_syntax::ir::Program;
 

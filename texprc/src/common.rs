@@ -7,8 +7,8 @@ use std::fmt;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use texpr::{Compiled, Options, Schedule, ScheduleChoice, Target};
 use texpr_codegen::runtime::GpuInfo;
-use texpr_codegen::{Compiled, Options, Schedule, ScheduleChoice, Target};
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
@@ -314,7 +314,7 @@ pub fn resolved_schedule(
                 items: h
                     .items
                     .into_iter()
-                    .map(|(n, _)| (n, texpr_codegen::Strategy::Default))
+                    .map(|(n, _)| (n, texpr::Strategy::Default))
                     .collect(),
             }
         }
@@ -337,7 +337,7 @@ pub fn compile_chosen(
             schedule: chosen.choice.clone(),
             ..opts.clone()
         };
-        let err = match texpr_codegen::compile(program, &opts) {
+        let err = match texpr::compile(program, &opts) {
             Ok(c) => return Ok((c, chosen)),
             Err(e) => e,
         };

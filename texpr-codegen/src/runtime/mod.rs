@@ -16,15 +16,16 @@
 //! itself (the code generator validates with naga before).
 //!
 //! ```no_run
+//! use texpr_codegen::emit;
 //! use texpr_codegen::runtime::{Gpu, HostBuffer};
-//! use texpr_codegen::{Options, compile_source};
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
-//! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
-//! let opts = Options { target: gpu.target().clone(), ..Options::default() };
-//! let compiled = compile_source(src, &opts).expect("compiles");
+//! // A scheduled program (`texpr::compile` schedules any program).
+//! let src = "input x: f32[4]\noutput y = compute@grid 1 |g| compute@group 4 |l| x[l] * 2.0";
+//! let program = texpr_syntax::frontend(src, &[]).expect("checks");
+//! let module = emit(&program, gpu.target()).expect("compiles");
 //! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
-//! let result = gpu.run(&compiled.module, &[x]).expect("runs");
+//! let result = gpu.run(&module, &[x]).expect("runs");
 //! assert_eq!(result.outputs[0].to_f32(), vec![2.0, 4.0, 6.0, 8.0]);
 //! println!("{} in {:?}", gpu.info(), result.gpu_time);
 //! ```

@@ -18,7 +18,7 @@
 use super::ctx::{Ctx, Ix, Loc};
 use super::lit;
 use super::ops;
-use crate::term::term;
+use crate::wgsl::index::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Scalar, VecRef};

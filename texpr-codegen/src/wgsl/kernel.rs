@@ -451,7 +451,10 @@ impl Ctx<'_> {
             // A variable no program has: bound to the raw position only here.
             let raw = texpr_syntax::ir::VarId(u32::MAX);
             self.idx.insert(raw, Ix::Name(lin.clone()));
-            let at = crate::term::term(self, &perm.inverse_term(texpr_syntax::ir::term::var(raw)))?;
+            let at = crate::wgsl::index::term(
+                self,
+                &perm.inverse_term(texpr_syntax::ir::term::var(raw)),
+            )?;
             self.idx.remove(&raw);
             lin = self.named(&at).to_string();
         }

@@ -2,6 +2,7 @@
 
 pub mod ctx;
 pub mod elem;
+pub mod index;
 pub mod kernel;
 pub mod lit;
 pub mod module;

@@ -184,7 +184,7 @@ impl Ctx<'_> {
         let mut out = Vec::with_capacity(*n as usize);
         for q in 0..*n as i64 / 4 {
             self.idx.insert(*var, Ix::Const(4 * q));
-            let at = crate::term::term(self, index)?;
+            let at = crate::wgsl::index::term(self, index)?;
             let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
             for c in ["x", "y", "z", "w"] {
                 out.push(self.w.let_("f32", format!("{v}.{c}")));
@@ -239,7 +239,7 @@ impl Ctx<'_> {
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
                 self.idx.insert(t, Ix::Const(t0));
-                let at = crate::term::term(self, index)?;
+                let at = crate::wgsl::index::term(self, index)?;
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
                 Ok(self.w.let_(ty, format!("{base}[({at}) / 4i]")))
             }

@@ -17,9 +17,9 @@ use crate::inputs::to_host;
 use crate::plot::{self, Bar, Group, Series};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use texpr::{Options, Schedule, ScheduleChoice};
 use texpr_codegen::runtime::raw::{RawProgram, baselines};
 use texpr_codegen::runtime::{Gpu, HostBuffer, RuntimeError};
-use texpr_codegen::{Options, Schedule, ScheduleChoice};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -331,7 +331,7 @@ fn schedule_outcome(
         let t = Instant::now();
         let made = frontend(src, &defs)
             .map_err(|f| diags_text(&f.diags))
-            .and_then(|p| texpr_codegen::compile(&p, &opts).map_err(|d| diags_text(&d)));
+            .and_then(|p| texpr::compile(&p, &opts).map_err(|d| diags_text(&d)));
         match made {
             Ok(c) => compiled = Some(c),
             Err(text) => return Outcome::Failed(text),

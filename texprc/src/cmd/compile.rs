@@ -11,7 +11,7 @@ use crate::common::{
 };
 use std::io::Write as _;
 use std::path::PathBuf;
-use texpr_codegen::{Language, Options, Target, Translated};
+use texpr::{Language, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -130,7 +130,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
                 Emit::Hlsl => Language::Hlsl,
                 _ => Language::Glsl,
             };
-            return match texpr_codegen::translate(&compiled.module, language) {
+            return match texpr::translate(&compiled.module, language) {
                 Ok(Translated::Binary(b)) => Ok(b),
                 Ok(Translated::Text(t)) => Ok(t.into_bytes()),
                 Err(d) => Err(Failure::about(src, d)),
@@ -146,7 +146,7 @@ fn dump_after(
     src: &Source,
     program: &texpr_syntax::ir::Program,
     limits: &Target,
-    choice: &texpr_codegen::ScheduleChoice,
+    choice: &texpr::ScheduleChoice,
     pass: &str,
 ) -> Result<Vec<u8>, Failure> {
     let names = texpr_opt::pipeline::pass_names();

@@ -8,7 +8,7 @@ use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, re
 use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
 use crate::summary;
 use std::path::PathBuf;
-use texpr_codegen::Options;
+use texpr::Options;
 use texpr_codegen::runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 

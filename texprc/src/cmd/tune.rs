@@ -26,8 +26,8 @@ use crate::inputs::{to_host, to_value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use texpr::{Options, Schedule, ScheduleChoice, Strategy};
 use texpr_codegen::runtime::{Gpu, HostBuffer};
-use texpr_codegen::{Options, Schedule, ScheduleChoice, Strategy};
 use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
@@ -158,7 +158,7 @@ impl Tuner<'_> {
             schedule: choice.clone(),
             ..self.opts.clone()
         };
-        let compiled = match texpr_codegen::compile(self.program, &opts) {
+        let compiled = match texpr::compile(self.program, &opts) {
             Ok(c) => c,
             Err(d) => return Outcome::Failed(first(&d)),
         };

@@ -1,4 +1,5 @@
-//! Tests of planning and emission on the hand-built samples of `texpr-opt`.
+//! Compiling in one call: the hand-built samples of `texpr-opt`, and
+//! emission details that only show through the optimizer.
 
 use crate::{Language, Options, Translated, compile, translate};
 use texpr_opt::samples;
@@ -16,7 +17,7 @@ fn every_sample_compiles_and_validates() {
             c.module.buffers.len(),
             p.inputs.len() + p.globals.len() + p.outputs.len()
         );
-        crate::validate::validate(&c.module.wgsl, &Default::default()).unwrap();
+        texpr_codegen::validate::validate(&c.module.wgsl, &Default::default()).unwrap();
     }
 }
 
@@ -35,14 +36,6 @@ fn every_sample_translates_to_every_target() {
                 Translated::Text(s) => assert!(s.len() > 100, "{name} {t:?}"),
             }
         }
-    }
-}
-
-#[test]
-fn dump() {
-    for (name, p) in samples::all() {
-        let c = compile(&p, &Options::default()).unwrap();
-        println!("== {name}\n{}\n{:#?}", c.module.wgsl, c.module.kernels);
     }
 }
 
@@ -138,8 +131,8 @@ fn reduce_at_subgroup_emits_subgroup_operations_or_a_coded_error() {
     };
     let c = crate::compile_source(src, &with).unwrap_or_else(|e| panic!("{e:#?}"));
     let w = &c.module.wgsl;
-    crate::validate::validate(w, &with.target.features).unwrap();
-    assert!(crate::validate::validate(w, &Default::default()).is_err());
+    texpr_codegen::validate::validate(w, &with.target.features).unwrap();
+    assert!(texpr_codegen::validate::validate(w, &Default::default()).is_err());
     assert_eq!(w.matches("subgroupAdd(").count(), 3, "{w}");
     assert_eq!(w.matches("subgroupMax(").count(), 1, "{w}");
     assert!(
