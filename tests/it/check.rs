@@ -394,11 +394,12 @@ fn scheduled_programs_verify_and_round_trip() {
     for (name, src) in programs() {
         let p = frontend(&src, &overrides(&src)).unwrap();
         let limits = texpr_target::Target::default();
-        let result = texpr_opt::run_passes(
+        let result = texpr_opt::pipeline::run_with(
             &p,
             &limits,
             &texpr_opt::ScheduleChoice::Heuristic,
-            |pass, q| {
+            &texpr_opt::accept_all,
+            &mut |pass, q| {
                 if let Err(d) = verify(q) {
                     let text = print::program(q);
                     panic!(

@@ -236,11 +236,12 @@ fn the_verifier_accepts_the_program_after_every_pass() {
     for (name, p) in programs() {
         texpr_syntax::check::verify(&p)
             .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
-        texpr_opt::run_passes(
+        texpr_opt::pipeline::run_with(
             &p,
             &Target::default(),
             &texpr_opt::ScheduleChoice::Heuristic,
-            |pass, q| {
+            &texpr_opt::accept_all,
+            &mut |pass, q| {
                 if let Err(e) = texpr_syntax::check::verify(q) {
                     panic!(
                         "{name} after {pass}: {e:#?}\n{}",
@@ -257,7 +258,7 @@ fn the_verifier_accepts_the_program_after_every_pass() {
 fn scheduled_programs_print_and_check_back_equal() {
     use texpr_syntax::check::canonicalize;
     for (name, p) in programs() {
-        let s = texpr_opt::default_schedule(&p, &Target::default()).unwrap();
+        let s = texpr_opt::schedule(&p, &Target::default(), &ScheduleChoice::Default).unwrap();
         let text = texpr_syntax::print::program(&s);
         let back =
             texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
@@ -305,7 +306,7 @@ fn the_schedule_keeps_every_result_bit_for_bit() {
         .into_iter()
         .map(|(n, p)| (n.to_string(), p));
     for (name, p) in small_examples().into_iter().chain(samples) {
-        let s = texpr_opt::default_schedule(&p, &Target::default()).unwrap();
+        let s = texpr_opt::schedule(&p, &Target::default(), &ScheduleChoice::Default).unwrap();
         let inputs = texpr_interp::random_inputs(&p, 7);
         let want = texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let got =

@@ -7,6 +7,7 @@ mod differential;
 mod examples;
 mod fuzz;
 mod gpu_limits;
+mod opt;
 mod optimized;
 mod parse;
 mod runtime;

@@ -12,6 +12,7 @@
 //!   device lets one invocation run (llvmpipe's loop limiter; the item)
 
 use crate::buffers::BufferTable;
+use crate::plan::BufferId;
 use crate::wgsl::module::KernelText;
 use texpr_syntax::Diagnostic;
 use texpr_target::DeviceLimits;
@@ -98,30 +99,40 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     errs
 }
 
+/// E0314/E0315 for every buffer over the binding or buffer size limit.
 pub fn check_buffers(bufs: &BufferTable, limits: &DeviceLimits) -> Vec<Diagnostic> {
-    let mut errs = Vec::new();
-    for (b, span) in bufs.plans.iter().zip(&bufs.spans) {
-        let bytes = b.len * 4;
-        if bytes > limits.max_buffer_size {
-            errs.push(
-                Diagnostic::error(
-                    "E0315",
-                    format!(
-                        "buffer `{}` has {bytes} bytes; the device allows {} per buffer",
-                        b.name, limits.max_buffer_size
-                    ),
-                )
-                .with_primary(*span, "this buffer is too large"),
-            );
-        } else if bytes > limits.max_storage_buffer_binding_size {
-            errs.push(
-                Diagnostic::error(
-                    "E0314",
-                    format!("buffer `{}` has {bytes} bytes; the device binds at most {} per storage buffer", b.name, limits.max_storage_buffer_binding_size),
-                )
-                .with_primary(*span, "this buffer is too large to bind"),
-            );
-        }
+    (0..bufs.plans.len())
+        .filter_map(|b| check_buffer(bufs, BufferId(b as u32), limits))
+        .collect()
+}
+
+/// E0314/E0315 when buffer `id` is over the binding or buffer size limit.
+pub fn check_buffer(bufs: &BufferTable, id: BufferId, limits: &DeviceLimits) -> Option<Diagnostic> {
+    let (b, span) = (&bufs.plans[id.0 as usize], bufs.spans[id.0 as usize]);
+    let bytes = b.len * 4;
+    if bytes > limits.max_buffer_size {
+        Some(
+            Diagnostic::error(
+                "E0315",
+                format!(
+                    "buffer `{}` has {bytes} bytes; the device allows {} per buffer",
+                    b.name, limits.max_buffer_size
+                ),
+            )
+            .with_primary(span, "this buffer is too large"),
+        )
+    } else if bytes > limits.max_storage_buffer_binding_size {
+        Some(
+            Diagnostic::error(
+                "E0314",
+                format!(
+                    "buffer `{}` has {bytes} bytes; the device binds at most {} per storage buffer",
+                    b.name, limits.max_storage_buffer_binding_size
+                ),
+            )
+            .with_primary(span, "this buffer is too large to bind"),
+        )
+    } else {
+        None
     }
-    errs
 }

@@ -1,12 +1,14 @@
-//! `emit`: a scheduled program to a validated kernel plan.
+//! `emit`: a scheduled program to a validated kernel plan; `check_items`:
+//! the same checks on some items' kernels, for the optimizer to choose
+//! among strategies by what code generation accepts.
 
 use crate::buffers::BufferTable;
-use crate::checks::{check_buffers, check_kernel};
-use crate::plan::Module;
+use crate::checks::{check_buffer, check_buffers, check_kernel};
+use crate::plan::{BufferId, Module};
 use crate::validate::validate;
 use crate::wgsl::module::{KernelText, kernel};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_syntax::ir::{Expr, Program};
+use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
 /// One WGSL module (an entry point per global, then per output), its buffers
@@ -15,15 +17,8 @@ use texpr_target::Target;
 pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs, &target.limits);
-    let mut items = Vec::new();
-    for (i, g) in p.globals.iter().enumerate() {
-        items.push((g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
-    }
-    for (i, o) in p.outputs.iter().enumerate() {
-        items.push((o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
-    }
     let mut kernels: Vec<KernelText> = Vec::new();
-    for (k, item) in items.into_iter().enumerate() {
+    for (k, item) in items(p, &bufs).into_iter().enumerate() {
         match kernel(p, &bufs, k, item, target) {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, &target.limits));
@@ -46,4 +41,42 @@ pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
         buffers: bufs.plans,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
     })
+}
+
+/// One kernel's item: name, root, span and the buffer it writes.
+type ItemKernel<'p> = (&'p str, &'p Expr, Span, BufferId);
+
+/// Every item, in kernel order (globals first, then outputs).
+fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
+    let globals = p
+        .globals
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
+    let outputs = p
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
+    globals.chain(outputs).collect()
+}
+
+/// The kernels of the items named `names` (scheduled; the others need not
+/// be), written and checked against `target` as [`emit`] does (naga's
+/// validation aside), with the size of the buffers they write: what code
+/// generation would say of those items.
+pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
+    let bufs = BufferTable::new(p);
+    let mut errs = Vec::new();
+    for (k, item) in items(p, &bufs).into_iter().enumerate() {
+        if !names.iter().any(|n| n == item.0) {
+            continue;
+        }
+        errs.extend(check_buffer(&bufs, item.3, &target.limits));
+        match kernel(p, &bufs, k, item, target) {
+            Ok(kt) => errs.extend(check_kernel(&kt, &target.limits)),
+            Err(d) => errs.push(d),
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
 }

@@ -36,7 +36,7 @@ pub mod translate;
 pub mod validate;
 pub mod wgsl;
 
-pub use emit::emit;
+pub use emit::{check_items, emit};
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 pub use texpr_target::{DeviceLimits, Target};
 pub use translate::{Language, Translated, translate};

@@ -33,7 +33,8 @@ pub use texpr_codegen::{
     Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Language, Module, Translated,
     translate,
 };
-pub use texpr_opt::{Combine, Schedule, ScheduleChoice, Strategy};
+pub use texpr_opt::schedule::text::syntax as schedule_syntax;
+pub use texpr_opt::{Chosen, Combine, Optimized, Schedule, ScheduleChoice, Strategy, optimize};
 pub use texpr_target::{DeviceLimits, Target};
 
 use texpr_syntax::Diagnostic;
@@ -50,18 +51,56 @@ pub struct Options {
     pub schedule: ScheduleChoice,
 }
 
-/// A compiled program: the scheduled TExpr and its kernel plan.
+/// A compiled program: the schedule used, the scheduled TExpr, its kernel
+/// plan, and the warnings choosing the schedule gave (E0220: an item that
+/// fell back from a tuned strategy).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compiled {
+    pub schedule: Schedule,
     pub scheduled: Program,
     pub module: Module,
+    pub warnings: Vec<Diagnostic>,
 }
 
-/// The optimizer with the schedule `opts` chooses, then code generation.
+/// The optimizer's three verbs (optimize, choose, apply) with the schedule
+/// `opts` asks for, then code generation.
 pub fn compile(program: &Program, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let scheduled = texpr_opt::optimize(program, &opts.target, &opts.schedule)?;
+    let optimized = optimize(program)?;
+    let chosen = choose(&optimized, &opts.target, &opts.schedule)?;
+    let scheduled = texpr_opt::apply(&optimized, &opts.target, &chosen.schedule)?;
     let module = texpr_codegen::emit(&scheduled, &opts.target)?;
-    Ok(Compiled { scheduled, module })
+    Ok(Compiled {
+        schedule: chosen.schedule,
+        scheduled,
+        module,
+        warnings: chosen.warnings,
+    })
+}
+
+/// The schedule `choice` gives for `optimized` on `target`, each candidate
+/// judged by the optimizer and by code generation (the kernels it would
+/// write must pass the target's checks): `texpr_opt::choose` with code
+/// generation's verdict.
+pub fn choose(
+    optimized: &Optimized,
+    target: &Target,
+    choice: &ScheduleChoice,
+) -> Result<Chosen, Vec<Diagnostic>> {
+    texpr_opt::choose(optimized, target, choice, &verdict(target))
+}
+
+/// Every item's candidate strategies that the optimizer and code generation
+/// accept on `target`, best guess first (what `texprc tune` measures).
+pub fn candidates(optimized: &Optimized, target: &Target) -> Vec<(String, Vec<Strategy>)> {
+    texpr_opt::schedule::choose::candidates(optimized, target, &verdict(target))
+}
+
+/// Code generation's verdict on scheduled items for `target`
+/// (`texpr_codegen::check_items`), for the optimizer's `Verdict`.
+pub fn verdict(
+    target: &Target,
+) -> impl Fn(&Program, &[String]) -> Result<(), Vec<Diagnostic>> + '_ {
+    move |p, items| texpr_codegen::check_items(p, target, items)
 }
 
 /// Parses, checks and compiles TExpr source.

@@ -2,55 +2,23 @@
 //! `--dump-after`, and `texprc tune` filling the schedule cache that
 //! `compile --device` and `run` then use.
 
+mod common;
+
+use common::{example, stderr, stdout, with, write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs texprc with the schedule cache at `cache` (never the user's).
 fn texprc(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("TEXPR_CACHE", cache)
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::texprc_in(cache, args)
 }
 
 /// A fresh directory for one test, and the cache file in it.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let cache = dir.join("cache").join("schedules.txt");
-    (dir, cache)
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn example(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    root.join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::scratch(&format!("tune-{name}"))
 }
 
 const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
-
-fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
-    head.iter().chain(tail).copied().collect()
-}
 
 /// Whether a GPU adapter exists; without one, says so loudly (and fails
 /// when `TEXPR_REQUIRE_GPU=1`).
@@ -124,7 +92,10 @@ fn a_pinned_schedule_changes_the_scheduled_program() {
             &MATMUL_32,
         ),
     );
-    assert_eq!(stdout(&default), "# schedule: default\nc: default\n");
+    assert_eq!(
+        stdout(&default),
+        "# schedule: default\noptimize = off\nc: default\n"
+    );
 
     // A coarsened elementwise item, and the pinned file together with
     // --default-schedule is a usage error.

@@ -161,9 +161,15 @@ pub fn read_else(p: &Program, v: VecRef, t: Term, c: Scalar) -> Expr {
 
 /// `v[t]` for a `let`-bound vector `v` of element type `elem`.
 pub fn read_local(v: VarId, t: Term, elem: ElemTy) -> Expr {
+    read_of(VecRef::Local(v), t, elem)
+}
+
+/// `v[t]` for a vector `v` of element type `elem` (which the program need
+/// not hold yet: a global a rewrite is about to add).
+pub fn read_of(v: VecRef, t: Term, elem: ElemTy) -> Expr {
     leaf(
         ExprKind::Index {
-            vec: VecRef::Local(v),
+            vec: v,
             index: t,
             guard: None,
         },

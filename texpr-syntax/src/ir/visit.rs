@@ -237,6 +237,19 @@ impl Expr {
         }
     }
 
+    /// This expression with every missing level set to its form inside one
+    /// invocation: `compute`/`reduce` `@thread`, `let` `@reg` (levels
+    /// already written are kept).
+    pub fn with_thread_levels(&self) -> Expr {
+        let mut out = self.clone();
+        out.walk_mut(|n| {
+            if n.takes_level() && n.level().is_none() {
+                n.set_level(Some(Level::Thread), Some(MemLevel::Reg));
+            }
+        });
+        out
+    }
+
     /// Whether any node here has a level written.
     pub fn has_levels(&self) -> bool {
         self.any(|e| e.level().is_some())

@@ -256,7 +256,7 @@ fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Args) -
         (
             Series::Tuned,
             "tuned".to_string(),
-            Ok(tuned(program, gpu).map(ScheduleChoice::Given)),
+            Ok(tuned(program, gpu).map(ScheduleChoice::Tuned)),
         ),
     ];
     for path in &args.schedule {
@@ -406,7 +406,7 @@ fn format_row(name: &str, size: &str, row: &Row, flops: f64, bytes: f64) -> Stri
     }
 }
 
-/// The diagnostics on one line: `E0316: message; E0214: message`.
+/// The diagnostics on one line: `E0316: message; E0310: message`.
 fn diags_text(diags: &[Diagnostic]) -> String {
     let errors: Vec<String> = diags
         .iter()

@@ -7,7 +7,6 @@ use crate::cache::Cache;
 use crate::codes;
 use crate::common::{
     Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
-    resolved_schedule,
 };
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -103,23 +102,18 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let chosen = args
         .schedule
         .choose_named(&program, args.device.as_deref(), &cache)?;
-    let limits = Target::default();
+    let target = Target::default();
     if let Some(pass) = &args.dump_after {
-        return dump_after(src, &program, &limits, &chosen.choice, pass);
+        return dump_after(src, &program, &target, &chosen.choice, pass);
     }
     let opts = Options {
-        target: limits.clone(),
+        target,
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
-    let (compiled, chosen) =
-        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(src, d))?;
+    let (compiled, chosen) = compile_chosen(src, &program, &opts, chosen)?;
     let text = match args.emit {
-        Emit::Schedule => {
-            let s = resolved_schedule(&program, &limits, &chosen.choice)
-                .map_err(|d| Failure::new(src, d))?;
-            format!("# schedule: {}\n{s}", chosen.origin)
-        }
+        Emit::Schedule => format!("# schedule: {}\n{}", chosen.origin, compiled.schedule),
         Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
         Emit::Wgsl => compiled.module.wgsl,
@@ -141,11 +135,13 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     Ok(text.into_bytes())
 }
 
-/// `--dump-after PASS`: the program after that pass (or every pass, for `all`).
+/// `--dump-after PASS`: the program after that pass (or every pass, for
+/// `all`), as the chosen schedule runs them (the baseline skips the
+/// optimizing passes).
 fn dump_after(
     src: &Source,
     program: &texpr_syntax::ir::Program,
-    limits: &Target,
+    target: &Target,
     choice: &texpr::ScheduleChoice,
     pass: &str,
 ) -> Result<Vec<u8>, Failure> {
@@ -161,7 +157,7 @@ fn dump_after(
     }
     let mut out = String::new();
     let mut ran = false;
-    texpr_opt::run_passes(program, limits, choice, |name, p| {
+    let mut hook = |name: &str, p: &texpr_syntax::ir::Program| {
         if all {
             out.push_str(&format!("// after {name}\n"));
         }
@@ -169,8 +165,9 @@ fn dump_after(
             ran = true;
             out.push_str(&texpr_syntax::print::program(p));
         }
-    })
-    .map_err(|d| Failure::new(src, d))?;
+    };
+    texpr_opt::pipeline::run_with(program, target, choice, &texpr::verdict(target), &mut hook)
+        .map_err(|d| Failure::new(src, d))?;
     if !ran {
         eprintln!("note: pass `{pass}` does not run with this schedule");
     }

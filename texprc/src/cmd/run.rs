@@ -42,8 +42,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
-    let (compiled, chosen) =
-        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(&src, d))?;
+    let (compiled, chosen) = compile_chosen(&src, &program, &opts, chosen)?;
     let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let host: Vec<_> = inputs.iter().map(to_host).collect();
     let result = gpu

@@ -2,10 +2,11 @@
 //! device and store it in the schedule cache, where `compile --device`,
 //! `run` and `bench` find it.
 //!
-//! The search is coordinate descent over the heuristic's candidates
-//! (`texpr_opt::heuristic::candidates`): start from the heuristic schedule;
-//! for each item in turn, try each of its candidates with the other items
-//! fixed and keep the fastest. Every candidate is compiled (one that does
+//! The search is coordinate descent over each item's candidates
+//! (`texpr::candidates`: what the optimizer and code generation accept):
+//! start from the heuristic schedule (`texpr::choose`, as `compile` and
+//! `run` choose it); for each item in turn, try each of its candidates with
+//! the other items fixed and keep the fastest. Every candidate is compiled (one that does
 //! not compile is skipped and counted), run once and compared with the
 //! interpreter (a wrong one is reported and never chosen), then timed with
 //! `Gpu::bench` (median of `--runs` after `--warmups`). The search stops when
@@ -134,16 +135,12 @@ struct Tuner<'a> {
 }
 
 impl Tuner<'_> {
-    fn measure(&mut self, choice: &ScheduleChoice, best_ms: Option<f64>) -> Outcome {
-        let memo = match choice {
-            ScheduleChoice::Given(s) => s.to_string(),
-            ScheduleChoice::Default => "<default>".into(),
-            ScheduleChoice::Heuristic => "<heuristic>".into(),
-        };
+    fn measure(&mut self, schedule: &Schedule, best_ms: Option<f64>) -> Outcome {
+        let memo = schedule.to_string();
         if let Some(o) = self.seen.get(&memo) {
             return o.clone();
         }
-        let o = self.measure_new(choice, best_ms);
+        let o = self.measure_new(schedule, best_ms);
         match o {
             Outcome::Failed(_) => self.failed += 1,
             Outcome::Wrong(_) => self.wrong += 1,
@@ -153,9 +150,9 @@ impl Tuner<'_> {
         o
     }
 
-    fn measure_new(&self, choice: &ScheduleChoice, best_ms: Option<f64>) -> Outcome {
+    fn measure_new(&self, schedule: &Schedule, best_ms: Option<f64>) -> Outcome {
         let opts = Options {
-            schedule: choice.clone(),
+            schedule: ScheduleChoice::Given(schedule.clone()),
             ..self.opts.clone()
         };
         let compiled = match texpr::compile(self.program, &opts) {
@@ -222,9 +219,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
     let target = gpu.target().clone();
-    let prepared = texpr_opt::prepare(&program, &target).map_err(|d| Failure::new(&src, d))?;
-    let candidates = texpr_opt::heuristic::candidates(&prepared, &target);
-    let heuristic = texpr_opt::heuristic::heuristic(&prepared, &target);
+    let choose = |o: &texpr::Optimized, c: ScheduleChoice| {
+        texpr::choose(o, &target, &c)
+            .map(|c| c.schedule)
+            .map_err(|d| Failure::new(&src, d))
+    };
+    let optimized = texpr::optimize(&program).map_err(|d| Failure::new(&src, d))?;
+    let candidates = texpr::candidates(&optimized, &target);
+    let heuristic = choose(&optimized, ScheduleChoice::Heuristic)?;
+    let default_schedule = choose(&optimized, ScheduleChoice::Default)?;
     let inputs = texpr_interp::random_inputs(&program, 1);
     let picks = picks(&program);
     if let Some(p) = &picks {
@@ -265,35 +268,33 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let device = cache::device_name(gpu.info());
     eprintln!("tuning {} on {device}", src.name);
 
-    let heur = t.measure(&ScheduleChoice::Given(heuristic.clone()), None);
+    let heur = t.measure(&heuristic, None);
     eprintln!(
         "heuristic schedule ({}): {}",
         heuristic.to_string().trim_end().replace('\n', "; "),
         show(&heur)
     );
-    let default = t.measure(&ScheduleChoice::Default, heur.ms());
+    let default = t.measure(&default_schedule, heur.ms());
     eprintln!("default schedule: {}", show(&default));
 
-    // The starting point: the heuristic's schedule, else the default's.
-    let default_schedule = Schedule {
-        items: heuristic
-            .items
-            .iter()
-            .map(|(n, _)| (n.clone(), Strategy::Default))
-            .collect(),
-    };
+    // The best so far: the heuristic's schedule, else the default's.
     let mut best: Option<(Schedule, f64)> = match (heur.ms(), default.ms()) {
         (Some(h), Some(d)) if d < h => Some((default_schedule.clone(), d)),
         (Some(h), _) => Some((heuristic.clone(), h)),
         (None, Some(d)) => Some((default_schedule.clone(), d)),
         (None, None) => None,
     };
-    if let Some((s, _)) = &best {
-        // The default measured as `<default>`; remember its text form too.
-        if *s == default_schedule {
-            t.seen.insert(s.to_string(), default.clone());
-        }
-    }
+    // Candidates change one item of the optimized program's schedule; when
+    // the baseline (which skips the optimizing passes) is best, they start
+    // from every item's default on the optimized program.
+    let all_default = Schedule {
+        items: heuristic
+            .items
+            .iter()
+            .map(|(n, _)| (n.clone(), Strategy::Default))
+            .collect(),
+        ..Schedule::default()
+    };
 
     let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
     let mut tried = 0;
@@ -305,13 +306,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 break 'items;
             }
             tried += 1;
-            let base = best.as_ref().map(|(b, _)| b.clone()).unwrap_or_default();
-            let mut cand = base;
+            let mut cand = match &best {
+                Some((b, _)) if b.optimize => b.clone(),
+                _ => all_default.clone(),
+            };
             cand.set(item, s.clone());
-            let o = t.measure(
-                &ScheduleChoice::Given(cand.clone()),
-                best.as_ref().map(|b| b.1),
-            );
+            let o = t.measure(&cand, best.as_ref().map(|b| b.1));
             if let Some(ms) = o.ms()
                 && best.as_ref().is_none_or(|b| ms < b.1)
             {
