@@ -108,10 +108,10 @@ fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         let t_87: f32 = acc_3 * t_86;
         scores_1[e_2] = t_87;
     }
-    var acc_88: f32 = bitcast<f32>(0xff800000u);
+    var acc_88: f32;
     for (var j_89: i32 = 0i; j_89 < 256i; j_89 = j_89 + 8i) {
         let t_90: f32 = scores_1[j_89];
-        acc_88 = max(acc_88, t_90);
+        acc_88 = select(max(acc_88, t_90), t_90, j_89 == 0i);
         let t_91: i32 = j_89 + 1i;
         let t_92: f32 = scores_1[t_91];
         acc_88 = max(acc_88, t_92);

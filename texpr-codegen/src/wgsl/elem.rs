@@ -5,8 +5,10 @@
 //! element `idx` of `e`. On this path every `compute` (of any level) is index
 //! arithmetic (`i = idx / m`, element `idx % m` of the body, after the index
 //! map if any), every `reduce` is a loop with a `var` accumulator folding in
-//! index order, and every `let@reg` is a `var` array (or a scalar) filled by a
-//! loop. Reads are in bounds: plain reads were proved so by the checker,
+//! index order (a sum or product starts from its identity, a `max` or `min`
+//! from its first element, never from the type's extreme value: see
+//! [`lit::identity`]), and every `let@reg` is a `var` array (or a scalar)
+//! filled by a loop. Reads are in bounds: plain reads were proved so by the checker,
 //! guarded reads clamp the index and `select` the guard value.
 //!
 //! A `let@reg` of at most [`UNROLL`] elements is a register tile
@@ -203,11 +205,11 @@ impl Ctx<'_> {
         let accs: Vec<String> = (0..e.ty.len)
             .map(|_| {
                 let a = self.w.fresh("acc");
-                self.w.line(format!(
-                    "var {a}: {} = {};",
-                    lit::ty(e.ty.elem),
-                    lit::identity(*op, e.ty.elem)
-                ));
+                let ty = lit::ty(e.ty.elem);
+                match lit::identity(*op, e.ty.elem) {
+                    Some(id) => self.w.line(format!("var {a}: {ty} = {id};")),
+                    None => self.w.line(format!("var {a}: {ty};")),
+                }
                 a
             })
             .collect();
@@ -223,8 +225,12 @@ impl Ctx<'_> {
             let at = self.step_index(&i, k);
             self.idx.insert(*var, at);
             let vals = step(self)?;
+            // Step 0 of the first iteration is element 0: a `max`/`min`
+            // accumulator (which has no identity here) takes it as it is.
+            let first = (k == 0).then(|| format!("{i} == 0i"));
             for (a, v) in accs.iter().zip(&vals) {
-                self.w.line(format!("{a} = {};", lit::combine(*op, a, v)));
+                let next = lit::fold_step(*op, a, v, first.as_deref());
+                self.w.line(format!("{a} = {next};"));
             }
         }
         self.w.close();
