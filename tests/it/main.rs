@@ -3,6 +3,7 @@ mod baselines;
 mod block;
 mod check;
 mod codegen;
+mod device_loss;
 mod differential;
 mod examples;
 mod folds;

@@ -211,6 +211,7 @@ impl Gpu {
         install_handlers(&device, &sink);
         let subgroups = features.contains(wgpu::Features::SUBGROUP);
         Ok(Gpu {
+            choice: choice.clone(),
             limits: device_limits(&wgpu_limits, &raw_info, subgroups),
             device,
             queue,
@@ -238,7 +239,7 @@ fn install_handlers(device: &wgpu::Device, sink: &Arc<ErrorSink>) {
     let uncaptured = Arc::clone(sink);
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
         if let Ok(mut u) = uncaptured.uncaptured.lock() {
-            u.push(e.to_string());
+            u.push(super::scope::describe(&e));
         }
     }));
 }

@@ -111,8 +111,9 @@ pub fn open_gpu(flag: Option<&str>) -> Result<Gpu, Diagnostic> {
     Gpu::open(&choice).map_err(|e| runtime_diag(&e))
 }
 
+/// A runtime error as a diagnostic: texpr's explanation, wgpu's text whole in a note.
 pub fn runtime_diag(e: &texpr_codegen::runtime::RuntimeError) -> Diagnostic {
-    Diagnostic::error(e.code(), e.to_string())
+    e.to_diagnostic()
 }
 
 /// The largest absolute difference between two vectors of the same type.
