@@ -64,7 +64,10 @@ fn the_test_harness_reopens_a_lost_device_and_goes_on() {
     assert_eq!(run_double(first).unwrap(), doubled());
     first.destroy();
     let next = slot.get();
-    assert!(!std::ptr::eq(first, next), "the lost device was handed out again");
+    assert!(
+        !std::ptr::eq(first, next),
+        "the lost device was handed out again"
+    );
     assert_eq!(run_double(next).unwrap(), doubled());
     assert_eq!(run_double(first).unwrap_err().code(), "E0404");
     assert!(std::ptr::eq(slot.get(), next), "a healthy device is kept");
@@ -74,7 +77,9 @@ fn the_test_harness_reopens_a_lost_device_and_goes_on() {
 fn a_rejected_shader_keeps_wgpus_text_whole_in_a_note() {
     let Some(gpu) = gpu() else { return };
     let mut module = compile_source(DOUBLE, &Options::default()).unwrap().module;
-    module.wgsl.push_str("\nfn broken() -> f32 { return 1u; }\n");
+    module
+        .wgsl
+        .push_str("\nfn broken() -> f32 { return 1u; }\n");
     let err = gpu
         .run(&module, &[HostBuffer::from_f32(&[0.0; 64])])
         .unwrap_err();

@@ -109,7 +109,11 @@ fn seed_1130_min_of_negated_max() {
     let x1 = inputs[1].as_i32().unwrap().to_vec();
     // t1 = reduce min 16 |i5| -(max(compute 31 |i6| x1[0], x1[(i5*6+9) % 3]))
     let t1: Vec<i32> = (0..31)
-        .map(|_| fold_i32(16, false, |i5| x1[0].max(x1[(i5 * 6 + 9) % 3]).wrapping_neg()))
+        .map(|_| {
+            fold_i32(16, false, |i5| {
+                x1[0].max(x1[(i5 * 6 + 9) % 3]).wrapping_neg()
+            })
+        })
         .collect();
     let t1_at = |k: i64| usize::try_from(k).ok().and_then(|k| t1.get(k)).copied();
     let o0_elem = fold_i32(64, false, |_| {
@@ -118,7 +122,9 @@ fn seed_1130_min_of_negated_max() {
     let o1: Vec<i32> = (0..2)
         .map(|i14| {
             let term = t1[0].max(t1[(i14 * 3 + 1) % 31]);
-            (0..13).fold(0i32, |s, _| s.wrapping_add(term)).wrapping_abs()
+            (0..13)
+                .fold(0i32, |s, _| s.wrapping_add(term))
+                .wrapping_abs()
         })
         .collect();
     let want = vec![Value::i32(vec![o0_elem; 3]), Value::i32(o1)];

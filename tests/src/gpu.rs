@@ -59,7 +59,10 @@ impl DeviceSlot {
         if current.is_lost() {
             match current.reopen() {
                 Ok(gpu) => {
-                    eprintln!("the GPU device was lost; opened a new one on {}", gpu.info());
+                    eprintln!(
+                        "the GPU device was lost; opened a new one on {}",
+                        gpu.info()
+                    );
                     *current = Box::leak(Box::new(gpu));
                 }
                 Err(e) => eprintln!("the GPU device was lost and cannot be reopened: {e}"),

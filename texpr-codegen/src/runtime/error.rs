@@ -142,7 +142,9 @@ impl RuntimeError {
                 bytes,
                 limit,
                 limit_name,
-            } => format!("buffer `{name}` needs {bytes} bytes; the device allows {limit} ({limit_name})"),
+            } => format!(
+                "buffer `{name}` needs {bytes} bytes; the device allows {limit} ({limit_name})"
+            ),
             E::DispatchTooLarge {
                 entry_point,
                 dispatch,

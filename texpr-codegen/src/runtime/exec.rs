@@ -162,8 +162,10 @@ impl Gpu {
         };
         let polled = self.device.poll(poll);
         let timed_out = matches!(polled, Err(wgpu::PollError::Timeout));
-        self.checked(&during, polled.map(|_| ()).map_err(|e| e.to_string()), |message| {
-            match timed_out {
+        self.checked(
+            &during,
+            polled.map(|_| ()).map_err(|e| e.to_string()),
+            |message| match timed_out {
                 true => RuntimeError::Timeout(format!(
                     "{} did not complete within {WAIT_LIMIT:?}",
                     during()
@@ -172,8 +174,8 @@ impl Gpu {
                     during: during(),
                     message,
                 },
-            }
-        })
+            },
+        )
     }
 
     /// Maps every staging buffer and copies its words out.

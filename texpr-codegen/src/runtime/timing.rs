@@ -84,7 +84,11 @@ impl Gpu {
             });
         let during = || "reading back the timestamps".to_string();
         let polled = self.device.poll(wgpu::PollType::wait_indefinitely());
-        self.checked(during, polled.map_err(|e| e.to_string()), RuntimeError::Readback)?;
+        self.checked(
+            during,
+            polled.map_err(|e| e.to_string()),
+            RuntimeError::Readback,
+        )?;
         let mapped = rx.recv().map_err(|e| e.to_string());
         let mapped = self.checked(during, mapped, RuntimeError::Readback)?;
         let mapped = mapped.map_err(|e| format!("timestamps: {e}"));

@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
-    eprintln!(
+    println!(
         "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
         compiled.module.kernels.len(),
         if compiled.module.kernels.len() == 1 {
