@@ -1,6 +1,7 @@
 //! Integration tests: one binary for the whole pipeline.
 mod baselines;
 mod block;
+mod budgets;
 mod check;
 mod codegen;
 mod device_loss;

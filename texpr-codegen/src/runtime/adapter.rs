@@ -165,6 +165,7 @@ fn device_limits(l: &wgpu::Limits, info: &wgpu::AdapterInfo, subgroups: bool) ->
         subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
         max_loop_iterations: loop_limit(info),
         cpu: info.device_type == wgpu::DeviceType::Cpu,
+        ..DeviceLimits::default()
     }
 }
 
