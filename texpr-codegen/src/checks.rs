@@ -24,7 +24,7 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
     let bytes: u64 = k.shared.iter().map(|s| s.len * 4).sum();
     if bytes > limits.max_workgroup_storage_bytes as u64 {
-        let mut d = Diagnostic::error(
+        let d = Diagnostic::error(
             "E0310",
             format!(
                 "kernel `{}` needs {bytes} bytes of workgroup memory; the device allows {}",
@@ -33,15 +33,10 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         );
         let mut parts: Vec<_> = k.shared.iter().collect();
         parts.sort_by_key(|s| std::cmp::Reverse(s.len));
-        for (i, s) in parts.iter().enumerate() {
-            let msg = format!("{} bytes of workgroup memory", s.len * 4);
-            d = if i == 0 {
-                d.with_primary(s.span, msg)
-            } else {
-                d.with_secondary(s.span, msg)
-            };
-        }
-        errs.push(d);
+        let labels = parts
+            .iter()
+            .map(|s| (s.span, format!("{} bytes of workgroup memory", s.len * 4)));
+        errs.push(labelled(d, labels));
     }
     let w = k.kernel.workgroup_size[0];
     if w > limits.max_invocations_per_workgroup {
@@ -156,7 +151,7 @@ fn check_private(k: &KernelText, limits: &DeviceLimits) -> Option<Diagnostic> {
     if total <= limits.max_private_elements {
         return None;
     }
-    let mut d = Diagnostic::error(
+    let d = Diagnostic::error(
         "E0318",
         format!(
             "kernel `{}` holds up to {total} elements of function memory per invocation at once; the device's budget is {}",
@@ -165,12 +160,20 @@ fn check_private(k: &KernelText, limits: &DeviceLimits) -> Option<Diagnostic> {
     );
     let mut parts: Vec<_> = k.private.iter().collect();
     parts.sort_by_key(|p| std::cmp::Reverse(p.len));
-    for (i, p) in parts.iter().take(4).enumerate() {
-        let msg = format!("{} of {} elements", p.what, p.len);
+    let labels = parts
+        .iter()
+        .take(4)
+        .map(|p| (p.span, format!("{} of {} elements", p.what, p.len)));
+    Some(labelled(d, labels).with_note("a `let@reg` vector is held by every invocation: keep it shorter, or share it in workgroup memory (`let@shared`) or a global (`let@global`)"))
+}
+
+/// `d` with a primary label on the first of `labels`, secondary ones on the rest.
+fn labelled(mut d: Diagnostic, labels: impl Iterator<Item = (Span, String)>) -> Diagnostic {
+    for (i, (span, msg)) in labels.enumerate() {
         d = match i {
-            0 => d.with_primary(p.span, msg),
-            _ => d.with_secondary(p.span, msg),
+            0 => d.with_primary(span, msg),
+            _ => d.with_secondary(span, msg),
         };
     }
-    Some(d.with_note("a `let@reg` vector is held by every invocation: keep it shorter, or share it in workgroup memory (`let@shared`) or a global (`let@global`)"))
+    d
 }
