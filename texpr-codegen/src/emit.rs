@@ -3,7 +3,7 @@
 //! among strategies by what code generation accepts.
 
 use crate::buffers::BufferTable;
-use crate::checks::{check_buffer, check_buffers, check_kernel};
+use crate::checks::{check_buffers, check_kernel};
 use crate::plan::{BufferId, Module};
 use crate::validate::validate;
 use crate::wgsl::module::{KernelText, kernel};
@@ -11,22 +11,52 @@ use texpr_syntax::ir::{Expr, Program};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
+/// What one kernel costs one invocation, as the budget checks count it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelStats {
+    pub entry_point: String,
+    /// Elements of function memory (arrays and register vectors) one
+    /// invocation holds at most at once.
+    pub private_elements: u64,
+    /// Statements unrolling added.
+    pub unrolled_statements: u64,
+    /// Lines of WGSL.
+    pub lines: usize,
+}
+
 /// One WGSL module (an entry point per global, then per output), its buffers
 /// and the kernels to run in order. The module is validated by naga before it
 /// is returned; every limit of `target` is checked.
 pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
+    emit_with_stats(p, target).map(|(m, _)| m)
+}
+
+/// [`emit`], and what each kernel costs (in dispatch order).
+pub fn emit_with_stats(
+    p: &Program,
+    target: &Target,
+) -> Result<(Module, Vec<KernelStats>), Vec<Diagnostic>> {
+    let limits = &target.limits;
     let bufs = BufferTable::new(p);
-    let mut errs = check_buffers(&bufs, &target.limits);
+    let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
     let mut kernels: Vec<KernelText> = Vec::new();
+    // Spill buffers follow the program's buffers, kernel by kernel.
+    let (mut spills, mut spans) = (Vec::new(), Vec::new());
     for (k, item) in items(p, &bufs).into_iter().enumerate() {
-        match kernel(p, &bufs, k, item, target) {
+        let first_spill = (bufs.plans.len() + spills.len()) as u32;
+        match kernel(p, &bufs, (k, first_spill), item, target) {
             Ok(kt) => {
-                errs.extend(check_kernel(&kt, &target.limits));
+                errs.extend(check_kernel(&kt, limits));
+                for (plan, span) in &kt.spills {
+                    spills.push(plan.clone());
+                    spans.push(*span);
+                }
                 kernels.push(kt);
             }
             Err(d) => errs.push(d),
         }
     }
+    errs.extend(check_buffers(&spills, &spans, limits));
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -36,11 +66,24 @@ pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
         wgsl += &kt.text;
     }
     validate(&wgsl, &target.features).map_err(|d| vec![d])?;
-    Ok(Module {
+    let stats = kernels.iter().map(stats_of).collect();
+    let mut buffers = bufs.plans;
+    buffers.extend(spills);
+    let module = Module {
         wgsl,
-        buffers: bufs.plans,
+        buffers,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
-    })
+    };
+    Ok((module, stats))
+}
+
+fn stats_of(k: &KernelText) -> KernelStats {
+    KernelStats {
+        entry_point: k.kernel.entry_point.clone(),
+        private_elements: k.peak_private,
+        unrolled_statements: k.unrolled_statements,
+        lines: k.text.lines().count(),
+    }
 }
 
 /// One kernel's item: name, root, span and the buffer it writes.
@@ -63,18 +106,28 @@ fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
 
 /// The kernels of the items named `names` (scheduled; the others need not
 /// be), written and checked against `target` as [`emit`] does (naga's
-/// validation aside), with the size of the buffers they write: what code
+/// validation aside), with the buffers they write and spill to: what code
 /// generation would say of those items.
 pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
+    let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = Vec::new();
     for (k, item) in items(p, &bufs).into_iter().enumerate() {
         if !names.iter().any(|n| n == item.0) {
             continue;
         }
-        errs.extend(check_buffer(&bufs, item.3, &target.limits));
-        match kernel(p, &bufs, k, item, target) {
-            Ok(kt) => errs.extend(check_kernel(&kt, &target.limits)),
+        let id = item.3.0 as usize;
+        errs.extend(check_buffers(
+            &bufs.plans[id..=id],
+            &bufs.spans[id..=id],
+            limits,
+        ));
+        match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, target) {
+            Ok(kt) => {
+                errs.extend(check_kernel(&kt, limits));
+                let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
+                errs.extend(check_buffers(&plans, &spans, limits));
+            }
             Err(d) => errs.push(d),
         }
     }

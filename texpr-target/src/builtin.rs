@@ -36,6 +36,7 @@ pub fn llvmpipe() -> Target {
             max_buffer_size: (2 << 30) - 1,
             max_loop_iterations: Some(65_535),
             max_unrolled_elements: 64,
+            ..DeviceLimits::default()
         },
         features: Features {
             subgroup_size: Some((8, 8)),
@@ -62,6 +63,7 @@ pub fn nvidia() -> Target {
             max_buffer_size: u64::from(u32::MAX),
             max_loop_iterations: None,
             max_unrolled_elements: 64,
+            ..DeviceLimits::default()
         },
         features: Features {
             subgroup_size: Some((32, 32)),

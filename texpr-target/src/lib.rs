@@ -9,10 +9,12 @@
 //! and [`Target::parse`] reads it back.
 //!
 //! This crate sits below both the optimizer and the code generator and
-//! depends on neither. Numbers that both sides need live here once: the loop
-//! budget a driver imposes ([`DeviceLimits::max_loop_iterations`]) and the
-//! longest register vector code generation unrolls
-//! ([`DeviceLimits::max_unrolled_elements`]).
+//! depends on neither. Budgets live here once: the loop budget a driver
+//! imposes ([`DeviceLimits::max_loop_iterations`]), the longest register
+//! vector code generation unrolls ([`DeviceLimits::max_unrolled_elements`]),
+//! and the per-invocation memory and unrolling budgets
+//! ([`DeviceLimits::max_private_elements`],
+//! [`DeviceLimits::max_unrolled_statements`]).
 //!
 //! Error codes (E0600-E0699, reading a target description):
 //! - E0601 a line that is not `key = value`
@@ -60,9 +62,21 @@ pub struct DeviceLimits {
     /// results are silently wrong. `None`: no such limit.
     pub max_loop_iterations: Option<u64>,
     /// The longest `let@reg` vector kept unrolled in registers (a register
-    /// tile): code generation unrolls up to this many elements, and the
-    /// optimizer counts such vectors as loop-free.
+    /// tile): code generation unrolls up to this many elements.
     pub max_unrolled_elements: u64,
+    /// Elements of function memory one invocation of a kernel may hold:
+    /// every `var<function>` array and every register vector (an unrolled
+    /// `let@reg`, a vector fold's accumulators) the kernel declares, counted
+    /// together. Drivers keep these in registers or spill them; an H100
+    /// lost the device on a kernel with 64 copies of a 64-element array.
+    /// Past it the code generator refuses the kernel (E0318).
+    pub max_private_elements: u64,
+    /// WGSL statements unrolling may add to one kernel (the second and later
+    /// copies of unrolled loop bodies and vector elements). The code
+    /// generator keeps a body in a loop rather than unroll past it, and
+    /// refuses a kernel that still exceeds it (E0319); it bounds shader size
+    /// and the driver's compile time.
+    pub max_unrolled_statements: u64,
 }
 
 impl Default for DeviceLimits {
@@ -77,6 +91,8 @@ impl Default for DeviceLimits {
             max_buffer_size: 256 << 20,
             max_loop_iterations: None,
             max_unrolled_elements: 64,
+            max_private_elements: 2048,
+            max_unrolled_statements: 2048,
         }
     }
 }

@@ -17,6 +17,8 @@
 //! max_buffer_size = 4294967295
 //! max_loop_iterations = none
 //! max_unrolled_elements = 64
+//! max_private_elements = 2048
+//! max_unrolled_statements = 2048
 //! subgroup_size = 32
 //! timestamps = true
 //! ```
@@ -166,6 +168,18 @@ pub const KEYS: &[Key] = &[
         doc: "the longest register vector unrolled",
         get: |t| t.limits.max_unrolled_elements.to_string(),
         set: |t, v| number(v).map(|n| t.limits.max_unrolled_elements = n),
+    },
+    Key {
+        name: "max_private_elements",
+        doc: "elements of function memory one invocation may hold",
+        get: |t| t.limits.max_private_elements.to_string(),
+        set: |t, v| number(v).map(|n| t.limits.max_private_elements = n),
+    },
+    Key {
+        name: "max_unrolled_statements",
+        doc: "statements unrolling may add to one kernel",
+        get: |t| t.limits.max_unrolled_statements.to_string(),
+        set: |t, v| number(v).map(|n| t.limits.max_unrolled_statements = n),
     },
     Key {
         name: "subgroup_size",

@@ -11,6 +11,7 @@ mod common;
 mod inputs;
 mod npy;
 mod plot;
+mod quiet;
 mod summary;
 
 mod cmd {
@@ -107,6 +108,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet::reexec_without_device_select();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),

@@ -244,6 +244,7 @@ impl Gpu {
         let sink = Arc::new(ErrorSink::default());
         install_handlers(&device, &sink);
         Ok(Gpu {
+            choice: choice.clone(),
             target: device_target(&wgpu_limits, &raw_info, features),
             device,
             queue,
@@ -271,7 +272,7 @@ fn install_handlers(device: &wgpu::Device, sink: &Arc<ErrorSink>) {
     let uncaptured = Arc::clone(sink);
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
         if let Ok(mut u) = uncaptured.uncaptured.lock() {
-            u.push(e.to_string());
+            u.push(super::scope::describe(&e));
         }
     }));
 }

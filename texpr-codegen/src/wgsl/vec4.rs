@@ -161,7 +161,7 @@ impl Ctx<'_> {
         let id = self.bufs.of(*vec)?;
         let plan = &self.bufs.plans[id.0 as usize];
         (n.is_multiple_of(4)
-            && *n <= self.unroll
+            && *n <= self.budget.register_vector
             && plan.elem == ElemTy::F32
             && plan.len.is_multiple_of(4)
             && unit_stride(index, *var))
@@ -183,12 +183,14 @@ impl Ctx<'_> {
         let buf = self.buffer(id);
         let mut out = Vec::with_capacity(*n as usize);
         for q in 0..*n as i64 / 4 {
+            let copy = self.w.enter_copy(q as u64);
             self.idx.insert(*var, Ix::Const(4 * q));
             let at = crate::wgsl::index::term(self, index)?;
             let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
             for c in ["x", "y", "z", "w"] {
                 out.push(self.w.let_("f32", format!("{v}.{c}")));
             }
+            self.w.leave_copy(copy);
         }
         Ok(Some(out))
     }
@@ -197,6 +199,7 @@ impl Ctx<'_> {
     pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Destination<'_>) -> Result<(), Diagnostic> {
         self.vec4.extend(q.reads.iter().copied());
         for k in 0..q.m / 4 {
+            let copy = self.w.enter_copy(k);
             let t0 = 4 * k as i64;
             let v = self.elem4(q.s, q.t, t0)?;
             let lin = self.w.let_(
@@ -223,6 +226,7 @@ impl Ctx<'_> {
                 self.w.line(store);
                 self.w.close();
             }
+            self.w.leave_copy(copy);
         }
         Ok(())
     }
