@@ -254,7 +254,7 @@ fn heuristic() -> Chosen {
     }
 }
 
-fn no_source() -> Source {
+pub fn no_source() -> Source {
     Source {
         name: "<command line>".into(),
         text: String::new(),
@@ -284,7 +284,7 @@ pub fn read_schedule(path: &Path) -> Result<Schedule, Failure> {
 }
 
 /// The bytes of 1-based line `line` (without its end of line).
-fn line_span(text: &str, line: usize) -> Span {
+pub fn line_span(text: &str, line: usize) -> Span {
     let mut start = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {

@@ -253,12 +253,22 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     let out = stdout(&o);
     assert!(out.starts_with("# tuned for "), "{out}");
     let tuned: String = out.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(tuned.starts_with("c: "), "{out}");
+    assert!(tuned.contains("c: "), "{out}");
 
-    // The cache holds one record, for this program, with that schedule.
+    // The cache holds one record, for this program, with that schedule,
+    // and the device's target.
     let file = std::fs::read_to_string(&cache).unwrap();
-    let headers: Vec<&str> = file.lines().filter(|l| l.starts_with('[')).collect();
+    let headers: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[program="))
+        .collect();
     assert_eq!(headers.len(), 1, "{file}");
+    let targets: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[target device="))
+        .collect();
+    assert_eq!(targets.len(), 1, "{file}");
+    assert!(file.contains("\nmax_workgroup_storage_bytes = "), "{file}");
     assert!(file.contains(&format!("\n{tuned}\n")), "{file}");
     assert!(file.contains("# median_ms="), "{file}");
     let device = headers[0]

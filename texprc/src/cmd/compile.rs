@@ -8,6 +8,7 @@ use crate::codes;
 use crate::common::{
     Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
 };
+use crate::targets::compile_target;
 use std::io::Write as _;
 use std::path::PathBuf;
 use texpr::{Language, Options, Target, Translated};
@@ -51,10 +52,16 @@ pub struct Args {
     /// after every pass, each under a `// after PASS` line
     #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
-    /// Look up the schedule `texprc tune` stored for this program on the
-    /// device whose name contains NAME (without it: the heuristic's)
+    /// Compile for the device whose name contains NAME, as `texprc tune`
+    /// stored it in the schedule cache: its target (limits, features), and
+    /// the schedule tuned for this program there (else the heuristic's)
     #[arg(long, value_name = "NAME", conflicts_with_all = ["schedule", "default_schedule"])]
     pub device: Option<String>,
+    /// Compile for this target: a built-in (wgpu-default, llvmpipe, nvidia)
+    /// or a target file (`texprc target NAME` prints one); default: the
+    /// --device's, else wgpu-default
+    #[arg(long, value_name = "NAME|FILE")]
+    pub target: Option<String>,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     #[command(flatten)]
@@ -102,7 +109,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let chosen = args
         .schedule
         .choose_named(&program, args.device.as_deref(), &cache)?;
-    let target = Target::default();
+    let target = compile_target(args.target.as_deref(), args.device.as_deref(), &cache)?;
     if let Some(pass) = &args.dump_after {
         return dump_after(src, &program, &target, &chosen.choice, pass);
     }

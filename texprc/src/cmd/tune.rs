@@ -354,13 +354,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
     let mut cache = Cache::open_default();
     let key = cache::key(&program, &gpu);
-    cache.put(key, winner.clone(), ms).map_err(|e| {
-        let msg = match cache.path() {
-            Some(p) => format!("cannot write the schedule cache `{}`: {e}", p.display()),
-            None => format!("cannot write the schedule cache: {e}"),
-        };
-        Failure::about(&no_source(), Diagnostic::error(codes::CACHE_WRITE, msg))
-    })?;
+    cache
+        .put(key, winner.clone(), ms, target.clone())
+        .map_err(|e| {
+            let msg = match cache.path() {
+                Some(p) => format!("cannot write the schedule cache `{}`: {e}", p.display()),
+                None => format!("cannot write the schedule cache: {e}"),
+            };
+            Failure::about(&no_source(), Diagnostic::error(codes::CACHE_WRITE, msg))
+        })?;
     if let Some(p) = cache.path() {
         eprintln!("stored in {}", p.display());
     }
