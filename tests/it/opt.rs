@@ -97,3 +97,13 @@ fn scheduled_programs_match_their_golden_files() {
         ["contraction", "elementwise", "fold", "row reduction"]
     );
 }
+
+/// docs/language.md lists every strategy with the syntax the parser takes.
+#[test]
+fn the_language_reference_lists_every_strategy() {
+    let doc = std::fs::read_to_string(golden::repo_root().join("docs/language.md")).unwrap();
+    let doc = doc.replace("\\|", "|");
+    for line in texpr::schedule_syntax() {
+        assert!(doc.contains(&format!("`{line}`")), "docs/language.md lacks `{line}`");
+    }
+}
