@@ -266,17 +266,9 @@ fn scheduled_programs_print_and_check_back_equal() {
     }
 }
 
-/// Bit patterns of the outputs, so NaNs and signed zeros compare exactly.
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
-    use texpr_interp::Data;
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
-            Data::U32(x) => x.clone(),
-            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
-        })
-        .collect()
+    vs.iter().map(texpr_interp::Value::bits).collect()
 }
 
 /// The examples with every param of 64 or more shrunk to 24 (where that still

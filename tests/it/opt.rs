@@ -104,6 +104,9 @@ fn the_language_reference_lists_every_strategy() {
     let doc = std::fs::read_to_string(golden::repo_root().join("docs/language.md")).unwrap();
     let doc = doc.replace("\\|", "|");
     for line in texpr::schedule_syntax() {
-        assert!(doc.contains(&format!("`{line}`")), "docs/language.md lacks `{line}`");
+        assert!(
+            doc.contains(&format!("`{line}`")),
+            "docs/language.md lacks `{line}`"
+        );
     }
 }

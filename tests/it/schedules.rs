@@ -31,17 +31,9 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Bit patterns of every output (NaNs and signed zeros compare exactly).
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
-    use texpr_interp::Data;
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
-            Data::U32(x) => x.clone(),
-            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
-        })
-        .collect()
+    vs.iter().map(texpr_interp::Value::bits).collect()
 }
 
 fn cpu_limits() -> Target {

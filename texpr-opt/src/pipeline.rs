@@ -16,7 +16,7 @@
 use crate::optimized::Optimized;
 use crate::passes::{fuse_globals, inline, mark_globals, simplify};
 use crate::schedule::apply::{Verdict, accept_all, apply_all};
-use crate::schedule::choose::{self as chooser, Chosen};
+pub use crate::schedule::choose::choose;
 use crate::schedule::data::{Schedule, ScheduleChoice};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
@@ -93,17 +93,6 @@ pub fn optimize_with(
         baseline: baseline.unwrap_or_else(|| q.clone()),
         optimized: q,
     })
-}
-
-/// The schedule `choice` gives on `target` (see [`crate::schedule::choose`]);
-/// `verdict` is code generation's word on each candidate's kernels.
-pub fn choose(
-    o: &Optimized,
-    target: &Target,
-    choice: &ScheduleChoice,
-    verdict: Verdict<'_>,
-) -> Result<Chosen, Vec<Diagnostic>> {
-    chooser::choose(o, target, choice, verdict)
 }
 
 /// The program `s` applies to, scheduled as `s` says.

@@ -61,6 +61,30 @@ impl fmt::Debug for Key {
     }
 }
 
+/// A key whose value is a number field of the target (`limits.x`).
+macro_rules! number_key {
+    ($name:literal, $doc:literal, $($field:ident).+) => {
+        Key {
+            name: $name,
+            doc: $doc,
+            get: |t| t.$($field).+.to_string(),
+            set: |t, v| number(v).map(|n| t.$($field).+ = n),
+        }
+    };
+}
+
+/// A key whose value is an optional number field (`none` written as `$none`).
+macro_rules! optional_key {
+    ($name:literal, $doc:literal, $none:literal, $($field:ident).+) => {
+        Key {
+            name: $name,
+            doc: $doc,
+            get: |t| optional(t.$($field).+, $none),
+            set: |t, v| read_optional(v, $none).map(|n| t.$($field).+ = n),
+        }
+    };
+}
+
 /// Every key, in the order they are written.
 pub const KEYS: &[Key] = &[
     Key {
@@ -93,27 +117,22 @@ pub const KEYS: &[Key] = &[
             Ok(())
         },
     },
-    Key {
-        name: "compute_units",
-        doc: "SMs / compute units, or `unknown`",
-        get: |t| optional(t.profile.compute_units, "unknown"),
-        set: |t, v| {
-            t.profile.compute_units = read_optional(v, "unknown")?;
-            Ok(())
-        },
-    },
-    Key {
-        name: "max_workgroup_storage_bytes",
-        doc: "bytes of workgroup memory",
-        get: |t| t.limits.max_workgroup_storage_bytes.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_workgroup_storage_bytes = n),
-    },
-    Key {
-        name: "max_invocations_per_workgroup",
-        doc: "invocations per workgroup",
-        get: |t| t.limits.max_invocations_per_workgroup.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_invocations_per_workgroup = n),
-    },
+    optional_key!(
+        "compute_units",
+        "SMs / compute units, or `unknown`",
+        "unknown",
+        profile.compute_units
+    ),
+    number_key!(
+        "max_workgroup_storage_bytes",
+        "bytes of workgroup memory",
+        limits.max_workgroup_storage_bytes
+    ),
+    number_key!(
+        "max_invocations_per_workgroup",
+        "invocations per workgroup",
+        limits.max_invocations_per_workgroup
+    ),
     Key {
         name: "max_workgroup_size",
         doc: "workgroup size per dimension, XxYxZ",
@@ -130,57 +149,47 @@ pub const KEYS: &[Key] = &[
             Ok(())
         },
     },
-    Key {
-        name: "max_workgroups_per_dimension",
-        doc: "workgroups per dispatch dimension",
-        get: |t| t.limits.max_workgroups_per_dimension.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_workgroups_per_dimension = n),
-    },
-    Key {
-        name: "max_storage_buffers_per_stage",
-        doc: "storage buffers one kernel may bind",
-        get: |t| t.limits.max_storage_buffers_per_stage.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_storage_buffers_per_stage = n),
-    },
-    Key {
-        name: "max_storage_buffer_binding_size",
-        doc: "bytes one storage binding may cover",
-        get: |t| t.limits.max_storage_buffer_binding_size.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_storage_buffer_binding_size = n),
-    },
-    Key {
-        name: "max_buffer_size",
-        doc: "bytes of one buffer",
-        get: |t| t.limits.max_buffer_size.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_buffer_size = n),
-    },
-    Key {
-        name: "max_loop_iterations",
-        doc: "loop iterations one invocation may run in all, or `none`",
-        get: |t| optional(t.limits.max_loop_iterations, "none"),
-        set: |t, v| {
-            t.limits.max_loop_iterations = read_optional(v, "none")?;
-            Ok(())
-        },
-    },
-    Key {
-        name: "max_unrolled_elements",
-        doc: "the longest register vector unrolled",
-        get: |t| t.limits.max_unrolled_elements.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_unrolled_elements = n),
-    },
-    Key {
-        name: "max_private_elements",
-        doc: "elements of function memory one invocation may hold",
-        get: |t| t.limits.max_private_elements.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_private_elements = n),
-    },
-    Key {
-        name: "max_unrolled_statements",
-        doc: "statements unrolling may add to one kernel",
-        get: |t| t.limits.max_unrolled_statements.to_string(),
-        set: |t, v| number(v).map(|n| t.limits.max_unrolled_statements = n),
-    },
+    number_key!(
+        "max_workgroups_per_dimension",
+        "workgroups per dispatch dimension",
+        limits.max_workgroups_per_dimension
+    ),
+    number_key!(
+        "max_storage_buffers_per_stage",
+        "storage buffers one kernel may bind",
+        limits.max_storage_buffers_per_stage
+    ),
+    number_key!(
+        "max_storage_buffer_binding_size",
+        "bytes one storage binding may cover",
+        limits.max_storage_buffer_binding_size
+    ),
+    number_key!(
+        "max_buffer_size",
+        "bytes of one buffer",
+        limits.max_buffer_size
+    ),
+    optional_key!(
+        "max_loop_iterations",
+        "loop iterations one invocation may run in all, or `none`",
+        "none",
+        limits.max_loop_iterations
+    ),
+    number_key!(
+        "max_unrolled_elements",
+        "the longest register vector unrolled",
+        limits.max_unrolled_elements
+    ),
+    number_key!(
+        "max_private_elements",
+        "elements of function memory one invocation may hold",
+        limits.max_private_elements
+    ),
+    number_key!(
+        "max_unrolled_statements",
+        "statements unrolling may add to one kernel",
+        limits.max_unrolled_statements
+    ),
     Key {
         name: "subgroup_size",
         doc: "subgroup size, or MIN..MAX, or `none` (no subgroup operations)",

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{example, scratch, stderr, stdout, texprc_in, with, write};
+use common::{example, fnv1a, scratch, stderr, stdout, texprc_in, with, write};
 
 /// A top-level let the optimizing passes fuse into the output.
 const FUSABLE: &str = "param N = 1024\ninput x: f32[N]\nlet t = compute N |i| x[i] * 2.0\n\
@@ -80,16 +80,6 @@ fn every_printed_schedule_compiles_back_to_the_same_module() {
         seen += 1;
     }
     assert!(seen >= 10, "{seen} examples");
-}
-
-/// FNV-1a 64, as the schedule cache keys a program's checked text.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// A tuned schedule (in the cache) with a `combine=subgroup` item, for a

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{example, scratch, stderr, stdout, texprc_in, write};
+use common::{example, fnv1a, scratch, stderr, stdout, texprc_in, write};
 
 /// A 1 GiB input: over wgpu-default's binding size, within an H100's.
 const SUM_1GIB: [&str; 2] = ["-D", "N=268435456"];
@@ -77,16 +77,6 @@ fn a_printed_target_reads_back_and_bad_ones_are_coded() {
     let err = stderr(&o);
     assert!(err.contains("error[E0605]"), "{err}");
     assert!(err.contains("wgpu-default, llvmpipe, nvidia"), "{err}");
-}
-
-/// FNV-1a 64, as the schedule cache keys a program's checked text.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 #[test]

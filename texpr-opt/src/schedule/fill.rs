@@ -96,37 +96,11 @@ impl Filler<'_> {
 
     fn node(&mut self, e: &Expr, ctx: Ctx) -> Expr {
         let kind = match &e.kind {
-            ExprKind::Compute {
-                level,
-                n,
-                var,
-                map,
-                body,
-            } => {
+            ExprKind::Compute { level, n, body, .. } | ExprKind::Reduce { level, n, body, .. } => {
                 let (level, inner) = self.loop_level(e, *level, *n, body, ctx);
-                ExprKind::Compute {
-                    level: Some(level),
-                    n: *n,
-                    var: *var,
-                    map: map.clone(),
-                    body: Box::new(self.node(body, inner)),
-                }
-            }
-            ExprKind::Reduce {
-                level,
-                op,
-                n,
-                var,
-                body,
-            } => {
-                let (level, inner) = self.loop_level(e, *level, *n, body, ctx);
-                ExprKind::Reduce {
-                    level: Some(level),
-                    op: *op,
-                    n: *n,
-                    var: *var,
-                    body: Box::new(self.node(body, inner)),
-                }
+                let mut out = e.map_children(|c| self.node(c, inner));
+                out.set_level(Some(level), None);
+                return out;
             }
             ExprKind::Let {
                 level,

@@ -58,9 +58,8 @@ const fn key(name: &'static str, value: Value) -> KeySpec {
 
 const fn optional(name: &'static str, value: Value) -> KeySpec {
     KeySpec {
-        name,
-        value,
         optional: true,
+        ..key(name, value)
     }
 }
 

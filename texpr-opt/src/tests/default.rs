@@ -3,7 +3,7 @@
 
 use super::{default_schedule, run_passes};
 use crate::samples;
-use texpr_interp::{Data, Value, eval, random_inputs};
+use texpr_interp::{Value, eval, random_inputs};
 use texpr_syntax::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
@@ -34,16 +34,9 @@ fn is_scheduled(p: &Program) -> bool {
         && roots.clone().all(all_leveled)
 }
 
-/// Bit patterns, so NaNs and signed zeros compare exactly.
-fn bits(vs: &[Value]) -> Vec<Vec<u64>> {
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits() as u64).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32 as u64).collect(),
-            Data::U32(x) => x.iter().map(|&u| u as u64).collect(),
-            Data::Bool(x) => x.iter().map(|&b| b as u64).collect(),
-        })
-        .collect()
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
+fn bits(vs: &[Value]) -> Vec<Vec<u32>> {
+    vs.iter().map(Value::bits).collect()
 }
 
 #[test]

@@ -13,6 +13,18 @@ use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_target::Target;
 
+/// A CPU adapter with lavapipe's invocation limits and loop budget (and its
+/// subgroups, when asked).
+pub fn cpu(subgroups: bool) -> Target {
+    let mut t = Target::default();
+    t.limits.max_invocations_per_workgroup = 1024;
+    t.limits.max_workgroup_size = [1024, 1024, 64];
+    t.limits.max_loop_iterations = Some(65_535);
+    t.features.subgroup_size = subgroups.then_some((8, 8));
+    t.profile.kind = texpr_target::DeviceKind::Cpu;
+    t
+}
+
 /// The baseline schedule of `p`.
 pub fn default_schedule(p: &Program, target: &Target) -> Result<Program, Vec<Diagnostic>> {
     crate::schedule(p, target, &ScheduleChoice::Default)

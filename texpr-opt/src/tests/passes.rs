@@ -5,25 +5,18 @@
 //! (The same checks on generated programs live in `tests/it/schedules.rs`.)
 
 use super::strategies::examples;
-use super::{prepare, run_passes, scheduled};
+use super::{cpu, prepare, run_passes, scheduled};
 use crate::passes::{fuse_globals, inline, simplify};
 use crate::pipeline::{APPLY, PASSES, PassFn};
 use crate::samples;
 use crate::schedule::ScheduleChoice;
-use texpr_interp::{Data, Value, eval, random_inputs};
+use texpr_interp::{Value, eval, random_inputs};
 use texpr_syntax::ir::{Expr, ExprKind, Program};
-use texpr_target::{DeviceKind, DeviceLimits, Target};
+use texpr_target::Target;
 
-/// Bit patterns, so NaNs and signed zeros compare exactly.
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[Value]) -> Vec<Vec<u32>> {
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
-            Data::U32(x) => x.clone(),
-            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
-        })
-        .collect()
+    vs.iter().map(Value::bits).collect()
 }
 
 fn programs() -> Vec<(String, Program)> {
@@ -50,27 +43,13 @@ output y = compute N |i| t2[i] * t2[i]
 ")
 }
 
-fn cpu() -> Target {
-    let mut t = Target {
-        limits: DeviceLimits {
-            max_invocations_per_workgroup: 1024,
-            max_workgroup_size: [1024, 1024, 64],
-            max_loop_iterations: Some(65_535),
-            ..DeviceLimits::default()
-        },
-        ..Target::default()
-    };
-    t.profile.kind = DeviceKind::Cpu;
-    t
-}
-
 const OURS: [&str; 3] = ["simplify", "inline", "fuse_globals"];
 
 /// The pipeline (heuristic schedule) verifies after every pass, and after
 /// each pass before scheduling the interpreter's result is unchanged bit for bit.
 #[test]
 fn every_pass_verifies_and_keeps_the_result_on_samples_and_examples() {
-    for limits in [Target::default(), cpu()] {
+    for limits in [Target::default(), cpu(false)] {
         for (name, p) in programs() {
             let inputs = random_inputs(&p, 11);
             let want = bits(&eval(&p, &inputs).unwrap());

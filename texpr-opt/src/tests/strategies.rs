@@ -2,12 +2,12 @@
 //! unscheduled program means (the interpreter is the judge), verifies, and
 //! prints as text that checks back.
 
-use super::{candidates, heuristic, scheduled as optimize};
+use super::{candidates, cpu, heuristic, scheduled as optimize};
 use crate::schedule::shape::{Shape, classify};
 use crate::schedule::{Schedule, ScheduleChoice, Strategy};
 use texpr_interp::{Data, Value, eval, random_inputs};
 use texpr_syntax::ir::Program;
-use texpr_target::{DeviceKind, DeviceLimits, Target};
+use texpr_target::Target;
 
 /// The examples at sizes the interpreter runs quickly, with odd sizes where
 /// padding matters.
@@ -94,22 +94,6 @@ pub(crate) fn examples() -> Vec<(&'static str, Program)> {
         .collect()
 }
 
-fn cpu() -> Target {
-    let mut t = Target {
-        limits: DeviceLimits {
-            max_invocations_per_workgroup: 1024,
-            max_workgroup_size: [1024, 1024, 64],
-            max_loop_iterations: Some(65_535),
-            ..DeviceLimits::default()
-        },
-        ..Target::default()
-    };
-    // lavapipe's subgroups.
-    t.features.subgroup_size = Some((8, 8));
-    t.profile.kind = DeviceKind::Cpu;
-    t
-}
-
 /// Equal, or within a relative `1e-4` of the largest magnitude (reductions
 /// in another order round differently).
 fn close(want: &[Value], got: &[Value]) -> Result<(), String> {
@@ -170,7 +154,7 @@ fn check(name: &str, p: &Program, s: &Program, what: &str) {
 fn every_candidate_of_every_example_means_the_same() {
     let mut tried = 0;
     let mut combines = std::collections::BTreeSet::new();
-    for limits in [Target::default(), cpu()] {
+    for limits in [Target::default(), cpu(true)] {
         for (name, p) in examples() {
             for (item, cands) in candidates(&p, &limits) {
                 assert!(!cands.is_empty(), "{name}: `{item}` has no candidate");
@@ -214,7 +198,7 @@ fn sum_under(text: &str, limits: &Target) -> Result<Program, Vec<texpr_syntax::D
 
 #[test]
 fn workgroup_combines_write_one_partial_per_workgroup() {
-    let limits = cpu();
+    let limits = cpu(true);
     // 8192 terms, 256 parts in groups of 64: 4 partials.
     for (combine, level) in [
         ("tree", "reduce@group 64"),
@@ -273,7 +257,7 @@ fn subgroup_combine_needs_subgroups() {
 
 #[test]
 fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
-    let limits = cpu();
+    let limits = cpu(true);
     let want = [
         ("matmul", "c", "tile"),
         ("batched_matmul", "c", "tile"),

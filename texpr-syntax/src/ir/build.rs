@@ -135,28 +135,16 @@ pub fn let_(level: Option<MemLevel>, var: VarId, value: Expr, body: Expr) -> Exp
 
 /// `v[t]`
 pub fn read(p: &Program, v: VecRef, t: Term) -> Expr {
-    let elem = p.vec_ty(v).elem;
-    leaf(
-        ExprKind::Index {
-            vec: v,
-            index: t,
-            guard: None,
-        },
-        Ty::scalar(elem),
-    )
+    read_of(v, t, p.vec_ty(v).elem)
 }
 
 /// `v[t] else c`
 pub fn read_else(p: &Program, v: VecRef, t: Term, c: Scalar) -> Expr {
-    let elem = p.vec_ty(v).elem;
-    leaf(
-        ExprKind::Index {
-            vec: v,
-            index: t,
-            guard: Some(c),
-        },
-        Ty::scalar(elem),
-    )
+    let mut e = read(p, v, t);
+    if let ExprKind::Index { guard, .. } = &mut e.kind {
+        *guard = Some(c);
+    }
+    e
 }
 
 /// `v[t]` for a `let`-bound vector `v` of element type `elem`.
