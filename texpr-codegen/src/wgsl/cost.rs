@@ -8,7 +8,8 @@
 //! lean high: an estimate that is too high keeps a body in a loop, one too
 //! low could make the kernel exceed its budget (then refused, E0319).
 
-use super::elem::{expr_size, unroll_factor};
+use super::ctx::Ctx;
+use texpr_syntax::ast::MemLevel;
 use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
 
 /// The estimates for a kernel whose register vectors are at most
@@ -16,6 +17,15 @@ use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {
     pub register_vector: u64,
+}
+
+impl Ctx<'_> {
+    /// The statement estimates for this kernel.
+    pub fn cost(&self) -> Cost {
+        Cost {
+            register_vector: self.budget.register_vector,
+        }
+    }
 }
 
 impl Cost {
@@ -86,4 +96,30 @@ pub fn term_cost(t: &Term) -> u64 {
         TermKind::Binary(_, a, b) => 1 + term_cost(a) + term_cost(b),
         _ => 0,
     }
+}
+
+/// How many copies of a reduction's body one loop iteration runs: up to 8
+/// for loop-free bodies of modest size when the trip count divides (the
+/// fold order is unchanged; per-iteration loop overhead is what it saves, and
+/// on llvmpipe that overhead dominates short bodies).
+pub fn unroll_factor(n: u64, body_size: u64) -> u64 {
+    [8u64, 4, 2]
+        .into_iter()
+        .find(|u| n.is_multiple_of(*u) && n > *u && body_size * u <= 512)
+        .unwrap_or(1)
+}
+
+/// Nodes in `e`, or a large number when it holds a loop (not unrolled).
+pub fn expr_size(e: &Expr) -> usize {
+    let inner: usize = match &e.kind {
+        ExprKind::Reduce { .. } => return 1 << 20,
+        ExprKind::Compute { n, body, .. } => (*n as usize).saturating_mul(expr_size(body)),
+        // A shared fill in an unrolled copy would be a second array.
+        ExprKind::Let {
+            level: Some(MemLevel::Shared),
+            ..
+        } => return 1 << 20,
+        _ => e.children().map(expr_size).fold(0, usize::saturating_add),
+    };
+    inner.saturating_add(1)
 }

@@ -159,13 +159,6 @@ impl<'p> Ctx<'p> {
         self.peak_private = self.peak_private.max(self.live_private);
     }
 
-    /// The statement estimates for this kernel (`cost.rs`).
-    pub fn cost(&self) -> super::cost::Cost {
-        super::cost::Cost {
-            register_vector: self.budget.register_vector,
-        }
-    }
-
     /// Whether `copies` copies of a body of about `each` statements fit the
     /// kernel's budget of unrolled statements (the first copy is not
     /// unrolling).

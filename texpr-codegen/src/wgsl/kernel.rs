@@ -217,7 +217,7 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        let u = super::elem::unroll_factor(m as u64, super::elem::expr_size(body) as u64);
+        let u = super::cost::unroll_factor(m as u64, super::cost::expr_size(body) as u64);
         let u = self.fit_unroll(u, each);
         // Constant bounds: every invocation runs it alike (uniform).
         let j = self.open_loop("j", &Ix::Const(0), m, u as i64, true);

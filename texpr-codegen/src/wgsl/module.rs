@@ -45,16 +45,7 @@ pub fn kernel(
     target: &Target,
 ) -> Result<KernelText, Diagnostic> {
     let sh = grid_root(root)?;
-    if !target.subgroups()
-        && let Some(at) = subgroup_node(root)
-    {
-        return Err(Diagnostic::error(
-            "E0317",
-            "`reduce@subgroup` needs subgroup operations, which this device does not have",
-        )
-        .with_primary(at, "this reduction uses subgroup operations")
-        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead"));
-    }
+    check_subgroups(root, target)?;
     let (w, size_span) = workgroup_size(sh.body);
     let limits = &target.limits;
     let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
@@ -88,47 +79,67 @@ pub fn kernel(
         perm: sh.perm,
     };
     cx.kernel_body(&sh, w, g, &dest)?;
-    let bindings = bindings(&cx, out);
+    let kernel = Kernel {
+        entry_point: format!("k{k}_{name}"),
+        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
+        dispatch,
+        bindings: bindings(&cx, out),
+        span,
+    };
+    Ok(assemble(cx, kernel, name, size_span))
+}
+
+/// The kernel's text (declarations, entry point, body) and what the limit
+/// checks need, from its finished context.
+fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> KernelText {
+    let k = cx.kernel;
     let mut text = format!("// kernel {k}: {name}\n");
-    text += &declarations(&cx, &bindings);
+    text += &declarations(&cx, &kernel.bindings);
     let sub = match cx.subgroups {
         true => {
             ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
         }
         false => "",
     };
-    let entry = format!("k{k}_{name}");
     text += &format!(
-        "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n"
+        "\n@compute @workgroup_size({})\nfn {}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n",
+        kernel.workgroup_size[0], kernel.entry_point
     );
     let shared = std::mem::take(&mut cx.shared);
     let private = std::mem::take(&mut cx.private);
     let spills = std::mem::take(&mut cx.spills);
     let loop_iterations = cx.w.iterations();
     let unrolled_statements = cx.w.unrolled();
+    let peak_private = cx.peak_private;
     for line in cx.w.finish() {
         text += &line;
         text.push('\n');
     }
     text += "}\n";
-    let kernel = Kernel {
-        entry_point: entry,
-        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
-        dispatch,
-        bindings,
-        span,
-    };
-    Ok(KernelText {
+    KernelText {
         text,
         kernel,
         shared,
         size_span,
         loop_iterations,
         private,
-        peak_private: cx.peak_private,
+        peak_private,
         unrolled_statements,
         spills,
-    })
+    }
+}
+
+/// `reduce@subgroup` on a device without subgroup operations is E0317.
+fn check_subgroups(root: &Expr, target: &Target) -> Result<(), Diagnostic> {
+    match subgroup_node(root) {
+        Some(at) if !target.subgroups() => Err(Diagnostic::error(
+            "E0317",
+            "`reduce@subgroup` needs subgroup operations, which this device does not have",
+        )
+        .with_primary(at, "this reduction uses subgroup operations")
+        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead")),
+        _ => Ok(()),
+    }
 }
 
 /// Every buffer the kernel used, bound in buffer order: the output and its

@@ -214,57 +214,20 @@ fn show(o: &Outcome) -> String {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    let budget = Duration::from_secs_f64(args.budget_s.max(0.0));
+    let deadline = started + Duration::from_secs_f64(args.budget_s.max(0.0));
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
     let target = gpu.target().clone();
-    let choose = |o: &texpr::Optimized, c: ScheduleChoice| {
-        texpr::choose(o, &target, &c)
+    let optimized = texpr::optimize(&program).map_err(|d| Failure::new(&src, d))?;
+    let choose = |c: ScheduleChoice| {
+        texpr::choose(&optimized, &target, &c)
             .map(|c| c.schedule)
             .map_err(|d| Failure::new(&src, d))
     };
-    let optimized = texpr::optimize(&program).map_err(|d| Failure::new(&src, d))?;
-    let candidates = texpr::candidates(&optimized, &target);
-    let heuristic = choose(&optimized, ScheduleChoice::Heuristic)?;
-    let default_schedule = choose(&optimized, ScheduleChoice::Default)?;
-    let inputs = texpr_interp::random_inputs(&program, 1);
-    let picks = picks(&program);
-    if let Some(p) = &picks {
-        eprintln!(
-            "checking {} sampled elements per output against the interpreter ({} operations)",
-            p.iter().map(Vec::len).max().unwrap_or(0),
-            texpr_opt::cost::flops(&program)
-        );
-    }
-    let expected = match &picks {
-        Some(p) => texpr_interp::eval_elements(&program, &inputs, p),
-        None => texpr_interp::eval(&program, &inputs),
-    }
-    .map_err(|e| {
-        Failure::about(
-            &src,
-            Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),
-        )
-    })?;
-    let mut t = Tuner {
-        program: &program,
-        gpu: &gpu,
-        opts: Options {
-            target: target.clone(),
-            overrides: args.defines.defines.clone(),
-            schedule: ScheduleChoice::Default,
-        },
-        host: inputs.iter().map(to_host).collect(),
-        inputs,
-        expected,
-        picks,
-        warmups: args.warmups,
-        runs: args.runs,
-        seen: BTreeMap::new(),
-        failed: 0,
-        wrong: 0,
-    };
+    let heuristic = choose(ScheduleChoice::Heuristic)?;
+    let default_schedule = choose(ScheduleChoice::Default)?;
+    let mut t = Tuner::new(&program, &gpu, &src, &args)?;
     let device = cache::device_name(gpu.info());
     eprintln!("tuning {} on {device}", src.name);
 
@@ -278,57 +241,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     eprintln!("default schedule: {}", show(&default));
 
     // The best so far: the heuristic's schedule, else the default's.
-    let mut best: Option<(Schedule, f64)> = match (heur.ms(), default.ms()) {
+    let best = match (heur.ms(), default.ms()) {
         (Some(h), Some(d)) if d < h => Some((default_schedule.clone(), d)),
         (Some(h), _) => Some((heuristic.clone(), h)),
         (None, Some(d)) => Some((default_schedule.clone(), d)),
         (None, None) => None,
     };
-    // Candidates change one item of the optimized program's schedule; when
-    // the baseline (which skips the optimizing passes) is best, they start
-    // from every item's default on the optimized program.
-    let all_default = Schedule {
-        items: heuristic
-            .items
-            .iter()
-            .map(|(n, _)| (n.clone(), Strategy::Default))
-            .collect(),
-        ..Schedule::default()
-    };
-
-    let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
-    let mut tried = 0;
-    let mut out_of_time = false;
-    'items: for (item, strategies) in &candidates {
-        for s in strategies {
-            if started.elapsed() >= budget {
-                out_of_time = true;
-                break 'items;
-            }
-            tried += 1;
-            let mut cand = match &best {
-                Some((b, _)) if b.optimize => b.clone(),
-                _ => all_default.clone(),
-            };
-            cand.set(item, s.clone());
-            let o = t.measure(&cand, best.as_ref().map(|b| b.1));
-            if let Some(ms) = o.ms()
-                && best.as_ref().is_none_or(|b| ms < b.1)
-            {
-                best = Some((cand, ms));
-            }
-            let best_ms = best
-                .as_ref()
-                .map(|b| format!("{:.3} ms", b.1))
-                .unwrap_or_else(|| "none".into());
-            eprintln!(
-                "[{tried}/{total}] {item}: {s}  {}  (best {best_ms})",
-                show(&o)
-            );
-        }
-    }
-
-    let Some((winner, ms)) = best else {
+    let candidates = texpr::candidates(&optimized, &target);
+    let search = t.search(best, &heuristic, &candidates, deadline);
+    let Some((winner, ms)) = search.best else {
         let msg = format!(
             "no schedule of `{}` compiled and matched the interpreter on {device}",
             src.name
@@ -341,9 +262,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ));
     };
     eprintln!(
-        "tried {tried} of {total} candidates in {:.1} s{}: {} did not compile, {} were wrong",
+        "tried {} of {} candidates in {:.1} s{}: {} did not compile, {} were wrong",
+        search.tried,
+        search.total,
         started.elapsed().as_secs_f64(),
-        if out_of_time {
+        if search.out_of_time {
             " (the budget ran out)"
         } else {
             ""
@@ -351,9 +274,146 @@ pub fn run(args: Args) -> Result<(), Failure> {
         t.failed,
         t.wrong
     );
+    store(cache::key(&program, &gpu), &winner, ms, &target)?;
 
+    // A valid schedule file on stdout, the figures as comments.
+    let vs = |name: &str, o: &Outcome| match o.ms() {
+        Some(other) => format!("{:.2}x the {name} ({other:.3} ms)", other / ms),
+        None => format!("the {name} did not run"),
+    };
+    println!("# tuned for {device}: {ms:.3} ms");
+    println!("# {}, {}", vs("heuristic", &heur), vs("default", &default));
+    print!("{winner}");
+    Ok(())
+}
+
+/// What the search over candidates found.
+struct Search {
+    best: Option<(Schedule, f64)>,
+    tried: usize,
+    total: usize,
+    out_of_time: bool,
+}
+
+impl<'a> Tuner<'a> {
+    /// A tuner for `program` on `gpu`, with random inputs and the
+    /// interpreter's outputs (or their sampled elements) to check against.
+    fn new(
+        program: &'a Program,
+        gpu: &'a Gpu,
+        src: &Source,
+        args: &Args,
+    ) -> Result<Tuner<'a>, Failure> {
+        let inputs = texpr_interp::random_inputs(program, 1);
+        let picks = picks(program);
+        if let Some(p) = &picks {
+            eprintln!(
+                "checking {} sampled elements per output against the interpreter ({} operations)",
+                p.iter().map(Vec::len).max().unwrap_or(0),
+                texpr_opt::cost::flops(program)
+            );
+        }
+        let expected = match &picks {
+            Some(p) => texpr_interp::eval_elements(program, &inputs, p),
+            None => texpr_interp::eval(program, &inputs),
+        }
+        .map_err(|e| {
+            Failure::about(
+                src,
+                Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),
+            )
+        })?;
+        Ok(Tuner {
+            program,
+            gpu,
+            opts: Options {
+                target: gpu.target().clone(),
+                overrides: args.defines.defines.clone(),
+                schedule: ScheduleChoice::Default,
+            },
+            host: inputs.iter().map(to_host).collect(),
+            inputs,
+            expected,
+            picks,
+            warmups: args.warmups,
+            runs: args.runs,
+            seen: BTreeMap::new(),
+            failed: 0,
+            wrong: 0,
+        })
+    }
+
+    /// Coordinate descent from `best`: each item's candidates in turn, the
+    /// other items fixed, until `deadline`. Candidates change one item of
+    /// the best schedule; when the baseline (which skips the optimizing
+    /// passes) is best, they start from every item's default on the
+    /// optimized program (`heuristic` names the items).
+    fn search(
+        &mut self,
+        mut best: Option<(Schedule, f64)>,
+        heuristic: &Schedule,
+        candidates: &[(String, Vec<Strategy>)],
+        deadline: Instant,
+    ) -> Search {
+        let all_default = Schedule {
+            items: heuristic
+                .items
+                .iter()
+                .map(|(n, _)| (n.clone(), Strategy::Default))
+                .collect(),
+            ..Schedule::default()
+        };
+        let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
+        let mut tried = 0;
+        for (item, strategies) in candidates {
+            for s in strategies {
+                if Instant::now() >= deadline {
+                    return Search {
+                        best,
+                        tried,
+                        total,
+                        out_of_time: true,
+                    };
+                }
+                tried += 1;
+                let mut cand = match &best {
+                    Some((b, _)) if b.optimize => b.clone(),
+                    _ => all_default.clone(),
+                };
+                cand.set(item, s.clone());
+                let o = self.measure(&cand, best.as_ref().map(|b| b.1));
+                if let Some(ms) = o.ms()
+                    && best.as_ref().is_none_or(|b| ms < b.1)
+                {
+                    best = Some((cand, ms));
+                }
+                let best_ms = best
+                    .as_ref()
+                    .map(|b| format!("{:.3} ms", b.1))
+                    .unwrap_or_else(|| "none".into());
+                eprintln!(
+                    "[{tried}/{total}] {item}: {s}  {}  (best {best_ms})",
+                    show(&o)
+                );
+            }
+        }
+        Search {
+            best,
+            tried,
+            total,
+            out_of_time: false,
+        }
+    }
+}
+
+/// Stores `winner` (`ms` on the device of `target`) in the schedule cache.
+fn store(
+    key: cache::CacheKey,
+    winner: &Schedule,
+    ms: f64,
+    target: &texpr::Target,
+) -> Result<(), Failure> {
     let mut cache = Cache::open_default();
-    let key = cache::key(&program, &gpu);
     cache
         .put(key, winner.clone(), ms, target.clone())
         .map_err(|e| {
@@ -366,15 +426,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if let Some(p) = cache.path() {
         eprintln!("stored in {}", p.display());
     }
-
-    // A valid schedule file on stdout, the figures as comments.
-    let vs = |name: &str, o: &Outcome| match o.ms() {
-        Some(other) => format!("{:.2}x the {name} ({other:.3} ms)", other / ms),
-        None => format!("the {name} did not run"),
-    };
-    println!("# tuned for {device}: {ms:.3} ms");
-    println!("# {}, {}", vs("heuristic", &heur), vs("default", &default));
-    print!("{winner}");
     Ok(())
 }
 
