@@ -13,6 +13,7 @@ mod npy;
 mod plot;
 mod quiet;
 mod summary;
+mod trials;
 
 mod cmd {
     pub mod bench;
