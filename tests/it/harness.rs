@@ -4,7 +4,7 @@
 //! and a device lost mid-timing named by the sequence that found it.
 
 use texpr_codegen::runtime::raw::baselines;
-use texpr_codegen::runtime::{BufferPool, Gpu, HostBuffer, TimingPlan};
+use texpr_codegen::runtime::{BufferPool, CUT_AFTER, Gpu, HostBuffer, TimingPlan};
 use texpr_codegen::{Options, ScheduleChoice, compile_source};
 use texpr_tests::gpu::gpu;
 
@@ -71,7 +71,7 @@ fn timestamps_fall_inside_the_wall_clock_window() {
 }
 
 /// A sequence thousands of times slower than another is timed no further
-/// after a warm-up and one timed run; the fast one gets every run.
+/// after a warm-up and `CUT_AFTER` timed runs; the fast one gets every run.
 #[test]
 fn a_far_slower_sequence_is_cut_after_warm_runs() {
     let Some(gpu) = gpu() else { return };

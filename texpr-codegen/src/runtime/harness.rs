@@ -16,9 +16,10 @@
 //! With a cut-off factor `f` ([`TimingPlan::cutoff`]), a sequence far slower
 //! than the others stops early: one whose first warm-up took over `f` times
 //! the fastest first warm-up skips its other warm-ups, and after each timed
-//! round one whose median is over `f` times the best median is timed no
-//! further ([`Timing::cut`]). Its figure is still a warm time (after at least
-//! one warm-up, from at least one timed run).
+//! round one whose fastest of at least [`CUT_AFTER`] timed runs is over `f`
+//! times the best median is timed no further ([`Timing::cut`]): one run
+//! slowed by the load cannot cut it. Its figure is still a warm median
+//! (after at least one warm-up).
 //!
 //! When the device is lost, timing stops and [`Timings::lost_in`] names the
 //! sequence whose run found it.
@@ -29,6 +30,9 @@ use super::buffers::{Bound, BufferPool};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::Module;
+
+/// Timed runs a sequence has at least before the cut-off may stop it.
+pub const CUT_AFTER: usize = 2;
 
 /// One timed run of a sequence.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -124,6 +128,12 @@ struct State {
 impl State {
     fn runs_in(&self, round: usize, timed: bool) -> bool {
         self.failed.is_none() && !self.cut && (timed || round == 0 || !self.skip_warmups)
+    }
+
+    /// The figure the cut-off judges: the fastest run, once there are enough.
+    fn fastest(&self) -> Option<Duration> {
+        let runs = self.samples.iter().map(Sample::primary);
+        runs.min().filter(|_| self.samples.len() >= CUT_AFTER)
     }
 
     fn median(&self) -> Option<Duration> {
@@ -297,7 +307,8 @@ impl Gpu {
 
 /// Marks sequences far slower than the best: after the first warm-up
 /// round (`first`) by their first warm-up, they skip the other warm-ups;
-/// after a timed round by their median, they are timed no further.
+/// after a timed round by their fastest run against the best median, they
+/// are timed no further.
 fn cut(states: &mut [State], factor: f64, first: bool) {
     let slower = |t: Duration, best: Duration| t.as_secs_f64() > factor * best.as_secs_f64();
     if first {
@@ -310,7 +321,7 @@ fn cut(states: &mut [State], factor: f64, first: bool) {
     }
     let best = states.iter().filter_map(State::median).min();
     for s in states.iter_mut() {
-        if let (Some(t), Some(best)) = (s.median(), best) {
+        if let (Some(t), Some(best)) = (s.fastest(), best) {
             s.cut |= slower(t, best);
         }
     }

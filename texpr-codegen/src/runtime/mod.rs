@@ -53,7 +53,7 @@ pub use adapter::{AdapterChoice, GpuInfo};
 pub use buffers::BufferPool;
 pub use error::RuntimeError;
 pub use exec::RunResult;
-pub use harness::{Prepared, Sample, Timing, TimingPlan, Timings};
+pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 
 use std::sync::{Arc, Mutex};
