@@ -348,21 +348,29 @@ output y: f32[N] = compute N |i| (x[i] * 2.0 + 1.0) * x[i] - 3.0";
         ScheduleChoice::Given(text.parse::<Schedule>().unwrap())
     }
 
-    /// A lost device costs the candidate whose run lost it, not the ones after:
-    /// found while checking, or while preparing to time.
-    #[test]
-    fn a_lost_device_fails_one_candidate_and_the_rest_run_on_a_new_one() {
+    /// Trials of `program` on a device of their own (one warm-up, `runs`
+    /// runs); `None` without an adapter (a failure with `TEXPR_REQUIRE_GPU=1`).
+    fn trials(program: &Program, runs: usize) -> Option<Trials<'_>> {
         if Gpu::list_adapters().is_empty() {
             assert_ne!(std::env::var("TEXPR_REQUIRE_GPU").as_deref(), Ok("1"));
-            return;
+            return None;
         }
-        let program = program();
         let gpu = Gpu::open_from_env().unwrap();
         let opts = Options {
             limits: gpu.limits(),
             ..Options::default()
         };
-        let mut t = Trials::new(&program, gpu, opts, 1, 3).unwrap();
+        Some(Trials::new(program, gpu, opts, 1, runs).unwrap())
+    }
+
+    /// A lost device costs the candidate whose run lost it, not the ones after:
+    /// found while checking, or while preparing to time.
+    #[test]
+    fn a_lost_device_fails_one_candidate_and_the_rest_run_on_a_new_one() {
+        let program = program();
+        let Some(mut t) = trials(&program, 3) else {
+            return;
+        };
         t.gpu.destroy();
         let choices = [ScheduleChoice::Default, coarse(4), coarse(2)];
         let out = t.compare(&choices, None);
@@ -394,16 +402,10 @@ output y: f32[N] = compute N |i| (x[i] * 2.0 + 1.0) * x[i] - 3.0";
     /// deadline already past tries nothing.
     #[test]
     fn choices_are_tried_once_and_not_after_the_deadline() {
-        if Gpu::list_adapters().is_empty() {
-            return;
-        }
         let program = program();
-        let gpu = Gpu::open_from_env().unwrap();
-        let opts = Options {
-            limits: gpu.limits(),
-            ..Options::default()
+        let Some(mut t) = trials(&program, 2) else {
+            return;
         };
-        let mut t = Trials::new(&program, gpu, opts, 1, 2).unwrap();
         let out = t.compare(&[coarse(4), coarse(4)], None);
         let ms: Vec<Option<f64>> = out
             .iter()
