@@ -10,6 +10,7 @@ mod examples;
 mod folds;
 mod fuzz;
 mod gpu_limits;
+mod harness;
 mod opt;
 mod optimized;
 mod parse;

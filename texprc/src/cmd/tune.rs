@@ -6,30 +6,27 @@
 //! (`texpr::candidates`: what the optimizer and code generation accept):
 //! start from the heuristic schedule (`texpr::choose`, as `compile` and
 //! `run` choose it); for each item in turn, try each of its candidates with
-//! the other items fixed and keep the fastest. Every candidate is compiled (one that does
-//! not compile is skipped and counted), run once and compared with the
-//! interpreter (a wrong one is reported and never chosen), then timed with
-//! `Gpu::bench` (median of `--runs` after `--warmups`). The search stops when
-//! the time budget is spent; the heuristic and the default schedules are
-//! always measured (the heuristic first, so a far slower default is timed
-//! once, not `--runs` times).
-//!
-//! A program of more than [`SAMPLE_ABOVE`] operations is checked on a
-//! sample of each output ([`SAMPLES`] evenly spaced elements, the last
-//! included; `texpr_interp::eval_elements`): interpreting a 1024^3 matmul
-//! whole takes over a minute, its sample a fraction of a second.
+//! the other items fixed and keep the fastest. The candidates of one item, and the best
+//! schedule so far, are measured together by [`crate::trials`]: each is
+//! compiled (one that does not compile or run is skipped and counted; one
+//! that loses the device is, and the device is reopened), run once and
+//! compared with the interpreter (a wrong one is reported and never chosen),
+//! then all that pass are timed warm with their runs interleaved (median of
+//! `--runs` after `--warmups`; one over 4x the best is timed no further).
+//! The search stops trying candidates when the time budget is spent; the
+//! heuristic and the default schedules (the baseline: the optimizing
+//! passes off) are always measured, together, the same way. The figures printed at the end (the winner against the
+//! heuristic and the default) come from one last measurement of the three
+//! together, so their ratios compare like with like.
 
 use crate::cache::{self, Cache};
-use crate::cmd::run::{open_gpu, runtime_diag};
+use crate::cmd::run::open_gpu;
 use crate::codes;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
-use crate::inputs::{to_host, to_value};
-use std::collections::BTreeMap;
+use crate::trials::{Outcome, Trials};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use texpr::{Options, Schedule, ScheduleChoice, Strategy};
-use texpr_codegen::runtime::{Gpu, HostBuffer};
-use texpr_interp::Value;
+use texpr::{Options, Schedule, ScheduleChoice, Strategy, Target};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -54,202 +51,77 @@ pub struct Args {
     pub defines: Defines,
 }
 
-/// Operations (`texpr_opt::cost::flops`) above which candidates are checked
-/// on a sample of their outputs.
-const SAMPLE_ABOVE: u64 = 50_000_000;
-/// Elements sampled per output.
-const SAMPLES: u64 = 2048;
-
-/// The elements to check of each output: all, or [`SAMPLES`] of them.
-fn picks(program: &Program) -> Option<Vec<Vec<u64>>> {
-    (texpr_opt::cost::flops(program) > SAMPLE_ABOVE).then(|| {
-        program
-            .outputs
-            .iter()
-            .map(|o| {
-                let n = o.value.ty.len;
-                let step = n.div_ceil(SAMPLES).max(1);
-                let mut ks: Vec<u64> = (0..n).step_by(step as usize).collect();
-                if ks.last() != Some(&(n - 1)) {
-                    ks.push(n - 1);
-                }
-                ks
-            })
-            .collect()
-    })
-}
-
-/// The elements `picks` of each value.
-fn pick(values: &[Value], picks: &[Vec<u64>]) -> Vec<Value> {
-    values
-        .iter()
-        .zip(picks)
-        .map(|(v, ks)| {
-            let mut d = texpr_interp::Data::with_capacity(v.elem(), ks.len());
-            for &k in ks {
-                if let Some(x) = v.data.get(k as usize) {
-                    d.push(x).expect("same element type");
-                }
-            }
-            Value::new(d)
-        })
-        .collect()
-}
-
-/// What measuring one schedule found.
-#[derive(Clone, Debug)]
-enum Outcome {
-    /// Median time in milliseconds; `true` when only the checking run was
-    /// timed (far slower than the best, not worth timing further).
-    Time(f64, bool),
-    /// It does not compile (or the runtime refused it): the first diagnostic.
-    Failed(String),
-    /// Its results differ from the interpreter's.
-    Wrong(String),
-}
-
-impl Outcome {
-    fn ms(&self) -> Option<f64> {
-        match self {
-            Outcome::Time(ms, _) => Some(*ms),
-            _ => None,
-        }
-    }
-}
-
-/// Everything measuring needs, and what it has measured (by schedule text).
-struct Tuner<'a> {
-    program: &'a Program,
-    gpu: &'a Gpu,
-    opts: Options,
-    inputs: Vec<Value>,
-    host: Vec<HostBuffer>,
-    /// The interpreter's outputs, or their sampled elements.
-    expected: Vec<Value>,
-    picks: Option<Vec<Vec<u64>>>,
-    warmups: usize,
-    runs: usize,
-    seen: BTreeMap<String, Outcome>,
-    failed: usize,
-    wrong: usize,
-}
-
-impl Tuner<'_> {
-    fn measure(&mut self, schedule: &Schedule, best_ms: Option<f64>) -> Outcome {
-        let memo = schedule.to_string();
-        if let Some(o) = self.seen.get(&memo) {
-            return o.clone();
-        }
-        let o = self.measure_new(schedule, best_ms);
-        match o {
-            Outcome::Failed(_) => self.failed += 1,
-            Outcome::Wrong(_) => self.wrong += 1,
-            Outcome::Time(..) => {}
-        }
-        self.seen.insert(memo, o.clone());
-        o
-    }
-
-    fn measure_new(&self, schedule: &Schedule, best_ms: Option<f64>) -> Outcome {
-        let opts = Options {
-            schedule: ScheduleChoice::Given(schedule.clone()),
-            ..self.opts.clone()
-        };
-        let compiled = match texpr::compile(self.program, &opts) {
-            Ok(c) => c,
-            Err(d) => return Outcome::Failed(first(&d)),
-        };
-        let result = match self.gpu.run(&compiled.module, &self.host) {
-            Ok(r) => r,
-            Err(e) => return Outcome::Failed(first(&[runtime_diag(&e)])),
-        };
-        let mut got: Vec<Value> = result.outputs.iter().map(to_value).collect();
-        if let Some(picks) = &self.picks {
-            got = pick(&got, picks);
-        }
-        let bad =
-            texpr_interp::accuracy::check_outputs(self.program, &self.inputs, &got, &self.expected);
-        if let Some(m) = bad.first() {
-            return Outcome::Wrong(m.to_string());
-        }
-        // One timed run first (the checking run's time includes building
-        // the pipeline): a candidate far slower than the best is not timed further.
-        let once = match self.gpu.bench(&compiled.module, &self.host, 0, 1) {
-            Ok(times) => median(times).as_secs_f64() * 1e3,
-            Err(e) => return Outcome::Failed(first(&[runtime_diag(&e)])),
-        };
-        if best_ms.is_some_and(|b| once > 4.0 * b) {
-            return Outcome::Time(once, true);
-        }
-        match self
-            .gpu
-            .bench(&compiled.module, &self.host, self.warmups, self.runs.max(1))
-        {
-            Ok(times) => Outcome::Time(median(times).as_secs_f64() * 1e3, false),
-            Err(e) => Outcome::Failed(first(&[runtime_diag(&e)])),
-        }
-    }
-}
-
-fn first(d: &[Diagnostic]) -> String {
-    match d.first() {
-        Some(d) => format!("{}: {}", d.code, d.message),
-        None => "failed".into(),
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn show(o: &Outcome) -> String {
     match o {
-        Outcome::Time(ms, false) => format!("{ms:.3} ms"),
-        Outcome::Time(ms, true) => format!("{ms:.3} ms (one run: too slow to time further)"),
-        Outcome::Failed(why) => format!("skipped, does not compile: {why}"),
+        Outcome::Time(t) => {
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            let wall = match t.gpu() {
+                Some(_) => format!(" (wall {:.3} ms)", ms(t.wall())),
+                None => String::new(),
+            };
+            let cut = match t.cut {
+                true => format!(
+                    " (warm, {} run(s): too slow to time further)",
+                    t.samples.len()
+                ),
+                false => String::new(),
+            };
+            format!("{:.3} ms{wall}{cut}", ms(t.primary()))
+        }
+        Outcome::Failed(why) => format!("skipped, failed to compile or run: {why}"),
         Outcome::Wrong(why) => format!("WRONG, differs from the interpreter: {why}"),
     }
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let started = Instant::now();
-    let deadline = started + Duration::from_secs_f64(args.budget_s.max(0.0));
+    let budget = Duration::from_secs_f64(args.budget_s.max(0.0));
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
     let target = gpu.target().clone();
-    let optimized = texpr::optimize(&program).map_err(|d| Failure::new(&src, d))?;
-    let choose = |c: ScheduleChoice| {
-        texpr::choose(&optimized, &target, &c)
-            .map(|c| c.schedule)
-            .map_err(|d| Failure::new(&src, d))
+    let key = cache::key(&program, &gpu);
+    let (heuristic, baseline, candidates) =
+        schedules(&program, &target).map_err(|d| Failure::new(&src, d))?;
+    let opts = Options {
+        target: target.clone(),
+        overrides: args.defines.defines.clone(),
+        schedule: ScheduleChoice::Default,
     };
-    let heuristic = choose(ScheduleChoice::Heuristic)?;
-    let default_schedule = choose(ScheduleChoice::Default)?;
-    let mut t = Tuner::new(&program, &gpu, &src, &args)?;
     let device = cache::device_name(gpu.info());
+    let mut t = Trials::new(&program, gpu, opts, args.warmups, args.runs)
+        .map_err(|e| Failure::about(&src, Diagnostic::error(codes::EVAL, e)))?;
+    if let Some(n) = t.sampled() {
+        eprintln!(
+            "checking {n} sampled elements per output against the interpreter ({} operations)",
+            texpr_opt::cost::flops(&program)
+        );
+    }
     eprintln!("tuning {} on {device}", src.name);
 
-    let heur = t.measure(&heuristic, None);
+    // The heuristic and the default, timed together.
+    let both = [
+        ScheduleChoice::Given(heuristic.clone()),
+        ScheduleChoice::Given(baseline.clone()),
+    ];
+    let [heur, default] = outcomes(&mut t, both);
     eprintln!(
         "heuristic schedule ({}): {}",
         heuristic.to_string().trim_end().replace('\n', "; "),
         show(&heur)
     );
-    let default = t.measure(&default_schedule, heur.ms());
     eprintln!("default schedule: {}", show(&default));
 
-    // The best so far: the heuristic's schedule, else the default's.
-    let best = match (heur.ms(), default.ms()) {
-        (Some(h), Some(d)) if d < h => Some((default_schedule.clone(), d)),
-        (Some(h), _) => Some((heuristic.clone(), h)),
-        (None, Some(d)) => Some((default_schedule.clone(), d)),
-        (None, None) => None,
+    let best = starting_point([(&heuristic, &heur), (&baseline, &default)]);
+    let deadline = started + budget;
+    let start = Start {
+        best,
+        all_default: all_default(&heuristic),
     };
-    let candidates = texpr::candidates(&optimized, &target);
-    let search = t.search(best, &heuristic, &candidates, deadline);
-    let Some((winner, ms)) = search.best else {
+    let (best, tried, out_of_time) = search(&mut t, &candidates, start, deadline);
+    let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
+
+    let Some((winner, searched_ms)) = best else {
         let msg = format!(
             "no schedule of `{}` compiled and matched the interpreter on {device}",
             src.name
@@ -261,22 +133,72 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .with_note(format!("heuristic: {}", show(&heur))),
         ));
     };
-    eprintln!(
-        "tried {} of {} candidates in {:.1} s{}: {} did not compile, {} were wrong",
-        search.tried,
-        search.total,
+    eprintln!("{}", summary(&t, (tried, total), started, out_of_time));
+
+    let theirs = [heuristic, baseline];
+    report(
+        &mut t,
+        (&winner, searched_ms),
+        &theirs,
+        (&device, &target),
+        key,
+    )
+}
+
+/// What the search tried, how long it took and what failed.
+fn summary(
+    t: &Trials,
+    (tried, total): (usize, usize),
+    started: Instant,
+    out_of_time: bool,
+) -> String {
+    let lost = match t.reopened {
+        0 => String::new(),
+        n => format!(" (the device was lost and reopened {n} time(s))"),
+    };
+    format!(
+        "tried {tried} of {total} candidates in {:.1} s{}: {} failed to compile or run{lost}, {} were wrong",
         started.elapsed().as_secs_f64(),
-        if search.out_of_time {
+        if out_of_time {
             " (the budget ran out)"
         } else {
             ""
         },
         t.failed,
         t.wrong
-    );
-    store(cache::key(&program, &gpu), &winner, ms, &target)?;
+    )
+}
 
-    // A valid schedule file on stdout, the figures as comments.
+/// The heuristic's schedule, the baseline's and every item's candidates,
+/// as `texpr::choose` and `texpr::candidates` give them for `target`.
+type Schedules = (Schedule, Schedule, Vec<(String, Vec<Strategy>)>);
+
+fn schedules(program: &Program, target: &Target) -> Result<Schedules, Vec<Diagnostic>> {
+    let optimized = texpr::optimize(program)?;
+    let choose = |c: ScheduleChoice| texpr::choose(&optimized, target, &c).map(|c| c.schedule);
+    let heuristic = choose(ScheduleChoice::Heuristic)?;
+    let baseline = choose(ScheduleChoice::Default)?;
+    Ok((heuristic, baseline, texpr::candidates(&optimized, target)))
+}
+
+/// Times the winner, the heuristic and the default together, stores the
+/// winner in the cache with its time, and prints it as a schedule file with
+/// the figures as comments.
+fn report(
+    t: &mut Trials,
+    (winner, searched_ms): (&Schedule, f64),
+    [heuristic, baseline]: &[Schedule; 2],
+    (device, target): (&str, &Target),
+    key: cache::CacheKey,
+) -> Result<(), Failure> {
+    let verdict = [
+        ScheduleChoice::Given(winner.clone()),
+        ScheduleChoice::Given(heuristic.clone()),
+        ScheduleChoice::Given(baseline.clone()),
+    ];
+    let [won, heur, default] = outcomes(t, verdict);
+    let ms = won.ms().unwrap_or(searched_ms);
+    store(key, winner, ms, target)?;
     let vs = |name: &str, o: &Outcome| match o.ms() {
         Some(other) => format!("{:.2}x the {name} ({other:.3} ms)", other / ms),
         None => format!("the {name} did not run"),
@@ -287,132 +209,43 @@ pub fn run(args: Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// What the search over candidates found.
-struct Search {
+/// The search's starting point: the heuristic's schedule, else the
+/// default's (whichever of the two measured faster; the heuristic's on a tie).
+fn starting_point(measured: [(&Schedule, &Outcome); 2]) -> Option<(Schedule, f64)> {
+    let mut best: Option<(Schedule, f64)> = None;
+    for (s, o) in measured {
+        if let Some(ms) = o.ms()
+            && best.as_ref().is_none_or(|b| ms < b.1)
+        {
+            best = Some((s.clone(), ms));
+        }
+    }
+    best
+}
+
+/// Every item of `heuristic` at its default strategy, on the optimized
+/// program.
+fn all_default(heuristic: &Schedule) -> Schedule {
+    Schedule {
+        items: heuristic
+            .items
+            .iter()
+            .map(|(n, _)| (n.clone(), Strategy::Default))
+            .collect(),
+        ..Schedule::default()
+    }
+}
+
+/// Where the search starts: the best so far, and where candidates start
+/// when the best is the baseline (which skips the optimizing passes, so
+/// its items are not the optimized program's).
+struct Start {
     best: Option<(Schedule, f64)>,
-    tried: usize,
-    total: usize,
-    out_of_time: bool,
+    all_default: Schedule,
 }
 
-impl<'a> Tuner<'a> {
-    /// A tuner for `program` on `gpu`, with random inputs and the
-    /// interpreter's outputs (or their sampled elements) to check against.
-    fn new(
-        program: &'a Program,
-        gpu: &'a Gpu,
-        src: &Source,
-        args: &Args,
-    ) -> Result<Tuner<'a>, Failure> {
-        let inputs = texpr_interp::random_inputs(program, 1);
-        let picks = picks(program);
-        if let Some(p) = &picks {
-            eprintln!(
-                "checking {} sampled elements per output against the interpreter ({} operations)",
-                p.iter().map(Vec::len).max().unwrap_or(0),
-                texpr_opt::cost::flops(program)
-            );
-        }
-        let expected = match &picks {
-            Some(p) => texpr_interp::eval_elements(program, &inputs, p),
-            None => texpr_interp::eval(program, &inputs),
-        }
-        .map_err(|e| {
-            Failure::about(
-                src,
-                Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),
-            )
-        })?;
-        Ok(Tuner {
-            program,
-            gpu,
-            opts: Options {
-                target: gpu.target().clone(),
-                overrides: args.defines.defines.clone(),
-                schedule: ScheduleChoice::Default,
-            },
-            host: inputs.iter().map(to_host).collect(),
-            inputs,
-            expected,
-            picks,
-            warmups: args.warmups,
-            runs: args.runs,
-            seen: BTreeMap::new(),
-            failed: 0,
-            wrong: 0,
-        })
-    }
-
-    /// Coordinate descent from `best`: each item's candidates in turn, the
-    /// other items fixed, until `deadline`. Candidates change one item of
-    /// the best schedule; when the baseline (which skips the optimizing
-    /// passes) is best, they start from every item's default on the
-    /// optimized program (`heuristic` names the items).
-    fn search(
-        &mut self,
-        mut best: Option<(Schedule, f64)>,
-        heuristic: &Schedule,
-        candidates: &[(String, Vec<Strategy>)],
-        deadline: Instant,
-    ) -> Search {
-        let all_default = Schedule {
-            items: heuristic
-                .items
-                .iter()
-                .map(|(n, _)| (n.clone(), Strategy::Default))
-                .collect(),
-            ..Schedule::default()
-        };
-        let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
-        let mut tried = 0;
-        for (item, strategies) in candidates {
-            for s in strategies {
-                if Instant::now() >= deadline {
-                    return Search {
-                        best,
-                        tried,
-                        total,
-                        out_of_time: true,
-                    };
-                }
-                tried += 1;
-                let mut cand = match &best {
-                    Some((b, _)) if b.optimize => b.clone(),
-                    _ => all_default.clone(),
-                };
-                cand.set(item, s.clone());
-                let o = self.measure(&cand, best.as_ref().map(|b| b.1));
-                if let Some(ms) = o.ms()
-                    && best.as_ref().is_none_or(|b| ms < b.1)
-                {
-                    best = Some((cand, ms));
-                }
-                let best_ms = best
-                    .as_ref()
-                    .map(|b| format!("{:.3} ms", b.1))
-                    .unwrap_or_else(|| "none".into());
-                eprintln!(
-                    "[{tried}/{total}] {item}: {s}  {}  (best {best_ms})",
-                    show(&o)
-                );
-            }
-        }
-        Search {
-            best,
-            tried,
-            total,
-            out_of_time: false,
-        }
-    }
-}
-
-/// Stores `winner` (`ms` on the device of `target`) in the schedule cache.
-fn store(
-    key: cache::CacheKey,
-    winner: &Schedule,
-    ms: f64,
-    target: &texpr::Target,
-) -> Result<(), Failure> {
+/// Stores the winner in the schedule cache.
+fn store(key: cache::CacheKey, winner: &Schedule, ms: f64, target: &Target) -> Result<(), Failure> {
     let mut cache = Cache::open_default();
     cache
         .put(key, winner.clone(), ms, target.clone())
@@ -427,6 +260,81 @@ fn store(
         eprintln!("stored in {}", p.display());
     }
     Ok(())
+}
+
+/// The outcomes of `choices`, timed together (without a deadline, so all are tried).
+fn outcomes<const N: usize>(t: &mut Trials, choices: [ScheduleChoice; N]) -> [Outcome; N] {
+    let mut measured = t.compare(&choices, None).into_iter();
+    std::array::from_fn(|_| {
+        measured
+            .next()
+            .flatten()
+            .unwrap_or_else(|| Outcome::Failed("not tried".into()))
+    })
+}
+
+/// Coordinate descent from `best`: per item, its candidates (with the other
+/// items as in the best so far) timed together with the best so far, whose
+/// time is updated. Returns the best, the candidates tried and whether the
+/// deadline cut the search short.
+fn search(
+    t: &mut Trials,
+    candidates: &[(String, Vec<Strategy>)],
+    start: Start,
+    deadline: Instant,
+) -> (Option<(Schedule, f64)>, usize, bool) {
+    let Start {
+        mut best,
+        all_default,
+    } = start;
+    let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
+    let mut tried = 0;
+    for (item, strategies) in candidates {
+        let base = match &best {
+            Some((b, _)) if b.optimize => b.clone(),
+            _ => all_default.clone(),
+        };
+        let incumbent = best.is_some() as usize;
+        let mut choices: Vec<ScheduleChoice> = Vec::new();
+        if let Some((b, _)) = &best {
+            choices.push(ScheduleChoice::Given(b.clone()));
+        }
+        for s in strategies {
+            let mut cand = base.clone();
+            cand.set(item, s.clone());
+            choices.push(ScheduleChoice::Given(cand));
+        }
+        let outcomes = t.compare(&choices, Some(deadline));
+        // The best so far, timed again beside the candidates.
+        let again = outcomes.first().and_then(|o| o.as_ref()?.ms());
+        if let (Some(b), 1, Some(ms)) = (&mut best, incumbent, again) {
+            b.1 = ms;
+        }
+        for ((s, choice), o) in strategies
+            .iter()
+            .zip(&choices[incumbent..])
+            .zip(&outcomes[incumbent..])
+        {
+            let Some(o) = o else {
+                return (best, tried, true);
+            };
+            tried += 1;
+            if let (Some(ms), ScheduleChoice::Given(cand)) = (o.ms(), choice)
+                && best.as_ref().is_none_or(|b| ms < b.1)
+            {
+                best = Some((cand.clone(), ms));
+            }
+            let best_ms = best
+                .as_ref()
+                .map(|b| format!("{:.3} ms", b.1))
+                .unwrap_or_else(|| "none".into());
+            eprintln!(
+                "[{tried}/{total}] {item}: {s}  {}  (best {best_ms})",
+                show(o)
+            );
+        }
+    }
+    (best, tried, false)
 }
 
 fn no_source() -> Source {
