@@ -1,12 +1,12 @@
 //! Optimized schedules on the GPU: every strategy the heuristic or a user
 //! picks for the examples computes what the interpreter computes.
 
-use texpr_codegen::{Schedule, ScheduleChoice};
+use texpr::{Schedule, ScheduleChoice};
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
-    let path = format!("{}/../examples/{name}.te", env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path = texpr_tests::golden::repo_root().join(format!("examples/{name}.te"));
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let ov: Vec<(String, i64)> = defines.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     texpr_syntax::frontend(&src, &ov).unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }
@@ -162,7 +162,7 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
 #[test]
 fn pinned_workgroup_combines_match_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    let subgroups = gpu.limits().subgroups();
+    let subgroups = gpu.target().subgroups();
     if gpu.info().name.contains("llvmpipe") {
         assert!(subgroups, "lavapipe has subgroups: {}", gpu.info().name);
     }
@@ -214,7 +214,7 @@ fn pinned_workgroup_combines_match_the_interpreter() {
 #[test]
 fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    if !gpu.limits().subgroups() {
+    if !gpu.target().subgroups() {
         eprintln!("  (no subgroups on {}: skipped)", gpu.info().name);
         return;
     }

@@ -43,11 +43,11 @@ fn main() {
         n * n,
         n * n
     );
-    let opts = texpr_codegen::Options {
-        limits: gpu.limits(),
+    let opts = texpr::Options {
+        target: gpu.target().clone(),
         ..Default::default()
     };
-    let module = texpr_codegen::compile_source(&dense_src, &opts)
+    let module = texpr::compile_source(&dense_src, &opts)
         .expect("compiles")
         .module;
     let inputs = random_inputs(&planned.p, 1);

@@ -189,18 +189,18 @@ pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
     })
 }
 
-/// The text of every `--emit`; block bodies are compiled for `limits`
+/// The text of every `--emit`; block bodies are compiled for `target`
 /// with the schedule `pick` chooses.
 pub fn emit_all(
     args: &BlockArgs,
     planned: &Planned,
-    limits: &texpr_codegen::DeviceLimits,
+    target: &texpr::Target,
     pick: &SchedulePicker,
 ) -> Result<String, Diagnostic> {
     let mut out = String::new();
     for e in &args.emit {
         let text = match e {
-            Emit::Texpr => texpr_text(&planned.g, limits, pick)?,
+            Emit::Texpr => texpr_text(&planned.g, target, pick)?,
             _ => emit(*e, planned),
         };
         out.push_str(&text);
@@ -281,10 +281,10 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
     out
 }
 
-/// Every distinct block body, once, as the optimizer schedules it for `limits`.
+/// Every distinct block body, once, as the optimizer schedules it for `target`.
 pub fn texpr_text(
     g: &Graph,
-    limits: &texpr_codegen::DeviceLimits,
+    target: &texpr::Target,
     pick: &SchedulePicker,
 ) -> Result<String, Diagnostic> {
     let mut seen: Vec<&str> = Vec::new();
@@ -297,7 +297,7 @@ pub fn texpr_text(
     }
     let mut out = String::new();
     for (k, src) in seen.iter().enumerate() {
-        let compiled = compile_body(src, limits, pick)?;
+        let compiled = compile_body(src, target, pick)?;
         let scheduled = texpr_syntax::print::program(&compiled.scheduled);
         let _ = write!(out, "// kernel k{k}\n{src}// scheduled\n{scheduled}\n");
     }

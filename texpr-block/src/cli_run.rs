@@ -16,6 +16,7 @@ use crate::exec::{
 };
 use std::fmt::Write as _;
 use std::time::Duration;
+use texpr::Target;
 use texpr_codegen::runtime::Gpu;
 use texpr_syntax::Diagnostic;
 
@@ -42,9 +43,10 @@ impl<'a> Backend<'a> {
         }
     }
 
-    /// The device's limits, for compiling bodies.
-    pub fn limits(&self) -> texpr_codegen::DeviceLimits {
-        self.gpu.map(Gpu::limits).unwrap_or_default()
+    /// The device's target, for compiling bodies: the opened GPU's, else
+    /// the built-in portable one (`wgpu-default`).
+    pub fn target(&self) -> Target {
+        self.gpu.map(|g| g.target().clone()).unwrap_or_default()
     }
 
     /// What the device is.
@@ -191,7 +193,7 @@ pub fn run_cli(args: &BlockArgs) -> Result<String, Vec<Diagnostic>> {
         gpu: gpu.as_ref(),
         pick: &heuristic,
     };
-    let mut out = emit_all(args, &planned, &backend.limits(), backend.pick).map_err(one)?;
+    let mut out = emit_all(args, &planned, &backend.target(), backend.pick).map_err(one)?;
     if !args.run {
         return Ok(out);
     }

@@ -1,37 +1,62 @@
-//! `emit`: a scheduled program to a validated kernel plan.
+//! `emit`: a scheduled program to a validated kernel plan; `check_items`:
+//! the same checks on some items' kernels, for the optimizer to choose
+//! among strategies by what code generation accepts.
 
 use crate::buffers::BufferTable;
 use crate::checks::{check_buffers, check_kernel};
-use crate::plan::Module;
+use crate::plan::{BufferId, Module};
 use crate::validate::validate;
 use crate::wgsl::module::{KernelText, kernel};
-use texpr_opt::DeviceLimits;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_syntax::ir::{Expr, Program};
+use texpr_syntax::{Diagnostic, Span};
+use texpr_target::Target;
+
+/// What one kernel costs one invocation, as the budget checks count it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelStats {
+    pub entry_point: String,
+    /// Elements of function memory (arrays and register vectors) one
+    /// invocation holds at most at once.
+    pub private_elements: u64,
+    /// Statements unrolling added.
+    pub unrolled_statements: u64,
+    /// Lines of WGSL.
+    pub lines: usize,
+}
 
 /// One WGSL module (an entry point per global, then per output), its buffers
 /// and the kernels to run in order. The module is validated by naga before it
-/// is returned; every limit in `limits` is checked.
-pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic>> {
+/// is returned; every limit of `target` is checked.
+pub fn emit(p: &Program, target: &Target) -> Result<Module, Vec<Diagnostic>> {
+    emit_with_stats(p, target).map(|(m, _)| m)
+}
+
+/// [`emit`], and what each kernel costs (in dispatch order).
+pub fn emit_with_stats(
+    p: &Program,
+    target: &Target,
+) -> Result<(Module, Vec<KernelStats>), Vec<Diagnostic>> {
+    let limits = &target.limits;
     let bufs = BufferTable::new(p);
-    let mut errs = check_buffers(&bufs, limits);
-    let mut items = Vec::new();
-    for (i, g) in p.globals.iter().enumerate() {
-        items.push((g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
-    }
-    for (i, o) in p.outputs.iter().enumerate() {
-        items.push((o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
-    }
+    let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
     let mut kernels: Vec<KernelText> = Vec::new();
-    for (k, item) in items.into_iter().enumerate() {
-        match kernel(p, &bufs, k, item, limits) {
+    // Spill buffers follow the program's buffers, kernel by kernel.
+    let (mut spills, mut spans) = (Vec::new(), Vec::new());
+    for (k, item) in items(p, &bufs).into_iter().enumerate() {
+        let first_spill = (bufs.plans.len() + spills.len()) as u32;
+        match kernel(p, &bufs, (k, first_spill), item, target) {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, limits));
+                for (plan, span) in &kt.spills {
+                    spills.push(plan.clone());
+                    spans.push(*span);
+                }
                 kernels.push(kt);
             }
             Err(d) => errs.push(d),
         }
     }
+    errs.extend(check_buffers(&spills, &spans, limits));
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -40,10 +65,71 @@ pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic
         wgsl.push('\n');
         wgsl += &kt.text;
     }
-    validate(&wgsl, limits).map_err(|d| vec![d])?;
-    Ok(Module {
+    validate(&wgsl, &target.features).map_err(|d| vec![d])?;
+    let stats = kernels.iter().map(stats_of).collect();
+    let mut buffers = bufs.plans;
+    buffers.extend(spills);
+    let module = Module {
         wgsl,
-        buffers: bufs.plans,
+        buffers,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
-    })
+    };
+    Ok((module, stats))
+}
+
+fn stats_of(k: &KernelText) -> KernelStats {
+    KernelStats {
+        entry_point: k.kernel.entry_point.clone(),
+        private_elements: k.peak_private,
+        unrolled_statements: k.unrolled_statements,
+        lines: k.text.lines().count(),
+    }
+}
+
+/// One kernel's item: name, root, span and the buffer it writes.
+type ItemKernel<'p> = (&'p str, &'p Expr, Span, BufferId);
+
+/// Every item, in kernel order (globals first, then outputs).
+fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
+    let globals = p
+        .globals
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
+    let outputs = p
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
+    globals.chain(outputs).collect()
+}
+
+/// The kernels of the items named `names` (scheduled; the others need not
+/// be), written and checked against `target` as [`emit`] does (naga's
+/// validation aside), with the buffers they write and spill to: what code
+/// generation would say of those items.
+pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
+    let limits = &target.limits;
+    let bufs = BufferTable::new(p);
+    let mut errs = Vec::new();
+    for (k, item) in items(p, &bufs).into_iter().enumerate() {
+        if !names.iter().any(|n| n == item.0) {
+            continue;
+        }
+        let id = item.3.0 as usize;
+        errs.extend(check_buffers(
+            &bufs.plans[id..=id],
+            &bufs.spans[id..=id],
+            limits,
+        ));
+        match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, target) {
+            Ok(kt) => {
+                errs.extend(check_kernel(&kt, limits));
+                let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
+                errs.extend(check_buffers(&plans, &spans, limits));
+            }
+            Err(d) => errs.push(d),
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
 }

@@ -7,11 +7,11 @@
 //! Levels are ignored: a scheduled program means the same as an unscheduled one.
 
 use crate::error::{EvalError, malformed};
+use crate::index::eval_term;
 use crate::scalar::{self, Sc};
-use crate::term::eval_term;
 use crate::value::{Data, Value};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Scalar, Term, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
@@ -180,10 +180,7 @@ impl<'a> Interp<'a> {
             _ if e.ty.len == 1 => self.scalar(e),
             ExprKind::Compute { var, map, body, .. } => {
                 let raw = match map {
-                    Some(m) => {
-                        self.set_idx(m.var, k)?;
-                        eval_term(&m.term, &self.idx)? as u64
-                    }
+                    Some(m) => self.map_at(m, k)? as u64,
                     None => k,
                 };
                 let m = body.ty.len;
@@ -410,12 +407,20 @@ impl<'a> Interp<'a> {
         }
     }
 
+    /// `f(k)`: a term map's term with `k` bound, or a layout evaluated.
+    fn map_at(&mut self, map: &IndexMap, k: u64) -> Result<i64, EvalError> {
+        self.set_idx(map.var, k)?;
+        match &map.kind {
+            MapKind::Term(t) => eval_term(t, &self.idx),
+            MapKind::Layout(l) => Ok(l.apply(k) as i64),
+        }
+    }
+
     /// `out[k] = raw[f(k)]` for `k` in `0..map.len`.
     fn permute(&mut self, map: &IndexMap, raw: &Data) -> Result<Data, EvalError> {
         let mut out = Data::with_capacity(raw.elem(), map.len as usize);
         for k in 0..map.len {
-            self.set_idx(map.var, k)?;
-            let target = eval_term(&map.term, &self.idx)?;
+            let target = self.map_at(map, k)?;
             let x = (target >= 0).then(|| raw.get(target as usize)).flatten();
             match x {
                 Some(x) => out.push(x)?,

@@ -15,11 +15,11 @@
 pub mod accuracy;
 mod error;
 mod eval;
+mod index;
 mod random;
 mod scalar;
 #[cfg(test)]
 mod scalar_tests;
-mod term;
 mod value;
 
 pub use error::EvalError;

@@ -7,8 +7,8 @@ use std::fmt;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use texpr::{Compiled, Options, Schedule, ScheduleChoice};
 use texpr_codegen::runtime::GpuInfo;
-use texpr_codegen::{Compiled, DeviceLimits, Options, Schedule, ScheduleChoice};
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
@@ -178,7 +178,7 @@ impl ScheduleArgs {
         });
         Ok(match tuned {
             Some((key, e)) => Chosen {
-                choice: ScheduleChoice::Given(e.schedule),
+                choice: ScheduleChoice::Tuned(e.schedule),
                 origin: Origin::Tuned {
                     device: key.device,
                     median_ms: e.median_ms,
@@ -207,7 +207,7 @@ impl ScheduleArgs {
         match found.as_slice() {
             [] => Ok(heuristic()),
             [(key, e)] => Ok(Chosen {
-                choice: ScheduleChoice::Given(e.schedule.clone()),
+                choice: ScheduleChoice::Tuned(e.schedule.clone()),
                 origin: Origin::Tuned {
                     device: key.device.clone(),
                     median_ms: e.median_ms,
@@ -254,7 +254,7 @@ fn heuristic() -> Chosen {
     }
 }
 
-fn no_source() -> Source {
+pub fn no_source() -> Source {
     Source {
         name: "<command line>".into(),
         text: String::new(),
@@ -277,13 +277,14 @@ pub fn read_schedule(path: &Path) -> Result<Schedule, Failure> {
         let span = line_span(&src.text, e.line);
         let diag = Diagnostic::error(codes::SCHEDULE_FILE, "not a schedule")
             .with_primary(span, e.message.clone())
-            .with_note("a schedule has one `item: strategy key=value...` a line, e.g. `c: tile group=8x8 reg=4x4`; strategies: default, coarsen group= per_thread=, rows group=, tile group=AxB reg=AxB, multipass parts= group=");
+            .with_note("a schedule has one `item: strategy key=value...` a line, e.g. `c: tile group=8x8 reg=4x4`, and `optimize = off` for the baseline program")
+            .with_note(format!("the strategies: {}", texpr::schedule_syntax().join("; ")));
         Failure::about(&src, diag)
     })
 }
 
 /// The bytes of 1-based line `line` (without its end of line).
-fn line_span(text: &str, line: usize) -> Span {
+pub fn line_span(text: &str, line: usize) -> Span {
     let mut start = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
@@ -295,74 +296,34 @@ fn line_span(text: &str, line: usize) -> Span {
     Span::new(text.len(), text.len())
 }
 
-/// The schedule `choice` resolves to for `program` (what `--emit schedule` prints).
-pub fn resolved_schedule(
-    program: &Program,
-    limits: &DeviceLimits,
-    choice: &ScheduleChoice,
-) -> Result<Schedule, Vec<Diagnostic>> {
-    Ok(match choice {
-        ScheduleChoice::Given(s) => s.clone(),
-        ScheduleChoice::Heuristic => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            texpr_opt::heuristic::heuristic(&prepared, limits)
-        }
-        ScheduleChoice::Default => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            let h = texpr_opt::heuristic::heuristic(&prepared, limits);
-            Schedule {
-                items: h
-                    .items
-                    .into_iter()
-                    .map(|(n, _)| (n, texpr_codegen::Strategy::Default))
-                    .collect(),
-            }
-        }
-    })
-}
-
-/// Compiles `program` with the chosen schedule. A tuned schedule that no
-/// longer compiles (the compiler changed since it was tuned) falls back to
-/// the heuristic with a warning; the heuristic's schedule that does not
-/// compile falls back to the default. A pinned schedule's errors are errors.
-/// Returns the compiled program and the schedule actually used.
+/// Compiles `program` with the chosen schedule and prints the warnings
+/// choosing gave (an item falling back from its tuned strategy, E0220). A
+/// pinned schedule's errors say where it was pinned from.
 pub fn compile_chosen(
+    src: &Source,
     program: &Program,
     opts: &Options,
     chosen: Chosen,
-) -> Result<(Compiled, Chosen), Vec<Diagnostic>> {
-    let mut chosen = chosen;
-    loop {
-        let opts = Options {
-            schedule: chosen.choice.clone(),
-            ..opts.clone()
-        };
-        let err = match texpr_codegen::compile(program, &opts) {
-            Ok(c) => return Ok((c, chosen)),
-            Err(e) => e,
-        };
-        let next = match &chosen.origin {
-            Origin::Tuned { .. } => heuristic(),
-            Origin::Heuristic => Chosen {
-                choice: ScheduleChoice::Default,
-                origin: Origin::Default,
-            },
-            Origin::Pinned(file) => {
-                let mut err = err;
-                if let Some(d) = err.first_mut() {
-                    d.notes.push(format!("the schedule was pinned from {file}"));
-                }
-                return Err(err);
+) -> Result<(Compiled, Chosen), Failure> {
+    let opts = Options {
+        schedule: chosen.choice.clone(),
+        ..opts.clone()
+    };
+    match texpr::compile(program, &opts) {
+        Ok(c) => {
+            if !c.warnings.is_empty() {
+                eprint!(
+                    "{}",
+                    render_with(&src.name, &src.text, &c.warnings, color())
+                );
             }
-            Origin::Default => return Err(err),
-        };
-        let code = err.first().map(|d| d.code).unwrap_or("?");
-        eprintln!(
-            "warning: the {} schedule does not compile ({code}: {}); using the {} schedule",
-            chosen.origin,
-            err.first().map(|d| d.message.as_str()).unwrap_or(""),
-            next.origin
-        );
-        chosen = next;
+            Ok((c, chosen))
+        }
+        Err(mut err) => {
+            if let (Origin::Pinned(file), Some(d)) = (&chosen.origin, err.first_mut()) {
+                d.notes.push(format!("the schedule was pinned from {file}"));
+            }
+            Err(Failure::new(src, err))
+        }
     }
 }

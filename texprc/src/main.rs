@@ -12,7 +12,10 @@ mod common;
 mod inputs;
 mod npy;
 mod plot;
+mod quiet;
 mod summary;
+mod targets;
+mod trials;
 
 mod cmd {
     pub mod bench;
@@ -24,6 +27,7 @@ mod cmd {
     pub mod eval;
     pub mod fmt;
     pub mod run;
+    pub mod target;
     pub mod tune;
 }
 
@@ -67,18 +71,33 @@ enum Command {
         texprc compile examples/matmul.te --emit kernels     # buffers, kernels, dispatch\n  \
         texprc compile examples/matmul.te --emit spirv -o matmul.spv\n  \
         texprc compile examples/matmul.te --emit schedule    # the schedule used, as a --schedule file\n  \
-        texprc compile examples/matmul.te --schedule s.txt --dump-after all\n\n\
-        The schedule: --schedule FILE, or --default-schedule (one element per invocation), else the \
-        one `texprc tune` stored for --device NAME (part of the adapter's name, e.g. llvmpipe), else \
-        the heuristic's for the compiler's default device limits."
+        texprc compile examples/matmul.te --schedule s.txt --dump-after all\n  \
+        texprc compile examples/sum.te -D N=268435456 --target nvidia   # for a GPU this machine lacks\n\n\
+        The target: --target NAME|FILE (a built-in: wgpu-default, llvmpipe, nvidia; or a file \
+        `texprc target` prints), else the one `texprc tune` stored for --device NAME (part of the \
+        adapter's name, e.g. llvmpipe), else wgpu-default. The schedule: --schedule FILE, or \
+        --default-schedule (one element per invocation, the optimizing passes off), else the one \
+        tuned for --device NAME, else the heuristic's for the target."
     )]
     Compile(cmd::compile::Args),
+    /// Print a target description: a built-in, a target file (checked), or an adapter's own
+    #[command(
+        after_help = "A target is what `compile` plans within: limits, features and profile, one \
+        `key = value` a line. Without NAME|FILE, the adapter's (--adapter, else $TEXPR_ADAPTER, \
+        else wgpu's choice).\n\n\
+        Examples:\n  texprc target nvidia > h100.txt\n  texprc target          # this machine's adapter\n  \
+        texprc compile examples/matmul.te --target h100.txt"
+    )]
+    Target(cmd::target::Args),
     /// Search for the fastest schedule of a program on this device and store it in the schedule cache
     #[command(
         after_help = "Coordinate descent from the heuristic's schedule: each item in turn tries its \
         candidate strategies with the other items fixed and keeps the fastest. Every candidate is \
-        checked once against the interpreter (a wrong one is never chosen), then timed (median of \
-        --runs). The winner is stored in the schedule cache ($TEXPR_CACHE, else \
+        checked once against the interpreter (a wrong one is never chosen); the candidates of one item \
+        and the best so far are then timed together, warm, their runs interleaved (median of --runs \
+        after --warmups, by the GPU's timestamps where it has them; one over 4x the best is timed no \
+        further). A device lost by a candidate is reopened and that candidate counted as failed. The \
+        winner is stored in the schedule cache ($TEXPR_CACHE, else \
         $XDG_CACHE_HOME/texpr/schedules.txt, else ~/.cache/texpr/schedules.txt), keyed by the \
         program (with its -D values) and the device, where `run`, `bench` and `compile --device` \
         find it; stdout gets the schedule as a --schedule file.\n\n\
@@ -96,9 +115,15 @@ enum Command {
         texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy"
     )]
     Run(cmd::run::Args),
-    /// Measure compile time and GPU time (median after warm-ups), GFLOP/s and GB/s
+    /// Measure compile time and GPU time (median after warm-ups), GFLOP/s, GB/s and the share of the roofline
     #[command(
-        after_help = "Examples:\n  texprc bench --suite                 # every example at a realistic size\n  \
+        after_help = "Every time comes from one harness: pipelines made and inputs uploaded first, \
+        then --warmups runs, then the median of --runs, the rows of a program interleaved. `gpu ms` \
+        is the GPU's own timestamps (where the device has timestamp queries), `wall ms` dispatch plus \
+        wait. The roofline is measured in the same run (copy_buffer_to_buffer bandwidth, an FMA \
+        throughput kernel); `roofline` is each row's share of the limit that binds it.\n\n\
+        Examples:\n  texprc bench --suite                 # every example at a size for lavapipe\n  \
+        texprc bench --suite --scale gpu     # sizes for a data-centre GPU (2^28 streams, matmul 4096^3)\n  \
         texprc bench examples/matmul.te -D M=1024 -D N=1024 -D K=1024 --runs 5"
     )]
     Bench(cmd::bench::Args),
@@ -113,6 +138,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet::reexec_without_device_select();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),
@@ -121,6 +147,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => cmd::compile::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Tune(args) => cmd::tune::run(args),
+        Command::Target(args) => cmd::target::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Block(args) => cmd::block::run(args),
     };

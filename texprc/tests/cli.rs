@@ -1,44 +1,28 @@
 //! The `texprc` binary end to end: exit codes, rendered diagnostics, fmt, eval and .npy IO.
 
+mod common;
+
+use common::{example, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Runs texprc (the cache at a path no test writes).
 fn texprc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::texprc_in(
+        Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("cli-no-cache")
+            .as_path(),
+        args,
+    )
 }
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("cli-{name}")).0
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn example(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    root.join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::write(dir, name, text)
 }
 
 fn read_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
@@ -277,4 +261,29 @@ fn help_shows_examples() {
     for cmd in ["check", "fmt", "eval"] {
         assert!(stdout(&o).contains(cmd), "{}", stdout(&o));
     }
+}
+
+/// A successful `run` writes nothing to stderr, also where `XDG_RUNTIME_DIR`
+/// is unset (CI, containers): the Vulkan window-system probe that printed
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` twice
+/// is kept off (`src/quiet.rs`).
+#[test]
+fn a_successful_run_writes_nothing_to_stderr() {
+    if texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+        eprintln!("  (GPU test skipped: no adapter)");
+        return;
+    }
+    let dir = scratch("quiet-run");
+    let o = Command::new(env!("CARGO_BIN_EXE_texprc"))
+        .args(["run", &example("matmul.te"), "--random", "1", "--check"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("MESA_VK_DEVICE_SELECT")
+        .env("TEXPR_CACHE", dir.join("schedules.txt"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("texprc runs");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "a successful run wrote to stderr");
+    assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }

@@ -1,56 +1,25 @@
 //! Schedules on the command line: `--schedule FILE` pinning, `--emit schedule`,
-//! `--dump-after`, and `texprc tune` filling the schedule cache that
-//! `compile --device` and `run` then use.
+//! `--dump-after`, `texprc tune` filling the schedule cache that
+//! `compile --device` and `run` then use, and `texprc bench` timing the same
+//! schedules as `tune` does, with the roofline.
 
+mod common;
+
+use common::{example, stderr, stdout, with, write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs texprc with the schedule cache at `cache` (never the user's).
 fn texprc(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("TEXPR_CACHE", cache)
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::texprc_in(cache, args)
 }
 
 /// A fresh directory for one test, and the cache file in it.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let cache = dir.join("cache").join("schedules.txt");
-    (dir, cache)
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn example(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    root.join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::scratch(&format!("tune-{name}"))
 }
 
 const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
-
-fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
-    head.iter().chain(tail).copied().collect()
-}
 
 /// Whether a GPU adapter exists; without one, says so loudly (and fails
 /// when `TEXPR_REQUIRE_GPU=1`).
@@ -124,7 +93,10 @@ fn a_pinned_schedule_changes_the_scheduled_program() {
             &MATMUL_32,
         ),
     );
-    assert_eq!(stdout(&default), "# schedule: default\nc: default\n");
+    assert_eq!(
+        stdout(&default),
+        "# schedule: default\noptimize = off\nc: default\n"
+    );
 
     // A coarsened elementwise item, and the pinned file together with
     // --default-schedule is a usage error.
@@ -282,12 +254,22 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     let out = stdout(&o);
     assert!(out.starts_with("# tuned for "), "{out}");
     let tuned: String = out.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(tuned.starts_with("c: "), "{out}");
+    assert!(tuned.contains("c: "), "{out}");
 
-    // The cache holds one record, for this program, with that schedule.
+    // The cache holds one record, for this program, with that schedule,
+    // and the device's target.
     let file = std::fs::read_to_string(&cache).unwrap();
-    let headers: Vec<&str> = file.lines().filter(|l| l.starts_with('[')).collect();
+    let headers: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[program="))
+        .collect();
     assert_eq!(headers.len(), 1, "{file}");
+    let targets: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[target device="))
+        .collect();
+    assert_eq!(targets.len(), 1, "{file}");
+    assert!(file.contains("\nmax_workgroup_storage_bytes = "), "{file}");
     assert!(file.contains(&format!("\n{tuned}\n")), "{file}");
     assert!(file.contains("# median_ms="), "{file}");
     let device = headers[0]
@@ -346,9 +328,9 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("(schedule: tuned for"),
+        stdout(&o).contains("(schedule: tuned for"),
         "{}",
-        stderr(&o)
+        stdout(&o)
     );
     assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }
@@ -389,4 +371,125 @@ fn tune_checks_large_programs_on_a_sample() {
     );
     assert!(err.contains("0 were wrong"), "{err}");
     assert!(stdout(&o).starts_with("# tuned for "), "{}", stdout(&o));
+}
+
+/// The time of the row `schedule` in `bench`'s table: its `gpu ms`, else
+/// (no timestamps) its `wall ms`.
+fn bench_ms(table: &str, schedule: &str) -> f64 {
+    let row: Vec<&str> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|cols| cols.get(2) == Some(&schedule))
+        .unwrap_or_else(|| panic!("no `{schedule}` row in\n{table}"));
+    // program, size, schedule, compile ms, gpu ms, wall ms, ...
+    let figure = if row[4] == "-" { row[5] } else { row[4] };
+    figure.parse().unwrap_or_else(|_| panic!("{row:?}"))
+}
+
+/// The number in `text` just after `after` (`... after 1.234 ms`).
+fn number_after(text: &str, after: &str) -> f64 {
+    let rest = &text[text
+        .find(after)
+        .unwrap_or_else(|| panic!("no `{after}` in\n{text}"))
+        + after.len()..];
+    let number: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("no figure after `{after}` in\n{text}"))
+}
+
+/// `tune` and `bench` time a schedule the same way (prepared and warmed,
+/// medians of interleaved runs, by the GPU's timestamps where it has them),
+/// so their figures for the same schedule agree within noise. The factor is
+/// generous for a loaded machine; a cold run (pipeline creation and upload)
+/// on either side would be 50x and more at this size on lavapipe (about
+/// 15 ms against 0.25).
+#[test]
+fn tune_and_bench_agree_on_the_same_schedule() {
+    if !have_gpu() {
+        return;
+    }
+    let (_dir, cache) = scratch("agree");
+    let c = example("chain.te");
+    let size = ["-D", "N=65536"];
+    let timing = ["--runs", "9", "--warmups", "2"];
+    let tuned = texprc(
+        &cache,
+        &with(&with(&["tune", &c, "--budget-s", "5"], &size), &timing),
+    );
+    let err = stderr(&tuned);
+    assert_eq!(tuned.status.code(), Some(0), "{err}");
+    let out = stdout(&tuned);
+    // `# tuned for DEVICE: 0.173 ms`, then `# 0.97x the heuristic (0.169 ms), ...`.
+    let head = out.lines().next().unwrap_or_default();
+    let tune = [
+        ("default", number_after(&out, "x the default (")),
+        ("heuristic", number_after(&out, "x the heuristic (")),
+        ("tuned", number_after(head.rsplit(": ").next().unwrap(), "")),
+    ];
+    let bench = texprc(&cache, &with(&with(&["bench", &c], &size), &timing));
+    assert_eq!(bench.status.code(), Some(0), "{}", stderr(&bench));
+    let table = stdout(&bench);
+    for (schedule, tune_ms) in tune {
+        let bench_ms = bench_ms(&table, schedule);
+        let ratio = tune_ms / bench_ms;
+        assert!(
+            (0.25..=4.0).contains(&ratio),
+            "{schedule}: tune {tune_ms} ms, bench {bench_ms} ms\n{out}\n{err}\n{table}"
+        );
+    }
+}
+
+/// `bench` prints the GPU's and the wall clock's times, the roofline it
+/// measured in the same run and each row's share of it, and draws the
+/// roofline into the chart.
+#[test]
+fn bench_reports_times_and_the_roofline() {
+    if !have_gpu() {
+        return;
+    }
+    let (dir, cache) = scratch("bench");
+    let svg = dir.join("bench.svg").to_string_lossy().into_owned();
+    let o = texprc(
+        &cache,
+        &[
+            "bench",
+            &example("saxpy.te"),
+            "-D",
+            "N=65536",
+            "--runs",
+            "3",
+            "--svg",
+            &svg,
+        ],
+    );
+    let table = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // roofline: copy 13.8 GB/s (copy_buffer_to_buffer of 64 MiB, ...), FMA 63.1 GFLOP/s (fma_peak)
+    assert!(number_after(&table, "roofline: copy ") > 0.0, "{table}");
+    assert!(number_after(&table, "), FMA ") > 0.0, "{table}");
+    for col in ["gpu ms", "wall ms", "GFLOP/s", "GB/s", "roofline"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("program") && l.contains(col)),
+            "{table}"
+        );
+    }
+    for schedule in ["default", "heuristic"] {
+        let row = table
+            .lines()
+            .find(|l| l.split_whitespace().nth(2) == Some(schedule))
+            .unwrap_or_else(|| panic!("{table}"));
+        // saxpy moves 12 bytes for 2 operations: the copy bandwidth binds.
+        assert!(row.ends_with("% copy"), "{row}");
+        assert!(bench_ms(&table, schedule) > 0.0);
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.contains("copy bandwidth"), "{chart}");
+    assert!(chart.contains("FMA peak"), "{chart}");
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::{BufferPlan, BufferRole, Kernel, Module};
+use texpr_syntax::ast::ElemTy;
 
 /// A plan bound to device buffers, ready to dispatch any number of times.
 #[derive(Debug)]
@@ -16,9 +17,43 @@ pub(super) struct Bound {
 /// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
 #[derive(Debug)]
 pub(super) struct Step {
+    pub entry_point: String,
     pub pipeline: Arc<Pipeline>,
     pub bind_groups: Vec<Option<wgpu::BindGroup>>,
     pub dispatch: [u32; 3],
+}
+
+/// Device buffers shared by the plans of one program on one device: its
+/// inputs, uploaded once by the first plan that binds them, and its outputs,
+/// which each plan writes in turn. Comparing many schedules of a program then
+/// holds its inputs and outputs once, not once per schedule. Every plan bound
+/// with one pool must be given the same inputs.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    buffers: Vec<(BufferRole, ElemTy, u64, wgpu::Buffer)>,
+}
+
+impl BufferPool {
+    /// Buffers held.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+
+    fn get(&self, b: &BufferPlan) -> Option<wgpu::Buffer> {
+        self.buffers
+            .iter()
+            .find(|(role, elem, len, _)| (*role, *elem, *len) == (b.role, b.elem, b.len))
+            .map(|(.., buffer)| buffer.clone())
+    }
+
+    /// Whether buffers of `role` are shared (inputs and outputs are).
+    fn shares(role: BufferRole) -> bool {
+        matches!(role, BufferRole::Input(_) | BufferRole::Output(_))
+    }
 }
 
 /// Bytes a buffer of `len` 4-byte elements takes on the device (at least 4).
@@ -27,11 +62,13 @@ pub(super) fn byte_size(len: u64) -> u64 {
 }
 
 impl Gpu {
-    /// Checks the plan and inputs, makes pipelines and buffers, uploads the inputs.
+    /// Checks the plan and inputs, makes pipelines and buffers, uploads the
+    /// inputs; with a pool, inputs and outputs come from it (made there first).
     pub(super) fn bind(
         &self,
         module: &Module,
         inputs: &[HostBuffer],
+        pool: Option<&mut BufferPool>,
     ) -> Result<Bound, RuntimeError> {
         check_inputs(module, inputs)?;
         for b in &module.buffers {
@@ -45,8 +82,7 @@ impl Gpu {
                 self.pipeline(&module.wgsl, k)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let buffers = scoped(&self.device, || self.make_buffers(module, inputs))
-            .map_err(RuntimeError::Execution)?;
+        let buffers = self.make_buffers(module, inputs, pool)?;
         let steps = module
             .kernels
             .iter()
@@ -90,7 +126,14 @@ impl Gpu {
         Ok(())
     }
 
-    fn make_buffers(&self, module: &Module, inputs: &[HostBuffer]) -> Vec<wgpu::Buffer> {
+    /// One device buffer per planned buffer, inputs uploaded; each in its
+    /// own error scope, so a failure names its buffer.
+    fn make_buffers(
+        &self,
+        module: &Module,
+        inputs: &[HostBuffer],
+        mut pool: Option<&mut BufferPool>,
+    ) -> Result<Vec<wgpu::Buffer>, RuntimeError> {
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
@@ -98,19 +141,43 @@ impl Gpu {
             .buffers
             .iter()
             .map(|b| {
-                let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&b.name),
-                    size: byte_size(b.len),
-                    usage,
-                    mapped_at_creation: false,
-                });
-                if let BufferRole::Input(i) = b.role {
-                    self.queue
-                        .write_buffer(&buffer, 0, inputs[i as usize].bytes());
+                let pooled = pool.as_deref_mut().filter(|_| BufferPool::shares(b.role));
+                if let Some(found) = pooled.as_ref().and_then(|p| p.get(b)) {
+                    return Ok(found);
                 }
-                buffer
+                let made = self.made_buffer(&b.name, || {
+                    let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&b.name),
+                        size: byte_size(b.len),
+                        usage,
+                        mapped_at_creation: false,
+                    });
+                    if let BufferRole::Input(i) = b.role {
+                        self.queue
+                            .write_buffer(&buffer, 0, inputs[i as usize].bytes());
+                    }
+                    buffer
+                })?;
+                if let Some(p) = pooled {
+                    p.buffers.push((b.role, b.elem, b.len, made.clone()));
+                }
+                Ok(made)
             })
             .collect()
+    }
+
+    /// The buffer `make` creates (and fills), in an error scope; errors name `name`.
+    pub(super) fn made_buffer(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> wgpu::Buffer,
+    ) -> Result<wgpu::Buffer, RuntimeError> {
+        let made = scoped(&self.device, make);
+        let fail = |message| RuntimeError::Buffer {
+            name: name.to_string(),
+            message,
+        };
+        self.checked(|| format!("creating buffer `{name}`"), made, fail)
     }
 
     pub(super) fn step(
@@ -146,14 +213,16 @@ impl Gpu {
                     layout,
                     entries: &entries,
                 })
-            })
-            .map_err(|message| RuntimeError::Pipeline {
+            });
+            let during = || format!("binding the buffers of kernel `{}`", k.entry_point);
+            let made = self.checked(during, made, |message| RuntimeError::Pipeline {
                 entry_point: k.entry_point.clone(),
                 message,
             })?;
             bind_groups.push(Some(made));
         }
         Ok(Step {
+            entry_point: k.entry_point.clone(),
             pipeline,
             bind_groups,
             dispatch: k.dispatch,

@@ -26,7 +26,7 @@ pub struct RunResult {
 
 /// A staging buffer that an output is copied into for reading back.
 #[derive(Debug)]
-struct Readback {
+pub(super) struct Readback {
     source: usize,
     elem: texpr_syntax::ast::ElemTy,
     len: u64,
@@ -38,11 +38,9 @@ impl Gpu {
     /// kernel in order and reads back the outputs.
     pub fn run(&self, module: &Module, inputs: &[HostBuffer]) -> Result<RunResult, RuntimeError> {
         self.check_health()?;
-        let bound = self.bind(module, inputs)?;
-        let readbacks =
-            scoped(&self.device, || self.staging(module)).map_err(RuntimeError::Execution)?;
-        let timer =
-            scoped(&self.device, || self.timer(passes(&bound))).map_err(RuntimeError::Execution)?;
+        let bound = self.bind(module, inputs, None)?;
+        let readbacks = self.staging(module)?;
+        let timer = self.made_timer(passes(&bound))?;
         let start = Instant::now();
         self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
         let gpu_time = start.elapsed();
@@ -56,31 +54,8 @@ impl Gpu {
         })
     }
 
-    /// Uploads once, then times `warmups + runs` repetitions of all kernels
-    /// (dispatch and wait); returns the `runs` timed durations.
-    pub fn bench(
-        &self,
-        module: &Module,
-        inputs: &[HostBuffer],
-        warmups: usize,
-        runs: usize,
-    ) -> Result<Vec<Duration>, RuntimeError> {
-        self.check_health()?;
-        let bound = self.bind(module, inputs)?;
-        let mut times = Vec::with_capacity(runs);
-        for i in 0..warmups + runs {
-            let start = Instant::now();
-            self.dispatch_all(&bound, &[], None)?;
-            if i >= warmups {
-                times.push(start.elapsed());
-            }
-        }
-        self.check_health()?;
-        Ok(times)
-    }
-
     /// Staging buffers for the outputs, sorted by output index.
-    fn staging(&self, module: &Module) -> Vec<Readback> {
+    fn staging(&self, module: &Module) -> Result<Vec<Readback>, RuntimeError> {
         let mut outs: Vec<(u32, usize)> = module
             .buffers
             .iter()
@@ -94,24 +69,27 @@ impl Gpu {
         outs.into_iter()
             .map(|(_, at)| {
                 let b = &module.buffers[at];
-                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&b.name),
-                    size: byte_size(b.len),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                Readback {
+                let name = format!("{} (readback)", b.name);
+                let staging = self.made_buffer(&name, || {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&name),
+                        size: byte_size(b.len),
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                })?;
+                Ok(Readback {
                     source: at,
                     elem: b.elem,
                     len: b.len,
                     staging,
-                }
+                })
             })
             .collect()
     }
 
     /// Encodes and submits every kernel (then the output copies), waiting after each submit.
-    fn dispatch_all(
+    pub(super) fn dispatch_all(
         &self,
         bound: &Bound,
         readbacks: &[Readback],
@@ -122,6 +100,7 @@ impl Gpu {
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
             let copies = if c + 1 == n_chunks { readbacks } else { &[] };
+            let during = || running(steps, !copies.is_empty());
             let index = scoped(&self.device, || {
                 let mut encoder = self.device.create_command_encoder(&Default::default());
                 encode(&mut encoder, steps, timer.map(|t| t.writes(c)));
@@ -133,25 +112,42 @@ impl Gpu {
                     encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.len));
                 }
                 self.queue.submit([encoder.finish()])
-            })
-            .map_err(RuntimeError::Execution)?;
-            self.wait(Some(index))?;
+            });
+            let index = self.checked(during, index, |message| RuntimeError::Execution {
+                during: format!("submitting {}", during()),
+                message,
+            })?;
+            self.wait(Some(index), during)?;
         }
         Ok(())
     }
 
-    fn wait(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), RuntimeError> {
+    /// Waits for submission `index` (or all work); `during` says what ran.
+    pub(super) fn wait(
+        &self,
+        index: Option<wgpu::SubmissionIndex>,
+        during: impl Fn() -> String,
+    ) -> Result<(), RuntimeError> {
         let poll = wgpu::PollType::Wait {
             submission_index: index,
             timeout: Some(WAIT_LIMIT),
         };
-        match self.device.poll(poll) {
-            Ok(_) => Ok(()),
-            Err(wgpu::PollError::Timeout) => Err(RuntimeError::Timeout(format!(
-                "no completion after {WAIT_LIMIT:?}"
-            ))),
-            Err(e) => Err(RuntimeError::Execution(e.to_string())),
-        }
+        let polled = self.device.poll(poll);
+        let timed_out = matches!(polled, Err(wgpu::PollError::Timeout));
+        self.checked(
+            &during,
+            polled.map(|_| ()).map_err(|e| e.to_string()),
+            |message| match timed_out {
+                true => RuntimeError::Timeout(format!(
+                    "{} did not complete within {WAIT_LIMIT:?}",
+                    during()
+                )),
+                false => RuntimeError::Execution {
+                    during: during(),
+                    message,
+                },
+            },
+        )
     }
 
     /// Maps every staging buffer and copies its words out.
@@ -166,16 +162,37 @@ impl Gpu {
                 });
         }
         drop(tx);
-        self.wait(None)?;
+        let during = || "reading back the outputs".to_string();
+        self.wait(None, during)?;
         for (i, res) in rx.iter() {
-            res.map_err(|e| RuntimeError::Readback(format!("output {i}: {e}")))?;
+            let res = res.map_err(|e| format!("output {i}: {e}"));
+            self.checked(during, res, RuntimeError::Readback)?;
         }
         readbacks.iter().map(read_one).collect()
     }
 }
 
+/// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
+/// submit runs), and the copies of the outputs after the last.
+fn running(steps: &[super::buffers::Step], copies: bool) -> String {
+    let names: Vec<String> = steps
+        .iter()
+        .map(|s| format!("`{}`", s.entry_point))
+        .collect();
+    let kernels = match names.len() {
+        0 => String::new(),
+        1 => format!("kernel {}", names[0]),
+        _ => format!("kernels {}", names.join(", ")),
+    };
+    match (kernels.is_empty(), copies) {
+        (true, _) => "copying the outputs for reading back".into(),
+        (false, true) => format!("running {kernels} (and copying the outputs)"),
+        (false, false) => format!("running {kernels}"),
+    }
+}
+
 /// Compute passes in a run: one per submit that has kernels.
-fn passes(bound: &Bound) -> usize {
+pub(super) fn passes(bound: &Bound) -> usize {
     bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
 }
 

@@ -6,26 +6,38 @@
 //!   panicking;
 //! - [`Gpu::run`] uploads inputs, dispatches the plan's kernels in order and
 //!   reads back the outputs ([`RunResult`]);
-//! - [`Gpu::bench`] uploads once and times repeated dispatches;
+//! - [`Gpu::prepare`] and [`Gpu::time`] are the timing harness (module
+//!   `harness`): sequences prepared and warmed, then timed round-robin, by
+//!   the GPU's own timestamps where it has them and by the wall clock;
+//!   [`Gpu::bench`] times one program that way;
 //! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
 //!   the caller owns and keeps on the device;
-//! - [`Gpu::limits`] reports the device's [`DeviceLimits`] for planning.
+//! - [`Gpu::target`] describes the device (limits, features, profile) for
+//!   planning: a [`Target`] built from the adapter.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
 //! Every wgpu call that can fail runs inside error scopes, and failures come
-//! back as [`RuntimeError`]s. WGSL is not validated here beyond what wgpu does
-//! itself (the code generator validates with naga before).
+//! back as [`RuntimeError`]s naming the step (shader module, a kernel's
+//! pipeline, a buffer, the kernels of a submit, readback). After every step
+//! the device-lost callback's record is checked first, so a lost device is
+//! reported as lost ([`RuntimeError::DeviceLost`], naming the step that found
+//! it) rather than as the errors that follow from it. A lost device runs
+//! nothing more: [`Gpu::reopen`] opens a new device (and an empty pipeline
+//! cache) on the same adapter; [`Gpu::destroy`] loses one on purpose. WGSL is
+//! not validated here beyond what wgpu does itself (the code generator
+//! validates with naga before).
 //!
 //! ```no_run
+//! use texpr_codegen::emit;
 //! use texpr_codegen::runtime::{Gpu, HostBuffer};
-//! use texpr_codegen::{Options, compile_source};
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
-//! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
-//! let opts = Options { limits: gpu.limits(), ..Options::default() };
-//! let compiled = compile_source(src, &opts).expect("compiles");
+//! // A scheduled program (`texpr::compile` schedules any program).
+//! let src = "input x: f32[4]\noutput y = compute@grid 1 |g| compute@group 4 |l| x[l] * 2.0";
+//! let program = texpr_syntax::frontend(src, &[]).expect("checks");
+//! let module = emit(&program, gpu.target()).expect("compiles");
 //! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
-//! let result = gpu.run(&compiled.module, &[x]).expect("runs");
+//! let result = gpu.run(&module, &[x]).expect("runs");
 //! assert_eq!(result.outputs[0].to_f32(), vec![2.0, 4.0, 6.0, 8.0]);
 //! println!("{} in {:?}", gpu.info(), result.gpu_time);
 //! ```
@@ -34,6 +46,7 @@ mod adapter;
 mod buffers;
 mod error;
 mod exec;
+mod harness;
 mod host;
 mod pipeline;
 pub mod raw;
@@ -42,22 +55,26 @@ mod scope;
 mod timing;
 
 pub use adapter::{AdapterChoice, GpuInfo};
+pub use buffers::BufferPool;
 pub use error::RuntimeError;
 pub use exec::RunResult;
+pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
-pub use resident::{Commands, DeviceBuffer, PendingRead, Prepared};
+pub use resident::{Commands, DeviceBuffer, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};
 
-use texpr_opt::limits::DeviceLimits;
+use texpr_target::Target;
 
 /// An open device and queue, with its pipeline cache. Shareable across threads.
 #[derive(Debug)]
 pub struct Gpu {
+    /// The adapter choice it was opened with (for [`Gpu::reopen`]).
+    choice: AdapterChoice,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: GpuInfo,
-    limits: DeviceLimits,
+    target: Target,
     wgpu_limits: wgpu::Limits,
     /// Errors reported by the uncaptured-error handler or the device-lost callback.
     sink: Arc<ErrorSink>,
@@ -67,7 +84,10 @@ pub struct Gpu {
 /// What the device reported outside any error scope.
 #[derive(Debug, Default)]
 struct ErrorSink {
+    /// wgpu's reason, set by the device-lost callback.
     lost: Mutex<Option<String>>,
+    /// The step that first found the device lost.
+    found_during: Mutex<Option<String>>,
     uncaptured: Mutex<Vec<String>>,
 }
 
@@ -77,9 +97,10 @@ impl Gpu {
         &self.info
     }
 
-    /// The device's limits, as the planner and code generator need them.
-    pub fn limits(&self) -> DeviceLimits {
-        self.limits.clone()
+    /// The device as the optimizer and code generator need it: its limits,
+    /// features and profile.
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// The raw wgpu limits the device was opened with.
@@ -92,10 +113,56 @@ impl Gpu {
         self.cache.lock().map(|c| c.len()).unwrap_or(0)
     }
 
+    /// Whether the device was lost (nothing more runs on it; see [`Gpu::reopen`]).
+    pub fn is_lost(&self) -> bool {
+        self.sink.lost.lock().is_ok_and(|l| l.is_some())
+    }
+
+    /// Destroys the device, as a driver fault or reset would lose it: every
+    /// later run fails with [`RuntimeError::DeviceLost`]. For tests of recovery.
+    pub fn destroy(&self) {
+        self.device.destroy();
+        // wgpu reports the loss when it next maintains the device.
+        let _ = self.device.poll(wgpu::PollType::Poll);
+    }
+
+    /// A new device and queue (with an empty pipeline cache) on the adapter
+    /// this one was opened with: how a program goes on after a device loss.
+    pub fn reopen(&self) -> Result<Gpu, RuntimeError> {
+        Gpu::open(&self.choice)
+    }
+
+    /// [`RuntimeError::DeviceLost`] when the device was lost, naming the step
+    /// that first found it (`during`, when that is this one).
+    fn lost(&self, during: impl FnOnce() -> String) -> Option<RuntimeError> {
+        let reason = self.sink.lost.lock().ok().and_then(|l| l.clone())?;
+        let mut found = self.sink.found_during.lock().ok()?;
+        let during = found.get_or_insert_with(during).clone();
+        Some(RuntimeError::DeviceLost { during, reason })
+    }
+
+    /// The result of a step: a lost device first (whatever the step's own
+    /// error, which follows from it), else the step's error made by `fail`.
+    fn checked<T>(
+        &self,
+        during: impl FnOnce() -> String,
+        result: Result<T, String>,
+        fail: impl FnOnce(String) -> RuntimeError,
+    ) -> Result<T, RuntimeError> {
+        if result.is_err() && !self.is_lost() {
+            // A loss wgpu has not reported yet shows when it maintains the device.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        match self.lost(during) {
+            Some(lost) => Err(lost),
+            None => result.map_err(fail),
+        }
+    }
+
     /// Fails when the device was lost or reported an error no scope caught.
     fn check_health(&self) -> Result<(), RuntimeError> {
-        if let Some(msg) = self.sink.lost.lock().ok().and_then(|l| l.clone()) {
-            return Err(RuntimeError::DeviceLost(msg));
+        if let Some(lost) = self.lost(|| "starting a run".into()) {
+            return Err(lost);
         }
         let errors: Vec<String> = match self.sink.uncaptured.lock() {
             Ok(mut u) => std::mem::take(&mut *u),

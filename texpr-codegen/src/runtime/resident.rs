@@ -6,14 +6,16 @@
 //! - makes [`DeviceBuffer`]s ([`Gpu::create_buffer`]) and writes host words
 //!   into them ([`Gpu::write_buffer`]); dropping one frees it once the device
 //!   is done with it;
-//! - prepares a module once ([`Gpu::prepare`]: its pipelines, from the cache);
+//! - prepares a module once ([`Gpu::prepare_resident`]: its pipelines, from
+//!   the cache);
 //! - records copies between its buffers and dispatches of a prepared module
 //!   on its buffers into [`Commands`] (one buffer per buffer of the module's
 //!   plan, inputs, outputs and scratch alike) and submits them without waiting;
 //! - reads a buffer back with a [`PendingRead`], polled ([`Gpu::finish_read`])
 //!   so that the caller can do other work meanwhile, or waited for.
 //!
-//! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`].
+//! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`], and
+//! its error names the step (a lost device is reported as lost first).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -51,12 +53,12 @@ impl DeviceBuffer {
 
 /// A module whose pipelines are made, ready to dispatch on caller-owned buffers.
 #[derive(Debug)]
-pub struct Prepared {
+pub struct ResidentModule {
     module: Module,
     pipelines: Vec<Arc<Pipeline>>,
 }
 
-impl Prepared {
+impl ResidentModule {
     pub fn module(&self) -> &Module {
         &self.module
     }
@@ -105,15 +107,14 @@ impl Gpu {
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
-        let buffer = scoped(&self.device, || {
+        let buffer = self.made_buffer("resident", || {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("resident"),
                 size: bytes,
                 usage,
                 mapped_at_creation: false,
             })
-        })
-        .map_err(RuntimeError::Execution)?;
+        })?;
         Ok(DeviceBuffer { buffer, elem, len })
     }
 
@@ -126,22 +127,26 @@ impl Gpu {
         data: &HostBuffer,
     ) -> Result<(), RuntimeError> {
         in_bounds(dst, offset, data.len() as u64)?;
-        scoped(&self.device, || {
+        let written = scoped(&self.device, || {
             self.queue
                 .write_buffer(&dst.buffer, offset * 4, data.bytes())
+        });
+        let during = || "writing a resident buffer".to_string();
+        self.checked(during, written, |message| RuntimeError::Buffer {
+            name: "resident".into(),
+            message,
         })
-        .map_err(RuntimeError::Execution)
     }
 
     /// Makes (or finds in the cache) the pipelines of every kernel of `module`.
-    pub fn prepare(&self, module: &Module) -> Result<Prepared, RuntimeError> {
+    pub fn prepare_resident(&self, module: &Module) -> Result<ResidentModule, RuntimeError> {
         self.check_health()?;
         let pipelines = module
             .kernels
             .iter()
             .map(|k| self.pipeline(&module.wgsl, k))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Prepared {
+        Ok(ResidentModule {
             module: module.clone(),
             pipelines,
         })
@@ -169,8 +174,9 @@ impl Gpu {
             encoder.copy_buffer_to_buffer(&src.buffer, 0, &staging, 0, src.bytes());
             self.queue.submit([encoder.finish()]);
             staging
-        })
-        .map_err(RuntimeError::Execution)?;
+        });
+        let during = || "starting to read a resident buffer back".to_string();
+        let staging = self.checked(during, staging, RuntimeError::Readback)?;
         let state = Arc::new(AtomicU8::new(0));
         let error = Arc::new(Mutex::new(None));
         let (s, e) = (Arc::clone(&state), Arc::clone(&error));
@@ -210,9 +216,14 @@ impl Gpu {
     /// Lets the device finish work and run callbacks, without waiting; fails
     /// when the device was lost or reported an uncaught error.
     pub fn poll_device(&self) -> Result<(), RuntimeError> {
-        self.device
-            .poll(wgpu::PollType::Poll)
-            .map_err(|e| RuntimeError::Execution(e.to_string()))?;
+        let polled = self.device.poll(wgpu::PollType::Poll);
+        let during = || "polling the device".to_string();
+        self.checked(during, polled.map_err(|e| e.to_string()), |message| {
+            RuntimeError::Execution {
+                during: during(),
+                message,
+            }
+        })?;
         self.check_health()
     }
 }
@@ -244,7 +255,7 @@ impl Commands<'_> {
     /// plan (the buffer's element type, and at least its length).
     pub fn dispatch(
         &mut self,
-        prepared: &Prepared,
+        prepared: &ResidentModule,
         buffers: &[&DeviceBuffer],
     ) -> Result<(), RuntimeError> {
         let plans = prepared.buffers();
@@ -287,10 +298,14 @@ impl Commands<'_> {
     /// Submits the recorded commands (and any buffer writes before them) without waiting.
     pub fn submit(self) -> Result<(), RuntimeError> {
         let Commands { gpu, encoder, .. } = self;
-        scoped(&gpu.device, || {
+        let submitted = scoped(&gpu.device, || {
             gpu.queue.submit([encoder.finish()]);
-        })
-        .map_err(RuntimeError::Execution)?;
+        });
+        let during = || "submitting resident copies and kernels".to_string();
+        gpu.checked(during, submitted, |message| RuntimeError::Execution {
+            during: during(),
+            message,
+        })?;
         gpu.check_health()
     }
 }

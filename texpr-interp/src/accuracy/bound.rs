@@ -19,62 +19,7 @@ use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, VarId, VarKind, VecRef};
 
 use super::bound_ops::{binary, call, cast, unary};
-
-/// Unit roundoff of f32 (with a factor 2 of slack for flushed subnormals).
-pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;
-
-/// A value range and an absolute error bound.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Est {
-    pub lo: f64,
-    pub hi: f64,
-    pub err: f64,
-}
-
-impl Est {
-    fn exact(lo: f64, hi: f64) -> Est {
-        Est { lo, hi, err: 0.0 }
-    }
-    fn point(x: f64) -> Est {
-        Est::exact(x, x)
-    }
-    /// The largest magnitude.
-    pub fn mag(self) -> f64 {
-        self.lo.abs().max(self.hi.abs())
-    }
-    pub(super) fn union(self, o: Est) -> Est {
-        Est {
-            lo: self.lo.min(o.lo),
-            hi: self.hi.max(o.hi),
-            err: self.err.max(o.err),
-        }
-    }
-    /// This value rounded once more (floats only).
-    pub(super) fn rounded(self, elem: ElemTy, ulps: f64) -> Est {
-        match elem {
-            ElemTy::F32 => Est {
-                err: self.err + ulps * EPS * self.mag(),
-                ..self
-            },
-            _ => self,
-        }
-    }
-    /// Unknown: anything may happen (the comparison then accepts any finite value).
-    pub(super) fn unknown() -> Est {
-        Est {
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-            err: f64::INFINITY,
-        }
-    }
-    fn sane(self) -> Est {
-        if self.lo.is_nan() || self.hi.is_nan() || self.err.is_nan() {
-            Est::unknown()
-        } else {
-            self
-        }
-    }
-}
+use super::est::{EPS, Est};
 
 /// The estimate of every output of `p` on `inputs`.
 pub fn outputs(p: &Program, inputs: &[Value]) -> Vec<Est> {
@@ -207,26 +152,6 @@ fn reduce(op: ReduceOp, n: f64, b: Est, elem: ElemTy) -> Est {
                 err,
             }
             .wrap(elem)
-        }
-    }
-}
-
-impl Est {
-    /// Integer results that leave the type's range wrap: any value of the type.
-    pub(super) fn wrap(self, elem: ElemTy) -> Est {
-        let (min, max) = match elem {
-            ElemTy::I32 => (i32::MIN as f64, i32::MAX as f64),
-            ElemTy::U32 => (0.0, u32::MAX as f64),
-            _ => return self,
-        };
-        if self.lo < min || self.hi > max {
-            Est {
-                lo: min,
-                hi: max,
-                err: self.err,
-            }
-        } else {
-            self
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::{Data, Value};
 
-use super::bound::Est;
+use super::est::Est;
 
 /// How far a GPU element may be from the interpreter's.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -6,9 +6,11 @@
 mod bound;
 mod bound_ops;
 mod compare;
+mod est;
 
-pub use bound::{Est, outputs as output_bounds};
+pub use bound::outputs as output_bounds;
 pub use compare::{Mismatch, Tolerance, compare};
+pub use est::Est;
 
 use crate::Value;
 use texpr_syntax::ast::ElemTy;

@@ -13,7 +13,7 @@ use texpr_block::cli::{
 };
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report, run_in_process};
 use texpr_block::exec::{LocalPart, Matrix};
-use texpr_codegen::ScheduleChoice;
+use texpr::ScheduleChoice;
 use texpr_codegen::runtime::Gpu;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir;
@@ -166,7 +166,7 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     };
     print!(
         "{}",
-        emit_all(b, &planned, &backend.limits(), &pick).map_err(fail)?
+        emit_all(b, &planned, &backend.target(), &pick).map_err(fail)?
     );
     if !b.run {
         return Ok(());

@@ -112,7 +112,7 @@ fn run_rank(
         pick: &pick,
     };
     let emitted = if me == job.source() {
-        emit_all(b, planned, &backend.limits(), &pick)?
+        emit_all(b, planned, &backend.target(), &pick)?
     } else {
         String::new()
     };

@@ -8,7 +8,7 @@ use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, re
 use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
 use crate::summary;
 use std::path::PathBuf;
-use texpr_codegen::Options;
+use texpr::Options;
 use texpr_codegen::runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 
@@ -38,19 +38,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .schedule
         .choose_from(&program, Some(gpu.info()), &Cache::open_default())?;
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
-    let (compiled, chosen) =
-        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(&src, d))?;
+    let (compiled, chosen) = compile_chosen(&src, &program, &opts, chosen)?;
     let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let host: Vec<_> = inputs.iter().map(to_host).collect();
     let result = gpu
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
-    eprintln!(
+    println!(
         "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
         compiled.module.kernels.len(),
         if compiled.module.kernels.len() == 1 {
@@ -111,8 +110,9 @@ pub fn open_gpu(flag: Option<&str>) -> Result<Gpu, Diagnostic> {
     Gpu::open(&choice).map_err(|e| runtime_diag(&e))
 }
 
+/// A runtime error as a diagnostic: texpr's explanation, wgpu's text whole in a note.
 pub fn runtime_diag(e: &texpr_codegen::runtime::RuntimeError) -> Diagnostic {
-    Diagnostic::error(e.code(), e.to_string())
+    e.to_diagnostic()
 }
 
 /// The largest absolute difference between two vectors of the same type.

@@ -12,14 +12,14 @@ use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, d
 use crate::codes;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
-use texpr_codegen::runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, Prepared};
+use texpr_codegen::runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
 
 /// A compiled body: its prepared module and the scratch buffers it owns,
 /// by buffer position in the module's plan.
 struct Body {
-    prepared: Prepared,
+    prepared: ResidentModule,
     scratch: BTreeMap<usize, DeviceBuffer>,
 }
 
@@ -94,10 +94,10 @@ impl TileDevice for GpuDevice<'_> {
         if let Some(&k) = self.by_source.get(kernel) {
             return Ok(k);
         }
-        let compiled = compile_body(kernel, &self.gpu.limits(), self.pick)?;
+        let compiled = compile_body(kernel, self.gpu.target(), self.pick)?;
         let prepared = self
             .gpu
-            .prepare(&compiled.module)
+            .prepare_resident(&compiled.module)
             .map_err(|e| gpu_error("a block body's pipeline", e))?;
         let mut scratch = BTreeMap::new();
         for (at, plan) in prepared.buffers().iter().enumerate() {

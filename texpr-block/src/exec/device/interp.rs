@@ -1,12 +1,12 @@
 //! The interpreter as a device: buffers in host memory, bodies run by the reference interpreter.
 //!
-//! Each distinct body is compiled once with the optimizer (for the portable
-//! default limits) and its scheduled program is what the interpreter runs,
+//! Each distinct body is compiled once with the optimizer (for the built-in
+//! portable target, `wgpu-default`) and its scheduled program is what the interpreter runs,
 //! so the optimized body, not the source, is what produces the tiles.
 
 use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, device_error};
 use std::collections::BTreeMap;
-use texpr_codegen::DeviceLimits;
+use texpr::Target;
 use texpr_interp::Value;
 use texpr_syntax::{Diagnostic, ir};
 
@@ -63,7 +63,7 @@ impl TileDevice for InterpDevice<'_> {
         if let Some(&k) = self.by_source.get(kernel) {
             return Ok(k);
         }
-        let compiled = compile_body(kernel, &DeviceLimits::default(), self.pick)?;
+        let compiled = compile_body(kernel, &Target::default(), self.pick)?;
         let k = KernelId(self.kernels.len());
         self.kernels.push(compiled.scheduled);
         self.by_source.insert(kernel.to_string(), k);

@@ -14,7 +14,7 @@ pub mod gpu;
 pub mod interp;
 
 use crate::codes;
-use texpr_codegen::{DeviceLimits, Options, ScheduleChoice};
+use texpr::{Options, ScheduleChoice, Target};
 use texpr_syntax::{Diagnostic, ir};
 
 /// A buffer of a device.
@@ -83,20 +83,20 @@ pub trait TileDevice {
     fn try_read(&mut self, r: ReadId) -> Result<Option<Vec<f32>>, Diagnostic>;
 }
 
-/// Checks a block body and compiles it with the optimizer for `limits`,
+/// Checks a block body and compiles it with the optimizer for `target`,
 /// with the schedule `pick` chooses.
 pub fn compile_body(
     kernel: &str,
-    limits: &DeviceLimits,
+    target: &Target,
     pick: &SchedulePicker,
-) -> Result<texpr_codegen::Compiled, Diagnostic> {
+) -> Result<texpr::Compiled, Diagnostic> {
     let prog = crate::exec::check_kernel(kernel)?;
     let opts = Options {
-        limits: limits.clone(),
+        target: target.clone(),
         overrides: Vec::new(),
         schedule: pick(&prog),
     };
-    texpr_codegen::compile(&prog, &opts).map_err(|ds| {
+    texpr::compile(&prog, &opts).map_err(|ds| {
         let text = texpr_syntax::diag::render("block-body.te", kernel, &ds);
         Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile").with_note(text)
     })
