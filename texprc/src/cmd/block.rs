@@ -8,12 +8,12 @@ use crate::block_io::{BlockInputs, write_matrix};
 use crate::cache::{self, Cache};
 use crate::common::{Defines, Failure, Source, read_source};
 use std::path::PathBuf;
+use texpr::ScheduleChoice;
 use texpr_block::cli::{
     BlockArgs, Device, Emit, Planned, emit_all, parse_grid, parse_source_rank, plan,
 };
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report, run_in_process};
 use texpr_block::exec::{LocalPart, Matrix};
-use texpr::ScheduleChoice;
 use texpr_codegen::runtime::Gpu;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir;
@@ -149,7 +149,7 @@ pub fn picker(gpu: Option<&Gpu>) -> impl Fn(&ir::Program) -> ScheduleChoice + Sy
             .as_ref()
             .and_then(|i| cache.entry(&cache::key_for(prog, i)));
         match tuned {
-            Some(e) => ScheduleChoice::Given(e.schedule.clone()),
+            Some(e) => ScheduleChoice::Tuned(e.schedule.clone()),
             None => ScheduleChoice::Heuristic,
         }
     }

@@ -12,7 +12,9 @@ use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, d
 use crate::codes;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
-use texpr_codegen::runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule};
+use texpr_codegen::runtime::{
+    Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule,
+};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
 
