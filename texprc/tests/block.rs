@@ -433,7 +433,7 @@ fn killing_a_rank_mid_run_stops_the_others_within_seconds() {
         "block", &ex, "--run", "--grid", "2x2", "-D", "M=256", "-D", "K=256", "-D", "N=256",
         "--tile", "16",
     ];
-    let child = texprc_command(Some(4), &args)
+    let mut child = texprc_command(Some(4), &args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -441,12 +441,24 @@ fn killing_a_rank_mid_run_stops_the_others_within_seconds() {
     let start = Instant::now();
     let ranks = loop {
         let ranks = children(child.id());
-        if ranks.len() == 4 || start.elapsed() > Duration::from_secs(60) {
+        let ended = child.try_wait().unwrap().is_some();
+        if ranks.len() == 4 || ended || start.elapsed() > Duration::from_secs(60) {
             break ranks;
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert_eq!(ranks.len(), 4, "mpirun started 4 ranks");
+    if ranks.len() != 4 {
+        let _ = child.kill();
+        let o = child.wait_with_output().unwrap();
+        panic!(
+            "mpirun started {} ranks ({ranks:?}), not 4, in {:?}; its status {:?}\n{}\n{}",
+            ranks.len(),
+            start.elapsed(),
+            o.status,
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+    }
     std::thread::sleep(Duration::from_secs(2));
     let killed = Command::new("kill")
         .args(["-9", &ranks[2].to_string()])
