@@ -30,13 +30,15 @@ static REPORTED: AtomicBool = AtomicBool::new(false);
 pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     let mpi = Mpi::init().map_err(|d| Failure::about(src, d))?;
     let me = mpi.rank();
-    // Errors before the run are the same on every rank: rank 0 prints them.
+    // Errors before the run are the same on every rank: rank 0 prints them,
+    // and no rank exits before it has (mpirun ends the job when the first
+    // process exits non-zero).
     let once = |f: Failure| {
         if me == 0 {
-            f
-        } else {
-            Failure::new(src, Vec::new())
+            let _ = f.report();
         }
+        mpi.barrier();
+        Failure::new(src, Vec::new())
     };
     let (p, q) = b.grid;
     if mpi.size() != p * q {

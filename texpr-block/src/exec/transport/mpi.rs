@@ -81,6 +81,11 @@ impl Mpi {
         self.world.size() as usize
     }
 
+    /// Waits until every process of the job has called it (`MPI_Barrier`).
+    pub fn barrier(&self) {
+        self.world.barrier()
+    }
+
     /// Ends every process of the job (`MPI_Abort`).
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
