@@ -169,6 +169,30 @@ pub enum ExprKind {
     Call(Func, Vec<Expr>),
 }
 
+impl Expr {
+    /// The child expressions, in order (a read-only walk that clones nothing).
+    pub fn children(&self) -> impl Iterator<Item = &Expr> {
+        let (one, two, rest): (Option<&Expr>, Option<&Expr>, &[Expr]) = match &self.kind {
+            ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {
+                (Some(body), None, &[])
+            }
+            ExprKind::Let { value, body, .. } => (Some(value), Some(body), &[]),
+            ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => {
+                (Some(x), None, &[])
+            }
+            ExprKind::Binary(_, a, b) => (Some(a), Some(b), &[]),
+            ExprKind::Call(_, args) => (None, None, args),
+            ExprKind::Index { .. }
+            | ExprKind::Whole(_)
+            | ExprKind::IndexVar(_)
+            | ExprKind::Const(_)
+            | ExprKind::Fill(_)
+            | ExprKind::VecLit(_) => (None, None, &[]),
+        };
+        one.into_iter().chain(two).chain(rest)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnaryOp {
     Neg,

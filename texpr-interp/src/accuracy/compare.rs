@@ -46,10 +46,10 @@ impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "output `{}`: {} of {} elements differ; worst at [{}]: gpu {} vs interpreter {} (|diff| {:e}, tolerance {:e})",
+            "output `{}`: {} of {} differ; worst at [{}]: gpu {} vs interpreter {} (|diff| {:e}, tolerance {:e})",
             self.output,
             self.count,
-            self.len,
+            texpr_syntax::diag::count(self.len as u64, "element"),
             self.index,
             self.got,
             self.want,
