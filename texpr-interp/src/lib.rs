@@ -6,6 +6,7 @@
 //! as the program it was scheduled from.
 //!
 //! - [`eval`] runs a program on input vectors and returns its outputs;
+//! - [`footprint`] bounds the memory and operations of an evaluation before it starts;
 //! - [`random_inputs`] makes deterministic test inputs for a program;
 //! - [`Value`] / [`Data`] are the vectors going in and out;
 //! - [`accuracy`] says how close another evaluation (the GPU's) must be;
@@ -15,6 +16,7 @@
 pub mod accuracy;
 mod error;
 mod eval;
+mod footprint;
 mod random;
 mod scalar;
 #[cfg(test)]
@@ -24,6 +26,7 @@ mod value;
 
 pub use error::EvalError;
 pub use eval::{eval, eval_elements};
+pub use footprint::{Footprint, footprint};
 pub use random::random_inputs;
 pub use scalar::Sc;
 pub use value::{Data, Value};

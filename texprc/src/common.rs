@@ -74,10 +74,17 @@ pub fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Reads a source file: UTF-8 text (E0920 points at the first byte that is
+/// not; a leading byte order mark is kept and skipped by the lexer).
 pub fn read_source(path: &Path) -> Result<Source, Failure> {
     let name = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Source { name, text }),
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(|text| Source {
+                name: name.clone(),
+                text,
+            })
+            .map_err(|e| not_utf8(name.clone(), e)),
         Err(e) => {
             let src = Source {
                 name: name.clone(),
@@ -87,6 +94,22 @@ pub fn read_source(path: &Path) -> Result<Source, Failure> {
             Err(Failure::about(&src, diag))
         }
     }
+}
+
+/// The error for a file that is not UTF-8, against its text with the bad
+/// bytes replaced (identical up to the first of them).
+fn not_utf8(name: String, e: std::string::FromUtf8Error) -> Failure {
+    let at = e.utf8_error().valid_up_to();
+    let byte = e.as_bytes()[at];
+    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+    let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    let diag = Diagnostic::error(
+        codes::NOT_UTF8,
+        format!("`{name}` is not UTF-8 text: byte 0x{byte:02x} at offset {at}"),
+    )
+    .with_primary(Span::new(at, end), "not UTF-8")
+    .with_note("texpr sources are UTF-8 text");
+    Failure::about(&Source { name, text }, diag)
 }
 
 /// Parses and checks a source; prints warnings to stderr when it succeeds.
@@ -325,44 +348,71 @@ pub fn resolved_schedule(
 /// longer compiles (the compiler changed since it was tuned) falls back to
 /// the heuristic with a warning; the heuristic's schedule that does not
 /// compile falls back to the default. A pinned schedule's errors are errors.
-/// Returns the compiled program and the schedule actually used.
+/// Each message is printed once: a fallback that fails the same way turns
+/// the earlier warning into a note on the error. Returns the compiled
+/// program and the schedule actually used.
 pub fn compile_chosen(
     program: &Program,
     opts: &Options,
     chosen: Chosen,
 ) -> Result<(Compiled, Chosen), Vec<Diagnostic>> {
     let mut chosen = chosen;
+    let (mut warnings, mut failed_alike) = (Vec::new(), Vec::new());
+    let mut previous: Option<(Vec<Diagnostic>, Origin)> = None;
     loop {
         let opts = Options {
             schedule: chosen.choice.clone(),
             ..opts.clone()
         };
-        let err = match texpr_codegen::compile(program, &opts) {
-            Ok(c) => return Ok((c, chosen)),
+        let mut err = match texpr_codegen::compile(program, &opts) {
+            Ok(c) => {
+                warnings.iter().for_each(|w| eprintln!("{w}"));
+                return Ok((c, chosen));
+            }
             Err(e) => e,
         };
-        let next = match &chosen.origin {
-            Origin::Tuned { .. } => heuristic(),
-            Origin::Heuristic => Chosen {
-                choice: ScheduleChoice::Default,
-                origin: Origin::Default,
-            },
-            Origin::Pinned(file) => {
-                let mut err = err;
-                if let Some(d) = err.first_mut() {
-                    d.notes.push(format!("the schedule was pinned from {file}"));
-                }
-                return Err(err);
+        if let Some((prev, origin)) = previous.take()
+            && prev == err
+        {
+            warnings.pop();
+            failed_alike.push(format!("the {origin} schedule"));
+        }
+        let Some(next) = fallback(&chosen, &mut err) else {
+            warnings.iter().for_each(|w| eprintln!("{w}"));
+            if let (Some(d), false) = (err.first_mut(), failed_alike.is_empty()) {
+                let alike = failed_alike.join(" and ");
+                d.notes.push(format!("{alike} failed the same way"));
             }
-            Origin::Default => return Err(err),
+            return Err(err);
         };
         let code = err.first().map(|d| d.code).unwrap_or("?");
-        eprintln!(
+        warnings.push(format!(
             "warning: the {} schedule does not compile ({code}: {}); using the {} schedule",
             chosen.origin,
             err.first().map(|d| d.message.as_str()).unwrap_or(""),
             next.origin
-        );
+        ));
+        previous = Some((err, chosen.origin));
         chosen = next;
+    }
+}
+
+/// The schedule to try when `chosen` does not compile: the heuristic after a
+/// tuned one, the default after the heuristic; none after a pinned schedule
+/// (whose error then says where it was pinned from) or the default.
+fn fallback(chosen: &Chosen, err: &mut [Diagnostic]) -> Option<Chosen> {
+    match &chosen.origin {
+        Origin::Tuned { .. } => Some(heuristic()),
+        Origin::Heuristic => Some(Chosen {
+            choice: ScheduleChoice::Default,
+            origin: Origin::Default,
+        }),
+        Origin::Pinned(file) => {
+            if let Some(d) = err.first_mut() {
+                d.notes.push(format!("the schedule was pinned from {file}"));
+            }
+            None
+        }
+        Origin::Default => None,
     }
 }
