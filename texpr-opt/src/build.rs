@@ -18,6 +18,7 @@ pub fn program() -> Program {
         globals: Vec::new(),
         outputs: Vec::new(),
         vars: Vec::new(),
+        names: Default::default(),
     }
 }
 

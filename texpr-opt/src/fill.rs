@@ -40,12 +40,7 @@ pub fn has_structure(e: &Expr) -> bool {
         ExprKind::Let { level, .. } => *level == Some(MemLevel::Shared),
         _ => false,
     };
-    let mut inner = false;
-    map_children(e, |c| {
-        inner |= has_structure(c);
-        c.clone()
-    });
-    here || inner
+    here || e.children().any(has_structure)
 }
 
 /// The item root with its schedule completed.

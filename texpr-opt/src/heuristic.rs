@@ -12,7 +12,7 @@ use crate::fill::has_structure;
 use crate::limits::DeviceLimits;
 use crate::schedule::{Combine, Schedule, Strategy};
 use crate::strategy::{Item, apply, items};
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_syntax::ir::{Expr, ExprKind, Global, Output, Program};
 
 /// The shape of an item root, as far as strategies care.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,14 +89,7 @@ fn first_reduce(e: &Expr) -> Option<u64> {
     if let ExprKind::Reduce { n, .. } = &e.kind {
         return Some(*n);
     }
-    let mut found = None;
-    crate::subst::map_children(e, |c| {
-        if found.is_none() {
-            found = first_reduce(c);
-        }
-        c.clone()
-    });
-    found
+    e.children().find_map(first_reduce)
 }
 
 /// Strategies for an item of this shape on this device, best guess first.
@@ -303,20 +296,74 @@ const FOLD_COMBINES_CPU: [Combine; 3] = [Combine::Serial, Combine::Tree, Combine
 
 /// Whether `s` schedules `item` of `p` on this device without error.
 pub fn fits(p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> bool {
-    let mut q = p.clone();
-    apply(&mut q, item, s, limits).is_ok()
+    Trial::new(p).fits(p, item, s, limits)
+}
+
+/// `p` with every item root replaced by a stub of its type: what applying a
+/// strategy to one item reads besides that item (names, types, variables),
+/// so trying one costs the item, not the program. Restored after each try.
+struct Trial {
+    q: Program,
+}
+
+impl Trial {
+    fn new(p: &Program) -> Trial {
+        let stub = |e: &Expr| Expr {
+            kind: ExprKind::Whole(texpr_syntax::ir::VecRef::Input(0)),
+            ty: e.ty,
+            span: e.span,
+        };
+        let q = Program {
+            params: p.params.clone(),
+            inputs: p.inputs.clone(),
+            globals: (p.globals.iter())
+                .map(|g| Global {
+                    name: g.name.clone(),
+                    level: g.level,
+                    value: stub(&g.value),
+                    span: g.span,
+                })
+                .collect(),
+            outputs: (p.outputs.iter())
+                .map(|o| Output {
+                    name: o.name.clone(),
+                    value: stub(&o.value),
+                    span: o.span,
+                })
+                .collect(),
+            vars: p.vars.clone(),
+            names: Default::default(),
+        };
+        Trial { q }
+    }
+
+    /// Whether `s` schedules `item` of `p` (`p` is what this trial was made from).
+    fn fits(&mut self, p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> bool {
+        let (vars, globals) = (self.q.vars.len(), self.q.globals.len());
+        let stub = std::mem::replace(item.root_mut(&mut self.q), item.root(p).clone());
+        let ok = apply(&mut self.q, item, s, limits).is_ok();
+        if self.q.globals.len() != globals {
+            // A global was added (and items renumbered): start afresh.
+            *self = Trial::new(p);
+        } else {
+            *item.root_mut(&mut self.q) = stub;
+            self.q.vars.truncate(vars);
+        }
+        ok
+    }
 }
 
 /// Every item of `p` (a prepared program) that scheduling may choose for,
 /// with its fitting candidates, best guess first.
 pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strategy>)> {
+    let mut trial = Trial::new(p);
     items(p)
         .into_iter()
         .filter(|it| !has_structure(it.root(p)))
         .map(|it| {
             let cands = item_candidates(it.root(p), limits)
                 .into_iter()
-                .filter(|s| fits(p, it, s, limits))
+                .filter(|s| trial.fits(p, it, s, limits))
                 .collect();
             (it.name(p).to_string(), cands)
         })
@@ -327,15 +374,17 @@ pub fn candidates(p: &Program, limits: &DeviceLimits) -> Vec<(String, Vec<Strate
 /// candidate.
 pub fn heuristic(p: &Program, limits: &DeviceLimits) -> Schedule {
     let mut s = Schedule::default();
+    let mut trial = Trial::new(p);
     for it in items(p) {
         if has_structure(it.root(p)) {
             continue;
         }
         let best = item_candidates(it.root(p), limits)
             .into_iter()
-            .find(|c| fits(p, it, c, limits))
+            .find(|c| trial.fits(p, it, c, limits))
             .unwrap_or(Strategy::Default);
-        s.set(it.name(p), best);
+        // Item names are distinct: no need to look for an earlier entry.
+        s.items.push((it.name(p).to_string(), best));
     }
     s
 }

@@ -107,12 +107,7 @@ pub(crate) fn has_reduce(e: &Expr) -> bool {
     if matches!(e.kind, ExprKind::Reduce { .. }) {
         return true;
     }
-    let mut found = false;
-    map_children(e, |c| {
-        found = found || has_reduce(c);
-        c.clone()
-    });
-    found
+    e.children().any(has_reduce)
 }
 
 /// Whether any `compute`, `reduce` or `let` in `e` has a level.
@@ -122,12 +117,7 @@ pub(crate) fn has_levels(e: &Expr) -> bool {
         ExprKind::Let { level, .. } => level.is_some(),
         _ => false,
     };
-    let mut found = here;
-    map_children(e, |c| {
-        found = found || has_levels(c);
-        c.clone()
-    });
-    found
+    here || e.children().any(has_levels)
 }
 
 /// `e` with every level removed (element extraction writes thread levels).
@@ -170,11 +160,7 @@ pub(crate) fn strip_levels(e: &Expr) -> Expr {
 
 /// Nesting depth of `e`, not counting broadcasts (as the verifier counts).
 pub(crate) fn depth(e: &Expr) -> usize {
-    let mut d = 0;
-    map_children(e, |c| {
-        d = d.max(depth(c));
-        c.clone()
-    });
+    let d = e.children().map(depth).max().unwrap_or(0);
     d + usize::from(!matches!(e.kind, ExprKind::Broadcast(_)))
 }
 
@@ -187,14 +173,7 @@ pub(crate) fn work(e: &Expr) -> u64 {
         ExprKind::Let { value, body, .. } => work(value).saturating_add(work(body)),
         ExprKind::Index { .. } | ExprKind::IndexVar(_) | ExprKind::Const(_) => 1,
         ExprKind::Whole(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => len,
-        _ => {
-            let mut w = len;
-            map_children(e, |c| {
-                w = w.saturating_add(work(c));
-                c.clone()
-            });
-            w
-        }
+        _ => e.children().map(work).fold(len, u64::saturating_add),
     }
 }
 
@@ -211,14 +190,7 @@ pub(crate) fn elem_work(e: &Expr) -> u64 {
         | ExprKind::Whole(_)
         | ExprKind::Fill(_)
         | ExprKind::VecLit(_) => 1,
-        _ => {
-            let mut w = 1u64;
-            map_children(e, |c| {
-                w = w.saturating_add(elem_work(c));
-                c.clone()
-            });
-            w
-        }
+        _ => e.children().map(elem_work).fold(1, u64::saturating_add),
     }
 }
 
@@ -247,12 +219,8 @@ fn count_reads(p: &Program, e: &Expr, v: VecRef, len: u64, mult: u64, total: &mu
         ExprKind::Compute { n, .. } | ExprKind::Reduce { n, .. } => mult.saturating_mul(*n),
         _ => mult,
     };
-    let mut ok = true;
-    map_children(e, |c| {
-        ok = ok && count_reads(p, c, v, len, inner, total);
-        c.clone()
-    });
-    ok
+    e.children()
+        .all(|c| count_reads(p, c, v, len, inner, total))
 }
 
 /// `e` with every read of `v` replaced by the element of `value` it reads
@@ -332,10 +300,7 @@ fn binders(e: &Expr, out: &mut Vec<VarId>) {
         ExprKind::Reduce { var, .. } | ExprKind::Let { var, .. } => out.push(*var),
         _ => {}
     }
-    map_children(e, |c| {
-        binders(c, out);
-        c.clone()
-    });
+    e.children().for_each(|c| binders(c, out));
 }
 
 /// `e` with variables renamed by `map` (binders and uses alike).

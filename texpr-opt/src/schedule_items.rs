@@ -11,6 +11,7 @@ use crate::heuristic::heuristic;
 use crate::pipeline::PassCtx;
 use crate::schedule::{ScheduleChoice, Strategy};
 use crate::strategy::{Item, apply};
+use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -23,6 +24,11 @@ pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagn
     if let Some(s) = &schedule {
         crate::strategy::check_names(p, s)?;
     }
+    // The last strategy named for an item wins, as `Schedule::get` finds it.
+    let named: BTreeMap<String, Strategy> = schedule
+        .iter()
+        .flat_map(|s| s.items.iter().cloned())
+        .collect();
     let mut items: Vec<Item> = (0..p.globals.len()).map(Item::Global).collect();
     items.extend((0..p.outputs.len()).map(Item::Output));
     let mut errs = Vec::new();
@@ -30,9 +36,10 @@ pub fn schedule_items(p: &mut Program, cx: &PassCtx<'_>) -> Result<(), Vec<Diagn
     // the positions still to visit stay valid.
     for item in items.into_iter().rev() {
         let root = item.root(p).clone();
-        let strategy = schedule
-            .as_ref()
-            .map_or(Strategy::Default, |s| s.get(item.name(p)));
+        let strategy = named
+            .get(item.name(p))
+            .cloned()
+            .unwrap_or(Strategy::Default);
         let done = if has_structure(&root) {
             fill_levels(p, &root, cx.limits).map(|e| *item.root_mut(p) = e)
         } else {

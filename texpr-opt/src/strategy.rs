@@ -113,10 +113,11 @@ pub fn items(p: &Program) -> Vec<Item> {
 /// E0210 for every name in `s` that is not an item of `p`.
 pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
     let names: Vec<&str> = items(p).into_iter().map(|i| i.name(p)).collect();
+    let known: std::collections::BTreeSet<&str> = names.iter().copied().collect();
     let errs: Vec<Diagnostic> = s
         .items
         .iter()
-        .filter(|(n, _)| !names.contains(&n.as_str()))
+        .filter(|(n, _)| !known.contains(n.as_str()))
         .map(|(n, _)| {
             Diagnostic::error("E0210", format!("the schedule names `{n}`, not an item"))
                 .with_note(format!("the items are: {}", names.join(", ")))
@@ -235,11 +236,10 @@ fn iterations_in(e: &Expr, w: u64) -> u64 {
         } => return iterations_in(body, *n),
         _ => {}
     }
-    let mut inner = 0u64;
-    map_children(e, |c| {
-        inner = inner.saturating_add(iterations_in(c, w));
-        c.clone()
-    });
+    let inner = e
+        .children()
+        .map(|c| iterations_in(c, w))
+        .fold(0u64, u64::saturating_add);
     match &e.kind {
         // Code generation unrolls short vectors (register tiles): no loop of
         // their own, their body's loops repeated.

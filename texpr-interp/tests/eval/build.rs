@@ -22,6 +22,7 @@ impl B {
                 globals: Vec::new(),
                 outputs: Vec::new(),
                 vars: Vec::new(),
+                names: Default::default(),
             },
         }
     }
