@@ -109,6 +109,7 @@ impl Gpu {
                 role,
                 elem,
                 len,
+                init: Vec::new(),
             });
         }
 

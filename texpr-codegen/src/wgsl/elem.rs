@@ -286,6 +286,9 @@ impl Ctx<'_> {
             let v = self.elem(value, &Ix::Const(0))?;
             return Ok(Loc::Scalar(v));
         }
+        if let ExprKind::VecLit(vals) = &value.kind {
+            return Ok(Loc::Array(self.literal_array(value.ty.elem, vals)));
+        }
         if value.ty.len <= UNROLL {
             if let Some(vals) = self.quad_tile_elements(value)? {
                 return Ok(Loc::Regs(vals));
@@ -294,15 +297,6 @@ impl Ctx<'_> {
         }
         let arr = self.w.fresh(name);
         let t = lit::ty(value.ty.elem);
-        if let ExprKind::VecLit(vals) = &value.kind {
-            let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
-            let n = vals.len();
-            self.w.line(format!(
-                "var {arr}: array<{t}, {n}> = array<{t}, {n}>({});",
-                items.join(", ")
-            ));
-            return Ok(Loc::Array(arr));
-        }
         self.w
             .line(format!("var {arr}: array<{t}, {}>;", value.ty.len));
         let e = self.open_loop("e", &Ix::Const(0), value.ty.len as i64, 1, true);
@@ -446,16 +440,8 @@ impl Ctx<'_> {
                 .map(|v| lit::scalar(*v))
                 .ok_or_else(|| unbound(e));
         }
-        let t = lit::ty(e.ty.elem);
-        let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
-        let arr = self.w.fresh("lit");
-        self.w.line(format!(
-            "var {arr}: array<{t}, {}> = array<{t}, {}>({});",
-            vals.len(),
-            vals.len(),
-            items.join(", ")
-        ));
-        Ok(self.w.let_(t, format!("{arr}[{idx}]")))
+        let arr = self.literal_array(e.ty.elem, vals);
+        Ok(self.w.let_(lit::ty(e.ty.elem), format!("{arr}[{idx}]")))
     }
 }
 

@@ -105,6 +105,10 @@ pub fn kernel(
             s.len
         );
     }
+    for (name, init) in &cx.literals {
+        let ty = &init[..init.find('(').unwrap_or(init.len())];
+        text += &format!("var<private> {name}: {ty} = {init};\n");
+    }
     let sub = match cx.subgroups {
         true => {
             ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
@@ -146,14 +150,7 @@ fn subgroup_node(e: &Expr) -> Option<Span> {
     {
         return Some(e.span);
     }
-    let mut found = None;
-    texpr_opt::subst::map_children(e, |c| {
-        if found.is_none() {
-            found = subgroup_node(c);
-        }
-        c.clone()
-    });
-    found
+    e.children().find_map(subgroup_node)
 }
 
 /// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.
