@@ -1,6 +1,7 @@
 //! The buffers of a program: one storage buffer per input, global and output,
 //! in that order, then one per distinct vector literal longer than
-//! [`INLINE_LITERAL`] elements (a constant buffer, uploaded with the program:
+//! [`INLINE_LITERAL`] elements or holding a value WGSL spells with a
+//! `bitcast` ([`inline_literal`]; a constant buffer, uploaded with the program:
 //! a long literal inside a shader costs drivers dearly — llvmpipe takes 80 s
 //! to compile one of 1024 elements).
 
@@ -73,7 +74,7 @@ impl BufferTable {
     /// A constant buffer for every long literal in `e` not seen before.
     fn add_constants(&mut self, e: &Expr) {
         if let ExprKind::VecLit(vals) = &e.kind
-            && vals.len() > INLINE_LITERAL
+            && !inline_literal(vals)
         {
             let key = literal_key(e.ty.elem, vals);
             if !self.constants.contains_key(&key) {
@@ -98,9 +99,10 @@ impl BufferTable {
         name
     }
 
-    /// The constant buffer holding literal `vals` of type `elem`, when it is long.
+    /// The constant buffer holding literal `vals` of type `elem`, unless it
+    /// stays in the shader ([`inline_literal`]).
     pub fn constant(&self, elem: ElemTy, vals: &[Scalar]) -> Option<BufferId> {
-        if vals.len() <= INLINE_LITERAL {
+        if inline_literal(vals) {
             return None;
         }
         self.constants.get(&literal_key(elem, vals)).copied()
@@ -132,6 +134,19 @@ fn plan(name: &str, role: BufferRole, elem: ElemTy, len: u64) -> BufferPlan {
         len,
         init: Vec::new(),
     }
+}
+
+/// Whether a literal stays in the shader: at most [`INLINE_LITERAL`]
+/// elements, each written as a WGSL literal (a module-scope initializer must
+/// be a constant expression, and naga does not evaluate the `bitcast` that
+/// spells an infinity, a NaN, `-0.0` or `i32::MIN`).
+pub fn inline_literal(vals: &[Scalar]) -> bool {
+    let plain = |v: &Scalar| match *v {
+        Scalar::F32(x) => x.is_finite() && !(x == 0.0 && x.is_sign_negative()),
+        Scalar::I32(x) => x != i32::MIN,
+        Scalar::U32(_) => true,
+    };
+    vals.len() <= INLINE_LITERAL && vals.iter().all(plain)
 }
 
 /// A literal's element type and elements as bits.
