@@ -16,11 +16,13 @@
 pub mod accuracy;
 mod error;
 mod eval;
+mod eval_vector;
 mod footprint;
 mod random;
 mod scalar;
 #[cfg(test)]
 mod scalar_tests;
+mod shadow;
 mod term;
 mod value;
 

@@ -48,7 +48,7 @@ fn a_million_character_line_is_trimmed_around_the_error() {
     );
     assert!(err.contains(&format!("long.te:2:{column}")), "{err}");
     assert!(
-        err.contains("... a comment a comment ") && err.contains("*/ x + oops"),
+        err.contains("...a comment a comment ") && err.contains("*/ x + oops"),
         "{err}"
     );
 }
@@ -169,4 +169,41 @@ fn eval_refuses_long_work_unless_the_budget_is_raised() {
     let allowed = texprc(&["eval", &path, "--random", "1", "--max-ops", "1e6"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
     assert!(stdout(&allowed).starts_with("s: f32[1] = "));
+}
+
+/// Whether a GPU adapter exists; without one, says so loudly (and fails
+/// when `TEXPR_REQUIRE_GPU=1`).
+fn have_gpu() -> bool {
+    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+        return true;
+    }
+    assert!(
+        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
+        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
+    );
+    eprintln!("  (GPU test skipped: no adapter)");
+    false
+}
+
+#[test]
+fn run_check_counts_unspecified_elements_and_compares_the_rest() {
+    if !have_gpu() {
+        return;
+    }
+    let src = "input x: f32[8]\nlet z = [0.0, 1.0, 2.0, 0.0, 4.0, 5.0, 6.0, 7.0]\n\
+               output y = compute 8 |i| x[i] / z[i]\noutput n = compute 8 |i| i32(x[i] * 100.0)\n";
+    let path = file("unspecified", "div.te", src.as_bytes());
+    let out = texprc(&["run", &path, "--random", "1", "--check"]);
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}\n{}", stderr(&out));
+    assert!(
+        text.contains("check y: ok (6 elements compared, largest difference")
+            && text
+                .contains("; 2 unspecified (a non-finite value arose: inf or NaN), not compared"),
+        "{text}"
+    );
+    assert!(
+        text.contains("check n: ok (8 elements compared, largest difference 0)"),
+        "{text}"
+    );
 }

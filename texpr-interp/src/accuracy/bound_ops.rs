@@ -3,7 +3,7 @@
 use texpr_syntax::ast::{BinOp, ElemTy};
 use texpr_syntax::ir::{Func, UnaryOp};
 
-use super::bound::{EPS, Est};
+use super::est::{EPS, Est};
 
 const LOG_ABS: f64 = 1.0 / (1u64 << 21) as f64;
 const TRIG_ABS: f64 = 1.0 / (1u64 << 11) as f64;

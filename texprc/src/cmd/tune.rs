@@ -121,10 +121,9 @@ struct Tuner<'a> {
     program: &'a Program,
     gpu: &'a Gpu,
     opts: Options,
-    inputs: Vec<Value>,
     host: Vec<HostBuffer>,
     /// The interpreter's outputs, or their sampled elements.
-    expected: Vec<Value>,
+    expected: Vec<texpr_interp::accuracy::Reference>,
     picks: Option<Vec<Vec<u64>>>,
     warmups: usize,
     runs: usize,
@@ -170,8 +169,7 @@ impl Tuner<'_> {
         if let Some(picks) = &self.picks {
             got = pick(&got, picks);
         }
-        let bad =
-            texpr_interp::accuracy::check_outputs(self.program, &self.inputs, &got, &self.expected);
+        let bad = texpr_interp::accuracy::check_outputs(self.program, &got, &self.expected);
         if let Some(m) = bad.first() {
             return Outcome::Wrong(m.to_string());
         }
@@ -235,8 +233,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         );
     }
     let expected = match &picks {
-        Some(p) => texpr_interp::eval_elements(&program, &inputs, p),
-        None => texpr_interp::eval(&program, &inputs),
+        Some(p) => texpr_interp::accuracy::reference_elements(&program, &inputs, p),
+        None => texpr_interp::accuracy::reference(&program, &inputs),
     }
     .map_err(|e| {
         Failure::about(
@@ -253,7 +251,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
             schedule: ScheduleChoice::Default,
         },
         host: inputs.iter().map(to_host).collect(),
-        inputs,
         expected,
         picks,
         warmups: args.warmups,

@@ -1,0 +1,73 @@
+//! A value range and an absolute error bound ([`Est`]): what the error
+//! formulas of single operations (`bound_ops`) take and give. The running
+//! analysis (`running`) applies them to each element's actual value (a
+//! point range) and its error so far.
+
+use texpr_syntax::ast::ElemTy;
+
+/// Unit roundoff of f32 (with a factor 2 of slack for flushed subnormals).
+pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;
+
+/// A value range and an absolute error bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Est {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) err: f64,
+}
+
+impl Est {
+    pub(super) fn exact(lo: f64, hi: f64) -> Est {
+        Est { lo, hi, err: 0.0 }
+    }
+    pub(super) fn point(x: f64) -> Est {
+        Est::exact(x, x)
+    }
+    /// The largest magnitude.
+    pub(crate) fn mag(self) -> f64 {
+        self.lo.abs().max(self.hi.abs())
+    }
+    pub(super) fn union(self, o: Est) -> Est {
+        Est {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+            err: self.err.max(o.err),
+        }
+    }
+    /// This value rounded once more (floats only).
+    pub(super) fn rounded(self, elem: ElemTy, ulps: f64) -> Est {
+        match elem {
+            ElemTy::F32 => Est {
+                err: self.err + ulps * EPS * self.mag(),
+                ..self
+            },
+            _ => self,
+        }
+    }
+    /// Unknown: anything may happen (no bound: such an element is not compared, and counted).
+    pub(super) fn unknown() -> Est {
+        Est {
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            err: f64::INFINITY,
+        }
+    }
+
+    /// Integer results that leave the type's range wrap: any value of the type.
+    pub(super) fn wrap(self, elem: ElemTy) -> Est {
+        let (min, max) = match elem {
+            ElemTy::I32 => (i32::MIN as f64, i32::MAX as f64),
+            ElemTy::U32 => (0.0, u32::MAX as f64),
+            _ => return self,
+        };
+        if self.lo < min || self.hi > max {
+            Est {
+                lo: min,
+                hi: max,
+                err: self.err,
+            }
+        } else {
+            self
+        }
+    }
+}
