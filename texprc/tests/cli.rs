@@ -1,23 +1,9 @@
 //! The `texprc` binary end to end: exit codes, rendered diagnostics, fmt, eval and .npy IO.
 
+mod common;
+
+use common::{stderr, stdout, texprc};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn texprc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {

@@ -2,24 +2,10 @@
 //! are not UTF-8, a byte order mark, each message once, and `eval`'s memory
 //! and operation budgets.
 
+mod common;
+
+use common::{have_gpu, stderr, stdout, texprc};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn texprc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A file `name` holding `bytes` in a fresh directory for one test.
 fn file(test: &str, name: &str, bytes: &[u8]) -> String {
@@ -169,20 +155,6 @@ fn eval_refuses_long_work_unless_the_budget_is_raised() {
     let allowed = texprc(&["eval", &path, "--random", "1", "--max-ops", "1e6"]);
     assert!(allowed.status.success(), "{}", stderr(&allowed));
     assert!(stdout(&allowed).starts_with("s: f32[1] = "));
-}
-
-/// Whether a GPU adapter exists; without one, says so loudly (and fails
-/// when `TEXPR_REQUIRE_GPU=1`).
-fn have_gpu() -> bool {
-    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
-        return true;
-    }
-    assert!(
-        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
-        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
-    );
-    eprintln!("  (GPU test skipped: no adapter)");
-    false
 }
 
 #[test]

@@ -2,25 +2,15 @@
 //! `--dump-after`, and `texprc tune` filling the schedule cache that
 //! `compile --device` and `run` then use.
 
+mod common;
+
+use common::{have_gpu, stderr, stdout, texprc_env};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Runs texprc with the schedule cache at `cache` (never the user's).
 fn texprc(cache: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_texprc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("TEXPR_CACHE", cache)
-        .output()
-        .expect("texprc runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    texprc_env(&[("TEXPR_CACHE", cache.as_os_str())], args)
 }
 
 /// A fresh directory for one test, and the cache file in it.
@@ -50,20 +40,6 @@ const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
 
 fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
     head.iter().chain(tail).copied().collect()
-}
-
-/// Whether a GPU adapter exists; without one, says so loudly (and fails
-/// when `TEXPR_REQUIRE_GPU=1`).
-fn have_gpu() -> bool {
-    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
-        return true;
-    }
-    assert!(
-        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
-        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
-    );
-    eprintln!("  (GPU test skipped: no adapter)");
-    false
 }
 
 #[test]
