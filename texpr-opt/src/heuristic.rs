@@ -301,7 +301,8 @@ pub fn fits(p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> boo
 
 /// `p` with every item root replaced by a stub of its type: what applying a
 /// strategy to one item reads besides that item (names, types, variables),
-/// so trying one costs the item, not the program. Restored after each try.
+/// so trying one costs the item, not the program. The item is stubbed again
+/// after each try.
 struct Trial {
     q: Program,
 }
@@ -339,15 +340,16 @@ impl Trial {
 
     /// Whether `s` schedules `item` of `p` (`p` is what this trial was made from).
     fn fits(&mut self, p: &Program, item: Item, s: &Strategy, limits: &DeviceLimits) -> bool {
-        let (vars, globals) = (self.q.vars.len(), self.q.globals.len());
+        let globals = self.q.globals.len();
         let stub = std::mem::replace(item.root_mut(&mut self.q), item.root(p).clone());
         let ok = apply(&mut self.q, item, s, limits).is_ok();
         if self.q.globals.len() != globals {
             // A global was added (and items renumbered): start afresh.
             *self = Trial::new(p);
         } else {
+            // The variables the try made stay (unused): dropping them would
+            // make the next fresh name rebuild the name index.
             *item.root_mut(&mut self.q) = stub;
-            self.q.vars.truncate(vars);
         }
         ok
     }
