@@ -9,14 +9,14 @@ var<workgroup> s0_red_1: array<f32, 256>;
 fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_2: f32 = bitcast<f32>(0xff800000u);
+    var acc_2: f32;
     for (var t_3: i32 = 0i; t_3 < 256i; t_3 = t_3 + 8i) {
         let t_4: i32 = g * 256i;
         let t_5: i32 = t_4 + l;
         let t_6: i32 = t_5 * 256i;
         let t_7: i32 = t_6 + t_3;
         let t_8: f32 = b0_x[t_7];
-        acc_2 = max(acc_2, t_8);
+        acc_2 = select(max(acc_2, t_8), t_8, t_3 == 0i);
         let t_9: i32 = t_3 + 1i;
         let t_10: i32 = g * 256i;
         let t_11: i32 = t_10 + l;
@@ -91,10 +91,10 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
 fn k1_m(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_1: f32 = bitcast<f32>(0xff800000u);
+    var acc_1: f32;
     for (var q_2: i32 = 0i; q_2 < 16i; q_2 = q_2 + 8i) {
         let t_3: f32 = b1_m_partials[q_2];
-        acc_1 = max(acc_1, t_3);
+        acc_1 = select(max(acc_1, t_3), t_3, q_2 == 0i);
         let t_4: i32 = q_2 + 1i;
         let t_5: f32 = b1_m_partials[t_4];
         acc_1 = max(acc_1, t_5);

@@ -12,14 +12,14 @@ var<workgroup> s0_s_42: array<f32, 1>;
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_2: f32 = bitcast<f32>(0xff800000u);
+    var acc_2: f32;
     for (var t_3: i32 = 0i; t_3 < 4i; t_3 = t_3 + 2i) {
         let t_4: i32 = g * 256i;
         let t_5: i32 = t_3 * 64i;
         let t_6: i32 = t_5 + l;
         let t_7: i32 = t_4 + t_6;
         let t_8: f32 = b0_x[t_7];
-        acc_2 = max(acc_2, t_8);
+        acc_2 = select(max(acc_2, t_8), t_8, t_3 == 0i);
         let t_9: i32 = t_3 + 1i;
         let t_10: i32 = g * 256i;
         let t_11: i32 = t_9 * 64i;

@@ -498,11 +498,8 @@ fn shared_lets_inside_invocations_need_uniform_control_flow() {
 /// narrow tiles stay scalar.
 #[test]
 fn aligned_register_tiles_load_vec4() {
-    let src = std::fs::read_to_string(format!(
-        "{}/../examples/matmul.te",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let src = std::fs::read_to_string(texpr_tests::golden::repo_root().join("examples/matmul.te"))
+        .unwrap();
     let wgsl = |defs: &[(&str, i64)], sched: &str| {
         let ov: Vec<(String, i64)> = defs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let p = texpr_syntax::frontend(&src, &ov).expect("checks");

@@ -1,16 +1,20 @@
 //! Integration tests: one binary for the whole pipeline.
 mod baselines;
 mod block;
+mod budgets;
 mod check;
 mod codegen;
+mod device_loss;
 mod differential;
 mod docs;
 mod examples;
+mod folds;
 mod fuzz;
 mod gpu_limits;
 mod nonfinite;
 mod optimized;
 mod parse;
+mod repro;
 mod runtime;
 mod schedules;
 mod shaders;

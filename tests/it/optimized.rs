@@ -5,8 +5,8 @@ use texpr_codegen::{Schedule, ScheduleChoice};
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
-    let path = format!("{}/../examples/{name}.te", env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path = texpr_tests::golden::repo_root().join(format!("examples/{name}.te"));
+    let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let ov: Vec<(String, i64)> = defines.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     texpr_syntax::frontend(&src, &ov).unwrap_or_else(|e| panic!("{name}: {e:?}"))
 }

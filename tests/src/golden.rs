@@ -4,12 +4,21 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The repository root (the workspace directory).
+/// The environment variable naming the directory that holds `examples/`,
+/// `shaders/` and `tests/data/`, for a test binary run away from its source
+/// tree (on a GPU machine without a Rust toolchain, see the README).
+pub const ROOT_VAR: &str = "TEXPR_REPO";
+
+/// The repository root: `$TEXPR_REPO` when set, else the workspace
+/// directory the test binary was built from.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
+    match std::env::var_os(ROOT_VAR) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("tests/ has a parent")
+            .to_path_buf(),
+    }
 }
 
 /// Whether expected files should be rewritten instead of compared.
@@ -21,7 +30,12 @@ pub fn blessing() -> bool {
 pub fn inputs(dir: &str, input_ext: &str) -> Vec<PathBuf> {
     let dir = repo_root().join(dir);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot read {}: {e} (set {ROOT_VAR} to the repository)",
+                dir.display()
+            )
+        })
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == input_ext))
         .collect();

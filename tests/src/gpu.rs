@@ -1,7 +1,8 @@
-//! The GPU for integration tests: opened once, skipped loudly (or failed, in CI) without one;
-//! helpers to run programs end to end and compare them with the interpreter.
+//! The GPU for integration tests: opened once (and again after a device
+//! loss), skipped loudly (or failed, in CI) without one; helpers to run
+//! programs end to end and compare them with the interpreter.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use texpr_codegen::runtime::Gpu;
 
@@ -17,16 +18,58 @@ pub use program::{
 };
 pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
 
-static GPU: OnceLock<Option<Gpu>> = OnceLock::new();
+static GPU: OnceLock<Option<DeviceSlot>> = OnceLock::new();
 
 /// The shared test GPU (chosen by `TEXPR_ADAPTER`), or `None` after a loud
 /// banner when there is no adapter. With `TEXPR_REQUIRE_GPU=1` a missing adapter panics.
+///
+/// When the device was lost (a kernel took it down), this reopens it first,
+/// so one bad kernel fails one test case and the next case runs on a fresh
+/// device. Tests that run many programs call it once per program.
 pub fn gpu() -> Option<&'static Gpu> {
-    let gpu = GPU.get_or_init(open).as_ref();
-    if gpu.is_none() {
-        eprintln!("  (GPU test skipped: no adapter)");
+    let slot = GPU.get_or_init(|| open().map(DeviceSlot::new)).as_ref();
+    match slot {
+        Some(slot) => Some(slot.get()),
+        None => {
+            eprintln!("  (GPU test skipped: no adapter)");
+            None
+        }
     }
-    gpu
+}
+
+/// A device that is reopened when lost. Each device lives for the rest of
+/// the process (a lost one is leaked, so references handed out stay valid;
+/// a test process loses a device rarely).
+#[derive(Debug)]
+pub struct DeviceSlot {
+    current: Mutex<&'static Gpu>,
+}
+
+impl DeviceSlot {
+    pub fn new(gpu: Gpu) -> DeviceSlot {
+        DeviceSlot {
+            current: Mutex::new(Box::leak(Box::new(gpu))),
+        }
+    }
+
+    /// The current device, reopened first when it was lost (when reopening
+    /// fails, the lost one, whose runs then report the loss).
+    pub fn get(&self) -> &'static Gpu {
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if current.is_lost() {
+            match current.reopen() {
+                Ok(gpu) => {
+                    eprintln!(
+                        "the GPU device was lost; opened a new one on {}",
+                        gpu.info()
+                    );
+                    *current = Box::leak(Box::new(gpu));
+                }
+                Err(e) => eprintln!("the GPU device was lost and cannot be reopened: {e}"),
+            }
+        }
+        *current
+    }
 }
 
 /// Whether `TEXPR_REQUIRE_GPU=1` is set.

@@ -10,17 +10,21 @@
 //! - E0315 a buffer over the buffer size limit (its declaration)
 //! - E0316 a kernel whose invocations run more loop iterations than the
 //!   device lets one invocation run (llvmpipe's loop limiter; the item)
+//! - E0318 a kernel whose invocations hold more function memory (arrays and
+//!   register vectors) than the device's budget (the largest ones)
+//! - E0319 a kernel that unrolling made larger than the device's budget of
+//!   unrolled statements (the item)
 
-use crate::buffers::BufferTable;
+use crate::plan::BufferPlan;
 use crate::wgsl::module::KernelText;
 use texpr_opt::DeviceLimits;
-use texpr_syntax::Diagnostic;
+use texpr_syntax::{Diagnostic, Span};
 
 pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
     let bytes: u64 = k.shared.iter().map(|s| s.len * 4).sum();
     if bytes > limits.max_workgroup_storage_bytes as u64 {
-        let mut d = Diagnostic::error(
+        let d = Diagnostic::error(
             "E0310",
             format!(
                 "kernel `{}` needs {bytes} bytes of workgroup memory; the device allows {}",
@@ -29,15 +33,10 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         );
         let mut parts: Vec<_> = k.shared.iter().collect();
         parts.sort_by_key(|s| std::cmp::Reverse(s.len));
-        for (i, s) in parts.iter().enumerate() {
-            let msg = format!("{} bytes of workgroup memory", s.len * 4);
-            d = if i == 0 {
-                d.with_primary(s.span, msg)
-            } else {
-                d.with_secondary(s.span, msg)
-            };
-        }
-        errs.push(d);
+        let labels = parts
+            .iter()
+            .map(|s| (s.span, format!("{} bytes of workgroup memory", s.len * 4)));
+        errs.push(labelled(d, labels));
     }
     let w = k.kernel.workgroup_size[0];
     if w > limits.max_invocations_per_workgroup {
@@ -79,6 +78,20 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
             .with_note("spread the work over more invocations (e.g. split a long `reduce` into a `compute` of partial reductions), or use a smaller size"),
         );
     }
+    errs.extend(check_private(k, limits));
+    if k.unrolled_statements > limits.max_unrolled_statements {
+        errs.push(
+            Diagnostic::error(
+                "E0319",
+                format!(
+                    "kernel `{}` unrolls {} statements; the device's budget is {}",
+                    k.kernel.entry_point, k.unrolled_statements, limits.max_unrolled_statements
+                ),
+            )
+            .with_primary(k.kernel.span, "this computation unrolls too far")
+            .with_note("the code generator keeps bodies in loops within the budget; a vector whose every element must be unrolled (a register vector) is what remains: use smaller register tiles or vectors"),
+        );
+    }
     let n = k.kernel.bindings.len();
     if n as u64 > limits.max_storage_buffers_per_stage as u64 {
         errs.push(
@@ -98,9 +111,14 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     errs
 }
 
-pub fn check_buffers(bufs: &BufferTable, limits: &DeviceLimits) -> Vec<Diagnostic> {
+/// E0314/E0315 for `plans` (declared at `spans`).
+pub fn check_buffers(
+    plans: &[BufferPlan],
+    spans: &[Span],
+    limits: &DeviceLimits,
+) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
-    for (b, span) in bufs.plans.iter().zip(&bufs.spans) {
+    for (b, span) in plans.iter().zip(spans) {
         let bytes = b.len * 4;
         if bytes > limits.max_buffer_size {
             errs.push(
@@ -124,4 +142,38 @@ pub fn check_buffers(bufs: &BufferTable, limits: &DeviceLimits) -> Vec<Diagnosti
         }
     }
     errs
+}
+
+/// E0318: more function memory per invocation than the budget, naming the
+/// largest arrays and register vectors.
+fn check_private(k: &KernelText, limits: &DeviceLimits) -> Option<Diagnostic> {
+    let total = k.peak_private;
+    if total <= limits.max_private_elements {
+        return None;
+    }
+    let d = Diagnostic::error(
+        "E0318",
+        format!(
+            "kernel `{}` holds up to {total} elements of function memory per invocation at once; the device's budget is {}",
+            k.kernel.entry_point, limits.max_private_elements
+        ),
+    );
+    let mut parts: Vec<_> = k.private.iter().collect();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.len));
+    let labels = parts
+        .iter()
+        .take(4)
+        .map(|p| (p.span, format!("{} of {} elements", p.what, p.len)));
+    Some(labelled(d, labels).with_note("a `let@reg` vector is held by every invocation: keep it shorter, or share it in workgroup memory (`let@shared`) or a global (`let@global`)"))
+}
+
+/// `d` with a primary label on the first of `labels`, secondary ones on the rest.
+fn labelled(mut d: Diagnostic, labels: impl Iterator<Item = (Span, String)>) -> Diagnostic {
+    for (i, (span, msg)) in labels.enumerate() {
+        d = match i {
+            0 => d.with_primary(span, msg),
+            _ => d.with_secondary(span, msg),
+        };
+    }
+    d
 }

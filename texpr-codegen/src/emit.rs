@@ -9,12 +9,33 @@ use texpr_opt::DeviceLimits;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
+/// What one kernel costs one invocation, as the budget checks count it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelStats {
+    pub entry_point: String,
+    /// Elements of function memory (arrays and register vectors) one
+    /// invocation holds at most at once.
+    pub private_elements: u64,
+    /// Statements unrolling added.
+    pub unrolled_statements: u64,
+    /// Lines of WGSL.
+    pub lines: usize,
+}
+
 /// One WGSL module (an entry point per global, then per output), its buffers
 /// and the kernels to run in order. Every kernel is validated by naga before
 /// the module is returned; every limit in `limits` is checked.
 pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic>> {
+    emit_with_stats(p, limits).map(|(m, _)| m)
+}
+
+/// [`emit`], and what each kernel costs (in dispatch order).
+pub fn emit_with_stats(
+    p: &Program,
+    limits: &DeviceLimits,
+) -> Result<(Module, Vec<KernelStats>), Vec<Diagnostic>> {
     let bufs = BufferTable::new(p);
-    let mut errs = check_buffers(&bufs, limits);
+    let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
     let mut items = Vec::new();
     for (i, g) in p.globals.iter().enumerate() {
         items.push((g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
@@ -23,15 +44,23 @@ pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic
         items.push((o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
     }
     let mut kernels: Vec<KernelText> = Vec::new();
+    // Spill buffers follow the program's buffers, kernel by kernel.
+    let (mut spills, mut spans) = (Vec::new(), Vec::new());
     for (k, item) in items.into_iter().enumerate() {
-        match kernel(p, &bufs, k, item, limits) {
+        let first_spill = (bufs.plans.len() + spills.len()) as u32;
+        match kernel(p, &bufs, (k, first_spill), item, limits) {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, limits));
+                for (plan, span) in &kt.spills {
+                    spills.push(plan.clone());
+                    spans.push(*span);
+                }
                 kernels.push(kt);
             }
             Err(d) => errs.push(d),
         }
     }
+    errs.extend(check_buffers(&spills, &spans, limits));
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -46,9 +75,21 @@ pub fn emit(p: &Program, limits: &DeviceLimits) -> Result<Module, Vec<Diagnostic
         wgsl.push('\n');
         wgsl += &kt.text;
     }
-    Ok(Module {
+    let stats = kernels
+        .iter()
+        .map(|k| KernelStats {
+            entry_point: k.kernel.entry_point.clone(),
+            private_elements: k.peak_private,
+            unrolled_statements: k.unrolled_statements,
+            lines: k.text.lines().count(),
+        })
+        .collect();
+    let mut buffers = bufs.plans;
+    buffers.extend(spills);
+    let module = Module {
         wgsl,
-        buffers: bufs.plans,
+        buffers,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
-    })
+    };
+    Ok((module, stats))
 }

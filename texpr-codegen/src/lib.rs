@@ -43,6 +43,8 @@
 //! - E0315 a buffer over the buffer size limit
 //! - E0316 more loop iterations per invocation than the device runs
 //! - E0317 a `reduce@subgroup` on a device without subgroup operations
+//! - E0318 function memory per invocation (arrays, register vectors) over the device's budget
+//! - E0319 statements added by unrolling over the device's budget
 //! - E0390 internal: naga rejects the generated WGSL (message and shader in notes)
 //! - E0391 internal: a barrier or subgroup operation in non-uniform control flow
 //! - E0392 internal: an unbound variable or vector while emitting
@@ -59,7 +61,7 @@ pub mod translate;
 pub mod validate;
 pub mod wgsl;
 
-pub use emit::emit;
+pub use emit::{KernelStats, emit, emit_with_stats};
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 pub use texpr_opt::{Combine, DeviceLimits, Schedule, ScheduleChoice, Strategy};
 pub use translate::{Target, Translated, translate};

@@ -34,6 +34,19 @@ pub struct DeviceLimits {
     /// A CPU adapter (lavapipe, WARP, SwiftShader): per-invocation overhead
     /// and barriers dominate, so schedules give each invocation more work.
     pub cpu: bool,
+    /// Elements of function memory one invocation of a kernel may hold:
+    /// every `var<function>` array and every register vector (an unrolled
+    /// `let@reg`, a vector fold's accumulators) the kernel declares, counted
+    /// together. Drivers keep these in registers or spill them; an H100
+    /// lost the device on a kernel with 64 copies of a 64-element array.
+    /// Past it the code generator refuses the kernel (E0318).
+    pub max_private_elements: u64,
+    /// WGSL statements unrolling may add to one kernel (the second and later
+    /// copies of unrolled loop bodies and vector elements). The code
+    /// generator keeps a body in a loop rather than unroll past it, and
+    /// refuses a kernel that still exceeds it (E0319); it bounds shader size
+    /// and the driver's compile time.
+    pub max_unrolled_statements: u64,
 }
 
 impl Default for DeviceLimits {
@@ -49,6 +62,8 @@ impl Default for DeviceLimits {
             subgroup_size: None,
             max_loop_iterations: None,
             cpu: false,
+            max_private_elements: 2048,
+            max_unrolled_statements: 2048,
         }
     }
 }

@@ -12,6 +12,7 @@ mod common;
 mod inputs;
 mod npy;
 mod plot;
+mod quiet;
 mod summary;
 
 mod cmd {
@@ -108,6 +109,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet::reexec_without_device_select();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => cmd::check::run(args),

@@ -4,6 +4,7 @@ mod common;
 
 use common::{stderr, stdout, texprc};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
@@ -263,4 +264,29 @@ fn help_shows_examples() {
     for cmd in ["check", "fmt", "eval"] {
         assert!(stdout(&o).contains(cmd), "{}", stdout(&o));
     }
+}
+
+/// A successful `run` writes nothing to stderr, also where `XDG_RUNTIME_DIR`
+/// is unset (CI, containers): the Vulkan window-system probe that printed
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` twice
+/// is kept off (`src/quiet.rs`).
+#[test]
+fn a_successful_run_writes_nothing_to_stderr() {
+    if texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+        eprintln!("  (GPU test skipped: no adapter)");
+        return;
+    }
+    let dir = scratch("quiet-run");
+    let o = Command::new(env!("CARGO_BIN_EXE_texprc"))
+        .args(["run", &example("matmul.te"), "--random", "1", "--check"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .env_remove("NODEVICE_SELECT")
+        .env_remove("MESA_VK_DEVICE_SELECT")
+        .env("TEXPR_CACHE", dir.join("schedules.txt"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("texprc runs");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "a successful run wrote to stderr");
+    assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }

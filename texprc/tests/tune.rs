@@ -322,9 +322,9 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("(schedule: tuned for"),
+        stdout(&o).contains("(schedule: tuned for"),
         "{}",
-        stderr(&o)
+        stdout(&o)
     );
     assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }

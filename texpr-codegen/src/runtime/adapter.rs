@@ -165,6 +165,7 @@ fn device_limits(l: &wgpu::Limits, info: &wgpu::AdapterInfo, subgroups: bool) ->
         subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
         max_loop_iterations: loop_limit(info),
         cpu: info.device_type == wgpu::DeviceType::Cpu,
+        ..DeviceLimits::default()
     }
 }
 
@@ -211,6 +212,7 @@ impl Gpu {
         install_handlers(&device, &sink);
         let subgroups = features.contains(wgpu::Features::SUBGROUP);
         Ok(Gpu {
+            choice: choice.clone(),
             limits: device_limits(&wgpu_limits, &raw_info, subgroups),
             device,
             queue,
@@ -238,7 +240,7 @@ fn install_handlers(device: &wgpu::Device, sink: &Arc<ErrorSink>) {
     let uncaptured = Arc::clone(sink);
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
         if let Ok(mut u) = uncaptured.uncaptured.lock() {
-            u.push(e.to_string());
+            u.push(super::scope::describe(&e));
         }
     }));
 }

@@ -16,6 +16,7 @@ pub(super) struct Bound {
 /// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
 #[derive(Debug)]
 pub(super) struct Step {
+    pub entry_point: String,
     pub pipeline: Arc<Pipeline>,
     pub bind_groups: Vec<Option<wgpu::BindGroup>>,
     pub dispatch: [u32; 3],
@@ -45,8 +46,7 @@ impl Gpu {
                 self.pipeline(&module.wgsl, k)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let buffers = scoped(&self.device, || self.make_buffers(module, inputs))
-            .map_err(RuntimeError::Execution)?;
+        let buffers = self.make_buffers(module, inputs)?;
         let steps = module
             .kernels
             .iter()
@@ -90,7 +90,13 @@ impl Gpu {
         Ok(())
     }
 
-    fn make_buffers(&self, module: &Module, inputs: &[HostBuffer]) -> Vec<wgpu::Buffer> {
+    /// One device buffer per planned buffer, inputs uploaded; each in its
+    /// own error scope, so a failure names its buffer.
+    fn make_buffers(
+        &self,
+        module: &Module,
+        inputs: &[HostBuffer],
+    ) -> Result<Vec<wgpu::Buffer>, RuntimeError> {
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
@@ -98,23 +104,39 @@ impl Gpu {
             .buffers
             .iter()
             .map(|b| {
-                let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&b.name),
-                    size: byte_size(b.len),
-                    usage,
-                    mapped_at_creation: false,
-                });
-                if let BufferRole::Input(i) = b.role {
-                    self.queue
-                        .write_buffer(&buffer, 0, inputs[i as usize].bytes());
-                }
-                if !b.init.is_empty() {
-                    self.queue
-                        .write_buffer(&buffer, 0, bytemuck::cast_slice(&b.init));
-                }
-                buffer
+                self.made_buffer(&b.name, || {
+                    let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&b.name),
+                        size: byte_size(b.len),
+                        usage,
+                        mapped_at_creation: false,
+                    });
+                    if let BufferRole::Input(i) = b.role {
+                        self.queue
+                            .write_buffer(&buffer, 0, inputs[i as usize].bytes());
+                    }
+                    if !b.init.is_empty() {
+                        self.queue
+                            .write_buffer(&buffer, 0, bytemuck::cast_slice(&b.init));
+                    }
+                    buffer
+                })
             })
             .collect()
+    }
+
+    /// The buffer `make` creates (and fills), in an error scope; errors name `name`.
+    pub(super) fn made_buffer(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> wgpu::Buffer,
+    ) -> Result<wgpu::Buffer, RuntimeError> {
+        let made = scoped(&self.device, make);
+        let fail = |message| RuntimeError::Buffer {
+            name: name.to_string(),
+            message,
+        };
+        self.checked(|| format!("creating buffer `{name}`"), made, fail)
     }
 
     fn step(
@@ -150,14 +172,16 @@ impl Gpu {
                     layout,
                     entries: &entries,
                 })
-            })
-            .map_err(|message| RuntimeError::Pipeline {
+            });
+            let during = || format!("binding the buffers of kernel `{}`", k.entry_point);
+            let made = self.checked(during, made, |message| RuntimeError::Pipeline {
                 entry_point: k.entry_point.clone(),
                 message,
             })?;
             bind_groups.push(Some(made));
         }
         Ok(Step {
+            entry_point: k.entry_point.clone(),
             pipeline,
             bind_groups,
             dispatch: k.dispatch,

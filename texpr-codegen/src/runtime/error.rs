@@ -1,31 +1,54 @@
 //! Runtime errors: everything that can go wrong between a kernel plan and its results.
+//!
+//! Each error says in texpr's words what was being done (which kernel, which
+//! buffer, which step) and keeps the text wgpu gave, whole, apart
+//! ([`RuntimeError::wgpu_text`]); [`RuntimeError::to_diagnostic`] puts the
+//! first in the message and the second in a note. A lost device is reported
+//! as lost, at the step that found it, never as a later "buffer is invalid".
+//!
+//! Codes (E0400-E0499, [`RuntimeError::code`]):
+//! - E0401 no GPU adapter; E0402 no adapter matches the choice; E0403 the
+//!   adapter refused to open a device
+//! - E0404 the device was lost (a driver fault or reset, or [`super::Gpu::destroy`]):
+//!   nothing more runs on it; [`super::Gpu::reopen`] opens a new one
+//! - E0405 an error the device reported outside any step
+//! - E0406 the shader module was rejected; E0407 a kernel's pipeline or bind group was rejected
+//! - E0408 / E0409 the inputs do not match the plan; E0410 a malformed plan
+//! - E0411 a buffer over the device's size limits; E0412 a dispatch over the workgroup-count limit
+//! - E0413 submitting or running kernels failed
+//! - E0414 reading back results failed; E0415 the device did not finish in time
+//! - E0416 creating or filling a buffer failed
 
+use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
 
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RuntimeError {
-    #[error("no GPU adapter found{0}")]
     NoAdapter(String),
-    #[error("no adapter matches `{choice}`; available: {available}")]
-    AdapterNotFound { choice: String, available: String },
-    #[error("cannot open a device on `{adapter}`: {message}")]
-    RequestDevice { adapter: String, message: String },
-    #[error("the device was lost: {0}")]
-    DeviceLost(String),
-    #[error("the device reported an error: {0}")]
+    AdapterNotFound {
+        choice: String,
+        available: String,
+    },
+    RequestDevice {
+        adapter: String,
+        message: String,
+    },
+    /// The device was lost; `during` is what texpr was doing when it found
+    /// out (e.g. "running kernel `k0_y`"), `reason` wgpu's text.
+    DeviceLost {
+        during: String,
+        reason: String,
+    },
     Uncaptured(String),
-    #[error("shader module rejected: {0}")]
     ShaderModule(String),
-    #[error("pipeline for entry point `{entry_point}` rejected: {message}")]
     Pipeline {
         entry_point: String,
         message: String,
     },
-    #[error("the plan expects {expected} input buffers, got {got}")]
-    InputCount { expected: usize, got: usize },
-    #[error(
-        "input {index} (`{name}`) should be {expected_elem:?}[{expected_len}], got {got_elem:?}[{got_len}]"
-    )]
+    InputCount {
+        expected: usize,
+        got: usize,
+    },
     InputMismatch {
         index: usize,
         name: String,
@@ -34,40 +57,40 @@ pub enum RuntimeError {
         got_elem: ElemTy,
         got_len: u64,
     },
-    #[error("the plan is malformed: {0}")]
     BadPlan(String),
-    #[error("buffer `{name}` needs {bytes} bytes; the device allows {limit} ({limit_name})")]
     BufferTooLarge {
         name: String,
         bytes: u64,
         limit: u64,
         limit_name: &'static str,
     },
-    #[error(
-        "kernel `{entry_point}` dispatches {dispatch:?} workgroups; the device allows {limit} per dimension"
-    )]
     DispatchTooLarge {
         entry_point: String,
         dispatch: [u32; 3],
         limit: u32,
     },
-    #[error("running the kernels failed: {0}")]
-    Execution(String),
-    #[error("reading back results failed: {0}")]
+    /// Submitting or running kernels failed; `during` names them.
+    Execution {
+        during: String,
+        message: String,
+    },
     Readback(String),
-    #[error("the device did not finish in time: {0}")]
     Timeout(String),
+    /// Creating or filling buffer `name` failed.
+    Buffer {
+        name: String,
+        message: String,
+    },
 }
 
 impl RuntimeError {
-    /// The stable diagnostic code of this error (E0400-E0499), for reporting
-    /// it as a `Diagnostic`.
+    /// The stable diagnostic code of this error (E0400-E0499).
     pub fn code(&self) -> &'static str {
         match self {
             RuntimeError::NoAdapter(_) => "E0401",
             RuntimeError::AdapterNotFound { .. } => "E0402",
             RuntimeError::RequestDevice { .. } => "E0403",
-            RuntimeError::DeviceLost(_) => "E0404",
+            RuntimeError::DeviceLost { .. } => "E0404",
             RuntimeError::Uncaptured(_) => "E0405",
             RuntimeError::ShaderModule(_) => "E0406",
             RuntimeError::Pipeline { .. } => "E0407",
@@ -76,9 +99,106 @@ impl RuntimeError {
             RuntimeError::BadPlan(_) => "E0410",
             RuntimeError::BufferTooLarge { .. } => "E0411",
             RuntimeError::DispatchTooLarge { .. } => "E0412",
-            RuntimeError::Execution(_) => "E0413",
+            RuntimeError::Execution { .. } => "E0413",
             RuntimeError::Readback(_) => "E0414",
             RuntimeError::Timeout(_) => "E0415",
+            RuntimeError::Buffer { .. } => "E0416",
+        }
+    }
+
+    /// What went wrong, in texpr's words (lower case, no trailing period).
+    pub fn explanation(&self) -> String {
+        use RuntimeError as E;
+        match self {
+            E::NoAdapter(why) => format!("no GPU adapter found{why}"),
+            E::AdapterNotFound { choice, available } => {
+                format!("no adapter matches `{choice}`; available: {available}")
+            }
+            E::RequestDevice { adapter, .. } => format!("cannot open a device on `{adapter}`"),
+            E::DeviceLost { during, .. } => format!("the device was lost while {during}"),
+            E::Uncaptured(_) => "the device reported an error outside any step".into(),
+            E::ShaderModule(_) => "the device rejected the shader module".into(),
+            E::Pipeline { entry_point, .. } => {
+                format!("the device rejected the pipeline of kernel `{entry_point}`")
+            }
+            E::InputCount { expected, got } => {
+                format!("the plan expects {expected} input buffers, got {got}")
+            }
+            E::InputMismatch {
+                index,
+                name,
+                expected_elem,
+                expected_len,
+                got_elem,
+                got_len,
+            } => format!(
+                "input {index} (`{name}`) should be {}[{expected_len}], got {}[{got_len}]",
+                expected_elem.name(),
+                got_elem.name()
+            ),
+            E::BadPlan(why) => format!("the plan is malformed: {why}"),
+            E::BufferTooLarge {
+                name,
+                bytes,
+                limit,
+                limit_name,
+            } => format!(
+                "buffer `{name}` needs {bytes} bytes; the device allows {limit} ({limit_name})"
+            ),
+            E::DispatchTooLarge {
+                entry_point,
+                dispatch,
+                limit,
+            } => format!(
+                "kernel `{entry_point}` dispatches {dispatch:?} workgroups; the device allows {limit} per dimension"
+            ),
+            E::Execution { during, .. } => format!("{during} failed"),
+            E::Readback(_) => "reading back the results failed".into(),
+            E::Timeout(why) => format!("the device did not finish in time: {why}"),
+            E::Buffer { name, .. } => format!("creating or filling buffer `{name}` failed"),
+        }
+    }
+
+    /// wgpu's own text for this error, whole, where wgpu gave one.
+    pub fn wgpu_text(&self) -> Option<&str> {
+        use RuntimeError as E;
+        match self {
+            E::RequestDevice { message: t, .. }
+            | E::DeviceLost { reason: t, .. }
+            | E::Uncaptured(t)
+            | E::ShaderModule(t)
+            | E::Pipeline { message: t, .. }
+            | E::Execution { message: t, .. }
+            | E::Readback(t)
+            | E::Buffer { message: t, .. } => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The error as a diagnostic: texpr's explanation as the message,
+    /// wgpu's text whole in a note, and what to do about it.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let mut d = Diagnostic::error(self.code(), self.explanation());
+        if let Some(text) = self.wgpu_text() {
+            d = d.with_note(format!("wgpu reported: {}", text.trim_end()));
+        }
+        if let RuntimeError::DeviceLost { .. } = self {
+            d = d.with_note(
+                "a lost device runs nothing more; the next run opens a new one (`Gpu::reopen` in the library)",
+            );
+        }
+        d
+    }
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.explanation())?;
+        match self.wgpu_text() {
+            Some(text) => write!(f, " (wgpu: {})", text.trim_end()),
+            None => Ok(()),
         }
     }
 }
+
+impl std::error::Error for RuntimeError {}

@@ -39,10 +39,13 @@ impl Gpu {
     pub fn run(&self, module: &Module, inputs: &[HostBuffer]) -> Result<RunResult, RuntimeError> {
         self.check_health()?;
         let bound = self.bind(module, inputs)?;
-        let readbacks =
-            scoped(&self.device, || self.staging(module)).map_err(RuntimeError::Execution)?;
-        let timer =
-            scoped(&self.device, || self.timer(passes(&bound))).map_err(RuntimeError::Execution)?;
+        let readbacks = self.staging(module)?;
+        let during = || "creating the timestamp queries".to_string();
+        let timer = scoped(&self.device, || self.timer(passes(&bound)));
+        let timer = self.checked(during, timer, |message| RuntimeError::Execution {
+            during: during(),
+            message,
+        })?;
         let start = Instant::now();
         self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
         let gpu_time = start.elapsed();
@@ -80,7 +83,7 @@ impl Gpu {
     }
 
     /// Staging buffers for the outputs, sorted by output index.
-    fn staging(&self, module: &Module) -> Vec<Readback> {
+    fn staging(&self, module: &Module) -> Result<Vec<Readback>, RuntimeError> {
         let mut outs: Vec<(u32, usize)> = module
             .buffers
             .iter()
@@ -94,18 +97,21 @@ impl Gpu {
         outs.into_iter()
             .map(|(_, at)| {
                 let b = &module.buffers[at];
-                let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(&b.name),
-                    size: byte_size(b.len),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                Readback {
+                let name = format!("{} (readback)", b.name);
+                let staging = self.made_buffer(&name, || {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&name),
+                        size: byte_size(b.len),
+                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
+                })?;
+                Ok(Readback {
                     source: at,
                     elem: b.elem,
                     len: b.len,
                     staging,
-                }
+                })
             })
             .collect()
     }
@@ -122,6 +128,7 @@ impl Gpu {
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
             let copies = if c + 1 == n_chunks { readbacks } else { &[] };
+            let during = || running(steps, !copies.is_empty());
             let index = scoped(&self.device, || {
                 let mut encoder = self.device.create_command_encoder(&Default::default());
                 encode(&mut encoder, steps, timer.map(|t| t.writes(c)));
@@ -133,25 +140,42 @@ impl Gpu {
                     encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.len));
                 }
                 self.queue.submit([encoder.finish()])
-            })
-            .map_err(RuntimeError::Execution)?;
-            self.wait(Some(index))?;
+            });
+            let index = self.checked(during, index, |message| RuntimeError::Execution {
+                during: format!("submitting {}", during()),
+                message,
+            })?;
+            self.wait(Some(index), during)?;
         }
         Ok(())
     }
 
-    fn wait(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), RuntimeError> {
+    /// Waits for submission `index` (or all work); `during` says what ran.
+    fn wait(
+        &self,
+        index: Option<wgpu::SubmissionIndex>,
+        during: impl Fn() -> String,
+    ) -> Result<(), RuntimeError> {
         let poll = wgpu::PollType::Wait {
             submission_index: index,
             timeout: Some(WAIT_LIMIT),
         };
-        match self.device.poll(poll) {
-            Ok(_) => Ok(()),
-            Err(wgpu::PollError::Timeout) => Err(RuntimeError::Timeout(format!(
-                "no completion after {WAIT_LIMIT:?}"
-            ))),
-            Err(e) => Err(RuntimeError::Execution(e.to_string())),
-        }
+        let polled = self.device.poll(poll);
+        let timed_out = matches!(polled, Err(wgpu::PollError::Timeout));
+        self.checked(
+            &during,
+            polled.map(|_| ()).map_err(|e| e.to_string()),
+            |message| match timed_out {
+                true => RuntimeError::Timeout(format!(
+                    "{} did not complete within {WAIT_LIMIT:?}",
+                    during()
+                )),
+                false => RuntimeError::Execution {
+                    during: during(),
+                    message,
+                },
+            },
+        )
     }
 
     /// Maps every staging buffer and copies its words out.
@@ -166,11 +190,32 @@ impl Gpu {
                 });
         }
         drop(tx);
-        self.wait(None)?;
+        let during = || "reading back the outputs".to_string();
+        self.wait(None, during)?;
         for (i, res) in rx.iter() {
-            res.map_err(|e| RuntimeError::Readback(format!("output {i}: {e}")))?;
+            let res = res.map_err(|e| format!("output {i}: {e}"));
+            self.checked(during, res, RuntimeError::Readback)?;
         }
         readbacks.iter().map(read_one).collect()
+    }
+}
+
+/// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
+/// submit runs), and the copies of the outputs after the last.
+fn running(steps: &[super::buffers::Step], copies: bool) -> String {
+    let names: Vec<String> = steps
+        .iter()
+        .map(|s| format!("`{}`", s.entry_point))
+        .collect();
+    let kernels = match names.len() {
+        0 => String::new(),
+        1 => format!("kernel {}", names[0]),
+        _ => format!("kernels {}", names.join(", ")),
+    };
+    match (kernels.is_empty(), copies) {
+        (true, _) => "copying the outputs for reading back".into(),
+        (false, true) => format!("running {kernels} (and copying the outputs)"),
+        (false, false) => format!("running {kernels}"),
     }
 }
 

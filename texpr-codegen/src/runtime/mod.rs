@@ -11,8 +11,15 @@
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
 //! Every wgpu call that can fail runs inside error scopes, and failures come
-//! back as [`RuntimeError`]s. WGSL is not validated here beyond what wgpu does
-//! itself (the code generator validates with naga before).
+//! back as [`RuntimeError`]s naming the step (shader module, a kernel's
+//! pipeline, a buffer, the kernels of a submit, readback). After every step
+//! the device-lost callback's record is checked first, so a lost device is
+//! reported as lost ([`RuntimeError::DeviceLost`], naming the step that found
+//! it) rather than as the errors that follow from it. A lost device runs
+//! nothing more: [`Gpu::reopen`] opens a new device (and an empty pipeline
+//! cache) on the same adapter; [`Gpu::destroy`] loses one on purpose. WGSL is
+//! not validated here beyond what wgpu does itself (the code generator
+//! validates with naga before).
 //!
 //! ```no_run
 //! use texpr_codegen::runtime::{Gpu, HostBuffer};
@@ -50,6 +57,8 @@ use texpr_opt::limits::DeviceLimits;
 /// An open device and queue, with its pipeline cache. Shareable across threads.
 #[derive(Debug)]
 pub struct Gpu {
+    /// The adapter choice it was opened with (for [`Gpu::reopen`]).
+    choice: AdapterChoice,
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: GpuInfo,
@@ -63,7 +72,10 @@ pub struct Gpu {
 /// What the device reported outside any error scope.
 #[derive(Debug, Default)]
 struct ErrorSink {
+    /// wgpu's reason, set by the device-lost callback.
     lost: Mutex<Option<String>>,
+    /// The step that first found the device lost.
+    found_during: Mutex<Option<String>>,
     uncaptured: Mutex<Vec<String>>,
 }
 
@@ -88,10 +100,56 @@ impl Gpu {
         self.cache.lock().map(|c| c.len()).unwrap_or(0)
     }
 
+    /// Whether the device was lost (nothing more runs on it; see [`Gpu::reopen`]).
+    pub fn is_lost(&self) -> bool {
+        self.sink.lost.lock().is_ok_and(|l| l.is_some())
+    }
+
+    /// Destroys the device, as a driver fault or reset would lose it: every
+    /// later run fails with [`RuntimeError::DeviceLost`]. For tests of recovery.
+    pub fn destroy(&self) {
+        self.device.destroy();
+        // wgpu reports the loss when it next maintains the device.
+        let _ = self.device.poll(wgpu::PollType::Poll);
+    }
+
+    /// A new device and queue (with an empty pipeline cache) on the adapter
+    /// this one was opened with: how a program goes on after a device loss.
+    pub fn reopen(&self) -> Result<Gpu, RuntimeError> {
+        Gpu::open(&self.choice)
+    }
+
+    /// [`RuntimeError::DeviceLost`] when the device was lost, naming the step
+    /// that first found it (`during`, when that is this one).
+    fn lost(&self, during: impl FnOnce() -> String) -> Option<RuntimeError> {
+        let reason = self.sink.lost.lock().ok().and_then(|l| l.clone())?;
+        let mut found = self.sink.found_during.lock().ok()?;
+        let during = found.get_or_insert_with(during).clone();
+        Some(RuntimeError::DeviceLost { during, reason })
+    }
+
+    /// The result of a step: a lost device first (whatever the step's own
+    /// error, which follows from it), else the step's error made by `fail`.
+    fn checked<T>(
+        &self,
+        during: impl FnOnce() -> String,
+        result: Result<T, String>,
+        fail: impl FnOnce(String) -> RuntimeError,
+    ) -> Result<T, RuntimeError> {
+        if result.is_err() && !self.is_lost() {
+            // A loss wgpu has not reported yet shows when it maintains the device.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+        }
+        match self.lost(during) {
+            Some(lost) => Err(lost),
+            None => result.map_err(fail),
+        }
+    }
+
     /// Fails when the device was lost or reported an error no scope caught.
     fn check_health(&self) -> Result<(), RuntimeError> {
-        if let Some(msg) = self.sink.lost.lock().ok().and_then(|l| l.clone()) {
-            return Err(RuntimeError::DeviceLost(msg));
+        if let Some(lost) = self.lost(|| "starting a run".into()) {
+            return Err(lost);
         }
         let errors: Vec<String> = match self.sink.uncaptured.lock() {
             Ok(mut u) => std::mem::take(&mut *u),

@@ -88,8 +88,12 @@ impl Gpu {
             label: Some("texpr"),
             source: wgpu::ShaderSource::Wgsl(wgsl.into()),
         };
-        let module = scoped(&self.device, || self.device.create_shader_module(desc))
-            .map_err(RuntimeError::ShaderModule)?;
+        let made = scoped(&self.device, || self.device.create_shader_module(desc));
+        let module = self.checked(
+            || "compiling the shader module".into(),
+            made,
+            RuntimeError::ShaderModule,
+        )?;
         self.lock_cache().modules.insert(hash, module.clone());
         Ok(module)
     }
@@ -104,7 +108,7 @@ impl Gpu {
             entry_point: kernel.entry_point.clone(),
             message,
         };
-        scoped(&self.device, || {
+        let made = scoped(&self.device, || {
             let layouts = self.bind_group_layouts(key);
             let refs: Vec<Option<&wgpu::BindGroupLayout>> =
                 layouts.iter().map(|l| l.as_ref()).collect();
@@ -126,8 +130,9 @@ impl Gpu {
                     cache: None,
                 });
             Pipeline { pipeline, layouts }
-        })
-        .map_err(fail)
+        });
+        let during = || format!("creating the pipeline of kernel `{}`", kernel.entry_point);
+        self.checked(during, made, fail)
     }
 
     /// One layout per group index up to the highest used; `None` for unused groups.

@@ -19,7 +19,7 @@ pub(super) fn scoped<T>(device: &wgpu::Device, f: impl FnOnce() -> T) -> Result<
 }
 
 /// The error with its chain of sources, which carry wgpu's details.
-fn describe(e: &wgpu::Error) -> String {
+pub(super) fn describe(e: &wgpu::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

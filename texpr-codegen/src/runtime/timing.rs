@@ -82,13 +82,17 @@ impl Gpu {
             .map_async(wgpu::MapMode::Read, move |r| {
                 let _ = tx.send(r);
             });
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        let mapped = rx
-            .recv()
-            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        mapped.map_err(|e| RuntimeError::Readback(format!("timestamps: {e}")))?;
+        let during = || "reading back the timestamps".to_string();
+        let polled = self.device.poll(wgpu::PollType::wait_indefinitely());
+        self.checked(
+            during,
+            polled.map_err(|e| e.to_string()),
+            RuntimeError::Readback,
+        )?;
+        let mapped = rx.recv().map_err(|e| e.to_string());
+        let mapped = self.checked(during, mapped, RuntimeError::Readback)?;
+        let mapped = mapped.map_err(|e| format!("timestamps: {e}"));
+        self.checked(during, mapped, RuntimeError::Readback)?;
         let ticks: Vec<u64> = {
             let view = timer
                 .read

@@ -1,9 +1,9 @@
 //! The state of one kernel being written: the function writer, what index
 //! variables and local vectors are bound to, and which buffers it touches.
 
-use super::writer::Writer;
+use super::writer::{Mark, Writer};
 use crate::buffers::BufferTable;
-use crate::plan::BufferId;
+use crate::plan::{BufferId, BufferPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use texpr_syntax::ast::ElemTy;
@@ -20,6 +20,9 @@ pub enum Loc {
     /// A short vector unrolled into one WGSL value per element (a register
     /// tile); constant-index reads name the element directly.
     Regs(Vec<String>),
+    /// An array in a global scratch buffer (the buffer's WGSL name), one
+    /// slot per invocation (see `spill.rs`).
+    Spilled(String),
 }
 
 /// An `i32` index: a constant or the name of a WGSL value.
@@ -38,6 +41,24 @@ impl fmt::Display for Ix {
     }
 }
 
+/// Function memory one invocation holds: an array or a register vector,
+/// with the source responsible.
+#[derive(Clone, Debug)]
+pub struct PrivateDecl {
+    pub what: String,
+    pub len: u64,
+    pub span: Span,
+}
+
+/// A kernel's budgets (from [`texpr_opt::DeviceLimits`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Function-memory elements per invocation.
+    pub private: u64,
+    /// Statements unrolling may add.
+    pub unrolled: u64,
+}
+
 /// A `var<workgroup>` array a kernel declares, with the source responsible.
 #[derive(Clone, Debug)]
 pub struct SharedDecl {
@@ -52,6 +73,8 @@ pub struct Ctx<'p> {
     pub p: &'p Program,
     pub bufs: &'p BufferTable,
     pub kernel: usize,
+    /// The item the kernel computes.
+    pub item: String,
     pub w: Writer,
     pub idx: BTreeMap<VarId, Ix>,
     pub vecs: BTreeMap<VarId, Loc>,
@@ -67,14 +90,37 @@ pub struct Ctx<'p> {
     /// The kernel uses subgroup operations: the entry point takes the
     /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
     pub subgroups: bool,
+    pub budget: Budget,
+    /// Function-memory arrays and register vectors declared so far; how
+    /// many elements of them are live at this point of the kernel (a
+    /// `let`'s vector dies with its body) and the most at any point.
+    pub private: Vec<PrivateDecl>,
+    pub live_private: u64,
+    pub peak_private: u64,
+    /// Where each register vector's values stand, and its array copy once
+    /// a read at a run-time index needed one (see `locals.rs`).
+    pub regs_at: BTreeMap<VarId, (Mark, Option<String>)>,
+    /// Scratch buffers for arrays over the budget (`spill.rs`), numbered
+    /// from `first_spill`, with the `let` each holds.
+    pub spills: Vec<(BufferPlan, Span)>,
+    pub spill_of: BTreeMap<VarId, BufferId>,
+    pub first_spill: u32,
+    /// Invocations of the kernel (padded dispatch times workgroup size),
+    /// the WGSL expression of an invocation's linear id, where it goes and
+    /// whether it was written.
+    pub invocations: u64,
+    pub inv_expr: String,
+    pub inv_at: Option<Mark>,
+    pub inv_written: bool,
 }
 
 impl<'p> Ctx<'p> {
-    pub fn new(p: &'p Program, bufs: &'p BufferTable, kernel: usize) -> Ctx<'p> {
+    pub fn new(p: &'p Program, bufs: &'p BufferTable, kernel: usize, budget: Budget) -> Ctx<'p> {
         Ctx {
             p,
             bufs,
             kernel,
+            item: String::new(),
             w: Writer::default(),
             idx: BTreeMap::new(),
             vecs: BTreeMap::new(),
@@ -84,13 +130,57 @@ impl<'p> Ctx<'p> {
             literals: Vec::new(),
             group_size: 1,
             subgroups: false,
+            budget,
+            private: Vec::new(),
+            live_private: 0,
+            peak_private: 0,
+            regs_at: BTreeMap::new(),
+            spills: Vec::new(),
+            spill_of: BTreeMap::new(),
+            first_spill: bufs.plans.len() as u32,
+            invocations: 1,
+            inv_expr: "l".into(),
+            inv_at: None,
+            inv_written: false,
         }
+    }
+
+    /// The plan of buffer `id`: the program's, or one of this kernel's spills.
+    pub fn plan(&self, id: BufferId) -> &BufferPlan {
+        match id.0.checked_sub(self.first_spill) {
+            Some(i) => &self.spills[i as usize].0,
+            None => &self.bufs.plans[id.0 as usize],
+        }
+    }
+
+    /// Records `len` elements of function memory (`what`, from `span`).
+    pub fn note_private(&mut self, what: String, len: u64, span: Span) {
+        self.private.push(PrivateDecl { what, len, span });
+        self.live_private += len;
+        self.peak_private = self.peak_private.max(self.live_private);
+    }
+
+    /// Whether `copies` copies of a body of about `each` statements fit the
+    /// kernel's budget of unrolled statements (the first copy is not
+    /// unrolling).
+    pub fn may_unroll(&self, copies: u64, each: u64) -> bool {
+        let extra = copies.saturating_sub(1).saturating_mul(each);
+        self.w.unrolled().saturating_add(extra) <= self.budget.unrolled
+    }
+
+    /// `u` (a power of two dividing a trip count), halved until `u` copies
+    /// of a body of about `each` statements fit the budget.
+    pub fn fit_unroll(&self, mut u: u64, each: u64) -> u64 {
+        while u > 1 && !self.may_unroll(u, each) {
+            u /= 2;
+        }
+        u
     }
 
     /// The WGSL name of a buffer this kernel binds (recording the use).
     pub fn buffer(&mut self, id: BufferId) -> String {
         self.used.insert(id);
-        buffer_var(self.kernel, &self.bufs.plans[id.0 as usize].name)
+        buffer_var(self.kernel, &self.plan(id).name)
     }
 
     /// The WGSL name of the buffer holding an input or global.
@@ -115,7 +205,7 @@ impl<'p> Ctx<'p> {
     /// read or per element (it is never written): a long literal's constant
     /// buffer (see [`crate::buffers`]), else a module-scope `var<private>`
     /// array declared once per kernel however often it is read.
-    pub fn literal_array(&mut self, elem: ElemTy, vals: &[Scalar]) -> String {
+    pub fn literal_array(&mut self, elem: ElemTy, vals: &[Scalar], span: Span) -> String {
         if let Some(id) = self.bufs.constant(elem, vals) {
             return self.buffer(id);
         }
@@ -126,6 +216,7 @@ impl<'p> Ctx<'p> {
             return name.clone();
         }
         let name = format!("c{}_lit_{}", self.kernel, self.literals.len());
+        self.note_private("literal vector".into(), vals.len() as u64, span);
         self.literals.push((name.clone(), init));
         name
     }

@@ -5,8 +5,10 @@
 //! element `idx` of `e`. On this path every `compute` (of any level) is index
 //! arithmetic (`i = idx / m`, element `idx % m` of the body, after the index
 //! map if any), every `reduce` is a loop with a `var` accumulator folding in
-//! index order, and every `let@reg` is a `var` array (or a scalar) filled by a
-//! loop. Reads are in bounds: plain reads were proved so by the checker,
+//! index order (a sum or product starts from its identity, a `max` or `min`
+//! from its first element, never from the type's extreme value: see
+//! [`lit::identity`]), and every `let@reg` is a `var` array (or a scalar)
+//! filled by a loop. Reads are in bounds: plain reads were proved so by the checker,
 //! guarded reads clamp the index and `select` the guard value.
 //!
 //! A `let@reg` of at most [`UNROLL`] elements is a register tile
@@ -15,13 +17,14 @@
 //! its body's `let@reg`s once per step, so operands loaded into a register
 //! tile are loaded once and reused by every accumulator.
 
-use super::ctx::{Ctx, Ix, Loc};
+use super::cost;
+use super::ctx::{Ctx, Ix};
 use super::lit;
 use super::ops;
 use crate::term::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Scalar, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind};
 
 /// The longest `let@reg` vector kept unrolled in registers.
 pub const UNROLL: u64 = 64;
@@ -52,7 +55,8 @@ impl Ctx<'_> {
                 self.elem(body, &inner)
             }
             ExprKind::Reduce { body, .. } => {
-                let accs = self.fold(e, |cx| Ok(vec![cx.elem(body, idx)?]))?;
+                let each = cost::elem_cost(body);
+                let accs = self.fold(e, 1, each, |cx| Ok(vec![cx.elem(body, idx)?]))?;
                 Ok(accs.into_iter().next().expect("one accumulator"))
             }
             ExprKind::Let {
@@ -67,9 +71,13 @@ impl Ctx<'_> {
                     self.elem(body, idx)
                 }
                 _ => {
-                    let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
-                    self.vecs.insert(*var, loc);
-                    self.elem(body, idx)
+                    let live = self.live_private;
+                    let loc = self.local_vector(*var, value)?;
+                    self.bind_local(*var, loc);
+                    let v = self.elem(body, idx);
+                    // The vector is dead once its body's element is computed.
+                    self.live_private = live;
+                    v
                 }
             },
             ExprKind::Index { vec, index, guard } => {
@@ -154,9 +162,12 @@ impl Ctx<'_> {
                 value,
                 body,
             } => {
-                let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
-                self.vecs.insert(*var, loc);
-                self.vector(body)
+                let live = self.live_private;
+                let loc = self.local_vector(*var, value)?;
+                self.bind_local(*var, loc);
+                let vals = self.vector(body);
+                self.live_private = live;
+                vals
             }
             ExprKind::Let {
                 level: Some(MemLevel::Shared),
@@ -165,7 +176,9 @@ impl Ctx<'_> {
                 let body = self.staged_shared(e)?;
                 self.vector(body)
             }
-            ExprKind::Reduce { body, .. } => self.fold(e, |cx| cx.vector(body)),
+            ExprKind::Reduce { body, .. } => {
+                self.fold(e, e.ty.len, cost::vector_cost(body), |cx| cx.vector(body))
+            }
             ExprKind::Compute {
                 n,
                 var,
@@ -174,24 +187,34 @@ impl Ctx<'_> {
                 ..
             } => {
                 let mut out = Vec::with_capacity(e.ty.len as usize);
-                for i in 0..*n as i64 {
-                    self.idx.insert(*var, Ix::Const(i));
+                for i in 0..*n {
+                    self.idx.insert(*var, Ix::Const(i as i64));
+                    let copy = self.w.enter_copy(i);
                     out.extend(self.vector(body)?);
+                    self.w.leave_copy(copy);
                 }
                 Ok(out)
             }
-            _ => (0..e.ty.len as i64)
-                .map(|i| self.elem(e, &Ix::Const(i)))
+            _ => (0..e.ty.len)
+                .map(|i| {
+                    let copy = self.w.enter_copy(i);
+                    let v = self.elem(e, &Ix::Const(i as i64));
+                    self.w.leave_copy(copy);
+                    v
+                })
                 .collect(),
         }
     }
 
-    /// The fold of `reduce n |i| body` (`e`), one accumulator per value
-    /// `step` yields for a body instance: a loop unrolled by
-    /// [`unroll_factor`], folding in index order.
+    /// The fold of `reduce n |i| body` (`e`), `width` accumulators, one per
+    /// value `step` yields for a body instance (about `each` statements): a
+    /// loop unrolled by [`unroll_factor`] as far as the kernel's budget
+    /// allows, folding in index order.
     fn fold(
         &mut self,
         e: &Expr,
+        width: u64,
+        each: u64,
         mut step: impl FnMut(&mut Self) -> Result<Vec<String>, Diagnostic>,
     ) -> Result<Vec<String>, Diagnostic> {
         let ExprKind::Reduce {
@@ -200,18 +223,18 @@ impl Ctx<'_> {
         else {
             unreachable!("fold takes a reduce")
         };
-        let accs: Vec<String> = (0..e.ty.len)
+        let accs: Vec<String> = (0..width)
             .map(|_| {
                 let a = self.w.fresh("acc");
-                self.w.line(format!(
-                    "var {a}: {} = {};",
-                    lit::ty(e.ty.elem),
-                    lit::identity(*op, e.ty.elem)
-                ));
+                let ty = lit::ty(e.ty.elem);
+                match lit::identity(*op, e.ty.elem) {
+                    Some(id) => self.w.line(format!("var {a}: {ty} = {id};")),
+                    None => self.w.line(format!("var {a}: {ty};")),
+                }
                 a
             })
             .collect();
-        let u = unroll_factor(*n, expr_size(body) as u64);
+        let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
         let i = self.open_loop(
             &self.p.var(*var).name.clone(),
             &Ix::Const(0),
@@ -220,12 +243,18 @@ impl Ctx<'_> {
             true,
         );
         for k in 0..u {
+            let copy = self.w.enter_copy(k);
             let at = self.step_index(&i, k);
             self.idx.insert(*var, at);
             let vals = step(self)?;
+            // Step 0 of the first iteration is element 0: a `max`/`min`
+            // accumulator (which has no identity here) takes it as it is.
+            let first = (k == 0).then(|| format!("{i} == 0i"));
             for (a, v) in accs.iter().zip(&vals) {
-                self.w.line(format!("{a} = {};", lit::combine(*op, a, v)));
+                let next = lit::fold_step(*op, a, v, first.as_deref());
+                self.w.line(format!("{a} = {next};"));
             }
+            self.w.leave_copy(copy);
         }
         self.w.close();
         Ok(accs)
@@ -273,37 +302,11 @@ impl Ctx<'_> {
         {
             let name = self.p.var(*var).name.clone();
             let loc = self.fill_shared(&name, value, self.group_size, e.span)?;
-            self.vecs.insert(*var, loc);
+            self.bind_local(*var, loc);
             e = body;
         }
         self.w.barrier()?;
         Ok(e)
-    }
-
-    /// A `let@reg` value: a scalar, a register tile, or function memory.
-    pub fn local_vector(&mut self, name: &str, value: &Expr) -> Result<Loc, Diagnostic> {
-        if value.ty.len == 1 {
-            let v = self.elem(value, &Ix::Const(0))?;
-            return Ok(Loc::Scalar(v));
-        }
-        if let ExprKind::VecLit(vals) = &value.kind {
-            return Ok(Loc::Array(self.literal_array(value.ty.elem, vals)));
-        }
-        if value.ty.len <= UNROLL {
-            if let Some(vals) = self.quad_tile_elements(value)? {
-                return Ok(Loc::Regs(vals));
-            }
-            return Ok(Loc::Regs(self.vector(value)?));
-        }
-        let arr = self.w.fresh(name);
-        let t = lit::ty(value.ty.elem);
-        self.w
-            .line(format!("var {arr}: array<{t}, {}>;", value.ty.len));
-        let e = self.open_loop("e", &Ix::Const(0), value.ty.len as i64, 1, true);
-        let v = self.elem(value, &Ix::Name(e.clone()))?;
-        self.w.line(format!("{arr}[{e}] = {v};"));
-        self.w.close();
-        Ok(Loc::Array(arr))
     }
 
     /// Opens `for (var i = start; i < end; i += step)` and returns `i`.
@@ -353,96 +356,6 @@ impl Ctx<'_> {
             ),
         }
     }
-
-    /// `vec[ix]`, or with a guard the guard value when `ix` is out of bounds.
-    fn read(
-        &mut self,
-        vec: VecRef,
-        ix: &Ix,
-        guard: Option<Scalar>,
-        e: &Expr,
-    ) -> Result<String, Diagnostic> {
-        let len = self.p.vec_ty(vec).len as i64;
-        let t = lit::ty(e.ty.elem);
-        let base = match vec {
-            VecRef::Local(v) => match self.vecs.get(&v).cloned() {
-                Some(Loc::Array(a)) => a,
-                Some(Loc::Scalar(s)) => return Ok(self.guarded_scalar(&s, ix, guard, t)),
-                Some(Loc::Regs(vals)) => match ix {
-                    Ix::Const(c) => {
-                        return Ok(
-                            match (usize::try_from(*c).ok().and_then(|c| vals.get(c)), guard) {
-                                (Some(v), _) => v.clone(),
-                                (None, Some(g)) => lit::scalar(g),
-                                (None, None) => return Err(unbound(e)),
-                            },
-                        );
-                    }
-                    // A run-time index: copy the tile into an array to index.
-                    Ix::Name(_) => {
-                        let arr = self.w.fresh("tile");
-                        let n = vals.len();
-                        self.w.line(format!(
-                            "var {arr}: array<{t}, {n}> = array<{t}, {n}>({});",
-                            vals.join(", ")
-                        ));
-                        arr
-                    }
-                },
-                None => return Err(unbound(e)),
-            },
-            _ => self.vec_buffer(vec).ok_or_else(|| unbound(e))?,
-        };
-        // A buffer this kernel declares as `array<vec4<T>>` (see
-        // `Ctx::vec4`): element `i` is component `i % 4` of entry `i / 4`.
-        let quad = self.bufs.of(vec).is_some_and(|id| self.vec4.contains(&id));
-        let at = |ix: &dyn std::fmt::Display| match quad {
-            true => format!("{base}[({ix}) / 4i][({ix}) % 4i]"),
-            false => format!("{base}[{ix}]"),
-        };
-        let Some(g) = guard else {
-            return Ok(self.w.let_(t, at(ix)));
-        };
-        if let Ix::Const(c) = ix {
-            return Ok(match (0..len).contains(c) {
-                true => self.w.let_(t, at(ix)),
-                false => lit::scalar(g),
-            });
-        }
-        let ok = self.w.let_(
-            "bool",
-            format!("{ix} >= 0i && {ix} < {}", lit::i32_lit(len as i32)),
-        );
-        let at_ix = self.w.let_(
-            "i32",
-            format!("clamp({ix}, 0i, {})", lit::i32_lit(len as i32 - 1)),
-        );
-        let value = at(&at_ix);
-        Ok(self
-            .w
-            .let_(t, format!("select({}, {value}, {ok})", lit::scalar(g))))
-    }
-
-    fn guarded_scalar(&mut self, s: &str, ix: &Ix, guard: Option<Scalar>, t: &str) -> String {
-        match (guard, ix) {
-            (None, _) | (Some(_), Ix::Const(0)) => s.to_string(),
-            (Some(g), Ix::Const(_)) => lit::scalar(g),
-            (Some(g), Ix::Name(n)) => self
-                .w
-                .let_(t, format!("select({}, {s}, {n} == 0i)", lit::scalar(g))),
-        }
-    }
-
-    fn veclit(&mut self, vals: &[Scalar], idx: &Ix, e: &Expr) -> Result<String, Diagnostic> {
-        if let Ix::Const(c) = idx {
-            return vals
-                .get(*c as usize)
-                .map(|v| lit::scalar(*v))
-                .ok_or_else(|| unbound(e));
-        }
-        let arr = self.literal_array(e.ty.elem, vals);
-        Ok(self.w.let_(lit::ty(e.ty.elem), format!("{arr}[{idx}]")))
-    }
 }
 
 /// How many copies of a reduction's body one loop iteration runs: up to 8
@@ -488,7 +401,7 @@ fn misplaced_let(e: &Expr) -> Diagnostic {
     )
 }
 
-fn unbound(e: &Expr) -> Diagnostic {
+pub(super) fn unbound(e: &Expr) -> Diagnostic {
     Diagnostic::error("E0392", "internal error: a vector read has no storage")
         .with_primary(e.span, "this read")
 }

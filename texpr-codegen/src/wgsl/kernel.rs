@@ -26,7 +26,7 @@
 use super::ctx::{Ctx, Ix};
 use super::lit;
 use crate::shape::Shape;
-use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
+use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind};
 use texpr_syntax::{Diagnostic, Span};
 
@@ -112,7 +112,7 @@ impl Ctx<'_> {
             let name = self.p.var(*var).name.clone();
             let loc = match level {
                 Some(MemLevel::Shared) => self.shared_let(&name, value, w, e.span)?,
-                Some(MemLevel::Reg) => self.local_vector(&name, value)?,
+                Some(MemLevel::Reg) => self.local_vector(*var, value)?,
                 _ => {
                     return Err(Diagnostic::error(
                         "E0303",
@@ -121,7 +121,7 @@ impl Ctx<'_> {
                     .with_primary(e.span, "this let"));
                 }
             };
-            self.vecs.insert(*var, loc);
+            self.bind_local(*var, loc);
             e = body;
         }
         match &e.kind {
@@ -136,11 +136,12 @@ impl Ctx<'_> {
                 // Four at a time when nothing before has read a buffer.
                 if std::ptr::eq(e, shape.body)
                     && let Some(q) = self.quad(body, out, out.id)
+                    && self.may_unroll(q.m / 4, super::cost::elem_cost(q.s) + 4)
                 {
                     self.vec4.insert(out.id);
                     return self.quad_elements(&q, out);
                 }
-                self.own_elements(body, &|cx, j, v| cx.write(out, &j, v))
+                self.own_elements(body, &|cx, j, v| cx.write(out, &j, v), write_cost(out))
             }
             ExprKind::Reduce {
                 level: Some(level @ (Level::Group | Level::Subgroup)),
@@ -170,28 +171,38 @@ impl Ctx<'_> {
             body,
         } = &e.kind
         {
-            let loc = self.local_vector(&self.p.var(*var).name.clone(), value)?;
-            self.vecs.insert(*var, loc);
+            let loc = self.local_vector(*var, value)?;
+            self.bind_local(*var, loc);
             any = true;
             e = body;
         }
         Ok((e, any))
     }
 
-    /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`.
-    /// Leading `let@reg`s are computed once; after them, up to
+    /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`
+    /// and hands each to `sink` (about `sink_cost` statements). Leading
+    /// `let@reg`s are computed once; after them, up to
     /// [`UNROLL`](super::elem::UNROLL) elements are written unrolled (a
-    /// register tile's epilogue; any body up to 16 elements), more in a loop
-    /// unrolled by up to 8.
-    fn own_elements(&mut self, body: &Expr, sink: &Sink<'_>) -> Result<(), Diagnostic> {
+    /// register tile's epilogue; any body up to 16 elements) when the copies
+    /// fit the kernel's budget of unrolled statements, else in a loop
+    /// unrolled by up to 8 as far as the budget allows.
+    pub(super) fn own_elements(
+        &mut self,
+        body: &Expr,
+        sink: &Sink<'_>,
+        sink_cost: u64,
+    ) -> Result<(), Diagnostic> {
         let (body, hoisted) = self.hoist_lets(body)?;
         let m = body.ty.len as i64;
         if m == 1 {
             let v = self.elem(body, &Ix::Const(0))?;
             return sink(self, Ix::Name("l".into()), &v);
         }
-        if (hoisted && m as u64 <= super::elem::UNROLL) || m <= 16 {
+        let each = super::cost::elem_cost(body) + sink_cost + 1;
+        let short = (hoisted && m as u64 <= super::elem::UNROLL) || m <= 16;
+        if short && self.may_unroll(m as u64, each) {
             for j in 0..m {
+                let copy = self.w.enter_copy(j as u64);
                 let v = self.elem(body, &Ix::Const(j))?;
                 let at = self.w.let_(
                     "i32",
@@ -202,19 +213,23 @@ impl Ctx<'_> {
                     ),
                 );
                 sink(self, Ix::Name(at), &v)?;
+                self.w.leave_copy(copy);
             }
             return Ok(());
         }
         let u = super::elem::unroll_factor(m as u64, super::elem::expr_size(body) as u64);
+        let u = self.fit_unroll(u, each);
         // Constant bounds: every invocation runs it alike (uniform).
         let j = self.open_loop("j", &Ix::Const(0), m, u as i64, true);
         for step in 0..u {
+            let copy = self.w.enter_copy(step);
             let at = self.step_index(&j, step);
             let v = self.elem(body, &at)?;
             let at = self
                 .w
                 .let_("i32", format!("l * {} + {at}", lit::i32_lit(m as i32)));
             sink(self, Ix::Name(at), &v)?;
+            self.w.leave_copy(copy);
         }
         self.w.close();
         Ok(())
@@ -286,165 +301,15 @@ impl Ctx<'_> {
                 body,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
-                self.own_elements(body, sink)?;
+                self.own_elements(body, sink, 1)?;
             }
             _ => self.strided(value, w, sink)?,
         }
         Ok(super::ctx::Loc::Array(arr))
     }
 
-    /// `reduce@group W |l| body`: partials in workgroup memory, then a tree.
-    fn tree_reduce(
-        &mut self,
-        op: ReduceOp,
-        body: &Expr,
-        w: u64,
-        span: Span,
-        out: &Target,
-    ) -> Result<(), Diagnostic> {
-        let m = body.ty.len as i64;
-        let red = self.tree_into(op, body, w, span)?;
-        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
-        let v = self.w.let_(lit::ty(body.ty.elem), format!("{red}[{j}]"));
-        self.write(out, &Ix::Name(j), &v)?;
-        self.w.close();
-        Ok(())
-    }
-
-    /// The tree of `reduce@group W |l| body` in a workgroup array, whose
-    /// first `m` elements hold the result (every invocation may read them:
-    /// the tree ends with a barrier).
-    fn tree_into(
-        &mut self,
-        op: ReduceOp,
-        body: &Expr,
-        w: u64,
-        span: Span,
-    ) -> Result<String, Diagnostic> {
-        let m = body.ty.len as i64;
-        let red = self.declare_shared("red", body.ty.elem, w * m as u64, span);
-        let slot = |cx: &mut Ctx<'_>, lane: &str, j: &Ix| -> String {
-            match j {
-                Ix::Const(0) if m == 1 => lane.to_string(),
-                _ => {
-                    cx.w.let_("i32", format!("{lane} * {} + {j}", lit::i32_lit(m as i32)))
-                }
-            }
-        };
-        self.own_elements(body, &|cx, at, v| {
-            cx.w.line(format!("{red}[{at}] = {v};"));
-            Ok(())
-        })?;
-        self.w.barrier()?;
-        let top = w.next_power_of_two() as i64 / 2;
-        let s = self.w.fresh("s");
-        self.w.open_loop(
-            format!(
-                "for (var {s}: i32 = {}; {s} > 0i; {s} = {s} / 2i)",
-                lit::i32_lit(top as i32)
-            ),
-            true,
-            u64::from(top.max(1).ilog2()) + 1,
-        );
-        self.w.open(
-            format!("if (l < {s} && l + {s} < {})", lit::i32_lit(w as i32)),
-            false,
-        );
-        let partner = self.w.let_("i32", format!("l + {s}"));
-        let j = if m == 1 {
-            Ix::Const(0)
-        } else {
-            Ix::Name(self.open_loop("j", &Ix::Const(0), m, 1, false))
-        };
-        let (a, b) = (slot(self, "l", &j), slot(self, &partner, &j));
-        self.w.line(format!(
-            "{red}[{a}] = {};",
-            lit::combine(op, &format!("{red}[{a}]"), &format!("{red}[{b}]"))
-        ));
-        if m != 1 {
-            self.w.close();
-        }
-        self.w.close();
-        self.w.barrier()?;
-        self.w.close();
-        Ok(red)
-    }
-
-    /// `reduce@subgroup W |l| body` (length `m`): invocation `l` computes
-    /// its `m` elements; each is combined across the subgroup
-    /// (`subgroupAdd`, ...) in uniform control flow; lane 0 of subgroup `s`
-    /// writes its partials to `part[s*m + j]` (sized for subgroups of one
-    /// invocation, the worst case); a barrier; then invocation `l` folds
-    /// element `l, l+W, ...` over the subgroups' partials, in subgroup
-    /// order, and writes it. That loop's bound is known only at run time, so
-    /// it counts as `W` iterations towards the loop budget.
-    fn subgroup_reduce(
-        &mut self,
-        op: ReduceOp,
-        body: &Expr,
-        w: u64,
-        span: Span,
-        out: &Target,
-    ) -> Result<(), Diagnostic> {
-        self.subgroups = true;
-        let m = body.ty.len as i64;
-        let ty = lit::ty(body.ty.elem);
-        let part = self.declare_shared("part", body.ty.elem, w * m as u64, span);
-        let f = match op {
-            ReduceOp::Add => "subgroupAdd",
-            ReduceOp::Mul => "subgroupMul",
-            ReduceOp::Max => "subgroupMax",
-            ReduceOp::Min => "subgroupMin",
-        };
-        let sg = self.w.let_("i32", "i32(sgid)");
-        self.own_elements(body, &|cx, at, v| {
-            let r = cx.w.subgroup_let(ty, format!("{f}({v})"))?;
-            // `at` is `l*m + j`: the slot is `sg*m + j`.
-            let slot = match m {
-                1 => sg.clone(),
-                _ => cx.w.let_(
-                    "i32",
-                    format!("{at} + ({sg} - l) * {}", lit::i32_lit(m as i32)),
-                ),
-            };
-            cx.w.open("if (sgl == 0u)", false);
-            cx.w.line(format!("{part}[{slot}] = {r};"));
-            cx.w.close();
-            Ok(())
-        })?;
-        self.w.barrier()?;
-        // The subgroup count: lavapipe (Mesa 22.3) reports `num_subgroups`
-        // as W / size rounded down, missing a last partial subgroup
-        // (measured: W = 20 summed 16 terms). No subgroup holds more than
-        // `subgroup_size` invocations, so the larger of the two is right on
-        // every device.
-        let count = self
-            .w
-            .let_("i32", format!("i32(max(nsg, ({w}u + sgs - 1u) / sgs))"));
-        let j = self.open_loop("e", &Ix::Name("l".into()), m, w as i64, false);
-        let acc = self.w.fresh("acc");
-        self.w.line(format!("var {acc}: {ty} = {part}[{j}];"));
-        let s = self.w.fresh("s");
-        self.w.open_loop(
-            format!("for (var {s}: i32 = 1i; {s} < {count}; {s} = {s} + 1i)"),
-            false,
-            w,
-        );
-        let at = self
-            .w
-            .let_("i32", format!("{s} * {} + {j}", lit::i32_lit(m as i32)));
-        self.w.line(format!(
-            "{acc} = {};",
-            lit::combine(op, &acc, &format!("{part}[{at}]"))
-        ));
-        self.w.close();
-        self.write(out, &Ix::Name(j), &acc)?;
-        self.w.close();
-        Ok(())
-    }
-
     /// `out[g*M + j] = v`, guarded as the target needs.
-    fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
+    pub(super) fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
         let m = lit::i32_lit(out.per_group as i32);
         let mut lin = self.w.let_("i32", format!("g * {m} + {j}"));
         if let Some(perm) = &out.perm {
@@ -474,4 +339,15 @@ impl Ctx<'_> {
 }
 
 /// What to do with element `j` once computed.
-type Sink<'a> = dyn Fn(&mut Ctx<'_>, Ix, &str) -> Result<(), Diagnostic> + 'a;
+pub(super) type Sink<'a> = dyn Fn(&mut Ctx<'_>, Ix, &str) -> Result<(), Diagnostic> + 'a;
+
+/// Statements one write to `out` takes (its position, the inverse of a
+/// tiled layout, guards, the store).
+fn write_cost(out: &Target) -> u64 {
+    let raw = texpr_opt::term::var(texpr_syntax::ir::VarId(u32::MAX));
+    let perm = out
+        .perm
+        .as_ref()
+        .map_or(0, |p| super::cost::term_cost(&p.inverse_term(raw)));
+    3 + perm + 2 * (out.guard_group || out.guard_len) as u64
+}

@@ -44,23 +44,36 @@ pub fn scalar(s: Scalar) -> String {
     }
 }
 
-/// The identity of `op` on `elem` (the language's: `max` starts from the
-/// lowest value, `min` from the highest).
-pub fn identity(op: ReduceOp, elem: ElemTy) -> String {
+/// The identity of `op` on `elem` for a sum or a product (`0`, `1`).
+///
+/// `max` and `min` have none here: a fold starts from its first element
+/// (see [`fold_step`]), never from the type's extreme value. NVIDIA's Vulkan
+/// driver (580.159) miscompiles `max(acc, -x)` on `i32` when `acc` starts at
+/// `i32::MIN` (it computes `-min(-acc, x)`, and `-i32::MIN` overflows), and
+/// no identity constant can meet a negation this way.
+pub fn identity(op: ReduceOp, elem: ElemTy) -> Option<String> {
     let s = match (op, elem) {
         (ReduceOp::Add, ElemTy::F32) => Scalar::F32(0.0),
         (ReduceOp::Mul, ElemTy::F32) => Scalar::F32(1.0),
-        (ReduceOp::Max, ElemTy::F32) => Scalar::F32(f32::NEG_INFINITY),
-        (ReduceOp::Min, ElemTy::F32) => Scalar::F32(f32::INFINITY),
-        (ReduceOp::Add, ElemTy::U32) | (ReduceOp::Max, ElemTy::U32) => Scalar::U32(0),
+        (ReduceOp::Add, ElemTy::U32) => Scalar::U32(0),
         (ReduceOp::Mul, ElemTy::U32) => Scalar::U32(1),
-        (ReduceOp::Min, ElemTy::U32) => Scalar::U32(u32::MAX),
         (ReduceOp::Add, _) => Scalar::I32(0),
         (ReduceOp::Mul, _) => Scalar::I32(1),
-        (ReduceOp::Max, _) => Scalar::I32(i32::MIN),
-        (ReduceOp::Min, _) => Scalar::I32(i32::MAX),
+        (ReduceOp::Max | ReduceOp::Min, _) => return None,
     };
-    scalar(s)
+    Some(scalar(s))
+}
+
+/// The next value of accumulator `acc` after element `x`. `first` is the
+/// condition under which `x` is the fold's first element (`None`: it never
+/// is): a `max`/`min` accumulator, declared without a value, takes that
+/// element as it is (`select(max(acc, x), x, first)`).
+pub fn fold_step(op: ReduceOp, acc: &str, x: &str, first: Option<&str>) -> String {
+    let step = combine(op, acc, x);
+    match (op, first) {
+        (ReduceOp::Max | ReduceOp::Min, Some(first)) => format!("select({step}, {x}, {first})"),
+        _ => step,
+    }
 }
 
 /// `acc op x` as a WGSL expression.
@@ -101,6 +114,10 @@ mod tests {
     fn integers_never_overflow_a_literal() {
         assert_eq!(i32_lit(i32::MIN), "bitcast<i32>(0x80000000u)");
         assert_eq!(i32_lit(-5), "(-5i)");
-        assert_eq!(identity(ReduceOp::Min, ElemTy::U32), "4294967295u");
+        assert_eq!(identity(ReduceOp::Mul, ElemTy::I32).as_deref(), Some("1i"));
+        for elem in [ElemTy::F32, ElemTy::I32, ElemTy::U32] {
+            assert_eq!(identity(ReduceOp::Max, elem), None);
+            assert_eq!(identity(ReduceOp::Min, elem), None);
+        }
     }
 }

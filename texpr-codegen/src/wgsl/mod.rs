@@ -1,10 +1,14 @@
 //! WGSL emission for a scheduled program: one module, one entry point per kernel.
 
+pub mod cost;
 pub mod ctx;
 pub mod elem;
+pub mod group;
 pub mod kernel;
 pub mod lit;
+pub mod locals;
 pub mod module;
 pub mod ops;
+pub mod spill;
 pub mod vec4;
 pub mod writer;

@@ -2,7 +2,7 @@
 //! buffer order, only the buffers it uses), its workgroup arrays and its
 //! entry point; kernels in order (globals first, then outputs).
 
-use super::ctx::{Ctx, Ix, SharedDecl, buffer_var};
+use super::ctx::{Budget, Ctx, Ix, PrivateDecl, SharedDecl, buffer_var};
 use super::kernel::{Target, workgroup_size};
 use super::lit;
 use crate::buffers::BufferTable;
@@ -24,13 +24,23 @@ pub struct KernelText {
     pub size_span: Span,
     /// Loop iterations one invocation runs, all loops together (an upper bound).
     pub loop_iterations: u64,
+    /// Function memory the kernel declares (arrays and register vectors),
+    /// and the most one invocation holds at once.
+    pub private: Vec<PrivateDecl>,
+    pub peak_private: u64,
+    /// Statements unrolling added.
+    pub unrolled_statements: u64,
+    /// Scratch buffers for arrays past the memory budget (`spill.rs`), with
+    /// the `let` each holds.
+    pub spills: Vec<(crate::plan::BufferPlan, Span)>,
 }
 
-/// Writes kernel number `k` for item `name` (root `root`) into `buffer`.
+/// Writes kernel number `k` for item `name` (root `root`) into `buffer`;
+/// its spill buffers (if any) are numbered from `first_spill`.
 pub fn kernel(
     p: &Program,
     bufs: &BufferTable,
-    k: usize,
+    (k, first_spill): (usize, u32),
     (name, root, span, out): (&str, &Expr, Span, BufferId),
     limits: &DeviceLimits,
 ) -> Result<KernelText, Diagnostic> {
@@ -47,11 +57,25 @@ pub fn kernel(
     }
     let (w, size_span) = workgroup_size(sh.body);
     let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
-    let padded = dispatch.iter().map(|&d| d as u64).product::<u64>() > sh.groups;
-    let mut cx = Ctx::new(p, bufs, k);
+    let dispatched = dispatch.iter().map(|&d| d as u64).product::<u64>();
+    let padded = dispatched > sh.groups;
+    let budget = Budget {
+        private: limits.max_private_elements,
+        unrolled: limits.max_unrolled_statements,
+    };
+    let mut cx = Ctx::new(p, bufs, k, budget);
+    cx.item = name.to_string();
+    cx.first_spill = first_spill;
     let out_var = cx.buffer(out);
     let g = grid_id(&mut cx, sh.groups, dispatch, padded);
     cx.w.line("let l: i32 = i32(lid.x);");
+    cx.invocations = dispatched.saturating_mul(w);
+    let group = if padded { "i32(glin)" } else { "g" };
+    cx.inv_expr = format!(
+        "{group} * {} + l",
+        lit::i32_lit(w.min(i32::MAX as u64) as i32)
+    );
+    cx.inv_at = Some(cx.w.mark());
     let target = Target {
         buffer: out_var,
         id: out,
@@ -62,64 +86,24 @@ pub fn kernel(
         perm: sh.perm.clone(),
     };
     cx.kernel_body(&sh, w, g, &target)?;
-    let entry = format!("k{k}_{name}");
-    let bindings: Vec<Binding> = cx
-        .used
-        .iter()
-        .enumerate()
-        .map(|(i, &buffer)| Binding {
-            group: 0,
-            binding: i as u32,
-            buffer,
-            access: if buffer == out {
-                Access::ReadWrite
-            } else {
-                Access::Read
-            },
-        })
-        .collect();
+    let bindings = bindings(&cx, out);
     let mut text = format!("// kernel {k}: {name}\n");
-    for b in &bindings {
-        let plan = &bufs.plans[b.buffer.0 as usize];
-        let access = if b.access == Access::ReadWrite {
-            "read_write"
-        } else {
-            "read"
-        };
-        let elem = match cx.vec4.contains(&b.buffer) {
-            true => format!("vec4<{}>", lit::ty(plan.elem)),
-            false => lit::ty(plan.elem).to_string(),
-        };
-        text += &format!(
-            "@group({}) @binding({}) var<storage, {access}> {}: array<{elem}>;\n",
-            b.group,
-            b.binding,
-            buffer_var(k, &plan.name),
-        );
-    }
-    for s in &cx.shared {
-        text += &format!(
-            "var<workgroup> {}: array<{}, {}>;\n",
-            s.name,
-            lit::ty(s.elem),
-            s.len
-        );
-    }
-    for (name, init) in &cx.literals {
-        let ty = &init[..init.find('(').unwrap_or(init.len())];
-        text += &format!("var<private> {name}: {ty} = {init};\n");
-    }
+    text += &declarations(&cx, &bindings);
     let sub = match cx.subgroups {
         true => {
             ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
         }
         false => "",
     };
+    let entry = format!("k{k}_{name}");
     text += &format!(
         "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n"
     );
     let shared = std::mem::take(&mut cx.shared);
+    let private = std::mem::take(&mut cx.private);
+    let spills = std::mem::take(&mut cx.spills);
     let loop_iterations = cx.w.iterations();
+    let unrolled_statements = cx.w.unrolled();
     for line in cx.w.finish() {
         text += &line;
         text.push('\n');
@@ -138,7 +122,64 @@ pub fn kernel(
         shared,
         size_span,
         loop_iterations,
+        private,
+        peak_private: cx.peak_private,
+        unrolled_statements,
+        spills,
     })
+}
+
+/// Every buffer the kernel used, bound in buffer order: the output and its
+/// spill buffers read-write, the rest read-only.
+fn bindings(cx: &Ctx<'_>, out: BufferId) -> Vec<Binding> {
+    cx.used
+        .iter()
+        .enumerate()
+        .map(|(i, &buffer)| Binding {
+            group: 0,
+            binding: i as u32,
+            buffer,
+            access: match buffer == out || buffer.0 >= cx.first_spill {
+                true => Access::ReadWrite,
+                false => Access::Read,
+            },
+        })
+        .collect()
+}
+
+/// The kernel's storage buffer and workgroup array declarations.
+fn declarations(cx: &Ctx<'_>, bindings: &[Binding]) -> String {
+    let mut text = String::new();
+    for b in bindings {
+        let plan = cx.plan(b.buffer);
+        let access = match b.access {
+            Access::ReadWrite => "read_write",
+            Access::Read => "read",
+        };
+        let elem = match cx.vec4.contains(&b.buffer) {
+            true => format!("vec4<{}>", lit::ty(plan.elem)),
+            false => lit::ty(plan.elem).to_string(),
+        };
+        text += &format!(
+            "@group({}) @binding({}) var<storage, {access}> {}: array<{elem}>;\n",
+            b.group,
+            b.binding,
+            buffer_var(cx.kernel, &plan.name),
+        );
+    }
+    for s in &cx.shared {
+        text += &format!(
+            "var<workgroup> {}: array<{}, {}>;\n",
+            s.name,
+            lit::ty(s.elem),
+            s.len
+        );
+    }
+    for (name, init) in &cx.literals {
+        let ty = &init[..init.find('(').unwrap_or(init.len())];
+        text += &format!("var<private> {name}: {ty} = {init};\n");
+    }
+    text
 }
 
 /// The span of the first `reduce@subgroup` in `e`, if any.

@@ -195,12 +195,14 @@ impl Ctx<'_> {
         let buf = self.buffer(id);
         let mut out = Vec::with_capacity(*n as usize);
         for q in 0..*n as i64 / 4 {
+            let copy = self.w.enter_copy(q as u64);
             self.idx.insert(*var, Ix::Const(4 * q));
             let at = crate::term::term(self, index)?;
             let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
             for c in ["x", "y", "z", "w"] {
                 out.push(self.w.let_("f32", format!("{v}.{c}")));
             }
+            self.w.leave_copy(copy);
         }
         Ok(Some(out))
     }
@@ -209,6 +211,7 @@ impl Ctx<'_> {
     pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Target) -> Result<(), Diagnostic> {
         self.vec4.extend(q.reads.iter().copied());
         for k in 0..q.m / 4 {
+            let copy = self.w.enter_copy(k);
             let t0 = 4 * k as i64;
             let v = self.elem4(q.s, q.t, t0)?;
             let lin = self.w.let_(
@@ -235,6 +238,7 @@ impl Ctx<'_> {
                 self.w.line(store);
                 self.w.close();
             }
+            self.w.leave_copy(copy);
         }
         Ok(())
     }

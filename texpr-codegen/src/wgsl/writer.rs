@@ -5,6 +5,11 @@
 //! on workgroup-uniform values) or not. [`Writer::barrier`] refuses to write a
 //! `workgroupBarrier()` inside a non-uniform block, so the emitter cannot put
 //! one in non-uniform control flow by mistake.
+//!
+//! The writer also counts the statements unrolling adds (those written inside
+//! a second or later copy of an unrolled body, see [`Writer::enter_copy`]),
+//! and keeps marks where a line can be inserted later ([`Writer::mark`],
+//! [`Writer::insert_at`]).
 
 use texpr_syntax::Diagnostic;
 
@@ -19,7 +24,17 @@ pub struct Writer {
     /// Loop iterations one invocation runs, all loops together (an upper bound).
     iterations: u64,
     next: u32,
+    /// Unrolled copies (second or later) open now.
+    copies: u32,
+    /// Statements written inside them.
+    unrolled: u64,
+    /// Insertion points: (line index, block depth), shifted as lines are inserted.
+    marks: Vec<(usize, usize)>,
 }
+
+/// A place in the function where [`Writer::insert_at`] adds lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark(usize);
 
 impl Writer {
     /// A fresh local name `{base}{N}` (sanitised to a WGSL identifier).
@@ -44,6 +59,51 @@ impl Writer {
     pub fn line(&mut self, s: impl AsRef<str>) {
         let indent = "    ".repeat(self.blocks.len() + 1);
         self.lines.push(format!("{indent}{}", s.as_ref()));
+        if self.copies > 0 {
+            self.unrolled += 1;
+        }
+    }
+
+    /// Starts copy `k` of an unrolled body: statements of every copy after
+    /// the first count as unrolled. Returns what [`Writer::leave_copy`] takes.
+    pub fn enter_copy(&mut self, k: u64) -> bool {
+        let counted = k > 0;
+        self.copies += counted as u32;
+        counted
+    }
+
+    /// Ends a copy started by [`Writer::enter_copy`].
+    pub fn leave_copy(&mut self, counted: bool) {
+        self.copies -= counted as u32;
+    }
+
+    /// Statements written so far.
+    pub fn statements(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// Statements unrolling has added so far.
+    pub fn unrolled(&self) -> u64 {
+        self.unrolled
+    }
+
+    /// The place after the last line written.
+    pub fn mark(&mut self) -> Mark {
+        self.marks.push((self.lines.len(), self.blocks.len()));
+        Mark(self.marks.len() - 1)
+    }
+
+    /// Inserts `s` at `mark` (after anything inserted there before), with
+    /// that place's indentation.
+    pub fn insert_at(&mut self, mark: Mark, s: impl AsRef<str>) {
+        let (at, depth) = self.marks[mark.0];
+        let indent = "    ".repeat(depth + 1);
+        self.lines.insert(at, format!("{indent}{}", s.as_ref()));
+        for m in &mut self.marks {
+            if m.0 >= at {
+                m.0 += 1;
+            }
+        }
     }
 
     /// `let name: ty = expr;` with a fresh name.
@@ -162,6 +222,43 @@ mod tests {
         w.open_loop("for (c)", true, 10);
         w.close();
         assert_eq!(w.iterations(), 257 + 257 * 257 + 10);
+    }
+
+    #[test]
+    fn unrolled_copies_and_marks() {
+        let mut w = Writer::default();
+        w.line("a");
+        let m = w.mark();
+        w.open("if (c)", true);
+        let inner = w.mark();
+        let first = w.enter_copy(0);
+        w.line("x0");
+        w.leave_copy(first);
+        let second = w.enter_copy(1);
+        w.line("x1");
+        w.line("y1");
+        w.leave_copy(second);
+        w.close();
+        assert_eq!(w.unrolled(), 2);
+        w.insert_at(m, "m1");
+        w.insert_at(m, "m2");
+        w.insert_at(inner, "i1");
+        let lines = w.finish();
+        let text: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
+        assert_eq!(
+            text,
+            [
+                "    a",
+                "    m1",
+                "    m2",
+                "    if (c) {",
+                "        i1",
+                "        x0",
+                "        x1",
+                "        y1",
+                "    }"
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! schedule that fails to compile or run prints its error in its row; the rest
 //! of the suite goes on.
 
-use crate::cmd::run::{open_gpu, runtime_diag};
+use crate::cmd::run::open_gpu;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
 use crate::inputs::to_host;
 use crate::plot::{self, Bar, Group, Series};
@@ -421,8 +421,7 @@ fn diags_text(diags: &[Diagnostic]) -> String {
 }
 
 fn runtime_text(e: &RuntimeError) -> String {
-    let d = runtime_diag(e);
-    format!("{}: {}", d.code, one_line(&d.message))
+    format!("{}: {}", e.code(), one_line(&e.to_string()))
 }
 
 fn one_line(s: &str) -> String {

@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
-    eprintln!(
+    println!(
         "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
         compiled.module.kernels.len(),
         if compiled.module.kernels.len() == 1 {
@@ -108,6 +108,7 @@ pub fn open_gpu(flag: Option<&str>) -> Result<Gpu, Diagnostic> {
     Gpu::open(&choice).map_err(|e| runtime_diag(&e))
 }
 
+/// A runtime error as a diagnostic: texpr's explanation, wgpu's text whole in a note.
 pub fn runtime_diag(e: &texpr_codegen::runtime::RuntimeError) -> Diagnostic {
-    Diagnostic::error(e.code(), e.to_string())
+    e.to_diagnostic()
 }
