@@ -137,9 +137,23 @@ fn bench_raw_times_every_run() {
     let Some(gpu) = gpu() else { return };
     let x = values(1024, 5);
     let program = baselines::axpb_vec4(1024, HostBuffer::from_f32(&x)).unwrap();
-    let times = gpu.bench_raw(&program, 1, 3).unwrap();
-    assert_eq!(times.len(), 3);
-    assert!(times.iter().all(|t| !t.is_zero()));
+    let timing = gpu.bench_raw(&program, 1, 3).unwrap();
+    assert_eq!(timing.samples.len(), 3);
+    assert!(timing.samples.iter().all(|s| !s.wall.is_zero()));
+}
+
+#[test]
+fn fma_peak_settles_every_chain_at_two() {
+    let Some(gpu) = gpu() else { return };
+    let program = baselines::fma_peak(512, 40).unwrap();
+    let out = gpu.run_raw(&program).unwrap().outputs[0].to_f32();
+    // 16 chains x = 0.5 x + 1 from starts in [0, 4): within 2^-40 of 2
+    // after 160 steps, each rounded to 2; their sum is 32.
+    assert_eq!(out, vec![32.0; 512]);
+    assert_eq!(baselines::fma_flops(512, 40), 2 * 64 * 512 * 40);
+    let e = baselines::fma_peak(100, 40).unwrap_err();
+    assert_eq!(e.code(), "E0410");
+    assert!(e.to_string().contains("multiple of 256"), "{e}");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod examples;
 mod folds;
 mod fuzz;
 mod gpu_limits;
+mod harness;
 mod nonfinite;
 mod optimized;
 mod parse;

@@ -372,11 +372,14 @@ fn runs_report_kernel_time_where_the_adapter_has_timestamps() {
 #[test]
 fn bench_times_the_requested_runs() {
     let Some(gpu) = gpu() else { return };
-    let times = gpu
+    let timing = gpu
         .bench(&axpb(256), &[HostBuffer::from_f32(&[1.0; 256])], 2, 3)
         .unwrap();
-    assert_eq!(times.len(), 3);
-    assert!(times.iter().all(|t| !t.is_zero()));
+    assert_eq!(timing.samples.len(), 3);
+    assert!(!timing.cut);
+    assert!(timing.samples.iter().all(|s| !s.wall.is_zero()));
+    let stamped = timing.samples.iter().all(|s| s.gpu.is_some());
+    assert_eq!(stamped, gpu.has_timestamps(), "{timing:?}");
 }
 
 #[test]

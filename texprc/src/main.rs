@@ -14,6 +14,7 @@ mod npy;
 mod plot;
 mod quiet;
 mod summary;
+mod trials;
 
 mod cmd {
     pub mod bench;
@@ -76,8 +77,11 @@ enum Command {
     #[command(
         after_help = "Coordinate descent from the heuristic's schedule: each item in turn tries its \
         candidate strategies with the other items fixed and keeps the fastest. Every candidate is \
-        checked once against the interpreter (a wrong one is never chosen), then timed (median of \
-        --runs). The winner is stored in the schedule cache ($TEXPR_CACHE, else \
+        checked once against the interpreter (a wrong one is never chosen); the candidates of one item \
+        and the best so far are then timed together, warm, their runs interleaved (median of --runs \
+        after --warmups, by the GPU's timestamps where it has them; one over 4x the best is timed no \
+        further). A device lost by a candidate is reopened and that candidate counted as failed. The \
+        winner is stored in the schedule cache ($TEXPR_CACHE, else \
         $XDG_CACHE_HOME/texpr/schedules.txt, else ~/.cache/texpr/schedules.txt), keyed by the \
         program (with its -D values) and the device, where `run`, `bench` and `compile --device` \
         find it; stdout gets the schedule as a --schedule file.\n\n\
@@ -95,9 +99,15 @@ enum Command {
         texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy"
     )]
     Run(cmd::run::Args),
-    /// Measure compile time and GPU time (median after warm-ups), GFLOP/s and GB/s
+    /// Measure compile time and GPU time (median after warm-ups), GFLOP/s, GB/s and the share of the roofline
     #[command(
-        after_help = "Examples:\n  texprc bench --suite                 # every example at a realistic size\n  \
+        after_help = "Every time comes from one harness: pipelines made and inputs uploaded first, \
+        then --warmups runs, then the median of --runs, the rows of a program interleaved. `gpu ms` \
+        is the GPU's own timestamps (where the device has timestamp queries), `wall ms` dispatch plus \
+        wait. The roofline is measured in the same run (copy_buffer_to_buffer bandwidth, an FMA \
+        throughput kernel); `roofline` is each row's share of the limit that binds it.\n\n\
+        Examples:\n  texprc bench --suite                 # every example at a size for lavapipe\n  \
+        texprc bench --suite --scale gpu     # sizes for a data-centre GPU (2^28 streams, matmul 4096^3)\n  \
         texprc bench examples/matmul.te -D M=1024 -D N=1024 -D K=1024 --runs 5"
     )]
     Bench(cmd::bench::Args),

@@ -2,7 +2,9 @@
 //! bars per program (default, heuristic and tuned schedules, then any
 //! hand-written baselines), GFLOP/s in the upper panel and GB/s in the lower,
 //! both on a log scale. Bars with no figure (not tuned, failed, or no work of
-//! that kind) are left out; their slot stays so groups line up.
+//! that kind) are left out; their slot stays so groups line up. The device's
+//! measured limits ([`Limits`]) are dashed reference lines: FMA throughput
+//! in the GFLOP/s panel, copy bandwidth in the GB/s panel.
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -67,8 +69,25 @@ pub struct Group {
     pub bars: Vec<Bar>,
 }
 
+/// The device's limits, drawn as reference lines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// f32 multiply-add throughput.
+    pub gflops: f64,
+    /// Copy bandwidth (bytes read plus bytes written).
+    pub gbs: f64,
+}
+
+/// A reference line: its value and what it is.
+type Reference = Option<(f64, &'static str)>;
+
 /// Writes the chart of `groups` to `path` as SVG.
-pub fn write_svg(path: &Path, title: &str, groups: &[Group]) -> Result<(), String> {
+pub fn write_svg(
+    path: &Path,
+    title: &str,
+    groups: &[Group],
+    limits: Option<Limits>,
+) -> Result<(), String> {
     let width = (150 * groups.len() as u32 + 160).max(900);
     let root = SVGBackend::new(path, (width, 1100)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| e.to_string())?;
@@ -76,8 +95,10 @@ pub fn write_svg(path: &Path, title: &str, groups: &[Group]) -> Result<(), Strin
         .titled(title, ("sans-serif", 26))
         .map_err(|e| e.to_string())?;
     let panels = body.split_evenly((2, 1));
-    panel(&panels[0], "GFLOP/s", groups, |b| b.gflops)?;
-    panel(&panels[1], "GB/s", groups, |b| b.gbs)?;
+    let fma = limits.map(|l| (l.gflops, "FMA peak"));
+    let copy = limits.map(|l| (l.gbs, "copy bandwidth"));
+    panel(&panels[0], "GFLOP/s", groups, |b| b.gflops, fma)?;
+    panel(&panels[1], "GB/s", groups, |b| b.gbs, copy)?;
     root.present()
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -88,11 +109,14 @@ fn panel(
     unit: &str,
     groups: &[Group],
     value: fn(&Bar) -> Option<f64>,
+    reference: Reference,
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<_>| e.to_string();
+    let reference = reference.filter(|(v, _)| v.is_finite() && *v > 0.0);
     let values: Vec<f64> = groups
         .iter()
         .flat_map(|g| g.bars.iter().filter_map(value))
+        .chain(reference.map(|(v, _)| v))
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
     let (lo, hi) = decades(&values);
@@ -128,32 +152,84 @@ fn panel(
 
     // Bar rectangles, one series at a time so that the legend has one entry each.
     for series in Series::ALL {
-        let mut rects = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            let slots = g.bars.len().max(1) as f64;
-            let w = 0.8 / slots;
-            for (bi, b) in g.bars.iter().enumerate() {
-                let Some(v) = value(b).filter(|v| b.series == series && v.is_finite() && *v > 0.0)
-                else {
-                    continue;
-                };
-                let x0 = gi as f64 - 0.4 + bi as f64 * w;
-                let color = series.color();
-                rects.push(Rectangle::new(
-                    [(x0 + 0.05 * w, lo), (x0 + 0.95 * w, v)],
-                    color.filled(),
-                ));
-            }
-        }
         let color = series.color();
         chart
-            .draw_series(rects)
+            .draw_series(bars_of(series, groups, value, lo))
             .map_err(err)?
             .label(series.name())
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
     }
 
-    // The figure (and a baseline's name) on every bar, written upwards from its top.
+    if let Some((v, name)) = reference {
+        chart
+            .draw_series(dashes(n, v))
+            .map_err(err)?
+            .label(format!("{name} {} {unit}", short(v)))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], REFERENCE));
+    }
+
+    chart
+        .draw_series(bar_labels(groups, value, lo))
+        .map_err(err)?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    Ok(())
+}
+
+/// The bars of one series, in every group's slot for it.
+fn bars_of(
+    series: Series,
+    groups: &[Group],
+    value: fn(&Bar) -> Option<f64>,
+    lo: f64,
+) -> Vec<Rectangle<(f64, f64)>> {
+    let mut rects = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let w = 0.8 / g.bars.len().max(1) as f64;
+        for (bi, b) in g.bars.iter().enumerate() {
+            let Some(v) = value(b).filter(|v| b.series == series && v.is_finite() && *v > 0.0)
+            else {
+                continue;
+            };
+            let x0 = gi as f64 - 0.4 + bi as f64 * w;
+            let corners = [(x0 + 0.05 * w, lo), (x0 + 0.95 * w, v)];
+            rects.push(Rectangle::new(corners, series.color().filled()));
+        }
+    }
+    rects
+}
+
+/// The style of the reference lines.
+const REFERENCE: ShapeStyle = ShapeStyle {
+    color: RGBAColor(214, 39, 40, 1.0),
+    filled: false,
+    stroke_width: 2,
+};
+
+/// A dashed line at `v` across `n` groups: dashes a tenth of a group wide,
+/// seven to a group.
+fn dashes(n: usize, v: f64) -> Vec<PathElement<(f64, f64)>> {
+    (0..n * 7)
+        .map(|k| {
+            let x = -0.5 + k as f64 / 7.0;
+            PathElement::new([(x, v), (x + 0.1, v)], REFERENCE)
+        })
+        .collect()
+}
+
+/// The figure (and a baseline's name) on every bar, written upwards from
+/// its top; why a bar is missing, from the bottom (`lo`) of its slot.
+fn bar_labels(
+    groups: &[Group],
+    value: fn(&Bar) -> Option<f64>,
+    lo: f64,
+) -> Vec<Text<'static, (f64, f64), String>> {
     let mut texts = Vec::new();
     for (gi, g) in groups.iter().enumerate() {
         let slots = g.bars.len().max(1) as f64;
@@ -174,16 +250,7 @@ fn panel(
             texts.push(Text::new(text, (xc, v), style));
         }
     }
-    chart.draw_series(texts).map_err(err)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(err)?;
-    Ok(())
+    texts
 }
 
 /// The whole decades around `values`, with a decade of headroom for the bar labels.
@@ -259,7 +326,11 @@ mod tests {
                 bars: vec![bar(Series::Default, None, None, Some(3.0))],
             },
         ];
-        write_svg(&path, "texprc bench on test-device", &groups).unwrap();
+        let limits = Limits {
+            gflops: 40.0,
+            gbs: 12.5,
+        };
+        write_svg(&path, "texprc bench on test-device", &groups, Some(limits)).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         for text in [
@@ -272,6 +343,8 @@ mod tests {
             "(not tuned)",
             "GFLOP/s",
             "GB/s",
+            "FMA peak 40.0 GFLOP/s",
+            "copy bandwidth 12.5 GB/s",
         ] {
             assert!(svg.contains(text), "the chart lacks `{text}`");
         }

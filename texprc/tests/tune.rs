@@ -1,6 +1,7 @@
 //! Schedules on the command line: `--schedule FILE` pinning, `--emit schedule`,
-//! `--dump-after`, and `texprc tune` filling the schedule cache that
-//! `compile --device` and `run` then use.
+//! `--dump-after`, `texprc tune` filling the schedule cache that
+//! `compile --device` and `run` then use, and `texprc bench` timing the same
+//! schedules as `tune` does, with the roofline.
 
 mod common;
 
@@ -365,4 +366,125 @@ fn tune_checks_large_programs_on_a_sample() {
     );
     assert!(err.contains("0 were wrong"), "{err}");
     assert!(stdout(&o).starts_with("# tuned for "), "{}", stdout(&o));
+}
+
+/// The time of the row `schedule` in `bench`'s table: its `gpu ms`, else
+/// (no timestamps) its `wall ms`.
+fn bench_ms(table: &str, schedule: &str) -> f64 {
+    let row: Vec<&str> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|cols| cols.get(2) == Some(&schedule))
+        .unwrap_or_else(|| panic!("no `{schedule}` row in\n{table}"));
+    // program, size, schedule, compile ms, gpu ms, wall ms, ...
+    let figure = if row[4] == "-" { row[5] } else { row[4] };
+    figure.parse().unwrap_or_else(|_| panic!("{row:?}"))
+}
+
+/// The number in `text` just after `after` (`... after 1.234 ms`).
+fn number_after(text: &str, after: &str) -> f64 {
+    let rest = &text[text
+        .find(after)
+        .unwrap_or_else(|| panic!("no `{after}` in\n{text}"))
+        + after.len()..];
+    let number: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("no figure after `{after}` in\n{text}"))
+}
+
+/// `tune` and `bench` time a schedule the same way (prepared and warmed,
+/// medians of interleaved runs, by the GPU's timestamps where it has them),
+/// so their figures for the same schedule agree within noise. The factor is
+/// generous for a loaded machine; a cold run (pipeline creation and upload)
+/// on either side would be 50x and more at this size on lavapipe (about
+/// 15 ms against 0.25).
+#[test]
+fn tune_and_bench_agree_on_the_same_schedule() {
+    if !have_gpu() {
+        return;
+    }
+    let (_dir, cache) = scratch("agree");
+    let c = example("chain.te");
+    let size = ["-D", "N=65536"];
+    let timing = ["--runs", "9", "--warmups", "2"];
+    let tuned = texprc(
+        &cache,
+        &with(&with(&["tune", &c, "--budget-s", "5"], &size), &timing),
+    );
+    let err = stderr(&tuned);
+    assert_eq!(tuned.status.code(), Some(0), "{err}");
+    let out = stdout(&tuned);
+    // `# tuned for DEVICE: 0.173 ms`, then `# 0.97x the heuristic (0.169 ms), ...`.
+    let head = out.lines().next().unwrap_or_default();
+    let tune = [
+        ("default", number_after(&out, "x the default (")),
+        ("heuristic", number_after(&out, "x the heuristic (")),
+        ("tuned", number_after(head.rsplit(": ").next().unwrap(), "")),
+    ];
+    let bench = texprc(&cache, &with(&with(&["bench", &c], &size), &timing));
+    assert_eq!(bench.status.code(), Some(0), "{}", stderr(&bench));
+    let table = stdout(&bench);
+    for (schedule, tune_ms) in tune {
+        let bench_ms = bench_ms(&table, schedule);
+        let ratio = tune_ms / bench_ms;
+        assert!(
+            (0.25..=4.0).contains(&ratio),
+            "{schedule}: tune {tune_ms} ms, bench {bench_ms} ms\n{out}\n{err}\n{table}"
+        );
+    }
+}
+
+/// `bench` prints the GPU's and the wall clock's times, the roofline it
+/// measured in the same run and each row's share of it, and draws the
+/// roofline into the chart.
+#[test]
+fn bench_reports_times_and_the_roofline() {
+    if !have_gpu() {
+        return;
+    }
+    let (dir, cache) = scratch("bench");
+    let svg = dir.join("bench.svg").to_string_lossy().into_owned();
+    let o = texprc(
+        &cache,
+        &[
+            "bench",
+            &example("saxpy.te"),
+            "-D",
+            "N=65536",
+            "--runs",
+            "3",
+            "--svg",
+            &svg,
+        ],
+    );
+    let table = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // roofline: copy 13.8 GB/s (copy_buffer_to_buffer of 64 MiB, ...), FMA 63.1 GFLOP/s (fma_peak)
+    assert!(number_after(&table, "roofline: copy ") > 0.0, "{table}");
+    assert!(number_after(&table, "), FMA ") > 0.0, "{table}");
+    for col in ["gpu ms", "wall ms", "GFLOP/s", "GB/s", "roofline"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("program") && l.contains(col)),
+            "{table}"
+        );
+    }
+    for schedule in ["default", "heuristic"] {
+        let row = table
+            .lines()
+            .find(|l| l.split_whitespace().nth(2) == Some(schedule))
+            .unwrap_or_else(|| panic!("{table}"));
+        // saxpy moves 12 bytes for 2 operations: the copy bandwidth binds.
+        assert!(row.ends_with("% copy"), "{row}");
+        assert!(bench_ms(&table, schedule) > 0.0);
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.contains("copy bandwidth"), "{chart}");
+    assert!(chart.contains("FMA peak"), "{chart}");
 }

@@ -193,7 +193,9 @@ impl Gpu {
         let adapter = pick(choice)?;
         let raw_info = adapter.get_info();
         let info = GpuInfo::of(&raw_info);
-        let wanted = wgpu::Features::SUBGROUP | wgpu::Features::TIMESTAMP_QUERY;
+        let wanted = wgpu::Features::SUBGROUP
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
         let features = adapter.features() & wanted;
         let wgpu_limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {

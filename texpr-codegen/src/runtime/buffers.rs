@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::{BufferPlan, BufferRole, Kernel, Module};
+use texpr_syntax::ast::ElemTy;
 
 /// A plan bound to device buffers, ready to dispatch any number of times.
 #[derive(Debug)]
@@ -22,17 +23,52 @@ pub(super) struct Step {
     pub dispatch: [u32; 3],
 }
 
+/// Device buffers shared by the plans of one program on one device: its
+/// inputs, uploaded once by the first plan that binds them, and its outputs,
+/// which each plan writes in turn. Comparing many schedules of a program then
+/// holds its inputs and outputs once, not once per schedule. Every plan bound
+/// with one pool must be given the same inputs.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    buffers: Vec<(BufferRole, ElemTy, u64, wgpu::Buffer)>,
+}
+
+impl BufferPool {
+    /// Buffers held.
+    pub fn len(&self) -> usize {
+        self.buffers.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffers.is_empty()
+    }
+
+    fn get(&self, b: &BufferPlan) -> Option<wgpu::Buffer> {
+        self.buffers
+            .iter()
+            .find(|(role, elem, len, _)| (*role, *elem, *len) == (b.role, b.elem, b.len))
+            .map(|(.., buffer)| buffer.clone())
+    }
+
+    /// Whether buffers of `role` are shared (inputs and outputs are).
+    fn shares(role: BufferRole) -> bool {
+        matches!(role, BufferRole::Input(_) | BufferRole::Output(_))
+    }
+}
+
 /// Bytes a buffer of `len` 4-byte elements takes on the device (at least 4).
 pub(super) fn byte_size(len: u64) -> u64 {
     len.max(1).saturating_mul(4)
 }
 
 impl Gpu {
-    /// Checks the plan and inputs, makes pipelines and buffers, uploads the inputs.
+    /// Checks the plan and inputs, makes pipelines and buffers, uploads the
+    /// inputs; with a pool, inputs and outputs come from it (made there first).
     pub(super) fn bind(
         &self,
         module: &Module,
         inputs: &[HostBuffer],
+        pool: Option<&mut BufferPool>,
     ) -> Result<Bound, RuntimeError> {
         check_inputs(module, inputs)?;
         for b in &module.buffers {
@@ -46,7 +82,7 @@ impl Gpu {
                 self.pipeline(&module.wgsl, k)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let buffers = self.make_buffers(module, inputs)?;
+        let buffers = self.make_buffers(module, inputs, pool)?;
         let steps = module
             .kernels
             .iter()
@@ -96,6 +132,7 @@ impl Gpu {
         &self,
         module: &Module,
         inputs: &[HostBuffer],
+        mut pool: Option<&mut BufferPool>,
     ) -> Result<Vec<wgpu::Buffer>, RuntimeError> {
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
@@ -104,7 +141,11 @@ impl Gpu {
             .buffers
             .iter()
             .map(|b| {
-                self.made_buffer(&b.name, || {
+                let pooled = pool.as_deref_mut().filter(|_| BufferPool::shares(b.role));
+                if let Some(found) = pooled.as_ref().and_then(|p| p.get(b)) {
+                    return Ok(found);
+                }
+                let made = self.made_buffer(&b.name, || {
                     let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some(&b.name),
                         size: byte_size(b.len),
@@ -120,7 +161,11 @@ impl Gpu {
                             .write_buffer(&buffer, 0, bytemuck::cast_slice(&b.init));
                     }
                     buffer
-                })
+                })?;
+                if let Some(p) = pooled {
+                    p.buffers.push((b.role, b.elem, b.len, made.clone()));
+                }
+                Ok(made)
             })
             .collect()
     }

@@ -26,7 +26,7 @@ pub struct RunResult {
 
 /// A staging buffer that an output is copied into for reading back.
 #[derive(Debug)]
-struct Readback {
+pub(super) struct Readback {
     source: usize,
     elem: texpr_syntax::ast::ElemTy,
     len: u64,
@@ -38,14 +38,9 @@ impl Gpu {
     /// kernel in order and reads back the outputs.
     pub fn run(&self, module: &Module, inputs: &[HostBuffer]) -> Result<RunResult, RuntimeError> {
         self.check_health()?;
-        let bound = self.bind(module, inputs)?;
+        let bound = self.bind(module, inputs, None)?;
         let readbacks = self.staging(module)?;
-        let during = || "creating the timestamp queries".to_string();
-        let timer = scoped(&self.device, || self.timer(passes(&bound)));
-        let timer = self.checked(during, timer, |message| RuntimeError::Execution {
-            during: during(),
-            message,
-        })?;
+        let timer = self.made_timer(passes(&bound))?;
         let start = Instant::now();
         self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
         let gpu_time = start.elapsed();
@@ -57,29 +52,6 @@ impl Gpu {
             gpu_time,
             kernel_time,
         })
-    }
-
-    /// Uploads once, then times `warmups + runs` repetitions of all kernels
-    /// (dispatch and wait); returns the `runs` timed durations.
-    pub fn bench(
-        &self,
-        module: &Module,
-        inputs: &[HostBuffer],
-        warmups: usize,
-        runs: usize,
-    ) -> Result<Vec<Duration>, RuntimeError> {
-        self.check_health()?;
-        let bound = self.bind(module, inputs)?;
-        let mut times = Vec::with_capacity(runs);
-        for i in 0..warmups + runs {
-            let start = Instant::now();
-            self.dispatch_all(&bound, &[], None)?;
-            if i >= warmups {
-                times.push(start.elapsed());
-            }
-        }
-        self.check_health()?;
-        Ok(times)
     }
 
     /// Staging buffers for the outputs, sorted by output index.
@@ -117,7 +89,7 @@ impl Gpu {
     }
 
     /// Encodes and submits every kernel (then the output copies), waiting after each submit.
-    fn dispatch_all(
+    pub(super) fn dispatch_all(
         &self,
         bound: &Bound,
         readbacks: &[Readback],
@@ -151,7 +123,7 @@ impl Gpu {
     }
 
     /// Waits for submission `index` (or all work); `during` says what ran.
-    fn wait(
+    pub(super) fn wait(
         &self,
         index: Option<wgpu::SubmissionIndex>,
         during: impl Fn() -> String,
@@ -220,7 +192,7 @@ fn running(steps: &[super::buffers::Step], copies: bool) -> String {
 }
 
 /// Compute passes in a run: one per submit that has kernels.
-fn passes(bound: &Bound) -> usize {
+pub(super) fn passes(bound: &Bound) -> usize {
     bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
 }
 

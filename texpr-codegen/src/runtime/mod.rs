@@ -6,7 +6,10 @@
 //!   panicking;
 //! - [`Gpu::run`] uploads inputs, dispatches the plan's kernels in order and
 //!   reads back the outputs ([`RunResult`]);
-//! - [`Gpu::bench`] uploads once and times repeated dispatches;
+//! - [`Gpu::prepare`] and [`Gpu::time`] are the timing harness (module
+//!   `harness`): sequences prepared and warmed, then timed round-robin, by
+//!   the GPU's own timestamps where it has them and by the wall clock;
+//!   [`Gpu::bench`] times one program that way;
 //! - [`Gpu::limits`] reports the device's [`DeviceLimits`] for planning.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
@@ -39,6 +42,7 @@ mod adapter;
 mod buffers;
 mod error;
 mod exec;
+mod harness;
 mod host;
 mod pipeline;
 pub mod raw;
@@ -46,8 +50,10 @@ mod scope;
 mod timing;
 
 pub use adapter::{AdapterChoice, GpuInfo};
+pub use buffers::BufferPool;
 pub use error::RuntimeError;
 pub use exec::RunResult;
+pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! Hand-written WGSL through the same harness as compiled programs.
 //!
 //! A [`RawProgram`] is one WGSL module, the storage buffers it works on and the
-//! compute passes to dispatch in order. [`Gpu::run_raw`] and [`Gpu::bench_raw`]
+//! compute passes to dispatch in order. [`Gpu::run_raw`], [`Gpu::bench_raw`] and [`Gpu::prepare_raw`]
 //! validate the WGSL with naga, read each entry point's workgroup size and the
 //! access of every binding it uses from naga's module, turn the program into a
 //! kernel plan ([`Module`]) and hand it to [`Gpu::run`] / [`Gpu::bench`]: the
@@ -11,13 +11,11 @@
 //! [`baselines`] holds the hand-written baselines of `texprc bench --suite`
 //! (`shaders/baselines/*.wgsl`) with their sizes filled in.
 
-use std::time::Duration;
-
 use naga::valid::{ValidationFlags, Validator};
 use texpr_syntax::Span;
 use texpr_syntax::ast::ElemTy;
 
-use super::{Gpu, HostBuffer, RunResult, RuntimeError};
+use super::{BufferPool, Gpu, HostBuffer, Prepared, RunResult, RuntimeError, Timing};
 use crate::plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 
 /// A storage buffer of a raw program.
@@ -57,17 +55,27 @@ impl Gpu {
         self.run(&module, &inputs)
     }
 
-    /// Uploads once, then times `warmups + runs` repetitions of all passes,
-    /// exactly as [`Gpu::bench`] times a compiled program; returns the `runs`
-    /// timed durations.
+    /// Uploads once, then times `runs` repetitions of all passes after
+    /// `warmups`, exactly as [`Gpu::bench`] times a compiled program.
     pub fn bench_raw(
         &self,
         program: &RawProgram,
         warmups: usize,
         runs: usize,
-    ) -> Result<Vec<Duration>, RuntimeError> {
+    ) -> Result<Timing, RuntimeError> {
         let (module, inputs) = self.raw_plan(program)?;
         self.bench(&module, &inputs, warmups, runs)
+    }
+
+    /// [`Gpu::prepare`] for a raw program: ready for [`Gpu::time`] beside
+    /// compiled programs (its inputs and outputs from `pool`).
+    pub fn prepare_raw(
+        &self,
+        program: &RawProgram,
+        pool: &mut BufferPool,
+    ) -> Result<Prepared, RuntimeError> {
+        let (module, inputs) = self.raw_plan(program)?;
+        self.prepare(&module, &inputs, pool)
     }
 
     /// The kernel plan of `program` and its inputs in plan order, after naga
@@ -210,6 +218,10 @@ pub mod baselines {
     const MATMUL_TILED: &str = include_str!("../../../shaders/baselines/matmul_tiled.wgsl");
     const SUM_TREE: &str = include_str!("../../../shaders/baselines/sum_tree.wgsl");
     const AXPB_VEC4: &str = include_str!("../../../shaders/baselines/axpb_vec4.wgsl");
+    const FMA_PEAK: &str = include_str!("../../../shaders/baselines/fma_peak.wgsl");
+
+    /// Scalar multiply-adds per loop iteration of one invocation of [`fma_peak`].
+    pub const FMA_PER_ITERATION: u64 = 64;
 
     /// Workgroups of the first pass of [`sum_tree`] at most (on lavapipe 256
     /// fat workgroups beat 1024 thinner ones 2.5 times over).
@@ -352,14 +364,7 @@ pub mod baselines {
         }
         check_len("x", &x, n)?;
         let n4 = n / 4;
-        let groups = n4.div_ceil(256);
-        let gx = groups.min(u64::from(MAX_GROUPS));
-        let gy = groups.div_ceil(gx);
-        if gy > u64::from(MAX_GROUPS) {
-            return Err(RuntimeError::BadPlan(format!(
-                "axpb baseline of {n} elements needs too many workgroups"
-            )));
-        }
+        let [gx, gy] = folded(n4.div_ceil(256), "axpb", n)?;
         Ok(RawProgram {
             wgsl: fill(AXPB_VEC4, &[("N4", n4 as u32)]),
             buffers: vec![
@@ -372,8 +377,57 @@ pub mod baselines {
             kernels: vec![RawKernel {
                 entry: "main".into(),
                 bindings: vec![0, 1],
-                dispatch: [gx as u32, gy as u32, 1],
+                dispatch: [gx, gy, 1],
             }],
         })
+    }
+
+    /// `groups` workgroups as x by y, x at most [`MAX_GROUPS`] (the shaders
+    /// number workgroups `wid.y * groups.x + wid.x`).
+    fn folded(groups: u64, what: &str, n: u64) -> Result<[u32; 2], RuntimeError> {
+        let gx = groups.clamp(1, u64::from(MAX_GROUPS));
+        let gy = groups.div_ceil(gx);
+        if gy > u64::from(MAX_GROUPS) {
+            return Err(RuntimeError::BadPlan(format!(
+                "{what} baseline of {n} elements needs too many workgroups"
+            )));
+        }
+        Ok([gx as u32, gy as u32])
+    }
+
+    /// The f32 multiply-add throughput kernel (`shaders/baselines/fma_peak.wgsl`):
+    /// `invocations` (a multiple of 256) each run `iterations` times
+    /// [`FMA_PER_ITERATION`] multiply-adds in 16 independent chains. Output 0
+    /// has one element per invocation, each 32 (every chain settles at 2).
+    /// It does [`fma_flops`] floating-point operations.
+    pub fn fma_peak(invocations: u64, iterations: u64) -> Result<RawProgram, RuntimeError> {
+        let n = size("invocations", invocations)?;
+        let iters = size("iterations", iterations)?;
+        if !invocations.is_multiple_of(256) {
+            return Err(RuntimeError::BadPlan(format!(
+                "fma baseline: {invocations} invocations is not a multiple of 256"
+            )));
+        }
+        let [gx, gy] = folded(invocations / 256, "fma", invocations)?;
+        Ok(RawProgram {
+            wgsl: fill(FMA_PEAK, &[("ITERS", iters), ("N", n)]),
+            buffers: vec![
+                RawBuffer::Input(HostBuffer::from_f32(&[0.5, 1.0])),
+                RawBuffer::Output {
+                    elem: ElemTy::F32,
+                    len: invocations,
+                },
+            ],
+            kernels: vec![RawKernel {
+                entry: "main".into(),
+                bindings: vec![0, 1],
+                dispatch: [gx, gy, 1],
+            }],
+        })
+    }
+
+    /// Floating-point operations of [`fma_peak`] (a multiply-add is two).
+    pub fn fma_flops(invocations: u64, iterations: u64) -> u64 {
+        2 * FMA_PER_ITERATION * invocations * iterations
     }
 }

@@ -1,9 +1,11 @@
-//! GPU timestamps around each compute pass, where the adapter has `TIMESTAMP_QUERY`.
+//! GPU timestamps around each compute pass, where the adapter has
+//! `TIMESTAMP_QUERY`, and around copies in an encoder where it also has
+//! `TIMESTAMP_QUERY_INSIDE_ENCODERS`. A [`Timer`] is reused run after run.
 
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{Gpu, RuntimeError};
+use super::{Gpu, RuntimeError, scope::scoped};
 
 /// A query set with a begin and an end timestamp per pass, and buffers to read them.
 #[derive(Debug)]
@@ -24,6 +26,12 @@ impl Timer {
         }
     }
 
+    /// Writes the begin (`end == false`) or end timestamp of span `k` in the
+    /// encoder, outside any pass (needs [`Gpu::has_encoder_timestamps`]).
+    pub fn write(&self, encoder: &mut wgpu::CommandEncoder, k: usize, end: bool) {
+        encoder.write_timestamp(&self.set, 2 * k as u32 + u32::from(end));
+    }
+
     /// Copies every timestamp out to the readable buffer (after the last pass).
     pub fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.resolve_query_set(&self.set, 0..2 * self.passes, &self.resolve, 0);
@@ -41,6 +49,14 @@ impl Gpu {
         self.device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Whether timestamps can be written between commands of an encoder (to
+    /// time copies, which run outside compute passes).
+    pub fn has_encoder_timestamps(&self) -> bool {
+        self.device.features().contains(
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+        )
     }
 
     /// A timer for `passes` compute passes, or `None` without timestamp queries.
@@ -70,6 +86,16 @@ impl Gpu {
             resolve,
             read,
             passes: passes as u32,
+        })
+    }
+
+    /// [`Gpu::timer`] in an error scope.
+    pub(super) fn made_timer(&self, passes: usize) -> Result<Option<Timer>, RuntimeError> {
+        let during = || "creating the timestamp queries".to_string();
+        let timer = scoped(&self.device, || self.timer(passes));
+        self.checked(during, timer, |message| RuntimeError::Execution {
+            during: during(),
+            message,
         })
     }
 

@@ -1,57 +1,39 @@
 //! `texprc bench FILE... | --suite`: compile time (parse to validated WGSL) and
-//! GPU time of programs, as medians over several runs after warm-ups, with
-//! the work they do (GFLOP/s) and the data they must move (GB/s), for three
-//! schedules: `default`, `heuristic`, and `tuned` (the schedule cache's entry
-//! for the program on this device, if `texprc tune` made one).
+//! GPU time of programs for three schedules: `default`, `heuristic`, and
+//! `tuned` (the schedule cache's entry for the program on this device, if
+//! `texprc tune` made one), with the work they do (GFLOP/s), the data they
+//! must move (GB/s) and their share of the device's roofline.
+//!
+//! Every time comes from the runtime's timing harness (`Gpu::prepare`,
+//! `Gpu::time`): pipelines made and inputs uploaded first, then warm-ups,
+//! then the median of the runs; the rows of one program are timed together,
+//! their runs interleaved. `gpu ms` is the GPU's own timestamps where the
+//! device has timestamp queries, `wall ms` dispatch plus wait; rates use the
+//! first where there is one. The roofline ([`roofline`]: copy bandwidth and
+//! FMA throughput) is measured in the same run, first.
 //!
 //! With `--suite`, the hand-written WGSL baselines of `shaders/baselines/` run
 //! beside the programs they compute (matmul, sum, axpb) through the same
 //! harness ([`texpr_codegen::runtime::raw`]): the same inputs, warm-ups, runs,
 //! median and timing, and rates from the same work and traffic counts. A
 //! schedule that fails to compile or run prints its error in its row; the rest
-//! of the suite goes on.
+//! of the suite goes on. `--scale gpu` gives the suite (and the roofline
+//! probes) sizes for a data-centre GPU ([`suite::GPU`]).
+
+mod roofline;
+mod rows;
+mod suite;
 
 use crate::cmd::run::open_gpu;
-use crate::common::{Defines, Failure, Source, frontend, read_source};
-use crate::inputs::to_host;
-use crate::plot::{self, Bar, Group, Series};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-use texpr_codegen::runtime::raw::{RawProgram, baselines};
-use texpr_codegen::runtime::{Gpu, HostBuffer, RuntimeError};
-use texpr_codegen::{Options, Schedule, ScheduleChoice};
+use crate::common::{Defines, Failure, Source};
+use crate::plot::{self, Bar, Group, Limits, Series};
+use roofline::Roofline;
+use rows::{Outcome, Row};
+use std::path::PathBuf;
+use std::time::Duration;
+use suite::Scale;
+use texpr_codegen::runtime::Gpu;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
-
-/// `y = 2x + 1`: the program the `axpb_vec4` baseline computes, benched with it.
-const AXPB: &str = "// axpb: y = 2x + 1 (the axpb_vec4 baseline's program)
-param N = 1048576
-input x: f32[N]
-output y: f32[N] = compute N |i| x[i] * 2.0 + 1.0
-";
-
-/// The suite: every example at a realistic size (name, `-D` overrides), and
-/// `axpb` (not an example: [`AXPB`]).
-const SUITE: &[(&str, &[(&str, i64)])] = &[
-    ("saxpy", &[("N", 1 << 24)]),
-    ("axpb", &[("N", 1 << 24)]),
-    ("chain", &[("N", 1 << 24)]),
-    ("dot", &[("N", 1 << 22)]),
-    ("sum", &[("N", 1 << 24)]),
-    ("max", &[("N", 1 << 24)]),
-    ("softmax", &[("R", 4096), ("C", 1024)]),
-    ("layernorm", &[("R", 4096), ("C", 1024)]),
-    ("matvec", &[("M", 4096), ("N", 4096)]),
-    ("matmul", &[("M", 1024), ("N", 1024), ("K", 1024)]),
-    (
-        "batched_matmul",
-        &[("BATCH", 8), ("M", 128), ("N", 128), ("K", 128)],
-    ),
-    ("transpose", &[("M", 2048), ("N", 2048)]),
-    ("conv1d", &[("N", 1 << 22), ("K", 7)]),
-    ("stencil2d", &[("H", 2048), ("W", 2048)]),
-    ("attention", &[("S", 128), ("T", 128), ("D", 64)]),
-];
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -67,9 +49,12 @@ pub struct Args {
         requires = "suite",
         value_delimiter = ',',
         value_name = "NAMES",
-        value_parser = clap::builder::PossibleValuesParser::new(SUITE.iter().map(|(n, _)| *n))
+        value_parser = clap::builder::PossibleValuesParser::new(suite::CPU.iter().map(|(n, _)| *n))
     )]
     pub only: Vec<String>,
+    /// Sizes of the suite and of the roofline probes: for lavapipe (`cpu`) or a data-centre GPU
+    #[arg(long, value_enum, default_value_t = Scale::Cpu)]
+    pub scale: Scale,
     /// Timed runs per program (the median is reported)
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -89,86 +74,46 @@ pub struct Args {
     pub defines: Defines,
 }
 
-/// One program to measure.
-struct Job {
-    name: String,
-    /// Where the source comes from: a file, or built-in text.
-    file: Option<PathBuf>,
-    defines: Vec<(String, i64)>,
-    /// Whether to run the hand-written baselines of this program.
-    baselines: bool,
-}
-
-/// One row of the table: a schedule or a baseline of a program.
-struct Row {
-    series: Series,
-    label: String,
-    outcome: Outcome,
-}
-
-enum Outcome {
-    Measured {
-        compile: Option<Duration>,
-        gpu: Duration,
-    },
-    NotTuned,
-    Failed(String),
-}
-
 pub fn run(args: Args) -> Result<(), Failure> {
-    let jobs = jobs(&args);
+    let jobs = suite::jobs(&args);
     let none = Source {
         name: "<bench>".into(),
         text: String::new(),
     };
-    let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&none, d))?;
+    let mut gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&none, d))?;
     let runs = args.runs.max(1);
     let device = format!("{} ({})", gpu.info().name, gpu.info().backend);
+    let roofline = header(&gpu, &device, &args);
     println!(
-        "device: {device}, {} warm-ups, median of {runs} runs",
-        args.warmups
-    );
-    println!(
-        "{:<16} {:>26} {:<14} {:>12} {:>12} {:>10} {:>10}",
-        "program", "size", "schedule", "compile ms", "gpu ms", "GFLOP/s", "GB/s"
+        "{:<16} {:>26} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "program",
+        "size",
+        "schedule",
+        "compile ms",
+        "gpu ms",
+        "wall ms",
+        "GFLOP/s",
+        "GB/s",
+        "roofline"
     );
     let mut groups = Vec::new();
     for job in jobs {
-        let (src, program) = load(&job)?;
-        let flops = texpr_opt::cost::flops(&program) as f64;
-        let bytes = texpr_opt::cost::min_bytes(&program) as f64;
-        let size: Vec<String> = job
-            .defines
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        let size = size.join(",");
+        let (src, program) = suite::load(&job)?;
+        if gpu.is_lost() {
+            gpu = gpu
+                .reopen()
+                .map_err(|e| Failure::about(&none, crate::cmd::run::runtime_diag(&e)))?;
+        }
+        let work = Work {
+            flops: texpr_opt::cost::flops(&program) as f64,
+            bytes: texpr_opt::cost::min_bytes(&program) as f64,
+            roofline,
+        };
+        let size = job.size();
         let mut bars = Vec::new();
-        for row in measure(&gpu, &job, &src, &program, &args) {
-            println!("{}", format_row(&job.name, &size, &row, flops, bytes));
-            let rate = |per: f64| match row.outcome {
-                Outcome::Measured { gpu, .. } if per > 0.0 => Some(per / gpu.as_secs_f64() / 1e9),
-                _ => None,
-            };
-            let note = (row.series == Series::Baseline).then(|| {
-                let prefix = format!("{}_", job.name);
-                row.label
-                    .strip_prefix(&prefix)
-                    .unwrap_or(&row.label)
-                    .to_string()
-            });
-            let missing = match row.outcome {
-                Outcome::Measured { .. } => None,
-                Outcome::NotTuned => Some("not tuned".to_string()),
-                Outcome::Failed(_) => Some("error".to_string()),
-            };
-            bars.push(Bar {
-                series: row.series,
-                note,
-                missing,
-                gflops: rate(flops),
-                gbs: rate(bytes),
-            });
+        for row in rows::measure(&gpu, &job, &src, &program, &args) {
+            println!("{}", format_row(&job.name, &size, &row, &work));
+            bars.push(bar(&job.name, &row, &work));
         }
         groups.push(Group {
             name: job.name.clone(),
@@ -177,7 +122,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     if let Some(path) = &args.svg {
         let title = format!("texprc bench on {device}: median of {runs} runs");
-        plot::write_svg(path, &title, &groups).map_err(|e| {
+        let limits = roofline.map(|r| Limits {
+            gflops: r.fma_gflops,
+            gbs: r.copy_gbs,
+        });
+        plot::write_svg(path, &title, &groups, limits).map_err(|e| {
             Failure::about(
                 &none,
                 Diagnostic::error(
@@ -191,244 +140,99 @@ pub fn run(args: Args) -> Result<(), Failure> {
     Ok(())
 }
 
-fn jobs(args: &Args) -> Vec<Job> {
-    if !args.suite {
-        return args
-            .files
-            .iter()
-            .map(|f| Job {
-                name: f
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                file: Some(f.clone()),
-                defines: args.defines.defines.clone(),
-                baselines: false,
-            })
-            .collect();
-    }
-    SUITE
-        .iter()
-        .filter(|(name, _)| args.only.is_empty() || args.only.iter().any(|o| o == name))
-        .map(|(name, defs)| Job {
-            name: name.to_string(),
-            file: (*name != "axpb").then(|| Path::new("examples").join(format!("{name}.te"))),
-            defines: defs.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-            baselines: true,
-        })
-        .collect()
-}
-
-fn load(job: &Job) -> Result<(Source, Program), Failure> {
-    let src = match &job.file {
-        Some(file) => read_source(file)?,
-        None => Source {
-            name: format!("<{}>", job.name),
-            text: AXPB.to_string(),
-        },
-    };
-    let defs = Defines {
-        defines: job.defines.clone(),
-    };
-    let program = frontend(&src, &defs)?;
-    Ok((src, program))
-}
-
-/// The rows of one program: default, heuristic, tuned, then its baselines.
-fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Args) -> Vec<Row> {
-    let runs = args.runs.max(1);
-    let inputs: Vec<HostBuffer> = texpr_interp::random_inputs(program, 1)
-        .iter()
-        .map(to_host)
-        .collect();
-    let mut rows = Vec::new();
-    let mut schedules = vec![
-        (
-            Series::Default,
-            "default".to_string(),
-            Ok(Some(ScheduleChoice::Default)),
+/// The lines above the table: the device and the harness, what the times
+/// are, and the roofline (measured now).
+fn header(gpu: &Gpu, device: &str, args: &Args) -> Option<Roofline> {
+    println!(
+        "device: {device}, {} warm-ups, median of {} runs, a program's rows interleaved",
+        args.warmups.max(1),
+        args.runs.max(1)
+    );
+    match gpu.has_timestamps() {
+        true => {
+            println!("gpu ms: the GPU's timestamps; wall ms: dispatch + wait; rates from gpu ms")
+        }
+        false => println!(
+            "gpu ms: - (no timestamp queries); wall ms: dispatch + wait; rates from wall ms"
         ),
-        (
-            Series::Heuristic,
-            "heuristic".to_string(),
-            Ok(Some(ScheduleChoice::Heuristic)),
-        ),
-        (
-            Series::Tuned,
-            "tuned".to_string(),
-            Ok(tuned(program, gpu).map(ScheduleChoice::Given)),
-        ),
-    ];
-    for path in &args.schedule {
-        let name = path.file_stem().map_or_else(
-            || path.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
-        let choice = crate::common::read_schedule(path)
-            .map(|s| Some(ScheduleChoice::Given(s)))
-            .map_err(|f| one_line(&format!("{f:?}")));
-        schedules.push((Series::Pinned, format!("pinned {name}"), choice));
     }
-    for (series, label, choice) in schedules {
-        let outcome = match choice {
-            Ok(None) => Outcome::NotTuned,
-            Ok(Some(choice)) => {
-                schedule_outcome(gpu, job, src, choice, &inputs, args.warmups, runs)
-            }
-            Err(why) => Outcome::Failed(why),
-        };
-        rows.push(Row {
-            series,
-            label,
-            outcome,
-        });
-    }
-    if job.baselines {
-        for (name, made) in baselines_of(&job.name, program, &inputs) {
-            let outcome = match made.and_then(|p| gpu.bench_raw(&p, args.warmups, runs)) {
-                Ok(times) => Outcome::Measured {
-                    compile: None,
-                    gpu: median(times),
-                },
-                Err(e) => Outcome::Failed(runtime_text(&e)),
-            };
-            rows.push(Row {
-                series: Series::Baseline,
-                label: name.into(),
-                outcome,
-            });
+    match roofline::measure(gpu, args.scale, args.warmups, args.runs.max(1)) {
+        Ok(r) => {
+            println!("{}", r.describe());
+            Some(r)
+        }
+        Err(e) => {
+            println!("roofline: not measured: {}", rows::runtime_text(&e));
+            None
         }
     }
-    rows
 }
 
-/// The schedule the cache holds for `program` on this device.
-fn tuned(program: &Program, gpu: &Gpu) -> Option<Schedule> {
-    crate::cache::Cache::open_default().get(&crate::cache::key(program, gpu))
+/// What one program does, and the device's limits, for its rates.
+struct Work {
+    flops: f64,
+    bytes: f64,
+    roofline: Option<Roofline>,
 }
 
-/// Compiles (timed over the runs, from source text) and benches one schedule.
-fn schedule_outcome(
-    gpu: &Gpu,
-    job: &Job,
-    src: &Source,
-    schedule: ScheduleChoice,
-    inputs: &[HostBuffer],
-    warmups: usize,
-    runs: usize,
-) -> Outcome {
-    let opts = Options {
-        limits: gpu.limits(),
-        overrides: job.defines.clone(),
-        schedule,
-    };
-    let defs = Defines {
-        defines: job.defines.clone(),
-    };
-    let mut compile_times = Vec::new();
-    let mut compiled = None;
-    for _ in 0..runs {
-        let t = Instant::now();
-        let made = frontend(src, &defs)
-            .map_err(|f| diags_text(&f.diags))
-            .and_then(|p| texpr_codegen::compile(&p, &opts).map_err(|d| diags_text(&d)));
-        match made {
-            Ok(c) => compiled = Some(c),
-            Err(text) => return Outcome::Failed(text),
-        }
-        compile_times.push(t.elapsed());
-    }
-    let Some(compiled) = compiled else {
-        return Outcome::Failed("nothing compiled".into());
-    };
-    match gpu.bench(&compiled.module, inputs, warmups, runs) {
-        Ok(times) => Outcome::Measured {
-            compile: Some(median(compile_times)),
-            gpu: median(times),
-        },
-        Err(e) => Outcome::Failed(runtime_text(&e)),
+/// The figure rates are computed from: the GPU's own, else the wall clock.
+fn seconds(outcome: &Outcome) -> Option<f64> {
+    match outcome {
+        Outcome::Measured { timing, .. } => Some(timing.primary().as_secs_f64()),
+        _ => None,
     }
 }
 
-/// The hand-written baselines computing what suite program `name` computes,
-/// on the same inputs.
-fn baselines_of(
-    name: &str,
-    program: &Program,
-    inputs: &[HostBuffer],
-) -> Vec<(&'static str, Result<RawProgram, RuntimeError>)> {
-    let param = |p: &str| {
-        program
-            .params
-            .iter()
-            .find(|(n, _)| n == p)
-            .map_or(0, |(_, v)| (*v).max(0) as u64)
+fn bar(name: &str, row: &Row, work: &Work) -> Bar {
+    let rate = |per: f64| {
+        seconds(&row.outcome)
+            .filter(|_| per > 0.0)
+            .map(|secs| per / secs / 1e9)
     };
-    let input = |i: usize| inputs.get(i).cloned().unwrap_or(HostBuffer::from_f32(&[]));
-    match name {
-        "matmul" => {
-            let mnk = [param("M"), param("N"), param("K")];
-            vec![
-                (
-                    "matmul_naive",
-                    baselines::matmul_naive(mnk, input(0), input(1)),
-                ),
-                (
-                    "matmul_tiled",
-                    baselines::matmul_tiled(mnk, input(0), input(1)),
-                ),
-            ]
-        }
-        "sum" => vec![("sum_tree", baselines::sum_tree(param("N"), input(0)))],
-        "axpb" => vec![("axpb_vec4", baselines::axpb_vec4(param("N"), input(0)))],
-        _ => Vec::new(),
+    let note = (row.series == Series::Baseline).then(|| {
+        let prefix = format!("{name}_");
+        row.label
+            .strip_prefix(&prefix)
+            .unwrap_or(&row.label)
+            .to_string()
+    });
+    let missing = match row.outcome {
+        Outcome::Measured { .. } => None,
+        Outcome::NotTuned => Some("not tuned".to_string()),
+        Outcome::Failed(_) => Some("error".to_string()),
+    };
+    Bar {
+        series: row.series,
+        note,
+        missing,
+        gflops: rate(work.flops),
+        gbs: rate(work.bytes),
     }
 }
 
-fn format_row(name: &str, size: &str, row: &Row, flops: f64, bytes: f64) -> String {
+fn format_row(name: &str, size: &str, row: &Row, work: &Work) -> String {
     let head = format!("{name:<16} {size:>26} {:<14}", row.label);
+    let ms = |d: Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
     match &row.outcome {
-        Outcome::Measured { compile, gpu } => {
-            let secs = gpu.as_secs_f64();
+        Outcome::Measured { compile, timing } => {
+            let secs = timing.primary().as_secs_f64();
             let compile = match compile {
                 Some(c) => format!("{:.2}", c.as_secs_f64() * 1e3),
                 None => "-".into(),
             };
+            let gpu = timing.gpu().map_or_else(|| "-".into(), ms);
+            let share = work
+                .roofline
+                .and_then(|r| r.share(work.flops, work.bytes, secs))
+                .map_or_else(|| "-".into(), |s| format!("{:.0}% {}", s.percent, s.limit));
             format!(
-                "{head} {compile:>12} {:>12.3} {:>10.3} {:>10.3}",
-                secs * 1e3,
-                flops / secs / 1e9,
-                bytes / secs / 1e9
+                "{head} {compile:>10} {gpu:>10} {:>10} {:>10.3} {:>10.3} {share:>9}",
+                ms(timing.wall()),
+                work.flops / secs / 1e9,
+                work.bytes / secs / 1e9
             )
         }
-        Outcome::NotTuned => format!("{head} {:>12}", "not tuned"),
+        Outcome::NotTuned => format!("{head} {:>10}", "not tuned"),
         Outcome::Failed(text) => format!("{head} error: {text}"),
     }
-}
-
-/// The diagnostics on one line: `E0316: message; E0214: message`.
-fn diags_text(diags: &[Diagnostic]) -> String {
-    let errors: Vec<String> = diags
-        .iter()
-        .filter(|d| d.is_error())
-        .map(|d| format!("{}: {}", d.code, one_line(&d.message)))
-        .collect();
-    if errors.is_empty() {
-        "failed without a diagnostic".into()
-    } else {
-        errors.join("; ")
-    }
-}
-
-fn runtime_text(e: &RuntimeError) -> String {
-    format!("{}: {}", e.code(), one_line(&e.to_string()))
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }

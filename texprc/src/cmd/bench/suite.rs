@@ -1,0 +1,273 @@
+//! What `texprc bench` measures: the programs (files, or the suite at the
+//! sizes of a [`Scale`]), loaded and checked, and the hand-written baselines
+//! that compute what a suite program computes.
+
+use super::Args;
+use crate::common::{Defines, Failure, Source, frontend, read_source};
+use std::path::{Path, PathBuf};
+use texpr_codegen::runtime::raw::{RawProgram, baselines};
+use texpr_codegen::runtime::{HostBuffer, RuntimeError};
+use texpr_syntax::ir::Program;
+
+/// `y = 2x + 1`: the program the `axpb_vec4` baseline computes, benched with it.
+const AXPB: &str = "// axpb: y = 2x + 1 (the axpb_vec4 baseline's program)
+param N = 1048576
+input x: f32[N]
+output y: f32[N] = compute N |i| x[i] * 2.0 + 1.0
+";
+
+/// Sizes for a device class: the suite's, and those of the roofline probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scale {
+    /// Sizes that lavapipe (a CPU) runs in seconds
+    Cpu,
+    /// Sizes that fill a data-centre GPU (an H100): 2^28-element streams, matmul 4096^3
+    Gpu,
+}
+
+type Sizes = &'static [(&'static str, i64)];
+
+/// The suite at [`Scale::Cpu`]: every example (name, `-D` overrides), and
+/// `axpb` (not an example: [`AXPB`]).
+pub const CPU: &[(&str, Sizes)] = &[
+    ("saxpy", &[("N", 1 << 24)]),
+    ("axpb", &[("N", 1 << 24)]),
+    ("chain", &[("N", 1 << 24)]),
+    ("dot", &[("N", 1 << 22)]),
+    ("sum", &[("N", 1 << 24)]),
+    ("max", &[("N", 1 << 24)]),
+    ("softmax", &[("R", 4096), ("C", 1024)]),
+    ("layernorm", &[("R", 4096), ("C", 1024)]),
+    ("matvec", &[("M", 4096), ("N", 4096)]),
+    ("matmul", &[("M", 1024), ("N", 1024), ("K", 1024)]),
+    (
+        "batched_matmul",
+        &[("BATCH", 8), ("M", 128), ("N", 128), ("K", 128)],
+    ),
+    ("transpose", &[("M", 2048), ("N", 2048)]),
+    ("conv1d", &[("N", 1 << 22), ("K", 7)]),
+    ("stencil2d", &[("H", 2048), ("W", 2048)]),
+    ("attention", &[("S", 128), ("T", 128), ("D", 64)]),
+];
+
+/// The suite at [`Scale::Gpu`] (the sizes of the H100 measurements in
+/// issue 11): streams of 2^28 elements (1 GiB each), matmul at 1024^3 and
+/// 4096^3, rows of 16384 x 4096.
+pub const GPU: &[(&str, Sizes)] = &[
+    ("saxpy", &[("N", 1 << 28)]),
+    ("axpb", &[("N", 1 << 28)]),
+    ("chain", &[("N", 1 << 28)]),
+    ("dot", &[("N", 1 << 28)]),
+    ("sum", &[("N", 1 << 28)]),
+    ("max", &[("N", 1 << 28)]),
+    ("softmax", &[("R", 16384), ("C", 4096)]),
+    ("layernorm", &[("R", 16384), ("C", 4096)]),
+    ("matvec", &[("M", 8192), ("N", 8192)]),
+    ("matmul", &[("M", 1024), ("N", 1024), ("K", 1024)]),
+    ("matmul", &[("M", 4096), ("N", 4096), ("K", 4096)]),
+    (
+        "batched_matmul",
+        &[("BATCH", 64), ("M", 512), ("N", 512), ("K", 512)],
+    ),
+    ("transpose", &[("M", 8192), ("N", 8192)]),
+    ("conv1d", &[("N", 1 << 22), ("K", 7)]),
+    ("stencil2d", &[("H", 8192), ("W", 8192)]),
+    ("attention", &[("S", 1024), ("T", 1024), ("D", 64)]),
+];
+
+impl Scale {
+    pub fn suite(self) -> &'static [(&'static str, Sizes)] {
+        match self {
+            Scale::Cpu => CPU,
+            Scale::Gpu => GPU,
+        }
+    }
+}
+
+/// One program to measure.
+pub struct Job {
+    pub name: String,
+    /// Where the source comes from: a file, or built-in text.
+    file: Option<PathBuf>,
+    pub defines: Vec<(String, i64)>,
+    /// Whether to run the hand-written baselines of this program.
+    pub baselines: bool,
+}
+
+impl Job {
+    /// The sizes as `N=1024,K=7`.
+    pub fn size(&self) -> String {
+        let size: Vec<String> = self
+            .defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        size.join(",")
+    }
+}
+
+pub fn jobs(args: &Args) -> Vec<Job> {
+    if !args.suite {
+        return args
+            .files
+            .iter()
+            .map(|f| Job {
+                name: f
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                file: Some(f.clone()),
+                defines: args.defines.defines.clone(),
+                baselines: false,
+            })
+            .collect();
+    }
+    suite_jobs(args.scale, &args.only)
+}
+
+/// The suite at `scale`, only the programs named in `only` (all when empty).
+fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
+    scale
+        .suite()
+        .iter()
+        .filter(|(name, _)| only.is_empty() || only.iter().any(|o| o == name))
+        .map(|(name, defs)| Job {
+            name: name.to_string(),
+            file: (*name != "axpb").then(|| Path::new("examples").join(format!("{name}.te"))),
+            defines: defs.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            baselines: true,
+        })
+        .collect()
+}
+
+/// The job's source and its checked program.
+pub fn load(job: &Job) -> Result<(Source, Program), Failure> {
+    let src = match &job.file {
+        Some(file) => read_source(file)?,
+        None => Source {
+            name: format!("<{}>", job.name),
+            text: AXPB.to_string(),
+        },
+    };
+    let defs = Defines {
+        defines: job.defines.clone(),
+    };
+    let program = frontend(&src, &defs)?;
+    Ok((src, program))
+}
+
+/// The hand-written baselines computing what suite program `name` computes,
+/// on the same inputs.
+pub fn baselines_of(
+    name: &str,
+    program: &Program,
+    inputs: &[HostBuffer],
+) -> Vec<(&'static str, Result<RawProgram, RuntimeError>)> {
+    let param = |p: &str| {
+        program
+            .params
+            .iter()
+            .find(|(n, _)| n == p)
+            .map_or(0, |(_, v)| (*v).max(0) as u64)
+    };
+    let input = |i: usize| inputs.get(i).cloned().unwrap_or(HostBuffer::from_f32(&[]));
+    match name {
+        "matmul" => {
+            let mnk = [param("M"), param("N"), param("K")];
+            vec![
+                (
+                    "matmul_naive",
+                    baselines::matmul_naive(mnk, input(0), input(1)),
+                ),
+                (
+                    "matmul_tiled",
+                    baselines::matmul_tiled(mnk, input(0), input(1)),
+                ),
+            ]
+        }
+        "sum" => vec![("sum_tree", baselines::sum_tree(param("N"), input(0)))],
+        "axpb" => vec![("axpb_vec4", baselines::axpb_vec4(param("N"), input(0)))],
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use texpr_codegen::{Options, ScheduleChoice};
+    use texpr_opt::limits::DeviceLimits;
+
+    /// A data-centre GPU's limits as wgpu reports them for an H100 (Vulkan):
+    /// 48 KiB of workgroup memory, subgroups of 32, buffers past 1 GiB.
+    fn h100() -> DeviceLimits {
+        DeviceLimits {
+            max_workgroup_storage_bytes: 49152,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size: [1024, 1024, 64],
+            max_storage_buffers_per_stage: 1 << 20,
+            max_storage_buffer_binding_size: u64::from(u32::MAX),
+            max_buffer_size: 1 << 40,
+            subgroup_size: Some((32, 32)),
+            ..DeviceLimits::default()
+        }
+    }
+
+    fn load_from_repo(job: &Job) -> Program {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let job = Job {
+            file: job.file.as_ref().map(|f| root.join(f)),
+            name: job.name.clone(),
+            defines: job.defines.clone(),
+            baselines: job.baselines,
+        };
+        load(&job)
+            .unwrap_or_else(|f| panic!("{}: {:?}", job.name, f.diags))
+            .1
+    }
+
+    /// `--scale gpu` names every suite program, at the sizes of issue 11,
+    /// and each compiles with the heuristic for an H100's limits.
+    #[test]
+    fn the_gpu_scale_suite_compiles_for_a_data_centre_gpu() {
+        let jobs = suite_jobs(Scale::Gpu, &[]);
+        let cpu: Vec<&str> = CPU.iter().map(|(n, _)| *n).collect();
+        for name in &cpu {
+            assert!(jobs.iter().any(|j| j.name == *name), "{name} missing");
+        }
+        let sizes: Vec<String> = jobs
+            .iter()
+            .map(|j| format!("{} {}", j.name, j.size()))
+            .collect();
+        for want in [
+            "matmul M=4096,N=4096,K=4096",
+            "matmul M=1024,N=1024,K=1024",
+            "sum N=268435456",
+            "chain N=268435456",
+            "saxpy N=268435456",
+            "softmax R=16384,C=4096",
+            "layernorm R=16384,C=4096",
+            "matvec M=8192,N=8192",
+            "transpose M=8192,N=8192",
+            "attention S=1024,T=1024,D=64",
+            "batched_matmul BATCH=64,M=512,N=512,K=512",
+            "conv1d N=4194304,K=7",
+        ] {
+            assert!(sizes.iter().any(|s| s == want), "{want} not in {sizes:?}");
+        }
+        for job in &jobs {
+            let program = load_from_repo(job);
+            let opts = Options {
+                limits: h100(),
+                overrides: job.defines.clone(),
+                schedule: ScheduleChoice::Heuristic,
+            };
+            if let Err(d) = texpr_codegen::compile(&program, &opts) {
+                panic!("{} {}: {:?}", job.name, job.size(), d);
+            }
+        }
+        // Lavapipe's sizes are those of before.
+        let cpu_jobs = suite_jobs(Scale::Cpu, &[]);
+        assert_eq!(cpu_jobs.len(), CPU.len());
+        assert!(cpu_jobs.iter().any(|j| j.size() == "M=1024,N=1024,K=1024"));
+    }
+}
