@@ -17,6 +17,7 @@ mod optimized;
 mod parse;
 mod repro;
 mod runtime;
+mod scale;
 mod schedules;
 mod shaders;
 mod tolerance;
