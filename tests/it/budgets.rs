@@ -6,7 +6,8 @@
 //! budget the code generator keeps bodies in loops or refuses (E0318,
 //! E0319), naming the item. Golden shaders stay within a line budget.
 
-use texpr_codegen::{DeviceLimits, KernelStats, ScheduleChoice, emit_with_stats};
+use texpr::{DeviceLimits, ScheduleChoice, Target};
+use texpr_codegen::{KernelStats, emit_with_stats};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_tests::r#gen as generator;
@@ -16,30 +17,29 @@ use texpr_tests::gpu::{check_program_with, gpu};
 /// Lines a golden shader (`shaders/*.wgsl`, all kernels of an example) may have.
 const GOLDEN_LINE_BUDGET: usize = 1000;
 
-fn cpu_limits() -> DeviceLimits {
-    DeviceLimits {
-        max_invocations_per_workgroup: 1024,
-        max_workgroup_size: [1024, 1024, 64],
-        max_workgroup_storage_bytes: 32768,
-        max_loop_iterations: Some(65_535),
-        subgroup_size: Some((8, 8)),
-        cpu: true,
-        ..DeviceLimits::default()
-    }
+fn devices() -> [(&'static str, Target); 2] {
+    let cpu = Target::builtin("llvmpipe").unwrap();
+    [("gpu", Target::default()), ("cpu", cpu)]
 }
 
-fn devices() -> [(&'static str, DeviceLimits); 2] {
-    [("gpu", DeviceLimits::default()), ("cpu", cpu_limits())]
+/// The portable target with other limits.
+fn with_limits(limits: DeviceLimits) -> Target {
+    Target {
+        limits,
+        ..Target::default()
+    }
 }
 
 /// Schedules `p` and emits it, with each kernel's costs.
 fn emit(
     p: &Program,
-    limits: &DeviceLimits,
+    target: &Target,
     choice: &ScheduleChoice,
 ) -> Result<Vec<(KernelStats, String)>, Vec<Diagnostic>> {
-    let scheduled = texpr_opt::optimize(p, limits, choice)?;
-    let (module, stats) = emit_with_stats(&scheduled, limits)?;
+    let o = texpr::optimize(p)?;
+    let chosen = texpr::choose(&o, target, choice)?;
+    let scheduled = texpr_opt::apply(&o, target, &chosen.schedule)?;
+    let (module, stats) = emit_with_stats(&scheduled, target)?;
     let texts = kernel_texts(&module.wgsl);
     Ok(stats.into_iter().zip(texts).collect())
 }
@@ -82,9 +82,9 @@ fn over_budget(label: &str, p: &Program) -> Vec<String> {
             match emit(p, &limits, &choice) {
                 Ok(kernels) => bad.extend(kernels.iter().filter_map(|(k, text)| {
                     let array = largest_declared_array(text);
-                    let over = k.private_elements > limits.max_private_elements
+                    let over = k.private_elements > limits.limits.max_private_elements
                         || array > k.private_elements
-                        || k.unrolled_statements > limits.max_unrolled_statements;
+                        || k.unrolled_statements > limits.limits.max_unrolled_statements;
                     over.then(|| format!("{at}: {k:?}, an array of {array} in its text"))
                 })),
                 Err(ds) => bad.extend(
@@ -148,7 +148,7 @@ fn the_nvidia_register_array_kernel_compiles_within_the_budgets() {
         over_budget("register_arrays_device_lost", &p),
         Vec::<String>::new()
     );
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     for choice in [ScheduleChoice::Heuristic, ScheduleChoice::Default] {
         let kernels = emit(&p, &limits, &choice).unwrap();
         let copies: usize = kernels
@@ -174,11 +174,11 @@ fn the_nvidia_register_array_kernel_compiles_within_the_budgets() {
 fn a_let_over_the_memory_budget_is_kept_in_a_global_buffer() {
     let src = "input x: f32[3000]\noutput y: f32[2] = compute@grid 1 |g| compute@group 2 |l| let@reg v = compute@thread 3000 |i| x[i] * f32(l + 1) in reduce@thread 3000 |i| v[2999 - i]";
     let p = texpr_syntax::frontend(src, &[]).unwrap();
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let kernels = emit(&p, &limits, &ScheduleChoice::Default).unwrap();
     let (stats, text) = &kernels[0];
     assert!(
-        stats.private_elements <= limits.max_private_elements,
+        stats.private_elements <= limits.limits.max_private_elements,
         "{stats:?}"
     );
     assert!(
@@ -196,17 +196,17 @@ fn a_let_over_the_memory_budget_is_kept_in_a_global_buffer() {
 fn a_let_over_the_memory_budget_that_cannot_move_is_refused_naming_it() {
     let src = "input x: f32[3000]\noutput y: f32[1024000] = compute@grid 4000 |g| compute@group 256 |l| let@reg v = compute@thread 3000 |i| x[i] * f32(l) in reduce@thread 3000 |i| v[i]";
     let p = texpr_syntax::frontend(src, &[]).unwrap();
-    let errs = emit(&p, &DeviceLimits::default(), &ScheduleChoice::Default).unwrap_err();
+    let errs = emit(&p, &Target::default(), &ScheduleChoice::Default).unwrap_err();
     let d = errs.iter().find(|d| d.code == "E0318").expect("E0318");
     assert!(d.message.contains("3000 elements"), "{}", d.message);
     let label = &d.labels[0];
     assert_eq!(label.message, "array `v` of 3000 elements");
     assert!(src[label.span.start as usize..].starts_with("compute@thread 3000"));
     // A device with room for it compiles it.
-    let roomy = DeviceLimits {
+    let roomy = with_limits(DeviceLimits {
         max_private_elements: 4096,
         ..DeviceLimits::default()
-    };
+    });
     assert!(emit(&p, &roomy, &ScheduleChoice::Default).is_ok());
 }
 
@@ -217,31 +217,29 @@ fn without_an_unrolling_budget_bodies_stay_in_loops() {
     let src = std::fs::read_to_string(repo_root().join("examples/attention.te")).unwrap();
     let small = [("S", 5), ("T", 7), ("D", 3)].map(|(n, v)| (n.to_string(), v));
     let p = texpr_syntax::frontend(&src, &small).unwrap();
-    let tight = DeviceLimits {
+    let tight = with_limits(DeviceLimits {
         max_unrolled_statements: 0,
         ..DeviceLimits::default()
-    };
+    });
     for choice in [ScheduleChoice::Heuristic, ScheduleChoice::Default] {
         let kernels = emit(&p, &tight, &choice).unwrap();
         assert!(
             kernels.iter().all(|(k, _)| k.unrolled_statements == 0),
             "{kernels:?}"
         );
-        let roomy = emit(&p, &DeviceLimits::default(), &choice).unwrap();
+        let roomy = emit(&p, &Target::default(), &choice).unwrap();
         let lines = |ks: &[(KernelStats, String)]| ks.iter().map(|(k, _)| k.lines).sum::<usize>();
         assert!(lines(&kernels) < lines(&roomy), "{choice:?}");
     }
     let Some(gpu) = gpu() else { return };
     let p = texpr_syntax::frontend(&src, &small).unwrap();
-    let limits = DeviceLimits {
-        max_unrolled_statements: 0,
-        ..gpu.limits()
-    };
-    let opts = texpr_codegen::Options {
-        limits,
+    let mut target = gpu.target().clone();
+    target.limits.max_unrolled_statements = 0;
+    let opts = texpr::Options {
+        target,
         ..Default::default()
     };
-    let module = texpr_codegen::compile(&p, &opts).unwrap().module;
+    let module = texpr::compile(&p, &opts).unwrap().module;
     let inputs = texpr_interp::random_inputs(&p, 3);
     let want = texpr_interp::accuracy::reference(&p, &inputs).unwrap();
     let hosts: Vec<_> = inputs.iter().map(texpr_tests::gpu::to_host).collect();

@@ -83,6 +83,36 @@ fn every_checker_code_has_an_error_file() {
     );
 }
 
+/// A layout map means what its term form means: the program with every
+/// layout replaced by its term evaluates to the same values.
+#[test]
+fn layout_maps_mean_their_term_form() {
+    let src =
+        std::fs::read_to_string(golden::repo_root().join("tests/data/check/index_map.te")).unwrap();
+    let p = frontend(&src, &[]).unwrap();
+    let mut q = p.clone();
+    let mut layouts = 0;
+    for o in &mut q.outputs {
+        o.value.walk_mut(|e| {
+            if let ir::ExprKind::Compute { map: Some(m), .. } = &mut e.kind
+                && m.layout().is_some()
+            {
+                m.kind = ir::MapKind::Term(m.term().into_owned());
+                layouts += 1;
+            }
+        });
+    }
+    assert_eq!(
+        layouts, 3,
+        "the truncation, the digits and the padded corner"
+    );
+    let inputs = texpr_interp::random_inputs(&p, 5);
+    assert_eq!(
+        texpr_interp::eval(&p, &inputs).unwrap(),
+        texpr_interp::eval(&q, &inputs).unwrap()
+    );
+}
+
 fn programs() -> Vec<(String, String)> {
     let mut files = golden::inputs("tests/data/check", "te");
     if golden::repo_root().join("examples").is_dir() {
@@ -363,12 +393,13 @@ fn scheduled_programs_verify_and_round_trip() {
     let mut scheduled = 0;
     for (name, src) in programs() {
         let p = frontend(&src, &overrides(&src)).unwrap();
-        let limits = texpr_opt::DeviceLimits::default();
-        let result = texpr_opt::run_passes(
+        let limits = texpr_target::Target::default();
+        let result = texpr_opt::pipeline::run_with(
             &p,
             &limits,
             &texpr_opt::ScheduleChoice::Heuristic,
-            |pass, q| {
+            &texpr_opt::accept_all,
+            &mut |pass, q| {
                 if let Err(d) = verify(q) {
                     let text = print::program(q);
                     panic!(

@@ -2,9 +2,10 @@
 //! and validates, just over gives the coded error (or, for the dispatch, folds
 //! into y), on hand-built IR so the tests do not depend on the front end.
 
-use texpr_codegen::{DeviceLimits, Options, ScheduleChoice, compile, emit};
-use texpr_opt::build::*;
+use texpr::{DeviceLimits, Options, ScheduleChoice, Target, compile};
+use texpr_codegen::emit;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Program, Ty, VecRef};
 
 fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
@@ -44,13 +45,21 @@ fn workgroup_storage_just_under_and_just_over() {
     assert!(err[0].message.contains("16388"), "{}", err[0].message);
     // a device with more workgroup memory takes it
     let big = Options {
-        limits: DeviceLimits {
+        target: with_limits(DeviceLimits {
             max_workgroup_storage_bytes: 32768,
             ..Default::default()
-        },
+        }),
         ..opts
     };
     assert!(compile(&shared_of(4097), &big).is_ok());
+}
+
+/// The portable target with other limits.
+fn with_limits(limits: DeviceLimits) -> Target {
+    Target {
+        limits,
+        ..Target::default()
+    }
 }
 
 /// `compute@grid 1 |g| compute@group n |l| x[l]`, already scheduled.
@@ -71,7 +80,7 @@ fn group_of(n: u64) -> Program {
 
 #[test]
 fn invocations_per_workgroup_just_under_and_just_over() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let m = emit(&group_of(256), &limits).expect("256 invocations fit");
     assert_eq!(m.kernels[0].workgroup_size, [256, 1, 1]);
     assert_eq!(codes(emit(&group_of(257), &limits)), ["E0311"]);
@@ -80,10 +89,10 @@ fn invocations_per_workgroup_just_under_and_just_over() {
         codes(compile(&group_of(257), &Options::default())),
         ["E0202"]
     );
-    let narrow = DeviceLimits {
+    let narrow = with_limits(DeviceLimits {
         max_workgroup_size: [128, 128, 64],
-        ..limits
-    };
+        ..limits.limits
+    });
     assert_eq!(codes(emit(&group_of(256), &narrow)), ["E0312"]);
 }
 
@@ -133,13 +142,12 @@ fn grids_fold_into_y_beyond_the_dimension_limit() {
 
 #[test]
 fn buffers_over_the_binding_and_buffer_size_limits() {
-    let limits = DeviceLimits {
-        max_storage_buffer_binding_size: 4096,
-        max_buffer_size: 8192,
-        ..Default::default()
-    };
     let opts = Options {
-        limits,
+        target: with_limits(DeviceLimits {
+            max_storage_buffer_binding_size: 4096,
+            max_buffer_size: 8192,
+            ..Default::default()
+        }),
         ..Options::default()
     };
     assert!(compile(&texpr_opt::samples::saxpy(1024), &opts).is_ok());
@@ -174,12 +182,12 @@ fn workgroup_reductions_count_toward_workgroup_memory() {
         reduce(Some(Level::Group), ReduceOp::Add, 256, l, body),
     );
     output(&mut p, "y", root);
-    assert_eq!(codes(emit(&p, &DeviceLimits::default())), ["E0310"]);
+    assert_eq!(codes(emit(&p, &Target::default())), ["E0310"]);
 }
 
 #[test]
 fn unscheduled_or_unmappable_programs_are_coded_errors() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     // not scheduled at all
     assert_eq!(
         codes(emit(&texpr_opt::samples::saxpy(8), &limits)),
@@ -192,7 +200,7 @@ fn unscheduled_or_unmappable_programs_are_coded_errors() {
     let map = texpr_syntax::ir::IndexMap {
         var: k,
         len: 4,
-        term: tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k)),
+        kind: texpr_syntax::ir::MapKind::Term(tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k))),
     };
     let root = compute_map(Some(Level::Grid), 4, g, map, read(&p, x, tv(g)));
     output(&mut p, "y", root);
@@ -228,11 +236,12 @@ fn the_verifier_accepts_the_program_after_every_pass() {
     for (name, p) in programs() {
         texpr_syntax::check::verify(&p)
             .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
-        texpr_opt::run_passes(
+        texpr_opt::pipeline::run_with(
             &p,
-            &DeviceLimits::default(),
+            &Target::default(),
             &texpr_opt::ScheduleChoice::Heuristic,
-            |pass, q| {
+            &texpr_opt::accept_all,
+            &mut |pass, q| {
                 if let Err(e) = texpr_syntax::check::verify(q) {
                     panic!(
                         "{name} after {pass}: {e:#?}\n{}",
@@ -249,7 +258,7 @@ fn the_verifier_accepts_the_program_after_every_pass() {
 fn scheduled_programs_print_and_check_back_equal() {
     use texpr_syntax::check::canonicalize;
     for (name, p) in programs() {
-        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let s = texpr_opt::schedule(&p, &Target::default(), &ScheduleChoice::Default).unwrap();
         let text = texpr_syntax::print::program(&s);
         let back =
             texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
@@ -257,17 +266,9 @@ fn scheduled_programs_print_and_check_back_equal() {
     }
 }
 
-/// Bit patterns of the outputs, so NaNs and signed zeros compare exactly.
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
-    use texpr_interp::Data;
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
-            Data::U32(x) => x.clone(),
-            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
-        })
-        .collect()
+    vs.iter().map(texpr_interp::Value::bits).collect()
 }
 
 /// The examples with every param of 64 or more shrunk to 24 (where that still
@@ -297,7 +298,7 @@ fn the_schedule_keeps_every_result_bit_for_bit() {
         .into_iter()
         .map(|(n, p)| (n.to_string(), p));
     for (name, p) in small_examples().into_iter().chain(samples) {
-        let s = texpr_opt::default_schedule(&p, &DeviceLimits::default()).unwrap();
+        let s = texpr_opt::schedule(&p, &Target::default(), &ScheduleChoice::Default).unwrap();
         let inputs = texpr_interp::random_inputs(&p, 7);
         let want = texpr_interp::eval(&p, &inputs).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let got =
@@ -311,11 +312,16 @@ fn the_schedule_keeps_every_result_bit_for_bit() {
 
 #[test]
 fn every_example_compiles_validates_and_translates() {
-    use texpr_codegen::{Target, translate};
+    use texpr_codegen::{Language, translate};
     for (name, p) in examples() {
         let c = compile(&p, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:#?}"));
-        texpr_codegen::validate::validate(&c.module.wgsl, &DeviceLimits::default()).unwrap();
-        for t in [Target::Spirv, Target::Msl, Target::Hlsl, Target::Glsl] {
+        texpr_codegen::validate::validate(&c.module.wgsl, &Default::default()).unwrap();
+        for t in [
+            Language::Spirv,
+            Language::Msl,
+            Language::Hlsl,
+            Language::Glsl,
+        ] {
             translate(&c.module, t).unwrap_or_else(|e| panic!("{name} to {t:?}: {e}"));
         }
     }
@@ -333,14 +339,14 @@ const HAND_SCHEDULED: &[&str] = &[
     "input x: i32[256]\noutput y = compute@grid 4 |g| let@shared s = compute@group 64 |l| x[g*64 + l] in compute@group 64 |l| s[63 - l] + (reduce@thread 64 |j| s[j])",
 ];
 
-/// Compiles `p` for `limits`, runs it on the test GPU and compares with the
+/// Compiles `p` for `target`, runs it on the test GPU and compares with the
 /// interpreter within the tolerance the program allows.
-fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, limits: DeviceLimits) {
+fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, target: Target) {
     use texpr_tests::gpu::{compare, from_host, reference, to_host};
     let c = compile(
         p,
         &Options {
-            limits,
+            target,
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -366,10 +372,15 @@ fn hand_scheduled_kernels_match_the_interpreter_on_the_gpu() {
     };
     for (k, src) in HAND_SCHEDULED.iter().enumerate() {
         let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{src}: {e:#?}"));
-        check_on_gpu(gpu, &format!("hand-scheduled {k}"), &p, gpu.limits());
+        check_on_gpu(
+            gpu,
+            &format!("hand-scheduled {k}"),
+            &p,
+            gpu.target().clone(),
+        );
     }
     for (name, p) in texpr_opt::samples::all() {
-        check_on_gpu(gpu, name, &p, gpu.limits());
+        check_on_gpu(gpu, name, &p, gpu.target().clone());
     }
 }
 
@@ -379,20 +390,15 @@ fn folded_dispatches_run_on_the_gpu() {
         return;
     };
     // 40 workgroups on a device allowing 16 per dimension: [16, 3, 1], 8 idle
-    let limits = DeviceLimits {
-        max_workgroups_per_dimension: 16,
-        ..gpu.limits()
-    };
-    let limits = DeviceLimits {
-        max_invocations_per_workgroup: 256,
-        max_workgroup_size: [256, 256, 64],
-        ..limits
-    };
+    let mut limits = gpu.target().clone();
+    limits.limits.max_workgroups_per_dimension = 16;
+    limits.limits.max_invocations_per_workgroup = 256;
+    limits.limits.max_workgroup_size = [256, 256, 64];
     let p = texpr_opt::samples::saxpy(10000);
     let c = compile(
         &p,
         &Options {
-            limits: limits.clone(),
+            target: limits.clone(),
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -401,16 +407,13 @@ fn folded_dispatches_run_on_the_gpu() {
     assert_eq!(c.module.kernels[0].dispatch, [16, 3, 1]);
     check_on_gpu(gpu, "folded saxpy", &p, limits.clone());
     // into z as well: 300 groups with 8 per dimension -> [8, 8, 5]
-    let limits = DeviceLimits {
-        max_workgroups_per_dimension: 8,
-        max_invocations_per_workgroup: 1,
-        ..limits
-    };
+    limits.limits.max_workgroups_per_dimension = 8;
+    limits.limits.max_invocations_per_workgroup = 1;
     let p = texpr_opt::samples::matvec(300, 5);
     let c = compile(
         &p,
         &Options {
-            limits: limits.clone(),
+            target: limits.clone(),
             overrides: vec![],
             schedule: ScheduleChoice::Default,
         },
@@ -426,18 +429,18 @@ fn folded_dispatches_run_on_the_gpu() {
 /// same program compiles.
 #[test]
 fn loop_iterations_per_invocation_against_the_device_budget() {
-    let budget = DeviceLimits {
+    let budget = with_limits(DeviceLimits {
         max_loop_iterations: Some(65_535),
         ..DeviceLimits::default()
-    };
+    });
     let opts = Options {
-        limits: budget,
+        target: budget,
         overrides: Vec::new(),
         schedule: ScheduleChoice::Default,
     };
     let sum = |n: u64| format!("input x: f32[{n}]\noutput s = reduce {n} |i| x[i]");
     let compiled = |src: &str, opts: &Options| {
-        texpr_codegen::compile_source(src, opts)
+        texpr::compile_source(src, opts)
             .map(|_| ())
             .map_err(|ds| ds.iter().map(|d| d.code).collect::<Vec<_>>())
     };
@@ -453,7 +456,7 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
     assert_eq!(compiled(&sum(65_536), &opts), Ok(()));
     // 257 reduce iterations, each filling a 257-element register vector: 257 * 258 in all.
     let nested = "output o: f32[1] = reduce 257 |i| (let v = fill(2.0, 257) in fill(1.0, 1))";
-    let err = texpr_codegen::compile_source(nested, &opts).expect_err("over the budget");
+    let err = texpr::compile_source(nested, &opts).expect_err("over the budget");
     assert_eq!(err[0].code, "E0316");
     assert!(err[0].message.contains("66306"), "{}", err[0].message);
 }
@@ -463,13 +466,13 @@ fn loop_iterations_per_invocation_against_the_device_budget() {
 /// per-element loop) it is refused with E0303, not miscompiled.
 #[test]
 fn shared_lets_inside_invocations_need_uniform_control_flow() {
-    let limits = DeviceLimits::default();
+    let limits = Target::default();
     let compile_text = |src: &str| {
         let p = texpr_syntax::frontend(src, &[]).expect("checks");
         compile(
             &p,
             &Options {
-                limits: limits.clone(),
+                target: limits.clone(),
                 ..Options::default()
             },
         )

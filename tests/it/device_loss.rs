@@ -3,8 +3,8 @@
 //! that follow; `Gpu::reopen` gives a device the next run succeeds on, and
 //! the test harness reopens by itself; wgpu's text stays whole in a note.
 
+use texpr::{Options, compile_source};
 use texpr_codegen::runtime::{Gpu, HostBuffer, RuntimeError};
-use texpr_codegen::{Options, compile_source};
 use texpr_tests::gpu::{DeviceSlot, gpu};
 
 const DOUBLE: &str = "input x: f32[64]\noutput y = compute 64 |i| x[i] * 2.0";
@@ -12,7 +12,7 @@ const DOUBLE: &str = "input x: f32[64]\noutput y = compute 64 |i| x[i] * 2.0";
 /// Compiles [`DOUBLE`] for `gpu` and runs it on `0, 1, 2, ...`.
 fn run_double(gpu: &Gpu) -> Result<Vec<f32>, RuntimeError> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         ..Options::default()
     };
     let module = compile_source(DOUBLE, &opts).unwrap().module;

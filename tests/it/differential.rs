@@ -5,6 +5,7 @@ use texpr_interp::{Data, Value};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs, repo_root};
 use texpr_tests::gpu::{RunError, compare, gpu, reference, run_program, run_source};
+use texpr_tests::sched::small_sizes;
 
 /// Every generated program passes the front end (a generator bug prints the program).
 #[test]
@@ -168,29 +169,6 @@ fn examples_match_the_interpreter_on_the_gpu() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// `-D` overrides that shrink every top-level size param of an example: params
-/// whose value is a plain number above 64 become a small odd size.
-fn small_sizes(src: &str) -> Vec<(String, i64)> {
-    let mut out = Vec::new();
-    for line in src.lines() {
-        let Some(rest) = line.trim().strip_prefix("param ") else {
-            continue;
-        };
-        let Some((name, value)) = rest.split_once('=') else {
-            continue;
-        };
-        if let Ok(v) = value.trim().parse::<i64>()
-            && v > 64
-        {
-            out.push((
-                name.trim().to_string(),
-                if out.len() % 2 == 0 { 37 } else { 24 },
-            ));
-        }
-    }
-    out
 }
 
 /// A `let@reg` vector filled inside a reduce loop matches the interpreter

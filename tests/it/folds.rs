@@ -9,7 +9,7 @@
 //! means no identity can meet a negation. Every case also runs on the GPU
 //! against the interpreter.
 
-use texpr_codegen::{DeviceLimits, Options, Schedule, ScheduleChoice, compile};
+use texpr::{Options, Schedule, ScheduleChoice, Target, compile};
 use texpr_tests::gpu::{check_program_with, gpu};
 
 /// Seeds an integer extreme value would be written as (`i32::MIN`/`MAX`,
@@ -73,12 +73,11 @@ const CASES: [(&str, &str, &str); 9] = [
     ),
 ];
 
-/// Device limits with subgroups, so `reduce@subgroup` compiles without a GPU.
-fn limits() -> DeviceLimits {
-    DeviceLimits {
-        subgroup_size: Some((8, 32)),
-        ..DeviceLimits::default()
-    }
+/// A target with subgroups, so `reduce@subgroup` compiles without a GPU.
+fn limits() -> Target {
+    let mut t = Target::default();
+    t.features.subgroup_size = Some((8, 32));
+    t
 }
 
 /// Every case for every element type and `max`/`min`, as
@@ -121,7 +120,7 @@ fn max_min_folds_start_from_an_element() {
     for (label, src, sched) in programs() {
         let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{label}: {d:?}"));
         let opts = Options {
-            limits: limits(),
+            target: limits(),
             schedule: choice(&sched),
             ..Options::default()
         };
@@ -154,7 +153,7 @@ fn max_min_folds_start_from_an_element() {
 fn max_min_folds_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
     for (label, src, sched) in programs() {
-        if sched.contains("subgroup") && !gpu.limits().subgroups() {
+        if sched.contains("subgroup") && !gpu.target().subgroups() {
             continue;
         }
         let p = texpr_syntax::frontend(&src, &[]).unwrap();

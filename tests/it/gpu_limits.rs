@@ -1,16 +1,16 @@
 //! Device limits on the GPU: a workgroup at the adapter's largest size, and a
 //! grid beyond 65535 workgroups folded into y / z, both compiled from TExpr.
 
-use texpr_codegen::{Options, compile};
+use texpr::{Options, compile};
 use texpr_tests::gpu::{check_program, gpu};
 
 fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) {
     let gpu = gpu().expect("only called with a GPU");
     let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: Vec::new(),
-        schedule: texpr_codegen::ScheduleChoice::Default,
+        schedule: texpr::ScheduleChoice::Default,
     };
     let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
     (p, c.module)
@@ -19,7 +19,7 @@ fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) 
 #[test]
 fn a_group_at_the_adapters_max_invocations_runs() {
     let Some(gpu) = gpu() else { return };
-    let l = gpu.limits();
+    let l = &gpu.target().limits;
     let m = l.max_invocations_per_workgroup.min(l.max_workgroup_size[0]);
     let src = format!(
         "param M = {m}\ninput x: f32[M]\n\
@@ -41,7 +41,7 @@ fn a_group_at_the_adapters_max_invocations_runs() {
 #[test]
 fn a_grid_beyond_65535_workgroups_folds_and_runs() {
     let Some(gpu) = gpu() else { return };
-    let groups = gpu.limits().max_workgroups_per_dimension as u64 * 2 + 3;
+    let groups = gpu.target().limits.max_workgroups_per_dimension as u64 * 2 + 3;
     let src = format!(
         "param G = {groups}\ninput x: u32[G]\n\
          output y = compute@grid G |g| compute@group 1 |_| x[g] * 3u + u32(g)\n"

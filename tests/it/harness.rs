@@ -3,9 +3,9 @@
 //! clock's window, a far slower sequence cut after warm runs, the copy probe,
 //! and a device lost mid-timing named by the sequence that found it.
 
+use texpr::{Options, ScheduleChoice, compile_source};
 use texpr_codegen::runtime::raw::baselines;
 use texpr_codegen::runtime::{BufferPool, CUT_AFTER, Gpu, HostBuffer, TimingPlan};
-use texpr_codegen::{Options, ScheduleChoice, compile_source};
 use texpr_tests::gpu::gpu;
 
 const CHAIN: &str = "param N = 65536
@@ -14,7 +14,7 @@ output y: f32[N] = compute N |i| (x[i] * 2.0 + 1.0) * x[i] - 3.0";
 
 fn compiled(gpu: &Gpu, schedule: ScheduleChoice) -> texpr_codegen::Module {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         schedule,
         ..Options::default()
     };

@@ -13,6 +13,7 @@ mod fuzz;
 mod gpu_limits;
 mod harness;
 mod nonfinite;
+mod opt;
 mod optimized;
 mod parse;
 mod repro;

@@ -4,7 +4,7 @@
 //! false there), moved non-finite inputs come back unchanged, and elements
 //! where a non-finite value arises are unspecified: counted, not compared.
 
-use texpr_codegen::ScheduleChoice;
+use texpr::ScheduleChoice;
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, check_report};
 use texpr_syntax::ir::Program;

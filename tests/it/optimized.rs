@@ -1,7 +1,7 @@
 //! Optimized schedules on the GPU: every strategy the heuristic or a user
 //! picks for the examples computes what the interpreter computes.
 
-use texpr_codegen::{Schedule, ScheduleChoice};
+use texpr::{Schedule, ScheduleChoice};
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
@@ -162,7 +162,7 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
 #[test]
 fn pinned_workgroup_combines_match_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    let subgroups = gpu.limits().subgroups();
+    let subgroups = gpu.target().subgroups();
     if gpu.info().name.contains("llvmpipe") {
         assert!(subgroups, "lavapipe has subgroups: {}", gpu.info().name);
     }
@@ -214,7 +214,7 @@ fn pinned_workgroup_combines_match_the_interpreter() {
 #[test]
 fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    if !gpu.limits().subgroups() {
+    if !gpu.target().subgroups() {
         eprintln!("  (no subgroups on {}: skipped)", gpu.info().name);
         return;
     }

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use texpr_codegen::ScheduleChoice;
+use texpr::ScheduleChoice;
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
 use texpr_syntax::ir::Program;

@@ -214,7 +214,7 @@ fn max_invocations_wgsl(size: u32) -> String {
 #[test]
 fn a_workgroup_at_the_device_limit_runs() {
     let Some(gpu) = gpu() else { return };
-    let limits = gpu.limits();
+    let limits = &gpu.target().limits;
     let size = limits
         .max_invocations_per_workgroup
         .min(limits.max_workgroup_size[0]);
@@ -236,7 +236,7 @@ fn a_workgroup_at_the_device_limit_runs() {
 #[test]
 fn an_over_limit_workgroup_is_an_error_and_the_device_survives() {
     let Some(gpu) = gpu() else { return };
-    let size = gpu.limits().max_invocations_per_workgroup + 1;
+    let size = gpu.target().limits.max_invocations_per_workgroup + 1;
     let module = Module {
         wgsl: max_invocations_wgsl(size),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, size as u64)],
@@ -338,7 +338,7 @@ fn over_limit_buffers_and_dispatches_are_reported() {
         .unwrap_err();
     assert!(matches!(err, RuntimeError::BufferTooLarge { .. }), "{err}");
     let mut module = axpb(4);
-    module.kernels[0].dispatch = [gpu.limits().max_workgroups_per_dimension + 1, 1, 1];
+    module.kernels[0].dispatch = [gpu.target().limits.max_workgroups_per_dimension + 1, 1, 1];
     let err = gpu
         .run(&module, &[HostBuffer::from_f32(&[0.0; 4])])
         .unwrap_err();
@@ -403,7 +403,7 @@ fn pipelines_are_cached_per_module_and_entry_point() {
 #[test]
 fn limits_come_from_the_adapter() {
     let Some(gpu) = gpu() else { return };
-    let (l, w) = (gpu.limits(), gpu.wgpu_limits());
+    let (l, w) = (&gpu.target().limits, gpu.wgpu_limits());
     assert_eq!(
         l.max_invocations_per_workgroup,
         w.max_compute_invocations_per_workgroup
@@ -418,10 +418,23 @@ fn limits_come_from_the_adapter() {
     );
     assert_eq!(l.max_buffer_size, w.max_buffer_size);
     assert!(l.max_invocations_per_workgroup >= 256, "{l:?}");
-    if let Some((lo, hi)) = l.subgroup_size {
+    if let Some((lo, hi)) = gpu.target().features.subgroup_size {
         assert!(lo >= 1 && lo <= hi && hi <= 128, "{l:?}");
     }
     assert!(!gpu.info().name.is_empty());
+}
+
+/// The built-in `llvmpipe` target describes lavapipe as the runtime sees
+/// it, so `compile --target llvmpipe` plans what `run` plans on lavapipe.
+#[test]
+fn the_llvmpipe_target_describes_lavapipe() {
+    let Some(gpu) = gpu() else { return };
+    if !gpu.info().name.to_lowercase().contains("llvmpipe") {
+        return;
+    }
+    let mut seen = gpu.target().clone();
+    seen.name = "llvmpipe".into();
+    assert_eq!(seen, texpr_target::Target::builtin("llvmpipe").unwrap());
 }
 
 #[test]

@@ -2,9 +2,10 @@
 //! on the GPU: many chained top-level `let`s under both schedules, and vector
 //! literals, which live in a module-scope array (short) or a constant buffer
 //! (long, or holding a value WGSL spells with `bitcast`), never copied per
-//! read. (Their compile times are in `cargo bench -p texpr-codegen --bench compile`.)
+//! read. (Their compile times are in `cargo bench -p texpr --bench compile`.)
 
-use texpr_codegen::{BufferRole, Options, ScheduleChoice, compile};
+use texpr::{Options, ScheduleChoice, compile};
+use texpr_codegen::BufferRole;
 use texpr_interp::accuracy::check_outputs;
 use texpr_syntax::ir::Program;
 use texpr_tests::gpu::{gpu, reference, run_program_with};

@@ -13,9 +13,10 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use texpr_codegen::{Schedule, ScheduleChoice};
-use texpr_opt::{DeviceLimits, PASSES, run_passes};
+use texpr::{Schedule, ScheduleChoice};
+use texpr_opt::pipeline::{APPLY, run_with};
 use texpr_syntax::ir::Program;
+use texpr_target::{DeviceKind, DeviceLimits, Target};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs as files, repo_root};
 use texpr_tests::gpu::{RunError, gpu};
@@ -30,27 +31,24 @@ fn env(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// Bit patterns of every output (NaNs and signed zeros compare exactly).
+/// Bit patterns of every output, so NaNs and signed zeros compare exactly.
 fn bits(vs: &[texpr_interp::Value]) -> Vec<Vec<u32>> {
-    use texpr_interp::Data;
-    vs.iter()
-        .map(|v| match &v.data {
-            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
-            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
-            Data::U32(x) => x.clone(),
-            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
-        })
-        .collect()
+    vs.iter().map(texpr_interp::Value::bits).collect()
 }
 
-fn cpu_limits() -> DeviceLimits {
-    DeviceLimits {
+fn cpu_limits() -> Target {
+    let limits = DeviceLimits {
         max_invocations_per_workgroup: 1024,
         max_workgroup_size: [1024, 1024, 64],
         max_loop_iterations: Some(65_535),
-        cpu: true,
         ..DeviceLimits::default()
-    }
+    };
+    let mut t = Target {
+        limits,
+        ..Target::default()
+    };
+    t.profile.kind = DeviceKind::Cpu;
+    t
 }
 
 /// Every pass (heuristic schedule) on 300 generated programs: the verifier
@@ -65,37 +63,40 @@ fn every_pass_keeps_generated_programs_meaning_and_verifying() {
         let inputs = texpr_interp::random_inputs(&p, seed);
         let want = bits(&texpr_interp::eval(&p, &inputs).unwrap());
         let limits = if seed % 2 == 0 {
-            DeviceLimits::default()
+            Target::default()
         } else {
             cpu_limits()
         };
         let mut last = p.clone();
-        let r = run_passes(&p, &limits, &ScheduleChoice::Heuristic, |pass, q| {
-            if let Err(d) = texpr_syntax::check::verify(q) {
-                panic!(
-                    "seed {seed}: after `{pass}` the verifier says {d:#?}\n{}\n{src}",
-                    texpr_syntax::print::program(q)
-                );
-            }
-            if PASSES.iter().any(|x| x.name == pass && x.before_scheduling) {
-                let got = texpr_interp::eval(q, &inputs)
-                    .unwrap_or_else(|e| panic!("seed {seed} after `{pass}`: {e:?}\n{src}"));
-                assert_eq!(
-                    bits(&got),
-                    want,
-                    "seed {seed}: `{pass}` changed the result\n{}\n{src}",
-                    texpr_syntax::print::program(q)
-                );
-                changed += usize::from(*q != last);
-                last = q.clone();
-            }
-        });
-        // A loop budget refusal (E0214) is the scheduler's right answer; nothing else may fail.
+        let r = run_with(
+            &p,
+            &limits,
+            &ScheduleChoice::Heuristic,
+            &texpr::verdict(&limits),
+            &mut |pass, q| {
+                if let Err(d) = texpr_syntax::check::verify(q) {
+                    panic!(
+                        "seed {seed}: after `{pass}` the verifier says {d:#?}\n{}\n{src}",
+                        texpr_syntax::print::program(q)
+                    );
+                }
+                if pass != APPLY {
+                    let got = texpr_interp::eval(q, &inputs)
+                        .unwrap_or_else(|e| panic!("seed {seed} after `{pass}`: {e:?}\n{src}"));
+                    assert_eq!(
+                        bits(&got),
+                        want,
+                        "seed {seed}: `{pass}` changed the result\n{}\n{src}",
+                        texpr_syntax::print::program(q)
+                    );
+                    changed += usize::from(*q != last);
+                    last = q.clone();
+                }
+            },
+        );
+        // Choosing asks code generation, so no candidate it takes fails.
         if let Err(d) = r {
-            assert!(
-                d.iter().all(|d| d.code == "E0214"),
-                "seed {seed}: {d:#?}\n{src}"
-            );
+            panic!("seed {seed}: {d:#?}\n{src}");
         }
     }
     // The passes are not vacuous on generated programs.
@@ -144,10 +145,16 @@ impl Tally {
             Err(e) => {
                 let blame = match choice {
                     ScheduleChoice::Given(s) => culprits(gpu, p, &inputs, &want, s),
-                    _ => match candidates(p, &gpu.limits()) {
-                        Ok((prepared, _)) => {
-                            let s = texpr_opt::heuristic::heuristic(&prepared, &gpu.limits());
-                            culprits(gpu, p, &inputs, &want, &s)
+                    _ => match candidates(p, gpu.target()) {
+                        Ok((optimized, _)) => {
+                            match texpr::choose(
+                                &optimized,
+                                gpu.target(),
+                                &ScheduleChoice::Heuristic,
+                            ) {
+                                Ok(c) => culprits(gpu, p, &inputs, &want, &c.schedule),
+                                Err(_) => Vec::new(),
+                            }
                         }
                         Err(_) => Vec::new(),
                     },
@@ -180,7 +187,7 @@ impl Tally {
 }
 
 /// The heuristic and `draws` distinct random legal schedules of `p`.
-fn schedules(p: &Program, gpu_limits: &DeviceLimits, seed: u64, draws: u64) -> Vec<Schedule> {
+fn schedules(p: &Program, gpu_limits: &Target, seed: u64, draws: u64) -> Vec<Schedule> {
     let (_, cands) = candidates(p, gpu_limits).unwrap_or_else(|e| panic!("{e}"));
     let mut out: Vec<Schedule> = Vec::new();
     for k in 0..draws * 4 {
@@ -217,7 +224,7 @@ fn example_sizes(name: &str, src: &str) -> Vec<(String, i64)> {
 #[test]
 fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
-    let limits = gpu.limits();
+    let limits = gpu.target().clone();
     let target = env("TEXPR_SCHED_N", 1000);
     let first = env("TEXPR_SCHED_SEED", 0);
     let start = Instant::now();

@@ -2,7 +2,7 @@
 //! WGSL checked in as `shaders/NAME.wgsl` (bless with `UPDATE_EXPECT=1`), and
 //! every checked-in shader parses and validates with naga.
 
-use texpr_codegen::{Options, compile_source};
+use texpr::{Options, compile_source};
 use texpr_tests::golden;
 
 #[test]

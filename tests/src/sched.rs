@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
+use texpr::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_codegen::runtime::Gpu;
-use texpr_codegen::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Reference, check_outputs};
-use texpr_opt::DeviceLimits;
 use texpr_syntax::diag;
 use texpr_syntax::ir::Program;
+use texpr_target::Target;
 
 use crate::r#gen::Rng;
 use crate::gpu::{RunError, from_host, to_host};
@@ -51,14 +51,14 @@ pub fn random_schedule(cands: &[(String, Vec<Strategy>)], seed: u64) -> Schedule
 pub type Candidates = Vec<(String, Vec<Strategy>)>;
 
 /// The legal candidates of every item of `p` as `texprc tune` sees them
-/// (`p` prepared first); errors of the passes before scheduling as text.
-pub fn candidates(p: &Program, limits: &DeviceLimits) -> Result<(Program, Candidates), String> {
-    let prepared = texpr_opt::prepare(p, limits).map_err(|d| {
+/// (`p` optimized first); errors of the passes before scheduling as text.
+pub fn candidates(p: &Program, target: &Target) -> Result<(texpr::Optimized, Candidates), String> {
+    let optimized = texpr::optimize(p).map_err(|d| {
         let src = texpr_syntax::print::program(p);
         diag::render_with("program.te", &src, &d, false)
     })?;
-    let cands = texpr_opt::heuristic::candidates(&prepared, limits);
-    Ok((prepared, cands))
+    let cands = texpr::candidates(&optimized, target);
+    Ok((optimized, cands))
 }
 
 /// What one program under one schedule gave.
@@ -81,7 +81,7 @@ pub fn check_with(
     choice: &ScheduleChoice,
 ) -> Result<Outcome, RunError> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: Vec::new(),
         schedule: choice.clone(),
     };
@@ -142,10 +142,10 @@ pub fn culprits(
 }
 
 /// Whether the compiler refused the program for the device's loop budget
-/// (E0316 from the code generator, E0214 from a strategy): the right answer
-/// on a device that cuts long loops short.
+/// (E0316 from the code generator): the right answer on a device that cuts
+/// long loops short.
 pub fn refused_by_device(e: &RunError) -> bool {
-    matches!(e, RunError::Compile(text) if text.contains("[E0316]") || text.contains("[E0214]"))
+    matches!(e, RunError::Compile(text) if text.contains("[E0316]"))
 }
 
 /// `-D` overrides that shrink an example's sizes as the differential test

@@ -17,10 +17,11 @@
 
 use crate::plan::BufferPlan;
 use crate::wgsl::module::KernelText;
-use texpr_opt::DeviceLimits;
 use texpr_syntax::{Diagnostic, Span};
+use texpr_target::DeviceLimits;
 
-pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
+/// E0310 (workgroup memory), E0311/E0312 (workgroup size) for `k`.
+fn check_workgroup(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
     let bytes: u64 = k.shared.iter().map(|s| s.len * 4).sum();
     if bytes > limits.max_workgroup_storage_bytes as u64 {
@@ -62,6 +63,11 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
             .with_primary(k.size_span, format!("{w} invocations in x")),
         );
     }
+    errs
+}
+
+pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
+    let mut errs = check_workgroup(k, limits);
     if let Some(max) = limits.max_loop_iterations
         && k.loop_iterations > max
     {

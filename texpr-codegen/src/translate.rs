@@ -6,11 +6,11 @@
 use crate::plan::Module;
 use crate::validate::validate;
 use naga::back::{glsl, hlsl, msl, spv};
-use texpr_opt::DeviceLimits;
 use texpr_syntax::Diagnostic;
+use texpr_target::Features;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
+pub enum Language {
     Spirv,
     Msl,
     Hlsl,
@@ -24,26 +24,26 @@ pub enum Translated {
     Text(String),
 }
 
-pub fn translate(module: &Module, target: Target) -> Result<Translated, Diagnostic> {
+pub fn translate(module: &Module, language: Language) -> Result<Translated, Diagnostic> {
     // The module was validated for its device when emitted; here any
     // capability it may use (subgroups) is allowed.
-    let any = DeviceLimits {
+    let any = Features {
         subgroup_size: Some((1, 128)),
-        ..DeviceLimits::default()
+        ..Features::default()
     };
     let (m, info) = validate(&module.wgsl, &any)?;
     let fail = |e: &dyn std::fmt::Display| {
-        Diagnostic::error("E0393", format!("cannot translate to {target:?}: {e}"))
+        Diagnostic::error("E0393", format!("cannot translate to {language:?}: {e}"))
     };
-    match target {
-        Target::Spirv => {
+    match language {
+        Language::Spirv => {
             let words =
                 spv::write_vec(&m, &info, &spv::Options::default(), None).map_err(|e| fail(&e))?;
             Ok(Translated::Binary(
                 words.iter().flat_map(|w| w.to_le_bytes()).collect(),
             ))
         }
-        Target::Msl => {
+        Language::Msl => {
             let (s, _) = msl::write_string(
                 &m,
                 &info,
@@ -53,7 +53,7 @@ pub fn translate(module: &Module, target: Target) -> Result<Translated, Diagnost
             .map_err(|e| fail(&e))?;
             Ok(Translated::Text(s))
         }
-        Target::Hlsl => {
+        Language::Hlsl => {
             let mut s = String::new();
             let (opts, pipe) = (hlsl::Options::default(), hlsl::PipelineOptions::default());
             hlsl::Writer::new(&mut s, &opts, &pipe)
@@ -61,7 +61,7 @@ pub fn translate(module: &Module, target: Target) -> Result<Translated, Diagnost
                 .map_err(|e| fail(&e))?;
             Ok(Translated::Text(s))
         }
-        Target::Glsl => {
+        Language::Glsl => {
             let mut all = String::new();
             for ep in &m.entry_points {
                 let mut s = String::new();

@@ -3,23 +3,20 @@
 //! error (E0390) carrying naga's message and the WGSL.
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use texpr_opt::DeviceLimits;
 use texpr_syntax::Diagnostic;
+use texpr_target::Features;
 
-/// The capabilities the device's limits imply.
-pub fn capabilities(limits: &DeviceLimits) -> Capabilities {
+/// The capabilities the device's features imply.
+pub fn capabilities(features: &Features) -> Capabilities {
     let mut caps = Capabilities::default();
-    if limits.subgroup_size.is_some() {
+    if features.subgroup_size.is_some() {
         caps |= Capabilities::SUBGROUP;
     }
     caps
 }
 
 /// Parses and validates `wgsl`.
-pub fn validate(
-    wgsl: &str,
-    limits: &DeviceLimits,
-) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
+pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
         internal(
             format!(
@@ -29,7 +26,7 @@ pub fn validate(
             wgsl,
         )
     })?;
-    let info = Validator::new(ValidationFlags::all(), capabilities(limits))
+    let info = Validator::new(ValidationFlags::all(), capabilities(features))
         .validate(&module)
         .map_err(|e| {
             internal(

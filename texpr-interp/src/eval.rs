@@ -11,9 +11,9 @@
 //! path is in `eval_vector.rs`.
 
 use crate::error::{EvalError, malformed};
+use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
-use crate::term::eval_term;
 use crate::value::Value;
 use texpr_syntax::ast::ReduceOp;
 use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, Term, VarId, VecRef};
@@ -182,10 +182,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             _ if e.ty.len == 1 => self.scalar(e),
             ExprKind::Compute { var, map, body, .. } => {
                 let raw = match map {
-                    Some(m) => {
-                        self.set_idx(m.var, k)?;
-                        eval_term(&m.term, &self.idx)? as u64
-                    }
+                    Some(m) => self.map_at(m, k)? as u64,
                     None => k,
                 };
                 let m = body.ty.len;

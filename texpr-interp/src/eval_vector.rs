@@ -3,11 +3,11 @@
 
 use crate::error::{EvalError, malformed};
 use crate::eval::Interp;
+use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
-use crate::term::eval_term;
 use texpr_syntax::ast::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, VarId};
+use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId};
 
 impl<S: Shadow> Interp<'_, S> {
     /// Evaluates any expression to a whole vector of type `e.ty`.
@@ -137,12 +137,20 @@ impl<S: Shadow> Interp<'_, S> {
         }
     }
 
+    /// `f(k)`: a term map's term with `k` bound, or a layout evaluated.
+    pub(crate) fn map_at(&mut self, map: &IndexMap, k: u64) -> Result<i64, EvalError> {
+        self.set_idx(map.var, k)?;
+        match &map.kind {
+            MapKind::Term(t) => eval_term(t, &self.idx),
+            MapKind::Layout(l) => Ok(l.apply(k) as i64),
+        }
+    }
+
     /// `out[k] = raw[f(k)]` for `k` in `0..map.len`.
     fn permute(&mut self, map: &IndexMap, raw: &Shadowed<S>) -> Result<Shadowed<S>, EvalError> {
         let mut out = Shadowed::with_capacity(raw.data.elem(), map.len as usize);
         for k in 0..map.len {
-            self.set_idx(map.var, k)?;
-            let target = eval_term(&map.term, &self.idx)?;
+            let target = self.map_at(map, k)?;
             let x = (target >= 0).then(|| raw.get(target as usize)).flatten();
             match x {
                 Some(x) => out.push(x)?,

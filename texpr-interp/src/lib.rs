@@ -18,12 +18,12 @@ mod error;
 mod eval;
 mod eval_vector;
 mod footprint;
+mod index;
 mod random;
 mod scalar;
 #[cfg(test)]
 mod scalar_tests;
 mod shadow;
-mod term;
 mod value;
 
 pub use error::EvalError;

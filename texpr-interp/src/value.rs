@@ -180,4 +180,15 @@ impl Value {
             Data::Bool(v) => v.iter().map(|&x| x as u8 as f64).collect(),
         }
     }
+
+    /// Every element's bit pattern (bools as 0/1): equal exactly when the
+    /// values are, NaNs and signed zeros included.
+    pub fn bits(&self) -> Vec<u32> {
+        match &self.data {
+            Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
+            Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
+            Data::U32(x) => x.clone(),
+            Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),
+        }
+    }
 }

@@ -1,8 +1,11 @@
-//! Scheduling: maps typed TExpr onto grid, workgroup and thread levels (scheduled TExpr).
+//! The optimizer: typed TExpr to scheduled TExpr, mapped onto grid,
+//! workgroup and thread levels for a [`Target`](texpr_target::Target).
 //!
-//! [`default_schedule`] turns any checked program into a scheduled one (every
-//! `compute`, `reduce` and `let` has a level) that the interpreter evaluates
-//! to the same result. The passes are listed in [`pipeline`].
+//! One pipeline ([`pipeline`]) with three verbs: [`optimize`] (the passes
+//! in [`passes`]), [`choose`] (a [`Schedule`], one [`Strategy`] per item,
+//! from a [`ScheduleChoice`]) and [`apply`] (the strategies in
+//! [`schedule`]). Every scheduled program means what the checked one
+//! means, as the interpreter evaluates it.
 //!
 //! Error codes (E0200-E0299):
 //! - E0201 a top-level let written `@shared` or `@reg`
@@ -13,42 +16,30 @@
 //! - E0206 a `compute@grid` nested in another grid (not supported)
 //! - E0207 index arithmetic too large to schedule (deeply nested index maps)
 //! - E0210 a schedule naming something that is not an item
-//! - E0211 a strategy that does not fit the item's shape
+//! - E0211 a strategy that does not fit the item's shape (or an item whose
+//!   levels the source writes, under any strategy but `default`)
 //! - E0212 sizes that do not divide as a strategy needs
 //! - E0213 a strategy's workgroup wider than the device allows
-//! - E0214 a strategy needing more loop iterations per invocation than the device runs
+//! - E0214 (no longer given: a strategy's loops are counted once, by code
+//!   generation, E0316, which `choose` consults)
 //! - E0215 `combine=subgroup` on a device without subgroup operations
 //! - E0216 a strategy needing more workgroup memory than the device has
+//! - E0220 (warning) an item falling back from its tuned strategy, which no
+//!   longer fits, to the heuristic's
+//! - E0299 internal: the verifier rejects the program after a pass (debug builds)
 
-pub mod build;
 pub mod cost;
-pub mod digits;
-pub mod distribute;
-pub mod elem;
-pub mod fill;
-pub mod fuse_globals;
-pub mod globals;
-pub mod heuristic;
-pub mod inline;
-pub mod limits;
+pub mod index;
+pub mod optimized;
+pub mod passes;
 pub mod pipeline;
+#[cfg(any(test, feature = "testing"))]
 pub mod samples;
 pub mod schedule;
-pub mod schedule_items;
-pub mod simplify;
-pub mod simplify_pass;
-pub mod strategy;
-pub mod subst;
-pub mod term;
-pub mod threads;
 
-pub use limits::DeviceLimits;
-pub use pipeline::{PASSES, PassCtx, default_schedule, optimize, prepare, run_passes};
-pub use schedule::{Combine, Schedule, ScheduleChoice, Strategy};
+pub use optimized::Optimized;
+pub use pipeline::{PASSES, apply, choose, optimize, schedule};
+pub use schedule::{Chosen, Combine, Schedule, ScheduleChoice, Strategy, Verdict, accept_all};
 
-#[cfg(test)]
-mod pass_tests;
-#[cfg(test)]
-mod strategy_tests;
 #[cfg(test)]
 mod tests;

@@ -1,138 +1,174 @@
-//! The optimizer as an ordered list of passes.
+//! The optimizer as one pipeline with three verbs:
 //!
-//! 1. `mark_globals` — top-level lets become `let@global` buffers.
-//! 2. `simplify` (optimizing) — index terms simplified, exact expression
-//!    identities folded (`simplify_pass`).
-//! 3. `inline` (optimizing) — expression `let`s recomputed per element where
-//!    that is no dearer than storing them (`inline`).
-//! 4. `fuse_globals` (optimizing) — elementwise top-level lets fused into
-//!    the items that read them (`fuse_globals`).
-//! 5. `schedule_items` — every item root is mapped onto grid / group /
-//!    thread by its [`Strategy`](crate::schedule::Strategy) (`strategy`), or
-//!    the user's partial schedule is completed and checked (`fill`).
+//! 1. [`optimize`]: the passes of [`PASSES`], in order, giving the program
+//!    before and after the optimizing ones ([`Optimized`]);
+//! 2. [`choose`]: a [`ScheduleChoice`] to a [`Schedule`] naming every item
+//!    (the only place a schedule is chosen: `texprc` compile, run, bench
+//!    and tune all come here, through `texpr::choose`);
+//! 3. [`apply`]: the schedule carried out, giving the scheduled program.
 //!
-//! Passes marked `optimizing` run only when a schedule other than
-//! [`ScheduleChoice::Default`] is asked for: the default schedule is the
-//! baseline the optimizer is measured against.
-//!
-//! [`run_passes`] calls a hook after each pass, so tests can verify or dump
-//! the program in the middle of the pipeline (`texprc compile --dump-after`).
+//! In debug builds (tests included) the IR verifier runs after every pass
+//! and after `apply` on a program it accepted before them; a program a pass
+//! leaves that it rejects is an internal error (E0299).
+//! [`optimize_with`] and [`apply_with`] call a hook after each pass
+//! (`texprc compile --dump-after PASS`).
 
-use crate::fuse_globals::fuse_globals;
-use crate::globals::mark_globals;
-use crate::inline::inline_lets;
-use crate::limits::DeviceLimits;
-use crate::schedule::ScheduleChoice;
-use crate::schedule_items::schedule_items;
-use crate::simplify_pass::simplify_program;
+use crate::optimized::Optimized;
+use crate::passes::{fuse_globals, inline, mark_globals, simplify};
+use crate::schedule::apply::{Verdict, accept_all, apply_all};
+pub use crate::schedule::choose::choose;
+use crate::schedule::data::{Schedule, ScheduleChoice};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
-
-/// What every pass may read.
-#[derive(Clone, Copy, Debug)]
-pub struct PassCtx<'a> {
-    pub limits: &'a DeviceLimits,
-    pub choice: &'a ScheduleChoice,
-}
+use texpr_target::Target;
 
 /// One pass: the rewrite.
-pub type PassFn = fn(&mut Program, &PassCtx<'_>) -> Result<(), Vec<Diagnostic>>;
+pub type PassFn = fn(&mut Program) -> Result<(), Vec<Diagnostic>>;
 
 /// A pass of the pipeline.
 #[derive(Clone, Copy, Debug)]
 pub struct Pass {
     pub name: &'static str,
-    /// Skipped for the default schedule.
+    /// Skipped by the baseline schedule.
     pub optimizing: bool,
-    /// Runs before scheduling (its output is what schedules name items of).
-    pub before_scheduling: bool,
     pub run: PassFn,
 }
 
-/// The passes, in order.
+/// The passes before scheduling, in order.
 pub const PASSES: &[Pass] = &[
     Pass {
         name: "mark_globals",
         optimizing: false,
-        before_scheduling: true,
-        run: |p, _| mark_globals(p),
+        run: mark_globals,
     },
     Pass {
         name: "simplify",
         optimizing: true,
-        before_scheduling: true,
-        run: simplify_program,
+        run: simplify,
     },
     Pass {
         name: "inline",
         optimizing: true,
-        before_scheduling: true,
-        run: inline_lets,
+        run: inline,
     },
     Pass {
         name: "fuse_globals",
         optimizing: true,
-        before_scheduling: true,
         run: fuse_globals,
-    },
-    Pass {
-        name: "schedule_items",
-        optimizing: false,
-        before_scheduling: false,
-        run: schedule_items,
     },
 ];
 
-/// The names of the passes, in order (for `--dump-after`).
+/// The name of the last step, [`apply`], for hooks and `--dump-after`.
+pub const APPLY: &str = "apply";
+
+/// Every step's name, in order (for `--dump-after`).
 pub fn pass_names() -> Vec<&'static str> {
-    PASSES.iter().map(|p| p.name).collect()
+    PASSES.iter().map(|p| p.name).chain([APPLY]).collect()
 }
 
-/// Runs the pipeline on a copy of `p`, calling `after(name, program)` after each pass.
-pub fn run_passes(
+/// The passes of [`PASSES`] on a copy of `p`.
+pub fn optimize(p: &Program) -> Result<Optimized, Vec<Diagnostic>> {
+    optimize_with(p, &mut |_, _| {})
+}
+
+/// [`optimize`], calling `after(name, program)` after each pass.
+pub fn optimize_with(
     p: &Program,
-    limits: &DeviceLimits,
-    choice: &ScheduleChoice,
-    mut after: impl FnMut(&str, &Program),
-) -> Result<Program, Vec<Diagnostic>> {
-    let cx = PassCtx { limits, choice };
-    let mut p = p.clone();
+    after: &mut dyn FnMut(&str, &Program),
+) -> Result<Optimized, Vec<Diagnostic>> {
+    let mut q = p.clone();
+    let mut baseline = None;
+    let check = verifies(p);
     for pass in PASSES {
-        if pass.optimizing && *choice == ScheduleChoice::Default {
-            continue;
+        if pass.optimizing && baseline.is_none() {
+            baseline = Some(q.clone());
         }
-        (pass.run)(&mut p, &cx)?;
-        after(pass.name, &p);
+        (pass.run)(&mut q)?;
+        if check {
+            verified(pass.name, &q)?;
+        }
+        after(pass.name, &q);
     }
-    Ok(p)
+    Ok(Optimized {
+        baseline: baseline.unwrap_or_else(|| q.clone()),
+        optimized: q,
+    })
 }
 
-/// The program as scheduling sees it: every pass before `schedule_items`
-/// (the items a [`Schedule`](crate::schedule::Schedule) names are its items).
-pub fn prepare(p: &Program, limits: &DeviceLimits) -> Result<Program, Vec<Diagnostic>> {
-    let choice = ScheduleChoice::Heuristic;
-    let cx = PassCtx {
-        limits,
-        choice: &choice,
-    };
-    let mut p = p.clone();
-    for pass in PASSES.iter().filter(|p| p.before_scheduling) {
-        (pass.run)(&mut p, &cx)?;
-    }
-    Ok(p)
+/// The program `s` applies to, scheduled as `s` says.
+pub fn apply(o: &Optimized, target: &Target, s: &Schedule) -> Result<Program, Vec<Diagnostic>> {
+    apply_with(o, target, s, &mut |_, _| {})
 }
 
-/// Optimizes and schedules `p` as `choice` says.
-pub fn optimize(
+/// [`apply`], calling `after(APPLY, program)` once it is done.
+pub fn apply_with(
+    o: &Optimized,
+    target: &Target,
+    s: &Schedule,
+    after: &mut dyn FnMut(&str, &Program),
+) -> Result<Program, Vec<Diagnostic>> {
+    let mut q = o.program(s.optimize).clone();
+    let check = verifies(&q);
+    apply_all(&mut q, s, target)?;
+    if check {
+        verified(APPLY, &q)?;
+    }
+    after(APPLY, &q);
+    Ok(q)
+}
+
+/// All three verbs with the optimizer's own checks only (no code
+/// generation's verdict): for callers and tests without a code generator.
+pub fn schedule(
     p: &Program,
-    limits: &DeviceLimits,
+    target: &Target,
     choice: &ScheduleChoice,
 ) -> Result<Program, Vec<Diagnostic>> {
-    run_passes(p, limits, choice, |_, _| {})
+    run_with(p, target, choice, &accept_all, &mut |_, _| {})
 }
 
-/// Turns any checked program into a scheduled one that means the same, one
-/// element per invocation (the baseline).
-pub fn default_schedule(p: &Program, limits: &DeviceLimits) -> Result<Program, Vec<Diagnostic>> {
-    optimize(p, limits, &ScheduleChoice::Default)
+/// All three verbs, calling `after(name, program)` after every step the
+/// chosen schedule runs (the baseline runs no optimizing pass), `apply`
+/// last: what `texprc compile --dump-after` shows.
+pub fn run_with(
+    p: &Program,
+    target: &Target,
+    choice: &ScheduleChoice,
+    verdict: Verdict<'_>,
+    after: &mut dyn FnMut(&str, &Program),
+) -> Result<Program, Vec<Diagnostic>> {
+    let mut seen: Vec<(&'static str, Program)> = Vec::new();
+    let o = optimize_with(p, &mut |name, q| {
+        let pass = PASSES.iter().find(|x| x.name == name).expect("a pass");
+        seen.push((pass.name, q.clone()));
+    })?;
+    let chosen = choose(&o, target, choice, verdict)?;
+    for (name, q) in &seen {
+        let optimizing = PASSES.iter().any(|x| x.name == *name && x.optimizing);
+        if chosen.schedule.optimize || !optimizing {
+            after(name, q);
+        }
+    }
+    apply_with(&o, target, &chosen.schedule, after)
+}
+
+/// Whether, in a debug build, the passes' output is verified: when the
+/// verifier accepts their input (a hand-built program it rejects is the
+/// later stages' to report, not the passes').
+fn verifies(p: &Program) -> bool {
+    cfg!(debug_assertions) && texpr_syntax::check::verify(p).is_ok()
+}
+
+/// E0299 when the verifier rejects `p` after `pass`.
+fn verified(pass: &str, p: &Program) -> Result<(), Vec<Diagnostic>> {
+    texpr_syntax::check::verify(p).map_err(|errs| {
+        let mut d = Diagnostic::error(
+            "E0299",
+            format!("internal error: the program does not verify after `{pass}`"),
+        );
+        for e in errs {
+            d = d.with_note(format!("{}: {}", e.code, e.message));
+        }
+        vec![d]
+    })
 }

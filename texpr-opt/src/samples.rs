@@ -1,8 +1,9 @@
 //! Hand-built sample programs covering every IR node, for tests in this and
 //! later crates (written as IR, so they do not depend on the front end).
 
-use crate::build::*;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
+use texpr_syntax::ir::MapKind;
+use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{Func, IndexMap, Program, Scalar, Ty, UnaryOp};
 
 /// `out = compute n |i| a[0] * x[i] + y[i]`
@@ -66,7 +67,7 @@ pub fn blocks() -> Program {
     let map = IndexMap {
         var: k,
         len: 6,
-        term: map_term,
+        kind: MapKind::Term(map_term),
     };
     output(&mut p, "transposed", compute_map(None, 3, i2, map, inner));
     // let t = compute 8 |i| x[i] * 2 in compute 8 |i| t[7 - i] + t[i]

@@ -202,8 +202,34 @@ impl TermOp {
 pub struct IndexMapAst {
     pub var: Ident,
     pub len: Option<Term>,
-    pub term: Term,
+    pub body: MapBody,
     pub span: Span,
+}
+
+/// What an index map computes: an index term, or a layout written as a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapBody {
+    Term(Term),
+    Layout(LayoutAst),
+}
+
+/// `digits(r:o:w, ...)` or `padded(N, Np, digits(...))` (docs/language.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutAst {
+    pub name: Ident,
+    pub args: Vec<LayoutArg>,
+    pub span: Span,
+}
+
+/// One argument of a layout.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LayoutArg {
+    /// A size term.
+    Size(Term),
+    /// `radix : layout_stride : computed_stride`, three size terms.
+    Digit([Term; 3], Span),
+    /// A nested layout (one level deep: the grammar allows no more).
+    Layout(LayoutAst),
 }
 
 /// A literal as written. Integer literals without a suffix take their type

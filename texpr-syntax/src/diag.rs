@@ -11,6 +11,7 @@
 //! | E0300-E0399 | code generation and device limits (`texpr-codegen`) |
 //! | E0400-E0499 | runtime (`texpr-codegen`'s wgpu runtime) |
 //! | E0500-E0599 | block-matrix layer (`texpr-block`) |
+//! | E0600-E0699 | target descriptions (`texpr-target`) |
 //! | E0900-E0999 | command line and files (`texprc`) |
 //!
 //! Messages are lower case without a trailing period.

@@ -41,7 +41,7 @@ impl Depth {
     }
 
     /// The depth of a node over children of these depths.
-    fn over(children: &[Depth]) -> Depth {
+    pub fn over(children: &[Depth]) -> Depth {
         let tree = children.iter().map(|d| d.tree).max().unwrap_or(0);
         let paren = children.iter().map(|d| d.paren).max().unwrap_or(0);
         Depth {

@@ -235,7 +235,27 @@ impl Dumper {
         self.nested(|d| {
             d.ident("var", &m.var);
             m.len.iter().for_each(|l| d.term("len", l));
-            d.term("term", &m.term);
+            match &m.body {
+                MapBody::Term(t) => d.term("term", t),
+                MapBody::Layout(l) => d.layout(l),
+            }
+        });
+    }
+
+    fn layout(&mut self, l: &LayoutAst) {
+        self.line("", &format!("layout {}", l.name.name), l.span);
+        self.nested(|d| {
+            for a in &l.args {
+                match a {
+                    LayoutArg::Size(t) => d.term("size", t),
+                    LayoutArg::Digit([r, o, w], _) => {
+                        d.term("radix", r);
+                        d.term("layout_stride", o);
+                        d.term("computed_stride", w);
+                    }
+                    LayoutArg::Layout(inner) => d.layout(inner),
+                }
+            }
         });
     }
 }

@@ -153,5 +153,23 @@ fn index_map(m: &mut IndexMapAst) {
     m.span = Span::DUMMY;
     ident(&mut m.var);
     m.len.iter_mut().for_each(term);
-    term(&mut m.term);
+    match &mut m.body {
+        MapBody::Term(t) => term(t),
+        MapBody::Layout(l) => layout(l),
+    }
+}
+
+fn layout(l: &mut LayoutAst) {
+    l.span = Span::DUMMY;
+    ident(&mut l.name);
+    for a in &mut l.args {
+        match a {
+            LayoutArg::Size(t) => term(t),
+            LayoutArg::Digit(ts, sp) => {
+                *sp = Span::DUMMY;
+                ts.iter_mut().for_each(term);
+            }
+            LayoutArg::Layout(inner) => layout(inner),
+        }
+    }
 }

@@ -156,12 +156,36 @@ fn bin_op() -> impl Strategy<Value = BinOp> + Clone {
 }
 
 fn index_map() -> impl Strategy<Value = IndexMapAst> {
-    (name(), option::of(term()), term()).prop_map(|(var, len, term)| IndexMapAst {
+    let body = prop_oneof![
+        term().prop_map(MapBody::Term),
+        layout(true).prop_map(MapBody::Layout)
+    ];
+    (name(), option::of(term()), body).prop_map(|(var, len, body)| IndexMapAst {
         var,
         len,
-        term,
+        body,
         span: Span::DUMMY,
     })
+}
+
+/// A layout call (the checker decides which names and arguments mean
+/// something); with `nest`, arguments may be layouts once more.
+fn layout(nest: bool) -> BoxedStrategy<LayoutAst> {
+    let digit =
+        (term(), term(), term()).prop_map(|(r, o, w)| LayoutArg::Digit([r, o, w], Span::DUMMY));
+    let plain = prop_oneof![term().prop_map(LayoutArg::Size), digit];
+    let arg = if nest {
+        prop_oneof![3 => plain, 1 => layout(false).prop_map(LayoutArg::Layout)].boxed()
+    } else {
+        plain.boxed()
+    };
+    (name(), prop::collection::vec(arg, 0..4))
+        .prop_map(|(name, args)| LayoutAst {
+            name,
+            args,
+            span: Span::DUMMY,
+        })
+        .boxed()
 }
 
 fn mk_expr(kind: ExprKind) -> Expr {

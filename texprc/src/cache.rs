@@ -1,5 +1,7 @@
 //! The schedule cache: the best measured schedule per (program, device),
-//! written by `texprc tune`, read by `compile`, `run` and `bench`.
+//! and each device's target (its limits, features and profile), written by
+//! `texprc tune`, read by `compile`, `run` and `bench`: `compile --device
+//! NAME` compiles with the device's own target, on a machine without it.
 //!
 //! Location: `$TEXPR_CACHE` if set, else `$XDG_CACHE_HOME/texpr/schedules.txt`,
 //! else `$HOME/.cache/texpr/schedules.txt`.
@@ -10,6 +12,10 @@
 //! [program=3f1c0a9b2e7d4c11 device=llvmpipe (LLVM 15.0.7, 256 bits) (Vulkan)]
 //! c: tile group=8x8 reg=4x4
 //! # median_ms=1.234
+//! [target device=llvmpipe (LLVM 15.0.7, 256 bits) (Vulkan)]
+//! name = llvmpipe (LLVM 15.0.7, 256 bits)
+//! kind = cpu
+//! ...
 //! ```
 //! `program` is the FNV-1a 64 hash of the checked program's printed text
 //! (params applied), so the same source at other sizes is another program.
@@ -20,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use texpr_codegen::Schedule;
+use texpr::{Schedule, Target};
 use texpr_codegen::runtime::{Gpu, GpuInfo};
 use texpr_syntax::ir::Program;
 
@@ -46,6 +52,8 @@ pub struct Cache {
     /// Where it lives (`None`: no location could be found; nothing is stored).
     path: Option<PathBuf>,
     entries: BTreeMap<CacheKey, Entry>,
+    /// Each device's target, by the device's name as the keys give it.
+    targets: BTreeMap<String, Target>,
 }
 
 /// The key of `program` on `gpu`.
@@ -126,7 +134,7 @@ impl Cache {
                 );
                 Cache {
                     path: Some(path),
-                    entries: BTreeMap::new(),
+                    ..Cache::default()
                 }
             }
         }
@@ -135,7 +143,7 @@ impl Cache {
     /// The cache at `path` (empty when the file does not exist yet).
     /// Records that do not parse are skipped with a warning.
     pub fn open(path: &Path) -> Result<Cache, io::Error> {
-        let entries = match std::fs::read(path) {
+        let (entries, targets) = match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => parse(&text, &path.display().to_string()),
                 Err(_) => {
@@ -143,15 +151,16 @@ impl Cache {
                         "warning: the schedule cache `{}` is not UTF-8 text; ignoring it",
                         path.display()
                     );
-                    BTreeMap::new()
+                    Default::default()
                 }
             },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Default::default(),
             Err(e) => return Err(e),
         };
         Ok(Cache {
             path: Some(path.to_path_buf()),
             entries,
+            targets,
         })
     }
 
@@ -181,9 +190,26 @@ impl Cache {
             .collect()
     }
 
-    /// Stores `schedule` for `key` and rewrites the file (records other
-    /// processes added since it was read are kept).
-    pub fn put(&mut self, key: CacheKey, schedule: Schedule, median_ms: f64) -> io::Result<()> {
+    /// The devices whose name contains `device` (ignoring case) with the
+    /// target stored for each, sorted by name.
+    pub fn find_targets(&self, device: &str) -> Vec<(&String, &Target)> {
+        let want = device.to_lowercase();
+        self.targets
+            .iter()
+            .filter(|(d, _)| d.to_lowercase().contains(&want))
+            .collect()
+    }
+
+    /// Stores `schedule` for `key`, and `target` for its device, and
+    /// rewrites the file (records other processes added since it was read
+    /// are kept).
+    pub fn put(
+        &mut self,
+        key: CacheKey,
+        schedule: Schedule,
+        median_ms: f64,
+        target: Target,
+    ) -> io::Result<()> {
         let Some(path) = self.path.clone() else {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -194,11 +220,15 @@ impl Cache {
             for (k, e) in fresh.entries {
                 self.entries.entry(k).or_insert(e);
             }
+            for (d, t) in fresh.targets {
+                self.targets.entry(d).or_insert(t);
+            }
         }
         let key = CacheKey {
             program: one_line(&key.program),
             device: one_line(&key.device),
         };
+        self.targets.insert(key.device.clone(), target);
         self.entries.insert(
             key,
             Entry {
@@ -206,28 +236,39 @@ impl Cache {
                 median_ms,
             },
         );
-        write_atomically(&path, &render(&self.entries))
+        write_atomically(&path, &render(&self.entries, &self.targets))
     }
 }
 
 const HEADER: &str = "# texpr schedule cache, written by `texprc tune`: one record per program \
                       (FNV-1a 64 of its checked text) and device\n";
 
-fn render(entries: &BTreeMap<CacheKey, Entry>) -> String {
+fn render(entries: &BTreeMap<CacheKey, Entry>, targets: &BTreeMap<String, Target>) -> String {
     let mut out = String::from(HEADER);
     for (k, e) in entries {
         out.push_str(&format!("[program={} device={}]\n", k.program, k.device));
         out.push_str(&e.schedule.to_string());
         out.push_str(&format!("# median_ms={:.6}\n", e.median_ms));
     }
+    for (device, t) in targets {
+        out.push_str(&format!("[target device={device}]\n{t}"));
+    }
     out
 }
 
+/// What a record's header names.
+enum Header {
+    Schedule(CacheKey),
+    Target(String),
+}
+
+type Records = (BTreeMap<CacheKey, Entry>, BTreeMap<String, Target>);
+
 /// Parses the records of a cache file; warns about and skips bad ones.
-fn parse(text: &str, file: &str) -> BTreeMap<CacheKey, Entry> {
-    let mut out = BTreeMap::new();
-    // (header line number, key, body lines)
-    let mut records: Vec<(usize, Option<CacheKey>, String)> = Vec::new();
+fn parse(text: &str, file: &str) -> Records {
+    let (mut out, mut targets) = (BTreeMap::new(), BTreeMap::new());
+    // (header line number, header, body lines)
+    let mut records: Vec<(usize, Option<Header>, String)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') {
@@ -242,12 +283,28 @@ fn parse(text: &str, file: &str) -> BTreeMap<CacheKey, Entry> {
             );
         }
     }
-    for (line, key, body) in records {
-        let Some(key) = key else {
-            eprintln!(
-                "warning: schedule cache `{file}` line {line}: expected `[program=HASH device=NAME]`; ignoring the record"
-            );
-            continue;
+    let skip = |line: usize, why: &str| {
+        eprintln!("warning: schedule cache `{file}` line {line}: {why}; ignoring the record")
+    };
+    for (line, header, body) in records {
+        let key = match header {
+            Some(Header::Schedule(key)) => key,
+            Some(Header::Target(device)) => {
+                match Target::parse(&body) {
+                    Ok(t) => {
+                        targets.insert(device, t);
+                    }
+                    Err(e) => skip(line + e.line, &format!("{}: {}", e.code, e.message)),
+                }
+                continue;
+            }
+            None => {
+                skip(
+                    line,
+                    "expected `[program=HASH device=NAME]` or `[target device=NAME]`",
+                );
+                continue;
+            }
         };
         let median_ms = body
             .lines()
@@ -265,28 +322,28 @@ fn parse(text: &str, file: &str) -> BTreeMap<CacheKey, Entry> {
                     },
                 );
             }
-            Err(e) => eprintln!(
-                "warning: schedule cache `{file}` line {}: {}; ignoring the record",
-                line + e.line,
-                e.message
-            ),
+            Err(e) => skip(line + e.line, &e.message),
         }
     }
-    out
+    (out, targets)
 }
 
-fn parse_header(line: &str) -> Option<CacheKey> {
+fn parse_header(line: &str) -> Option<Header> {
     let inner = line.strip_prefix('[')?.strip_suffix(']')?;
+    if let Some(device) = inner.trim_start().strip_prefix("target device=") {
+        let device = device.trim();
+        return (!device.is_empty()).then(|| Header::Target(device.to_string()));
+    }
     let rest = inner.trim_start().strip_prefix("program=")?;
     let (program, rest) = rest.split_once(' ')?;
     let device = rest.trim_start().strip_prefix("device=")?.trim();
     if program.is_empty() || device.is_empty() {
         return None;
     }
-    Some(CacheKey {
+    Some(Header::Schedule(CacheKey {
         program: program.to_string(),
         device: device.to_string(),
-    })
+    }))
 }
 
 fn write_atomically(path: &Path, text: &str) -> io::Result<()> {
@@ -334,9 +391,16 @@ mod tests {
             .parse()
             .unwrap();
         let s2: Schedule = "t: multipass parts=64 group=64\n".parse().unwrap();
-        c.put(key("bbbb", "gpu [x] (Vulkan)"), s1.clone(), 1.5)
-            .unwrap();
-        c.put(key("aaaa", "cpu (Vulkan)"), s2.clone(), 0.25)
+        let nvidia = Target::builtin("nvidia").unwrap();
+        let cpu = Target::builtin("llvmpipe").unwrap();
+        c.put(
+            key("bbbb", "gpu [x] (Vulkan)"),
+            s1.clone(),
+            1.5,
+            nvidia.clone(),
+        )
+        .unwrap();
+        c.put(key("aaaa", "cpu (Vulkan)"), s2.clone(), 0.25, cpu.clone())
             .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
@@ -352,12 +416,20 @@ mod tests {
         assert_eq!(d.get(&key("aaaa", "cpu (Vulkan)")), Some(s2));
         assert_eq!(d.find("bbbb", "GPU").len(), 1);
         assert!(d.find("bbbb", "cpu").is_empty());
+        // Each device's target is stored beside its schedules.
+        assert_eq!(
+            d.find_targets("gpu"),
+            [(&"gpu [x] (Vulkan)".to_string(), &nvidia)]
+        );
+        assert_eq!(d.find_targets("CPU"), [(&"cpu (Vulkan)".to_string(), &cpu)]);
+        assert_eq!(d.find_targets("vulkan").len(), 2);
         // Deterministic: writing again gives the same bytes.
         let mut e = d.clone();
         e.put(
             key("aaaa", "cpu (Vulkan)"),
             d.get(&key("aaaa", "cpu (Vulkan)")).unwrap(),
             0.25,
+            cpu,
         )
         .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
@@ -369,12 +441,15 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(
             &path,
-            "junk\n[program=aa device=x]\nc: tiles\n[nonsense\n[program=bb device=y]\nc: rows group=4\n# median_ms=2\n",
+            "junk\n[program=aa device=x]\nc: tiles\n[nonsense\n[program=bb device=y]\nc: rows group=4\n# median_ms=2\n[target device=y]\nkind = toaster\n[target device=z]\nname = z\n",
         )
         .unwrap();
         let c = Cache::open(&path).unwrap();
         assert_eq!(c.entries.len(), 1);
         assert_eq!(c.entry(&key("bb", "y")).unwrap().median_ms, 2.0);
+        // A target that does not parse is skipped; a good one is kept.
+        assert!(c.find_targets("y").is_empty());
+        assert_eq!(c.find_targets("z")[0].1.name, "z");
         std::fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
         assert!(Cache::open(&path).unwrap().entries.is_empty());
     }

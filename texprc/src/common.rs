@@ -7,8 +7,8 @@ use std::fmt;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use texpr::{Compiled, Options, Schedule, ScheduleChoice};
 use texpr_codegen::runtime::GpuInfo;
-use texpr_codegen::{Compiled, DeviceLimits, Options, Schedule, ScheduleChoice};
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
@@ -201,7 +201,7 @@ impl ScheduleArgs {
         });
         Ok(match tuned {
             Some((key, e)) => Chosen {
-                choice: ScheduleChoice::Given(e.schedule),
+                choice: ScheduleChoice::Tuned(e.schedule),
                 origin: Origin::Tuned {
                     device: key.device,
                     median_ms: e.median_ms,
@@ -230,7 +230,7 @@ impl ScheduleArgs {
         match found.as_slice() {
             [] => Ok(heuristic()),
             [(key, e)] => Ok(Chosen {
-                choice: ScheduleChoice::Given(e.schedule.clone()),
+                choice: ScheduleChoice::Tuned(e.schedule.clone()),
                 origin: Origin::Tuned {
                     device: key.device.clone(),
                     median_ms: e.median_ms,
@@ -277,7 +277,7 @@ fn heuristic() -> Chosen {
     }
 }
 
-fn no_source() -> Source {
+pub fn no_source() -> Source {
     Source {
         name: "<command line>".into(),
         text: String::new(),
@@ -300,13 +300,14 @@ pub fn read_schedule(path: &Path) -> Result<Schedule, Failure> {
         let span = line_span(&src.text, e.line);
         let diag = Diagnostic::error(codes::SCHEDULE_FILE, "not a schedule")
             .with_primary(span, e.message.clone())
-            .with_note("a schedule has one `item: strategy key=value...` a line, e.g. `c: tile group=8x8 reg=4x4`; strategies: default, coarsen group= per_thread=, rows group=, tile group=AxB reg=AxB, multipass parts= group=");
+            .with_note("a schedule has one `item: strategy key=value...` a line, e.g. `c: tile group=8x8 reg=4x4`, and `optimize = off` for the baseline program")
+            .with_note(format!("the strategies: {}", texpr::schedule_syntax().join("; ")));
         Failure::about(&src, diag)
     })
 }
 
 /// The bytes of 1-based line `line` (without its end of line).
-fn line_span(text: &str, line: usize) -> Span {
+pub fn line_span(text: &str, line: usize) -> Span {
     let mut start = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
@@ -318,101 +319,34 @@ fn line_span(text: &str, line: usize) -> Span {
     Span::new(text.len(), text.len())
 }
 
-/// The schedule `choice` resolves to for `program` (what `--emit schedule` prints).
-pub fn resolved_schedule(
-    program: &Program,
-    limits: &DeviceLimits,
-    choice: &ScheduleChoice,
-) -> Result<Schedule, Vec<Diagnostic>> {
-    Ok(match choice {
-        ScheduleChoice::Given(s) => s.clone(),
-        ScheduleChoice::Heuristic => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            texpr_opt::heuristic::heuristic(&prepared, limits)
-        }
-        ScheduleChoice::Default => {
-            let prepared = texpr_opt::prepare(program, limits)?;
-            let h = texpr_opt::heuristic::heuristic(&prepared, limits);
-            Schedule {
-                items: h
-                    .items
-                    .into_iter()
-                    .map(|(n, _)| (n, texpr_codegen::Strategy::Default))
-                    .collect(),
-            }
-        }
-    })
-}
-
-/// Compiles `program` with the chosen schedule. A tuned schedule that no
-/// longer compiles (the compiler changed since it was tuned) falls back to
-/// the heuristic with a warning; the heuristic's schedule that does not
-/// compile falls back to the default. A pinned schedule's errors are errors.
-/// Each message is printed once: a fallback that fails the same way turns
-/// the earlier warning into a note on the error. Returns the compiled
-/// program and the schedule actually used.
+/// Compiles `program` with the chosen schedule and prints the warnings
+/// choosing gave (an item falling back from its tuned strategy, E0220). A
+/// pinned schedule's errors say where it was pinned from.
 pub fn compile_chosen(
+    src: &Source,
     program: &Program,
     opts: &Options,
     chosen: Chosen,
-) -> Result<(Compiled, Chosen), Vec<Diagnostic>> {
-    let mut chosen = chosen;
-    let (mut warnings, mut failed_alike) = (Vec::new(), Vec::new());
-    let mut previous: Option<(Vec<Diagnostic>, Origin)> = None;
-    loop {
-        let opts = Options {
-            schedule: chosen.choice.clone(),
-            ..opts.clone()
-        };
-        let mut err = match texpr_codegen::compile(program, &opts) {
-            Ok(c) => {
-                warnings.iter().for_each(|w| eprintln!("{w}"));
-                return Ok((c, chosen));
+) -> Result<(Compiled, Chosen), Failure> {
+    let opts = Options {
+        schedule: chosen.choice.clone(),
+        ..opts.clone()
+    };
+    match texpr::compile(program, &opts) {
+        Ok(c) => {
+            if !c.warnings.is_empty() {
+                eprint!(
+                    "{}",
+                    render_with(&src.name, &src.text, &c.warnings, color())
+                );
             }
-            Err(e) => e,
-        };
-        if let Some((prev, origin)) = previous.take()
-            && prev == err
-        {
-            warnings.pop();
-            failed_alike.push(format!("the {origin} schedule"));
+            Ok((c, chosen))
         }
-        let Some(next) = fallback(&chosen, &mut err) else {
-            warnings.iter().for_each(|w| eprintln!("{w}"));
-            if let (Some(d), false) = (err.first_mut(), failed_alike.is_empty()) {
-                let alike = failed_alike.join(" and ");
-                d.notes.push(format!("{alike} failed the same way"));
-            }
-            return Err(err);
-        };
-        let code = err.first().map(|d| d.code).unwrap_or("?");
-        warnings.push(format!(
-            "warning: the {} schedule does not compile ({code}: {}); using the {} schedule",
-            chosen.origin,
-            err.first().map(|d| d.message.as_str()).unwrap_or(""),
-            next.origin
-        ));
-        previous = Some((err, chosen.origin));
-        chosen = next;
-    }
-}
-
-/// The schedule to try when `chosen` does not compile: the heuristic after a
-/// tuned one, the default after the heuristic; none after a pinned schedule
-/// (whose error then says where it was pinned from) or the default.
-fn fallback(chosen: &Chosen, err: &mut [Diagnostic]) -> Option<Chosen> {
-    match &chosen.origin {
-        Origin::Tuned { .. } => Some(heuristic()),
-        Origin::Heuristic => Some(Chosen {
-            choice: ScheduleChoice::Default,
-            origin: Origin::Default,
-        }),
-        Origin::Pinned(file) => {
-            if let Some(d) = err.first_mut() {
+        Err(mut err) => {
+            if let (Origin::Pinned(file), Some(d)) = (&chosen.origin, err.first_mut()) {
                 d.notes.push(format!("the schedule was pinned from {file}"));
             }
-            None
+            Err(Failure::new(src, err))
         }
-        Origin::Default => None,
     }
 }

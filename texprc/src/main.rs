@@ -14,6 +14,7 @@ mod npy;
 mod plot;
 mod quiet;
 mod summary;
+mod targets;
 mod trials;
 
 mod cmd {
@@ -24,6 +25,7 @@ mod cmd {
     pub mod eval;
     pub mod fmt;
     pub mod run;
+    pub mod target;
     pub mod tune;
 }
 
@@ -67,12 +69,24 @@ enum Command {
         texprc compile examples/matmul.te --emit kernels     # buffers, kernels, dispatch\n  \
         texprc compile examples/matmul.te --emit spirv -o matmul.spv\n  \
         texprc compile examples/matmul.te --emit schedule    # the schedule used, as a --schedule file\n  \
-        texprc compile examples/matmul.te --schedule s.txt --dump-after all\n\n\
-        The schedule: --schedule FILE, or --default-schedule (one element per invocation), else the \
-        one `texprc tune` stored for --device NAME (part of the adapter's name, e.g. llvmpipe), else \
-        the heuristic's for the compiler's default device limits."
+        texprc compile examples/matmul.te --schedule s.txt --dump-after all\n  \
+        texprc compile examples/sum.te -D N=268435456 --target nvidia   # for a GPU this machine lacks\n\n\
+        The target: --target NAME|FILE (a built-in: wgpu-default, llvmpipe, nvidia; or a file \
+        `texprc target` prints), else the one `texprc tune` stored for --device NAME (part of the \
+        adapter's name, e.g. llvmpipe), else wgpu-default. The schedule: --schedule FILE, or \
+        --default-schedule (one element per invocation, the optimizing passes off), else the one \
+        tuned for --device NAME, else the heuristic's for the target."
     )]
     Compile(cmd::compile::Args),
+    /// Print a target description: a built-in, a target file (checked), or an adapter's own
+    #[command(
+        after_help = "A target is what `compile` plans within: limits, features and profile, one \
+        `key = value` a line. Without NAME|FILE, the adapter's (--adapter, else $TEXPR_ADAPTER, \
+        else wgpu's choice).\n\n\
+        Examples:\n  texprc target nvidia > h100.txt\n  texprc target          # this machine's adapter\n  \
+        texprc compile examples/matmul.te --target h100.txt"
+    )]
+    Target(cmd::target::Args),
     /// Search for the fastest schedule of a program on this device and store it in the schedule cache
     #[command(
         after_help = "Coordinate descent from the heuristic's schedule: each item in turn tries its \
@@ -128,6 +142,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => cmd::compile::run(args),
         Command::Run(args) => cmd::run::run(args),
         Command::Tune(args) => cmd::tune::run(args),
+        Command::Target(args) => cmd::target::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Block(args) => cmd::block::run(args),
     };

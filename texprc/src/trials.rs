@@ -17,10 +17,11 @@ use crate::cmd::run::runtime_diag;
 use crate::inputs::{to_host, to_value};
 use std::collections::BTreeMap;
 use std::time::Instant;
+use texpr::{Options, ScheduleChoice};
+use texpr_codegen::Module;
 use texpr_codegen::runtime::{
     BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan,
 };
-use texpr_codegen::{Module, Options, ScheduleChoice};
 use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
@@ -170,7 +171,7 @@ impl<'a> Trials<'a> {
             schedule: choice.clone(),
             ..self.opts.clone()
         };
-        let check = match texpr_codegen::compile(self.program, &opts) {
+        let check = match texpr::compile(self.program, &opts) {
             Err(d) => Check::Failed(first(&d)),
             Ok(compiled) => match self.gpu.run(&compiled.module, &self.host) {
                 Err(e) => Check::Failed(self.runtime_failure(&e)),
@@ -271,6 +272,7 @@ impl<'a> Trials<'a> {
 fn key(choice: &ScheduleChoice) -> String {
     match choice {
         ScheduleChoice::Given(s) => s.to_string(),
+        ScheduleChoice::Tuned(s) => format!("<tuned>\n{s}"),
         ScheduleChoice::Default => "<default>".into(),
         ScheduleChoice::Heuristic => "<heuristic>".into(),
     }
@@ -323,7 +325,7 @@ fn pick(values: &[Value], picks: &[Vec<u64>]) -> Vec<Value> {
 mod tests {
     use super::*;
     use crate::common::{Defines, Source, frontend};
-    use texpr_codegen::Schedule;
+    use texpr::Schedule;
 
     const CHAIN: &str = "param N = 4096
 input x: f32[N]
@@ -351,7 +353,7 @@ output y: f32[N] = compute N |i| (x[i] * 2.0 + 1.0) * x[i] - 3.0";
         }
         let gpu = Gpu::open_from_env().unwrap();
         let opts = Options {
-            limits: gpu.limits(),
+            target: gpu.target().clone(),
             ..Options::default()
         };
         Some(Trials::new(program, gpu, opts, 1, runs).unwrap())

@@ -2,30 +2,17 @@
 
 mod common;
 
-use common::{stderr, stdout, texprc};
+use common::{example, stderr, stdout, texprc};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch(&format!("cli-{name}")).0
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn example(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    root.join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::write(dir, name, text)
 }
 
 fn read_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {

@@ -5,43 +5,21 @@
 
 mod common;
 
-use common::{have_gpu, stderr, stdout, texprc_env};
+use common::{example, have_gpu, stderr, stdout, with, write};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// Runs texprc with the schedule cache at `cache` (never the user's).
 fn texprc(cache: &Path, args: &[&str]) -> Output {
-    texprc_env(&[("TEXPR_CACHE", cache.as_os_str())], args)
+    common::texprc_in(cache, args)
 }
 
 /// A fresh directory for one test, and the cache file in it.
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let cache = dir.join("cache").join("schedules.txt");
-    (dir, cache)
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
-}
-
-fn example(name: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    root.join("examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::scratch(&format!("tune-{name}"))
 }
 
 const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
-
-fn with<'a>(head: &[&'a str], tail: &[&'a str]) -> Vec<&'a str> {
-    head.iter().chain(tail).copied().collect()
-}
 
 #[test]
 fn a_pinned_schedule_changes_the_scheduled_program() {
@@ -101,7 +79,10 @@ fn a_pinned_schedule_changes_the_scheduled_program() {
             &MATMUL_32,
         ),
     );
-    assert_eq!(stdout(&default), "# schedule: default\nc: default\n");
+    assert_eq!(
+        stdout(&default),
+        "# schedule: default\noptimize = off\nc: default\n"
+    );
 
     // A coarsened elementwise item, and the pinned file together with
     // --default-schedule is a usage error.
@@ -259,12 +240,22 @@ fn tune_fills_the_cache_that_compile_and_run_use() {
     let out = stdout(&o);
     assert!(out.starts_with("# tuned for "), "{out}");
     let tuned: String = out.lines().filter(|l| !l.starts_with('#')).collect();
-    assert!(tuned.starts_with("c: "), "{out}");
+    assert!(tuned.contains("c: "), "{out}");
 
-    // The cache holds one record, for this program, with that schedule.
+    // The cache holds one record, for this program, with that schedule,
+    // and the device's target.
     let file = std::fs::read_to_string(&cache).unwrap();
-    let headers: Vec<&str> = file.lines().filter(|l| l.starts_with('[')).collect();
+    let headers: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[program="))
+        .collect();
     assert_eq!(headers.len(), 1, "{file}");
+    let targets: Vec<&str> = file
+        .lines()
+        .filter(|l| l.starts_with("[target device="))
+        .collect();
+    assert_eq!(targets.len(), 1, "{file}");
+    assert!(file.contains("\nmax_workgroup_storage_bytes = "), "{file}");
     assert!(file.contains(&format!("\n{tuned}\n")), "{file}");
     assert!(file.contains("# median_ms="), "{file}");
     let device = headers[0]

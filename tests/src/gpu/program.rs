@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
+use texpr::{Options, ScheduleChoice, compile};
 use texpr_codegen::runtime::{Gpu, RuntimeError};
-use texpr_codegen::{Options, ScheduleChoice, compile};
 use texpr_interp::Value;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
@@ -60,7 +60,7 @@ pub fn run_program_with(
     choice: &ScheduleChoice,
 ) -> Result<(Vec<Value>, Duration), RunError> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: Vec::new(),
         schedule: choice.clone(),
     };

@@ -3,8 +3,8 @@
 use super::runner::{KernelRunner, check_kernel};
 use crate::codes;
 use std::collections::BTreeMap;
+use texpr::{Module, Options};
 use texpr_codegen::runtime::{Gpu, HostBuffer};
-use texpr_codegen::{Module, Options};
 use texpr_syntax::Diagnostic;
 
 /// Runs block bodies on a GPU; modules are cached by kernel source.
@@ -29,11 +29,11 @@ impl<'g> GpuRunner<'g> {
         if !self.cache.contains_key(kernel) {
             let prog = check_kernel(kernel)?;
             let opts = Options {
-                limits: self.gpu.limits(),
+                target: self.gpu.target().clone(),
                 overrides: Vec::new(),
-                schedule: texpr_codegen::ScheduleChoice::Default,
+                schedule: texpr::ScheduleChoice::Default,
             };
-            let compiled = texpr_codegen::compile(&prog, &opts).map_err(|ds| {
+            let compiled = texpr::compile(&prog, &opts).map_err(|ds| {
                 let text = texpr_syntax::diag::render("block-body.te", kernel, &ds);
                 Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile")
                     .with_note(text)

@@ -1,8 +1,8 @@
-//! Choosing an adapter, opening a device on it, and reading its limits.
+//! Choosing an adapter, opening a device on it, and describing it as a [`Target`].
 
 use std::sync::{Arc, Mutex};
 
-use texpr_opt::limits::DeviceLimits;
+use texpr_target::{DeviceKind, DeviceLimits, Features, Profile, Target};
 
 use super::{ErrorSink, Gpu, RuntimeError, pipeline};
 
@@ -148,9 +148,10 @@ fn pick(choice: &AdapterChoice) -> Result<wgpu::Adapter, RuntimeError> {
     found.cloned().ok_or_else(not_found)
 }
 
-/// Device limits as the planner reads them, from the adapter's wgpu limits.
-fn device_limits(l: &wgpu::Limits, info: &wgpu::AdapterInfo, subgroups: bool) -> DeviceLimits {
-    DeviceLimits {
+/// The device as the planner reads it, from the adapter's wgpu limits, the
+/// features the device was opened with, and what the adapter says of itself.
+fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Features) -> Target {
+    let limits = DeviceLimits {
         max_workgroup_storage_bytes: l.max_compute_workgroup_storage_size,
         max_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
         max_workgroup_size: [
@@ -162,10 +163,42 @@ fn device_limits(l: &wgpu::Limits, info: &wgpu::AdapterInfo, subgroups: bool) ->
         max_storage_buffers_per_stage: l.max_storage_buffers_per_shader_stage,
         max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
         max_buffer_size: l.max_buffer_size,
-        subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
         max_loop_iterations: loop_limit(info),
-        cpu: info.device_type == wgpu::DeviceType::Cpu,
         ..DeviceLimits::default()
+    };
+    let subgroups = features.contains(wgpu::Features::SUBGROUP);
+    Target {
+        name: info.name.clone(),
+        limits,
+        features: Features {
+            subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+        },
+        profile: Profile {
+            kind: match info.device_type {
+                wgpu::DeviceType::DiscreteGpu => DeviceKind::DiscreteGpu,
+                wgpu::DeviceType::IntegratedGpu => DeviceKind::IntegratedGpu,
+                wgpu::DeviceType::VirtualGpu => DeviceKind::VirtualGpu,
+                wgpu::DeviceType::Cpu => DeviceKind::Cpu,
+                wgpu::DeviceType::Other => DeviceKind::Other,
+            },
+            vendor: vendor_name(info.vendor).to_string(),
+            compute_units: None,
+        },
+    }
+}
+
+/// The vendor of a PCI (or Khronos) vendor id, lower case; empty when unknown.
+fn vendor_name(id: u32) -> &'static str {
+    match id {
+        0x10de => "nvidia",
+        0x1002 => "amd",
+        0x8086 => "intel",
+        0x106b => "apple",
+        0x13b5 => "arm",
+        0x5143 => "qualcomm",
+        0x10005 => "mesa",
+        _ => "",
     }
 }
 
@@ -212,10 +245,9 @@ impl Gpu {
         })?;
         let sink = Arc::new(ErrorSink::default());
         install_handlers(&device, &sink);
-        let subgroups = features.contains(wgpu::Features::SUBGROUP);
         Ok(Gpu {
             choice: choice.clone(),
-            limits: device_limits(&wgpu_limits, &raw_info, subgroups),
+            target: device_target(&wgpu_limits, &raw_info, features),
             device,
             queue,
             info,

@@ -10,7 +10,8 @@
 //!   `harness`): sequences prepared and warmed, then timed round-robin, by
 //!   the GPU's own timestamps where it has them and by the wall clock;
 //!   [`Gpu::bench`] times one program that way;
-//! - [`Gpu::limits`] reports the device's [`DeviceLimits`] for planning.
+//! - [`Gpu::target`] describes the device (limits, features, profile) for
+//!   planning: a [`Target`] built from the adapter.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
 //! Every wgpu call that can fail runs inside error scopes, and failures come
@@ -25,15 +26,16 @@
 //! validates with naga before).
 //!
 //! ```no_run
+//! use texpr_codegen::emit;
 //! use texpr_codegen::runtime::{Gpu, HostBuffer};
-//! use texpr_codegen::{Options, compile_source};
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
-//! let src = "input x: f32[4]\noutput y = compute 4 |i| x[i] * 2.0";
-//! let opts = Options { limits: gpu.limits(), ..Options::default() };
-//! let compiled = compile_source(src, &opts).expect("compiles");
+//! // A scheduled program (`texpr::compile` schedules any program).
+//! let src = "input x: f32[4]\noutput y = compute@grid 1 |g| compute@group 4 |l| x[l] * 2.0";
+//! let program = texpr_syntax::frontend(src, &[]).expect("checks");
+//! let module = emit(&program, gpu.target()).expect("compiles");
 //! let x = HostBuffer::from_f32(&[1.0, 2.0, 3.0, 4.0]);
-//! let result = gpu.run(&compiled.module, &[x]).expect("runs");
+//! let result = gpu.run(&module, &[x]).expect("runs");
 //! assert_eq!(result.outputs[0].to_f32(), vec![2.0, 4.0, 6.0, 8.0]);
 //! println!("{} in {:?}", gpu.info(), result.gpu_time);
 //! ```
@@ -58,7 +60,7 @@ pub use host::HostBuffer;
 
 use std::sync::{Arc, Mutex};
 
-use texpr_opt::limits::DeviceLimits;
+use texpr_target::Target;
 
 /// An open device and queue, with its pipeline cache. Shareable across threads.
 #[derive(Debug)]
@@ -68,7 +70,7 @@ pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: GpuInfo,
-    limits: DeviceLimits,
+    target: Target,
     wgpu_limits: wgpu::Limits,
     /// Errors reported by the uncaptured-error handler or the device-lost callback.
     sink: Arc<ErrorSink>,
@@ -91,9 +93,10 @@ impl Gpu {
         &self.info
     }
 
-    /// The device's limits, as the planner and code generator need them.
-    pub fn limits(&self) -> DeviceLimits {
-        self.limits.clone()
+    /// The device as the optimizer and code generator need it: its limits,
+    /// features and profile.
+    pub fn target(&self) -> &Target {
+        &self.target
     }
 
     /// The raw wgpu limits the device was opened with.

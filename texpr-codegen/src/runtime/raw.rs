@@ -88,7 +88,7 @@ impl Gpu {
             .map_err(|e| RuntimeError::ShaderModule(e.emit_to_string(&program.wgsl)))?;
         let info = Validator::new(
             ValidationFlags::all(),
-            crate::validate::capabilities(&self.limits),
+            crate::validate::capabilities(&self.target.features),
         )
         .validate(&naga_module)
         .map_err(|e| RuntimeError::ShaderModule(e.emit_to_string(&program.wgsl)))?;

@@ -50,13 +50,16 @@ pub struct PrivateDecl {
     pub span: Span,
 }
 
-/// A kernel's budgets (from [`texpr_opt::DeviceLimits`]).
+/// A kernel's budgets (from [`texpr_target::DeviceLimits`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     /// Function-memory elements per invocation.
     pub private: u64,
     /// Statements unrolling may add.
     pub unrolled: u64,
+    /// The longest `let@reg` vector kept unrolled in registers (a register
+    /// tile).
+    pub register_vector: u64,
 }
 
 /// A `var<workgroup>` array a kernel declares, with the source responsible.

@@ -11,75 +11,33 @@
 //! filled by a loop. Reads are in bounds: plain reads were proved so by the checker,
 //! guarded reads clamp the index and `select` the guard value.
 //!
-//! A `let@reg` of at most [`UNROLL`] elements is a register tile
+//! A `let@reg` of at most the target's `max_unrolled_elements` (the kernel's
+//! `budget.register_vector`) is a register tile
 //! ([`Loc::Regs`]): [`Ctx::vector`] computes all its elements unrolled, a
 //! `reduce` of a short vector keeps one accumulator per element and computes
 //! its body's `let@reg`s once per step, so operands loaded into a register
 //! tile are loaded once and reused by every accumulator.
 
-use super::cost;
+use super::cost::{expr_size, unroll_factor};
 use super::ctx::{Ctx, Ix};
 use super::lit;
 use super::ops;
-use crate::term::term;
+use crate::wgsl::index::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind};
-
-/// The longest `let@reg` vector kept unrolled in registers.
-pub const UNROLL: u64 = 64;
 
 impl Ctx<'_> {
     /// Element `idx` of `e`: a WGSL name or literal.
     pub fn elem(&mut self, e: &Expr, idx: &Ix) -> Result<String, Diagnostic> {
         match &e.kind {
-            ExprKind::Compute {
-                n: _,
-                var,
-                map,
-                body,
-                ..
-            } => {
-                let raw = match map {
-                    Some(m) => {
-                        let k = self.named(idx);
-                        self.idx.insert(m.var, k);
-                        term(self, &m.term)?
-                    }
-                    None => idx.clone(),
-                };
-                let m = body.ty.len as i64;
-                let outer = self.div(&raw, m);
-                let inner = self.rem(&raw, m);
-                self.idx.insert(*var, outer);
-                self.elem(body, &inner)
-            }
+            ExprKind::Compute { .. } => self.compute_elem(e, idx),
             ExprKind::Reduce { body, .. } => {
-                let each = cost::elem_cost(body);
+                let each = self.cost().elem(body);
                 let accs = self.fold(e, 1, each, |cx| Ok(vec![cx.elem(body, idx)?]))?;
                 Ok(accs.into_iter().next().expect("one accumulator"))
             }
-            ExprKind::Let {
-                level,
-                var,
-                value,
-                body,
-            } => match level {
-                Some(MemLevel::Global) => Err(misplaced_let(e)),
-                Some(MemLevel::Shared) => {
-                    let body = self.staged_shared(e)?;
-                    self.elem(body, idx)
-                }
-                _ => {
-                    let live = self.live_private;
-                    let loc = self.local_vector(*var, value)?;
-                    self.bind_local(*var, loc);
-                    let v = self.elem(body, idx);
-                    // The vector is dead once its body's element is computed.
-                    self.live_private = live;
-                    v
-                }
-            },
+            ExprKind::Let { .. } => self.let_elem(e, idx),
             ExprKind::Index { vec, index, guard } => {
                 let t = term(self, index)?;
                 self.read(*vec, &t, *guard, e)
@@ -125,6 +83,57 @@ impl Ctx<'_> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let vals = self.runtime(&vals, args[args.len() - 1].ty.elem);
                 Ok(self.w.let_(lit::ty(e.ty.elem), ops::call(*f, &vals)))
+            }
+        }
+    }
+
+    /// Element `idx` of a `compute` (`e`): its index map, then its body's
+    /// element at the index's remainder.
+    fn compute_elem(&mut self, e: &Expr, idx: &Ix) -> Result<String, Diagnostic> {
+        let ExprKind::Compute { var, map, body, .. } = &e.kind else {
+            unreachable!("compute_elem on a compute")
+        };
+        let raw = match map {
+            Some(m) => {
+                let k = self.named(idx);
+                self.idx.insert(m.var, k);
+                term(self, &m.term())?
+            }
+            None => idx.clone(),
+        };
+        let m = body.ty.len as i64;
+        let outer = self.div(&raw, m);
+        let inner = self.rem(&raw, m);
+        self.idx.insert(*var, outer);
+        self.elem(body, &inner)
+    }
+
+    /// Element `idx` of a `let` (`e`): its value staged in shared memory or
+    /// held in a local vector, then its body's element.
+    fn let_elem(&mut self, e: &Expr, idx: &Ix) -> Result<String, Diagnostic> {
+        let ExprKind::Let {
+            level,
+            var,
+            value,
+            body,
+        } = &e.kind
+        else {
+            unreachable!("let_elem on a let")
+        };
+        match level {
+            Some(MemLevel::Global) => Err(misplaced_let(e)),
+            Some(MemLevel::Shared) => {
+                let body = self.staged_shared(e)?;
+                self.elem(body, idx)
+            }
+            _ => {
+                let live = self.live_private;
+                let loc = self.local_vector(*var, value)?;
+                self.bind_local(*var, loc);
+                let v = self.elem(body, idx);
+                // The vector is dead once its body's element is computed.
+                self.live_private = live;
+                v
             }
         }
     }
@@ -177,7 +186,7 @@ impl Ctx<'_> {
                 self.vector(body)
             }
             ExprKind::Reduce { body, .. } => {
-                self.fold(e, e.ty.len, cost::vector_cost(body), |cx| cx.vector(body))
+                self.fold(e, e.ty.len, self.cost().vector(body), |cx| cx.vector(body))
             }
             ExprKind::Compute {
                 n,
@@ -356,36 +365,6 @@ impl Ctx<'_> {
             ),
         }
     }
-}
-
-/// How many copies of a reduction's body one loop iteration runs: up to 8
-/// for loop-free bodies of modest size when the trip count divides (the
-/// fold order is unchanged; per-iteration loop overhead is what it saves, and
-/// on llvmpipe that overhead dominates short bodies).
-pub fn unroll_factor(n: u64, body_size: u64) -> u64 {
-    [8u64, 4, 2]
-        .into_iter()
-        .find(|u| n.is_multiple_of(*u) && n > *u && body_size * u <= 512)
-        .unwrap_or(1)
-}
-
-/// Nodes in `e`, or a large number when it holds a loop (not unrolled).
-pub fn expr_size(e: &Expr) -> usize {
-    let inner: usize = match &e.kind {
-        ExprKind::Reduce { .. } => return 1 << 20,
-        ExprKind::Compute { n, body, .. } => (*n as usize).saturating_mul(expr_size(body)),
-        // A shared fill in an unrolled copy would be a second array.
-        ExprKind::Let {
-            level: Some(MemLevel::Shared),
-            ..
-        } => return 1 << 20,
-        ExprKind::Let { value, body, .. } => expr_size(value).saturating_add(expr_size(body)),
-        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => expr_size(x),
-        ExprKind::Binary(_, a, b) => expr_size(a).saturating_add(expr_size(b)),
-        ExprKind::Call(_, args) => args.iter().map(expr_size).fold(0, usize::saturating_add),
-        _ => 0,
-    };
-    inner.saturating_add(1)
 }
 
 /// Whether `s` is a WGSL identifier (a value's name) rather than a literal.

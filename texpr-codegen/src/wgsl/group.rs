@@ -4,7 +4,7 @@
 //! never from an identity value.
 
 use super::ctx::{Ctx, Ix};
-use super::kernel::Target;
+use super::kernel::Destination;
 use super::lit;
 use texpr_syntax::ast::ReduceOp;
 use texpr_syntax::ir::Expr;
@@ -18,7 +18,7 @@ impl Ctx<'_> {
         body: &Expr,
         w: u64,
         span: Span,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
         let m = body.ty.len as i64;
         let red = self.tree_into(op, body, w, span)?;
@@ -103,7 +103,7 @@ impl Ctx<'_> {
         body: &Expr,
         w: u64,
         span: Span,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
         self.subgroups = true;
         let m = body.ty.len as i64;

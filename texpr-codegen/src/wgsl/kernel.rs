@@ -25,14 +25,14 @@
 
 use super::ctx::{Ctx, Ix};
 use super::lit;
-use crate::shape::Shape;
+use crate::grid::GridRoot;
 use texpr_syntax::ast::{Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_syntax::ir::{Expr, ExprKind, Layout};
 use texpr_syntax::{Diagnostic, Span};
 
 /// Where the kernel writes and how it guards.
 #[derive(Debug)]
-pub struct Target {
+pub struct Destination<'e> {
     pub buffer: String,
     pub id: crate::plan::BufferId,
     pub per_group: u64,
@@ -42,7 +42,7 @@ pub struct Target {
     /// Writes need `< len` (truncated grid).
     pub guard_len: bool,
     /// Raw position `p` is written at `perm.inverse_term(p)` (a tiled layout).
-    pub perm: Option<texpr_opt::digits::Layout>,
+    pub perm: Option<&'e Layout>,
 }
 
 /// The workgroup size of a grid body and the node that sets it.
@@ -90,18 +90,18 @@ fn wider(a: (u64, Span), b: Option<(u64, Span)>) -> (u64, Span) {
 }
 
 impl Ctx<'_> {
-    /// Writes the body of the entry point for `shape`; `l` is the local id.
+    /// Writes the body of the entry point for `root`; `l` is the local id.
     pub fn kernel_body(
         &mut self,
-        shape: &Shape<'_>,
+        root: &GridRoot<'_>,
         w: u64,
         g: Ix,
-        out: &Target,
+        out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
-        self.idx.insert(shape.grid_var, g);
+        self.idx.insert(root.grid_var, g);
         self.group_size = w;
-        self.mark_quad_tiles(shape.body, out.id);
-        let mut e = shape.body;
+        self.mark_quad_tiles(root.body, out.id);
+        let mut e = root.body;
         while let ExprKind::Let {
             level,
             var,
@@ -134,9 +134,9 @@ impl Ctx<'_> {
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 // Four at a time when nothing before has read a buffer.
-                if std::ptr::eq(e, shape.body)
+                if std::ptr::eq(e, root.body)
                     && let Some(q) = self.quad(body, out, out.id)
-                    && self.may_unroll(q.m / 4, super::cost::elem_cost(q.s) + 4)
+                    && self.may_unroll(q.m / 4, self.cost().elem(q.s) + 4)
                 {
                     self.vec4.insert(out.id);
                     return self.quad_elements(&q, out);
@@ -182,7 +182,7 @@ impl Ctx<'_> {
     /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`
     /// and hands each to `sink` (about `sink_cost` statements). Leading
     /// `let@reg`s are computed once; after them, up to
-    /// [`UNROLL`](super::elem::UNROLL) elements are written unrolled (a
+    /// the budget's `register_vector` elements are written unrolled (a
     /// register tile's epilogue; any body up to 16 elements) when the copies
     /// fit the kernel's budget of unrolled statements, else in a loop
     /// unrolled by up to 8 as far as the budget allows.
@@ -198,8 +198,8 @@ impl Ctx<'_> {
             let v = self.elem(body, &Ix::Const(0))?;
             return sink(self, Ix::Name("l".into()), &v);
         }
-        let each = super::cost::elem_cost(body) + sink_cost + 1;
-        let short = (hoisted && m as u64 <= super::elem::UNROLL) || m <= 16;
+        let each = self.cost().elem(body) + sink_cost + 1;
+        let short = (hoisted && m as u64 <= self.budget.register_vector) || m <= 16;
         if short && self.may_unroll(m as u64, each) {
             for j in 0..m {
                 let copy = self.w.enter_copy(j as u64);
@@ -217,7 +217,7 @@ impl Ctx<'_> {
             }
             return Ok(());
         }
-        let u = super::elem::unroll_factor(m as u64, super::elem::expr_size(body) as u64);
+        let u = super::cost::unroll_factor(m as u64, super::cost::expr_size(body) as u64);
         let u = self.fit_unroll(u, each);
         // Constant bounds: every invocation runs it alike (uniform).
         let j = self.open_loop("j", &Ix::Const(0), m, u as i64, true);
@@ -309,14 +309,22 @@ impl Ctx<'_> {
     }
 
     /// `out[g*M + j] = v`, guarded as the target needs.
-    pub(super) fn write(&mut self, out: &Target, j: &Ix, v: &str) -> Result<(), Diagnostic> {
+    pub(super) fn write(
+        &mut self,
+        out: &Destination<'_>,
+        j: &Ix,
+        v: &str,
+    ) -> Result<(), Diagnostic> {
         let m = lit::i32_lit(out.per_group as i32);
         let mut lin = self.w.let_("i32", format!("g * {m} + {j}"));
         if let Some(perm) = &out.perm {
             // A variable no program has: bound to the raw position only here.
             let raw = texpr_syntax::ir::VarId(u32::MAX);
             self.idx.insert(raw, Ix::Name(lin.clone()));
-            let at = crate::term::term(self, &perm.inverse_term(texpr_opt::term::var(raw)))?;
+            let at = crate::wgsl::index::term(
+                self,
+                &perm.inverse_term(texpr_syntax::ir::term::var(raw)),
+            )?;
             self.idx.remove(&raw);
             lin = self.named(&at).to_string();
         }
@@ -343,11 +351,10 @@ pub(super) type Sink<'a> = dyn Fn(&mut Ctx<'_>, Ix, &str) -> Result<(), Diagnost
 
 /// Statements one write to `out` takes (its position, the inverse of a
 /// tiled layout, guards, the store).
-fn write_cost(out: &Target) -> u64 {
-    let raw = texpr_opt::term::var(texpr_syntax::ir::VarId(u32::MAX));
+fn write_cost(out: &Destination<'_>) -> u64 {
+    let raw = texpr_syntax::ir::term::var(texpr_syntax::ir::VarId(u32::MAX));
     let perm = out
         .perm
-        .as_ref()
         .map_or(0, |p| super::cost::term_cost(&p.inverse_term(raw)));
     3 + perm + 2 * (out.guard_group || out.guard_len) as u64
 }

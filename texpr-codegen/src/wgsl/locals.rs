@@ -1,7 +1,7 @@
 //! `let`-bound vectors: where each lives and how its reads are written.
 //!
 //! - A `let@reg` of one element is a WGSL value ([`Loc::Scalar`]); of at most
-//!   [`UNROLL`] elements a register vector ([`Loc::Regs`], every element
+//!   the budget's `register_vector` elements a register vector ([`Loc::Regs`], every element
 //!   unrolled) when unrolling it fits the kernel's budget of unrolled
 //!   statements; otherwise a `var` array filled by a loop ([`Loc::Array`]),
 //!   one element at a time. A vector fold whose steps share work between
@@ -22,9 +22,8 @@
 //!   would go over it is kept in a global scratch buffer instead
 //!   (`spill.rs`).
 
-use super::cost::vector_cost;
 use super::ctx::{Ctx, Ix, Loc};
-use super::elem::{UNROLL, unbound};
+use super::elem::unbound;
 use super::lit;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::{Expr, ExprKind, Scalar, VarId, VecRef};
@@ -47,8 +46,8 @@ impl Ctx<'_> {
                 value.span,
             )));
         }
-        if len <= UNROLL
-            && (self.may_unroll(len, vector_cost(value).div_ceil(len)) || shares(value))
+        if len <= self.budget.register_vector
+            && (self.may_unroll(len, self.cost().vector(value).div_ceil(len)) || shares(value))
         {
             self.note_private(format!("register vector `{name}`"), len, value.span);
             if let Some(vals) = self.quad_tile_elements(value)? {

@@ -4,6 +4,7 @@ pub mod cost;
 pub mod ctx;
 pub mod elem;
 pub mod group;
+pub mod index;
 pub mod kernel;
 pub mod lit;
 pub mod locals;

@@ -3,16 +3,16 @@
 //! entry point; kernels in order (globals first, then outputs).
 
 use super::ctx::{Budget, Ctx, Ix, PrivateDecl, SharedDecl, buffer_var};
-use super::kernel::{Target, workgroup_size};
+use super::kernel::{Destination, workgroup_size};
 use super::lit;
 use crate::buffers::BufferTable;
 use crate::dispatch;
+use crate::grid::grid_root;
 use crate::plan::{Access, Binding, BufferId, Kernel};
-use crate::shape::shape;
-use texpr_opt::DeviceLimits;
 use texpr_syntax::ast::Level;
 use texpr_syntax::ir::{Expr, ExprKind, Program};
 use texpr_syntax::{Diagnostic, Span};
+use texpr_target::Target;
 
 /// One kernel's text and plan, plus what the limit checks need.
 #[derive(Debug)]
@@ -42,26 +42,19 @@ pub fn kernel(
     bufs: &BufferTable,
     (k, first_spill): (usize, u32),
     (name, root, span, out): (&str, &Expr, Span, BufferId),
-    limits: &DeviceLimits,
+    target: &Target,
 ) -> Result<KernelText, Diagnostic> {
-    let sh = shape(root)?;
-    if !limits.subgroups()
-        && let Some(at) = subgroup_node(root)
-    {
-        return Err(Diagnostic::error(
-            "E0317",
-            "`reduce@subgroup` needs subgroup operations, which this device does not have",
-        )
-        .with_primary(at, "this reduction uses subgroup operations")
-        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead"));
-    }
+    let sh = grid_root(root)?;
+    check_subgroups(root, target)?;
     let (w, size_span) = workgroup_size(sh.body);
+    let limits = &target.limits;
     let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
     let dispatched = dispatch.iter().map(|&d| d as u64).product::<u64>();
     let padded = dispatched > sh.groups;
     let budget = Budget {
         private: limits.max_private_elements,
         unrolled: limits.max_unrolled_statements,
+        register_vector: limits.max_unrolled_elements,
     };
     let mut cx = Ctx::new(p, bufs, k, budget);
     cx.item = name.to_string();
@@ -76,57 +69,77 @@ pub fn kernel(
         lit::i32_lit(w.min(i32::MAX as u64) as i32)
     );
     cx.inv_at = Some(cx.w.mark());
-    let target = Target {
+    let dest = Destination {
         buffer: out_var,
         id: out,
         per_group: sh.per_group,
         len: sh.len,
         guard_group: padded,
         guard_len: sh.len < sh.groups * sh.per_group,
-        perm: sh.perm.clone(),
+        perm: sh.perm,
     };
-    cx.kernel_body(&sh, w, g, &target)?;
-    let bindings = bindings(&cx, out);
+    cx.kernel_body(&sh, w, g, &dest)?;
+    let kernel = Kernel {
+        entry_point: format!("k{k}_{name}"),
+        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
+        dispatch,
+        bindings: bindings(&cx, out),
+        span,
+    };
+    Ok(assemble(cx, kernel, name, size_span))
+}
+
+/// The kernel's text (declarations, entry point, body) and what the limit
+/// checks need, from its finished context.
+fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> KernelText {
+    let k = cx.kernel;
     let mut text = format!("// kernel {k}: {name}\n");
-    text += &declarations(&cx, &bindings);
+    text += &declarations(&cx, &kernel.bindings);
     let sub = match cx.subgroups {
         true => {
             ", @builtin(subgroup_invocation_id) sgl: u32, @builtin(subgroup_id) sgid: u32, @builtin(num_subgroups) nsg: u32, @builtin(subgroup_size) sgs: u32"
         }
         false => "",
     };
-    let entry = format!("k{k}_{name}");
     text += &format!(
-        "\n@compute @workgroup_size({w})\nfn {entry}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n"
+        "\n@compute @workgroup_size({})\nfn {}(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{sub}) {{\n",
+        kernel.workgroup_size[0], kernel.entry_point
     );
     let shared = std::mem::take(&mut cx.shared);
     let private = std::mem::take(&mut cx.private);
     let spills = std::mem::take(&mut cx.spills);
     let loop_iterations = cx.w.iterations();
     let unrolled_statements = cx.w.unrolled();
+    let peak_private = cx.peak_private;
     for line in cx.w.finish() {
         text += &line;
         text.push('\n');
     }
     text += "}\n";
-    let kernel = Kernel {
-        entry_point: entry,
-        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
-        dispatch,
-        bindings,
-        span,
-    };
-    Ok(KernelText {
+    KernelText {
         text,
         kernel,
         shared,
         size_span,
         loop_iterations,
         private,
-        peak_private: cx.peak_private,
+        peak_private,
         unrolled_statements,
         spills,
-    })
+    }
+}
+
+/// `reduce@subgroup` on a device without subgroup operations is E0317.
+fn check_subgroups(root: &Expr, target: &Target) -> Result<(), Diagnostic> {
+    match subgroup_node(root) {
+        Some(at) if !target.subgroups() => Err(Diagnostic::error(
+            "E0317",
+            "`reduce@subgroup` needs subgroup operations, which this device does not have",
+        )
+        .with_primary(at, "this reduction uses subgroup operations")
+        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead")),
+        _ => Ok(()),
+    }
 }
 
 /// Every buffer the kernel used, bound in buffer order: the output and its
@@ -184,14 +197,16 @@ fn declarations(cx: &Ctx<'_>, bindings: &[Binding]) -> String {
 
 /// The span of the first `reduce@subgroup` in `e`, if any.
 fn subgroup_node(e: &Expr) -> Option<Span> {
-    if let ExprKind::Reduce {
-        level: Some(Level::Subgroup),
-        ..
-    } = &e.kind
-    {
-        return Some(e.span);
-    }
-    e.children().find_map(subgroup_node)
+    e.find(|x| {
+        matches!(
+            x.kind,
+            ExprKind::Reduce {
+                level: Some(Level::Subgroup),
+                ..
+            }
+        )
+    })
+    .map(|x| x.span)
 }
 
 /// Binds `g` (the clamped linear workgroup id) and `in_grid` when padded.

@@ -2,7 +2,7 @@
 //! scratch buffer instead of function memory.
 //!
 //! When an array would take a kernel's function memory past
-//! [`texpr_opt::DeviceLimits::max_private_elements`], its elements go to a
+//! [`texpr_target::DeviceLimits::max_private_elements`], its elements go to a
 //! scratch buffer of the kernel (a [`BufferRole::Scratch`] buffer of the
 //! plan, named `{kernel}_{let}_spill`): element `e` of invocation `inv` at
 //! `e * I + inv`, where `I` is the kernel's number of invocations (its padded

@@ -26,11 +26,10 @@
 //! must then take a component).
 
 use super::ctx::{Ctx, Ix};
-use super::kernel::Target;
+use super::kernel::Destination;
 use super::lit;
 use super::ops;
 use crate::plan::BufferId;
-use texpr_opt::term::mentions as term_mentions;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, TermOp};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
@@ -48,7 +47,12 @@ pub struct Quad<'e> {
 impl Ctx<'_> {
     /// `body` (a `compute@group` body) in the form the module docs name, for
     /// writing into `out`; `None` when it is not.
-    pub fn quad<'e>(&self, body: &'e Expr, out: &Target, out_id: BufferId) -> Option<Quad<'e>> {
+    pub fn quad<'e>(
+        &self,
+        body: &'e Expr,
+        out: &Destination<'_>,
+        out_id: BufferId,
+    ) -> Option<Quad<'e>> {
         let ExprKind::Compute {
             level: Some(Level::Thread),
             n: m,
@@ -91,7 +95,7 @@ impl Ctx<'_> {
         if e.ty.elem != ElemTy::F32 || e.ty.len != 1 {
             return false;
         }
-        if !mentions(e, t) {
+        if !e.mentions(t) {
             return true;
         }
         match &e.kind {
@@ -120,34 +124,18 @@ impl Ctx<'_> {
     /// Marks (in [`Ctx::vec4`]) every buffer some register tile of `e` loads
     /// four at a time (see the module docs); `out` is the kernel's output.
     pub fn mark_quad_tiles(&mut self, e: &Expr, out: BufferId) {
-        if let ExprKind::Let {
-            level: Some(texpr_syntax::ast::MemLevel::Reg),
-            value,
-            ..
-        } = &e.kind
-            && let Some(id) = self.quad_tile(value)
-            && id != out
-        {
-            self.vec4.insert(id);
-        }
-        match &e.kind {
-            ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {
-                self.mark_quad_tiles(body, out)
+        e.walk(|x| {
+            if let ExprKind::Let {
+                level: Some(texpr_syntax::ast::MemLevel::Reg),
+                value,
+                ..
+            } = &x.kind
+                && let Some(id) = self.quad_tile(value)
+                && id != out
+            {
+                self.vec4.insert(id);
             }
-            ExprKind::Let { value, body, .. } => {
-                self.mark_quad_tiles(value, out);
-                self.mark_quad_tiles(body, out);
-            }
-            ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => {
-                self.mark_quad_tiles(x, out)
-            }
-            ExprKind::Binary(_, a, b) => {
-                self.mark_quad_tiles(a, out);
-                self.mark_quad_tiles(b, out);
-            }
-            ExprKind::Call(_, args) => args.iter().for_each(|a| self.mark_quad_tiles(a, out)),
-            _ => {}
-        }
+        });
     }
 
     /// The buffer of register tile `value` when it loads four at a time.
@@ -173,7 +161,7 @@ impl Ctx<'_> {
         let id = self.bufs.of(*vec)?;
         let plan = &self.bufs.plans[id.0 as usize];
         (n.is_multiple_of(4)
-            && *n <= 64
+            && *n <= self.budget.register_vector
             && plan.elem == ElemTy::F32
             && plan.len.is_multiple_of(4)
             && unit_stride(index, *var))
@@ -197,7 +185,7 @@ impl Ctx<'_> {
         for q in 0..*n as i64 / 4 {
             let copy = self.w.enter_copy(q as u64);
             self.idx.insert(*var, Ix::Const(4 * q));
-            let at = crate::term::term(self, index)?;
+            let at = crate::wgsl::index::term(self, index)?;
             let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
             for c in ["x", "y", "z", "w"] {
                 out.push(self.w.let_("f32", format!("{v}.{c}")));
@@ -208,7 +196,7 @@ impl Ctx<'_> {
     }
 
     /// Writes the four-at-a-time body (see the module docs).
-    pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Target) -> Result<(), Diagnostic> {
+    pub fn quad_elements(&mut self, q: &Quad<'_>, out: &Destination<'_>) -> Result<(), Diagnostic> {
         self.vec4.extend(q.reads.iter().copied());
         for k in 0..q.m / 4 {
             let copy = self.w.enter_copy(k);
@@ -245,7 +233,7 @@ impl Ctx<'_> {
 
     /// Elements `t0 .. t0 + 4` of scalar `e` (over `t`) as a `vec4<f32>`.
     fn elem4(&mut self, e: &Expr, t: VarId, t0: i64) -> Result<String, Diagnostic> {
-        if !mentions(e, t) {
+        if !e.mentions(t) {
             let s = self.elem(e, &Ix::Const(0))?;
             let v = self.w.fresh("q");
             self.w.line(format!("var {v}: vec4<f32> = vec4<f32>({s});"));
@@ -255,7 +243,7 @@ impl Ctx<'_> {
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
                 self.idx.insert(t, Ix::Const(t0));
-                let at = crate::term::term(self, index)?;
+                let at = crate::wgsl::index::term(self, index)?;
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
                 Ok(self.w.let_(ty, format!("{base}[({at}) / 4i]")))
             }
@@ -282,13 +270,13 @@ impl Ctx<'_> {
 /// A sum with `t` as one summand and every other summand free of `t` and a
 /// multiple of 4 (`X + t`, `a*N + (b*4 + t)`, ...).
 fn unit_stride(index: &Term, t: VarId) -> bool {
-    let parts = texpr_opt::term::summands(index);
+    let parts = texpr_syntax::ir::term::summands(index);
     let is_t = |x: &Term| x.kind == TermKind::Var(t);
     parts.iter().filter(|x| is_t(x)).count() == 1
         && parts
             .iter()
             .filter(|x| !is_t(x))
-            .all(|x| !term_mentions(x, t) && multiple_of_4(x))
+            .all(|x| !x.mentions(t) && multiple_of_4(x))
 }
 
 /// Whether `x` is a multiple of 4 for every value of its variables.
@@ -298,22 +286,5 @@ fn multiple_of_4(x: &Term) -> bool {
         TermKind::Binary(TermOp::Mul, a, b) => multiple_of_4(a) || multiple_of_4(b),
         TermKind::Binary(TermOp::Add | TermOp::Sub, a, b) => multiple_of_4(a) && multiple_of_4(b),
         _ => false,
-    }
-}
-
-/// Whether `e` mentions index variable `t` (in a read's index or as a value).
-fn mentions(e: &Expr, t: VarId) -> bool {
-    match &e.kind {
-        ExprKind::Index { index, .. } => term_mentions(index, t),
-        ExprKind::IndexVar(v) => *v == t,
-        ExprKind::Compute { map, body, .. } => {
-            map.as_ref().is_some_and(|m| term_mentions(&m.term, t)) || mentions(body, t)
-        }
-        ExprKind::Reduce { body, .. } => mentions(body, t),
-        ExprKind::Let { value, body, .. } => mentions(value, t) || mentions(body, t),
-        ExprKind::Broadcast(x) | ExprKind::Cast(x) | ExprKind::Unary(_, x) => mentions(x, t),
-        ExprKind::Binary(_, a, b) => mentions(a, t) || mentions(b, t),
-        ExprKind::Call(_, args) => args.iter().any(|a| mentions(a, t)),
-        ExprKind::Whole(_) | ExprKind::Const(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => false,
     }
 }

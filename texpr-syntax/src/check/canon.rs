@@ -7,7 +7,7 @@
 //! program, so tests can compare a pass's output with its text form.
 
 use super::strip_spans;
-use crate::ir::{Expr, ExprKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
+use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
 use std::collections::BTreeMap;
 
 /// Spans dummied, variables renumbered in the checker's binding order
@@ -68,7 +68,9 @@ impl Renumber {
                 self.unbind(b);
                 if let Some(m) = map {
                     let b = self.bind(&mut m.var);
-                    self.term(&mut m.term);
+                    if let MapKind::Term(t) = &mut m.kind {
+                        self.term(t);
+                    }
                     self.unbind(b);
                 }
             }

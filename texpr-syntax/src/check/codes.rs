@@ -70,6 +70,13 @@ pub const BROADCAST_LEN: &str = "E0133";
 pub const TOO_DEEP: &str = "E0134";
 /// An empty vector literal.
 pub const EMPTY_VECTOR: &str = "E0135";
+/// An index map written as a call to something that is not a layout.
+pub const UNKNOWN_LAYOUT: &str = "E0140";
+/// A layout's arguments are not what the layout takes.
+pub const LAYOUT_ARGS: &str = "E0141";
+/// A layout that is not a permutation, or that does not fit the raw result
+/// and the map's length (also the verifier's, for a layout in the IR).
+pub const LAYOUT_MISFIT: &str = "E0142";
 
 /// Verifier: a node's type disagrees with its children or its kind.
 pub const IR_TYPE: &str = "E0150";

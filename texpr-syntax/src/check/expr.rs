@@ -197,21 +197,39 @@ impl Checker {
             None => raw,
         };
         let var = self.push_index(&m.var, len);
-        let term = self.term_root(|c| c.index_term(&m.term));
+        let kind = match &m.body {
+            ast::MapBody::Term(t) => self.term_root(|c| c.index_term(t)).map(ir::MapKind::Term),
+            ast::MapBody::Layout(l) => self.layout(l, len, raw).map(ir::MapKind::Layout),
+        };
         self.pop_local();
-        let term = term?;
-        let (lo, hi) = self.term_range(&term)?;
+        let kind = match kind? {
+            // `{k < L -> k}` is a truncation.
+            ir::MapKind::Term(t) if t.kind == ir::TermKind::Var(var) && len <= raw => {
+                ir::MapKind::Layout(ir::Layout::Truncate)
+            }
+            ir::MapKind::Term(term) => {
+                self.map_in_range(&term, &m.var, len, raw)?;
+                ir::MapKind::Term(term)
+            }
+            layout => layout,
+        };
+        Ok(ir::IndexMap { var, len, kind })
+    }
+
+    /// E0112 unless `term` stays within `0..raw` for `k` in `0..len`.
+    fn map_in_range(&mut self, term: &ir::Term, k: &Ident, len: u64, raw: u64) -> CResult<()> {
+        let (lo, hi) = self.term_range(term)?;
         if lo < 0 || hi as u64 >= raw {
             return Err(self.err(
                 Diagnostic::error(codes::MAP_OUT_OF_RANGE, "index map out of range")
                     .with_primary(term.span, format!("this ranges over {}", show_range((lo as i128, hi as i128))))
                     .with_note(format!(
                         "for `{}` in 0..{len} the map must stay within 0..{raw}, the raw result's length",
-                        m.var.name
+                        k.name
                     )),
             ));
         }
-        Ok(ir::IndexMap { var, len, term })
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

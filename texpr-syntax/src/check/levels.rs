@@ -156,7 +156,7 @@ impl LevelCtx {
         else {
             return None;
         };
-        mentions(value, v).then(|| {
+        value.mentions(v).then(|| {
             Diagnostic::error(
                 codes::SHARED_PLACEMENT,
                 "this `let@shared` depends on the invocation",
@@ -165,31 +165,5 @@ impl LevelCtx {
             .with_secondary(group, "the index of this `compute@group`")
             .with_note("a workgroup array holds one vector for all invocations; use `let@reg` for per-invocation values")
         })
-    }
-}
-
-/// Whether `e` mentions index variable `v` (in an index term, an index map,
-/// or as a value).
-fn mentions(e: &crate::ir::Expr, v: crate::ir::VarId) -> bool {
-    use crate::ir::{ExprKind as K, Term, TermKind};
-    fn term(t: &Term, v: crate::ir::VarId) -> bool {
-        match &t.kind {
-            TermKind::Var(x) => *x == v,
-            TermKind::Binary(_, a, b) => term(a, v) || term(b, v),
-            TermKind::Const(_) => false,
-        }
-    }
-    match &e.kind {
-        K::Compute { map, body, .. } => {
-            map.as_ref().is_some_and(|m| term(&m.term, v)) || mentions(body, v)
-        }
-        K::Reduce { body, .. } => mentions(body, v),
-        K::Let { value, body, .. } => mentions(value, v) || mentions(body, v),
-        K::Index { index, .. } => term(index, v),
-        K::IndexVar(x) => *x == v,
-        K::Broadcast(x) | K::Cast(x) | K::Unary(_, x) => mentions(x, v),
-        K::Binary(_, a, b) => mentions(a, v) || mentions(b, v),
-        K::Call(_, args) => args.iter().any(|a| mentions(a, v)),
-        K::Whole(_) | K::Const(_) | K::Fill(_) | K::VecLit(_) => false,
     }
 }

@@ -18,6 +18,7 @@ mod canon;
 pub mod codes;
 mod expr;
 mod items;
+mod layouts;
 pub mod levels;
 mod lits;
 mod operands;

@@ -1,6 +1,6 @@
 //! `strip_spans`: a program with every span set to `Span::DUMMY`, to compare trees by structure.
 
-use crate::ir::{Expr, ExprKind, Program, Term, TermKind};
+use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind};
 use crate::span::Span;
 
 /// A copy of `p` with every span dummied out, so that programs checked from
@@ -21,32 +21,18 @@ pub fn strip_spans(p: &Program) -> Program {
 }
 
 fn expr(e: &mut Expr) {
-    e.span = Span::DUMMY;
-    match &mut e.kind {
-        ExprKind::Compute { map, body, .. } => {
-            if let Some(m) = map {
-                term(&mut m.term);
+    e.walk_mut(|e| {
+        e.span = Span::DUMMY;
+        match &mut e.kind {
+            ExprKind::Compute { map: Some(m), .. } => {
+                if let MapKind::Term(t) = &mut m.kind {
+                    term(t);
+                }
             }
-            expr(body);
+            ExprKind::Index { index, .. } => term(index),
+            _ => {}
         }
-        ExprKind::Reduce { body, .. } => expr(body),
-        ExprKind::Let { value, body, .. } => {
-            expr(value);
-            expr(body);
-        }
-        ExprKind::Index { index, .. } => term(index),
-        ExprKind::Broadcast(a) | ExprKind::Cast(a) | ExprKind::Unary(_, a) => expr(a),
-        ExprKind::Binary(_, a, b) => {
-            expr(a);
-            expr(b);
-        }
-        ExprKind::Call(_, xs) => xs.iter_mut().for_each(expr),
-        ExprKind::Whole(_)
-        | ExprKind::IndexVar(_)
-        | ExprKind::Const(_)
-        | ExprKind::Fill(_)
-        | ExprKind::VecLit(_) => {}
-    }
+    });
 }
 
 fn term(t: &mut Term) {

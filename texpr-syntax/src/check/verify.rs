@@ -21,7 +21,8 @@
 //! - Terms: divisors positive constants [E0113], dividends non-negative
 //!   [E0114], every sub-term within `i32` [E0108]; unguarded indices provably in
 //!   bounds [E0111]; index maps within the raw length [E0112] (all by
-//!   [`super::bounds`]).
+//!   [`super::bounds`]); a layout map a permutation that fits the raw result
+//!   and the map's length [E0142].
 //! - Levels: non-increasing along every path [E0120], no `reduce@grid`
 //!   [E0121], `let@shared`/`@global`/`@reg` placed legally [E0122-E0124] (see
 //!   [`super::levels`]).
@@ -33,7 +34,7 @@ use super::terms::{bounds_diag, show_range};
 use super::{MAX_NESTING, bounds, codes};
 use crate::ast::{ElemTy, Level};
 use crate::diag::Diagnostic;
-use crate::ir::{Expr, ExprKind, IndexMap, Program, Term, Ty, VarId, VarKind, VecRef};
+use crate::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -256,11 +257,20 @@ impl<'p> Verifier<'p> {
 
     fn index_map(&mut self, m: &IndexMap, raw: u64, span: Span) {
         self.bind_index(m.var, m.len, span);
-        let outside = |&(lo, hi): &(i64, i64)| lo < 0 || hi as u64 >= raw;
-        if let Some((lo, hi)) = self.range(&m.term).filter(outside) {
-            let range = show_range((lo as i128, hi as i128));
-            let msg = format!("index map ranges over {range}, outside 0..{raw}");
-            self.fail(codes::MAP_OUT_OF_RANGE, m.term.span, msg);
+        match &m.kind {
+            MapKind::Term(t) => {
+                let outside = |&(lo, hi): &(i64, i64)| lo < 0 || hi as u64 >= raw;
+                if let Some((lo, hi)) = self.range(t).filter(outside) {
+                    let range = show_range((lo as i128, hi as i128));
+                    let msg = format!("index map ranges over {range}, outside 0..{raw}");
+                    self.fail(codes::MAP_OUT_OF_RANGE, t.span, msg);
+                }
+            }
+            MapKind::Layout(l) => {
+                if let Some(why) = l.misfit(m.len, raw) {
+                    self.fail(codes::LAYOUT_MISFIT, span, format!("layout map: {why}"));
+                }
+            }
         }
         self.scope.pop();
     }

@@ -10,7 +10,8 @@
 
 use crate::ast::{ReduceOp, TermOp};
 use crate::ir::{
-    Expr, ExprKind, IndexMap, Program, Scalar, Term, TermKind, Ty, UnaryOp, VarId, VecRef,
+    DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, Scalar, Term, TermKind, Ty,
+    UnaryOp, VarId, VecRef,
 };
 use std::fmt::Write as _;
 
@@ -258,7 +259,15 @@ impl Printer<'_> {
         } else {
             format!(" < {}", m.len)
         };
-        format!(" {{{k}{len} -> {}}}", self.term(&m.term, 0))
+        let body = match &m.kind {
+            MapKind::Term(t) => self.term(t, 0),
+            MapKind::Layout(Layout::Truncate) => k.to_string(),
+            MapKind::Layout(Layout::Digits(p)) => digits(p),
+            MapKind::Layout(Layout::Padded(p)) => {
+                format!("padded({}, {}, {})", p.cols, p.padded_cols, digits(&p.perm))
+            }
+        };
+        format!(" {{{k}{len} -> {body}}}")
     }
 
     fn index(&self, vec: VecRef, index: &Term, guard: Option<Scalar>) -> String {
@@ -367,4 +376,14 @@ fn const_lit(s: Scalar) -> (String, u8) {
         ATOM
     };
     (text, prec)
+}
+
+/// `digits(r:o:w, ...)`, least significant layout digit first.
+fn digits(p: &DigitPerm) -> String {
+    let ds: Vec<String> = p
+        .digits
+        .iter()
+        .map(|d| format!("{}:{}:{}", d.radix, d.out_stride, d.raw_stride))
+        .collect();
+    format!("digits({})", ds.join(", "))
 }

@@ -7,11 +7,11 @@ use crate::cache::Cache;
 use crate::codes;
 use crate::common::{
     Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
-    resolved_schedule,
 };
+use crate::targets::compile_target;
 use std::io::Write as _;
 use std::path::PathBuf;
-use texpr_codegen::{DeviceLimits, Options, Target, Translated};
+use texpr::{Language, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -52,10 +52,16 @@ pub struct Args {
     /// after every pass, each under a `// after PASS` line
     #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
-    /// Look up the schedule `texprc tune` stored for this program on the
-    /// device whose name contains NAME (without it: the heuristic's)
+    /// Compile for the device whose name contains NAME, as `texprc tune`
+    /// stored it in the schedule cache: its target (limits, features), and
+    /// the schedule tuned for this program there (else the heuristic's)
     #[arg(long, value_name = "NAME", conflicts_with_all = ["schedule", "default_schedule"])]
     pub device: Option<String>,
+    /// Compile for this target: a built-in (wgpu-default, llvmpipe, nvidia)
+    /// or a target file (`texprc target NAME` prints one); default: the
+    /// --device's, else wgpu-default
+    #[arg(long, value_name = "NAME|FILE")]
+    pub target: Option<String>,
     #[command(flatten)]
     pub schedule: ScheduleArgs,
     #[command(flatten)]
@@ -103,34 +109,29 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let chosen = args
         .schedule
         .choose_named(&program, args.device.as_deref(), &cache)?;
-    let limits = DeviceLimits::default();
+    let target = compile_target(args.target.as_deref(), args.device.as_deref(), &cache)?;
     if let Some(pass) = &args.dump_after {
-        return dump_after(src, &program, &limits, &chosen.choice, pass);
+        return dump_after(src, &program, &target, &chosen.choice, pass);
     }
     let opts = Options {
-        limits: limits.clone(),
+        target,
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
-    let (compiled, chosen) =
-        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(src, d))?;
+    let (compiled, chosen) = compile_chosen(src, &program, &opts, chosen)?;
     let text = match args.emit {
-        Emit::Schedule => {
-            let s = resolved_schedule(&program, &limits, &chosen.choice)
-                .map_err(|d| Failure::new(src, d))?;
-            format!("# schedule: {}\n{s}", chosen.origin)
-        }
+        Emit::Schedule => format!("# schedule: {}\n{}", chosen.origin, compiled.schedule),
         Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
         Emit::Wgsl => compiled.module.wgsl,
         Emit::Spirv | Emit::Msl | Emit::Hlsl | Emit::Glsl => {
-            let target = match args.emit {
-                Emit::Spirv => Target::Spirv,
-                Emit::Msl => Target::Msl,
-                Emit::Hlsl => Target::Hlsl,
-                _ => Target::Glsl,
+            let language = match args.emit {
+                Emit::Spirv => Language::Spirv,
+                Emit::Msl => Language::Msl,
+                Emit::Hlsl => Language::Hlsl,
+                _ => Language::Glsl,
             };
-            return match texpr_codegen::translate(&compiled.module, target) {
+            return match texpr::translate(&compiled.module, language) {
                 Ok(Translated::Binary(b)) => Ok(b),
                 Ok(Translated::Text(t)) => Ok(t.into_bytes()),
                 Err(d) => Err(Failure::about(src, d)),
@@ -141,12 +142,14 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     Ok(text.into_bytes())
 }
 
-/// `--dump-after PASS`: the program after that pass (or every pass, for `all`).
+/// `--dump-after PASS`: the program after that pass (or every pass, for
+/// `all`), as the chosen schedule runs them (the baseline skips the
+/// optimizing passes).
 fn dump_after(
     src: &Source,
     program: &texpr_syntax::ir::Program,
-    limits: &DeviceLimits,
-    choice: &texpr_codegen::ScheduleChoice,
+    target: &Target,
+    choice: &texpr::ScheduleChoice,
     pass: &str,
 ) -> Result<Vec<u8>, Failure> {
     let names = texpr_opt::pipeline::pass_names();
@@ -161,7 +164,7 @@ fn dump_after(
     }
     let mut out = String::new();
     let mut ran = false;
-    texpr_opt::run_passes(program, limits, choice, |name, p| {
+    let mut hook = |name: &str, p: &texpr_syntax::ir::Program| {
         if all {
             out.push_str(&format!("// after {name}\n"));
         }
@@ -169,8 +172,9 @@ fn dump_after(
             ran = true;
             out.push_str(&texpr_syntax::print::program(p));
         }
-    })
-    .map_err(|d| Failure::new(src, d))?;
+    };
+    texpr_opt::pipeline::run_with(program, target, choice, &texpr::verdict(target), &mut hook)
+        .map_err(|d| Failure::new(src, d))?;
     if !ran {
         eprintln!("note: pass `{pass}` does not run with this schedule");
     }

@@ -9,7 +9,7 @@ use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, re
 use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
 use crate::summary;
 use std::path::PathBuf;
-use texpr_codegen::Options;
+use texpr::Options;
 use texpr_codegen::runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 
@@ -39,12 +39,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .schedule
         .choose_from(&program, Some(gpu.info()), &Cache::open_default())?;
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: args.defines.defines.clone(),
         schedule: chosen.choice.clone(),
     };
-    let (compiled, chosen) =
-        compile_chosen(&program, &opts, chosen).map_err(|d| Failure::new(&src, d))?;
+    let (compiled, chosen) = compile_chosen(&src, &program, &opts, chosen)?;
     let inputs = gather_inputs(&program, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let host: Vec<_> = inputs.iter().map(to_host).collect();
     let result = gpu

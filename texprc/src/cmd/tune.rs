@@ -2,10 +2,11 @@
 //! device and store it in the schedule cache, where `compile --device`,
 //! `run` and `bench` find it.
 //!
-//! The search is coordinate descent over the heuristic's candidates
-//! (`texpr_opt::heuristic::candidates`): start from the heuristic schedule;
-//! for each item in turn, try each of its candidates with the other items
-//! fixed and keep the fastest. The candidates of one item, and the best
+//! The search is coordinate descent over each item's candidates
+//! (`texpr::candidates`: what the optimizer and code generation accept):
+//! start from the heuristic schedule (`texpr::choose`, as `compile` and
+//! `run` choose it); for each item in turn, try each of its candidates with
+//! the other items fixed and keep the fastest. The candidates of one item, and the best
 //! schedule so far, are measured together by [`crate::trials`]: each is
 //! compiled (one that does not compile or run is skipped and counted; one
 //! that loses the device is, and the device is reopened), run once and
@@ -13,8 +14,8 @@
 //! then all that pass are timed warm with their runs interleaved (median of
 //! `--runs` after `--warmups`; one over 4x the best is timed no further).
 //! The search stops trying candidates when the time budget is spent; the
-//! heuristic and the default schedules are always measured, together, the
-//! same way. The figures printed at the end (the winner against the
+//! heuristic and the default schedules (the baseline: the optimizing
+//! passes off) are always measured, together, the same way. The figures printed at the end (the winner against the
 //! heuristic and the default) come from one last measurement of the three
 //! together, so their ratios compare like with like.
 
@@ -25,8 +26,9 @@ use crate::common::{Defines, Failure, Source, frontend, read_source};
 use crate::trials::{Outcome, Trials};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use texpr_codegen::{Options, Schedule, ScheduleChoice, Strategy};
+use texpr::{Options, Schedule, ScheduleChoice, Strategy, Target};
 use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::Program;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -77,13 +79,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
-    let limits = gpu.limits();
+    let target = gpu.target().clone();
     let key = cache::key(&program, &gpu);
-    let prepared = texpr_opt::prepare(&program, &limits).map_err(|d| Failure::new(&src, d))?;
-    let candidates = texpr_opt::heuristic::candidates(&prepared, &limits);
-    let heuristic = texpr_opt::heuristic::heuristic(&prepared, &limits);
+    let (heuristic, baseline, candidates) =
+        schedules(&program, &target).map_err(|d| Failure::new(&src, d))?;
     let opts = Options {
-        limits: limits.clone(),
+        target: target.clone(),
         overrides: args.defines.defines.clone(),
         schedule: ScheduleChoice::Default,
     };
@@ -101,7 +102,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // The heuristic and the default, timed together.
     let both = [
         ScheduleChoice::Given(heuristic.clone()),
-        ScheduleChoice::Default,
+        ScheduleChoice::Given(baseline.clone()),
     ];
     let [heur, default] = outcomes(&mut t, both);
     eprintln!(
@@ -111,9 +112,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
     );
     eprintln!("default schedule: {}", show(&default));
 
-    let best = starting_point(&heuristic, &heur, &default);
+    let best = starting_point([(&heuristic, &heur), (&baseline, &default)]);
     let deadline = started + budget;
-    let (best, tried, out_of_time) = search(&mut t, &candidates, best, deadline);
+    let start = Start {
+        best,
+        all_default: all_default(&heuristic),
+    };
+    let (best, tried, out_of_time) = search(&mut t, &candidates, start, deadline);
     let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
 
     let Some((winner, searched_ms)) = best else {
@@ -128,11 +133,30 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .with_note(format!("heuristic: {}", show(&heur))),
         ));
     };
+    eprintln!("{}", summary(&t, (tried, total), started, out_of_time));
+
+    let theirs = [heuristic, baseline];
+    report(
+        &mut t,
+        (&winner, searched_ms),
+        &theirs,
+        (&device, &target),
+        key,
+    )
+}
+
+/// What the search tried, how long it took and what failed.
+fn summary(
+    t: &Trials,
+    (tried, total): (usize, usize),
+    started: Instant,
+    out_of_time: bool,
+) -> String {
     let lost = match t.reopened {
         0 => String::new(),
         n => format!(" (the device was lost and reopened {n} time(s))"),
     };
-    eprintln!(
+    format!(
         "tried {tried} of {total} candidates in {:.1} s{}: {} failed to compile or run{lost}, {} were wrong",
         started.elapsed().as_secs_f64(),
         if out_of_time {
@@ -142,9 +166,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
         },
         t.failed,
         t.wrong
-    );
+    )
+}
 
-    report(&mut t, &winner, searched_ms, &heuristic, &device, key)
+/// The heuristic's schedule, the baseline's and every item's candidates,
+/// as `texpr::choose` and `texpr::candidates` give them for `target`.
+type Schedules = (Schedule, Schedule, Vec<(String, Vec<Strategy>)>);
+
+fn schedules(program: &Program, target: &Target) -> Result<Schedules, Vec<Diagnostic>> {
+    let optimized = texpr::optimize(program)?;
+    let choose = |c: ScheduleChoice| texpr::choose(&optimized, target, &c).map(|c| c.schedule);
+    let heuristic = choose(ScheduleChoice::Heuristic)?;
+    let baseline = choose(ScheduleChoice::Default)?;
+    Ok((heuristic, baseline, texpr::candidates(&optimized, target)))
 }
 
 /// Times the winner, the heuristic and the default together, stores the
@@ -152,20 +186,19 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// the figures as comments.
 fn report(
     t: &mut Trials,
-    winner: &Schedule,
-    searched_ms: f64,
-    heuristic: &Schedule,
-    device: &str,
+    (winner, searched_ms): (&Schedule, f64),
+    [heuristic, baseline]: &[Schedule; 2],
+    (device, target): (&str, &Target),
     key: cache::CacheKey,
 ) -> Result<(), Failure> {
     let verdict = [
         ScheduleChoice::Given(winner.clone()),
         ScheduleChoice::Given(heuristic.clone()),
-        ScheduleChoice::Default,
+        ScheduleChoice::Given(baseline.clone()),
     ];
     let [won, heur, default] = outcomes(t, verdict);
     let ms = won.ms().unwrap_or(searched_ms);
-    store(key, winner, ms)?;
+    store(key, winner, ms, target)?;
     let vs = |name: &str, o: &Outcome| match o.ms() {
         Some(other) => format!("{:.2}x the {name} ({other:.3} ms)", other / ms),
         None => format!("the {name} did not run"),
@@ -176,38 +209,53 @@ fn report(
     Ok(())
 }
 
-/// The search's starting point: the heuristic's schedule, else the default's
-/// (whichever of the two measured faster).
-fn starting_point(
-    heuristic: &Schedule,
-    heur: &Outcome,
-    default: &Outcome,
-) -> Option<(Schedule, f64)> {
-    let default_schedule = Schedule {
+/// The search's starting point: the heuristic's schedule, else the
+/// default's (whichever of the two measured faster; the heuristic's on a tie).
+fn starting_point(measured: [(&Schedule, &Outcome); 2]) -> Option<(Schedule, f64)> {
+    let mut best: Option<(Schedule, f64)> = None;
+    for (s, o) in measured {
+        if let Some(ms) = o.ms()
+            && best.as_ref().is_none_or(|b| ms < b.1)
+        {
+            best = Some((s.clone(), ms));
+        }
+    }
+    best
+}
+
+/// Every item of `heuristic` at its default strategy, on the optimized
+/// program.
+fn all_default(heuristic: &Schedule) -> Schedule {
+    Schedule {
         items: heuristic
             .items
             .iter()
             .map(|(n, _)| (n.clone(), Strategy::Default))
             .collect(),
-    };
-    match (heur.ms(), default.ms()) {
-        (Some(h), Some(d)) if d < h => Some((default_schedule, d)),
-        (Some(h), _) => Some((heuristic.clone(), h)),
-        (None, Some(d)) => Some((default_schedule, d)),
-        (None, None) => None,
+        ..Schedule::default()
     }
 }
 
+/// Where the search starts: the best so far, and where candidates start
+/// when the best is the baseline (which skips the optimizing passes, so
+/// its items are not the optimized program's).
+struct Start {
+    best: Option<(Schedule, f64)>,
+    all_default: Schedule,
+}
+
 /// Stores the winner in the schedule cache.
-fn store(key: cache::CacheKey, winner: &Schedule, ms: f64) -> Result<(), Failure> {
+fn store(key: cache::CacheKey, winner: &Schedule, ms: f64, target: &Target) -> Result<(), Failure> {
     let mut cache = Cache::open_default();
-    cache.put(key, winner.clone(), ms).map_err(|e| {
-        let msg = match cache.path() {
-            Some(p) => format!("cannot write the schedule cache `{}`: {e}", p.display()),
-            None => format!("cannot write the schedule cache: {e}"),
-        };
-        Failure::about(&no_source(), Diagnostic::error(codes::CACHE_WRITE, msg))
-    })?;
+    cache
+        .put(key, winner.clone(), ms, target.clone())
+        .map_err(|e| {
+            let msg = match cache.path() {
+                Some(p) => format!("cannot write the schedule cache `{}`: {e}", p.display()),
+                None => format!("cannot write the schedule cache: {e}"),
+            };
+            Failure::about(&no_source(), Diagnostic::error(codes::CACHE_WRITE, msg))
+        })?;
     if let Some(p) = cache.path() {
         eprintln!("stored in {}", p.display());
     }
@@ -232,17 +280,24 @@ fn outcomes<const N: usize>(t: &mut Trials, choices: [ScheduleChoice; N]) -> [Ou
 fn search(
     t: &mut Trials,
     candidates: &[(String, Vec<Strategy>)],
-    mut best: Option<(Schedule, f64)>,
+    start: Start,
     deadline: Instant,
 ) -> (Option<(Schedule, f64)>, usize, bool) {
+    let Start {
+        mut best,
+        all_default,
+    } = start;
     let total: usize = candidates.iter().map(|(_, c)| c.len()).sum();
     let mut tried = 0;
     for (item, strategies) in candidates {
-        let base = best.as_ref().map(|(b, _)| b.clone()).unwrap_or_default();
+        let base = match &best {
+            Some((b, _)) if b.optimize => b.clone(),
+            _ => all_default.clone(),
+        };
         let incumbent = best.is_some() as usize;
         let mut choices: Vec<ScheduleChoice> = Vec::new();
-        if best.is_some() {
-            choices.push(ScheduleChoice::Given(base.clone()));
+        if let Some((b, _)) = &best {
+            choices.push(ScheduleChoice::Given(b.clone()));
         }
         for s in strategies {
             let mut cand = base.clone();

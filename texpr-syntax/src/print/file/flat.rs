@@ -60,10 +60,28 @@ pub fn open_head(e: &Expr) -> Option<String> {
 }
 
 fn index_map(m: &IndexMapAst) -> String {
+    let body = match &m.body {
+        MapBody::Term(t) => term(t),
+        MapBody::Layout(l) => layout(l),
+    };
     match &m.len {
-        Some(len) => format!("{{{} < {} -> {}}}", m.var.name, term(len), term(&m.term)),
-        None => format!("{{{} -> {}}}", m.var.name, term(&m.term)),
+        Some(len) => format!("{{{} < {} -> {body}}}", m.var.name, term(len)),
+        None => format!("{{{} -> {body}}}", m.var.name),
     }
+}
+
+/// `name(arg, ...)`, digits as `r:o:w`.
+fn layout(l: &LayoutAst) -> String {
+    let args: Vec<String> = l
+        .args
+        .iter()
+        .map(|a| match a {
+            LayoutArg::Size(t) => term(t),
+            LayoutArg::Digit([r, o, w], _) => format!("{}:{}:{}", term(r), term(o), term(w)),
+            LayoutArg::Layout(inner) => layout(inner),
+        })
+        .collect();
+    format!("{}({})", l.name.name, args.join(", "))
 }
 
 /// A literal as the lexer reads it back (`-1.5`, `3u`, `inf`, `1e-7`).

@@ -9,10 +9,11 @@ use crate::common::{Defines, Source, frontend};
 use crate::inputs::to_host;
 use crate::plot::Series;
 use std::time::{Duration, Instant};
+use texpr::{Options, Schedule, ScheduleChoice};
+use texpr_codegen::Module;
 use texpr_codegen::runtime::{
     BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan,
 };
-use texpr_codegen::{Module, Options, Schedule, ScheduleChoice};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -130,7 +131,7 @@ fn schedules(program: &Program, gpu: &Gpu, args: &Args) -> Vec<(Series, String, 
         (
             Series::Tuned,
             "tuned".to_string(),
-            Ok(tuned(program, gpu).map(ScheduleChoice::Given)),
+            Ok(tuned(program, gpu).map(ScheduleChoice::Tuned)),
         ),
     ];
     for path in &args.schedule {
@@ -161,7 +162,7 @@ fn compile(
     runs: usize,
 ) -> Result<(Module, Option<Duration>), String> {
     let opts = Options {
-        limits: gpu.limits(),
+        target: gpu.target().clone(),
         overrides: job.defines.clone(),
         schedule,
     };
@@ -174,7 +175,7 @@ fn compile(
         let t = Instant::now();
         let made = frontend(src, &defs)
             .map_err(|f| diags_text(&f.diags))
-            .and_then(|p| texpr_codegen::compile(&p, &opts).map_err(|d| diags_text(&d)))?;
+            .and_then(|p| texpr::compile(&p, &opts).map_err(|d| diags_text(&d)))?;
         compiled = Some(made);
         compile_times.push(t.elapsed());
     }
@@ -183,7 +184,7 @@ fn compile(
     Ok((compiled.module, compile_times.get(runs / 2).copied()))
 }
 
-/// The diagnostics on one line: `E0316: message; E0214: message`.
+/// The diagnostics on one line: `E0316: message; E0310: message`.
 fn diags_text(diags: &[Diagnostic]) -> String {
     let errors: Vec<String> = diags
         .iter()

@@ -1,0 +1,201 @@
+//! Simplification of index terms, bottom-up, using the variables' extents
+//! ([`simplify_term`]).
+//!
+//! Rules (each exact for floor division with a positive constant divisor):
+//! constant folding; `x+0`, `x*1`, `x*0`, `x/1`, `x%1`; a variable of extent 1
+//! is `0`; `x % m -> x` and `x / m -> 0` when `0 <= x < m`;
+//! `(a*c + b) / m -> a*(c/m) + b/m` and `(a*c + b) % m -> b % m` when `m | c`
+//! and `b >= 0`; `(a*c) / m -> a*(c/m)` and `(a*c) % m -> 0` when `m | c`;
+//! `(x / a) / b -> x / (a*b)`. The result never has a wider [`range`] than the
+//! input.
+
+use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::term::{as_const, bin, constant, fold, range};
+use texpr_syntax::ir::{Program, Term, TermKind, VarKind};
+
+/// An equal, usually smaller term.
+pub fn simplify_term(p: &Program, t: &Term) -> Term {
+    match &t.kind {
+        TermKind::Const(_) => t.clone(),
+        TermKind::Var(v) => match p.var(*v).kind {
+            VarKind::Index { extent: 1 } => constant(0),
+            _ => t.clone(),
+        },
+        TermKind::Binary(op, a, b) => {
+            let (a, b) = (simplify_term(p, a), simplify_term(p, b));
+            let mut out = rewrite(p, *op, a, b);
+            if out.span.is_dummy() {
+                out.span = t.span;
+            }
+            out
+        }
+    }
+}
+
+fn rewrite(p: &Program, op: TermOp, a: Term, b: Term) -> Term {
+    if let (Some(x), Some(y)) = (as_const(&a), as_const(&b))
+        && let Some(r) = fold(op, x, y)
+    {
+        return constant(r);
+    }
+    let (ca, cb) = (as_const(&a), as_const(&b));
+    match (op, ca, cb) {
+        (TermOp::Add, Some(0), _) => b,
+        (TermOp::Add | TermOp::Sub, _, Some(0)) => a,
+        (TermOp::Mul, Some(1), _) => b,
+        (TermOp::Mul, _, Some(1)) | (TermOp::Div, _, Some(1)) => a,
+        (TermOp::Mul, Some(0), _) | (TermOp::Mul, _, Some(0)) | (TermOp::Rem, _, Some(1)) => {
+            constant(0)
+        }
+        (TermOp::Div, _, Some(m)) if m > 1 => div(p, a, m),
+        (TermOp::Rem, _, Some(m)) if m > 1 => rem(p, a, m),
+        _ => bin(op, a, b),
+    }
+}
+
+fn nonneg_below(p: &Program, t: &Term, m: i64) -> bool {
+    matches!(range(p, t), Some((lo, hi)) if lo >= 0 && hi < m)
+}
+
+fn nonneg(p: &Program, t: &Term) -> bool {
+    matches!(range(p, t), Some((lo, _)) if lo >= 0)
+}
+
+/// `a * c` with `m | c`: the pair `(a, c)`.
+fn multiple_of(t: &Term, m: i64) -> Option<(&Term, i64)> {
+    match &t.kind {
+        TermKind::Binary(TermOp::Mul, x, y) => match (as_const(x), as_const(y)) {
+            (_, Some(c)) if c % m == 0 => Some((x, c)),
+            (Some(c), _) if c % m == 0 => Some((y, c)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn scaled(p: &Program, a: &Term, c: i64) -> Term {
+    rewrite(p, TermOp::Mul, a.clone(), constant(c))
+}
+
+fn div(p: &Program, a: Term, m: i64) -> Term {
+    if nonneg_below(p, &a, m) {
+        return constant(0);
+    }
+    if let Some((x, c)) = multiple_of(&a, m) {
+        return scaled(p, x, c / m);
+    }
+    if let TermKind::Binary(op, x, y) = &a.kind {
+        match op {
+            TermOp::Add if nonneg(p, y) => {
+                if let Some((u, c)) = multiple_of(x, m) {
+                    let hi = scaled(p, u, c / m);
+                    let lo = div(p, (**y).clone(), m);
+                    return rewrite(p, TermOp::Add, hi, lo);
+                }
+            }
+            TermOp::Div => {
+                if let Some(k) = as_const(y)
+                    .filter(|k| *k > 0)
+                    .and_then(|k| k.checked_mul(m))
+                {
+                    return div(p, (**x).clone(), k);
+                }
+            }
+            _ => {}
+        }
+    }
+    bin(TermOp::Div, a, constant(m))
+}
+
+fn rem(p: &Program, a: Term, m: i64) -> Term {
+    if nonneg_below(p, &a, m) {
+        return a;
+    }
+    if multiple_of(&a, m).is_some() {
+        return constant(0);
+    }
+    if let TermKind::Binary(TermOp::Add, x, y) = &a.kind
+        && nonneg(p, y)
+        && multiple_of(x, m).is_some()
+    {
+        return rem(p, (**y).clone(), m);
+    }
+    bin(TermOp::Rem, a, constant(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use texpr_syntax::Span;
+    use texpr_syntax::ir::VarId;
+    use texpr_syntax::ir::term::var;
+
+    fn prog_with(extents: &[u64]) -> (Program, Vec<VarId>) {
+        let mut p = Program {
+            params: vec![],
+            inputs: vec![],
+            globals: vec![],
+            outputs: vec![],
+            vars: vec![],
+            names: Default::default(),
+        };
+        let vs = extents
+            .iter()
+            .map(|&e| p.fresh_var("v", VarKind::Index { extent: e }, Span::DUMMY))
+            .collect();
+        (p, vs)
+    }
+
+    #[test]
+    fn splits_a_linear_index() {
+        let (p, v) = prog_with(&[4, 256]);
+        // (g*256 + l) / 4 -> g*64 + l/4 ; (g*256 + l) % 4 -> l % 4
+        let idx = bin(
+            TermOp::Add,
+            bin(TermOp::Mul, var(v[0]), constant(256)),
+            var(v[1]),
+        );
+        let q = simplify_term(&p, &bin(TermOp::Div, idx.clone(), constant(4)));
+        let want = bin(
+            TermOp::Add,
+            bin(TermOp::Mul, var(v[0]), constant(64)),
+            bin(TermOp::Div, var(v[1]), constant(4)),
+        );
+        assert_eq!(q, want);
+        let r = simplify_term(&p, &bin(TermOp::Rem, idx, constant(4)));
+        assert_eq!(r, bin(TermOp::Rem, var(v[1]), constant(4)));
+    }
+
+    #[test]
+    fn drops_provably_small_remainders_and_unit_extents() {
+        let (p, v) = prog_with(&[1, 8]);
+        let t = bin(
+            TermOp::Add,
+            var(v[0]),
+            bin(TermOp::Rem, var(v[1]), constant(8)),
+        );
+        assert_eq!(simplify_term(&p, &t), var(v[1]));
+        let d = bin(
+            TermOp::Div,
+            bin(TermOp::Div, var(v[1]), constant(2)),
+            constant(2),
+        );
+        assert_eq!(
+            simplify_term(&p, &d),
+            bin(TermOp::Div, var(v[1]), constant(4))
+        );
+        assert_eq!(
+            simplify_term(&p, &bin(TermOp::Div, var(v[1]), constant(8))),
+            constant(0)
+        );
+    }
+
+    #[test]
+    fn never_folds_overflow_or_division_by_zero() {
+        let (p, _) = prog_with(&[]);
+        let big = bin(TermOp::Add, constant(i32::MAX as i64), constant(1));
+        assert_eq!(simplify_term(&p, &big), big);
+        let z = bin(TermOp::Div, constant(3), constant(0));
+        assert_eq!(simplify_term(&p, &z), z);
+    }
+}

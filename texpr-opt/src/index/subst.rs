@@ -1,0 +1,34 @@
+//! Substituting an index term for an index variable throughout an expression.
+//!
+//! Reads (`v[t]`) and index maps get the term substituted; a use of the
+//! variable as a value (`IndexVar`) becomes the term written as `i32`
+//! arithmetic ([`texpr_syntax::ir::build::term_value`]).
+
+use super::simplify::simplify_term;
+use texpr_syntax::ir::build::term_value;
+use texpr_syntax::ir::term;
+use texpr_syntax::ir::{Expr, ExprKind, MapKind, Program, Term, VarId};
+
+/// `e` with `v := by` (simplifying the terms it touches).
+pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
+    match &e.kind {
+        ExprKind::Index { index, .. } if index.mentions(v) => {
+            let mut out = e.clone();
+            if let ExprKind::Index { index, .. } = &mut out.kind {
+                *index = simplify_term(p, &term::subst(index, v, by));
+            }
+            out
+        }
+        ExprKind::IndexVar(x) if *x == v => term_value(by, e.span),
+        _ => {
+            let mut out = e.map_children(|c| subst_expr(p, c, v, by));
+            if let ExprKind::Compute { map: Some(m), .. } = &mut out.kind
+                && let MapKind::Term(t) = &mut m.kind
+                && t.mentions(v)
+            {
+                *t = simplify_term(p, &term::subst(t, v, by));
+            }
+            out
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! The passes before scheduling, one file each, named after its verb; the
+//! order they run in is [`crate::pipeline::PASSES`].
+//!
+//! - [`mark_globals`]: top-level lets become `let@global` buffers (always).
+//! - [`simplify`]: index terms simplified, exact identities folded.
+//! - [`inline`]: expression `let`s recomputed where they are read, when that
+//!   is no dearer than storing them.
+//! - [`fuse_globals`]: elementwise top-level lets fused into their readers.
+//!
+//! The last three are *optimizing*: the baseline schedule runs without them.
+//! [`recompute`] holds the cost rule and read replacement `inline` and
+//! `fuse_globals` share. A pass is `fn(&mut Program) -> Result<(), Vec<Diagnostic>>`
+//! and needs nothing else.
+
+pub mod fuse_globals;
+pub mod inline;
+pub mod mark_globals;
+pub mod recompute;
+pub mod simplify;
+
+pub use fuse_globals::fuse_globals;
+pub use inline::inline;
+pub use mark_globals::mark_globals;
+pub use simplify::simplify;

@@ -1,0 +1,167 @@
+//! Schedules as data: one [`Strategy`] per item (global or output), chosen
+//! by [`ScheduleChoice`]. The text form is in [`super::text`].
+//!
+//! An item the schedule does not name gets [`Strategy::Default`]. A
+//! schedule applies to the optimized program (`optimize` on, what every
+//! strategy but the baseline is measured on) or to the program as written
+//! (`optimize` off: the baseline, where the optimizing passes do not run and
+//! so the items are the ones the source writes).
+
+use std::collections::BTreeMap;
+
+/// How one item root is mapped onto grid, workgroup and thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Strategy {
+    /// One element per invocation (`super::default`); for an item whose
+    /// levels the source writes, those levels completed (`super::fill`).
+    Default,
+    /// Each invocation computes `per_thread` consecutive elements; `group`
+    /// invocations per workgroup. For elementwise items.
+    Coarsen { group: u64, per_thread: u64 },
+    /// `compute R |r| BODY`: one invocation per row (all of `BODY`, its
+    /// reductions and their epilogue in one invocation), `group` rows per
+    /// workgroup. For row-wise reductions (softmax, layernorm, matvec).
+    Rows { group: u64 },
+    /// `compute R |r| BODY`: one workgroup of `group` invocations per row.
+    /// Each scalar `let` of the row is a `let@shared` whose reductions are
+    /// workgroup trees (`reduce@group`), and the row's elements (or its final
+    /// reduction) are split across the invocations, neighbouring invocations
+    /// on neighbouring elements. What GPUs want for long rows (softmax,
+    /// layernorm, matvec).
+    WideRows { group: u64 },
+    /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
+    /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
+    /// loaded once per reduction step into register tiles. With
+    /// `shared: Some(KB)` the workgroup first stages each operand's block of
+    /// `KB` reduction steps in workgroup memory (`let@shared`, filled by all
+    /// invocations, between barriers), and the register tiles load from there:
+    /// each operand element is read from global memory once per workgroup
+    /// instead of once per invocation.
+    Tile {
+        group: [u64; 2],
+        reg: [u64; 2],
+        shared: Option<u64>,
+    },
+    /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
+    /// per invocation, `group` invocations per workgroup, written to a global
+    /// buffer; then one invocation folds the partials (a second kernel).
+    ///
+    /// `combine` says how a workgroup combines its invocations' folds
+    /// ([`Combine`]): with `Tree` or `Subgroup` each workgroup writes one
+    /// partial (`parts / group` in all, and no second kernel when
+    /// `parts == group`).
+    MultiPass {
+        parts: u64,
+        group: u64,
+        combine: Combine,
+    },
+}
+
+impl Strategy {
+    /// Invocations per workgroup.
+    pub fn group_size(&self) -> u64 {
+        match self {
+            Strategy::Default => 1,
+            Strategy::Coarsen { group, .. }
+            | Strategy::Rows { group }
+            | Strategy::WideRows { group }
+            | Strategy::MultiPass { group, .. } => *group,
+            Strategy::Tile { group, .. } => group[0] * group[1],
+        }
+    }
+}
+
+/// How a [`Strategy::MultiPass`] combines the folds of one workgroup's
+/// invocations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Combine {
+    /// Not at all: every invocation writes its partial to the global, and
+    /// one invocation folds all `parts` of them.
+    #[default]
+    Serial,
+    /// A `reduce@group` tree in workgroup memory: one partial per workgroup.
+    Tree,
+    /// A `reduce@subgroup`: subgroup operations, then a fold of the
+    /// per-subgroup partials; one partial per workgroup. Needs a device with
+    /// subgroups.
+    Subgroup,
+}
+
+impl Combine {
+    pub const ALL: [Combine; 3] = [Combine::Serial, Combine::Tree, Combine::Subgroup];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Combine::Serial => "serial",
+            Combine::Tree => "tree",
+            Combine::Subgroup => "subgroup",
+        }
+    }
+}
+
+/// A schedule: the strategy of each named item, in order, and whether it
+/// applies to the optimized program.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    /// Whether the optimizing passes run first (`optimize = off` in the text
+    /// form: the items are the program's as written).
+    pub optimize: bool,
+    pub items: Vec<(String, Strategy)>,
+}
+
+impl Default for Schedule {
+    /// Empty, on the optimized program.
+    fn default() -> Schedule {
+        Schedule {
+            optimize: true,
+            items: Vec::new(),
+        }
+    }
+}
+
+impl Schedule {
+    /// The strategy for `item` (the default when not named).
+    pub fn get(&self, item: &str) -> Strategy {
+        self.items
+            .iter()
+            .find(|(n, _)| n == item)
+            .map(|(_, s)| s.clone())
+            .unwrap_or(Strategy::Default)
+    }
+
+    /// The strategy of every named item, looked up by name in O(log n)
+    /// (the first entry for a name, as [`Schedule::get`] finds it).
+    pub fn by_item(&self) -> BTreeMap<&str, &Strategy> {
+        let mut m = BTreeMap::new();
+        for (n, s) in &self.items {
+            m.entry(n.as_str()).or_insert(s);
+        }
+        m
+    }
+
+    /// Sets the strategy for `item`, replacing an earlier one.
+    pub fn set(&mut self, item: &str, s: Strategy) {
+        match self.items.iter_mut().find(|(n, _)| n == item) {
+            Some(slot) => slot.1 = s,
+            None => self.items.push((item.to_string(), s)),
+        }
+    }
+}
+
+/// Where the schedule comes from: what [`crate::choose`] starts from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ScheduleChoice {
+    /// The baseline: the optimizing passes off, one element per invocation
+    /// for every item.
+    Default,
+    /// The heuristic's, for the target ([`super::heuristic`]).
+    #[default]
+    Heuristic,
+    /// A schedule to follow as given (pinned in a file): an item whose
+    /// strategy does not fit is an error.
+    Given(Schedule),
+    /// A schedule measured before (tuned): an item whose strategy no longer
+    /// fits (the compiler or the device changed) falls back to the
+    /// heuristic's candidates, then the default, with a warning (E0220).
+    Tuned(Schedule),
+}

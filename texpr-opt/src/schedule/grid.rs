@@ -1,0 +1,66 @@
+//! Building blocks every strategy shares: fresh index variables, the
+//! `compute@grid` root (with a truncating or layout map), nodes at a level,
+//! and the linear index `g*W + l` wrapped into range.
+
+use texpr_syntax::Span;
+use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
+use texpr_syntax::ir::build;
+use texpr_syntax::ir::term::{self, var};
+use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Term, Ty, VarId, VarKind};
+
+/// A fresh index variable over `0..extent`, spanned at `span`.
+pub fn index(p: &mut Program, name: &str, extent: u64, span: Span) -> VarId {
+    p.fresh_var(name, VarKind::Index { extent }, span)
+}
+
+/// `compute@level n |v| body`.
+pub fn compute_at(level: Level, n: u64, v: VarId, body: Expr) -> Expr {
+    build::compute(Some(level), n, v, body)
+}
+
+/// `reduce@level op n |v| body`.
+pub fn reduce_at(level: Level, op: ReduceOp, n: u64, v: VarId, body: Expr) -> Expr {
+    build::reduce(Some(level), op, n, v, body)
+}
+
+/// `let@level v = value in body`.
+pub fn let_at(level: MemLevel, v: VarId, value: Expr, body: Expr) -> Expr {
+    build::let_(Some(level), v, value, body)
+}
+
+/// `compute@grid n MAP |g| body` of type `ty`, spanned at `span`.
+pub fn grid(n: u64, g: VarId, map: Option<IndexMap>, body: Expr, ty: Ty, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Compute {
+            level: Some(Level::Grid),
+            n,
+            var: g,
+            map,
+            body: Box::new(body),
+        },
+        ty,
+        span,
+    }
+}
+
+/// The grid root around `body` (whose raw length is `raw`), with a
+/// truncating map when the item (`len`) is shorter; the grid variable is `g`.
+pub fn grid_over(p: &mut Program, g: VarId, n: u64, len: u64, raw: u64, body: Expr) -> Expr {
+    let (span, elem) = (body.span, body.ty.elem);
+    let map = (raw != len).then(|| IndexMap::truncate(index(p, "k", len, span), len));
+    grid(n, g, map, body, Ty::new(elem, len), span)
+}
+
+/// `g*w + l`: invocation `l` of workgroup `g`.
+pub fn lane(g: VarId, w: u64, l: VarId) -> Term {
+    term::linear(var(g), w, var(l))
+}
+
+/// `t % n` when the raw range (`raw`) is longer than `n`, else `t`: padded
+/// invocations recompute an element in range.
+pub fn wrapped(t: Term, n: u64, raw: u64) -> Term {
+    match raw != n {
+        true => term::rem(t, n),
+        false => t,
+    }
+}

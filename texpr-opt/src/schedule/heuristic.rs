@@ -1,0 +1,136 @@
+//! The candidates for an item: its shape ([`super::shape::classify`])
+//! decides which strategies apply, the device's preference tables
+//! ([`super::prefs`]) their parameters and order. The heuristic takes the
+//! first candidate that fits the item, the target and code generation
+//! ([`super::choose`]); `texprc tune` measures them all. The last candidate
+//! is always `default`.
+
+use super::data::{Combine, Strategy};
+use super::prefs::{Prefs, prefs};
+use super::shape::{Shape, classify};
+use texpr_syntax::ir::Expr;
+use texpr_target::Target;
+
+/// Strategies for an item of this shape on this device, best guess first.
+pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
+    let prefs = prefs(&target.profile);
+    let mut out = match classify(root) {
+        Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
+        Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
+        Shape::Fold(f) => folds(prefs, f.n, target.subgroups()),
+        Shape::Elementwise { len } => coarsenings(prefs, len),
+    };
+    out.push(Strategy::Default);
+    out
+}
+
+/// Register tiles (staged ones first or last), except those that pad the
+/// result by more than a quarter (wasted work a smaller tile avoids) or, in
+/// a batch, pad it at all.
+fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
+    let staged = prefs
+        .staged_tiles
+        .iter()
+        .map(|(group, reg, kb)| Strategy::Tile {
+            group: *group,
+            reg: *reg,
+            shared: Some(*kb),
+        });
+    let mut out = Vec::new();
+    if prefs.staged_first {
+        out.extend(staged.clone());
+    }
+    for reg in prefs.tile_regs {
+        for group in prefs.tile_groups {
+            out.push(Strategy::Tile {
+                group: *group,
+                reg: *reg,
+                shared: None,
+            });
+        }
+    }
+    if !prefs.staged_first {
+        out.extend(staged);
+    }
+    out.retain(|s| match s {
+        Strategy::Tile { group, reg, .. } => {
+            let (bi, bj) = (group[0] * reg[0], group[1] * reg[1]);
+            let (mp, np) = (m.div_ceil(bi) * bi, n.div_ceil(bj) * bj);
+            match batch {
+                1 => 4 * mp * np <= 5 * m * n,
+                _ => (mp, np) == (m, n),
+            }
+        }
+        _ => true,
+    });
+    out
+}
+
+/// `rows` (groups no wider than the rows) and `wide_rows` (rows of at least
+/// four elements per invocation), in the profile's order.
+fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
+    let groups = match prefs.short_rows {
+        Some((limit, short)) if c * k <= limit => short,
+        _ => prefs.rows_groups,
+    };
+    let rows = groups
+        .iter()
+        .filter(|g| **g <= r.max(1))
+        .map(|g| Strategy::Rows { group: *g });
+    let wide = prefs
+        .wide_groups
+        .iter()
+        .filter(|w| k >= 4 * **w)
+        .map(|w| Strategy::WideRows { group: *w });
+    match prefs.wide_first {
+        true => wide.chain(rows).collect(),
+        false => rows.chain(wide).collect(),
+    }
+}
+
+/// `multipass` for each combine the device has, each number of terms per
+/// invocation that divides `n` into at least two parts, in the widest
+/// workgroup that divides the parts.
+fn folds(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
+    let mut out = Vec::new();
+    for &combine in prefs.fold_combines {
+        if combine == Combine::Subgroup && !subgroups {
+            continue;
+        }
+        let widths = match combine {
+            Combine::Serial => prefs.fold_widths_serial,
+            _ => prefs.fold_widths_combined,
+        };
+        for t in prefs.fold_terms {
+            if !n.is_multiple_of(*t) || n / t < 2 {
+                continue;
+            }
+            let parts = n / t;
+            if let Some(&w) = widths.iter().find(|w| parts.is_multiple_of(**w)) {
+                out.push(Strategy::MultiPass {
+                    parts,
+                    group: w,
+                    combine,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `coarsen` for each count per invocation leaving at least two invocations.
+fn coarsenings(prefs: &Prefs, len: u64) -> Vec<Strategy> {
+    let mut out = Vec::new();
+    for t in prefs.coarsen_per {
+        if len / t < 2 {
+            continue;
+        }
+        for w in prefs.coarsen_groups {
+            out.push(Strategy::Coarsen {
+                group: *w,
+                per_thread: *t,
+            });
+        }
+    }
+    out
+}

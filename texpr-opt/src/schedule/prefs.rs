@@ -1,0 +1,142 @@
+//! The heuristic's preferences, as data: for each device profile, the
+//! strategies' parameters in order of preference. [`super::heuristic`]
+//! turns an item's shape into candidates by reading these tables; the
+//! first candidate that fits wins, and `texprc tune` measures them all.
+//!
+//! Two profiles today: CPU adapters (lavapipe, WARP, SwiftShader), where
+//! invocation overhead and barriers dominate, so few invocations doing much
+//! work come first (long coarsening, one row per invocation, big register
+//! tiles); and GPUs (every other kind), which want many invocations and
+//! wide workgroups. Adding a profile is a [`Prefs`] value and an arm in
+//! [`prefs`]; adding a strategy's preferences is a field here and its use in
+//! [`super::heuristic::item_candidates`].
+
+use super::data::Combine;
+use texpr_target::{DeviceKind, Profile};
+
+/// The preference tables of one device profile.
+#[derive(Debug)]
+pub struct Prefs {
+    /// Shared-staged tiles `(group, reg, KB)`, and whether they come before
+    /// the register-only tiles.
+    pub staged_tiles: &'static [([u64; 2], [u64; 2], u64)],
+    pub staged_first: bool,
+    /// Register-only tiles: every register shape with every group shape.
+    pub tile_regs: &'static [[u64; 2]],
+    pub tile_groups: &'static [[u64; 2]],
+    /// `rows` workgroup sizes, and for short rows (`C*K <= limit`) others.
+    pub rows_groups: &'static [u64],
+    pub short_rows: Option<(u64, &'static [u64])>,
+    /// `wide_rows` workgroup sizes (offered for rows of at least 4 x the
+    /// group), and whether they come before `rows`.
+    pub wide_groups: &'static [u64],
+    pub wide_first: bool,
+    /// `multipass` terms per invocation, the combines in order, and the
+    /// workgroup widths for the serial combine and for the others.
+    pub fold_terms: &'static [u64],
+    pub fold_combines: &'static [Combine],
+    pub fold_widths_serial: &'static [u64],
+    pub fold_widths_combined: &'static [u64],
+    /// `coarsen` elements per invocation and workgroup sizes.
+    pub coarsen_per: &'static [u64],
+    pub coarsen_groups: &'static [u64],
+}
+
+/// The tables for a device of this profile.
+pub fn prefs(profile: &Profile) -> &'static Prefs {
+    match profile.kind {
+        DeviceKind::Cpu => &CPU,
+        _ => &GPU,
+    }
+}
+
+/// Shared-staged tiles: what pays on GPUs (each operand element read from
+/// global memory once per workgroup, in coalesced runs). On llvmpipe
+/// barriers are dear, so there they come last.
+const STAGED: &[([u64; 2], [u64; 2], u64)] = &[
+    ([16, 16], [4, 4], 16),
+    ([16, 16], [4, 4], 8),
+    ([8, 8], [4, 4], 16),
+    ([16, 16], [2, 2], 16),
+    ([8, 8], [2, 2], 8),
+    ([4, 4], [2, 2], 4),
+];
+
+const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
+
+/// CPU adapters. Measured on llvmpipe:
+/// - tiles (1024^3): 8x8 registers in 8x8 groups 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9;
+/// - rows: softmax rows of 1024 run best in groups of 64; a 7-tap
+///   convolution (rows of one element, 7 terms) in groups of 256, twice as
+///   fast as in groups of 64;
+/// - coarsen (2^24 elements, vec4 loads and stores): 16 per invocation in
+///   groups of 256 beat 4 and 8 per invocation and groups of 64;
+/// - fold combines (sum of 2^24, `texprc bench --runs 15`, five interleaved
+///   repeats on a loaded 2-core machine; best / median ms): serial
+///   parts=4096 group=64 13.5 / 19.7, tree 14.5 / 15.0, subgroup 14.1 / 21.5
+///   (group=256: tree 14.2 / 24.0, subgroup 14.1 / 16.8). The first pass's
+///   memory traffic dominates; the combines are within the noise, so the
+///   serial one keeps its place.
+pub const CPU: Prefs = Prefs {
+    staged_tiles: STAGED,
+    staged_first: false,
+    tile_regs: &[
+        [8, 8],
+        [8, 4],
+        [4, 8],
+        [4, 4],
+        [2, 4],
+        [4, 2],
+        [2, 2],
+        [1, 4],
+        [1, 1],
+    ],
+    tile_groups: &[
+        [8, 8],
+        [4, 8],
+        [8, 4],
+        [4, 4],
+        [16, 16],
+        [2, 2],
+        [1, 8],
+        [1, 1],
+    ],
+    rows_groups: &[64, 32, 16, 128, 8, 256],
+    short_rows: Some((64, &[256, 128, 64, 32])),
+    wide_groups: &[64, 32, 16],
+    wide_first: false,
+    fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
+    fold_combines: &[Combine::Serial, Combine::Tree, Combine::Subgroup],
+    fold_widths_serial: WIDTHS_64,
+    fold_widths_combined: WIDTHS_64,
+    coarsen_per: &[16, 8, 4, 32, 64, 2],
+    coarsen_groups: &[256, 64, 16],
+};
+
+/// GPUs: wide workgroups, workgroup combines (subgroup operations where
+/// present, else a tree in shared memory), shared-staged tiles first.
+pub const GPU: Prefs = Prefs {
+    staged_tiles: STAGED,
+    staged_first: true,
+    tile_regs: &[
+        [4, 4],
+        [2, 4],
+        [4, 2],
+        [2, 2],
+        [8, 4],
+        [1, 4],
+        [1, 1],
+        [8, 8],
+    ],
+    tile_groups: &[[16, 16], [8, 8], [8, 16], [4, 16], [16, 4], [4, 4], [1, 1]],
+    rows_groups: &[64, 128, 256, 32],
+    short_rows: None,
+    wide_groups: &[256, 128, 64, 32],
+    wide_first: true,
+    fold_terms: &[256, 512, 1024, 128, 2048, 64],
+    fold_combines: &[Combine::Subgroup, Combine::Tree, Combine::Serial],
+    fold_widths_serial: WIDTHS_64,
+    fold_widths_combined: &[256, 128, 64, 32, 16, 8, 4, 2, 1],
+    coarsen_per: &[4, 1, 8, 16, 2],
+    coarsen_groups: &[256, 64, 128],
+};

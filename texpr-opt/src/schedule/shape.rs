@@ -1,0 +1,165 @@
+//! The shapes of item roots that strategies take, as typed matches: each is
+//! recognised here once, and the heuristic ([`classify`]) and the strategies
+//! read the same matches.
+//!
+//! Every match is of an unscheduled root: no level and no index map on the
+//! nodes it names.
+//! - [`Tiled`]: `compute M |i| compute N |j| S` with a scalar `S`, or
+//!   `compute B |p|` around it (a batch); `tile` takes it.
+//! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
+//! - [`Fold`]: `reduce N |i| E`; `multipass` takes it.
+//! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
+//!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
+//!   one), a fold, or anything else (elementwise).
+
+use texpr_syntax::ast::ReduceOp;
+use texpr_syntax::ir::{Expr, ExprKind, VarId};
+
+/// `compute n |var| body` with no level and no index map.
+fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
+    match &e.kind {
+        ExprKind::Compute {
+            level: None,
+            n,
+            var,
+            map: None,
+            body,
+        } => Some((*n, *var, body)),
+        _ => None,
+    }
+}
+
+/// `compute M |i| compute N |j| S`, `S` scalar, optionally in `compute B |p|`.
+#[derive(Clone, Copy, Debug)]
+pub struct Tiled<'e> {
+    /// `(B, p)` of a batch around the 2D compute.
+    pub batch: Option<(u64, VarId)>,
+    pub m: u64,
+    pub i: VarId,
+    pub n: u64,
+    pub j: VarId,
+    /// `S`.
+    pub body: &'e Expr,
+}
+
+impl Tiled<'_> {
+    /// The batch size (1 without a batch).
+    pub fn batch_len(&self) -> u64 {
+        self.batch.map_or(1, |b| b.0)
+    }
+}
+
+/// The single outermost `reduce` of `s`, when there is exactly one and it is
+/// scalar: `s` is then that reduction's epilogue (a contraction that
+/// register tiles accumulate).
+pub fn single_reduce(s: &Expr) -> Option<&Expr> {
+    let found = s.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
+    match found.as_slice() {
+        [r] if r.ty.len == 1 => Some(*r),
+        _ => None,
+    }
+}
+
+/// The 2D compute of `root`, batched or not.
+pub fn tiled(root: &Expr) -> Option<Tiled<'_>> {
+    fn unbatched(e: &Expr) -> Option<(u64, VarId, u64, VarId, &Expr)> {
+        let (m, i, rest) = plain_compute(e)?;
+        let (n, j, s) = plain_compute(rest)?;
+        (s.ty.len == 1).then_some((m, i, n, j, s))
+    }
+    let (batch, (m, i, n, j, body)) = match plain_compute(root) {
+        Some((b, p, inner)) if unbatched(inner).is_some() => (Some((b, p)), unbatched(inner)?),
+        _ => (None, unbatched(root)?),
+    };
+    Some(Tiled {
+        batch,
+        m,
+        i,
+        n,
+        j,
+        body,
+    })
+}
+
+/// `compute R |r| BODY`.
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'e> {
+    pub r: u64,
+    pub var: VarId,
+    pub body: &'e Expr,
+}
+
+pub fn rows(root: &Expr) -> Option<Rows<'_>> {
+    plain_compute(root).map(|(r, var, body)| Rows { r, var, body })
+}
+
+/// `reduce op N |i| E`.
+#[derive(Clone, Copy, Debug)]
+pub struct Fold<'e> {
+    pub op: ReduceOp,
+    pub n: u64,
+    pub var: VarId,
+    pub body: &'e Expr,
+}
+
+pub fn fold(root: &Expr) -> Option<Fold<'_>> {
+    match &root.kind {
+        ExprKind::Reduce {
+            level: None,
+            op,
+            n,
+            var,
+            body,
+        } => Some(Fold {
+            op: *op,
+            n: *n,
+            var: *var,
+            body,
+        }),
+        _ => None,
+    }
+}
+
+/// The heuristic's classes of item roots.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape<'e> {
+    /// A [`Tiled`] root whose `S` holds a `reduce` (the first of `k` terms).
+    Contraction { tiled: Tiled<'e>, k: u64 },
+    /// A [`Rows`] root whose body (of `c` elements) holds a `reduce` (the
+    /// first of `k` terms).
+    RowReduction { rows: Rows<'e>, c: u64, k: u64 },
+    /// A [`Fold`] root.
+    Fold(Fold<'e>),
+    /// Anything else, `len` elements.
+    Elementwise { len: u64 },
+}
+
+/// The terms of the first `reduce` in `e` (pre-order), if any.
+fn first_reduce(e: &Expr) -> Option<u64> {
+    match e.find(|x| matches!(x.kind, ExprKind::Reduce { .. }))?.kind {
+        ExprKind::Reduce { n, .. } => Some(n),
+        _ => None,
+    }
+}
+
+/// The class of `root`: contraction, row reduction, fold or elementwise.
+pub fn classify(root: &Expr) -> Shape<'_> {
+    if let Some(t) = tiled(root)
+        && let Some(k) = first_reduce(t.body)
+    {
+        return Shape::Contraction { tiled: t, k };
+    }
+    if let Some(r) = rows(root)
+        && let Some(k) = first_reduce(r.body)
+    {
+        return Shape::RowReduction {
+            rows: r,
+            c: r.body.ty.len,
+            k,
+        };
+    }
+    match fold(root) {
+        Some(f) => Shape::Fold(f),
+        None => Shape::Elementwise { len: root.ty.len },
+    }
+}

@@ -1,0 +1,469 @@
+//! The text form of a [`Schedule`]: one item a line, `#` starts a comment.
+//!
+//! ```text
+//! optimize = off
+//! c: tile group=8x8 reg=4x4
+//! d: tile group=16x16 reg=4x4 shared=16
+//! y: rows group=64
+//! x: wide_rows group=256
+//! z: coarsen group=64 per_thread=16
+//! total: multipass parts=4096 group=64
+//! norm: multipass parts=4096 group=64 combine=subgroup
+//! w: default
+//! ```
+//! `optimize = off` (the baseline program, without the optimizing passes)
+//! is written only when it holds; `on` is the default. Every strategy's
+//! keys are listed once, in [`FORMS`]: the parser checks them, and
+//! [`syntax`] (what `texprc` prints when a schedule file does not parse) is
+//! generated from them. Optional keys at their default value are not
+//! printed (`combine=serial`).
+
+use super::data::{Combine, Schedule, Strategy};
+use std::fmt;
+use std::str::FromStr;
+
+/// A value a key takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// A positive integer.
+    Count,
+    /// `AxB`, two positive integers.
+    Pair,
+    /// One of [`Combine::ALL`]'s names.
+    Combine,
+}
+
+/// One `key=value` of a strategy.
+#[derive(Clone, Copy, Debug)]
+pub struct KeySpec {
+    pub name: &'static str,
+    pub value: Value,
+    pub optional: bool,
+}
+
+/// A strategy's text form: its name and keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Form {
+    pub name: &'static str,
+    pub keys: &'static [KeySpec],
+}
+
+const fn key(name: &'static str, value: Value) -> KeySpec {
+    KeySpec {
+        name,
+        value,
+        optional: false,
+    }
+}
+
+const fn optional(name: &'static str, value: Value) -> KeySpec {
+    KeySpec {
+        optional: true,
+        ..key(name, value)
+    }
+}
+
+/// Every strategy's text form, in the order `texprc` lists them. Adding a
+/// strategy: a variant of [`Strategy`], a row here, an arm in
+/// [`Strategy::from_form`] and in `Display`.
+pub const FORMS: &[Form] = &[
+    Form {
+        name: "default",
+        keys: &[],
+    },
+    Form {
+        name: "coarsen",
+        keys: &[key("group", Value::Count), key("per_thread", Value::Count)],
+    },
+    Form {
+        name: "rows",
+        keys: &[key("group", Value::Count)],
+    },
+    Form {
+        name: "wide_rows",
+        keys: &[key("group", Value::Count)],
+    },
+    Form {
+        name: "tile",
+        keys: &[
+            key("group", Value::Pair),
+            key("reg", Value::Pair),
+            optional("shared", Value::Count),
+        ],
+    },
+    Form {
+        name: "multipass",
+        keys: &[
+            key("parts", Value::Count),
+            key("group", Value::Count),
+            optional("combine", Value::Combine),
+        ],
+    },
+];
+
+/// The strategies' syntax, one a line, generated from [`FORMS`]:
+/// `tile group=AxB reg=AxB [shared=N]`, ...
+pub fn syntax() -> Vec<String> {
+    FORMS
+        .iter()
+        .map(|f| {
+            let mut line = f.name.to_string();
+            for k in f.keys {
+                let v = match k.value {
+                    Value::Count => "N".to_string(),
+                    Value::Pair => "AxB".to_string(),
+                    Value::Combine => {
+                        let names: Vec<&str> = Combine::ALL.iter().map(|c| c.name()).collect();
+                        names.join("|")
+                    }
+                };
+                line += &match k.optional {
+                    true => format!(" [{}={v}]", k.name),
+                    false => format!(" {}={v}", k.name),
+                };
+            }
+            line
+        })
+        .collect()
+}
+
+/// The keys of one strategy as written, checked against its [`Form`].
+struct Keys<'s> {
+    kind: &'s str,
+    given: Vec<(&'s str, &'s str)>,
+}
+
+impl<'s> Keys<'s> {
+    fn get(&self, key: &str) -> Option<&'s str> {
+        self.given.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    /// A required key's value (present: [`FORMS`] was checked first).
+    fn required(&self, key: &str) -> Result<&'s str, String> {
+        self.get(key)
+            .ok_or_else(|| format!("`{}` needs `{key}=`", self.kind))
+    }
+
+    fn count(&self, key: &str) -> Result<u64, String> {
+        number(self.required(key)?)
+    }
+
+    fn pair(&self, key: &str) -> Result<[u64; 2], String> {
+        pair(self.required(key)?)
+    }
+}
+
+impl Strategy {
+    /// The strategy of form `kind` from its checked keys.
+    fn from_form(keys: &Keys<'_>) -> Result<Strategy, String> {
+        Ok(match keys.kind {
+            "default" => Strategy::Default,
+            "coarsen" => Strategy::Coarsen {
+                group: keys.count("group")?,
+                per_thread: keys.count("per_thread")?,
+            },
+            "rows" => Strategy::Rows {
+                group: keys.count("group")?,
+            },
+            "wide_rows" => Strategy::WideRows {
+                group: keys.count("group")?,
+            },
+            "tile" => Strategy::Tile {
+                group: keys.pair("group")?,
+                reg: keys.pair("reg")?,
+                shared: keys.get("shared").map(number).transpose()?,
+            },
+            "multipass" => Strategy::MultiPass {
+                parts: keys.count("parts")?,
+                group: keys.count("group")?,
+                combine: keys
+                    .get("combine")
+                    .map_or(Ok(Combine::Serial), str::parse)?,
+            },
+            other => unreachable!("`{other}` is in FORMS but has no constructor"),
+        })
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Strategy::Default => write!(f, "default"),
+            Strategy::Coarsen { group, per_thread } => {
+                write!(f, "coarsen group={group} per_thread={per_thread}")
+            }
+            Strategy::Rows { group } => write!(f, "rows group={group}"),
+            Strategy::WideRows { group } => write!(f, "wide_rows group={group}"),
+            Strategy::Tile { group, reg, shared } => {
+                let [a, b] = group;
+                let [c, d] = reg;
+                write!(f, "tile group={a}x{b} reg={c}x{d}")?;
+                match shared {
+                    Some(kb) => write!(f, " shared={kb}"),
+                    None => Ok(()),
+                }
+            }
+            Strategy::MultiPass {
+                parts,
+                group,
+                combine,
+            } => {
+                write!(f, "multipass parts={parts} group={group}")?;
+                match combine {
+                    Combine::Serial => Ok(()),
+                    c => write!(f, " combine={}", c.name()),
+                }
+            }
+        }
+    }
+}
+
+impl FromStr for Combine {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Combine, String> {
+        Combine::ALL
+            .into_iter()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| format!("unknown `combine={s}` (expected serial, tree or subgroup)"))
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Strategy, String> {
+        let mut words = s.split_whitespace();
+        let kind = words.next().ok_or("missing strategy")?;
+        let form = FORMS.iter().find(|f| f.name == kind).ok_or_else(|| {
+            let names: Vec<&str> = FORMS.iter().map(|f| f.name).collect();
+            format!("unknown strategy `{kind}` (expected {})", names.join(", "))
+        })?;
+        let mut given: Vec<(&str, &str)> = Vec::new();
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| format!("expected `key=value`, found `{w}`"))?;
+            if given.iter().any(|(k2, _)| *k2 == k) {
+                return Err(format!("`{k}` given twice"));
+            }
+            if !form.keys.iter().any(|spec| spec.name == k) {
+                return Err(format!("`{kind}` has no setting `{k}`"));
+            }
+            given.push((k, v));
+        }
+        if let Some(missing) = form
+            .keys
+            .iter()
+            .find(|spec| !spec.optional && !given.iter().any(|(k, _)| *k == spec.name))
+        {
+            return Err(format!("`{kind}` needs `{}=`", missing.name));
+        }
+        Strategy::from_form(&Keys { kind, given })
+    }
+}
+
+fn number(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("expected a positive integer, found `{s}`")),
+    }
+}
+
+fn pair(s: &str) -> Result<[u64; 2], String> {
+    let (a, b) = s
+        .split_once('x')
+        .ok_or_else(|| format!("expected `AxB`, found `{s}`"))?;
+    Ok([number(a)?, number(b)?])
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.optimize {
+            writeln!(f, "optimize = off")?;
+        }
+        for (name, s) in &self.items {
+            writeln!(f, "{name}: {s}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A schedule text that does not parse: the line (1-based) and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleParseError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for ScheduleParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for ScheduleParseError {}
+
+impl FromStr for Schedule {
+    type Err = ScheduleParseError;
+    fn from_str(text: &str) -> Result<Schedule, ScheduleParseError> {
+        let mut sched = Schedule::default();
+        for (i, line) in text.lines().enumerate() {
+            let err = |message: String| ScheduleParseError {
+                line: i + 1,
+                message,
+            };
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            if !line.contains(':')
+                && let Some((key, value)) = line.split_once('=')
+            {
+                sched.optimize = setting(key.trim(), value.trim()).map_err(err)?;
+                continue;
+            }
+            let (name, rest) = line
+                .split_once(':')
+                .ok_or_else(|| err("expected `item: strategy`".into()))?;
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return Err(err(format!("`{name}` is not an item name")));
+            }
+            if sched.items.iter().any(|(n, _)| n == name) {
+                return Err(err(format!("`{name}` is scheduled twice")));
+            }
+            let s = rest.parse::<Strategy>().map_err(err)?;
+            sched.items.push((name.to_string(), s));
+        }
+        Ok(sched)
+    }
+}
+
+/// `optimize = on|off`, the one schedule-wide setting.
+fn setting(key: &str, value: &str) -> Result<bool, String> {
+    match (key, value) {
+        ("optimize", "on") => Ok(true),
+        ("optimize", "off") => Ok(false),
+        ("optimize", v) => Err(format!("`optimize` is `on` or `off`, not `{v}`")),
+        (k, _) => Err(format!(
+            "unknown setting `{k}` (the one setting is `optimize = on|off`)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips() {
+        let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nx: wide_rows group=256\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
+        let s: Schedule = text.parse().expect("parses");
+        assert_eq!(s.items.len(), 9);
+        assert!(s.optimize);
+        assert_eq!(
+            s.get("v"),
+            Strategy::MultiPass {
+                parts: 128,
+                group: 32,
+                combine: Combine::Subgroup
+            }
+        );
+        assert_eq!(s.to_string(), text);
+        assert_eq!(s.get("nobody"), Strategy::Default);
+        let off: Schedule = "# the baseline\noptimize = off\nw: default\n"
+            .parse()
+            .unwrap();
+        assert!(!off.optimize);
+        assert_eq!(off.to_string(), "optimize = off\nw: default\n");
+        assert!("optimize = on\n".parse::<Schedule>().unwrap().optimize);
+    }
+
+    #[test]
+    fn serial_combine_is_the_default_and_prints_as_before() {
+        let s: Schedule = "t: multipass parts=64 group=8 combine=serial\n"
+            .parse()
+            .unwrap();
+        assert_eq!(s.to_string(), "t: multipass parts=64 group=8\n");
+        let old: Schedule = "t: multipass parts=64 group=8\n".parse().unwrap();
+        assert_eq!(old, s);
+    }
+
+    /// Every form's syntax line names its keys, and a strategy of each form
+    /// prints as a line that parses back to it: the table and the enum agree.
+    #[test]
+    fn the_generated_syntax_covers_every_strategy() {
+        let samples = [
+            Strategy::Default,
+            Strategy::Coarsen {
+                group: 64,
+                per_thread: 4,
+            },
+            Strategy::Rows { group: 32 },
+            Strategy::WideRows { group: 128 },
+            Strategy::Tile {
+                group: [8, 4],
+                reg: [2, 2],
+                shared: Some(8),
+            },
+            Strategy::MultiPass {
+                parts: 64,
+                group: 8,
+                combine: Combine::Tree,
+            },
+        ];
+        let lines = syntax();
+        assert_eq!(lines.len(), samples.len());
+        for (s, line) in samples.iter().zip(&lines) {
+            let text = s.to_string();
+            assert_eq!(text.parse::<Strategy>().as_ref(), Ok(s));
+            let kind = text.split_whitespace().next().unwrap();
+            assert!(line.starts_with(kind), "{line} for {text}");
+            for word in text.split_whitespace().skip(1) {
+                let k = word.split('=').next().unwrap();
+                assert!(line.contains(&format!("{k}=")), "{line} lacks {k}");
+            }
+        }
+        assert_eq!(lines[4], "tile group=AxB reg=AxB [shared=N]");
+        assert_eq!(
+            lines[5],
+            "multipass parts=N group=N [combine=serial|tree|subgroup]"
+        );
+    }
+
+    #[test]
+    fn bad_text_says_which_line_and_why() {
+        let cases = [
+            ("c tile", 1, "expected `item: strategy`"),
+            ("# x\nc: tiles group=1x1 reg=1x1", 2, "unknown strategy"),
+            ("c: tile group=8 reg=1x1", 1, "expected `AxB`"),
+            ("c: rows group=0", 1, "positive integer"),
+            ("c: rows", 1, "needs `group=`"),
+            ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
+            ("c: rows group=4 reg=2", 1, "no setting `reg`"),
+            ("c: rows group=4\nc: default", 2, "scheduled twice"),
+            (
+                "c: default\nt: multipass parts=8 group=4 combine=warp",
+                2,
+                "unknown `combine=warp`",
+            ),
+            (
+                "t: multipass parts=8 group=4 combine=",
+                1,
+                "expected serial, tree or subgroup",
+            ),
+            (
+                "t: multipass parts=8 group=4 combine=tree combine=tree",
+                1,
+                "given twice",
+            ),
+            ("t: rows group=4 combine=tree", 1, "no setting `combine`"),
+            ("optimize = maybe", 1, "`on` or `off`"),
+            ("c: default\nfast = yes", 2, "unknown setting `fast`"),
+        ];
+        for (text, line, msg) in cases {
+            let e = text.parse::<Schedule>().expect_err(text);
+            assert_eq!(e.line, line, "{text}");
+            assert!(e.message.contains(msg), "{text}: {}", e.message);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! `choose`: every choice names every item of the program it applies to,
+//! the baseline applies to the program as written, a printed schedule
+//! applies back to the same program, code generation's verdict steers the
+//! heuristic, and a tuned strategy that no longer fits falls back alone.
+
+use super::strategies::examples;
+use crate::schedule::apply::Verdict;
+use crate::{Schedule, ScheduleChoice, Strategy, accept_all, apply, choose, optimize};
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_target::Target;
+
+/// A program whose top-level let the optimizing passes fuse away.
+fn fusable() -> Program {
+    let src = "param N = 64\ninput x: f32[N]\nlet t = compute N |i| x[i] * 2.0\n\
+               output y = compute N |i| t[i] + 1.0\n";
+    texpr_syntax::frontend(src, &[]).unwrap()
+}
+
+fn names(s: &Schedule) -> Vec<&str> {
+    s.items.iter().map(|(n, _)| n.as_str()).collect()
+}
+
+#[test]
+fn the_baseline_names_every_item_as_written_and_applies_back() {
+    let target = Target::default();
+    let o = optimize(&fusable()).unwrap();
+    let base = choose(&o, &target, &ScheduleChoice::Default, &accept_all).unwrap();
+    assert!(!base.schedule.optimize);
+    assert_eq!(names(&base.schedule), ["t", "y"]);
+    assert_eq!(
+        base.schedule.to_string(),
+        "optimize = off\nt: default\ny: default\n"
+    );
+    // The optimized program has fused `t` away.
+    let heur = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+    assert_eq!(names(&heur.schedule), ["y"]);
+    // The printed baseline, pinned, is the baseline.
+    let text: Schedule = base.schedule.to_string().parse().unwrap();
+    let pinned = choose(&o, &target, &ScheduleChoice::Given(text), &accept_all).unwrap();
+    assert_eq!(pinned.schedule, base.schedule);
+    let a = apply(&o, &target, &base.schedule).unwrap();
+    assert_eq!(a.globals.len(), 1);
+    assert_eq!(apply(&o, &target, &pinned.schedule).unwrap(), a);
+}
+
+/// Every example, on a GPU-like and a CPU-like target: the heuristic's
+/// schedule names every item, and its text pinned schedules the same program.
+#[test]
+fn a_printed_schedule_applies_back_to_the_same_program() {
+    for target in [Target::default(), Target::builtin("llvmpipe").unwrap()] {
+        for (name, p) in examples() {
+            let o = optimize(&p).unwrap();
+            let h = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+            let items: Vec<&str> = o
+                .optimized
+                .items()
+                .iter()
+                .map(|it| it.name(&o.optimized))
+                .collect();
+            assert_eq!(names(&h.schedule), items, "{name}");
+            let text: Schedule = h.schedule.to_string().parse().unwrap();
+            let back = choose(&o, &target, &ScheduleChoice::Given(text), &accept_all).unwrap();
+            assert_eq!(back.schedule, h.schedule, "{name}");
+            assert_eq!(
+                apply(&o, &target, &back.schedule).unwrap(),
+                apply(&o, &target, &h.schedule).unwrap(),
+                "{name}"
+            );
+        }
+    }
+}
+
+/// A verdict refusing every tile: the heuristic takes the next candidate.
+#[test]
+fn code_generation_steers_the_heuristic() {
+    let target = Target::default();
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let o = optimize(p).unwrap();
+    let h = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+    assert!(matches!(h.schedule.get("c"), Strategy::Tile { .. }));
+    let no_tiles = |q: &Program, items: &[String]| -> Result<(), Vec<Diagnostic>> {
+        // A tile's accumulators: `let@reg acc = ...`.
+        let acc = |e: &Expr| matches!(&e.kind, ExprKind::Let { var, .. } if q.var(*var).name.starts_with("acc"));
+        let tiled = items
+            .iter()
+            .any(|n| q.item(n).is_some_and(|it| it.root(q).any(acc)));
+        match tiled {
+            true => Err(vec![Diagnostic::error("E0316", "no tiles today")]),
+            false => Ok(()),
+        }
+    };
+    let verdict: Verdict<'_> = &no_tiles;
+    let steered = choose(&o, &target, &ScheduleChoice::Heuristic, verdict).unwrap();
+    assert!(
+        !matches!(steered.schedule.get("c"), Strategy::Tile { .. }),
+        "{}",
+        steered.schedule
+    );
+    assert!(steered.warnings.is_empty());
+}
+
+/// A tuned schedule with one item that no longer fits (subgroups on a
+/// device without them): that item alone falls back, with one warning
+/// naming it and why; the other keeps its tuned strategy.
+#[test]
+fn a_tuned_strategy_that_no_longer_fits_falls_back_alone() {
+    let src = "param N = 4096\ninput x: f32[N]\noutput total = reduce N |i| x[i]\n\
+               output z = compute N |i| x[i] * 3.0\n";
+    let p = texpr_syntax::frontend(src, &[]).unwrap();
+    let o = optimize(&p).unwrap();
+    let tuned: Schedule = "total: multipass parts=64 group=64 combine=subgroup\n\
+                           z: coarsen group=64 per_thread=8\n"
+        .parse()
+        .unwrap();
+    let target = Target::default();
+    let c = choose(
+        &o,
+        &target,
+        &ScheduleChoice::Tuned(tuned.clone()),
+        &accept_all,
+    )
+    .unwrap();
+    let heur = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+    assert_eq!(c.schedule.get("total"), heur.schedule.get("total"));
+    assert_eq!(c.schedule.get("z"), tuned.get("z"));
+    assert_eq!(c.warnings.len(), 1, "{:#?}", c.warnings);
+    let w = &c.warnings[0];
+    assert_eq!(w.code, "E0220");
+    assert!(
+        w.message.contains("`total`") && w.message.contains("combine=subgroup"),
+        "{}",
+        w.message
+    );
+    assert!(
+        w.notes.iter().any(|n| n.contains("E0215")),
+        "{:#?}",
+        w.notes
+    );
+    // Pinned, the same schedule is an error, not a fallback.
+    let o2 = o.clone();
+    let pinned = choose(
+        &o2,
+        &target,
+        &ScheduleChoice::Given(tuned.clone()),
+        &accept_all,
+    )
+    .unwrap();
+    let errs = apply(&o2, &target, &pinned.schedule).unwrap_err();
+    assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0215"]);
+    // On a device with subgroups the tuned schedule stands.
+    let sub = Target::builtin("nvidia").unwrap();
+    let c = choose(&o, &sub, &ScheduleChoice::Tuned(tuned.clone()), &accept_all).unwrap();
+    assert_eq!(c.schedule.items, tuned.items);
+    assert!(c.warnings.is_empty());
+}
+
+#[test]
+fn a_pinned_schedule_naming_no_item_is_e0210() {
+    let o = optimize(&fusable()).unwrap();
+    let s: Schedule = "t: coarsen group=8 per_thread=2\n".parse().unwrap();
+    let errs = choose(
+        &o,
+        &Target::default(),
+        &ScheduleChoice::Given(s),
+        &accept_all,
+    )
+    .unwrap_err();
+    assert_eq!(errs[0].code, "E0210");
+    assert!(
+        errs[0].notes[0].contains("the items are: y"),
+        "{:#?}",
+        errs[0]
+    );
+}

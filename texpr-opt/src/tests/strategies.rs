@@ -1,0 +1,406 @@
+//! Every candidate strategy of every example, at small sizes, means what the
+//! unscheduled program means (the interpreter is the judge), verifies, and
+//! prints as text that checks back.
+
+use super::{candidates, cpu, heuristic, scheduled as optimize};
+use crate::schedule::shape::{Shape, classify};
+use crate::schedule::{Schedule, ScheduleChoice, Strategy};
+use texpr_interp::{Data, Value, eval, random_inputs};
+use texpr_syntax::ir::Program;
+use texpr_target::Target;
+
+/// The examples at sizes the interpreter runs quickly, with odd sizes where
+/// padding matters.
+pub(crate) fn examples() -> Vec<(&'static str, Program)> {
+    type Example<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let ex: &[Example<'_>] = &[
+        (
+            "matmul",
+            include_str!("../../../examples/matmul.te"),
+            &[("M", 32), ("N", 16), ("K", 8)],
+        ),
+        (
+            "matmul_odd",
+            include_str!("../../../examples/matmul.te"),
+            &[("M", 12), ("N", 6), ("K", 5)],
+        ),
+        (
+            "batched_matmul",
+            include_str!("../../../examples/batched_matmul.te"),
+            &[("BATCH", 2), ("M", 8), ("N", 8), ("K", 4)],
+        ),
+        (
+            "softmax",
+            include_str!("../../../examples/softmax.te"),
+            &[("R", 67), ("C", 9)],
+        ),
+        (
+            "layernorm",
+            include_str!("../../../examples/layernorm.te"),
+            &[("R", 33), ("C", 16)],
+        ),
+        (
+            "matvec",
+            include_str!("../../../examples/matvec.te"),
+            &[("M", 70), ("N", 12)],
+        ),
+        (
+            "sum",
+            include_str!("../../../examples/sum.te"),
+            &[("N", 8192)],
+        ),
+        (
+            "dot",
+            include_str!("../../../examples/dot.te"),
+            &[("N", 4096)],
+        ),
+        (
+            "max",
+            include_str!("../../../examples/max.te"),
+            &[("N", 2048)],
+        ),
+        (
+            "saxpy",
+            include_str!("../../../examples/saxpy.te"),
+            &[("N", 1000)],
+        ),
+        (
+            "transpose",
+            include_str!("../../../examples/transpose.te"),
+            &[("M", 24), ("N", 40)],
+        ),
+        (
+            "conv1d",
+            include_str!("../../../examples/conv1d.te"),
+            &[("N", 777)],
+        ),
+        (
+            "stencil2d",
+            include_str!("../../../examples/stencil2d.te"),
+            &[("H", 20), ("W", 36)],
+        ),
+        (
+            "attention",
+            include_str!("../../../examples/attention.te"),
+            &[("S", 8), ("T", 16), ("D", 4)],
+        ),
+    ];
+    ex.iter()
+        .map(|(name, src, ov)| {
+            let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            let p = texpr_syntax::frontend(src, &ov).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            (*name, p)
+        })
+        .collect()
+}
+
+/// Equal, or within a relative `1e-4` of the largest magnitude (reductions
+/// in another order round differently).
+fn close(want: &[Value], got: &[Value]) -> Result<(), String> {
+    for (w, g) in want.iter().zip(got) {
+        match (&w.data, &g.data) {
+            (Data::F32(a), Data::F32(b)) => {
+                let scale = a.iter().fold(1f32, |m, x| m.max(x.abs()));
+                for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                    if (x - y).abs() > 1e-4 * scale {
+                        return Err(format!("element {k}: {x} vs {y}"));
+                    }
+                }
+            }
+            (a, b) if a == b => {}
+            _ => return Err("values differ".into()),
+        }
+    }
+    Ok(())
+}
+
+fn check(name: &str, p: &Program, s: &Program, what: &str) {
+    texpr_syntax::check::verify(s).unwrap_or_else(|e| panic!("{name} {what}: {e:#?}"));
+    let text = texpr_syntax::print::program(s);
+    texpr_syntax::frontend(&text, &[])
+        .unwrap_or_else(|e| panic!("{name} {what} does not check back: {e:#?}\n{text}"));
+    let inputs = random_inputs(p, 7);
+    let want = eval(p, &inputs).unwrap();
+    let got = eval(s, &inputs).unwrap_or_else(|e| panic!("{name} {what}: {e:?}\n{text}"));
+    if let Err(e) = close(&want, &got) {
+        panic!("{name} {what} changed meaning: {e}\n{text}");
+    }
+    // Sampled elements are exactly those of the whole evaluation (through
+    // grids, tiles' index maps and padding).
+    let picks: Vec<Vec<u64>> = s
+        .outputs
+        .iter()
+        .map(|o| {
+            let n = o.value.ty.len;
+            let mut ks: Vec<u64> = (0..n).step_by((n as usize / 7).max(1)).collect();
+            ks.push(n - 1);
+            ks
+        })
+        .collect();
+    let sampled = texpr_interp::eval_elements(s, &inputs, &picks)
+        .unwrap_or_else(|e| panic!("{name} {what}: {e:?}"));
+    for ((whole, part), ks) in got.iter().zip(&sampled).zip(&picks) {
+        for (j, &k) in ks.iter().enumerate() {
+            assert_eq!(
+                whole.data.get(k as usize),
+                part.data.get(j),
+                "{name} {what}: element {k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_candidate_of_every_example_means_the_same() {
+    let mut tried = 0;
+    let mut combines = std::collections::BTreeSet::new();
+    for limits in [Target::default(), cpu(true)] {
+        for (name, p) in examples() {
+            for (item, cands) in candidates(&p, &limits) {
+                assert!(!cands.is_empty(), "{name}: `{item}` has no candidate");
+                for c in cands {
+                    if let Strategy::MultiPass { combine, .. } = c {
+                        combines.insert((limits.subgroups(), combine));
+                    }
+                    let mut s = Schedule::default();
+                    s.set(&item, c.clone());
+                    let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
+                        .unwrap_or_else(|e| panic!("{name} {item}: {c}: {e:#?}"));
+                    check(name, &p, &q, &format!("{item}: {c}"));
+                    tried += 1;
+                }
+            }
+            let h = optimize(&p, &limits, &ScheduleChoice::Heuristic).unwrap();
+            check(name, &p, &h, "heuristic");
+        }
+    }
+    assert!(tried > 200, "only {tried} candidates");
+    // Every combine is drawn; subgroups only where the device has them.
+    use crate::schedule::Combine::{Serial, Subgroup, Tree};
+    let want = [
+        (false, Serial),
+        (false, Tree),
+        (true, Serial),
+        (true, Tree),
+        (true, Subgroup),
+    ];
+    assert_eq!(combines.into_iter().collect::<Vec<_>>(), want);
+}
+
+/// The fold item and the partials global (if any) of `sum` under `text`.
+fn sum_under(text: &str, limits: &Target) -> Result<Program, Vec<texpr_syntax::Diagnostic>> {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "sum").unwrap().1;
+    let q = optimize(p, limits, &ScheduleChoice::Given(text.parse().unwrap()))?;
+    check("sum", p, &q, text);
+    Ok(q)
+}
+
+#[test]
+fn workgroup_combines_write_one_partial_per_workgroup() {
+    let limits = cpu(true);
+    // 8192 terms, 256 parts in groups of 64: 4 partials.
+    for (combine, level) in [
+        ("tree", "reduce@group 64"),
+        ("subgroup", "reduce@subgroup 64"),
+    ] {
+        let q = sum_under(
+            &format!("total: multipass parts=256 group=64 combine={combine}"),
+            &limits,
+        )
+        .unwrap();
+        assert_eq!(q.globals.len(), 1, "{combine}");
+        assert_eq!(q.globals[0].name, "total_partials");
+        assert_eq!(q.globals[0].value.ty.len, 4, "{combine}");
+        let text = texpr_syntax::print::program(&q);
+        assert!(text.contains(level), "{combine}: {text}");
+        assert!(
+            text.contains("reduce@thread 4 |"),
+            "{combine}: the fold of 4 partials\n{text}"
+        );
+    }
+    // The serial combine: 256 partials, as before.
+    let q = sum_under("total: multipass parts=256 group=64", &limits).unwrap();
+    assert_eq!(q.globals[0].value.ty.len, 256);
+    // One workgroup: no partials global, the item is the workgroup's reduction.
+    let q = sum_under(
+        "total: multipass parts=64 group=64 combine=subgroup",
+        &limits,
+    )
+    .unwrap();
+    assert!(q.globals.is_empty());
+    let text = texpr_syntax::print::program(&q);
+    assert!(
+        text.contains("compute@grid 1 |") && text.contains("reduce@subgroup 64 |"),
+        "{text}"
+    );
+}
+
+#[test]
+fn subgroup_combine_needs_subgroups() {
+    let errs = sum_under(
+        "total: multipass parts=256 group=64 combine=subgroup",
+        &Target::default(),
+    )
+    .unwrap_err();
+    assert_eq!(errs.len(), 1);
+    assert_eq!(errs[0].code, "E0215");
+    assert!(errs[0].message.contains("subgroup"), "{}", errs[0].message);
+    assert!(
+        sum_under(
+            "total: multipass parts=256 group=64 combine=tree",
+            &Target::default()
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
+    let limits = cpu(true);
+    let want = [
+        ("matmul", "c", "tile"),
+        ("batched_matmul", "c", "tile"),
+        ("softmax", "y", "rows"),
+        ("layernorm", "y", "rows"),
+        ("sum", "total", "multipass"),
+        ("saxpy", "out", "coarsen"),
+    ];
+    let ex = examples();
+    for (name, item, kind) in want {
+        let p = &ex.iter().find(|(n, _)| *n == name).unwrap().1;
+        let s = heuristic(p, &limits);
+        let got = s.get(item).to_string();
+        assert!(got.starts_with(kind), "{name}: {got}");
+    }
+}
+
+#[test]
+fn shapes_are_recognised() {
+    let ex = examples();
+    let root = |n: &str| {
+        ex.iter().find(|(m, _)| *m == n).unwrap().1.outputs[0]
+            .value
+            .clone()
+    };
+    let matmul = root("matmul");
+    let Shape::Contraction { tiled, k } = classify(&matmul) else {
+        panic!("matmul")
+    };
+    assert_eq!((tiled.batch_len(), tiled.m, tiled.n, k), (1, 32, 16, 8));
+    let batched = root("batched_matmul");
+    let Shape::Contraction { tiled, k } = classify(&batched) else {
+        panic!("batched_matmul")
+    };
+    assert_eq!((tiled.batch_len(), tiled.m, tiled.n, k), (2, 8, 8, 4));
+    let softmax = root("softmax");
+    let Shape::RowReduction { rows, c, k } = classify(&softmax) else {
+        panic!("softmax")
+    };
+    assert_eq!((rows.r, c, k), (67, 9, 9));
+    let sum = root("sum");
+    assert!(matches!(classify(&sum), Shape::Fold(f) if f.n == 8192));
+    let saxpy = root("saxpy");
+    assert!(matches!(classify(&saxpy), Shape::Elementwise { len: 1000 }));
+}
+
+#[test]
+fn misfitting_strategies_are_coded_errors() {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let limits = Target::default();
+    let run = |text: &str| {
+        let s: Schedule = text.parse().unwrap();
+        optimize(p, &limits, &ScheduleChoice::Given(s))
+            .err()
+            .unwrap_or_default()
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("nothing: default"), ["E0210"]);
+    assert_eq!(run("c: multipass parts=4 group=1"), ["E0211"]);
+    // 32 x 16 in 6x6 blocks: padded to 36 x 18.
+    assert!(run("c: tile group=2x2 reg=3x3").is_empty());
+    assert_eq!(run("c: tile group=32x32 reg=1x1"), ["E0213"]);
+    assert!(run("c: tile group=2x2 reg=2x2").is_empty());
+    assert_eq!(run("c: tile group=2x2 reg=2x2 shared=3"), ["E0212"]);
+    assert!(run("c: tile group=2x2 reg=2x2 shared=4").is_empty());
+    let mut tight = Target::default();
+    tight.limits.max_workgroup_storage_bytes = 256;
+    let s: Schedule = "c: tile group=4x4 reg=2x2 shared=8".parse().unwrap();
+    let codes: Vec<_> = optimize(p, &tight, &ScheduleChoice::Given(s))
+        .unwrap_err()
+        .iter()
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(codes, ["E0216"]);
+    let _ = Strategy::Default;
+}
+
+#[test]
+fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
+    let ex = examples();
+    let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let limits = Target::default();
+    let s: Schedule = "c: tile group=4x4 reg=2x2 shared=4".parse().unwrap();
+    let q = optimize(p, &limits, &ScheduleChoice::Given(s)).unwrap();
+    check("matmul", p, &q, "staged");
+    let text = texpr_syntax::print::program(&q);
+    // K = 8 in blocks of 4: two blocks, each staging an 8 x 4 block of `a`
+    // and a 4 x 8 block of `b` (4x4 invocations, 2x2 registers each).
+    assert!(text.contains("reduce@thread 2 |kb|"), "{text}");
+    assert_eq!(text.matches("let@shared").count(), 2, "{text}");
+    assert_eq!(text.matches("compute@thread 32 |x").count(), 2, "{text}");
+    assert!(text.contains("reduce@thread 4 |kk|"), "{text}");
+}
+
+/// One workgroup per row: softmax, layernorm (a `let` whose value divides
+/// a reduction) and matvec (the row is one reduction), with the row's
+/// elements interleaved across the invocations.
+#[test]
+fn wide_rows_split_each_row_across_a_workgroup() {
+    let limits = Target::default();
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: [Case<'_>; 3] = [
+        (
+            "softmax",
+            include_str!("../../../examples/softmax.te"),
+            &[("R", 5), ("C", 64)],
+        ),
+        (
+            "layernorm",
+            include_str!("../../../examples/layernorm.te"),
+            &[("R", 3), ("C", 96)],
+        ),
+        (
+            "matvec",
+            include_str!("../../../examples/matvec.te"),
+            &[("M", 7), ("N", 128)],
+        ),
+    ];
+    for (name, src, ov) in cases {
+        let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let p = texpr_syntax::frontend(src, &ov).unwrap();
+        let item = &p.outputs[0].name;
+        for w in [1, 8, 16, 32] {
+            let s: Schedule = format!("{item}: wide_rows group={w}").parse().unwrap();
+            let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
+                .unwrap_or_else(|e| panic!("{name} {w}: {e:#?}"));
+            check(name, &p, &q, &format!("wide_rows group={w}"));
+            let text = texpr_syntax::print::program(&q);
+            if w > 1 {
+                assert!(text.contains(&format!("reduce@group {w} |")), "{text}");
+            }
+        }
+    }
+    // Rows that do not split across the workgroup are refused.
+    let p = texpr_syntax::frontend(
+        include_str!("../../../examples/softmax.te"),
+        &[("R".into(), 4), ("C".into(), 60)],
+    )
+    .unwrap();
+    let s: Schedule = "y: wide_rows group=16".parse().unwrap();
+    let e = optimize(&p, &limits, &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0212");
+}

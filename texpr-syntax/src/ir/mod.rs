@@ -1,0 +1,441 @@
+//! The typed TExpr IR: the one tree every stage after the checker reads and rewrites.
+//!
+//! Compared with the surface [`crate::ast`]:
+//! - names are resolved: vectors are [`VecRef`]s, index variables are [`VarId`]s
+//!   into [`Program::vars`] (so a pass can rename nothing by accident);
+//! - `param`s are substituted: every size is a concrete `u64`, every index term
+//!   a [`Term`] over index variables and integer constants;
+//! - every [`Expr`] carries its [`Ty`] (element type and length) and the span of
+//!   the source it came from;
+//! - broadcasting is explicit ([`ExprKind::Broadcast`]), casts are explicit, and
+//!   integer literals have their final type.
+//!
+//! Level annotations are optional here; a *scheduled* program has one on every
+//! `compute`, `reduce` and `let` (see `texpr-opt`). The printer
+//! (`crate::print::program`) writes any `Program` as surface text that checks
+//! back to an equal `Program` (up to spans).
+//!
+//! The IR's toolkit lives beside it: [`visit`] (children, searches, levels,
+//! rewrites), [`build`] (constructors) and [`term`] (index-term algebra).
+
+pub mod build;
+pub mod layout;
+pub mod term;
+pub mod visit;
+
+pub use layout::{Digit, DigitPerm, Layout, Padded};
+pub use visit::AnyLevel;
+
+use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};
+use crate::span::Span;
+use std::collections::{HashMap, HashSet};
+
+pub use crate::ast::{BinOp, ElemTy as Elem};
+
+/// The type of every value: a flat vector of `len >= 1` elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ty {
+    pub elem: ElemTy,
+    pub len: u64,
+}
+
+impl Ty {
+    pub fn new(elem: ElemTy, len: u64) -> Ty {
+        Ty { elem, len }
+    }
+    pub fn scalar(elem: ElemTy) -> Ty {
+        Ty { elem, len: 1 }
+    }
+}
+
+/// A scalar constant of a storable type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    F32(f32),
+    I32(i32),
+    U32(u32),
+}
+
+impl Scalar {
+    pub fn elem(self) -> ElemTy {
+        match self {
+            Scalar::F32(_) => ElemTy::F32,
+            Scalar::I32(_) => ElemTy::I32,
+            Scalar::U32(_) => ElemTy::U32,
+        }
+    }
+}
+
+/// An index variable (bound by `compute`, `reduce` or an index map) or a
+/// `let`-bound vector inside an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarInfo {
+    /// The name as printed. Names are unique among variables in scope at once
+    /// (the checker forbids shadowing; passes use [`Program::fresh_var`]).
+    pub name: String,
+    pub kind: VarKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum VarKind {
+    /// An index variable ranging over `0..extent`.
+    Index { extent: u64 },
+    /// A `let`-bound vector.
+    Vector(Ty),
+}
+
+/// Which vector an index or whole-vector read refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VecRef {
+    /// `Program::inputs[i]`
+    Input(u32),
+    /// `Program::globals[i]` (a top-level `let`)
+    Global(u32),
+    /// A `let` inside an expression.
+    Local(VarId),
+}
+
+/// An integer index term. Evaluated with `i64` arithmetic; `/` and `%` are
+/// floor division and its remainder (the checker proves operands of `/` and
+/// `%` non-negative and divisors positive).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Term {
+    pub kind: TermKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TermKind {
+    Const(i64),
+    Var(VarId),
+    Binary(crate::ast::TermOp, Box<Term>, Box<Term>),
+}
+
+/// `out[k] = raw[f(k)]` for `k` in `0..len`; `f` maps `0..len` into the raw range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexMap {
+    /// `k`, bound over `0..len` (printed for every kind of map).
+    pub var: VarId,
+    pub len: u64,
+    pub kind: MapKind,
+}
+
+/// What `f` is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MapKind {
+    /// Any index term over `var` (and index variables in scope).
+    Term(Term),
+    /// A layout (truncation, digit permutation, padded corner): what a
+    /// schedule writes on a grid, and what code generation reads directly.
+    Layout(Layout),
+}
+
+impl IndexMap {
+    /// `{k < len -> k}`
+    pub fn truncate(var: VarId, len: u64) -> IndexMap {
+        IndexMap {
+            var,
+            len,
+            kind: MapKind::Layout(Layout::Truncate),
+        }
+    }
+
+    /// `f` as a term over `var`: a term map's own term, a layout's term form.
+    pub fn term(&self) -> std::borrow::Cow<'_, Term> {
+        match &self.kind {
+            MapKind::Term(t) => std::borrow::Cow::Borrowed(t),
+            MapKind::Layout(l) => std::borrow::Cow::Owned(l.term(self.var)),
+        }
+    }
+
+    /// The layout, when the map is one.
+    pub fn layout(&self) -> Option<&Layout> {
+        match &self.kind {
+            MapKind::Layout(l) => Some(l),
+            MapKind::Term(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Result: the `n` bodies concatenated (then permuted by `map`).
+    Compute {
+        level: Option<Level>,
+        n: u64,
+        var: VarId,
+        map: Option<IndexMap>,
+        body: Box<Expr>,
+    },
+    /// Elementwise fold of the `n` bodies with `op`.
+    Reduce {
+        level: Option<Level>,
+        op: ReduceOp,
+        n: u64,
+        var: VarId,
+        body: Box<Expr>,
+    },
+    Let {
+        level: Option<MemLevel>,
+        var: VarId,
+        value: Box<Expr>,
+        body: Box<Expr>,
+    },
+    /// One element `vec[index]`; with a guard, the guard's value when out of bounds.
+    Index {
+        vec: VecRef,
+        index: Term,
+        guard: Option<Scalar>,
+    },
+    /// A whole vector used as a value.
+    Whole(VecRef),
+    /// An index variable as an `i32` scalar.
+    IndexVar(VarId),
+    /// A scalar constant (length 1).
+    Const(Scalar),
+    /// `fill(c, n)`: length `n`.
+    Fill(Scalar),
+    /// `[a, b, c]`
+    VecLit(Vec<Scalar>),
+    /// Repeat a length-1 value `ty.len` times (explicit broadcasting).
+    Broadcast(Box<Expr>),
+    /// Type conversion as WGSL defines it (`f32(x)`, `i32(x)`, ...).
+    Cast(Box<Expr>),
+    Unary(UnaryOp, Box<Expr>),
+    /// Operands have equal types (broadcasts made explicit). Comparisons yield `Bool`.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Elementwise builtin functions of two or three arguments.
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnaryOp {
+    Neg,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Tanh,
+    Abs,
+    Sin,
+    Cos,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Func {
+    Max,
+    Min,
+    Pow,
+    /// `fma(a, b, c) = a * b + c`
+    Fma,
+    /// `select(cond, a, b)`: `a` where `cond` holds, else `b` (note: WGSL's
+    /// builtin takes `(f, t, cond)`; the surface language reads like C's `?:`).
+    Select,
+}
+
+impl UnaryOp {
+    /// Surface name; `Neg` is written as prefix `-`.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "-",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+        }
+    }
+}
+
+impl Func {
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Max => "max",
+            Func::Min => "min",
+            Func::Pow => "pow",
+            Func::Fma => "fma",
+            Func::Select => "select",
+        }
+    }
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Max | Func::Min | Func::Pow => 2,
+            Func::Fma | Func::Select => 3,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub name: String,
+    pub ty: Ty,
+    pub span: Span,
+}
+
+/// A top-level `let`: a global buffer computed before the outputs that read it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    pub level: Option<MemLevel>,
+    pub value: Expr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub name: String,
+    pub value: Expr,
+    pub span: Span,
+}
+
+/// An item of a program: a global or an output, by position. Items are what
+/// a schedule names and what code generation makes one kernel of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Item {
+    Global(usize),
+    Output(usize),
+}
+
+/// A checked program. Globals appear in dependency order (a global reads only
+/// inputs and earlier globals); outputs read inputs and globals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The `param`s with their final values, for printing and reports only
+    /// (every use is already substituted).
+    pub params: Vec<(String, i64)>,
+    pub inputs: Vec<Input>,
+    pub globals: Vec<Global>,
+    pub outputs: Vec<Output>,
+    pub vars: Vec<VarInfo>,
+    /// The names in use, indexed for [`Program::fresh_var`] (a cache: never
+    /// part of a program's meaning or equality; `NameIndex::default()` to build).
+    pub names: NameIndex,
+}
+
+/// The names a program uses, for [`Program::fresh_var`]: rebuilt whenever the
+/// program's lists of names changed other than by variables pushed since
+/// (which are added as they come). Names are never renamed in place.
+#[derive(Clone, Default)]
+pub struct NameIndex {
+    names: HashSet<String>,
+    /// Per base name, a suffix below which every `base_N` is taken.
+    next: HashMap<String, u64>,
+    /// The lengths of `params`, `inputs`, `globals`, `outputs` and `vars`
+    /// when indexed, and where `vars` lived (a new vector means a rebuild).
+    seen: [usize; 5],
+    vars_at: usize,
+}
+
+impl NameIndex {
+    /// Brings the index up to date with `p`'s names.
+    fn update(&mut self, p: &Program) {
+        let lens = [
+            p.params.len(),
+            p.inputs.len(),
+            p.globals.len(),
+            p.outputs.len(),
+            p.vars.len(),
+        ];
+        let vars_at = p.vars.as_ptr() as usize;
+        let grown =
+            self.seen[..4] == lens[..4] && self.vars_at == vars_at && self.seen[4] <= lens[4];
+        if !grown {
+            *self = NameIndex::default();
+            let top = (p.params.iter().map(|(n, _)| n))
+                .chain(p.inputs.iter().map(|i| &i.name))
+                .chain(p.globals.iter().map(|g| &g.name))
+                .chain(p.outputs.iter().map(|o| &o.name));
+            self.names.extend(top.cloned());
+        }
+        let from = if grown { self.seen[4] } else { 0 };
+        self.names
+            .extend(p.vars[from..].iter().map(|v| v.name.clone()));
+        self.seen = lens;
+        self.vars_at = vars_at;
+    }
+
+    /// The name for a new variable (recorded as taken).
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        if self.names.contains(&name) {
+            let k = self.next.entry(base.to_string()).or_insert(1);
+            loop {
+                name = format!("{base}_{k}");
+                *k += 1;
+                if !self.names.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.names.insert(name.clone());
+        name
+    }
+}
+
+impl PartialEq for NameIndex {
+    /// A cache: any two are equal.
+    fn eq(&self, _: &NameIndex) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for NameIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameIndex")
+    }
+}
+
+impl Program {
+    pub fn var(&self, id: VarId) -> &VarInfo {
+        &self.vars[id.0 as usize]
+    }
+
+    /// A new variable whose name is `base` or `base_N` (the smallest `N >= 1`
+    /// free), distinct from every name the program already uses. Amortised
+    /// O(log n) through [`NameIndex`].
+    pub fn fresh_var(&mut self, base: &str, kind: VarKind, span: Span) -> VarId {
+        let mut index = std::mem::take(&mut self.names);
+        index.update(self);
+        let name = index.fresh(base);
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(VarInfo { name, kind, span });
+        index.seen[4] = self.vars.len();
+        index.vars_at = self.vars.as_ptr() as usize;
+        self.names = index;
+        id
+    }
+
+    /// The type of a vector reference.
+    pub fn vec_ty(&self, v: VecRef) -> Ty {
+        match v {
+            VecRef::Input(i) => self.inputs[i as usize].ty,
+            VecRef::Global(i) => self.globals[i as usize].value.ty,
+            VecRef::Local(id) => match self.var(id).kind {
+                VarKind::Vector(ty) => ty,
+                VarKind::Index { .. } => Ty::scalar(ElemTy::I32),
+            },
+        }
+    }
+
+    pub fn vec_name(&self, v: VecRef) -> &str {
+        match v {
+            VecRef::Input(i) => &self.inputs[i as usize].name,
+            VecRef::Global(i) => &self.globals[i as usize].name,
+            VecRef::Local(id) => &self.var(id).name,
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! The built-in targets.
+//!
+//! - `wgpu-default`: wgpu's `Limits::default()`, the portable WebGPU
+//!   baseline every adapter meets; no subgroups, no timestamps. What
+//!   `texprc compile` uses when no target or device is named.
+//! - `llvmpipe`: Mesa's lavapipe (software Vulkan on the CPU) as wgpu 30
+//!   reports it: 32 KiB of workgroup memory, 1024 invocations, subgroups of
+//!   8, and the driver's loop budget of 65,535 iterations per invocation.
+//! - `nvidia`: a generic discrete NVIDIA GPU with the limits of an H100
+//!   through Vulkan (`../shared/perf/h100/`): 48 KiB of workgroup memory,
+//!   1024 invocations, workgroups of 1024 x 1024 x 64, 65,535 groups per
+//!   dimension, storage bindings and buffers up to 4 GiB - 1 (a 1 GiB buffer
+//!   binds and runs), subgroups of 32, timestamps, 132 SMs.
+
+use crate::{DeviceKind, DeviceLimits, Features, Profile, Target};
+
+pub fn wgpu_default() -> Target {
+    Target {
+        name: "wgpu-default".into(),
+        limits: DeviceLimits::default(),
+        features: Features::default(),
+        profile: Profile::default(),
+    }
+}
+
+pub fn llvmpipe() -> Target {
+    Target {
+        name: "llvmpipe".into(),
+        limits: DeviceLimits {
+            max_workgroup_storage_bytes: 32768,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size: [1024, 1024, 1024],
+            max_workgroups_per_dimension: 65535,
+            max_storage_buffers_per_stage: 32,
+            max_storage_buffer_binding_size: 128 << 20,
+            max_buffer_size: (2 << 30) - 1,
+            max_loop_iterations: Some(65_535),
+            max_unrolled_elements: 64,
+            ..DeviceLimits::default()
+        },
+        features: Features {
+            subgroup_size: Some((8, 8)),
+            timestamps: true,
+        },
+        profile: Profile {
+            kind: DeviceKind::Cpu,
+            vendor: "mesa".into(),
+            compute_units: None,
+        },
+    }
+}
+
+pub fn nvidia() -> Target {
+    Target {
+        name: "nvidia".into(),
+        limits: DeviceLimits {
+            max_workgroup_storage_bytes: 49152,
+            max_invocations_per_workgroup: 1024,
+            max_workgroup_size: [1024, 1024, 64],
+            max_workgroups_per_dimension: 65535,
+            max_storage_buffers_per_stage: 96,
+            max_storage_buffer_binding_size: u64::from(u32::MAX),
+            max_buffer_size: u64::from(u32::MAX),
+            max_loop_iterations: None,
+            max_unrolled_elements: 64,
+            ..DeviceLimits::default()
+        },
+        features: Features {
+            subgroup_size: Some((32, 32)),
+            timestamps: true,
+        },
+        profile: Profile {
+            kind: DeviceKind::DiscreteGpu,
+            vendor: "nvidia".into(),
+            compute_units: Some(132),
+        },
+    }
+}

@@ -1,0 +1,100 @@
+//! Benchmark: compile time (parse to validated WGSL) of programs large in
+//! the ways that used to be quadratic: 10^4 chained top-level `let`s
+//! (elementwise, which the heuristic fuses, and reductions, which stay 10^4
+//! kernels) and a 10^4-element vector literal, under the heuristic and the
+//! default schedule (release build).
+//!
+//! `cargo bench -p texpr --bench compile` prints the median of
+//! several runs per program and schedule; `-- N` sets the size (default 10^4).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+use texpr::{Options, ScheduleChoice, compile_source};
+
+/// `n` top-level lets, each elementwise in the one before.
+fn chained_lets(n: usize) -> String {
+    let mut src =
+        String::from("param N = 1024\ninput x: f32[N]\nlet t0 = compute N |i| x[i] + 1.0\n");
+    for k in 1..n {
+        let _ = writeln!(src, "let t{k} = compute N |i| t{}[i] * 0.5 + x[i]", k - 1);
+    }
+    let _ = writeln!(src, "output y = compute N |i| t{}[i]", n - 1);
+    src
+}
+
+/// `n` top-level lets, each a windowed sum of the one before (no fusion).
+fn chained_reductions(n: usize) -> String {
+    let mut src = String::from("param N = 64\ninput x: f32[N]\nlet t0 = compute N |i| x[i]\n");
+    for k in 1..n {
+        let _ = writeln!(
+            src,
+            "let t{k} = compute N |i| (reduce 4 |j| t{}[(i + j) % N]) * 0.25",
+            k - 1
+        );
+    }
+    let _ = writeln!(src, "output y = compute N |i| t{}[i]", n - 1);
+    src
+}
+
+/// A literal of `n` elements, multiplied into an input.
+fn literal(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|k| format!("{}.5", k % 1000)).collect();
+    format!(
+        "input x: f32[{n}]\nlet c = [{}]\noutput y = compute {n} |i| x[i] * c[i]\n",
+        items.join(", ")
+    )
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// The median compile time of `src` under `schedule` (after a warm-up run
+/// that must succeed).
+fn time(src: &str, schedule: ScheduleChoice, runs: usize) -> Duration {
+    let opts = Options {
+        schedule,
+        ..Options::default()
+    };
+    if let Err(d) = compile_source(src, &opts) {
+        let shown = texpr_syntax::diag::render("bench.te", src, &d);
+        panic!("the benchmark program does not compile:\n{shown}");
+    }
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let _ = compile_source(src, &opts);
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let runs = 5;
+    println!("compile time (parse to validated WGSL), median of {runs} runs, n = {n}:");
+    let programs = [
+        ("chained elementwise lets", chained_lets(n)),
+        ("chained reduction lets", chained_reductions(n)),
+        ("vector literal", literal(n)),
+    ];
+    for (what, src) in &programs {
+        for (name, schedule) in [
+            ("heuristic", ScheduleChoice::Heuristic),
+            ("default", ScheduleChoice::Default),
+        ] {
+            let d = time(src, schedule, runs);
+            println!(
+                "  {what:<26} {name:<10} {:>9.1} ms  ({:.1} KB of source)",
+                d.as_secs_f64() * 1e3,
+                src.len() as f64 / 1e3
+            );
+        }
+    }
+}
