@@ -1,13 +1,16 @@
 //! Trying strategies on one item at a time without copying the program: a
 //! [`Trial`] is the program with every item root replaced by a stub of its
 //! type (what applying a strategy to one item reads besides that item is
-//! names, types and variables), so a try costs the item, not the program.
+//! names, types and variables), and code generation judges a slice of it
+//! (the items written and what they read), so a try costs the item, not
+//! the program.
 
 use super::apply::{Verdict, apply_strategy};
 use super::data::Strategy;
+use std::collections::{BTreeMap, BTreeSet};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
-use texpr_syntax::ir::{Expr, ExprKind, Global, Item, Output, Program, Scalar};
+use texpr_syntax::ir::{Expr, ExprKind, Global, Item, Output, Program, Scalar, VecRef};
 use texpr_target::Target;
 
 /// `p` with stubbed item roots, each item put back while it is tried.
@@ -60,8 +63,10 @@ impl<'p> Trial<'p> {
     ) -> Result<(), Vec<Diagnostic>> {
         let globals = self.q.globals.len();
         let stub = std::mem::replace(item.root_mut(&mut self.q), item.root(self.p).clone());
-        let verdict = apply_strategy(&mut self.q, item, s, target)
-            .and_then(|written| verdict(&self.q, &written));
+        let verdict = apply_strategy(&mut self.q, item, s, target).and_then(|_| {
+            let written = written_items(item, globals, self.q.globals.len());
+            self.judge(&written, verdict)
+        });
         if self.q.globals.len() != globals {
             // A global was added (items renumbered): start afresh.
             *self = Trial::new(self.p);
@@ -71,6 +76,81 @@ impl<'p> Trial<'p> {
             *item.root_mut(&mut self.q) = stub;
         }
         verdict
+    }
+}
+
+impl Trial<'_> {
+    /// The verdict on the `written` items, asked of a slice of the trial
+    /// program: the inputs, the globals they read (stubs) and themselves,
+    /// renumbered, so that code generation's look at the program costs the
+    /// items, not the program (it sets up every buffer it is given).
+    fn judge(&mut self, written: &[Item], verdict: Verdict<'_>) -> Result<(), Vec<Diagnostic>> {
+        let q = &mut self.q;
+        let mut keep = BTreeSet::new();
+        for &it in written {
+            if let Item::Global(x) = it {
+                keep.insert(x as u32);
+            }
+            it.root(q).walk(|e| match e.kind {
+                ExprKind::Index {
+                    vec: VecRef::Global(g),
+                    ..
+                }
+                | ExprKind::Whole(VecRef::Global(g)) => {
+                    keep.insert(g);
+                }
+                _ => {}
+            });
+        }
+        let renumbered: BTreeMap<u32, u32> = (keep.iter().enumerate())
+            .map(|(new, &old)| (old, new as u32))
+            .collect();
+        let mut slice = Program {
+            params: q.params.clone(),
+            inputs: q.inputs.clone(),
+            globals: Vec::with_capacity(keep.len()),
+            outputs: Vec::new(),
+            // Moved, not copied (the variables of every item), and moved back.
+            vars: std::mem::take(&mut q.vars),
+            names: Default::default(),
+        };
+        for &g in &keep {
+            let global = &q.globals[g as usize];
+            slice.globals.push(Global {
+                name: global.name.clone(),
+                level: global.level,
+                value: match written.contains(&Item::Global(g as usize)) {
+                    true => global.value.clone(),
+                    false => stub(&global.value),
+                },
+                span: global.span,
+            });
+        }
+        for &it in written {
+            if let Item::Output(o) = it {
+                slice.outputs.push(q.outputs[o].clone());
+            }
+        }
+        slice.map_vec_refs(|v| match v {
+            VecRef::Global(g) => VecRef::Global(renumbered[&g]),
+            v => v,
+        });
+        let names: Vec<String> = written.iter().map(|it| it.name(q).to_string()).collect();
+        let r = verdict(&slice, &names);
+        q.vars = slice.vars;
+        r
+    }
+}
+
+/// The items a try wrote: `item`, after a partials global the strategy
+/// inserted before it (`globals` grew to `now`) when it did.
+fn written_items(item: Item, globals: usize, now: usize) -> Vec<Item> {
+    if now == globals {
+        return vec![item];
+    }
+    match item {
+        Item::Global(x) => vec![Item::Global(x), Item::Global(x + 1)],
+        Item::Output(o) => vec![Item::Global(globals), Item::Output(o)],
     }
 }
 
