@@ -6,6 +6,7 @@
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
 
 mod block_io;
+mod budget;
 mod cache;
 mod codes;
 mod common;

@@ -10,6 +10,12 @@
 //!   `P == W` there is no partials global: the item is
 //!   `compute@grid 1 |g| reduce@group W |l| ...` itself.
 //!
+//! Under an epilogue (`F(reduce N |i| E)`, see [`shape::Fold`]) the item
+//! always has a partials global, and its one invocation applies `F` to the
+//! fold of the partials. A vector body (`E` of `m` elements) is folded
+//! element by element: `m` partials per part, the item folding each
+//! element's.
+//!
 //! E0215 for `combine=subgroup` on a device without subgroups.
 
 use super::data::Combine;
@@ -38,13 +44,16 @@ pub fn multipass(
             "`combine=subgroup` needs subgroup operations, which this device does not have",
         ));
     }
+    let fold = shape::fold(root).ok_or_else(|| {
+        Fail::shape("`multipass` needs an item `reduce N |i| E` (or an epilogue of one)")
+    })?;
     let shape::Fold {
         op,
         n,
         var: i,
         body,
-    } = shape::fold(root)
-        .ok_or_else(|| Fail::shape("`multipass` needs an item `reduce N |i| E`"))?;
+        ..
+    } = fold;
     if !n.is_multiple_of(parts) || !parts.is_multiple_of(w) {
         return Err(Fail::sizes(format!(
             "{n} terms do not split into {parts} parts in groups of {w}"
@@ -73,7 +82,7 @@ pub fn multipass(
         Combine::Tree => reduce_at(Level::Group, op, w, l, partial),
         Combine::Subgroup => reduce_at(Level::Subgroup, op, w, l, partial),
     };
-    if combine != Combine::Serial && folded == 1 {
+    if combine != Combine::Serial && folded == 1 && !fold.has_epilogue(root) {
         // One workgroup combines everything: no partials global.
         return Ok((grid_over(p, g, 1, m, m, group_e), None));
     }
@@ -89,9 +98,19 @@ pub fn multipass(
             compute_at(Level::Thread, m, e, r)
         }
     };
-    let fold = reduce_at(Level::Thread, op, folded, q, term_q).at(span);
+    let total = reduce_at(Level::Thread, op, folded, q, term_q).at(span);
+    // The epilogue, if any, around the fold of the partials.
+    let last = replace_node(root, fold.reduce, &total).with_thread_levels();
     let g2 = index(p, "g", 1, span);
     let l2 = index(p, "l", 1, span);
-    let new_root = grid_over(p, g2, 1, m, m, compute_at(Level::Group, 1, l2, fold));
+    let new_root = grid_over(p, g2, 1, m, m, compute_at(Level::Group, 1, l2, last));
     Ok((new_root, Some(value)))
+}
+
+/// `e` with the node `old` (found by address) replaced by `new`.
+fn replace_node(e: &Expr, old: &Expr, new: &Expr) -> Expr {
+    match std::ptr::eq(e, old) {
+        true => new.clone(),
+        false => e.map_children(|c| replace_node(c, old, new)),
+    }
 }

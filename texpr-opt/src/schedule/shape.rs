@@ -7,7 +7,8 @@
 //! - [`Tiled`]: `compute M |i| compute N |j| S` with a scalar `S`, or
 //!   `compute B |p|` around it (a batch); `tile` takes it.
 //! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
-//! - [`Fold`]: `reduce N |i| E`; `multipass` takes it.
+//! - [`Fold`]: `reduce N |i| E`, alone or under an epilogue `F(reduce N |i| E)`
+//!   (operators, casts and calls on the way to it); `multipass` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
 //!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
 //!   one), a fold, or anything else (elementwise).
@@ -93,13 +94,24 @@ pub fn rows(root: &Expr) -> Option<Rows<'_>> {
     plain_compute(root).map(|(r, var, body)| Rows { r, var, body })
 }
 
-/// `reduce op N |i| E`.
+/// `reduce op N |i| E`: the root, or under an epilogue `F(...)` whose path
+/// to it holds only unary and binary operators, casts and calls (so the
+/// root has the fold's length, and `F` binds nothing the fold could read).
 #[derive(Clone, Copy, Debug)]
 pub struct Fold<'e> {
     pub op: ReduceOp,
     pub n: u64,
     pub var: VarId,
     pub body: &'e Expr,
+    /// The `reduce` node itself: the root when there is no epilogue.
+    pub reduce: &'e Expr,
+}
+
+impl Fold<'_> {
+    /// Whether the fold stands under an epilogue (`reduce` is not the root).
+    pub fn has_epilogue(&self, root: &Expr) -> bool {
+        !std::ptr::eq(self.reduce, root)
+    }
 }
 
 pub fn fold(root: &Expr) -> Option<Fold<'_>> {
@@ -115,7 +127,24 @@ pub fn fold(root: &Expr) -> Option<Fold<'_>> {
             n: *n,
             var: *var,
             body,
+            reduce: root,
         }),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => fold(a),
+        ExprKind::Binary(_, a, b) => epilogue_operand([&**a, &**b].into_iter()),
+        ExprKind::Call(_, args) => epilogue_operand(args.iter()),
+        _ => None,
+    }
+}
+
+/// The fold among an epilogue node's operands, when exactly one holds a
+/// `reduce` on its path: one long fold per item, the rest computed in the
+/// final pass.
+fn epilogue_operand<'e>(operands: impl Iterator<Item = &'e Expr>) -> Option<Fold<'e>> {
+    let with_reduce: Vec<&Expr> = operands
+        .filter(|a| a.any(|x| matches!(x.kind, ExprKind::Reduce { .. })))
+        .collect();
+    match with_reduce[..] {
+        [a] => fold(a),
         _ => None,
     }
 }
