@@ -21,8 +21,6 @@ mod trials;
 mod cmd {
     pub mod bench;
     pub mod block;
-    #[cfg(feature = "mpi")]
-    pub mod block_mpi;
     pub mod check;
     pub mod compile;
     pub mod eval;

@@ -17,7 +17,7 @@
 //! gathered), each rank's counters, and the source rank's word that all is done.
 
 use crate::dist::{CommunicatorRank, GridSize};
-use crate::graph::schedule::Tasks;
+use crate::graph::tasks::Tasks;
 use crate::graph::{Graph, NodeId, NodeKind, Plan};
 use std::collections::BTreeMap;
 

@@ -43,10 +43,10 @@ impl Matrix {
         }
     }
     /// Deterministic pseudo-random values in `[-1, 1)` from a seed: each
-    /// element from its position alone ([`super::source::random_element`]),
+    /// element from its position alone ([`super::random::random_element`]),
     /// so any tile can be made without the rest.
     pub fn random(rows: usize, cols: usize, seed: u64) -> Matrix {
-        Matrix::from_fn(rows, cols, |i, j| super::source::random_element(seed, i, j))
+        Matrix::from_fn(rows, cols, |i, j| super::random::random_element(seed, i, j))
     }
 }
 

@@ -8,7 +8,7 @@ use super::local_part::local_layout;
 use crate::air::{Program, Reg};
 use crate::codes;
 use crate::dist::{Distribution, GlobalTileIndex, RankIndex2D};
-use crate::graph::schedule::{Tasks, tasks};
+use crate::graph::tasks::{Tasks, tasks};
 use crate::graph::{Graph, GridConfig, NodeId, NodeKind, PanelRef, Plan};
 use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;

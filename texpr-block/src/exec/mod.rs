@@ -9,10 +9,12 @@
 pub mod comm;
 pub mod dense;
 pub mod device;
+pub mod gather;
 pub mod job;
 pub mod local_part;
 pub mod outbox;
 pub mod panels;
+pub mod random;
 pub mod rank;
 pub mod runner;
 pub mod source;
@@ -22,13 +24,14 @@ pub mod tiled;
 pub mod transport;
 
 pub use dense::{Matrix, eval_dense, max_rel_diff, random_inputs};
+pub use gather::Gathered;
 pub use job::Job;
 pub use local_part::LocalPart;
 pub use outbox::RankError;
 pub use rank::{RankOutcome, run_rank};
 pub use runner::{InterpRunner, KernelRunner, check_kernel};
 pub use source::{DenseSource, RandomSource, TileSource};
-pub use stats::{Gathered, RankStats};
+pub use stats::RankStats;
 pub use threads::{RunOutcome, run_threads};
 pub use tiled::{Tiles, run_tiled};
 

@@ -13,7 +13,7 @@ use crate::air::parse;
 use crate::cli::tolerance;
 use crate::dist::TileElementSize;
 use crate::dist::{Distribution, GlobalElementSize, GlobalTileIndex, GridSize, RankIndex2D};
-use crate::graph::schedule::tasks;
+use crate::graph::tasks::tasks;
 use crate::graph::{GridConfig, Plan, Policy, build, prune, schedule};
 use crate::passes::{Env, optimize};
 

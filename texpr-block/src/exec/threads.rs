@@ -1,11 +1,11 @@
 //! Every rank in one process: one thread per rank, the local transport, the same executor as MPI.
 
 use super::device::TileDevice;
+use super::gather::{Gathered, finish_run, start_together};
 use super::job::Job;
 use super::outbox::RankError;
 use super::rank::{RankOutcome, compile_bodies, run_rank};
 use super::source::TileSource;
-use super::stats::{Gathered, finish_run, start_together};
 use super::transport::Transport;
 use super::transport::local::Hub;
 use std::time::{Duration, Instant};

@@ -10,7 +10,7 @@
 //! stay. Reads by other ranks never hold memory on the owner.
 
 use super::node::{Graph, NodeId, NodeKind};
-use super::schedule::Tasks;
+use super::tasks::Tasks;
 use std::collections::BTreeSet;
 
 /// One buffer: its rank, its size, and how many tasks of its rank still read it.

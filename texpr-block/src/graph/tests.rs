@@ -1,6 +1,6 @@
 //! Block graph tests: structure, pruning, DOT, and the schedulers' invariants.
 
-use super::schedule::tasks;
+use super::tasks::tasks;
 use super::*;
 use crate::air::{Program, parse};
 use crate::passes::{Env, optimize};

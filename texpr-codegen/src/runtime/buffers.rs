@@ -269,3 +269,22 @@ fn check_inputs(module: &Module, inputs: &[HostBuffer]) -> Result<(), RuntimeErr
     }
     Ok(())
 }
+
+/// The first `len` words of a mapped staging buffer, which is unmapped after.
+pub(super) fn read_staging(
+    staging: &wgpu::Buffer,
+    elem: ElemTy,
+    len: u64,
+) -> Result<HostBuffer, RuntimeError> {
+    let data = {
+        let view = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
+        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
+        words.truncate(len as usize);
+        words
+    };
+    staging.unmap();
+    Ok(HostBuffer { elem, data })
+}

@@ -221,5 +221,5 @@ pub(super) fn encode(
 }
 
 fn read_one(r: &Readback) -> Result<HostBuffer, RuntimeError> {
-    super::resident::read_staging(&r.staging, r.elem, r.len)
+    super::buffers::read_staging(&r.staging, r.elem, r.len)
 }

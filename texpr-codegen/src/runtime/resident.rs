@@ -20,7 +20,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::buffers::{Step, byte_size};
+use super::buffers::{Step, byte_size, read_staging};
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::{BufferPlan, Module};
@@ -323,23 +323,4 @@ fn in_bounds(buf: &DeviceBuffer, offset: u64, len: u64) -> Result<(), RuntimeErr
 
 fn read_mapped(read: &PendingRead) -> Result<HostBuffer, RuntimeError> {
     read_staging(&read.staging, read.elem, read.len)
-}
-
-/// The first `len` words of a mapped staging buffer, which is unmapped after.
-pub(super) fn read_staging(
-    staging: &wgpu::Buffer,
-    elem: ElemTy,
-    len: u64,
-) -> Result<HostBuffer, RuntimeError> {
-    let data = {
-        let view = staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-        words.truncate(len as usize);
-        words
-    };
-    staging.unmap();
-    Ok(HostBuffer { elem, data })
 }

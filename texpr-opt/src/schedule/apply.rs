@@ -22,7 +22,6 @@ use super::fill::fill_levels;
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
-use super::trial::Trial;
 use super::wide_rows::wide_rows;
 use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
@@ -73,19 +72,6 @@ pub fn apply_all(p: &mut Program, s: &Schedule, target: &Target) -> Result<(), V
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
-}
-
-/// Whether `s` schedules `item` of `p`: the strategy applies and code
-/// generation accepts the kernels it makes (tried on a [`Trial`], never on
-/// `p`; a [`Trial`] kept across tries makes each cost its item only).
-pub fn fits(
-    p: &Program,
-    item: Item,
-    s: &Strategy,
-    target: &Target,
-    verdict: Verdict<'_>,
-) -> Result<(), Vec<Diagnostic>> {
-    Trial::new(p).fits(item, s, target, verdict)
 }
 
 /// Schedules `item` of `p` with `s` in place; returns the names of the

@@ -52,8 +52,9 @@ impl<'p> Trial<'p> {
     }
 
     /// Whether `s` schedules `item` of the program: the strategy applies
-    /// and code generation accepts the kernels it makes (see
-    /// [`super::apply::fits`]).
+    /// and code generation accepts the kernels it makes (tried here, never
+    /// on the program; a trial kept across tries makes each cost its item
+    /// only).
     pub fn fits(
         &mut self,
         item: Item,

@@ -1,8 +1,11 @@
 //! `texprc block FILE`: optimise a block program, print its stages, graph or plan, and run it over ranks.
 //!
 //! Without an MPI launcher every rank runs as a thread of this process;
-//! under `mpirun -np P*Q` each process runs one rank ([`super::block_mpi`],
+//! under `mpirun -np P*Q` each process runs one rank ([`mpi`],
 //! feature `mpi`). Both use the same executor.
+
+#[cfg(feature = "mpi")]
+mod mpi;
 
 use crate::block_io::{BlockInputs, write_matrix};
 use crate::cache::{self, Cache};
@@ -78,7 +81,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let b = block_args(&args, &src)?;
     #[cfg(feature = "mpi")]
     if texpr_block::exec::transport::mpi::Mpi::launched() {
-        return super::block_mpi::run(&args, &b, &src);
+        return mpi::run(&args, &b, &src);
     }
     #[cfg(not(feature = "mpi"))]
     if ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]

@@ -10,7 +10,7 @@
 //! acknowledges and waits for the abort. A signal (mpirun ends the other
 //! ranks with SIGTERM when one dies) prints a coded error and exits.
 
-use super::block::{Args, open_gpu, picker, write_outputs};
+use super::{Args, open_gpu, picker, write_outputs};
 use crate::block_io::BlockInputs;
 use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
