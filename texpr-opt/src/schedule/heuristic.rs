@@ -6,8 +6,9 @@
 //! is always `default`.
 
 use super::data::{Combine, Strategy};
+use super::gridstride;
 use super::prefs::{Prefs, prefs};
-use super::shape::{Shape, classify};
+use super::shape::{ScalarFold, Shape, classify};
 use texpr_syntax::ir::Expr;
 use texpr_target::Target;
 
@@ -17,7 +18,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
         Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
-        Shape::Fold(f) => folds(prefs, f.n, target.subgroups()),
+        Shape::Fold(f) => folds(prefs, f, target),
         Shape::Elementwise { len } => coarsenings(prefs, len),
     };
     out.push(Strategy::Default);
@@ -88,10 +89,56 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
     }
 }
 
+/// `gridstride` (for folds of at least the profile's sweeps per
+/// invocation) and, for a fold with no epilogue, `multipass`, in the
+/// profile's order.
+fn folds(prefs: &Prefs, f: ScalarFold<'_>, target: &Target) -> Vec<Strategy> {
+    let strided = grid_strides(prefs, f.fold.n, target);
+    let passes = match f.epilogue {
+        true => Vec::new(),
+        false => multipasses(prefs, f.fold.n, target.subgroups()),
+    };
+    match prefs.stride_first {
+        true => strided.into_iter().chain(passes).collect(),
+        false => passes.into_iter().chain(strided).collect(),
+    }
+}
+
+/// `gridstride` over grids of the profile's workgroups per compute unit,
+/// for each width and combine the device has.
+fn grid_strides(prefs: &Prefs, n: u64, target: &Target) -> Vec<Strategy> {
+    let units = target
+        .profile
+        .compute_units
+        .map_or(prefs.stride_units, u64::from);
+    let mut out = Vec::new();
+    for &combine in prefs.stride_combines {
+        if combine == Combine::Subgroup && !target.subgroups() {
+            continue;
+        }
+        for per in prefs.stride_per_unit {
+            for &w in prefs.stride_widths {
+                let sweep = gridstride::QUAD * units * per * w;
+                let sweeps = n / sweep;
+                if sweeps < prefs.stride_min_sweeps {
+                    continue;
+                }
+                out.push(Strategy::GridStride {
+                    groups: units * per,
+                    group: w,
+                    chunk: if prefs.stride_contiguous { sweeps } else { 1 },
+                    combine,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// `multipass` for each combine the device has, each number of terms per
 /// invocation that divides `n` into at least two parts, in the widest
 /// workgroup that divides the parts.
-fn folds(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
+fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
     let mut out = Vec::new();
     for &combine in prefs.fold_combines {
         if combine == Combine::Subgroup && !subgroups {

@@ -8,6 +8,9 @@
 //!   `compute B |p|` around it (a batch); `tile` takes it.
 //! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
 //! - [`Fold`]: `reduce N |i| E`; `multipass` takes it.
+//! - [`ScalarFold`]: a scalar root `F(reduce N |i| E)` whose epilogue `F`
+//!   reaches the fold through arithmetic only (`mean = sum / N`), or the
+//!   fold alone; `gridstride` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
 //!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
 //!   one), a fold, or anything else (elementwise).
@@ -120,6 +123,49 @@ pub fn fold(root: &Expr) -> Option<Fold<'_>> {
     }
 }
 
+/// A scalar fold under an arithmetic epilogue: `root` is `F(fold)`.
+#[derive(Clone, Copy, Debug)]
+pub struct ScalarFold<'e> {
+    pub fold: Fold<'e>,
+    /// The `reduce` node inside the root (the root itself without epilogue).
+    pub node: &'e Expr,
+    /// Whether there is an epilogue (the root is not the fold).
+    pub epilogue: bool,
+}
+
+/// The fold of `root` (any length), or its scalar fold reached from it through casts, unary and
+/// binary operations and builtin calls only (so its body sees no variable
+/// the epilogue binds).
+pub fn scalar_fold(root: &Expr) -> Option<ScalarFold<'_>> {
+    fn find(e: &Expr) -> Option<&Expr> {
+        match &e.kind {
+            ExprKind::Reduce { .. } => Some(e),
+            ExprKind::Cast(x) | ExprKind::Unary(_, x) => find(x),
+            ExprKind::Binary(_, a, b) => [a, b].into_iter().find_map(|x| find(x)),
+            ExprKind::Call(_, args) => args.iter().find_map(find),
+            _ => None,
+        }
+    }
+    if let Some(f) = fold(root) {
+        return Some(ScalarFold {
+            fold: f,
+            node: root,
+            epilogue: false,
+        });
+    }
+    if root.ty.len != 1 || root.has_levels() {
+        return None;
+    }
+    let node = find(root)?;
+    let fold = fold(node).filter(|f| f.body.ty.len == 1)?;
+    let others = root.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
+    (others.len() == 1).then_some(ScalarFold {
+        fold,
+        node,
+        epilogue: true,
+    })
+}
+
 /// The heuristic's classes of item roots.
 #[derive(Clone, Copy, Debug)]
 pub enum Shape<'e> {
@@ -128,8 +174,8 @@ pub enum Shape<'e> {
     /// A [`Rows`] root whose body (of `c` elements) holds a `reduce` (the
     /// first of `k` terms).
     RowReduction { rows: Rows<'e>, c: u64, k: u64 },
-    /// A [`Fold`] root.
-    Fold(Fold<'e>),
+    /// A [`ScalarFold`] root (a [`Fold`] when it has no epilogue).
+    Fold(ScalarFold<'e>),
     /// Anything else, `len` elements.
     Elementwise { len: u64 },
 }
@@ -158,7 +204,7 @@ pub fn classify(root: &Expr) -> Shape<'_> {
             k,
         };
     }
-    match fold(root) {
+    match scalar_fold(root) {
         Some(f) => Shape::Fold(f),
         None => Shape::Elementwise { len: root.ty.len },
     }

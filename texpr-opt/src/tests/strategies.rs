@@ -299,7 +299,7 @@ fn shapes_are_recognised() {
     };
     assert_eq!((rows.r, c, k), (67, 9, 9));
     let sum = root("sum");
-    assert!(matches!(classify(&sum), Shape::Fold(f) if f.n == 8192));
+    assert!(matches!(classify(&sum), Shape::Fold(f) if f.fold.n == 8192));
     let saxpy = root("saxpy");
     assert!(matches!(classify(&saxpy), Shape::Elementwise { len: 1000 }));
 }
