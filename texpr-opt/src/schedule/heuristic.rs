@@ -91,45 +91,52 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
 
 /// `gridstride` (for folds of at least the profile's sweeps per
 /// invocation) and, for a fold with no epilogue, `multipass`, in the
-/// profile's order.
+/// profile's order; then `gridstride` on the profile's small grid.
 fn folds(prefs: &Prefs, f: ScalarFold<'_>, target: &Target) -> Vec<Strategy> {
-    let strided = grid_strides(prefs, f.fold.n, target);
-    let passes = match f.epilogue {
-        true => Vec::new(),
-        false => multipasses(prefs, f.fold.n, target.subgroups()),
-    };
-    match prefs.stride_first {
-        true => strided.into_iter().chain(passes).collect(),
-        false => passes.into_iter().chain(strided).collect(),
-    }
-}
-
-/// `gridstride` over grids of the profile's workgroups per compute unit,
-/// for each width and combine the device has.
-fn grid_strides(prefs: &Prefs, n: u64, target: &Target) -> Vec<Strategy> {
+    let n = f.fold.n;
     let units = target
         .profile
         .compute_units
         .map_or(prefs.stride_units, u64::from);
+    let grids: Vec<(u64, u64)> = (prefs.stride_per_unit.iter())
+        .flat_map(|per| prefs.stride_widths.iter().map(move |w| (units * per, *w)))
+        .collect();
+    let strided = grid_strides(prefs, n, &grids, target);
+    let passes = match f.epilogue {
+        true => Vec::new(),
+        false => multipasses(prefs, n, target.subgroups()),
+    };
+    let mut out: Vec<Strategy> = match prefs.stride_first {
+        true => strided.into_iter().chain(passes).collect(),
+        false => passes.into_iter().chain(strided).collect(),
+    };
+    for s in grid_strides(prefs, n, &[prefs.stride_small], target) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `gridstride` over each grid `(workgroups, width)` that gives every
+/// invocation the profile's fewest sweeps, for each combine the device has.
+fn grid_strides(prefs: &Prefs, n: u64, grids: &[(u64, u64)], target: &Target) -> Vec<Strategy> {
     let mut out = Vec::new();
     for &combine in prefs.stride_combines {
         if combine == Combine::Subgroup && !target.subgroups() {
             continue;
         }
-        for per in prefs.stride_per_unit {
-            for &w in prefs.stride_widths {
-                let sweep = gridstride::QUAD * units * per * w;
-                let sweeps = n / sweep;
-                if sweeps < prefs.stride_min_sweeps {
-                    continue;
-                }
-                out.push(Strategy::GridStride {
-                    groups: units * per,
-                    group: w,
-                    chunk: if prefs.stride_contiguous { sweeps } else { 1 },
-                    combine,
-                });
+        for &(groups, w) in grids {
+            let sweeps = n / (gridstride::QUAD * groups * w);
+            if sweeps < prefs.stride_min_sweeps {
+                continue;
             }
+            out.push(Strategy::GridStride {
+                groups,
+                group: w,
+                chunk: if prefs.stride_contiguous { sweeps } else { 1 },
+                combine,
+            });
         }
     }
     out

@@ -50,6 +50,9 @@ pub struct Prefs {
     pub stride_contiguous: bool,
     pub stride_min_sweeps: u64,
     pub stride_first: bool,
+    /// A small grid `(workgroups, width)` offered after `multipass`, for
+    /// folds too short for a device-sized grid (and for `tune` to weigh).
+    pub stride_small: (u64, u64),
     /// `coarsen` elements per invocation and workgroup sizes.
     pub coarsen_per: &'static [u64],
     pub coarsen_groups: &'static [u64],
@@ -137,6 +140,7 @@ pub const CPU: Prefs = Prefs {
     stride_contiguous: true,
     stride_min_sweeps: 16,
     stride_first: true,
+    stride_small: (2, 16),
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
 };
@@ -177,6 +181,7 @@ pub const GPU: Prefs = Prefs {
     stride_contiguous: false,
     stride_min_sweeps: 4,
     stride_first: true,
+    stride_small: (4, 32),
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
 };
