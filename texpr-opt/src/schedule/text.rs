@@ -445,6 +445,12 @@ mod tests {
                 group: 8,
                 combine: Combine::Tree,
             },
+            Strategy::GridStride {
+                groups: 16,
+                group: 64,
+                chunk: 4096,
+                combine: Combine::Subgroup,
+            },
         ];
         let lines = syntax();
         assert_eq!(lines.len(), samples.len());
@@ -463,6 +469,12 @@ mod tests {
             lines[5],
             "multipass parts=N group=N [combine=serial|tree|subgroup]"
         );
+        assert_eq!(
+            lines[6],
+            "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
+        );
+        let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
+        assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
     }
 
     #[test]
