@@ -339,10 +339,10 @@ const HAND_SCHEDULED: &[&str] = &[
     "input x: i32[256]\noutput y = compute@grid 4 |g| let@shared s = compute@group 64 |l| x[g*64 + l] in compute@group 64 |l| s[63 - l] + (reduce@thread 64 |j| s[j])",
 ];
 
-/// Compiles `p` for `limits`, runs it on the test GPU and compares with the
+/// Compiles `p` for `target`, runs it on the test GPU and compares with the
 /// interpreter within the tolerance the program allows.
 fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, target: Target) {
-    use texpr_tests::gpu::{Tolerance, compare, from_host, output_bounds, to_host};
+    use texpr_tests::gpu::{compare, from_host, reference, to_host};
     let c = compile(
         p,
         &Options {
@@ -353,15 +353,13 @@ fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, targ
     )
     .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
     let inputs = texpr_interp::random_inputs(p, 3);
-    let want = texpr_interp::eval(p, &inputs).unwrap();
+    let want = reference(p, &inputs).unwrap();
     let hosts: Vec<_> = inputs.iter().map(to_host).collect();
     let got = gpu
         .run(&c.module, &hosts)
         .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-    let ests = output_bounds(p, &inputs);
     for (k, out) in p.outputs.iter().enumerate() {
-        let tol = Tolerance::of(ests[k], out.value.ty.elem == ElemTy::F32);
-        if let Err(m) = compare(&out.name, &from_host(&got.outputs[k]), &want[k], tol) {
+        if let Err(m) = compare(&out.name, &from_host(&got.outputs[k]), &want[k]) {
             panic!("{name}: {m:?}\n{}", c.module.wgsl);
         }
     }

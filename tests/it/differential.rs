@@ -4,7 +4,7 @@
 use texpr_interp::{Data, Value};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs, repo_root};
-use texpr_tests::gpu::{RunError, Tolerance, compare, gpu, output_bounds, run_program, run_source};
+use texpr_tests::gpu::{RunError, compare, gpu, reference, run_program, run_source};
 use texpr_tests::sched::small_sizes;
 
 /// Every generated program passes the front end (a generator bug prints the program).
@@ -130,17 +130,14 @@ fn a_perturbed_gpu_result_is_caught() {
         let src = generator::program(seed);
         let p = texpr_syntax::frontend(&src, &[]).unwrap();
         let inputs = texpr_interp::random_inputs(&p, seed);
-        let want = texpr_interp::eval(&p, &inputs).unwrap();
+        let want = reference(&p, &inputs).unwrap();
         let got = match run_program(gpu, &p, &inputs) {
             Ok((got, _)) => got,
             Err(e) if refused_by_device(&e) => continue,
             Err(e) => panic!("seed {seed}: {e}"),
         };
-        let ests = output_bounds(&p, &inputs);
-        let float = p.outputs[0].value.ty.elem == texpr_syntax::ast::ElemTy::F32;
-        let tol = Tolerance::of(ests[0], float);
-        assert!(compare("o0", &got[0], &want[0], tol).is_ok(), "seed {seed}");
-        caught += compare("o0", &perturb(&got[0]), &want[0], tol).is_err() as u32;
+        assert!(compare("o0", &got[0], &want[0]).is_ok(), "seed {seed}");
+        caught += compare("o0", &perturb(&got[0]), &want[0]).is_err() as u32;
     }
     assert!(
         caught >= 85,

@@ -13,6 +13,7 @@ fn buffer(name: &str, role: BufferRole, elem: ElemTy, len: u64) -> BufferPlan {
         role,
         elem,
         len,
+        init: Vec::new(),
     }
 }
 

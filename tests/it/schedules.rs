@@ -2,7 +2,8 @@
 //! - every pass keeps the interpreter's result bit for bit and leaves a
 //!   program the IR verifier accepts (300 generated programs);
 //! - under the heuristic schedule and under legal schedules drawn at random
-//!   from each item's candidates, the compiled program gives the
+//!   from each item's candidates (generated programs, the examples, and
+//!   folds under epilogues and with vector bodies), the compiled program gives the
 //!   interpreter's result on the GPU within the tolerance the program allows,
 //!   and the scheduled program does in the interpreter too (at least 1,000
 //!   program x schedule pairs; `TEXPR_SCHED_N` sets the number, `TEXPR_SCHED_SEED`
@@ -124,7 +125,8 @@ impl Tally {
         what: &str,
     ) {
         let inputs = texpr_interp::random_inputs(p, seed);
-        let want = texpr_interp::eval(p, &inputs).expect("the interpreter runs the program");
+        let want = texpr_interp::accuracy::reference(p, &inputs)
+            .expect("the interpreter runs the program");
         self.pairs += 1;
         let used: Vec<&'static str> = match choice {
             ScheduleChoice::Given(s) => s.items.iter().map(|(_, st)| kind(st)).collect(),
@@ -218,8 +220,26 @@ fn example_sizes(name: &str, src: &str) -> Vec<(String, i64)> {
     own.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 
-/// Generated programs and the examples under the heuristic schedule and
-/// random legal schedules match the interpreter on the GPU.
+/// Folds under an epilogue and with vector bodies, at sizes with many
+/// divisors, so that random schedules draw `multipass` on them.
+const EPILOGUE_FOLDS: [(&str, &str); 3] = [
+    (
+        "mean",
+        "param N = 6144\ninput x: f32[N]\noutput m = (reduce N |i| x[i]) / f32(N)\n",
+    ),
+    (
+        "rms of a max",
+        "param N = 4096\ninput x: f32[N]\noutput m = sqrt(reduce max N |i| x[i] * x[i]) + 1.0\n",
+    ),
+    (
+        "normalised histogram",
+        "param N = 4096\ninput x: f32[N]\noutput h = (reduce N |i| compute 8 |b| select(i32(x[i] * 4.0 + 4.0) == b, 1.0, 0.0)) * (1.0 / f32(N))\n",
+    ),
+];
+
+/// Generated programs, the examples and [`EPILOGUE_FOLDS`] under the
+/// heuristic schedule and random legal schedules match the interpreter on
+/// the GPU.
 #[test]
 fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
@@ -255,6 +275,19 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
                 );
             }
             examples += 1;
+        }
+    }
+    if !rerun {
+        for (k, (name, src)) in EPILOGUE_FOLDS.iter().enumerate() {
+            let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            t.run(gpu, &p, 1, &ScheduleChoice::Heuristic, name);
+            for (j, s) in schedules(&p, &limits, 2000 + k as u64, 8)
+                .into_iter()
+                .enumerate()
+            {
+                let what = format!("{name} #{j}");
+                t.run(gpu, &p, 1, &ScheduleChoice::Given(s), &what);
+            }
         }
     }
     // Generated programs: the heuristic and two random schedules each.

@@ -14,34 +14,18 @@
 //! magnitude, conditions and float-to-int casts read exact values only, so a
 //! last-bit difference cannot flip them.
 
+mod elem;
 mod expr;
 mod levels;
 mod rng;
 mod term;
 
+pub use elem::E;
 pub use rng::Rng;
 
 use std::fmt::Write as _;
 
 use expr::{Env, Gen, VecInfo};
-
-/// Element types the generator uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum E {
-    F32,
-    I32,
-    U32,
-}
-
-impl E {
-    pub fn name(self) -> &'static str {
-        match self {
-            E::F32 => "f32",
-            E::I32 => "i32",
-            E::U32 => "u32",
-        }
-    }
-}
 
 /// Lengths of inputs and outputs: small and odd ones mostly, a few larger.
 const SIZES: [u64; 16] = [1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 100, 128, 257, 1000];

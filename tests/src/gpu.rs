@@ -16,7 +16,7 @@ pub use convert::{from_host, to_host};
 pub use program::{
     RunError, check_program, check_program_with, run_program, run_program_with, run_source,
 };
-pub use texpr_interp::accuracy::{Est, Mismatch, Tolerance, compare, output_bounds};
+pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
 
 static GPU: OnceLock<Option<DeviceSlot>> = OnceLock::new();
 

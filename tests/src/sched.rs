@@ -7,7 +7,7 @@ use std::time::Duration;
 use texpr::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_codegen::runtime::Gpu;
 use texpr_interp::Value;
-use texpr_interp::accuracy::check_outputs;
+use texpr_interp::accuracy::{Reference, check_outputs};
 use texpr_syntax::diag;
 use texpr_syntax::ir::Program;
 use texpr_target::Target;
@@ -82,7 +82,7 @@ pub fn check_with(
     gpu: &Gpu,
     p: &Program,
     inputs: &[Value],
-    want: &[Value],
+    want: &[Reference],
     choice: &ScheduleChoice,
 ) -> Result<Outcome, RunError> {
     let opts = Options {
@@ -103,7 +103,7 @@ pub fn check_with(
     }
     let interp = texpr_interp::eval(&compiled.scheduled, inputs)
         .map_err(|e| RunError::Interp(format!("scheduled program: {e:?}")))?;
-    let bad = check_outputs(p, inputs, &interp, want);
+    let bad = check_outputs(p, &interp, want);
     if !bad.is_empty() {
         return Err(RunError::Interp(format!(
             "the scheduled program means something else in the interpreter:\n{}",
@@ -115,7 +115,7 @@ pub fn check_with(
         .run(&compiled.module, &hosts)
         .map_err(RunError::Runtime)?;
     let got: Vec<Value> = r.outputs.iter().map(from_host).collect();
-    let bad = check_outputs(p, inputs, &got, want);
+    let bad = check_outputs(p, &got, want);
     if !bad.is_empty() {
         return Err(RunError::Mismatch(bad));
     }
@@ -131,7 +131,7 @@ pub fn culprits(
     gpu: &Gpu,
     p: &Program,
     inputs: &[Value],
-    want: &[Value],
+    want: &[Reference],
     s: &Schedule,
 ) -> Vec<(String, Strategy)> {
     s.items

@@ -22,6 +22,9 @@ pub enum BufferRole {
     Global(u32),
     /// Compiler-made scratch (e.g. partial results of a multi-pass reduction).
     Scratch,
+    /// The elements of a long vector literal ([`BufferPlan::init`]), uploaded
+    /// before the first kernel and only read.
+    Constant,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +34,9 @@ pub struct BufferPlan {
     pub elem: ElemTy,
     /// Elements (4 bytes each).
     pub len: u64,
+    /// Contents to upload before the first kernel, each element's bits
+    /// (a [`BufferRole::Constant`]'s literal); empty for every other buffer.
+    pub init: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +80,7 @@ impl std::fmt::Display for BufferRole {
             BufferRole::Output(i) => write!(f, "output {i}"),
             BufferRole::Global(i) => write!(f, "global {i}"),
             BufferRole::Scratch => write!(f, "scratch"),
+            BufferRole::Constant => write!(f, "constant"),
         }
     }
 }

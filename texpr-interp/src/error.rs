@@ -1,12 +1,13 @@
 //! Typed errors of an evaluation: bad inputs, or a program the checker would reject.
 
+use texpr_syntax::diag::count;
 use thiserror::Error;
 
 /// Why [`crate::eval`] could not run a program.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum EvalError {
     /// The number of input vectors differs from the program's inputs.
-    #[error("the program takes {expected} inputs, {got} given")]
+    #[error("the program takes {} and {got} {} given", count(*expected as u64, "input"), if *got == 1 { "was" } else { "were" })]
     InputCount { expected: usize, got: usize },
     /// An input vector has the wrong element type.
     #[error("input `{name}` has element type {expected}, the value given is {got}")]
@@ -16,7 +17,7 @@ pub enum EvalError {
         got: &'static str,
     },
     /// An input vector has the wrong length.
-    #[error("input `{name}` has {expected} elements, the value given has {got}")]
+    #[error("input `{name}` has {}, the value given has {got}", count(*expected, "element"))]
     InputLength {
         name: String,
         expected: u64,

@@ -6,6 +6,7 @@
 //! as the program it was scheduled from.
 //!
 //! - [`eval`] runs a program on input vectors and returns its outputs;
+//! - [`footprint`] bounds the memory and operations of an evaluation before it starts;
 //! - [`random_inputs`] makes deterministic test inputs for a program;
 //! - [`Value`] / [`Data`] are the vectors going in and out;
 //! - [`accuracy`] says how close another evaluation (the GPU's) must be;
@@ -15,15 +16,19 @@
 pub mod accuracy;
 mod error;
 mod eval;
+mod eval_vector;
+mod footprint;
 mod index;
 mod random;
 mod scalar;
 #[cfg(test)]
 mod scalar_tests;
+mod shadow;
 mod value;
 
 pub use error::EvalError;
 pub use eval::{eval, eval_elements};
+pub use footprint::{Footprint, footprint};
 pub use random::random_inputs;
 pub use scalar::Sc;
 pub use value::{Data, Value};

@@ -16,9 +16,9 @@
 //!
 //! Messages are lower case without a trailing period.
 
+use crate::diag_view::View;
 use crate::span::Span;
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
-use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term;
 use std::fmt;
 
@@ -97,7 +97,9 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    fn to_codespan(&self) -> CsDiagnostic<()> {
+    /// For rendering against `view`: labels moved into the view, every text
+    /// cut to [`MAX_TEXT`] characters.
+    fn to_codespan(&self, view: &View<'_>) -> CsDiagnostic<()> {
         let base = match self.severity {
             Severity::Error => CsDiagnostic::error(),
             Severity::Warning => CsDiagnostic::warning(),
@@ -106,18 +108,19 @@ impl Diagnostic {
             .labels
             .iter()
             .map(|l| {
+                let range = view.span(l.span);
                 let label = if l.primary {
-                    CsLabel::primary((), l.span.range())
+                    CsLabel::primary((), range)
                 } else {
-                    CsLabel::secondary((), l.span.range())
+                    CsLabel::secondary((), range)
                 };
-                label.with_message(&l.message)
+                label.with_message(shorten(&l.message))
             })
             .collect();
         base.with_code(self.code)
-            .with_message(&self.message)
+            .with_message(shorten(&self.message))
             .with_labels(labels)
-            .with_notes(self.notes.clone())
+            .with_notes(self.notes.iter().map(|n| shorten(n)).collect())
     }
 }
 
@@ -140,12 +143,39 @@ pub fn render(file_name: &str, source: &str, diags: &[Diagnostic]) -> String {
     render_with(file_name, source, diags, false)
 }
 
-/// Renders with ANSI colours when `color` is set.
+/// `n` and `noun`, in the plural unless `n` is 1: "1 element", "3 elements".
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    count_as(n, noun, &format!("{noun}s"))
+}
+
+/// [`count`] with the plural given: `count_as(n, "body", "bodies")`.
+pub fn count_as(n: impl Into<u64>, one: &str, many: &str) -> String {
+    match n.into() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// At most this many diagnostics are rendered per file; a last line counts the rest.
+pub const MAX_SHOWN: usize = 20;
+/// Messages, labels and notes longer than this many characters are cut.
+pub const MAX_TEXT: usize = 400;
+
+/// `text`, cut to [`MAX_TEXT`] characters with `...`.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(MAX_TEXT) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// Renders with ANSI colours when `color` is set: the first [`MAX_SHOWN`]
+/// diagnostics, each showing long lines trimmed around its labels
+/// ([`crate::diag_view`]), then how many more there were.
 pub fn render_with(file_name: &str, source: &str, diags: &[Diagnostic], color: bool) -> String {
-    let file = SimpleFile::new(file_name, source);
     let config = term::Config::default();
     let mut out = String::new();
-    for d in diags {
+    for d in diags.iter().take(MAX_SHOWN) {
         // Clamp spans that point past the end (e.g. at end of input).
         let mut d = d.clone();
         let len = source.len() as u32;
@@ -153,17 +183,41 @@ pub fn render_with(file_name: &str, source: &str, diags: &[Diagnostic], color: b
             l.span.start = l.span.start.min(len);
             l.span.end = l.span.end.min(len).max(l.span.start);
         }
-        let cs = d.to_codespan();
+        let spans: Vec<Span> = d.labels.iter().map(|l| l.span).collect();
+        let view = View::new(file_name, source, &spans);
+        let cs = d.to_codespan(&view);
         let text = if color {
             let mut buf = term::termcolor::Buffer::ansi();
-            let _ = term::emit_to_write_style(&mut buf, &config, &file, &cs);
+            let _ = term::emit_to_write_style(&mut buf, &config, &view, &cs);
             String::from_utf8_lossy(buf.as_slice()).into_owned()
         } else {
             let mut buf = String::new();
-            let _ = term::emit_to_string(&mut buf, &config, &file, &cs);
+            let _ = term::emit_to_string(&mut buf, &config, &view, &cs);
             buf
         };
         out.push_str(&text);
     }
+    if let Some(hidden) = diags.get(MAX_SHOWN..) {
+        out.push_str(&hidden_line(hidden));
+    }
     out
+}
+
+/// "note: 64 more errors and 1 more warning not shown (at most 20 per file)".
+fn hidden_line(hidden: &[Diagnostic]) -> String {
+    let errors = hidden.iter().filter(|d| d.is_error()).count();
+    let warnings = hidden.len() - errors;
+    let count = |n: usize, what: &str| match n {
+        1 => format!("1 more {what}"),
+        n => format!("{n} more {what}s"),
+    };
+    let parts: Vec<String> = [(errors, "error"), (warnings, "warning")]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|&(n, what)| count(n, what))
+        .collect();
+    format!(
+        "note: {} not shown (at most {MAX_SHOWN} diagnostics are shown per file)\n",
+        parts.join(" and ")
+    )
 }

@@ -168,6 +168,11 @@ pub struct Lexed<'s> {
 /// Lexes `src` completely. Never panics; errors are in [`Lexed::diags`].
 pub fn lex(src: &str) -> Lexed<'_> {
     let mut lexer = Token::lexer(src);
+    // A leading byte order mark is not part of the program (spans still
+    // count it, so they stay byte offsets into the file).
+    if src.starts_with('\u{feff}') {
+        lexer.bump('\u{feff}'.len_utf8());
+    }
     let mut tokens: Vec<Spanned<'_>> = Vec::new();
     while let Some(result) = lexer.next() {
         let range = lexer.span();
@@ -340,13 +345,21 @@ fn float_token<'s>(num: &str, suffix: &str, scan: &NumberScan) -> (Token<'s>, Nu
         return (Token::Float(0.0), bad_suffix(suffix, "float"));
     }
     match num.parse::<f64>() {
-        Ok(x) if x.is_finite() => (Token::Float(x), None),
-        _ => {
-            let msg = "float literal is out of range".to_string();
-            (
-                Token::Float(0.0),
-                Some(("E0006", msg, "too large for a float")),
-            )
+        Ok(x) if (x as f32).is_infinite() || !x.is_finite() => {
+            let msg = "float literal is out of range for f32".to_string();
+            let label = "larger than f32's largest value, 3.4028235e38";
+            (Token::Float(0.0), Some(("E0006", msg, label)))
+        }
+        Ok(x) if x != 0.0 && x as f32 == 0.0 => {
+            let msg = "float literal is out of range for f32".to_string();
+            let label =
+                "closer to 0 than f32's smallest positive value, about 1.4e-45 (it would be 0)";
+            (Token::Float(0.0), Some(("E0006", msg, label)))
+        }
+        Ok(x) => (Token::Float(x), None),
+        Err(_) => {
+            let msg = "malformed float literal".to_string();
+            (Token::Float(0.0), Some(("E0004", msg, "not a number")))
         }
     }
 }

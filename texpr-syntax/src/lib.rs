@@ -9,6 +9,7 @@
 pub mod ast;
 pub mod check;
 pub mod diag;
+pub mod diag_view;
 pub mod ir;
 pub mod lexer;
 pub mod parse;

@@ -46,6 +46,12 @@ fn spanned<L>(l: L) -> (L, Span) {
     (l, Span::DUMMY)
 }
 
+/// Whether a literal of value `x` is an f32 (not rounded to infinity or to 0).
+fn in_f32_range(x: f64) -> bool {
+    let f = x as f32;
+    f.is_finite() && (f != 0.0 || x == 0.0)
+}
+
 fn lit() -> BoxedStrategy<Literal> {
     let floats = vec![
         0.0,
@@ -54,8 +60,8 @@ fn lit() -> BoxedStrategy<Literal> {
         -2.5,
         0.1,
         1e-7,
-        1e300,
-        5e-324,
+        3.4e38,
+        1e-45,
         f64::INFINITY,
         f64::NEG_INFINITY,
     ];
@@ -66,6 +72,7 @@ fn lit() -> BoxedStrategy<Literal> {
         (-3i64..1i64 << 33).prop_map(LitValue::U32),
         any::<f64>()
             .prop_filter("NaN cannot be written", |x| !x.is_nan())
+            .prop_filter("only f32's range can be written", |x| in_f32_range(*x))
             .prop_map(LitValue::Float),
         select(floats).prop_map(LitValue::Float),
     ]

@@ -38,3 +38,9 @@ pub const CACHE_WRITE: &str = "E0917";
 pub const TUNE_NOTHING: &str = "E0918";
 /// `compile --device NAME`: the cache has the program tuned for several devices matching NAME.
 pub const AMBIGUOUS_DEVICE: &str = "E0919";
+/// A source file that is not UTF-8 text.
+pub const NOT_UTF8: &str = "E0920";
+/// `eval`: the program's vectors need more memory than the budget.
+pub const EVAL_MEMORY: &str = "E0921";
+/// `eval`: the program performs more element operations than the budget.
+pub const EVAL_OPS: &str = "E0922";

@@ -74,10 +74,17 @@ pub fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
+/// Reads a source file: UTF-8 text (E0920 points at the first byte that is
+/// not; a leading byte order mark is kept and skipped by the lexer).
 pub fn read_source(path: &Path) -> Result<Source, Failure> {
     let name = path.display().to_string();
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Source { name, text }),
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(|text| Source {
+                name: name.clone(),
+                text,
+            })
+            .map_err(|e| not_utf8(name.clone(), e)),
         Err(e) => {
             let src = Source {
                 name: name.clone(),
@@ -87,6 +94,22 @@ pub fn read_source(path: &Path) -> Result<Source, Failure> {
             Err(Failure::about(&src, diag))
         }
     }
+}
+
+/// The error for a file that is not UTF-8, against its text with the bad
+/// bytes replaced (identical up to the first of them).
+fn not_utf8(name: String, e: std::string::FromUtf8Error) -> Failure {
+    let at = e.utf8_error().valid_up_to();
+    let byte = e.as_bytes()[at];
+    let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+    let end = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    let diag = Diagnostic::error(
+        codes::NOT_UTF8,
+        format!("`{name}` is not UTF-8 text: byte 0x{byte:02x} at offset {at}"),
+    )
+    .with_primary(Span::new(at, end), "not UTF-8")
+    .with_note("texpr sources are UTF-8 text");
+    Failure::about(&Source { name, text }, diag)
 }
 
 /// Parses and checks a source; prints warnings to stderr when it succeeds.

@@ -5,6 +5,7 @@
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
 
+mod budget;
 mod cache;
 mod codes;
 mod common;

@@ -68,8 +68,9 @@ fn check_fits(
     if size != ty.len {
         let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
         let msg = format!(
-            "{decl}, but `{shown}` has shape ({}) = {size} elements",
-            dims.join(", ")
+            "{decl}, but `{shown}` has shape ({}) = {}",
+            dims.join(", "),
+            texpr_syntax::diag::count(size, "element")
         );
         return Err(Diagnostic::error(codes::NPY_SIZE_MISMATCH, msg));
     }

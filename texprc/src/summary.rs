@@ -35,6 +35,34 @@ pub fn line(name: &str, v: &Value) -> String {
     out
 }
 
+/// `ok (1024 elements, largest difference 1.2e-7)`, then what was not compared:
+/// elements the language leaves unspecified (a non-finite value arose on
+/// the way) and elements without a finite error bound.
+pub fn checked(c: &texpr_interp::accuracy::Checked) -> String {
+    let mut out = if c.compared == 0 {
+        "ok, nothing to compare".to_string()
+    } else {
+        format!(
+            "ok ({} compared, largest difference {})",
+            texpr_syntax::diag::count(c.compared as u64, "element"),
+            number(c.largest_diff, false)
+        )
+    };
+    if c.unspecified > 0 {
+        out += &format!(
+            "; {} unspecified (a non-finite value arose: inf or NaN), not compared",
+            c.unspecified
+        );
+    }
+    if c.unbounded > 0 {
+        out += &format!(
+            "; {} without an error bound (ill-conditioned), not compared",
+            c.unbounded
+        );
+    }
+    out
+}
+
 /// A number for people: integers exactly, floats to about six significant digits.
 fn number(x: f64, is_int: bool) -> String {
     if is_int && x.is_finite() {
@@ -72,6 +100,35 @@ mod tests {
             line("n", &w),
             "n: i32[8] = [1, 2, 3, 4, 5, 6, ...]  sum 36  min 1  max 8"
         );
+    }
+
+    #[test]
+    fn checks_say_what_was_not_compared() {
+        use texpr_interp::accuracy::Checked;
+        let all = Checked {
+            compared: 4,
+            largest_diff: 1.5e-7,
+            ..Checked::default()
+        };
+        assert_eq!(
+            checked(&all),
+            "ok (4 elements compared, largest difference 1.50000e-7)"
+        );
+        let some = Checked {
+            compared: 1,
+            unspecified: 2,
+            unbounded: 1,
+            largest_diff: 0.0,
+        };
+        assert_eq!(
+            checked(&some),
+            "ok (1 element compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned), not compared"
+        );
+        let none = Checked {
+            unspecified: 3,
+            ..Checked::default()
+        };
+        assert!(checked(&none).starts_with("ok, nothing to compare; 3 unspecified"));
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //!
 //! A program of more than [`SAMPLE_ABOVE`] operations is checked on a
 //! sample of each output ([`SAMPLES`] evenly spaced elements, the last
-//! included; `texpr_interp::eval_elements`): interpreting a 1024^3 matmul
+//! included; `texpr_interp::accuracy::reference_elements`): interpreting a 1024^3 matmul
 //! whole takes over a minute, its sample a fraction of a second.
 
 use crate::cmd::run::runtime_diag;
@@ -69,10 +69,9 @@ pub struct Trials<'a> {
     /// The device, replaced by a new one when it is lost.
     pub gpu: Gpu,
     opts: Options,
-    inputs: Vec<Value>,
     host: Vec<HostBuffer>,
-    /// The interpreter's outputs, or their sampled elements.
-    expected: Vec<Value>,
+    /// The interpreter's outputs, or their sampled elements, with their bounds.
+    expected: Vec<texpr_interp::accuracy::Reference>,
     picks: Option<Vec<Vec<u64>>>,
     plan: TimingPlan,
     checked: BTreeMap<String, Check>,
@@ -97,8 +96,8 @@ impl<'a> Trials<'a> {
         let inputs = texpr_interp::random_inputs(program, 1);
         let picks = picks(program);
         let expected = match &picks {
-            Some(p) => texpr_interp::eval_elements(program, &inputs, p),
-            None => texpr_interp::eval(program, &inputs),
+            Some(p) => texpr_interp::accuracy::reference_elements(program, &inputs, p),
+            None => texpr_interp::accuracy::reference(program, &inputs),
         }
         .map_err(|e| format!("evaluation failed: {e}"))?;
         Ok(Trials {
@@ -106,7 +105,6 @@ impl<'a> Trials<'a> {
             gpu,
             opts,
             host: inputs.iter().map(to_host).collect(),
-            inputs,
             expected,
             picks,
             plan: TimingPlan {
@@ -182,12 +180,8 @@ impl<'a> Trials<'a> {
                     if let Some(picks) = &self.picks {
                         got = pick(&got, picks);
                     }
-                    let bad = texpr_interp::accuracy::check_outputs(
-                        self.program,
-                        &self.inputs,
-                        &got,
-                        &self.expected,
-                    );
+                    let bad =
+                        texpr_interp::accuracy::check_outputs(self.program, &got, &self.expected);
                     match bad.first() {
                         Some(m) => Check::Wrong(m.to_string()),
                         None => Check::Passed(compiled.module),

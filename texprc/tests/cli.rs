@@ -2,19 +2,9 @@
 
 mod common;
 
-use common::{example, stderr, stdout};
+use common::{example, stderr, stdout, texprc};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// Runs texprc (the cache at a path no test writes).
-fn texprc(args: &[&str]) -> Output {
-    common::texprc_in(
-        Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("cli-no-cache")
-            .as_path(),
-        args,
-    )
-}
+use std::process::Command;
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {

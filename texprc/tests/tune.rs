@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{example, stderr, stdout, with, write};
+use common::{example, have_gpu, stderr, stdout, with, write};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -20,20 +20,6 @@ fn scratch(name: &str) -> (PathBuf, PathBuf) {
 }
 
 const MATMUL_32: [&str; 6] = ["-D", "M=32", "-D", "N=32", "-D", "K=32"];
-
-/// Whether a GPU adapter exists; without one, says so loudly (and fails
-/// when `TEXPR_REQUIRE_GPU=1`).
-fn have_gpu() -> bool {
-    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
-        return true;
-    }
-    assert!(
-        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
-        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
-    );
-    eprintln!("  (GPU test skipped: no adapter)");
-    false
-}
 
 #[test]
 fn a_pinned_schedule_changes_the_scheduled_program() {

@@ -1,7 +1,8 @@
 //! Expressions of a requested type, built top-down with a depth and work budget.
 
+use super::elem::E;
+use super::rng::Rng;
 use super::term::{self, Var};
-use super::{E, Rng};
 
 /// Product of the extents on one path (interpreter work per element).
 const WORK_CAP: u64 = 20_000;

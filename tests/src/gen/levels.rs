@@ -1,7 +1,7 @@
 //! Outputs written with levels by hand: grid / group / thread computes, group
 //! reductions, `let@shared` and `let@reg` (the scheduler keeps legal levels).
 
-use super::E;
+use super::elem::E;
 use super::expr::{Env, Gen, Ty, VecInfo};
 
 /// Invocations per workgroup that every device allows.

@@ -1,6 +1,6 @@
 //! Index terms the checker can prove in bounds (and guarded ones that need not be).
 
-use super::Rng;
+use super::rng::Rng;
 
 /// An index variable in scope: its name and extent (`0..extent`).
 #[derive(Clone, Debug)]

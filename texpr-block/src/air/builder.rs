@@ -1,8 +1,10 @@
 //! A Rust API to build block programs; every op is type-checked as it is added.
 
+use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
-use super::ops::{BinOp, Fused, Op, Range, SumAxis, UnaryFn};
-use super::program::{Inst, Program, Reg};
+use super::ops::{Fused, Op, Range, SumAxis};
+use super::program::{Inst, Program};
+use super::reg::Reg;
 use super::types::BlockTy;
 use super::typing::{self, TyEnv};
 use texpr_syntax::{Diagnostic, Span};

@@ -1,6 +1,6 @@
 //! Elementwise bodies of fused ops: small expression trees over `$0, $1, ...` and `$acc`.
 
-use super::ops::{BinOp, UnaryFn};
+use super::elementwise::{BinOp, UnaryFn};
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -12,12 +12,14 @@
 //! ```
 
 pub mod builder;
+pub mod elementwise;
 pub mod expr;
 pub mod lexer;
 pub mod ops;
 pub mod parse;
 pub mod print;
 pub mod program;
+pub mod reg;
 pub mod types;
 pub mod typing;
 pub mod verify;
@@ -26,10 +28,12 @@ pub mod verify;
 mod tests;
 
 pub use builder::Builder;
+pub use elementwise::{BinOp, UnaryFn};
 pub use expr::EExpr;
-pub use ops::{Bcast, BinOp, Fused, Op, OpMeta, Operand, Range, SumAxis, UnaryFn};
+pub use ops::{Bcast, Fused, Op, OpMeta, Operand, Range, SumAxis};
 pub use parse::parse;
 pub use print::print;
-pub use program::{Inst, Program, Reg};
+pub use program::{Inst, Program};
+pub use reg::Reg;
 pub use types::{BlockTy, Dims, ElemTy};
 pub use verify::verify;

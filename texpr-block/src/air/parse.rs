@@ -14,10 +14,12 @@
 //! Every error is a coded diagnostic (E0500-E0519) at the offending text.
 
 use super::builder::Builder;
+use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
 use super::lexer::{Tok, Token, lex};
-use super::ops::{Bcast, BinOp, Fused, Op, Operand, Range, SumAxis, UnaryFn};
-use super::program::{Program, Reg};
+use super::ops::{Bcast, Fused, Op, Operand, Range, SumAxis};
+use super::program::Program;
+use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
 use std::collections::BTreeMap;

@@ -1,7 +1,8 @@
 //! The text form of a block program; `parse(print(p))` gives `p` back (up to spans).
 
 use super::ops::{Fused, Op};
-use super::program::{Program, Reg};
+use super::program::Program;
+use super::reg::Reg;
 use std::fmt::Write as _;
 
 /// Prints a program in its text form.

@@ -1,18 +1,9 @@
 //! A block program: a function of three-address instructions over block matrices, one basic block.
 
 use super::ops::Op;
+use super::reg::Reg;
 use super::types::BlockTy;
 use texpr_syntax::Span;
-
-/// A virtual register: the index of the instruction that defines it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Reg(pub u32);
-
-impl Reg {
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
 
 /// `%name = op args : ty`
 #[derive(Clone, Debug, PartialEq)]

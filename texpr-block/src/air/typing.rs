@@ -2,7 +2,7 @@
 
 use super::expr::EExpr;
 use super::ops::{Bcast, Fused, Op, Range, SumAxis};
-use super::program::Reg;
+use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
 use texpr_syntax::{Diagnostic, Span};

@@ -6,7 +6,8 @@
 //! - every instruction's type is what the type rules give (see `typing`);
 //! - the returned register exists.
 
-use super::program::{Program, Reg};
+use super::program::Program;
+use super::reg::Reg;
 use super::types::BlockTy;
 use super::typing::{self, TyEnv};
 use crate::codes;

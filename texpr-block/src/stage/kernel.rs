@@ -4,7 +4,7 @@
 //! `output out: f32[R*C] = compute C |j| compute R |i| ...`, so element
 //! `(i, j)` lands at `i + j * R`.
 
-use super::stage::{BlockBody, BlockContext, Panel};
+use super::body::{BlockBody, BlockContext, Panel};
 use super::texpr;
 use crate::air::{Bcast, Dims, EExpr, Fused, Op, Operand, Program, Reg, SumAxis};
 use std::fmt::Write as _;

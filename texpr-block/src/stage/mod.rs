@@ -1,5 +1,6 @@
 //! Block stages: each op of a block program as global values, per-block contexts and TExpr block bodies.
 
+pub mod body;
 pub mod kernel;
 pub mod print;
 #[allow(clippy::module_inception)] // `stage::stage`: the stage of one op, as the design names it
@@ -9,7 +10,6 @@ pub mod texpr;
 #[cfg(test)]
 mod tests;
 
+pub use body::{BlockBody, BlockContext, Panel};
 pub use print::print_stages;
-pub use stage::{
-    BlockBody, BlockContext, BlockMatrixStage, BlockTask, CtxType, GlobalVal, Panel, lower,
-};
+pub use stage::{BlockMatrixStage, BlockTask, CtxType, GlobalVal, lower};

@@ -1,6 +1,7 @@
 //! The text form of a program's stages: global values, context type, blocks and their distinct kernels.
 
-use super::stage::{BlockBody, BlockMatrixStage, GlobalVal};
+use super::body::BlockBody;
+use super::stage::{BlockMatrixStage, GlobalVal};
 use crate::air::Program;
 use std::fmt::Write as _;
 

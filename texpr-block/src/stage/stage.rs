@@ -5,8 +5,9 @@
 //! matrices, copied into one column-major vector) and whose one output is the
 //! block's tile, column-major. `to_ir` lowers a stage to its per-block tasks.
 
+use super::body::{BlockBody, BlockContext};
 use super::kernel;
-use crate::air::{BlockTy, Dims, Program, Reg};
+use crate::air::{BlockTy, Program, Reg};
 use std::fmt;
 
 /// A value shared by every block of a stage.
@@ -24,37 +25,6 @@ impl fmt::Display for CtxType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{{ i: u64, j: u64, rows: u64, cols: u64 }}")
     }
-}
-
-/// A block's context: its tile index and size, nothing else.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockContext {
-    pub i: u64,
-    pub j: u64,
-    pub dims: Dims,
-}
-
-/// A rectangle of tiles of a global matrix, read as one column-major vector.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Panel {
-    /// The kernel input's name.
-    pub name: String,
-    pub src: Reg,
-    /// Tile rows `rows.0..rows.1` and tile columns `cols.0..cols.1` of `src`.
-    pub rows: (u64, u64),
-    pub cols: (u64, u64),
-    /// The panel's size in elements.
-    pub dims: Dims,
-}
-
-/// What one block computes: a TExpr kernel over panels.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BlockBody {
-    /// TExpr source: inputs named as the panels, in order, and `output out`.
-    pub kernel: String,
-    pub inputs: Vec<Panel>,
-    /// Output length (`dims.rows * dims.cols`).
-    pub out_len: u64,
 }
 
 /// One op of a block program, staged.

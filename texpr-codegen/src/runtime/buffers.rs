@@ -156,6 +156,10 @@ impl Gpu {
                         self.queue
                             .write_buffer(&buffer, 0, inputs[i as usize].bytes());
                     }
+                    if !b.init.is_empty() {
+                        self.queue
+                            .write_buffer(&buffer, 0, bytemuck::cast_slice(&b.init));
+                    }
                     buffer
                 })?;
                 if let Some(p) = pooled {

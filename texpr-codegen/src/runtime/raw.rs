@@ -117,6 +117,7 @@ impl Gpu {
                 role,
                 elem,
                 len,
+                init: Vec::new(),
             });
         }
 

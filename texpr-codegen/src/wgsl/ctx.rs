@@ -7,7 +7,7 @@ use crate::plan::{BufferId, BufferPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use texpr_syntax::ast::ElemTy;
-use texpr_syntax::ir::{Program, VarId, VecRef};
+use texpr_syntax::ir::{Program, Scalar, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 
 /// Where a `let`-bound vector lives.
@@ -85,6 +85,9 @@ pub struct Ctx<'p> {
     /// Buffers this kernel declares as `array<vec4<T>>` (see `vec4.rs`).
     pub vec4: BTreeSet<BufferId>,
     pub shared: Vec<SharedDecl>,
+    /// Module-scope arrays holding vector literals, `(name, initializer)`,
+    /// one per distinct literal (see [`Ctx::literal_array`]).
+    pub literals: Vec<(String, String)>,
     /// Invocations per workgroup (set by the kernel body).
     pub group_size: u64,
     /// The kernel uses subgroup operations: the entry point takes the
@@ -127,6 +130,7 @@ impl<'p> Ctx<'p> {
             used: BTreeSet::new(),
             vec4: BTreeSet::new(),
             shared: Vec::new(),
+            literals: Vec::new(),
             group_size: 1,
             subgroups: false,
             budget,
@@ -197,6 +201,26 @@ impl<'p> Ctx<'p> {
             len,
             span,
         });
+        name
+    }
+
+    /// The name of an array holding the literal `vals`, never copied per
+    /// read or per element (it is never written): a long literal's constant
+    /// buffer (see [`crate::buffers`]), else a module-scope `var<private>`
+    /// array declared once per kernel however often it is read.
+    pub fn literal_array(&mut self, elem: ElemTy, vals: &[Scalar], span: Span) -> String {
+        if let Some(id) = self.bufs.constant(elem, vals) {
+            return self.buffer(id);
+        }
+        let t = super::lit::ty(elem);
+        let items: Vec<String> = vals.iter().map(|v| super::lit::scalar(*v)).collect();
+        let init = format!("array<{t}, {}>({})", vals.len(), items.join(", "));
+        if let Some((name, _)) = self.literals.iter().find(|(_, i)| *i == init) {
+            return name.clone();
+        }
+        let name = format!("c{}_lit_{}", self.kernel, self.literals.len());
+        self.note_private("literal vector".into(), vals.len() as u64, span);
+        self.literals.push((name.clone(), init));
         name
     }
 

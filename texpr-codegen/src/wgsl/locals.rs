@@ -14,6 +14,9 @@
 //!   where the vector was computed (inserted at a writer mark), for every
 //!   such read. (A copy per read made 64 copies of a 64-element array in one
 //!   kernel, and an H100 lost the device on it.)
+//! - A vector literal is read where it lives, never copied per read or per
+//!   element: a module-scope array, or a constant buffer when it is long
+//!   ([`Ctx::literal_array`]).
 //! - Every array and register vector is recorded ([`Ctx::note_private`]) for
 //!   the per-invocation memory budget (E0318, `checks.rs`); an array that
 //!   would go over it is kept in a global scratch buffer instead
@@ -36,6 +39,13 @@ impl Ctx<'_> {
             let v = self.elem(value, &Ix::Const(0))?;
             return Ok(Loc::Scalar(v));
         }
+        if let ExprKind::VecLit(vals) = &value.kind {
+            return Ok(Loc::Array(self.literal_array(
+                value.ty.elem,
+                vals,
+                value.span,
+            )));
+        }
         if len <= self.budget.register_vector
             && (self.may_unroll(len, self.cost().vector(value).div_ceil(len)) || shares(value))
         {
@@ -51,14 +61,6 @@ impl Ctx<'_> {
         self.note_private(format!("array `{name}`"), len, value.span);
         let arr = self.w.fresh(&name);
         let t = lit::ty(value.ty.elem);
-        if let ExprKind::VecLit(vals) = &value.kind {
-            let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
-            self.w.line(format!(
-                "var {arr}: array<{t}, {len}> = array<{t}, {len}>({});",
-                items.join(", ")
-            ));
-            return Ok(Loc::Array(arr));
-        }
         self.w.line(format!("var {arr}: array<{t}, {len}>;"));
         let e = self.open_loop("e", &Ix::Const(0), len as i64, 1, true);
         let v = self.elem(value, &Ix::Name(e.clone()))?;
@@ -199,17 +201,8 @@ impl Ctx<'_> {
                 .map(|v| lit::scalar(*v))
                 .ok_or_else(|| unbound(e));
         }
-        let t = lit::ty(e.ty.elem);
-        let items: Vec<String> = vals.iter().map(|v| lit::scalar(*v)).collect();
-        self.note_private("literal vector".into(), vals.len() as u64, e.span);
-        let arr = self.w.fresh("lit");
-        self.w.line(format!(
-            "var {arr}: array<{t}, {}> = array<{t}, {}>({});",
-            vals.len(),
-            vals.len(),
-            items.join(", ")
-        ));
-        Ok(self.w.let_(t, format!("{arr}[{idx}]")))
+        let arr = self.literal_array(e.ty.elem, vals, e.span);
+        Ok(self.w.let_(lit::ty(e.ty.elem), format!("{arr}[{idx}]")))
     }
 }
 

@@ -188,6 +188,10 @@ fn declarations(cx: &Ctx<'_>, bindings: &[Binding]) -> String {
             s.len
         );
     }
+    for (name, init) in &cx.literals {
+        let ty = &init[..init.find('(').unwrap_or(init.len())];
+        text += &format!("var<private> {name}: {ty} = {init};\n");
+    }
     text
 }
 

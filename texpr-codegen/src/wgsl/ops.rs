@@ -1,8 +1,11 @@
 //! WGSL spellings of TExpr's elementwise operations and casts.
 //!
-//! Float-to-integer casts clamp first (WGSL's conversion saturates; naga's
-//! backends need not), so they never hit undefined behaviour on a driver, and
-//! give 0 for NaN as the interpreter does (where the driver keeps NaNs).
+//! Float-to-integer casts give what the language promises on every device:
+//! NaN gives 0 and an infinity saturates like any value out of range. Drivers
+//! may assume no NaN or infinity exists (llvmpipe folds `x != x` to false),
+//! so the cast tests the bits, which every driver keeps: a NaN becomes 0.0
+//! and an infinity the largest finite value of its sign, then the value is
+//! clamped (WGSL's conversion saturates; naga's backends need not).
 
 use texpr_syntax::ast::ElemTy;
 use texpr_syntax::ir::{Func, UnaryOp};
@@ -23,14 +26,25 @@ pub fn call(f: Func, args: &[String]) -> String {
     }
 }
 
+/// `x` with a NaN replaced by 0.0 and an infinity by the largest finite
+/// `f32` of its sign, by tests of its bits.
+fn finite(x: &str) -> String {
+    let bits = format!("bitcast<u32>({x})");
+    let magnitude = format!("({bits} & 0x7fffffffu)");
+    let largest = format!("bitcast<f32>(({bits} & 0x80000000u) | 0x7f7fffffu)");
+    format!(
+        "select(select({x}, {largest}, {magnitude} == 0x7f800000u), 0.0f, {magnitude} > 0x7f800000u)"
+    )
+}
+
 pub fn cast(from: ElemTy, to: ElemTy, x: &str) -> String {
     match (from, to) {
         (a, b) if a == b => x.to_string(),
         (ElemTy::F32, ElemTy::I32) => {
-            format!("select(i32(clamp({x}, -2147483648.0f, 2147483520.0f)), 0i, {x} != {x})")
+            format!("i32(clamp({}, -2147483648.0f, 2147483520.0f))", finite(x))
         }
         (ElemTy::F32, ElemTy::U32) => {
-            format!("select(u32(clamp({x}, 0.0f, 4294967040.0f)), 0u, {x} != {x})")
+            format!("u32(clamp({}, 0.0f, 4294967040.0f))", finite(x))
         }
         (ElemTy::I32, ElemTy::U32) | (ElemTy::U32, ElemTy::I32) => {
             format!("bitcast<{}>({x})", to.name())

@@ -39,6 +39,7 @@ impl Ctx<'_> {
                     role: BufferRole::Scratch,
                     elem: value.ty.elem,
                     len: value.ty.len * self.invocations,
+                    init: Vec::new(),
                 };
                 let id = BufferId(self.first_spill + self.spills.len() as u32);
                 self.spills.push((plan, value.span));

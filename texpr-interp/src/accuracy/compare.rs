@@ -1,31 +1,35 @@
-//! Comparing GPU results with the interpreter's: integers exactly (when exact),
-//! floats within a tolerance derived from the program ([`super::bound`]).
+//! Comparing another device's results with the interpreter's, element by
+//! element: each within the tolerance its own error bound allows (integers
+//! derived exactly compare exactly), unspecified elements and elements
+//! without a bound counted and not compared, never passed.
 
+use super::Reference;
+use super::running::Bound;
 use crate::{Data, Value};
 
-use super::est::Est;
-
-/// How far a GPU element may be from the interpreter's.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Tolerance {
-    pub abs: f64,
+/// How far an element may be from the interpreter's: twice its bound (both
+/// sides round), with a floor for flushed subnormals; an integer by the
+/// whole steps its bound allows (0 when derived exactly). `None` when the
+/// bound is not finite.
+pub fn tolerance(b: Bound, float: bool) -> Option<f64> {
+    match b.err {
+        e if !e.is_finite() => None,
+        e if float => Some(2.0 * e + 1e-30),
+        e => Some((2.0 * e).floor()),
+    }
 }
 
-impl Tolerance {
-    /// From an output's error estimate: twice the bound (both sides round), a
-    /// floor for flushed subnormals; integers exactly unless derived from floats
-    /// (a truncation within `err` of its argument is off by at most `2 * err`).
-    pub fn of(est: Est, float: bool) -> Tolerance {
-        let e = est.err;
-        let abs = if !e.is_finite() {
-            f64::INFINITY
-        } else if float {
-            2.0 * e + 1e-30
-        } else {
-            (2.0 * e).floor()
-        };
-        Tolerance { abs }
-    }
+/// What comparing one output found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Checked {
+    /// Elements compared (all within their tolerance).
+    pub compared: usize,
+    /// Elements the language leaves unspecified (a non-finite value arose).
+    pub unspecified: usize,
+    /// Elements without a finite error bound (ill-conditioned).
+    pub unbounded: usize,
+    /// The largest difference among the compared elements.
+    pub largest_diff: f64,
 }
 
 /// The worst element of an output that differs beyond its tolerance.
@@ -36,8 +40,9 @@ pub struct Mismatch {
     pub got: String,
     pub want: String,
     pub diff: f64,
+    /// The worst element's tolerance.
     pub tolerance: f64,
-    /// Elements beyond the tolerance.
+    /// Elements beyond their tolerance.
     pub count: usize,
     pub len: usize,
 }
@@ -46,10 +51,10 @@ impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "output `{}`: {} of {} elements differ; worst at [{}]: gpu {} vs interpreter {} (|diff| {:e}, tolerance {:e})",
+            "output `{}`: {} of {} differ; worst at [{}]: gpu {} vs interpreter {} (|diff| {:e}, tolerance {:e})",
             self.output,
             self.count,
-            self.len,
+            texpr_syntax::diag::count(self.len as u64, "element"),
             self.index,
             self.got,
             self.want,
@@ -59,72 +64,96 @@ impl std::fmt::Display for Mismatch {
     }
 }
 
-/// Pairs of (gpu, interpreter) elements as numbers, with their printed forms.
-fn elements(got: &Value, want: &Value) -> Option<Vec<(f64, f64, String, String)>> {
-    fn zip<T: Copy + std::fmt::Debug>(
-        a: &[T],
-        b: &[T],
-        num: impl Fn(T) -> f64,
-    ) -> Vec<(f64, f64, String, String)> {
-        a.iter()
-            .zip(b)
-            .map(|(&x, &y)| (num(x), num(y), format!("{x:?}"), format!("{y:?}")))
-            .collect()
+/// One element as a number, and as printed.
+fn element(d: &Data, i: usize) -> (f64, String) {
+    match d {
+        Data::F32(v) => (v[i] as f64, format!("{:?}", v[i])),
+        Data::I32(v) => (v[i] as f64, format!("{:?}", v[i])),
+        Data::U32(v) => (v[i] as f64, format!("{:?}", v[i])),
+        Data::Bool(v) => (v[i] as u8 as f64, format!("{:?}", v[i])),
     }
-    Some(match (&got.data, &want.data) {
-        (Data::F32(a), Data::F32(b)) => zip(a, b, |x| x as f64),
-        (Data::I32(a), Data::I32(b)) => zip(a, b, |x| x as f64),
-        (Data::U32(a), Data::U32(b)) => zip(a, b, |x| x as f64),
-        _ => return None,
-    })
 }
 
-/// Both NaN, the same infinity, or within `tol`.
-fn close(g: f64, w: f64, tol: f64) -> bool {
-    (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol
+/// How another device's element stands against the interpreter's.
+enum Verdict {
+    /// Within tolerance, this far from it.
+    Within(f64),
+    /// No finite bound: not compared.
+    Unbounded,
+    /// Beyond: the difference and the tolerance.
+    Beyond(f64, f64),
 }
 
-/// Compares output `name`; the error names the worst element.
-pub fn compare(name: &str, got: &Value, want: &Value, tol: Tolerance) -> Result<(), Mismatch> {
-    let len = want.len();
-    let mismatch = |index, g: String, w: String, diff, count| Mismatch {
+/// Element `g` against `w`, the interpreter's with bound `b`.
+fn judge(g: f64, w: f64, b: Bound, float: bool) -> Verdict {
+    if !w.is_finite() {
+        // A specified non-finite value (an input's, moved): the same one.
+        let same = (g.is_nan() && w.is_nan()) || g == w;
+        return if same {
+            Verdict::Within(0.0)
+        } else {
+            Verdict::Beyond(f64::INFINITY, 0.0)
+        };
+    }
+    let Some(tol) = tolerance(b, float) else {
+        return Verdict::Unbounded;
+    };
+    let diff = if g == w { 0.0 } else { (g - w).abs() };
+    match diff <= tol {
+        true => Verdict::Within(diff),
+        false if diff.is_nan() => Verdict::Beyond(f64::INFINITY, tol),
+        false => Verdict::Beyond(diff, tol),
+    }
+}
+
+/// Compares output `name`: every specified element of `got` with `want`'s.
+pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mismatch> {
+    let w = &want.value;
+    let len = w.len();
+    let mismatch = |index, got: String, want: String, diff, tolerance, count| Mismatch {
         output: name.to_string(),
         index,
-        got: g,
-        want: w,
+        got,
+        want,
         diff,
-        tolerance: tol.abs,
+        tolerance,
         count,
         len,
     };
-    let pairs = match elements(got, want) {
-        Some(p) if got.len() == want.len() => p,
-        _ => {
-            let (g, w) = (
-                format!("{:?}[{}]", got.elem(), got.len()),
-                format!("{:?}[{}]", want.elem(), want.len()),
-            );
-            return Err(mismatch(0, g, w, f64::INFINITY, want.len()));
+    if got.elem() != w.elem() || got.len() != len {
+        let g = format!("{}[{}]", got.elem().name(), got.len());
+        let e = format!("{}[{}]", w.elem().name(), len);
+        return Err(mismatch(0, g, e, f64::INFINITY, 0.0, len));
+    }
+    let float = w.elem() == texpr_syntax::ast::ElemTy::F32;
+    let mut seen = Checked::default();
+    let mut worst: Option<(usize, f64, f64)> = None;
+    let mut bad = 0;
+    for (i, &b) in want.bounds.iter().enumerate().take(len) {
+        if !b.specified {
+            seen.unspecified += 1;
+            continue;
         }
-    };
-    let bad: Vec<(usize, f64)> = pairs
-        .iter()
-        .enumerate()
-        .filter(|(_, (g, w, _, _))| !close(*g, *w, tol.abs))
-        .map(|(i, (g, w, _, _))| {
-            (
-                i,
-                if (g - w).is_nan() {
-                    f64::INFINITY
-                } else {
-                    (g - w).abs()
-                },
-            )
-        })
-        .collect();
-    let Some(&(worst, diff)) = bad.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
-        return Ok(());
-    };
-    let (_, _, g, w) = &pairs[worst];
-    Err(mismatch(worst, g.clone(), w.clone(), diff, bad.len()))
+        let ((g, _), (v, _)) = (element(&got.data, i), element(&w.data, i));
+        match judge(g, v, b, float) {
+            Verdict::Within(diff) => {
+                seen.compared += 1;
+                seen.largest_diff = seen.largest_diff.max(diff);
+            }
+            Verdict::Unbounded => seen.unbounded += 1,
+            Verdict::Beyond(diff, tol) => {
+                bad += 1;
+                if worst.is_none_or(|(_, d, _)| diff > d) {
+                    worst = Some((i, diff, tol));
+                }
+            }
+        }
+    }
+    match worst {
+        None => Ok(seen),
+        Some((i, diff, tol)) => {
+            let (g, w) = (element(&got.data, i).1, element(&w.data, i).1);
+            Err(mismatch(i, g, w, diff, tol, bad))
+        }
+    }
 }

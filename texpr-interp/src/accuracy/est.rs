@@ -1,5 +1,7 @@
-//! The estimate the error analysis gives every value: a range and an
-//! absolute error bound ([`Est`]), with the f32 unit roundoff ([`EPS`]).
+//! A value range and an absolute error bound ([`Est`]): what the error
+//! formulas of single operations (`bound_ops`) take and give. The running
+//! analysis (`running`) applies them to each element's actual value (a
+//! point range) and its error so far.
 
 use texpr_syntax::ast::ElemTy;
 
@@ -8,10 +10,10 @@ pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;
 
 /// A value range and an absolute error bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Est {
-    pub lo: f64,
-    pub hi: f64,
-    pub err: f64,
+pub(crate) struct Est {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) err: f64,
 }
 
 impl Est {
@@ -22,7 +24,7 @@ impl Est {
         Est::exact(x, x)
     }
     /// The largest magnitude.
-    pub fn mag(self) -> f64 {
+    pub(crate) fn mag(self) -> f64 {
         self.lo.abs().max(self.hi.abs())
     }
     pub(super) fn union(self, o: Est) -> Est {
@@ -42,7 +44,7 @@ impl Est {
             _ => self,
         }
     }
-    /// Unknown: anything may happen (the comparison then accepts any finite value).
+    /// Unknown: anything may happen (no bound: such an element is not compared, and counted).
     pub(super) fn unknown() -> Est {
         Est {
             lo: f64::NEG_INFINITY,
@@ -50,16 +52,7 @@ impl Est {
             err: f64::INFINITY,
         }
     }
-    pub(super) fn sane(self) -> Est {
-        if self.lo.is_nan() || self.hi.is_nan() || self.err.is_nan() {
-            Est::unknown()
-        } else {
-            self
-        }
-    }
-}
 
-impl Est {
     /// Integer results that leave the type's range wrap: any value of the type.
     pub(super) fn wrap(self, elem: ElemTy) -> Est {
         let (min, max) = match elem {

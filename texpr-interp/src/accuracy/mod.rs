@@ -1,52 +1,100 @@
-//! How close a GPU result must be to the interpreter's: a forward error
-//! analysis of the program ([`output_bounds`]), a tolerance per output
-//! ([`Tolerance`]), and a comparison that names the worst element
-//! ([`compare`]). Used by `texprc run --check` and by every GPU test.
+//! How close another device's results must be to the interpreter's.
+//!
+//! [`reference`] evaluates a program with a running error analysis
+//! (`running`): every output element gets the interpreter's value, a bound
+//! on how far any evaluation WGSL allows may be from the exact result
+//! (reassociated sums, contracted multiply-adds, WGSL's accuracy for each
+//! builtin) and whether the language specifies it at all (docs/language.md,
+//! "Non-finite values"). [`compare`] then holds each element to its own
+//! tolerance: unspecified elements and elements without a finite bound are
+//! counted and reported, never compared and never passed. Used by
+//! `texprc run --check`, `texprc tune` and every GPU test.
 
-mod bound;
 mod bound_ops;
 mod compare;
 mod est;
+mod running;
 
-pub use bound::outputs as output_bounds;
-pub use compare::{Mismatch, Tolerance, compare};
-pub use est::Est;
+pub use compare::{Checked, Mismatch, compare, tolerance};
+pub use running::Bound;
 
-use crate::Value;
-use texpr_syntax::ast::ElemTy;
+use crate::eval::{run, run_elements};
+use crate::{EvalError, Value};
 use texpr_syntax::ir::Program;
 
-/// Compares every output of `p` computed elsewhere (`got`) with the
-/// interpreter's (`want`) on `inputs`, each within the tolerance its error
-/// bound allows. Returns the outputs that differ (empty when all match).
-pub fn check_outputs(
+/// An output as the interpreter computes it, with every element's [`Bound`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub value: Value,
+    pub bounds: Vec<Bound>,
+}
+
+impl Reference {
+    /// Elements the language leaves unspecified.
+    pub fn unspecified(&self) -> usize {
+        self.bounds.iter().filter(|b| !b.specified).count()
+    }
+}
+
+/// Every output of `p` on `inputs` with its bounds (what [`crate::eval`]
+/// computes, plus the analysis).
+pub fn reference(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalError> {
+    Ok(run::<Bound>(p, inputs)?
+        .into_iter()
+        .map(|v| Reference {
+            value: Value::new(v.data),
+            bounds: v.shadow,
+        })
+        .collect())
+}
+
+/// [`reference`] at the positions `picks[k]` of output `k` only (see
+/// [`crate::eval_elements`]).
+pub fn reference_elements(
     p: &Program,
     inputs: &[Value],
+    picks: &[Vec<u64>],
+) -> Result<Vec<Reference>, EvalError> {
+    Ok(run_elements::<Bound>(p, inputs, picks)?
+        .into_iter()
+        .map(|v| Reference {
+            value: Value::new(v.data),
+            bounds: v.shadow,
+        })
+        .collect())
+}
+
+/// Every output of `p` computed elsewhere (`got`) against the interpreter's
+/// (`want`, from [`reference`]): what each comparison found, or its worst
+/// element. A missing output is a mismatch.
+pub fn check_report(
+    p: &Program,
     got: &[Value],
-    want: &[Value],
-) -> Vec<Mismatch> {
-    let ests = output_bounds(p, inputs);
-    let mut bad = Vec::new();
-    for (k, out) in p.outputs.iter().enumerate() {
-        let tol = Tolerance::of(ests[k], out.value.ty.elem == ElemTy::F32);
-        let missing = || Mismatch {
-            output: out.name.clone(),
-            index: 0,
-            got: "nothing".into(),
-            want: format!("{}[{}]", out.value.ty.elem.name(), out.value.ty.len),
-            diff: f64::INFINITY,
-            tolerance: tol.abs,
-            count: out.value.ty.len as usize,
-            len: out.value.ty.len as usize,
-        };
-        match (got.get(k), want.get(k)) {
-            (Some(g), Some(w)) => {
-                if let Err(m) = compare(&out.name, g, w, tol) {
-                    bad.push(m);
-                }
-            }
-            _ => bad.push(missing()),
-        }
-    }
-    bad
+    want: &[Reference],
+) -> Vec<Result<Checked, Mismatch>> {
+    p.outputs
+        .iter()
+        .enumerate()
+        .map(|(k, out)| match (got.get(k), want.get(k)) {
+            (Some(g), Some(w)) => compare(&out.name, g, w),
+            _ => Err(Mismatch {
+                output: out.name.clone(),
+                index: 0,
+                got: "nothing".into(),
+                want: format!("{}[{}]", out.value.ty.elem.name(), out.value.ty.len),
+                diff: f64::INFINITY,
+                tolerance: 0.0,
+                count: out.value.ty.len as usize,
+                len: out.value.ty.len as usize,
+            }),
+        })
+        .collect()
+}
+
+/// The outputs of [`check_report`] that differ (empty when all match).
+pub fn check_outputs(p: &Program, got: &[Value], want: &[Reference]) -> Vec<Mismatch> {
+    check_report(p, got, want)
+        .into_iter()
+        .filter_map(Result::err)
+        .collect()
 }

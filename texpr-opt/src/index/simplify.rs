@@ -137,6 +137,7 @@ mod tests {
             globals: vec![],
             outputs: vec![],
             vars: vec![],
+            names: Default::default(),
         };
         let vs = extents
             .iter()

@@ -24,67 +24,116 @@
 //! chain `t1 -> t2 -> y` of elementwise kernels becomes one kernel.
 
 use super::recompute::{MAX_DEPTH, element_reads, replace_reads, worth_inlining};
+use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Item, Program, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Item, Program, Scalar, VecRef, build};
 
-/// The `fuse_globals` pass.
+/// The `fuse_globals` pass. Linear in the program's size apart from the
+/// fused expressions themselves: who reads each global is found once and
+/// kept up to date, and the fused globals are removed together at the end.
 pub fn fuse_globals(p: &mut Program) -> Result<(), Vec<Diagnostic>> {
-    let mut g = 0;
-    while g < p.globals.len() {
-        if !try_fuse(p, g) {
-            g += 1;
-        }
+    let items = p.items();
+    let mut readers = readers_of_globals(p, &items);
+    let mut fused = vec![false; p.globals.len()];
+    // A global reads only earlier ones, all decided before it: fusing it
+    // changes no reader list still to be used.
+    for g in 0..p.globals.len() {
+        fused[g] = try_fuse(p, g, &std::mem::take(&mut readers[g]));
     }
+    remove_globals(p, &fused);
     Ok(())
 }
 
-/// Fuses global `g` into its readers and removes it, if the rules allow.
-fn try_fuse(p: &mut Program, g: usize) -> bool {
-    let value = p.globals[g].value.clone();
+/// For each global, the items that read it, in order.
+fn readers_of_globals(p: &Program, items: &[Item]) -> Vec<Vec<Item>> {
+    let mut readers = vec![Vec::new(); p.globals.len()];
+    for &item in items {
+        for g in globals_read(item.root(p)) {
+            readers[g].push(item);
+        }
+    }
+    readers
+}
+
+/// The globals `e` reads.
+fn globals_read(e: &Expr) -> BTreeSet<usize> {
+    let mut read = BTreeSet::new();
+    e.walk(|x| match &x.kind {
+        ExprKind::Index {
+            vec: VecRef::Global(g),
+            ..
+        }
+        | ExprKind::Whole(VecRef::Global(g)) => {
+            read.insert(*g as usize);
+        }
+        _ => {}
+    });
+    read
+}
+
+/// Fuses global `g` into its `readers` (leaving it unread), if the rules allow.
+fn try_fuse(p: &mut Program, g: usize, readers: &[Item]) -> bool {
+    let value = &p.globals[g].value;
     if value.has_reduce() || value.has_levels() {
         return false;
     }
     let v = VecRef::Global(g as u32);
-    let readers: Vec<Item> = p.items().into_iter().skip(g + 1).collect();
     let mut reads = 0u64;
-    let mut reading = Vec::new();
-    for &item in &readers {
+    for &item in readers {
         let root = item.root(p);
         match element_reads(p, root, v, value.ty.len) {
-            Some(0) => {}
-            Some(r) if !root.has_levels() => {
-                reads = reads.saturating_add(r);
-                reading.push(item);
-            }
+            Some(r) if !root.has_levels() => reads = reads.saturating_add(r),
             _ => return false,
         }
     }
-    if !worth_inlining(reads, &value, 4) {
+    if !worth_inlining(reads, value, 4) {
         return false;
     }
-    let mut q = p.clone();
-    for &item in &reading {
-        let old = item.root(&q).clone();
-        match replace_reads(&mut q, &old, v, &value) {
-            Ok(new) if new.depth() <= MAX_DEPTH => *item.root_mut(&mut q) = new,
-            _ => return false,
+    let value = value.clone();
+    let vars = p.vars.len();
+    let mut fused = Vec::with_capacity(readers.len());
+    for &item in readers {
+        // The root stands aside while it is rewritten (no clone of it).
+        let old = std::mem::replace(item.root_mut(p), build::konst(Scalar::I32(0)));
+        let new = replace_reads(p, &old, v, &value);
+        *item.root_mut(p) = old;
+        match new {
+            Ok(new) if new.depth() <= MAX_DEPTH => fused.push(new),
+            _ => {
+                // Leave the program as it was (no fresh variables either).
+                p.vars.truncate(vars);
+                return false;
+            }
         }
     }
-    q.globals.remove(g);
-    remove_global_refs(&mut q, g);
-    *p = q;
+    for (&item, new) in readers.iter().zip(fused) {
+        *item.root_mut(p) = new;
+    }
     true
 }
 
-/// After global `at` is removed: every reference to a later global moves
-/// down by one (no reference to `at` itself may remain).
-pub(crate) fn remove_global_refs(p: &mut Program, at: usize) {
-    let at = at as u32;
+/// Removes the globals marked `removed` (which nothing reads any more) and
+/// renumbers every reference to the others.
+fn remove_globals(p: &mut Program, removed: &[bool]) {
+    if !removed.contains(&true) {
+        return;
+    }
+    let mut new_index = Vec::with_capacity(removed.len());
+    let mut next = 0u32;
+    for &r in removed {
+        new_index.push(next);
+        next += u32::from(!r);
+    }
+    let mut k = 0;
+    p.globals.retain(|_| {
+        k += 1;
+        !removed[k - 1]
+    });
     p.map_vec_refs(|v| match v {
-        VecRef::Global(x) if x > at => VecRef::Global(x - 1),
-        v => {
-            debug_assert_ne!(v, VecRef::Global(at), "a read of a removed global");
-            v
+        VecRef::Global(x) => {
+            debug_assert!(!removed[x as usize], "a read of a removed global");
+            VecRef::Global(new_index[x as usize])
         }
+        v => v,
     });
 }

@@ -24,7 +24,9 @@ use super::gridstride::gridstride;
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
+use super::trial::Trial;
 use super::wide_rows::wide_rows;
+use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::MemLevel;
 use texpr_syntax::ir::{Expr, Global, Item, Program, VecRef};
@@ -43,10 +45,11 @@ pub fn accept_all(_: &Program, _: &[String]) -> Result<(), Vec<Diagnostic>> {
 /// E0210 for every name in `s` that is not an item of `p`.
 pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
     let names: Vec<&str> = p.items().into_iter().map(|i| i.name(p)).collect();
+    let known: BTreeSet<&str> = names.iter().copied().collect();
     let errs: Vec<Diagnostic> = s
         .items
         .iter()
-        .filter(|(n, _)| !names.contains(&n.as_str()))
+        .filter(|(n, _)| !known.contains(n.as_str()))
         .map(|(n, _)| {
             Diagnostic::error("E0210", format!("the schedule names `{n}`, not an item"))
                 .with_note(format!("the items are: {}", names.join(", ")))
@@ -59,11 +62,14 @@ pub fn check_names(p: &Program, s: &Schedule) -> Result<(), Vec<Diagnostic>> {
 /// errors of all items together.
 pub fn apply_all(p: &mut Program, s: &Schedule, target: &Target) -> Result<(), Vec<Diagnostic>> {
     check_names(p, s)?;
+    let by_item = s.by_item();
     let mut errs = Vec::new();
     // Strategies may insert globals before an item: walk from the back so
     // the positions still to visit stay valid.
     for item in p.items().into_iter().rev() {
-        let strategy = s.get(item.name(p));
+        let strategy = by_item
+            .get(item.name(p))
+            .map_or(Strategy::Default, |s| (*s).clone());
         if let Err(mut e) = apply_strategy(p, item, &strategy, target) {
             errs.append(&mut e);
         }
@@ -71,8 +77,9 @@ pub fn apply_all(p: &mut Program, s: &Schedule, target: &Target) -> Result<(), V
     if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
 
-/// Whether `s` schedules `item` of `p`: on a copy, the strategy applies and
-/// code generation accepts the kernels it makes.
+/// Whether `s` schedules `item` of `p`: the strategy applies and code
+/// generation accepts the kernels it makes (tried on a [`Trial`], never on
+/// `p`; a [`Trial`] kept across tries makes each cost its item only).
 pub fn fits(
     p: &Program,
     item: Item,
@@ -80,9 +87,7 @@ pub fn fits(
     target: &Target,
     verdict: Verdict<'_>,
 ) -> Result<(), Vec<Diagnostic>> {
-    let mut q = p.clone();
-    let written = apply_strategy(&mut q, item, s, target)?;
-    verdict(&q, &written)
+    Trial::new(p).fits(item, s, target, verdict)
 }
 
 /// Schedules `item` of `p` with `s` in place; returns the names of the

@@ -13,10 +13,12 @@
 //!   candidates, then `default`, with one warning (E0220) naming the item,
 //!   the strategy and why it no longer fits.
 
-use super::apply::{Verdict, check_names, fits};
+use super::apply::{Verdict, check_names};
 use super::data::{Schedule, ScheduleChoice, Strategy};
 use super::heuristic::item_candidates;
+use super::trial::Trial;
 use crate::optimized::Optimized;
+use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::{Item, Program};
 use texpr_target::Target;
@@ -38,22 +40,27 @@ pub fn choose(
     let mut warnings = Vec::new();
     let schedule = match choice {
         ScheduleChoice::Default => every_item(&o.baseline, false, |_| Strategy::Default),
-        ScheduleChoice::Heuristic => every_item(&o.optimized, true, |it| {
-            heuristic_item(&o.optimized, it, target, verdict, None)
-        }),
+        ScheduleChoice::Heuristic => {
+            let mut trial = Trial::new(&o.optimized);
+            every_item(&o.optimized, true, |it| {
+                heuristic_item(&mut trial, it, target, verdict, None)
+            })
+        }
         ScheduleChoice::Given(s) => {
             let p = o.program(s.optimize);
             check_names(p, s)?;
-            every_item(p, s.optimize, |it| s.get(it.name(p)))
+            let by_item = s.by_item();
+            every_item(p, s.optimize, |it| named(&by_item, it.name(p)))
         }
         ScheduleChoice::Tuned(s) => {
             let p = o.program(s.optimize);
+            let (by_item, mut trial) = (s.by_item(), Trial::new(p));
             every_item(p, s.optimize, |it| {
-                let tuned = s.get(it.name(p));
-                match fits(p, it, &tuned, target, verdict) {
+                let tuned = named(&by_item, it.name(p));
+                match trial.fits(it, &tuned, target, verdict) {
                     Ok(()) => tuned,
                     Err(why) => {
-                        let used = heuristic_item(p, it, target, verdict, Some(&tuned));
+                        let used = heuristic_item(&mut trial, it, target, verdict, Some(&tuned));
                         warnings.push(fallback(p, it, &tuned, &used, &why));
                         used
                     }
@@ -76,22 +83,29 @@ fn every_item(p: &Program, optimize: bool, mut strategy: impl FnMut(Item) -> Str
     }
 }
 
+/// The strategy `by_item` names for `item`, else `default`.
+fn named(by_item: &BTreeMap<&str, &Strategy>, item: &str) -> Strategy {
+    by_item
+        .get(item)
+        .map_or(Strategy::Default, |s| (*s).clone())
+}
+
 /// The first of `item`'s candidates (other than `skip`) that fits, else `default`.
 fn heuristic_item(
-    p: &Program,
+    trial: &mut Trial<'_>,
     item: Item,
     target: &Target,
     verdict: Verdict<'_>,
     skip: Option<&Strategy>,
 ) -> Strategy {
-    let root = item.root(p);
+    let root = item.root(trial.program());
     if root.has_structure() {
         return Strategy::Default;
     }
     item_candidates(root, target)
         .into_iter()
         .filter(|c| Some(c) != skip)
-        .find(|c| fits(p, item, c, target, verdict).is_ok())
+        .find(|c| trial.fits(item, c, target, verdict).is_ok())
         .unwrap_or(Strategy::Default)
 }
 
@@ -124,13 +138,14 @@ pub fn candidates(
     verdict: Verdict<'_>,
 ) -> Vec<(String, Vec<Strategy>)> {
     let p = &o.optimized;
+    let mut trial = Trial::new(p);
     p.items()
         .into_iter()
         .filter(|it| !it.root(p).has_structure())
         .map(|it| {
             let cands = item_candidates(it.root(p), target)
                 .into_iter()
-                .filter(|s| fits(p, it, s, target, verdict).is_ok())
+                .filter(|s| trial.fits(it, s, target, verdict).is_ok())
                 .collect();
             (it.name(p).to_string(), cands)
         })

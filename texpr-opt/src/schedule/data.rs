@@ -7,6 +7,8 @@
 //! (`optimize` off: the baseline, where the optimizing passes do not run and
 //! so the items are the ones the source writes).
 
+use std::collections::BTreeMap;
+
 /// How one item root is mapped onto grid, workgroup and thread.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Strategy {
@@ -142,6 +144,16 @@ impl Schedule {
             .find(|(n, _)| n == item)
             .map(|(_, s)| s.clone())
             .unwrap_or(Strategy::Default)
+    }
+
+    /// The strategy of every named item, looked up by name in O(log n)
+    /// (the first entry for a name, as [`Schedule::get`] finds it).
+    pub fn by_item(&self) -> BTreeMap<&str, &Strategy> {
+        let mut m = BTreeMap::new();
+        for (n, s) in &self.items {
+            m.entry(n.as_str()).or_insert(s);
+        }
+        m
     }
 
     /// Sets the strategy for `item`, replacing an earlier one.

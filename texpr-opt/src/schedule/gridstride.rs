@@ -41,8 +41,8 @@ use super::fail::Fail;
 use super::grid::{
     compute_at, grid_over, index, lane, let_at, reduce_at, replace_equal, same_read,
 };
-use super::multipass::{combine_group, fold_partials, subgroups_needed};
-use super::shape::{self, ScalarFold};
+use super::multipass::{combine_group, fold_partials, replace_node, subgroups_needed};
+use super::shape;
 use crate::index::subst::subst_expr;
 use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::{binary, call, read_local};
@@ -63,10 +63,10 @@ pub fn gridstride(
     at: u32,
 ) -> Result<(Expr, Expr), Fail> {
     subgroups_needed(combine, target)?;
-    let sf = shape::scalar_fold(root)
-        .filter(|f| f.fold.body.ty.len == 1)
+    let fold = shape::fold(root)
+        .filter(|f| f.body.ty.len == 1 && root.ty.len == 1)
         .ok_or_else(|| Fail::shape("`gridstride` needs a scalar item `F(reduce N |i| E)`"))?;
-    let ScalarFold { fold, node, .. } = sf;
+    let node = fold.reduce;
     let invocations = groups * w;
     let sweep = QUAD * invocations;
     let n = fold.n;
@@ -167,14 +167,6 @@ fn unit_reads(e: &Expr, i: VarId) -> Vec<Expr> {
         }
     });
     out
-}
-
-/// `e` with the node at `node` (compared by address) replaced by `by`.
-fn replace_node(e: &Expr, node: &Expr, by: &Expr) -> Expr {
-    if std::ptr::eq(e, node) {
-        return by.clone();
-    }
-    e.map_children(|c| replace_node(c, node, by))
 }
 
 /// `a op b` for a fold operator.

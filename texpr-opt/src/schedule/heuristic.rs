@@ -8,7 +8,7 @@
 use super::data::{Combine, Strategy};
 use super::gridstride;
 use super::prefs::{Prefs, prefs};
-use super::shape::{ScalarFold, Shape, classify};
+use super::shape::{Fold, Shape, classify};
 use texpr_syntax::ir::Expr;
 use texpr_target::Target;
 
@@ -89,11 +89,13 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
     }
 }
 
-/// `gridstride` (for folds of at least the profile's sweeps per
-/// invocation) and, for a fold with no epilogue, `multipass`, in the
-/// profile's order; then `gridstride` on the profile's small grid.
-fn folds(prefs: &Prefs, f: ScalarFold<'_>, target: &Target) -> Vec<Strategy> {
-    let n = f.fold.n;
+/// `gridstride` (for scalar folds of at least the profile's sweeps per
+/// invocation) and `multipass`, in the profile's order; then `gridstride`
+/// on the profile's small grid.
+fn folds(prefs: &Prefs, f: Fold<'_>, target: &Target) -> Vec<Strategy> {
+    let n = f.n;
+    // `gridstride` takes scalar folds (`multipass` vector ones too).
+    let scalar = f.body.ty.len == 1;
     let units = target
         .profile
         .compute_units
@@ -101,17 +103,17 @@ fn folds(prefs: &Prefs, f: ScalarFold<'_>, target: &Target) -> Vec<Strategy> {
     let grids: Vec<(u64, u64)> = (prefs.stride_per_unit.iter())
         .flat_map(|per| prefs.stride_widths.iter().map(move |w| (units * per, *w)))
         .collect();
-    let strided = grid_strides(prefs, n, &grids, target);
-    let passes = match f.epilogue {
-        true => Vec::new(),
-        false => multipasses(prefs, n, target.subgroups()),
+    let strided = match scalar {
+        true => grid_strides(prefs, n, &grids, target),
+        false => Vec::new(),
     };
+    let passes = multipasses(prefs, n, target.subgroups());
     let mut out: Vec<Strategy> = match prefs.stride_first {
         true => strided.into_iter().chain(passes).collect(),
         false => passes.into_iter().chain(strided).collect(),
     };
     for s in grid_strides(prefs, n, &[prefs.stride_small], target) {
-        if !out.contains(&s) {
+        if scalar && !out.contains(&s) {
             out.push(s);
         }
     }

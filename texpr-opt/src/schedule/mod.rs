@@ -10,7 +10,8 @@
 //!   [`wide_rows`], [`tile`] (block indexing, register tiles, staging,
 //!   epilogue), [`multipass`], [`gridstride`]; [`fill`] completes levels a user wrote.
 //! - [`grid`]: the building blocks they share; [`fail`]: why a strategy
-//!   does not fit (E0210-E0216).
+//!   does not fit (E0210-E0216); [`trial`]: trying strategies item by item
+//!   without copying the program.
 //!
 //! Adding a strategy: a variant of [`data::Strategy`], its text form (a row
 //! of [`text::FORMS`], arms in `from_form` and `Display`), a file with
@@ -34,6 +35,7 @@ pub mod rows;
 pub mod shape;
 pub mod text;
 pub mod tile;
+pub mod trial;
 pub mod wide_rows;
 
 pub use apply::{Verdict, accept_all};

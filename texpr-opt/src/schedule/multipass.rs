@@ -10,6 +10,12 @@
 //!   `P == W` there is no partials global: the item is
 //!   `compute@grid 1 |g| reduce@group W |l| ...` itself.
 //!
+//! Under an epilogue (`F(reduce N |i| E)`, see [`shape::Fold`]) the item
+//! always has a partials global, and its one invocation applies `F` to the
+//! fold of the partials. A vector body (`E` of `m` elements) is folded
+//! element by element: `m` partials per part, the item folding each
+//! element's.
+//!
 //! E0215 for `combine=subgroup` on a device without subgroups.
 
 use super::data::Combine;
@@ -34,13 +40,16 @@ pub fn multipass(
     at: u32,
 ) -> Result<(Expr, Option<Expr>), Fail> {
     subgroups_needed(combine, target)?;
+    let fold = shape::fold(root).ok_or_else(|| {
+        Fail::shape("`multipass` needs an item `reduce N |i| E` (or an epilogue of one)")
+    })?;
     let shape::Fold {
         op,
         n,
         var: i,
         body,
-    } = shape::fold(root)
-        .ok_or_else(|| Fail::shape("`multipass` needs an item `reduce N |i| E`"))?;
+        ..
+    } = fold;
     if !n.is_multiple_of(parts) || !parts.is_multiple_of(w) {
         return Err(Fail::sizes(format!(
             "{n} terms do not split into {parts} parts in groups of {w}"
@@ -65,17 +74,27 @@ pub fn multipass(
     let term_e = subst_expr(p, body, i, &idx).with_thread_levels();
     let partial = reduce_at(Level::Thread, op, per, t, term_e).at(span);
     let group_e = combine_group(combine, op, w, l, partial);
-    if combine != Combine::Serial && folded == 1 {
+    if combine != Combine::Serial && folded == 1 && !fold.has_epilogue(root) {
         // One workgroup combines everything: no partials global.
         return Ok((grid_over(p, g, 1, m, m, group_e), None));
     }
     let value = grid_over(p, g, g_n, folded * m, folded * m, group_e);
     // The fold of the partials: one invocation.
-    let fold = fold_partials(p, (op, folded, body.ty), at, span);
+    let total = fold_partials(p, (op, folded, body.ty), at, span);
+    // The epilogue, if any, around the fold of the partials.
+    let last = replace_node(root, fold.reduce, &total).with_thread_levels();
     let g2 = index(p, "g", 1, span);
     let l2 = index(p, "l", 1, span);
-    let new_root = grid_over(p, g2, 1, m, m, compute_at(Level::Group, 1, l2, fold));
+    let new_root = grid_over(p, g2, 1, m, m, compute_at(Level::Group, 1, l2, last));
     Ok((new_root, Some(value)))
+}
+
+/// `e` with the node `old` (found by address) replaced by `new`.
+pub fn replace_node(e: &Expr, old: &Expr, new: &Expr) -> Expr {
+    match std::ptr::eq(e, old) {
+        true => new.clone(),
+        false => e.map_children(|c| replace_node(c, old, new)),
+    }
 }
 
 /// `reduce@thread op P |q| G[q]` over the `P` partials (each of type `ty`)

@@ -7,10 +7,8 @@
 //! - [`Tiled`]: `compute M |i| compute N |j| S` with a scalar `S`, or
 //!   `compute B |p|` around it (a batch); `tile` takes it.
 //! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
-//! - [`Fold`]: `reduce N |i| E`; `multipass` takes it.
-//! - [`ScalarFold`]: a scalar root `F(reduce N |i| E)` whose epilogue `F`
-//!   reaches the fold through arithmetic only (`mean = sum / N`), or the
-//!   fold alone; `gridstride` takes it.
+//! - [`Fold`]: `reduce N |i| E`, alone or under an epilogue `F(reduce N |i| E)`
+//!   (operators, casts and calls on the way to it); `multipass` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
 //!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
 //!   one), a fold, or anything else (elementwise).
@@ -96,13 +94,24 @@ pub fn rows(root: &Expr) -> Option<Rows<'_>> {
     plain_compute(root).map(|(r, var, body)| Rows { r, var, body })
 }
 
-/// `reduce op N |i| E`.
+/// `reduce op N |i| E`: the root, or under an epilogue `F(...)` whose path
+/// to it holds only unary and binary operators, casts and calls (so the
+/// root has the fold's length, and `F` binds nothing the fold could read).
 #[derive(Clone, Copy, Debug)]
 pub struct Fold<'e> {
     pub op: ReduceOp,
     pub n: u64,
     pub var: VarId,
     pub body: &'e Expr,
+    /// The `reduce` node itself: the root when there is no epilogue.
+    pub reduce: &'e Expr,
+}
+
+impl Fold<'_> {
+    /// Whether the fold stands under an epilogue (`reduce` is not the root).
+    pub fn has_epilogue(&self, root: &Expr) -> bool {
+        !std::ptr::eq(self.reduce, root)
+    }
 }
 
 pub fn fold(root: &Expr) -> Option<Fold<'_>> {
@@ -118,52 +127,26 @@ pub fn fold(root: &Expr) -> Option<Fold<'_>> {
             n: *n,
             var: *var,
             body,
+            reduce: root,
         }),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => fold(a),
+        ExprKind::Binary(_, a, b) => epilogue_operand([&**a, &**b].into_iter()),
+        ExprKind::Call(_, args) => epilogue_operand(args.iter()),
         _ => None,
     }
 }
 
-/// A scalar fold under an arithmetic epilogue: `root` is `F(fold)`.
-#[derive(Clone, Copy, Debug)]
-pub struct ScalarFold<'e> {
-    pub fold: Fold<'e>,
-    /// The `reduce` node inside the root (the root itself without epilogue).
-    pub node: &'e Expr,
-    /// Whether there is an epilogue (the root is not the fold).
-    pub epilogue: bool,
-}
-
-/// The fold of `root` (any length), or its scalar fold reached from it through casts, unary and
-/// binary operations and builtin calls only (so its body sees no variable
-/// the epilogue binds).
-pub fn scalar_fold(root: &Expr) -> Option<ScalarFold<'_>> {
-    fn find(e: &Expr) -> Option<&Expr> {
-        match &e.kind {
-            ExprKind::Reduce { .. } => Some(e),
-            ExprKind::Cast(x) | ExprKind::Unary(_, x) => find(x),
-            ExprKind::Binary(_, a, b) => [a, b].into_iter().find_map(|x| find(x)),
-            ExprKind::Call(_, args) => args.iter().find_map(find),
-            _ => None,
-        }
+/// The fold among an epilogue node's operands, when exactly one holds a
+/// `reduce` on its path: one long fold per item, the rest computed in the
+/// final pass.
+fn epilogue_operand<'e>(operands: impl Iterator<Item = &'e Expr>) -> Option<Fold<'e>> {
+    let with_reduce: Vec<&Expr> = operands
+        .filter(|a| a.any(|x| matches!(x.kind, ExprKind::Reduce { .. })))
+        .collect();
+    match with_reduce[..] {
+        [a] => fold(a),
+        _ => None,
     }
-    if let Some(f) = fold(root) {
-        return Some(ScalarFold {
-            fold: f,
-            node: root,
-            epilogue: false,
-        });
-    }
-    if root.ty.len != 1 || root.has_levels() {
-        return None;
-    }
-    let node = find(root)?;
-    let fold = fold(node).filter(|f| f.body.ty.len == 1)?;
-    let others = root.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
-    (others.len() == 1).then_some(ScalarFold {
-        fold,
-        node,
-        epilogue: true,
-    })
 }
 
 /// The heuristic's classes of item roots.
@@ -174,8 +157,8 @@ pub enum Shape<'e> {
     /// A [`Rows`] root whose body (of `c` elements) holds a `reduce` (the
     /// first of `k` terms).
     RowReduction { rows: Rows<'e>, c: u64, k: u64 },
-    /// A [`ScalarFold`] root (a [`Fold`] when it has no epilogue).
-    Fold(ScalarFold<'e>),
+    /// A [`Fold`] root.
+    Fold(Fold<'e>),
     /// Anything else, `len` elements.
     Elementwise { len: u64 },
 }
@@ -204,7 +187,7 @@ pub fn classify(root: &Expr) -> Shape<'_> {
             k,
         };
     }
-    match scalar_fold(root) {
+    match fold(root) {
         Some(f) => Shape::Fold(f),
         None => Shape::Elementwise { len: root.ty.len },
     }

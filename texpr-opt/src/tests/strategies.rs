@@ -60,6 +60,16 @@ pub(crate) fn examples() -> Vec<(&'static str, Program)> {
             &[("N", 2048)],
         ),
         (
+            "mean",
+            "param N = 8192\ninput x: f32[N]\noutput m = (reduce N |i| x[i]) / f32(N)\n",
+            &[],
+        ),
+        (
+            "histogram",
+            "param N = 4096\ninput x: f32[N]\noutput h = sqrt(reduce N |i| compute 8 |b| select(i32(x[i] * 4.0 + 4.0) == b, 1.0, 0.0)) + 1.0\n",
+            &[],
+        ),
+        (
             "saxpy",
             include_str!("../../../examples/saxpy.te"),
             &[("N", 1000)],
@@ -264,6 +274,8 @@ fn the_heuristic_picks_the_strategy_the_shape_calls_for() {
         ("softmax", "y", "rows"),
         ("layernorm", "y", "rows"),
         ("sum", "total", "multipass"),
+        ("mean", "m", "multipass"),
+        ("histogram", "h", "multipass"),
         ("saxpy", "out", "coarsen"),
     ];
     let ex = examples();
@@ -299,7 +311,21 @@ fn shapes_are_recognised() {
     };
     assert_eq!((rows.r, c, k), (67, 9, 9));
     let sum = root("sum");
-    assert!(matches!(classify(&sum), Shape::Fold(f) if f.fold.n == 8192));
+    assert!(matches!(classify(&sum), Shape::Fold(f) if f.n == 8192 && !f.has_epilogue(&sum)));
+    let mean = root("mean");
+    assert!(matches!(classify(&mean), Shape::Fold(f) if f.n == 8192 && f.has_epilogue(&mean)));
+    let histogram = root("histogram");
+    assert!(matches!(classify(&histogram), Shape::Fold(f) if f.n == 4096 && f.body.ty.len == 8));
+    // Two folds under one epilogue are no single fold.
+    let two = texpr_syntax::frontend(
+        "input x: f32[64]\noutput t = (reduce 64 |i| x[i]) + (reduce 64 |i| x[i] * x[i])\n",
+        &[],
+    )
+    .unwrap();
+    assert!(matches!(
+        classify(&two.outputs[0].value),
+        Shape::Elementwise { len: 1 }
+    ));
     let saxpy = root("saxpy");
     assert!(matches!(classify(&saxpy), Shape::Elementwise { len: 1000 }));
 }

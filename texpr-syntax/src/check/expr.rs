@@ -4,7 +4,7 @@ use super::lits::{literal_elem, natural};
 use super::terms::show_range;
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, ExprKind, Ident, IndexMapAst, Level, Literal, MemLevel, ReduceOp};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, count, count_as};
 use crate::ir::{self, Ty};
 use crate::span::Span;
 
@@ -178,7 +178,14 @@ impl Checker {
             Some(l) => Ok(l),
             None => Err(self.err(
                 Diagnostic::error(codes::INT_OVERFLOW, "length overflows an i32")
-                    .with_primary(head(span, 7), format!("{n} bodies of {m} elements each"))
+                    .with_primary(
+                        head(span, 7),
+                        format!(
+                            "{} of {} each",
+                            count_as(n, "body", "bodies"),
+                            count(m, "element")
+                        ),
+                    )
                     .with_note("a vector has at most 2147483647 elements"),
             )),
         }
@@ -331,7 +338,7 @@ impl Checker {
                     codes::BROADCAST_LEN,
                     "`broadcast` of a vector longer than 1",
                 )
-                .with_primary(x.span, format!("this has {} elements", x.ty.len))
+                .with_primary(x.span, format!("this has {}", count(x.ty.len, "element")))
                 .with_note("`broadcast(e, n)` repeats a length-1 value `n` times"),
             ));
         }

@@ -65,6 +65,7 @@ pub fn check(file: &File, overrides: &[(String, i64)]) -> Result<Program, Vec<Di
         globals: c.globals,
         outputs: c.outputs,
         vars: c.vars,
+        names: Default::default(),
     })
 }
 

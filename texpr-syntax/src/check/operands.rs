@@ -3,7 +3,7 @@
 use super::lits::{is_flexible, is_float_literal, is_typed_literal};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, count};
 use crate::ir::{self, Ty};
 
 impl Checker {
@@ -73,8 +73,8 @@ impl Checker {
                 codes::LEN_MISMATCH,
                 format!("length mismatch: {} and {len}", x.ty.len),
             )
-            .with_primary(x.span, format!("this has {} elements", x.ty.len))
-            .with_secondary(long_span, format!("this has {len} elements"))
+            .with_primary(x.span, format!("this has {}", count(x.ty.len, "element")))
+            .with_secondary(long_span, format!("this has {}", count(len, "element")))
             .with_note(
                 "elementwise operands have equal lengths, or one has length 1 and is broadcast",
             );

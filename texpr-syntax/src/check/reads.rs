@@ -5,7 +5,7 @@ use super::scope::{LocalKind, Resolved, TopKind};
 use super::terms::{show_range, underscore_read};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, Ident, Literal};
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, count};
 use crate::ir::{self, Ty, VecRef};
 use crate::span::Span;
 
@@ -51,10 +51,14 @@ impl Checker {
                 format!("index may be out of bounds of `{}`", vec.name),
             )
             .with_primary(term.span, format!("this ranges over {range}"))
-            .with_secondary(vec.span, format!("`{}` has {len} elements", vec.name))
+            .with_secondary(
+                vec.span,
+                format!("`{}` has {}", vec.name, count(len, "element")),
+            )
             .with_note(format!(
-                "index ranges over {range} but `{}` has {len} elements",
-                vec.name
+                "index ranges over {range} but `{}` has {}",
+                vec.name,
+                count(len, "element")
             ))
             .with_note(format!(
                 "to read a padding value out of bounds, write `{}[...] else 0`",

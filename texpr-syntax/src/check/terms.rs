@@ -245,7 +245,11 @@ pub(crate) fn bounds_diag(e: BoundsError) -> Diagnostic {
         }
         BoundsError::Overflow { span, range } => Diagnostic::error(
             codes::INT_OVERFLOW,
-            "integer overflow: the value may not fit in an i32",
+            if range.0 == range.1 {
+                "integer overflow: the value does not fit in an i32"
+            } else {
+                "integer overflow: the value may not fit in an i32"
+            },
         )
         .with_primary(span, range_label(range))
         .with_note("sizes and index terms are computed in 32-bit integers on the GPU"),

@@ -285,7 +285,10 @@ impl<'p> Verifier<'p> {
         if !guarded && (lo < 0 || hi as u64 >= len) {
             let range = show_range((lo as i128, hi as i128));
             let name = self.p.vec_name(vec);
-            let msg = format!("index ranges over {range} but `{name}` has {len} elements");
+            let msg = format!(
+                "index ranges over {range} but `{name}` has {}",
+                crate::diag::count(len, "element")
+            );
             self.fail(codes::INDEX_OUT_OF_BOUNDS, index.span, msg);
         }
     }

@@ -25,6 +25,7 @@ pub fn program() -> Program {
         globals: Vec::new(),
         outputs: Vec::new(),
         vars: Vec::new(),
+        names: Default::default(),
     }
 }
 

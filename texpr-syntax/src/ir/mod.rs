@@ -28,6 +28,7 @@ pub use visit::AnyLevel;
 
 use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use crate::span::Span;
+use std::collections::{HashMap, HashSet};
 
 pub use crate::ast::{BinOp, ElemTy as Elem};
 
@@ -320,6 +321,82 @@ pub struct Program {
     pub globals: Vec<Global>,
     pub outputs: Vec<Output>,
     pub vars: Vec<VarInfo>,
+    /// The names in use, indexed for [`Program::fresh_var`] (a cache: never
+    /// part of a program's meaning or equality; `NameIndex::default()` to build).
+    pub names: NameIndex,
+}
+
+/// The names a program uses, for [`Program::fresh_var`]: rebuilt whenever the
+/// program's lists of names changed other than by variables pushed since
+/// (which are added as they come). Names are never renamed in place.
+#[derive(Clone, Default)]
+pub struct NameIndex {
+    names: HashSet<String>,
+    /// Per base name, a suffix below which every `base_N` is taken.
+    next: HashMap<String, u64>,
+    /// The lengths of `params`, `inputs`, `globals`, `outputs` and `vars`
+    /// when indexed, and where `vars` lived (a new vector means a rebuild).
+    seen: [usize; 5],
+    vars_at: usize,
+}
+
+impl NameIndex {
+    /// Brings the index up to date with `p`'s names.
+    fn update(&mut self, p: &Program) {
+        let lens = [
+            p.params.len(),
+            p.inputs.len(),
+            p.globals.len(),
+            p.outputs.len(),
+            p.vars.len(),
+        ];
+        let vars_at = p.vars.as_ptr() as usize;
+        let grown =
+            self.seen[..4] == lens[..4] && self.vars_at == vars_at && self.seen[4] <= lens[4];
+        if !grown {
+            *self = NameIndex::default();
+            let top = (p.params.iter().map(|(n, _)| n))
+                .chain(p.inputs.iter().map(|i| &i.name))
+                .chain(p.globals.iter().map(|g| &g.name))
+                .chain(p.outputs.iter().map(|o| &o.name));
+            self.names.extend(top.cloned());
+        }
+        let from = if grown { self.seen[4] } else { 0 };
+        self.names
+            .extend(p.vars[from..].iter().map(|v| v.name.clone()));
+        self.seen = lens;
+        self.vars_at = vars_at;
+    }
+
+    /// The name for a new variable (recorded as taken).
+    fn fresh(&mut self, base: &str) -> String {
+        let mut name = base.to_string();
+        if self.names.contains(&name) {
+            let k = self.next.entry(base.to_string()).or_insert(1);
+            loop {
+                name = format!("{base}_{k}");
+                *k += 1;
+                if !self.names.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.names.insert(name.clone());
+        name
+    }
+}
+
+impl PartialEq for NameIndex {
+    /// A cache: any two are equal.
+    fn eq(&self, _: &NameIndex) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for NameIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameIndex")
+    }
 }
 
 impl Program {
@@ -327,24 +404,18 @@ impl Program {
         &self.vars[id.0 as usize]
     }
 
-    /// A new variable whose name is `base` or `base_N`, distinct from every
-    /// name the program already uses.
+    /// A new variable whose name is `base` or `base_N` (the smallest `N >= 1`
+    /// free), distinct from every name the program already uses. Amortised
+    /// O(log n) through [`NameIndex`].
     pub fn fresh_var(&mut self, base: &str, kind: VarKind, span: Span) -> VarId {
-        let taken = |n: &str| {
-            self.vars.iter().any(|v| v.name == n)
-                || self.inputs.iter().any(|v| v.name == n)
-                || self.globals.iter().any(|v| v.name == n)
-                || self.outputs.iter().any(|v| v.name == n)
-                || self.params.iter().any(|(p, _)| p == n)
-        };
-        let mut name = base.to_string();
-        let mut k = 1;
-        while taken(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
-        }
+        let mut index = std::mem::take(&mut self.names);
+        index.update(self);
+        let name = index.fresh(base);
         let id = VarId(self.vars.len() as u32);
         self.vars.push(VarInfo { name, kind, span });
+        index.seen[4] = self.vars.len();
+        index.vars_at = self.vars.as_ptr() as usize;
+        self.names = index;
         id
     }
 

@@ -2,6 +2,7 @@
 
 use crate::common::{Defines, Failure, frontend, read_source};
 use std::path::PathBuf;
+use texpr_syntax::diag::count;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -15,10 +16,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let prog = frontend(&src, &args.defines)?;
     println!(
-        "{}: ok ({} inputs, {} outputs)",
+        "{}: ok ({}, {})",
         src.name,
-        prog.inputs.len(),
-        prog.outputs.len()
+        count(prog.inputs.len() as u64, "input"),
+        count(prog.outputs.len() as u64, "output")
     );
     Ok(())
 }

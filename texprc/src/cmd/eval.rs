@@ -1,7 +1,9 @@
 //! `texprc eval FILE`: run a program on the reference interpreter, with inputs
 //! from `.npy` files or a seeded generator; print a summary of each output and
-//! optionally write it to `DIR/NAME.npy`.
+//! optionally write it to `DIR/NAME.npy`. Programs over the memory or
+//! operation budget ([`crate::budget`]) are refused before anything is allocated.
 
+use crate::budget::BudgetArgs;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
 use crate::inputs::{InputArgs, gather_inputs};
 use crate::{codes, npy, summary};
@@ -20,12 +22,18 @@ pub struct Args {
     #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
     out_dir: Option<PathBuf>,
     #[command(flatten)]
+    budget: BudgetArgs,
+    #[command(flatten)]
     defines: Defines,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let prog = frontend(&src, &args.defines)?;
+    let footprint = texpr_interp::footprint(&prog);
+    args.budget
+        .check(footprint)
+        .map_err(|d| Failure::about(&src, d))?;
     let inputs = gather_inputs(&prog, &args.inputs).map_err(|d| Failure::about(&src, d))?;
     let outputs = texpr_interp::eval(&prog, &inputs).map_err(|e| {
         Failure::about(

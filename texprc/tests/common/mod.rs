@@ -17,6 +17,26 @@ pub fn texprc_in(cache: &Path, args: &[&str]) -> Output {
         .expect("texprc runs")
 }
 
+/// Runs texprc (the cache at a path no test writes).
+pub fn texprc(args: &[&str]) -> Output {
+    let no_cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-cache");
+    texprc_in(&no_cache, args)
+}
+
+/// Whether a GPU adapter exists; without one, says so loudly (and fails
+/// when `TEXPR_REQUIRE_GPU=1`).
+pub fn have_gpu() -> bool {
+    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+        return true;
+    }
+    assert!(
+        !std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1"),
+        "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter"
+    );
+    eprintln!("  (GPU test skipped: no adapter)");
+    false
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -3,7 +3,7 @@
 //! prepared on one pool of buffers (the inputs uploaded once) and timed
 //! together by the runtime's harness, their runs interleaved.
 
-use super::Args;
+use super::args::Args;
 use super::suite::{Job, baselines_of};
 use crate::common::{Defines, Source, frontend};
 use crate::inputs::to_host;

@@ -2,7 +2,6 @@
 //! sizes of a [`Scale`]), loaded and checked, and the hand-written baselines
 //! that compute what a suite program computes.
 
-use super::Args;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
 use std::path::{Path, PathBuf};
 use texpr_codegen::runtime::raw::{RawProgram, baselines};
@@ -95,6 +94,19 @@ pub struct Job {
 }
 
 impl Job {
+    /// The program in `file` at the sizes `defines`, without baselines.
+    pub fn of_file(file: &Path, defines: &[(String, i64)]) -> Job {
+        Job {
+            name: file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            file: Some(file.to_path_buf()),
+            defines: defines.to_vec(),
+            baselines: false,
+        }
+    }
+
     /// The sizes as `N=1024,K=7`.
     pub fn size(&self) -> String {
         let size: Vec<String> = self
@@ -106,27 +118,8 @@ impl Job {
     }
 }
 
-pub fn jobs(args: &Args) -> Vec<Job> {
-    if !args.suite {
-        return args
-            .files
-            .iter()
-            .map(|f| Job {
-                name: f
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                file: Some(f.clone()),
-                defines: args.defines.defines.clone(),
-                baselines: false,
-            })
-            .collect();
-    }
-    suite_jobs(args.scale, &args.only)
-}
-
 /// The suite at `scale`, only the programs named in `only` (all when empty).
-fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
+pub fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
     scale
         .suite()
         .iter()

@@ -1,0 +1,35 @@
+//! What one block computes: its context (tile index and size), the panels it
+//! reads and its TExpr kernel.
+
+use crate::air::{Dims, Reg};
+
+/// A block's context: its tile index and size, nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockContext {
+    pub i: u64,
+    pub j: u64,
+    pub dims: Dims,
+}
+
+/// A rectangle of tiles of a global matrix, read as one column-major vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Panel {
+    /// The kernel input's name.
+    pub name: String,
+    pub src: Reg,
+    /// Tile rows `rows.0..rows.1` and tile columns `cols.0..cols.1` of `src`.
+    pub rows: (u64, u64),
+    pub cols: (u64, u64),
+    /// The panel's size in elements.
+    pub dims: Dims,
+}
+
+/// What one block computes: a TExpr kernel over panels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockBody {
+    /// TExpr source: inputs named as the panels, in order, and `output out`.
+    pub kernel: String,
+    pub inputs: Vec<Panel>,
+    /// Output length (`dims.rows * dims.cols`).
+    pub out_len: u64,
+}

@@ -1,0 +1,127 @@
+//! What an evaluation will cost before it starts: the bytes of the vectors
+//! it holds at once and the element operations it performs, from the
+//! program's types alone (`texprc eval` refuses a program over its budgets).
+//!
+//! - **Bytes**: the inputs, every global and every output (all kept to the
+//!   end), plus, for the item whose evaluation needs most, every vector-valued
+//!   node inside it (each node holds at most one value at a time; a `compute`
+//!   with an index map also holds its raw result). Elements are 4 bytes. An
+//!   upper bound: nodes the evaluator computes one element at a time count whole.
+//! - **Operations**: one per element each node produces, weighted by the trip
+//!   counts of the `compute`s and `reduce`s around it.
+//!
+//! Both saturate at `u64::MAX`.
+
+use texpr_syntax::ir::{Expr, ExprKind, Program};
+
+/// An evaluation's cost, as [`footprint`] bounds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// Bytes held at once, at most.
+    pub bytes: u64,
+    /// Element operations.
+    pub ops: u64,
+}
+
+/// The cost of evaluating `p` (see the module doc).
+pub fn footprint(p: &Program) -> Footprint {
+    let roots = || {
+        p.globals
+            .iter()
+            .map(|g| &g.value)
+            .chain(p.outputs.iter().map(|o| &o.value))
+    };
+    let inputs = p
+        .inputs
+        .iter()
+        .map(|i| i.ty.len)
+        .fold(0, u64::saturating_add);
+    let kept = roots().map(|e| e.ty.len).fold(inputs, u64::saturating_add);
+    let transient = roots().map(|e| held(e, true)).max().unwrap_or(0);
+    Footprint {
+        bytes: kept.saturating_add(transient).saturating_mul(4),
+        ops: roots().map(ops).fold(0, u64::saturating_add),
+    }
+}
+
+/// Elements of the vectors inside `e` that may be held at once (`root`: `e`
+/// itself is counted as kept).
+fn held(e: &Expr, root: bool) -> u64 {
+    let own = match &e.kind {
+        ExprKind::Compute {
+            n,
+            map: Some(_),
+            body,
+            ..
+        } => n.saturating_mul(body.ty.len).saturating_add(e.ty.len),
+        _ if e.ty.len > 1 => e.ty.len,
+        _ => 0,
+    };
+    let own = if root {
+        own.saturating_sub(e.ty.len)
+    } else {
+        own
+    };
+    e.children()
+        .map(|c| held(c, false))
+        .fold(own, u64::saturating_add)
+}
+
+/// Element operations to evaluate `e` once.
+fn ops(e: &Expr) -> u64 {
+    let len = e.ty.len;
+    match &e.kind {
+        ExprKind::Compute { n, map, body, .. } => {
+            let permute = map.as_ref().map_or(0, |m| m.len);
+            n.saturating_mul(ops(body)).saturating_add(permute)
+        }
+        ExprKind::Reduce { n, body, .. } => n.saturating_mul(ops(body).saturating_add(body.ty.len)),
+        _ => e.children().map(ops).fold(len, u64::saturating_add),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> Program {
+        texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    #[test]
+    fn bytes_count_inputs_outputs_and_inner_vectors() {
+        let p = program("input x: f32[100]\noutput y = compute 100 |i| x[i] * 2.0");
+        assert_eq!(footprint(&p).bytes, 4 * 200);
+        let p = program(
+            "input x: f32[100]\noutput y = compute 10 |i| (let v = compute 10 |j| x[i*10 + j] in v * v)",
+        );
+        // x, y, and inside: each body's `let` (10), `v * v` (10) and its operands (10 + 10).
+        assert_eq!(
+            footprint(&p).bytes,
+            4 * (100 + 100 + 10 + 10 + 10 + 10 + 10)
+        );
+    }
+
+    #[test]
+    fn ops_grow_with_trip_counts() {
+        let small = program("input x: f32[8]\noutput s = reduce 8 |i| x[i]");
+        let large = program("input x: f32[8]\noutput s = reduce 2147483647 |i| x[i % 8]");
+        assert_eq!(footprint(&small).ops, 8 * 2);
+        assert!(
+            footprint(&large).ops > 4_000_000_000,
+            "{:?}",
+            footprint(&large)
+        );
+    }
+
+    #[test]
+    fn a_huge_program_saturates_instead_of_overflowing() {
+        let p = program(
+            "param N = 2147483647\ninput x: f32[1]\n\
+             output y = compute N |i| reduce N |j| reduce N |k| x[0]",
+        );
+        let f = footprint(&p);
+        assert_eq!(f.ops, u64::MAX);
+        assert!(f.bytes >= 4 * 2147483647);
+    }
+}

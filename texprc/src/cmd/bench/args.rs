@@ -1,0 +1,44 @@
+//! The arguments of `texprc bench`.
+
+use super::suite::{self, Scale};
+use crate::common::Defines;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Programs to measure (.te files)
+    #[arg(required_unless_present = "suite")]
+    pub files: Vec<PathBuf>,
+    /// Measure every example in examples/ at a realistic size, and the hand-written baselines
+    #[arg(long, conflicts_with = "files")]
+    pub suite: bool,
+    /// With --suite: only these programs (comma-separated names, e.g. `matmul,sum`)
+    #[arg(
+        long,
+        requires = "suite",
+        value_delimiter = ',',
+        value_name = "NAMES",
+        value_parser = clap::builder::PossibleValuesParser::new(suite::CPU.iter().map(|(n, _)| *n))
+    )]
+    pub only: Vec<String>,
+    /// Sizes of the suite and of the roofline probes: for lavapipe (`cpu`) or a data-centre GPU
+    #[arg(long, value_enum, default_value_t = Scale::Cpu)]
+    pub scale: Scale,
+    /// Timed runs per program (the median is reported)
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Untimed runs before timing
+    #[arg(long, default_value_t = 2)]
+    pub warmups: usize,
+    /// Adapter: an index or part of its name (default: $TEXPR_ADAPTER, else wgpu's choice)
+    #[arg(long, value_name = "ADAPTER")]
+    pub adapter: Option<String>,
+    /// Also write the rates as an SVG bar chart to FILE
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Also measure the schedule in FILE (a `pinned` row; repeatable)
+    #[arg(long, value_name = "FILE")]
+    pub schedule: Vec<PathBuf>,
+    #[command(flatten)]
+    pub defines: Defines,
+}
