@@ -14,16 +14,12 @@ fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     var q_2: vec4<f32> = vec4<f32>(t_1);
     let t_3: i32 = g * 256i;
     let t_4: i32 = t_3 + l;
-    let t_5: i32 = t_4 * 4i;
-    let t_6: i32 = t_5 + 0i;
-    let t_7: vec4<f32> = b0_x[(t_6) / 4i];
-    let t_8: vec4<f32> = q_2 * t_7;
-    let t_9: i32 = g * 256i;
-    let t_10: i32 = t_9 + l;
-    let t_11: i32 = t_10 * 4i;
-    let t_12: i32 = t_11 + 0i;
-    let t_13: vec4<f32> = b0_y[(t_12) / 4i];
-    let t_14: vec4<f32> = t_8 + t_13;
-    let t_15: i32 = g * 1024i + l * 4i + 0i;
-    b0_out[t_15 / 4i] = t_14;
+    let t_5: vec4<f32> = b0_x[t_4];
+    let t_6: vec4<f32> = q_2 * t_5;
+    let t_7: i32 = g * 256i;
+    let t_8: i32 = t_7 + l;
+    let t_9: vec4<f32> = b0_y[t_8];
+    let t_10: vec4<f32> = t_6 + t_9;
+    let t_11: i32 = g * 1024i + l * 4i + 0i;
+    b0_out[t_11 / 4i] = t_10;
 }

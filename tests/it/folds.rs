@@ -2,7 +2,8 @@
 //! value, in every kind of fold the code generator writes: thread loops (with
 //! and without unrolling), register-tile accumulators (with `vec4` loads),
 //! workgroup trees (`reduce@group`, `wide_rows`), subgroup folds and the
-//! `_partials` kernels and final folds of multi-pass reductions.
+//! `_partials` kernels and final folds of multi-pass and grid-stride
+//! reductions (with their tails and epilogues).
 //!
 //! NVIDIA's Vulkan driver (580.159) miscompiles `max(acc, -x)` on `i32` when
 //! `acc` starts at `i32::MIN` (`tests/data/repro/nvidia/`); no seed constant
@@ -25,7 +26,7 @@ const SEEDS: [&str; 6] = [
 
 /// `(name, program, schedule)`: one of each kind of fold, each over a
 /// negated value. `{T}` is the element type, `{OP}` `max` or `min`.
-const CASES: [(&str, &str, &str); 9] = [
+const CASES: [(&str, &str, &str); 12] = [
     (
         "thread loop",
         "input x: {T}[999]\noutput o: {T}[1] = reduce {OP} 999 |i| {NEG}x[i]",
@@ -70,6 +71,21 @@ const CASES: [(&str, &str, &str); 9] = [
         "multipass, subgroup combine",
         "input x: {T}[4096]\noutput o: {T}[1] = reduce {OP} 4096 |i| {NEG}x[i]",
         "o: multipass parts=256 group=16 combine=subgroup",
+    ),
+    (
+        "gridstride, contiguous runs, a tail of 3",
+        "input x: {T}[4099]\noutput o: {T}[1] = reduce {OP} 4099 |i| {NEG}x[i]",
+        "o: gridstride groups=4 group=16 chunk=16",
+    ),
+    (
+        "gridstride, grid order, subgroup combine",
+        "input x: {T}[4096]\noutput o: {T}[1] = reduce {OP} 4096 |i| {NEG}x[i]",
+        "o: gridstride groups=4 group=16 combine=subgroup",
+    ),
+    (
+        "gridstride, chunks of 4, tree combine, an epilogue",
+        "input x: {T}[4100]\noutput o: {T}[1] = (reduce {OP} 4100 |i| {NEG}x[i]) / 2",
+        "o: gridstride groups=4 group=16 chunk=4 combine=tree",
     ),
 ];
 

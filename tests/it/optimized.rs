@@ -227,3 +227,43 @@ fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
                output p: f32[1] = compute@grid 1 |g| reduce@subgroup * 20 |l| 1.0 + x[l] / 64.0\n";
     run_source(gpu, src, &[], 11).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// `gridstride` against the interpreter: sums, `max` and `min` over
+/// integers and floats (on data that is all negative, so a fold seeded
+/// with zero would show), a mean epilogue, sizes that are not a multiple of
+/// 4 or of the grid's sweep (a tail folded by the final invocation), every
+/// combine and the three orders (grid order, chunks, contiguous runs).
+#[test]
+fn pinned_grid_strides_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let subgroups = gpu.target().subgroups();
+    let folds = [
+        ("f32", "reduce 10007 |i| x[i]"),
+        ("f32", "(reduce 10007 |i| x[i]) / 10007.0"),
+        ("f32", "reduce max 10007 |i| -abs(x[i]) - 1.0"),
+        ("f32", "reduce min 10007 |i| -abs(x[i]) - 1.0"),
+        ("i32", "reduce max 10007 |i| min(x[i], -3)"),
+        ("i32", "reduce min 10007 |i| min(x[i], -3) / 2"),
+        ("u32", "reduce max 10007 |i| x[i] % 1000"),
+        ("f32", "reduce 10007 |i| x[i] * y[i]"),
+    ];
+    // 10007 terms in sweeps of 4 * 4 * 16 = 256: 39 sweeps and a tail of 23.
+    let schedules = [
+        "o: gridstride groups=4 group=16",
+        "o: gridstride groups=4 group=16 chunk=39",
+        "o: gridstride groups=4 group=16 chunk=13 combine=tree",
+        "o: gridstride groups=4 group=16 chunk=3 combine=subgroup",
+        "o: gridstride groups=1 group=8 chunk=312",
+    ];
+    for (ty, fold) in folds {
+        let src = format!("input x: {ty}[10007]\ninput y: {ty}[10007]\noutput o = {fold}\n");
+        let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+        for sched in schedules {
+            if sched.contains("subgroup") && !subgroups {
+                continue;
+            }
+            check_program_with(gpu, &p, 11, &pinned(sched))
+                .unwrap_or_else(|e| panic!("{fold} ({sched}): {e}"));
+        }
+    }
+}

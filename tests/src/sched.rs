@@ -31,6 +31,11 @@ pub fn kind(s: &Strategy) -> &'static str {
             Combine::Tree => "multipass combine=tree",
             Combine::Subgroup => "multipass combine=subgroup",
         },
+        Strategy::GridStride { combine, .. } => match combine {
+            Combine::Serial => "gridstride",
+            Combine::Tree => "gridstride combine=tree",
+            Combine::Subgroup => "gridstride combine=subgroup",
+        },
     }
 }
 

@@ -32,6 +32,7 @@ use super::ops;
 use crate::plan::BufferId;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, Level, TermOp};
+use texpr_syntax::ir::term;
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
 
 /// The parts of a vectorizable group body: `(M, t, S)`.
@@ -184,9 +185,8 @@ impl Ctx<'_> {
         let mut out = Vec::with_capacity(*n as usize);
         for q in 0..*n as i64 / 4 {
             let copy = self.w.enter_copy(q as u64);
-            self.idx.insert(*var, Ix::Const(4 * q));
-            let at = crate::wgsl::index::term(self, index)?;
-            let v = self.w.let_("vec4<f32>", format!("{buf}[({at}) / 4i]"));
+            let at = self.quad_index(index, *var, 4 * q)?;
+            let v = self.w.let_("vec4<f32>", format!("{buf}[{at}]"));
             for c in ["x", "y", "z", "w"] {
                 out.push(self.w.let_("f32", format!("{v}.{c}")));
             }
@@ -242,10 +242,9 @@ impl Ctx<'_> {
         let ty = "vec4<f32>";
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
-                self.idx.insert(t, Ix::Const(t0));
-                let at = crate::wgsl::index::term(self, index)?;
+                let at = self.quad_index(index, t, t0)?;
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
-                Ok(self.w.let_(ty, format!("{base}[({at}) / 4i]")))
+                Ok(self.w.let_(ty, format!("{base}[{at}]")))
             }
             ExprKind::Unary(op, x) => {
                 let x = self.elem4(x, t, t0)?;
@@ -269,6 +268,50 @@ impl Ctx<'_> {
 
 /// A sum with `t` as one summand and every other summand free of `t` and a
 /// multiple of 4 (`X + t`, `a*N + (b*4 + t)`, ...).
+impl Ctx<'_> {
+    /// The `vec4` entry holding element `index` at `t = t0` (a multiple of
+    /// 4) of a unit-stride read: `X/4 + t0/4` with `X/4` the other summands
+    /// each divided by 4 symbolically (no division left for the device),
+    /// else `(index) / 4i`.
+    fn quad_index(&mut self, index: &Term, t: VarId, t0: i64) -> Result<String, Diagnostic> {
+        self.idx.insert(t, Ix::Const(t0));
+        let parts = texpr_syntax::ir::term::summands(index);
+        let others = parts.iter().filter(|x| x.kind != TermKind::Var(t));
+        let quarters: Option<Vec<Term>> = others.map(|x| quarter(x)).collect();
+        let Some(quarters) = quarters else {
+            let at = crate::wgsl::index::term(self, index)?;
+            return Ok(format!("({at}) / 4i"));
+        };
+        let sum =
+            quarters
+                .into_iter()
+                .reduce(term::add)
+                .map_or(term::constant(t0 / 4), |x| match t0 {
+                    0 => x,
+                    _ => term::add(x, term::constant(t0 / 4)),
+                });
+        Ok(crate::wgsl::index::term(self, &sum)?.to_string())
+    }
+}
+
+/// `x / 4` as a term, when `x` is visibly a multiple of 4.
+fn quarter(x: &Term) -> Option<Term> {
+    match &x.kind {
+        TermKind::Const(c) => (c % 4 == 0).then(|| term::constant(c / 4)),
+        TermKind::Binary(TermOp::Mul, a, b) => match (quarter(a), quarter(b)) {
+            (_, Some(qb)) if term::as_const(&qb) == Some(1) => Some((**a).clone()),
+            (Some(qa), _) if term::as_const(&qa) == Some(1) => Some((**b).clone()),
+            (_, Some(qb)) => Some(term::bin(TermOp::Mul, (**a).clone(), qb)),
+            (Some(qa), None) => Some(term::bin(TermOp::Mul, qa, (**b).clone())),
+            (None, None) => None,
+        },
+        TermKind::Binary(op @ (TermOp::Add | TermOp::Sub), a, b) => {
+            Some(term::bin(*op, quarter(a)?, quarter(b)?))
+        }
+        _ => None,
+    }
+}
+
 fn unit_stride(index: &Term, t: VarId) -> bool {
     let parts = texpr_syntax::ir::term::summands(index);
     let is_t = |x: &Term| x.kind == TermKind::Var(t);

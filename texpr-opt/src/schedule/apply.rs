@@ -3,9 +3,10 @@
 //! Expects: a program after the passes before scheduling (globals marked).
 //! Guarantees: every item root is a `compute@grid` and every `compute`,
 //! `reduce` and `let` below it has a level; the interpreter evaluates the
-//! program to the same values (bit for bit except `multipass`, `wide_rows`
-//! and a staged `tile`, which fold in another order). A `multipass` adds a
-//! global before its item (`ITEM_partials`). An item whose source writes
+//! program to the same values (bit for bit except `multipass`, `gridstride`,
+//! `wide_rows` and a staged `tile`, which fold in another order). A
+//! `multipass` or `gridstride` adds a global before its item
+//! (`ITEM_partials`). An item whose source writes
 //! levels is completed ([`super::fill`]) under `default`; any other
 //! strategy is E0211 for it. Codes: E0210-E0216 (see [`super::fail`]).
 //!
@@ -19,6 +20,7 @@ use super::data::{Schedule, Strategy};
 use super::default::distribute;
 use super::fail::Fail;
 use super::fill::fill_levels;
+use super::gridstride::gridstride;
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
@@ -111,6 +113,16 @@ pub fn apply_strategy(
             group,
             combine,
         } => multipass(p, &root, (*parts, *group, *combine), target, at as u32).map_err(fail)?,
+        Strategy::GridStride {
+            groups,
+            group,
+            chunk,
+            combine,
+        } => {
+            let args = ([*groups, *group, *chunk], *combine);
+            let (new, value) = gridstride(p, &root, args, target, at as u32).map_err(fail)?;
+            (new, Some(value))
+        }
         Strategy::Coarsen { group, per_thread } => {
             (coarsen(p, &root, *group, *per_thread).map_err(fail)?, None)
         }

@@ -55,6 +55,22 @@ pub enum Strategy {
         group: u64,
         combine: Combine,
     },
+    /// A scalar fold `F(reduce N |i| E)`: `groups` workgroups of `group`
+    /// invocations (a grid sized to the device) sweep the terms, four
+    /// consecutive ones per invocation per sweep (a `vec4` load), into four
+    /// accumulators each; `chunk` consecutive quads per invocation before
+    /// the grid's stride (1: neighbouring invocations on neighbouring quads,
+    /// what GPUs coalesce; all of its sweeps: one contiguous run per
+    /// invocation, what llvmpipe streams fastest). A workgroup combines its
+    /// invocations' folds as `combine` says; then one invocation folds the
+    /// partials and the terms no sweep covered and applies the epilogue `F`
+    /// (a second kernel).
+    GridStride {
+        groups: u64,
+        group: u64,
+        chunk: u64,
+        combine: Combine,
+    },
 }
 
 impl Strategy {
@@ -65,7 +81,8 @@ impl Strategy {
             Strategy::Coarsen { group, .. }
             | Strategy::Rows { group }
             | Strategy::WideRows { group }
-            | Strategy::MultiPass { group, .. } => *group,
+            | Strategy::MultiPass { group, .. }
+            | Strategy::GridStride { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],
         }
     }

@@ -64,3 +64,30 @@ pub fn wrapped(t: Term, n: u64, raw: u64) -> Term {
         false => t,
     }
 }
+
+/// Reads equal up to spans.
+pub fn same_read(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (
+            ExprKind::Index {
+                vec: va,
+                index: ia,
+                guard: ga,
+            },
+            ExprKind::Index {
+                vec: vb,
+                index: ib,
+                guard: gb,
+            },
+        ) => va == vb && ga == gb && ia.same(ib),
+        _ => false,
+    }
+}
+
+/// `e` with every read equal to `ld` replaced by `by`.
+pub fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
+    if same_read(e, ld) {
+        return by.clone();
+    }
+    e.map_children(|c| replace_equal(c, ld, by))
+}

@@ -6,8 +6,9 @@
 //! is always `default`.
 
 use super::data::{Combine, Strategy};
+use super::gridstride;
 use super::prefs::{Prefs, prefs};
-use super::shape::{Shape, classify};
+use super::shape::{Fold, Shape, classify};
 use texpr_syntax::ir::Expr;
 use texpr_target::Target;
 
@@ -17,7 +18,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
         Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
-        Shape::Fold(f) => folds(prefs, f.n, target.subgroups()),
+        Shape::Fold(f) => folds(prefs, f, target),
         Shape::Elementwise { len } => coarsenings(prefs, len),
     };
     out.push(Strategy::Default);
@@ -88,10 +89,65 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
     }
 }
 
+/// `gridstride` (for scalar folds of at least the profile's sweeps per
+/// invocation) and `multipass`, in the profile's order; then `gridstride`
+/// on the profile's small grid.
+fn folds(prefs: &Prefs, f: Fold<'_>, target: &Target) -> Vec<Strategy> {
+    let n = f.n;
+    // `gridstride` takes scalar folds (`multipass` vector ones too).
+    let scalar = f.body.ty.len == 1;
+    let units = target
+        .profile
+        .compute_units
+        .map_or(prefs.stride_units, u64::from);
+    let grids: Vec<(u64, u64)> = (prefs.stride_per_unit.iter())
+        .flat_map(|per| prefs.stride_widths.iter().map(move |w| (units * per, *w)))
+        .collect();
+    let strided = match scalar {
+        true => grid_strides(prefs, n, &grids, target),
+        false => Vec::new(),
+    };
+    let passes = multipasses(prefs, n, target.subgroups());
+    let mut out: Vec<Strategy> = match prefs.stride_first {
+        true => strided.into_iter().chain(passes).collect(),
+        false => passes.into_iter().chain(strided).collect(),
+    };
+    for s in grid_strides(prefs, n, &[prefs.stride_small], target) {
+        if scalar && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `gridstride` over each grid `(workgroups, width)` that gives every
+/// invocation the profile's fewest sweeps, for each combine the device has.
+fn grid_strides(prefs: &Prefs, n: u64, grids: &[(u64, u64)], target: &Target) -> Vec<Strategy> {
+    let mut out = Vec::new();
+    for &combine in prefs.stride_combines {
+        if combine == Combine::Subgroup && !target.subgroups() {
+            continue;
+        }
+        for &(groups, w) in grids {
+            let sweeps = n / (gridstride::QUAD * groups * w);
+            if sweeps < prefs.stride_min_sweeps {
+                continue;
+            }
+            out.push(Strategy::GridStride {
+                groups,
+                group: w,
+                chunk: if prefs.stride_contiguous { sweeps } else { 1 },
+                combine,
+            });
+        }
+    }
+    out
+}
+
 /// `multipass` for each combine the device has, each number of terms per
 /// invocation that divides `n` into at least two parts, in the widest
 /// workgroup that divides the parts.
-fn folds(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
+fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
     let mut out = Vec::new();
     for &combine in prefs.fold_combines {
         if combine == Combine::Subgroup && !subgroups {

@@ -8,7 +8,7 @@
 //!   device profile's preference tables.
 //! - One file per strategy: [`default`], [`coarsen`], [`rows`],
 //!   [`wide_rows`], [`tile`] (block indexing, register tiles, staging,
-//!   epilogue), [`multipass`]; [`fill`] completes levels a user wrote.
+//!   epilogue), [`multipass`], [`gridstride`]; [`fill`] completes levels a user wrote.
 //! - [`grid`]: the building blocks they share; [`fail`]: why a strategy
 //!   does not fit (E0210-E0216); [`trial`]: trying strategies item by item
 //!   without copying the program.
@@ -27,6 +27,7 @@ pub mod default;
 pub mod fail;
 pub mod fill;
 pub mod grid;
+pub mod gridstride;
 pub mod heuristic;
 pub mod multipass;
 pub mod prefs;

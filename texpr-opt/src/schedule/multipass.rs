@@ -23,10 +23,11 @@ use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, lane, reduce_at};
 use super::shape;
 use crate::index::subst::subst_expr;
-use texpr_syntax::ast::Level;
+use texpr_syntax::Span;
+use texpr_syntax::ast::{Level, ReduceOp};
 use texpr_syntax::ir::build::read_of;
 use texpr_syntax::ir::term::{add, linear, mul, var};
-use texpr_syntax::ir::{Expr, Program, VecRef};
+use texpr_syntax::ir::{Expr, Program, Ty, VarId, VecRef};
 use texpr_target::Target;
 
 /// A multi-pass reduction's new root and, unless one workgroup combines
@@ -38,12 +39,7 @@ pub fn multipass(
     target: &Target,
     at: u32,
 ) -> Result<(Expr, Option<Expr>), Fail> {
-    if combine == Combine::Subgroup && !target.subgroups() {
-        return Err(Fail::new(
-            "E0215",
-            "`combine=subgroup` needs subgroup operations, which this device does not have",
-        ));
-    }
+    subgroups_needed(combine, target)?;
     let fold = shape::fold(root).ok_or_else(|| {
         Fail::shape("`multipass` needs an item `reduce N |i| E` (or an epilogue of one)")
     })?;
@@ -77,28 +73,14 @@ pub fn multipass(
     let idx = add(mul(lane(g, w, l), per), var(t));
     let term_e = subst_expr(p, body, i, &idx).with_thread_levels();
     let partial = reduce_at(Level::Thread, op, per, t, term_e).at(span);
-    let group_e = match combine {
-        Combine::Serial => compute_at(Level::Group, w, l, partial),
-        Combine::Tree => reduce_at(Level::Group, op, w, l, partial),
-        Combine::Subgroup => reduce_at(Level::Subgroup, op, w, l, partial),
-    };
+    let group_e = combine_group(combine, op, w, l, partial);
     if combine != Combine::Serial && folded == 1 && !fold.has_epilogue(root) {
         // One workgroup combines everything: no partials global.
         return Ok((grid_over(p, g, 1, m, m, group_e), None));
     }
     let value = grid_over(p, g, g_n, folded * m, folded * m, group_e);
     // The fold of the partials: one invocation.
-    let q = index(p, "q", folded, span);
-    let partials = VecRef::Global(at);
-    let term_q = match m {
-        1 => read_of(partials, var(q), body.ty.elem).at(span),
-        _ => {
-            let e = index(p, "e", m, span);
-            let r = read_of(partials, linear(var(q), m, var(e)), body.ty.elem).at(span);
-            compute_at(Level::Thread, m, e, r)
-        }
-    };
-    let total = reduce_at(Level::Thread, op, folded, q, term_q).at(span);
+    let total = fold_partials(p, (op, folded, body.ty), at, span);
     // The epilogue, if any, around the fold of the partials.
     let last = replace_node(root, fold.reduce, &total).with_thread_levels();
     let g2 = index(p, "g", 1, span);
@@ -108,9 +90,53 @@ pub fn multipass(
 }
 
 /// `e` with the node `old` (found by address) replaced by `new`.
-fn replace_node(e: &Expr, old: &Expr, new: &Expr) -> Expr {
+pub fn replace_node(e: &Expr, old: &Expr, new: &Expr) -> Expr {
     match std::ptr::eq(e, old) {
         true => new.clone(),
         false => e.map_children(|c| replace_node(c, old, new)),
+    }
+}
+
+/// `reduce@thread op P |q| G[q]` over the `P` partials (each of type `ty`)
+/// of global `at`: what the second kernel of a multi-pass fold computes.
+pub fn fold_partials(
+    p: &mut Program,
+    (op, folded, ty): (ReduceOp, u64, Ty),
+    at: u32,
+    span: Span,
+) -> Expr {
+    let m = ty.len;
+    let q = index(p, "q", folded, span);
+    let partials = VecRef::Global(at);
+    let term_q = match m {
+        1 => read_of(partials, var(q), ty.elem).at(span),
+        _ => {
+            let e = index(p, "e", m, span);
+            let r = read_of(partials, linear(var(q), m, var(e)), ty.elem).at(span);
+            compute_at(Level::Thread, m, e, r)
+        }
+    };
+    reduce_at(Level::Thread, op, folded, q, term_q).at(span)
+}
+
+/// E0215 for `combine=subgroup` on a device without subgroups.
+pub fn subgroups_needed(combine: Combine, target: &Target) -> Result<(), Fail> {
+    match combine == Combine::Subgroup && !target.subgroups() {
+        true => Err(Fail::new(
+            "E0215",
+            "`combine=subgroup` needs subgroup operations, which this device does not have",
+        )),
+        false => Ok(()),
+    }
+}
+
+/// A workgroup of `w` invocations (`l`) each folding `partial`, combined
+/// as `combine` says: their partials side by side (`serial`) or one fold
+/// by a workgroup tree or by subgroups.
+pub fn combine_group(combine: Combine, op: ReduceOp, w: u64, l: VarId, partial: Expr) -> Expr {
+    match combine {
+        Combine::Serial => compute_at(Level::Group, w, l, partial),
+        Combine::Tree => reduce_at(Level::Group, op, w, l, partial),
+        Combine::Subgroup => reduce_at(Level::Subgroup, op, w, l, partial),
     }
 }

@@ -37,6 +37,22 @@ pub struct Prefs {
     pub fold_combines: &'static [Combine],
     pub fold_widths_serial: &'static [u64],
     pub fold_widths_combined: &'static [u64],
+    /// `gridstride`: workgroups per compute unit (SM, or CPU thread), the
+    /// units assumed when the device does not say, workgroup widths, the
+    /// combines in order, whether each invocation reads one contiguous run
+    /// (`chunk` = all its sweeps) or neighbouring invocations neighbouring
+    /// quads (`chunk=1`), the fewest sweeps per invocation worth it, and
+    /// whether it comes before `multipass`.
+    pub stride_per_unit: &'static [u64],
+    pub stride_units: u64,
+    pub stride_widths: &'static [u64],
+    pub stride_combines: &'static [Combine],
+    pub stride_contiguous: bool,
+    pub stride_min_sweeps: u64,
+    pub stride_first: bool,
+    /// A small grid `(workgroups, width)` offered after `multipass`, for
+    /// folds too short for a device-sized grid (and for `tune` to weigh).
+    pub stride_small: (u64, u64),
     /// `coarsen` elements per invocation and workgroup sizes.
     pub coarsen_per: &'static [u64],
     pub coarsen_groups: &'static [u64],
@@ -77,6 +93,14 @@ const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
 ///   (group=256: tree 14.2 / 24.0, subgroup 14.1 / 16.8). The first pass's
 ///   memory traffic dominates; the combines are within the noise, so the
 ///   serial one keeps its place.
+/// - gridstride (sum of 2^24, hand-written WGSL timed interleaved, load
+///   ~9, GPU timestamps): one contiguous run of vec4 loads per invocation
+///   17.6-19.6 ms for 16-256 workgroups of 8-256; scalar loads in the same
+///   runs 31 ms (what `multipass` makes); neighbouring invocations on
+///   neighbouring vec4s 90-138 ms (llvmpipe's lanes gather). So contiguous
+///   runs, 16 workgroups of 64 (lavapipe runs a workgroup on one thread;
+///   its thread count is not reported, 8 assumed), each invocation writing
+///   its partial (no barrier), before `multipass`.
 pub const CPU: Prefs = Prefs {
     staged_tiles: STAGED,
     staged_first: false,
@@ -109,12 +133,25 @@ pub const CPU: Prefs = Prefs {
     fold_combines: &[Combine::Serial, Combine::Tree, Combine::Subgroup],
     fold_widths_serial: WIDTHS_64,
     fold_widths_combined: WIDTHS_64,
+    stride_per_unit: &[2, 8, 32],
+    stride_units: 8,
+    stride_widths: &[64, 256],
+    stride_combines: &[Combine::Serial, Combine::Subgroup],
+    stride_contiguous: true,
+    stride_min_sweeps: 16,
+    stride_first: true,
+    stride_small: (2, 16),
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
 };
 
 /// GPUs: wide workgroups, workgroup combines (subgroup operations where
 /// present, else a tree in shared memory), shared-staged tiles first.
+/// `gridstride` is the classic grid-stride loop (CubeCL's and CUB's form):
+/// 4-8 workgroups of 256 per SM (132 SMs on an H100), neighbouring
+/// invocations on neighbouring vec4s, before `multipass` (whose 256 terms
+/// per invocation left 2^20 partials at 2^28 and reached a quarter of the
+/// bandwidth, issue 11). Not yet measured on a GPU.
 pub const GPU: Prefs = Prefs {
     staged_tiles: STAGED,
     staged_first: true,
@@ -137,6 +174,14 @@ pub const GPU: Prefs = Prefs {
     fold_combines: &[Combine::Subgroup, Combine::Tree, Combine::Serial],
     fold_widths_serial: WIDTHS_64,
     fold_widths_combined: &[256, 128, 64, 32, 16, 8, 4, 2, 1],
+    stride_per_unit: &[4, 8],
+    stride_units: 32,
+    stride_widths: &[256],
+    stride_combines: &[Combine::Subgroup, Combine::Tree],
+    stride_contiguous: false,
+    stride_min_sweeps: 4,
+    stride_first: true,
+    stride_small: (4, 32),
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
 };

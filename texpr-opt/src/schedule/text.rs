@@ -99,6 +99,15 @@ pub const FORMS: &[Form] = &[
             optional("combine", Value::Combine),
         ],
     },
+    Form {
+        name: "gridstride",
+        keys: &[
+            key("groups", Value::Count),
+            key("group", Value::Count),
+            optional("chunk", Value::Count),
+            optional("combine", Value::Combine),
+        ],
+    },
 ];
 
 /// The strategies' syntax, one a line, generated from [`FORMS`]:
@@ -151,6 +160,11 @@ impl<'s> Keys<'s> {
     fn pair(&self, key: &str) -> Result<[u64; 2], String> {
         pair(self.required(key)?)
     }
+
+    /// The optional `combine=` (serial when absent).
+    fn combine(&self) -> Result<Combine, String> {
+        self.get("combine").map_or(Ok(Combine::Serial), str::parse)
+    }
 }
 
 impl Strategy {
@@ -176,9 +190,13 @@ impl Strategy {
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
                 group: keys.count("group")?,
-                combine: keys
-                    .get("combine")
-                    .map_or(Ok(Combine::Serial), str::parse)?,
+                combine: keys.combine()?,
+            },
+            "gridstride" => Strategy::GridStride {
+                groups: keys.count("groups")?,
+                group: keys.count("group")?,
+                chunk: keys.get("chunk").map_or(Ok(1), number)?,
+                combine: keys.combine()?,
             },
             other => unreachable!("`{other}` is in FORMS but has no constructor"),
         })
@@ -209,12 +227,29 @@ impl fmt::Display for Strategy {
                 combine,
             } => {
                 write!(f, "multipass parts={parts} group={group}")?;
-                match combine {
-                    Combine::Serial => Ok(()),
-                    c => write!(f, " combine={}", c.name()),
+                write_combine(f, *combine)
+            }
+            Strategy::GridStride {
+                groups,
+                group,
+                chunk,
+                combine,
+            } => {
+                write!(f, "gridstride groups={groups} group={group}")?;
+                if *chunk != 1 {
+                    write!(f, " chunk={chunk}")?;
                 }
+                write_combine(f, *combine)
             }
         }
+    }
+}
+
+/// ` combine=C` unless it is the default (serial).
+fn write_combine(f: &mut fmt::Formatter<'_>, combine: Combine) -> fmt::Result {
+    match combine {
+        Combine::Serial => Ok(()),
+        c => write!(f, " combine={}", c.name()),
     }
 }
 
@@ -410,6 +445,12 @@ mod tests {
                 group: 8,
                 combine: Combine::Tree,
             },
+            Strategy::GridStride {
+                groups: 16,
+                group: 64,
+                chunk: 4096,
+                combine: Combine::Subgroup,
+            },
         ];
         let lines = syntax();
         assert_eq!(lines.len(), samples.len());
@@ -428,6 +469,12 @@ mod tests {
             lines[5],
             "multipass parts=N group=N [combine=serial|tree|subgroup]"
         );
+        assert_eq!(
+            lines[6],
+            "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
+        );
+        let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
+        assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
     }
 
     #[test]

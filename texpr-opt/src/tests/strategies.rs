@@ -430,3 +430,50 @@ fn wide_rows_split_each_row_across_a_workgroup() {
     let e = optimize(&p, &limits, &ScheduleChoice::Given(s)).unwrap_err();
     assert_eq!(e[0].code, "E0212");
 }
+
+/// `gridstride`: the CPU heuristic's first choice for long folds, with or
+/// without an arithmetic epilogue (one contiguous run per invocation); a
+/// fold too short for the grid, a `chunk` that does not divide the sweeps
+/// and a root that is no scalar fold are coded errors; the scheduled
+/// program means what the source means.
+#[test]
+fn gridstride_takes_long_scalar_folds() {
+    let limits = cpu(true);
+    for out in [
+        "reduce 1048576 |i| x[i]",
+        "(reduce max 1048576 |i| x[i]) * 0.5",
+    ] {
+        let src = format!("input x: f32[1048576]\noutput o = {out}\n");
+        let p = texpr_syntax::frontend(&src, &[]).unwrap();
+        let got = heuristic(&p, &limits).get("o").to_string();
+        assert_eq!(got, "gridstride groups=16 group=64 chunk=256", "{out}");
+    }
+    let p = texpr_syntax::frontend(
+        "input x: i32[1000]\noutput o = reduce min 1000 |i| x[i] - 7\n",
+        &[],
+    )
+    .unwrap();
+    let run = |text: &str| {
+        let s: Schedule = text.parse().unwrap();
+        match optimize(&p, &limits, &ScheduleChoice::Given(s)) {
+            Ok(q) => {
+                check("gridstride", &p, &q, text);
+                Vec::new()
+            }
+            Err(d) => d.iter().map(|d| d.code).collect::<Vec<_>>(),
+        }
+    };
+    assert!(run("o: gridstride groups=3 group=8 chunk=5").is_empty());
+    assert!(run("o: gridstride groups=2 group=8 combine=tree").is_empty());
+    assert_eq!(run("o: gridstride groups=8 group=32"), ["E0212"]);
+    assert_eq!(run("o: gridstride groups=2 group=8 chunk=7"), ["E0212"]);
+    let ex = examples();
+    let matmul = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
+    let s: Schedule = "c: gridstride groups=2 group=8".parse().unwrap();
+    let codes: Vec<_> = optimize(matmul, &limits, &ScheduleChoice::Given(s))
+        .unwrap_err()
+        .iter()
+        .map(|d| d.code)
+        .collect();
+    assert_eq!(codes, ["E0211"]);
+}

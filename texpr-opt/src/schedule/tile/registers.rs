@@ -7,7 +7,7 @@
 //! instead ([`super::staging`]).
 
 use super::super::fail::Fail;
-use super::super::grid::{compute_at, let_at, reduce_at};
+use super::super::grid::{compute_at, let_at, reduce_at, replace_equal, same_read};
 use super::blocks::Blocks;
 use super::epilogue;
 use super::staging::{self, Staged};
@@ -145,38 +145,11 @@ fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Ex
             None
         };
         if let Some(list) = list
-            && !list.iter().any(|x| same(x, e))
+            && !list.iter().any(|x| same_read(x, e))
         {
             list.push(e.clone());
         }
         return;
     }
     e.children().for_each(|c| collect_loads(c, ijkg, li, lj));
-}
-
-/// Reads equal up to spans.
-fn same(a: &Expr, b: &Expr) -> bool {
-    match (&a.kind, &b.kind) {
-        (
-            ExprKind::Index {
-                vec: va,
-                index: ia,
-                guard: ga,
-            },
-            ExprKind::Index {
-                vec: vb,
-                index: ib,
-                guard: gb,
-            },
-        ) => va == vb && ga == gb && ia.same(ib),
-        _ => false,
-    }
-}
-
-/// `e` with every read equal to `ld` replaced by `by`.
-fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
-    if same(e, ld) {
-        return by.clone();
-    }
-    e.map_children(|c| replace_equal(c, ld, by))
 }
