@@ -425,7 +425,11 @@ fn tune_and_bench_agree_on_the_same_schedule() {
         .unwrap_or_else(|| panic!("{err}"));
     for (schedule, tune_ms) in tune {
         let logged = number_after(last, &format!(" {schedule} "));
-        assert_eq!(format!("{tune_ms:.3}"), format!("{logged:.3}"), "{out}\n{err}");
+        assert_eq!(
+            format!("{tune_ms:.3}"),
+            format!("{logged:.3}"),
+            "{out}\n{err}"
+        );
     }
     let bench = texprc(&cache, &with(&with(&["bench", &c], &size), &timing));
     assert_eq!(bench.status.code(), Some(0), "{}", stderr(&bench));
