@@ -436,11 +436,10 @@ fn tune_and_bench_agree_on_the_same_schedule() {
     let table = stdout(&bench);
     // Both figures are medians of 9 warm runs interleaved with the other
     // schedules' (tune's last measurement has no cut-off, as bench has none):
-    // up to 4 runs slowed by the load cannot move either. What is left is the
-    // load differing between the two sittings, seconds apart: on this 2-core
-    // machine a sustained extra load slows lavapipe's threads by at most
-    // about 2x, so a figure may be up to 2x off either way, and the two
-    // sittings' up to 4x from each other.
+    // up to 4 of a schedule's runs slowed by the load cannot move its
+    // figure. What is left is the load differing between the two sittings,
+    // seconds apart, which the 4x either way allows for; a figure taken
+    // from other runs (a cut-off's median of 2, once 35x the log's) does not.
     for (schedule, tune_ms) in tune {
         let bench_ms = bench_ms(&table, schedule);
         let ratio = tune_ms / bench_ms;
