@@ -3,8 +3,10 @@
 
 use std::path::Path;
 use texpr_block::air::parse;
-use texpr_block::cli::{BlockArgs, Emit, run_cli};
-use texpr_block::exec::{eval_dense, max_rel_diff, random_inputs, run_plan};
+use texpr_block::cli::{BlockArgs, Emit, plan};
+use texpr_block::cli_run::{Backend, job, run_cli, run_in_process};
+use texpr_block::exec::device::heuristic;
+use texpr_block::exec::{RandomSource, eval_dense, max_rel_diff, random_inputs};
 use texpr_block::graph::{GridConfig, Policy, build, prune, schedule};
 use texpr_block::passes::{Env, optimize};
 use texpr_tests::golden;
@@ -100,9 +102,10 @@ fn each_distinct_kernel_is_compiled_once() {
         a.defines = vec![("M".into(), 8), ("K".into(), 8), ("N".into(), 8)];
         a.run = true;
     });
-    // 16 shards, all 2x2 tiles with a full K panel: one kernel
+    // 16 shards, all 2x2 tiles with a full K panel: one kernel on each rank
+    assert!(out.contains("ran 16 shards and "), "{out}");
     assert!(
-        out.contains("ran 16 shards on a 2x2 grid with 1 distinct kernels"),
+        out.contains("on a 2x2 grid (4 ranks as threads) with 1 distinct kernels per rank"),
         "{out}"
     );
 }
@@ -140,37 +143,75 @@ fn gpu_runs_match_the_dense_reference() {
             ],
             _ => vec![("T".into(), 4)],
         };
-        let p = parse(&src, &defines).unwrap();
-        let q = optimize(&p, &mut Env::new()).unwrap();
-        let g = prune(&build(&q, GridConfig::new(2, 2)).unwrap());
-        let plan = schedule(&g, 4, Policy::CriticalPath { budget: u64::MAX });
-        let inputs = random_inputs(&q, 5);
-        let mut runner = texpr_block::exec::gpu::GpuRunner::new(gpu);
-        let report = run_plan(&q, &g, &plan, &inputs, &mut runner)
+        let mut args = BlockArgs::new(&stem, &src);
+        args.defines = defines;
+        let planned = plan(&args).unwrap();
+        let job = job(&args, &planned).unwrap();
+        let backend = Backend {
+            gpu: Some(gpu),
+            pick: &heuristic,
+        };
+        let source = RandomSource { seed: 5 };
+        let outcome = run_in_process(&job, &source, backend)
             .unwrap_or_else(|d| panic!("{stem}: {d}\n{}", d.notes.join("\n")));
-        let want = eval_dense(&p, &inputs).unwrap();
-        let diff = max_rel_diff(&want, &report.result).unwrap();
+        let inputs = random_inputs(&planned.p, 5);
+        let want = eval_dense(&planned.p, &inputs).unwrap();
+        let got = outcome.gathered.result.as_ref().unwrap();
+        let diff = max_rel_diff(&want, got).unwrap();
         assert!(
-            diff <= texpr_block::cli::tolerance(&p) * 10.0,
+            diff <= texpr_block::cli::tolerance(&planned.p) * 10.0,
             "{stem}: diff {diff}"
         );
-        // every distinct block body compiled once, reused by the other shards
-        let mut distinct: Vec<&str> = Vec::new();
+        // every distinct block body compiled once per rank, reused by its other shards
+        let g = &planned.g;
         let mut shards = 0;
-        for n in &g.nodes {
-            if let texpr_block::graph::NodeKind::BlockShard { kernel, .. } = &n.kind {
-                shards += 1;
-                if !distinct.contains(&kernel.as_str()) {
-                    distinct.push(kernel);
+        for r in 0..4 {
+            let mut distinct: Vec<&str> = Vec::new();
+            for n in &g.nodes {
+                if let texpr_block::graph::NodeKind::BlockShard { kernel, rank, .. } = &n.kind
+                    && rank.0 == r
+                {
+                    shards += 1;
+                    if !distinct.contains(&kernel.as_str()) {
+                        distinct.push(kernel);
+                    }
                 }
             }
+            let stats = outcome.gathered.stats[r];
+            assert_eq!(stats.kernels as usize, distinct.len(), "{stem} rank {r}");
         }
-        assert_eq!(report.kernels, distinct.len(), "{stem}");
-        assert_eq!(report.shards, shards, "{stem}");
+        let ran: u64 = outcome.gathered.stats.iter().map(|s| s.shards).sum();
+        assert_eq!(ran as usize, shards, "{stem}");
         if stem == "gemm_bias_relu" {
             // 5 x 4 tiles of 16 (ragged at the bottom and right): at most 4 kernel variants
             assert_eq!(shards, 20);
-            assert!(distinct.len() <= 4, "{} kernels", distinct.len());
+            let most = outcome.gathered.stats.iter().map(|s| s.kernels).max();
+            assert!(most <= Some(4), "{most:?} kernels");
         }
     }
+}
+
+#[test]
+fn emit_texpr_shows_each_body_and_its_schedule() {
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "gemm_bias_relu")
+        .unwrap();
+    let out = cli("gemm", &src, |a| {
+        a.defines = vec![("M".into(), 64), ("K".into(), 64), ("N".into(), 64)];
+        a.tile = Some(32);
+        a.emit = vec![Emit::Texpr];
+    });
+    // 2x2 tiles of 32, all alike: one body, then the optimizer's scheduled form of it
+    assert_eq!(out.matches("// kernel k").count(), 1, "{out}");
+    assert!(
+        out.starts_with("// kernel k0\ninput a: f32[2048]\n"),
+        "{out}"
+    );
+    let scheduled = out
+        .split("// scheduled\n")
+        .nth(1)
+        .expect("a scheduled body");
+    assert!(scheduled.contains("compute@grid"), "{scheduled}");
+    assert!(scheduled.contains("reduce@thread"), "{scheduled}");
 }

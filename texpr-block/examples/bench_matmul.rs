@@ -1,14 +1,14 @@
-//! Benchmark: blocked matmul on a 2x2 grid of ranks (one device) vs one dense TExpr kernel.
+//! Benchmark: blocked matmul on a 2x2 grid of ranks (threads of one process, one GPU) vs one dense TExpr kernel.
 //!
-//! `cargo run -p texpr-block --example bench_matmul -- N T` (defaults 2048 256); prints a
-//! markdown table row. GPU times are wgpu's per-run times summed over shards.
+//! `cargo run --release -p texpr-block --example bench_matmul -- N T` (defaults 2048 256);
+//! both use the optimizer's heuristic schedule for the GPU.
 
 use std::time::Instant;
-use texpr_block::air::parse;
-use texpr_block::exec::gpu::GpuRunner;
-use texpr_block::exec::{KernelRunner, random_inputs, run_plan};
-use texpr_block::graph::{GridConfig, Policy, build, prune, schedule};
-use texpr_block::passes::{Env, optimize};
+use texpr_block::cli::{BlockArgs, plan};
+use texpr_block::cli_run::{Backend, job, run_in_process};
+use texpr_block::exec::device::heuristic;
+use texpr_block::exec::{RandomSource, random_inputs};
+use texpr_codegen::runtime::HostBuffer;
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -20,27 +20,22 @@ fn main() {
     let src = format!(
         "func mm {{\n  %a = input : f32[{n}x{n}, {t}x{t}]\n  %b = input : f32[{n}x{n}, {t}x{t}]\n  %c = matmul %a, %b\n  ret %c\n}}"
     );
-    let p = optimize(&parse(&src, &[]).expect("parses"), &mut Env::new()).expect("optimises");
     let gpu = texpr_codegen::runtime::Gpu::open_from_env().expect("a GPU adapter");
-    let g = prune(&build(&p, GridConfig::new(2, 2)).expect("builds"));
-    let plan = schedule(&g, 4, Policy::CriticalPath { budget: u64::MAX });
-    let inputs = random_inputs(&p, 1);
-
-    let mut blocked = GpuRunner::new(&gpu);
-    let start = Instant::now();
-    let report = run_plan(&p, &g, &plan, &inputs, &mut blocked).expect("runs");
-    let blocked_wall = start.elapsed();
-
-    let sent: u64 = plan.sent.iter().sum();
+    let mut b = BlockArgs::new("mm.air", &src);
+    b.grid = (2, 2);
+    let planned = plan(&b).expect("plans");
+    let job = job(&b, &planned).expect("a job");
+    let backend = Backend {
+        gpu: Some(&gpu),
+        pick: &heuristic,
+    };
+    let source = RandomSource { seed: 1 };
+    let outcome = run_in_process(&job, &source, backend).expect("runs");
+    let blocked = outcome.gathered.result.expect("gathered");
     println!("device: {}", gpu.info());
     println!(
-        "blocked: n {n}, tile {t}, {} shards, {} kernels, GPU time {:.3} s, wall {:.3} s, bytes between ranks {sent}, sent {:?}, received {:?}",
-        report.shards,
-        report.kernels,
-        blocked.gpu_time.as_secs_f64(),
-        blocked_wall.as_secs_f64(),
-        plan.sent,
-        plan.received
+        "blocked: n {n}, tile {t}, 2x2 ranks as threads, wall {:.3} s",
+        outcome.wall.as_secs_f64()
     );
     let dense_src = format!(
         "input a: f32[{}]\ninput b: f32[{}]\noutput out: f32[{}] = compute {n} |j| compute {n} |i| reduce {n} |k| a[i + k * {n}] * b[k + j * {n}]\n",
@@ -48,18 +43,30 @@ fn main() {
         n * n,
         n * n
     );
-    let mut dense = GpuRunner::new(&gpu);
+    let opts = texpr::Options {
+        target: gpu.target().clone(),
+        ..Default::default()
+    };
+    let module = texpr::compile_source(&dense_src, &opts)
+        .expect("compiles")
+        .module;
+    let inputs = random_inputs(&planned.p, 1);
+    let host: Vec<HostBuffer> = inputs
+        .iter()
+        .map(|m| HostBuffer::from_f32(&m.data))
+        .collect();
     let start = Instant::now();
-    match dense.run(&dense_src, &[&inputs[0].data, &inputs[1].data]) {
-        Ok(out) => {
+    match gpu.run(&module, &host) {
+        Ok(res) => {
+            let out = res.outputs[0].to_f32();
             let diff = out
                 .iter()
-                .zip(&report.result.data)
+                .zip(&blocked.data)
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0f32, f32::max);
             println!(
                 "dense: GPU time {:.3} s, wall {:.3} s, max abs diff {diff:.2e}",
-                dense.gpu_time.as_secs_f64(),
+                res.gpu_time.as_secs_f64(),
                 start.elapsed().as_secs_f64()
             );
         }

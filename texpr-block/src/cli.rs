@@ -1,15 +1,17 @@
-//! `texprc block`: everything but argument parsing and printing, as a library function.
+//! `texprc block`: everything but argument parsing, files and printing, as library functions.
 //!
-//! `texprc block FILE [--grid PxQ] [--tile N] [-D NAME=V] [--emit ir|passes|stages|graph|dot|plan|texpr]
-//! [--budget BYTES] [--no-fuse] [--run [--check] [--device cpu|gpu]]`
+//! `texprc block FILE [--grid PxQ] [--tile N] [-D NAME=V] [--source-rank R,C]
+//! [--emit ir|passes|stages|graph|dot|plan|texpr] [--budget BYTES] [--no-fuse]
+//! [--run [--check] [--device cpu|gpu] [--random SEED] [--input NAME=PATH.npy]
+//! [-o DIR [--output-per-rank]]]`
 //!
 //! `--tile N` sets the program's `param T` (the examples' tile size).
+//! [`plan`] parses, optimises, builds the graph and schedules it; [`emit`]
+//! prints any stage; running is in [`crate::cli_run`].
 
 use crate::air::{Op, Program, parse, print};
 use crate::codes;
-use crate::exec::{
-    InterpRunner, KernelRunner, Matrix, eval_dense, max_rel_diff, random_inputs, run_plan,
-};
+use crate::exec::device::{SchedulePicker, compile_body};
 use crate::graph::{Graph, GridConfig, Plan, Policy, build, prune, schedule, to_dot};
 use crate::passes::{Env, EnvValue, env::FUSE, run as run_passes};
 use crate::stage::{lower, print_stages};
@@ -76,6 +78,10 @@ pub struct BlockArgs {
     pub device: Device,
     /// Seed of the random inputs of `--run`.
     pub seed: u64,
+    /// The rank `(row, col)` that holds every matrix's top-left tile and gathers the result.
+    pub source_rank: (usize, usize),
+    /// Gather the result to the source rank (for `-o` and `--check`).
+    pub gather: bool,
 }
 
 impl BlockArgs {
@@ -93,6 +99,8 @@ impl BlockArgs {
             check: false,
             device: Device::Cpu,
             seed: 1,
+            source_rank: (0, 0),
+            gather: true,
         }
     }
 }
@@ -110,6 +118,20 @@ pub fn parse_grid(s: &str) -> Result<(usize, usize), Diagnostic> {
         return Err(bad());
     }
     Ok((p, q))
+}
+
+/// `R,C` (e.g. `1,0`): a position in the grid.
+pub fn parse_source_rank(s: &str) -> Result<(usize, usize), Diagnostic> {
+    let bad = || {
+        bad_arg(format!(
+            "--source-rank wants R,C (a grid row and column), not `{s}`"
+        ))
+    };
+    let (r, c) = s.split_once(',').ok_or_else(bad)?;
+    Ok((
+        r.trim().parse().map_err(|_| bad())?,
+        c.trim().parse().map_err(|_| bad())?,
+    ))
 }
 
 /// Parses (with overrides) and optimises; the program before and after, and the pass dump.
@@ -136,32 +158,73 @@ fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>
     Ok((p, q, dump))
 }
 
-/// Runs `texprc block`: the text to print, or diagnostics to render against the source.
-pub fn run_cli(args: &BlockArgs) -> Result<String, Vec<Diagnostic>> {
+/// A block program made ready to run: as written (`p`) and optimised
+/// (`q`), its pruned graph and the critical-path plan on the grid.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub p: Program,
+    pub q: Program,
+    pub g: Graph,
+    pub plan: Plan,
+    pub cfg: GridConfig,
+    /// The program after every pass, and the environment.
+    pub dump: String,
+}
+
+/// Parses, optimises, builds the graph and schedules it within the budget.
+pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
     let (p, q, dump) = front(args)?;
-    let cfg = GridConfig::new(args.grid.0, args.grid.1);
+    let mut cfg = GridConfig::new(args.grid.0, args.grid.1);
+    cfg.source = crate::dist::RankIndex2D::new(args.source_rank.0, args.source_rank.1);
     let g = prune(&build(&q, cfg).map_err(|d| vec![d])?);
     let budget = args.budget.unwrap_or(u64::MAX);
     let plan = schedule(&g, cfg.n_ranks(), Policy::CriticalPath { budget });
+    Ok(Planned {
+        p,
+        q,
+        g,
+        plan,
+        cfg,
+        dump,
+    })
+}
+
+/// The text of every `--emit`; block bodies are compiled for `target`
+/// with the schedule `pick` chooses.
+pub fn emit_all(
+    args: &BlockArgs,
+    planned: &Planned,
+    target: &texpr::Target,
+    pick: &SchedulePicker,
+) -> Result<String, Diagnostic> {
     let mut out = String::new();
     for e in &args.emit {
-        out.push_str(&emit(*e, &q, &g, &plan, cfg, &dump));
-    }
-    if args.run {
-        out.push_str(&run(args, &p, &q, &g, &plan).map_err(|d| vec![d])?);
+        let text = match e {
+            Emit::Texpr => texpr_text(&planned.g, target, pick)?,
+            _ => emit(*e, planned),
+        };
+        out.push_str(&text);
     }
     Ok(out)
 }
 
-fn emit(e: Emit, q: &Program, g: &Graph, plan: &Plan, cfg: GridConfig, dump: &str) -> String {
+fn emit(e: Emit, planned: &Planned) -> String {
+    let Planned {
+        q,
+        g,
+        plan,
+        cfg,
+        dump,
+        ..
+    } = planned;
     match e {
         Emit::Ir => print(q),
-        Emit::Passes => dump.to_string(),
+        Emit::Passes => dump.clone(),
         Emit::Stages => print_stages(q, &lower(q)),
         Emit::Graph => graph_text(g),
         Emit::Dot => to_dot(g, &q.name),
-        Emit::Plan => plan_text(g, plan, cfg),
-        Emit::Texpr => texpr_text(g),
+        Emit::Plan => plan_text(g, plan, *cfg),
+        Emit::Texpr => String::new(),
     }
 }
 
@@ -218,8 +281,12 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
     out
 }
 
-/// Every distinct block body, once.
-pub fn texpr_text(g: &Graph) -> String {
+/// Every distinct block body, once, as the optimizer schedules it for `target`.
+pub fn texpr_text(
+    g: &Graph,
+    target: &texpr::Target,
+    pick: &SchedulePicker,
+) -> Result<String, Diagnostic> {
     let mut seen: Vec<&str> = Vec::new();
     for n in &g.nodes {
         if let crate::graph::NodeKind::BlockShard { kernel, .. } = &n.kind
@@ -228,10 +295,13 @@ pub fn texpr_text(g: &Graph) -> String {
             seen.push(kernel);
         }
     }
-    seen.iter()
-        .enumerate()
-        .map(|(k, src)| format!("// kernel k{k}\n{src}\n"))
-        .collect()
+    let mut out = String::new();
+    for (k, src) in seen.iter().enumerate() {
+        let compiled = compile_body(src, target, pick)?;
+        let scheduled = texpr_syntax::print::program(&compiled.scheduled);
+        let _ = write!(out, "// kernel k{k}\n{src}// scheduled\n{scheduled}\n");
+    }
+    Ok(out)
 }
 
 /// The longest reduction in the program (matmul inner size, summed extent).
@@ -250,62 +320,4 @@ fn reduction_len(p: &Program) -> u64 {
 /// Relative tolerance of a distributed result against the dense reference.
 pub fn tolerance(p: &Program) -> f32 {
     1e-5 + 2e-6 * reduction_len(p) as f32
-}
-
-fn run(
-    args: &BlockArgs,
-    p: &Program,
-    q: &Program,
-    g: &Graph,
-    plan: &Plan,
-) -> Result<String, Diagnostic> {
-    let inputs = random_inputs(q, args.seed);
-    let (report, device) = match args.device {
-        Device::Cpu => (
-            run_plan(q, g, plan, &inputs, &mut InterpRunner::default())?,
-            "the interpreter".to_string(),
-        ),
-        Device::Gpu => run_gpu(q, g, plan, &inputs)?,
-    };
-    let mut out = format!(
-        "ran {} shards on a {}x{} grid with {} distinct kernels on {device}\nbytes sent per rank {:?}, received {:?}\n",
-        report.shards, args.grid.0, args.grid.1, report.kernels, plan.sent, plan.received
-    );
-    if args.check {
-        out.push_str(&check(p, &inputs, &report.result)?);
-    }
-    Ok(out)
-}
-
-fn run_gpu(
-    q: &Program,
-    g: &Graph,
-    plan: &Plan,
-    inputs: &[Matrix],
-) -> Result<(crate::exec::RunReport, String), Diagnostic> {
-    let gpu = texpr_codegen::runtime::Gpu::open_from_env()
-        .map_err(|e| Diagnostic::error(codes::NO_GPU, format!("no GPU adapter: {e}")))?;
-    let mut runner = crate::exec::gpu::GpuRunner::new(&gpu);
-    let report = run_plan(q, g, plan, inputs, &mut runner)?;
-    let kernels = runner.compiled();
-    Ok((
-        crate::exec::RunReport { kernels, ..report },
-        gpu.info().to_string(),
-    ))
-}
-
-/// Compares with the dense reference of the unoptimised program.
-fn check(p: &Program, inputs: &[Matrix], got: &Matrix) -> Result<String, Diagnostic> {
-    let want = eval_dense(p, inputs)?;
-    let tol = tolerance(p);
-    let diff = max_rel_diff(&want, got).unwrap_or(f32::INFINITY);
-    if diff <= tol {
-        return Ok(format!(
-            "check: max relative difference {diff:.3e} (tolerance {tol:.3e}): ok\n"
-        ));
-    }
-    Err(Diagnostic::error(
-        codes::CHECK_FAILED,
-        format!("the result differs from the dense reference by {diff:.3e} (tolerance {tol:.3e})"),
-    ))
 }

@@ -2,7 +2,7 @@
 //!
 //! Codes are never reused. Parsing E0500-E0509, types E0510-E0529,
 //! distribution, graph and scheduling E0530-E0539, execution E0540-E0549,
-//! command line of `texprc block` E0550-E0559.
+//! command line of `texprc block` E0550-E0559, ranks and MPI E0560-E0569.
 
 /// A character that starts no token.
 pub const BAD_CHAR: &str = "E0500";
@@ -61,3 +61,15 @@ pub const BAD_ARG: &str = "E0550";
 pub const CHECK_FAILED: &str = "E0544";
 /// No GPU adapter for `--device gpu`.
 pub const NO_GPU: &str = "E0545";
+/// A rank's buffers would exceed `--budget`, or its device cannot make a buffer.
+pub const OUT_OF_MEMORY: &str = "E0546";
+/// The transport between ranks failed (an MPI error).
+pub const COMM_FAILED: &str = "E0547";
+/// Another rank failed, so this one stopped (the message names the failing rank).
+pub const RANK_FAILED: &str = "E0560";
+/// A rank was stopped by a signal: another rank of the job died, or the job was interrupted.
+pub const STOPPED: &str = "E0561";
+/// The MPI job has a different number of processes than the grid has ranks.
+pub const RANK_COUNT: &str = "E0562";
+/// `texprc` was built without MPI (feature `mpi`) but runs under an MPI launcher.
+pub const NO_MPI: &str = "E0563";

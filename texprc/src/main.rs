@@ -5,6 +5,7 @@
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
 
+mod block_io;
 mod budget;
 mod cache;
 mod codes;
@@ -20,6 +21,8 @@ mod trials;
 mod cmd {
     pub mod bench;
     pub mod block;
+    #[cfg(feature = "mpi")]
+    pub mod block_mpi;
     pub mod check;
     pub mod compile;
     pub mod eval;
@@ -127,7 +130,10 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Optimise, stage, distribute and run a block-matrix program
     #[command(
-        after_help = "Example:\n  texprc block examples/blocks/gemm_bias_relu.air --grid 2x2 --emit stages --run --check"
+        after_help = "Without an MPI launcher every rank runs as a thread of this process; under \
+        `mpirun -np P*Q` each process runs one rank (docs/blocks.md, also for several machines).\n\n\
+        Examples:\n  texprc block examples/blocks/gemm_bias_relu.air --grid 2x2 --emit stages --run --check\n  \
+        mpirun -np 4 texprc block examples/blocks/gemm_bias_relu.air --grid 2x2 --run --device gpu -o out/"
     )]
     Block(cmd::block::Args),
 }

@@ -42,17 +42,11 @@ impl Matrix {
             Bcast::All => self.at(0, 0),
         }
     }
-    /// Deterministic pseudo-random values in `[-1, 1)` from a seed.
+    /// Deterministic pseudo-random values in `[-1, 1)` from a seed: each
+    /// element from its position alone ([`super::source::random_element`]),
+    /// so any tile can be made without the rest.
     pub fn random(rows: usize, cols: usize, seed: u64) -> Matrix {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut data = Vec::with_capacity(rows * cols);
-        for _ in 0..rows * cols {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            data.push(((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0);
-        }
-        Matrix { rows, cols, data }
+        Matrix::from_fn(rows, cols, |i, j| super::source::random_element(seed, i, j))
     }
 }
 

@@ -1,12 +1,36 @@
-//! Execution of block programs: the dense reference, kernel runners, tiled and distributed execution.
+//! Execution of block programs: the dense reference, tiled execution, and distributed runs over ranks.
+//!
+//! A distributed run ([`Job`]) runs every rank with the same executor
+//! ([`rank::run_rank`]): its tiles live on its own [`device`] for the whole
+//! run, its tasks run in plan order, and every byte between ranks moves as
+//! a message of the run's [`comm::CommPlan`] over a [`transport`]: threads
+//! of one process ([`threads::run_threads`]) or MPI processes (feature `mpi`).
 
+pub mod comm;
 pub mod dense;
-pub mod distributed;
-pub mod gpu;
+pub mod device;
+pub mod job;
+pub mod local_part;
+pub mod outbox;
+pub mod panels;
+pub mod rank;
 pub mod runner;
+pub mod source;
+pub mod stats;
+pub mod threads;
 pub mod tiled;
+pub mod transport;
 
 pub use dense::{Matrix, eval_dense, max_rel_diff, random_inputs};
-pub use distributed::{RunReport, run_plan};
+pub use job::Job;
+pub use local_part::LocalPart;
+pub use outbox::RankError;
+pub use rank::{RankOutcome, run_rank};
 pub use runner::{InterpRunner, KernelRunner, check_kernel};
+pub use source::{DenseSource, RandomSource, TileSource};
+pub use stats::{Gathered, RankStats};
+pub use threads::{RunOutcome, run_threads};
 pub use tiled::{Tiles, run_tiled};
+
+#[cfg(test)]
+mod tests;

@@ -7,9 +7,12 @@
 //! nothing: reads through them are stride-only TensorViews of the source
 //! chunks. A shard reading several tiles (a matmul panel, a sum) reads a
 //! concatenation view, reified on its rank by a TensorCopy (one per panel and
-//! rank, shared by the shards there). The returned tensor flows to Sink.
+//! rank, shared by the shards there); a shard reading one tile of another
+//! rank reads a TensorCopy of it too, so shards only ever read their own
+//! rank's chunks and copies, and every byte that crosses ranks crosses in a
+//! TensorCopy. The returned tensor flows to Sink.
 
-use super::node::{Graph, NodeId, NodeKind, ViewKind};
+use super::node::{Graph, NodeId, NodeKind, PanelRef, ViewKind};
 use crate::air::{Op, Program, Reg};
 use crate::codes;
 use crate::dist::{
@@ -180,7 +183,8 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// The node a shard on `rank` reads panel `pn` from: a chunk, or a copy of a view.
+    /// The node a shard on `rank` reads panel `pn` from: a chunk of its own
+    /// rank, or a copy (of a view, or of another rank's chunk) made on `rank`.
     fn panel(&mut self, pn: &Panel, rank: CommunicatorRank) -> NodeId {
         let single = pn.rows.1 - pn.rows.0 == 1 && pn.cols.1 - pn.cols.0 == 1;
         let data = if single {
@@ -188,17 +192,30 @@ impl Builder<'_> {
         } else {
             self.concat(pn)
         };
-        if matches!(self.g.kind(data), NodeKind::TensorChunk { .. }) {
+        if let NodeKind::TensorChunk { rank: owner, .. } = self.g.kind(data)
+            && *owner == rank
+        {
             return data;
         }
-        self.copy(data, rank, pn.dims.len() * 4)
+        let panel = PanelRef {
+            reg: pn.src,
+            rows: pn.rows,
+            cols: pn.cols,
+        };
+        self.copy(data, rank, pn.dims.len() * 4, panel)
     }
 
-    fn copy(&mut self, data: NodeId, rank: CommunicatorRank, bytes: u64) -> NodeId {
+    fn copy(
+        &mut self,
+        data: NodeId,
+        rank: CommunicatorRank,
+        bytes: u64,
+        panel: PanelRef,
+    ) -> NodeId {
         if let Some(&c) = self.copies.get(&(data, rank)) {
             return c;
         }
-        let c = self.g.add(NodeKind::TensorCopy { rank, bytes });
+        let c = self.g.add(NodeKind::TensorCopy { rank, bytes, panel });
         self.g.edge(data, c);
         self.copies.insert((data, rank), c);
         c
@@ -262,7 +279,8 @@ impl Builder<'_> {
             let tile = (t.row() as u64, t.col() as u64);
             let view = self.resolve(r, tile);
             let rank = self.cfg.owner(&d, tile);
-            let copy = self.copy(view, rank, self.p.ty(r).tile_dims(tile.0, tile.1).len() * 4);
+            let bytes = self.p.ty(r).tile_dims(tile.0, tile.1).len() * 4;
+            let copy = self.copy(view, rank, bytes, PanelRef::tile(r, tile));
             let chunk = self.chunk(r, tile, &d);
             self.g.edge(copy, chunk);
             self.g.edge(chunk, self.tensors[&r]);

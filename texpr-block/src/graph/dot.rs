@@ -67,7 +67,7 @@ fn label(k: &NodeKind) -> String {
             )
         }
         NodeKind::TensorView { view } => format!("{name}\\n{}", view_text(view)),
-        NodeKind::TensorCopy { rank, bytes } => format!("{name}\\n{rank} {bytes} B"),
+        NodeKind::TensorCopy { rank, bytes, .. } => format!("{name}\\n{rank} {bytes} B"),
     }
 }
 

@@ -12,6 +12,6 @@ mod tests;
 
 pub use build::{GridConfig, build};
 pub use dot::to_dot;
-pub use node::{Graph, Node, NodeId, NodeKind, ViewKind};
+pub use node::{Graph, Node, NodeId, NodeKind, PanelRef, ViewKind};
 pub use prune::prune;
 pub use schedule::{Plan, Policy, Step, schedule};

@@ -25,6 +25,26 @@ pub enum ViewKind {
     },
 }
 
+/// A rectangle of tiles of a register (which may be a view): tile rows
+/// `rows.0..rows.1` and tile columns `cols.0..cols.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PanelRef {
+    pub reg: Reg,
+    pub rows: (u64, u64),
+    pub cols: (u64, u64),
+}
+
+impl PanelRef {
+    /// The one tile `(i, j)` of `reg`.
+    pub fn tile(reg: Reg, (i, j): (u64, u64)) -> PanelRef {
+        PanelRef {
+            reg,
+            rows: (i, i + 1),
+            cols: (j, j + 1),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
     /// The notional source of all external data.
@@ -52,8 +72,13 @@ pub enum NodeKind {
     },
     /// A view of chunks (no data moves).
     TensorView { view: ViewKind },
-    /// Builds a new tensor on `rank` from a view (or moves one chunk there).
-    TensorCopy { rank: CommunicatorRank, bytes: u64 },
+    /// Builds a new tensor on `rank` from a view (or moves one chunk there):
+    /// the tiles `panel` of a register, laid side by side.
+    TensorCopy {
+        rank: CommunicatorRank,
+        bytes: u64,
+        panel: PanelRef,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

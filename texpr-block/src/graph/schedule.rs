@@ -5,7 +5,9 @@
 //! runs its tasks one at a time in schedule order; a task starts when its
 //! rank is free and its inputs have arrived. The cost model (abstract time
 //! units): a task takes its flops (a copy: its bytes), and a transfer
-//! between ranks takes `bytes * TRANSFER_COST`.
+//! between ranks takes `bytes * TRANSFER_COST`. A chunk crosses to a rank
+//! once however many tasks there read it: `sent` and `received` count each
+//! (chunk, reading rank) pair once, as the executor moves them.
 //!
 //! Memory: a rank holds its input chunks from the start, a task's output
 //! from when it starts until its last reader has run (returned chunks stay).
@@ -15,7 +17,7 @@
 
 use super::node::{Graph, NodeId, NodeKind};
 use crate::dist::CommunicatorRank;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Time units per byte moved between ranks.
 pub const TRANSFER_COST: u64 = 4;
@@ -105,7 +107,7 @@ pub fn schedule(g: &Graph, n_ranks: usize, policy: Policy) -> Plan {
             let mut mem = super::memory::Memory::new(g, &t, n_ranks);
             let o = list_order(&t, |ready, _| {
                 let pick = mem.pick(g, &t, ready, &prio, budget);
-                mem.start(g, &t, pick);
+                mem.start(pick);
                 Some(pick)
             });
             return simulate(g, &t, &o, n_ranks, Some(mem));
@@ -179,6 +181,9 @@ fn simulate(
     let mut free = vec![0u64; n_ranks];
     let mut end = vec![0u64; t.ids.len()];
     let (mut sent, mut received) = (vec![0u64; n_ranks], vec![0u64; n_ranks]);
+    // When each chunk reached each rank that reads it from elsewhere: a rank
+    // receives a chunk once, however many of its tasks read it.
+    let mut arrived: BTreeMap<(NodeId, usize), u64> = BTreeMap::new();
     let mut steps = Vec::with_capacity(order.len());
     for &k in order {
         let node = t.ids[k];
@@ -194,12 +199,14 @@ fn simulate(
                 .copied()
                 .find(|&d| produces(g, t.ids[d], c));
             let avail = producer.map_or(0, |d| end[d]);
-            let arrive = if from != rank {
-                sent[from.0] += bytes;
-                received[rank.0] += bytes;
-                avail + bytes * TRANSFER_COST
-            } else {
+            let arrive = if from == rank {
                 avail
+            } else {
+                *arrived.entry((c, rank.0)).or_insert_with(|| {
+                    sent[from.0] += bytes;
+                    received[rank.0] += bytes;
+                    avail + bytes * TRANSFER_COST
+                })
             };
             ready_at = ready_at.max(arrive);
         }
@@ -221,7 +228,7 @@ fn simulate(
         None => {
             let mut m = super::memory::Memory::new(g, t, n_ranks);
             for &k in order {
-                m.start(g, t, k);
+                m.start(k);
             }
             (m.peak, false)
         }

@@ -184,7 +184,7 @@ impl Gpu {
         self.checked(|| format!("creating buffer `{name}`"), made, fail)
     }
 
-    fn step(
+    pub(super) fn step(
         &self,
         k: &Kernel,
         pipeline: Arc<Pipeline>,

@@ -196,7 +196,7 @@ pub(super) fn passes(bound: &Bound) -> usize {
     bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
 }
 
-fn encode(
+pub(super) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     steps: &[super::buffers::Step],
     timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
@@ -221,16 +221,5 @@ fn encode(
 }
 
 fn read_one(r: &Readback) -> Result<HostBuffer, RuntimeError> {
-    let data = {
-        let view = r
-            .staging
-            .slice(..)
-            .get_mapped_range()
-            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-        words.truncate(r.len as usize);
-        words
-    };
-    r.staging.unmap();
-    Ok(HostBuffer { elem: r.elem, data })
+    super::resident::read_staging(&r.staging, r.elem, r.len)
 }

@@ -10,6 +10,8 @@
 //!   `harness`): sequences prepared and warmed, then timed round-robin, by
 //!   the GPU's own timestamps where it has them and by the wall clock;
 //!   [`Gpu::bench`] times one program that way;
+//! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
+//!   the caller owns and keeps on the device;
 //! - [`Gpu::target`] describes the device (limits, features, profile) for
 //!   planning: a [`Target`] built from the adapter.
 //!
@@ -48,6 +50,7 @@ mod harness;
 mod host;
 mod pipeline;
 pub mod raw;
+mod resident;
 mod scope;
 mod timing;
 
@@ -57,6 +60,7 @@ pub use error::RuntimeError;
 pub use exec::RunResult;
 pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
+pub use resident::{Commands, DeviceBuffer, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};
 

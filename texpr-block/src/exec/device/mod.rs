@@ -1,0 +1,108 @@
+//! Devices that hold a rank's tiles for a whole run and run its block bodies.
+//!
+//! The executor sees a device as buffers by index and compiled kernels by
+//! index: it allocates, writes, copies, runs, reads back and frees, and
+//! never touches data itself. [`interp::InterpDevice`] keeps buffers in host
+//! memory and runs bodies with the reference interpreter;
+//! [`gpu::GpuDevice`] keeps them in GPU buffers (the runtime's resident
+//! buffers) and records work that it submits without waiting. Each distinct
+//! body is compiled once per device with the optimizer's schedule for that
+//! device: [`SchedulePicker`] chooses it (a tuned schedule from a cache, or
+//! the heuristic).
+
+pub mod gpu;
+pub mod interp;
+
+use crate::codes;
+use texpr::{Options, ScheduleChoice, Target};
+use texpr_syntax::{Diagnostic, ir};
+
+/// A buffer of a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BufId(pub usize);
+
+/// A compiled block body of a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KernelId(pub usize);
+
+/// A read in flight on a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReadId(pub usize);
+
+/// Chooses the schedule of a block body (a checked TExpr program) for a device.
+pub type SchedulePicker = dyn Fn(&ir::Program) -> ScheduleChoice + Sync;
+
+/// The heuristic schedule for every body.
+pub fn heuristic(_: &ir::Program) -> ScheduleChoice {
+    ScheduleChoice::Heuristic
+}
+
+/// Where a rank's tiles live and its block bodies run.
+pub trait TileDevice {
+    /// What the device is, for reports.
+    fn describe(&self) -> String;
+    /// Compiles a block body (TExpr source) unless it was compiled before.
+    fn compile(&mut self, kernel: &str) -> Result<KernelId, Diagnostic>;
+    /// Distinct bodies compiled so far.
+    fn compiled(&self) -> usize;
+    /// Bytes the device holds for compiled bodies (their scratch buffers).
+    fn scratch_bytes(&self) -> u64;
+    /// A buffer of `len` `f32`s.
+    fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic>;
+    fn free(&mut self, b: BufId);
+    /// Writes host values into `b` from element `offset` on.
+    fn write(&mut self, b: BufId, offset: usize, data: &[f32]) -> Result<(), Diagnostic>;
+    /// Writes `data`, columns of `rows` values, into `b` with column `k` at
+    /// `offset + k * ld` (a tile into a taller panel).
+    fn write_columns(
+        &mut self,
+        b: BufId,
+        (offset, ld): (usize, usize),
+        rows: usize,
+        data: &[f32],
+    ) -> Result<(), Diagnostic> {
+        for (k, column) in data.chunks(rows.max(1)).enumerate() {
+            self.write(b, offset + k * ld, column)?;
+        }
+        Ok(())
+    }
+    /// Copies `len` elements between buffers.
+    fn copy(
+        &mut self,
+        src: (BufId, usize),
+        dst: (BufId, usize),
+        len: usize,
+    ) -> Result<(), Diagnostic>;
+    /// Runs compiled body `k` on input buffers (in the body's input order) into `out`.
+    fn run(&mut self, k: KernelId, inputs: &[BufId], out: BufId) -> Result<(), Diagnostic>;
+    /// Sends the work recorded so far to the device, without waiting.
+    fn flush(&mut self) -> Result<(), Diagnostic>;
+    /// Starts reading `b` back (after the work recorded before).
+    fn start_read(&mut self, b: BufId) -> Result<ReadId, Diagnostic>;
+    /// The values of a read once the device has them; `None` while in flight.
+    fn try_read(&mut self, r: ReadId) -> Result<Option<Vec<f32>>, Diagnostic>;
+}
+
+/// Checks a block body and compiles it with the optimizer for `target`,
+/// with the schedule `pick` chooses.
+pub fn compile_body(
+    kernel: &str,
+    target: &Target,
+    pick: &SchedulePicker,
+) -> Result<texpr::Compiled, Diagnostic> {
+    let prog = crate::exec::check_kernel(kernel)?;
+    let opts = Options {
+        target: target.clone(),
+        overrides: Vec::new(),
+        schedule: pick(&prog),
+    };
+    texpr::compile(&prog, &opts).map_err(|ds| {
+        let text = texpr_syntax::diag::render("block-body.te", kernel, &ds);
+        Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile").with_note(text)
+    })
+}
+
+/// A device error as a diagnostic.
+pub fn device_error(what: &str, e: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(codes::KERNEL_RUN, format!("{what}: {e}"))
+}

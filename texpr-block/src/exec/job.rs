@@ -1,0 +1,148 @@
+//! A distributed run as every rank sees it: the program, graph, plan, messages, and lookups into them.
+//!
+//! Every rank builds the same [`Job`] from the same program, so ranks agree
+//! on every chunk, copy and message without talking about them.
+
+use super::comm::CommPlan;
+use super::local_part::local_layout;
+use crate::air::{Program, Reg};
+use crate::codes;
+use crate::dist::{Distribution, GlobalTileIndex, RankIndex2D};
+use crate::graph::schedule::{Tasks, tasks};
+use crate::graph::{Graph, GridConfig, NodeId, NodeKind, PanelRef, Plan};
+use std::collections::BTreeMap;
+use texpr_syntax::Diagnostic;
+
+/// Everything a rank needs to know about a run, the same on every rank.
+#[derive(Debug)]
+pub struct Job<'a> {
+    pub p: &'a Program,
+    pub g: &'a Graph,
+    pub plan: &'a Plan,
+    pub cfg: GridConfig,
+    pub tasks: Tasks,
+    pub comm: CommPlan,
+    /// Bytes of buffers each rank may hold.
+    pub budget: u64,
+    /// Whether the result is gathered to the source rank.
+    pub gather: bool,
+    /// The chunk node of each (register, tile).
+    pub chunks: BTreeMap<(Reg, (u64, u64)), NodeId>,
+    /// The copy node of each (panel, rank).
+    pub copies: BTreeMap<(PanelRef, usize), NodeId>,
+}
+
+impl<'a> Job<'a> {
+    /// The job of running `plan`; `gather`: the result goes to the source rank.
+    pub fn new(
+        p: &'a Program,
+        g: &'a Graph,
+        plan: &'a Plan,
+        cfg: GridConfig,
+        budget: u64,
+        gather: bool,
+    ) -> Result<Job<'a>, Diagnostic> {
+        let t = tasks(g);
+        let result = cfg.distribution(p.ty(p.ret))?;
+        let result_len: Vec<usize> = cfg
+            .grid
+            .ranks()
+            .map(|r| local_layout(&result, r).min_mem_size())
+            .collect();
+        let source = cfg.grid.rank_of(cfg.source).0;
+        let comm = CommPlan::new(g, &t, plan, cfg.grid).with_ends(source, &result_len, gather);
+        let mut chunks = BTreeMap::new();
+        let mut copies = BTreeMap::new();
+        for n in g.ids() {
+            match g.kind(n) {
+                NodeKind::TensorChunk { tensor, tile, .. } => {
+                    chunks.insert((*tensor, *tile), n);
+                }
+                NodeKind::TensorCopy { rank, panel, .. } => {
+                    copies.insert((*panel, rank.0), n);
+                }
+                _ => {}
+            }
+        }
+        Ok(Job {
+            p,
+            g,
+            plan,
+            cfg,
+            tasks: t,
+            comm,
+            budget,
+            gather,
+            chunks,
+            copies,
+        })
+    }
+
+    pub fn n_ranks(&self) -> usize {
+        self.cfg.n_ranks()
+    }
+
+    /// The source rank (holds every matrix's top-left tile; gathers the result).
+    pub fn source(&self) -> usize {
+        self.cfg.grid.rank_of(self.cfg.source).0
+    }
+
+    /// The grid position of rank `r`.
+    pub fn position(&self, r: usize) -> RankIndex2D {
+        self.cfg.grid.index_of(crate::dist::CommunicatorRank(r))
+    }
+
+    /// The task index of a task node.
+    pub fn task(&self, n: NodeId) -> usize {
+        self.tasks
+            .ids
+            .binary_search(&n)
+            .expect("plan steps are tasks")
+    }
+
+    /// The rank that holds a chunk.
+    pub fn owner(&self, chunk: NodeId) -> usize {
+        self.g.kind(chunk).rank().expect("chunks have ranks").0
+    }
+
+    /// The distribution of register `r`.
+    pub fn distribution(&self, r: Reg) -> Result<Distribution, Diagnostic> {
+        self.cfg.distribution(self.p.ty(r))
+    }
+
+    /// The tiles of `r` that rank `me` owns, as global tile indices.
+    pub fn owned_tiles(&self, r: Reg, me: usize) -> Result<Vec<(u64, u64)>, Diagnostic> {
+        let d = self.distribution(r)?;
+        let at = self.position(me);
+        Ok(d.tiles()
+            .filter(|&t| d.rank_global_tile(t) == at)
+            .map(|t: GlobalTileIndex| (t.row() as u64, t.col() as u64))
+            .collect())
+    }
+
+    /// Fails before any work when the plan needs more than the budget on some rank.
+    pub fn check_budget(&self) -> Result<(), Diagnostic> {
+        let over: Vec<String> = self
+            .plan
+            .peak
+            .iter()
+            .enumerate()
+            .filter(|&(_, &peak)| peak > self.budget)
+            .map(|(r, peak)| format!("rank {r} needs {peak} B"))
+            .collect();
+        if over.is_empty() {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            codes::BUDGET,
+            format!(
+                "the plan does not fit the budget of {} B per rank: {}",
+                self.budget,
+                over.join(", ")
+            ),
+        )
+        .with_note(
+            "a rank holds a task's inputs and output at once; raise --budget or use smaller tiles",
+        ))
+    }
+}

@@ -1,0 +1,294 @@
+//! One rank of a distributed run: its own tiles on its own device, its own tasks in plan order.
+//!
+//! The same code runs every rank, whether ranks are threads of one process
+//! or MPI processes; only the [`Transport`] differs. A rank:
+//! 1. loads the input tiles it owns from a [`TileSource`] onto its device
+//!    (those only other ranks read go straight into messages);
+//! 2. runs its tasks in the plan's order: a TensorCopy assembles a panel
+//!    from its own chunks (device copies) and received tiles (host writes),
+//!    a BlockShard runs its block body, compiled once per distinct body;
+//!    a chunk other ranks read is read back and sent as soon as it is made;
+//! 3. frees each buffer after its last use on this rank, exactly where the
+//!    plan's memory model does, and never holds more than the budget;
+//! 4. reads its tiles of the result into its [`LocalPart`].
+
+use super::device::{BufId, TileDevice};
+use super::job::Job;
+use super::local_part::LocalPart;
+use super::outbox::{Outbox, RankError, words_of};
+use super::source::TileSource;
+use super::stats::RankStats;
+use super::transport::Transport;
+use crate::air::Reg;
+use crate::codes;
+use crate::dist::{GlobalTileIndex, TileElementSize};
+use crate::graph::memory::Memory;
+use crate::graph::{NodeId, NodeKind};
+use crate::stage::BlockMatrixStage;
+use std::collections::BTreeMap;
+use std::time::Instant;
+use texpr_syntax::Diagnostic;
+
+/// What a rank ends with: its part of the result and its counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankOutcome {
+    pub part: LocalPart,
+    pub stats: RankStats,
+}
+
+/// A rank while it runs.
+pub(super) struct Rank<'r, 'a> {
+    pub job: &'r Job<'a>,
+    pub me: usize,
+    pub dev: &'r mut dyn TileDevice,
+    pub tr: &'r mut dyn Transport,
+    pub outbox: Outbox,
+    /// The device buffer of each chunk or copy this rank holds.
+    bufs: BTreeMap<NodeId, (BufId, u64)>,
+    mem: Memory,
+    held: u64,
+    pub stats: RankStats,
+    stages: BTreeMap<Reg, BlockMatrixStage>,
+}
+
+/// Compiles every distinct block body rank `me` runs (before its run
+/// starts); the time it took and how many there were.
+pub fn compile_bodies(
+    job: &Job<'_>,
+    me: usize,
+    dev: &mut dyn TileDevice,
+) -> Result<(u64, u64), RankError> {
+    let start = Instant::now();
+    let before = dev.compiled();
+    for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        if let NodeKind::BlockShard { kernel, .. } = job.g.kind(step.node) {
+            dev.compile(kernel)?;
+        }
+    }
+    let n = (dev.compiled() - before) as u64;
+    Ok((start.elapsed().as_nanos() as u64, n))
+}
+
+/// Runs rank `me` of `job` on `dev`, talking through `tr`.
+pub fn run_rank(
+    job: &Job<'_>,
+    me: usize,
+    dev: &mut dyn TileDevice,
+    tr: &mut dyn Transport,
+    source: &dyn TileSource,
+) -> Result<RankOutcome, RankError> {
+    let start = Instant::now();
+    let mut rank = Rank {
+        job,
+        me,
+        outbox: Outbox::over(&job.comm, me, 0..job.comm.n_chunk_messages),
+        dev,
+        tr,
+        bufs: BTreeMap::new(),
+        mem: Memory::new(job.g, &job.tasks, job.n_ranks()),
+        held: 0,
+        stats: RankStats::default(),
+        stages: BTreeMap::new(),
+    };
+    rank.load_inputs(source)?;
+    for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        rank.task(step.node)?;
+    }
+    let part = rank.result()?;
+    rank.finish_messages()?;
+    rank.stats.run_ns = start.elapsed().as_nanos() as u64;
+    Ok(RankOutcome {
+        part,
+        stats: rank.stats,
+    })
+}
+
+impl Rank<'_, '_> {
+    /// Allocates the buffer of `node` (a chunk or copy), within the budget.
+    pub fn alloc(&mut self, node: NodeId, len: usize) -> Result<BufId, RankError> {
+        let bytes = len as u64 * 4;
+        let scratch = self.dev.scratch_bytes();
+        if self.held + bytes + scratch > self.job.budget {
+            return Err(RankError::Own(Diagnostic::error(
+                codes::OUT_OF_MEMORY,
+                format!(
+                    "its tiles and panels would need {} B and its kernels {scratch} B, over the budget of {} B",
+                    self.held + bytes,
+                    self.job.budget
+                ),
+            )));
+        }
+        let b = self.dev.alloc(len)?;
+        self.held += bytes;
+        self.stats.peak = self.stats.peak.max(self.held);
+        self.bufs.insert(node, (b, bytes));
+        Ok(b)
+    }
+
+    /// The buffer of a chunk or copy this rank holds.
+    pub fn buf(&self, node: NodeId) -> Result<BufId, RankError> {
+        self.bufs.get(&node).map(|&(b, _)| b).ok_or_else(|| {
+            RankError::Own(Diagnostic::error(
+                codes::KERNEL_RUN,
+                format!("rank {} does not hold node n{}", self.me, node.0),
+            ))
+        })
+    }
+
+    fn free(&mut self, node: NodeId) {
+        if let Some((b, bytes)) = self.bufs.remove(&node) {
+            self.dev.free(b);
+            self.held -= bytes;
+        }
+    }
+
+    /// Waits for message `id`; the words of a received one.
+    pub fn receive(&mut self, id: usize) -> Result<Vec<u32>, RankError> {
+        self.outbox.wait(&self.job.comm, id, self.dev, self.tr)?;
+        Ok(self.tr.data(id).to_vec())
+    }
+
+    /// Waits for a device read of `b`.
+    pub fn read_now(&mut self, b: BufId) -> Result<Vec<f32>, RankError> {
+        let r = self.dev.start_read(b)?;
+        self.outbox.read(&self.job.comm, r, self.dev, self.tr)
+    }
+
+    fn load_inputs(&mut self, source: &dyn TileSource) -> Result<(), RankError> {
+        let job = self.job;
+        for (k, r) in job.p.inputs().into_iter().enumerate() {
+            let ty = job.p.ty(r);
+            for tile in job.owned_tiles(r, self.me)? {
+                let Some(&chunk) = job.chunks.get(&(r, tile)) else {
+                    continue;
+                };
+                let message = job.comm.of_chunk(chunk);
+                let kept = self.mem.holds_input(chunk);
+                if message.is_none() && !kept {
+                    continue;
+                }
+                let d = ty.tile_dims(tile.0, tile.1);
+                let (r0, c0) = (
+                    (tile.0 * ty.tile.rows) as usize,
+                    (tile.1 * ty.tile.cols) as usize,
+                );
+                let rows = r0..r0 + d.rows as usize;
+                let cols = c0..c0 + d.cols as usize;
+                let data = source
+                    .block(k, rows, cols)
+                    .map_err(|d| self.input_error(r, d))?;
+                if kept {
+                    let b = self.alloc(chunk, data.len())?;
+                    self.dev.write(b, 0, &data)?;
+                }
+                if let Some(id) = message {
+                    self.outbox.send_words(id, words_of(&data));
+                }
+            }
+        }
+        self.outbox.pump(&self.job.comm, self.dev, self.tr)
+    }
+
+    fn input_error(&self, r: Reg, d: Diagnostic) -> RankError {
+        let name = &self.job.p.inst(r).name;
+        let note = format!("while rank {} read its tiles of input %{name}", self.me);
+        RankError::Own(d.with_note(note))
+    }
+
+    /// Runs one task of this rank, then frees what it was the last to read.
+    fn task(&mut self, node: NodeId) -> Result<(), RankError> {
+        let job = self.job;
+        let k = job.task(node);
+        let made = self.mem.made_node(k);
+        match job.g.kind(node) {
+            NodeKind::TensorCopy { panel, .. } => {
+                self.copy_task(made, *panel)?;
+                self.stats.copies += 1;
+            }
+            NodeKind::BlockShard {
+                op, tile, kernel, ..
+            } => {
+                self.shard(made, *op, *tile, kernel)?;
+                self.stats.shards += 1;
+            }
+            _ => {}
+        }
+        if let Some(id) = job.comm.of_chunk(made) {
+            let read = self.dev.start_read(self.buf(made)?)?;
+            self.outbox.send_read(id, read);
+        }
+        for n in self.mem.start(k) {
+            self.free(n);
+        }
+        self.dev.flush()?;
+        self.outbox.pump(&job.comm, self.dev, self.tr)
+    }
+
+    fn shard(
+        &mut self,
+        made: NodeId,
+        op: Reg,
+        tile: (u64, u64),
+        kernel: &str,
+    ) -> Result<(), RankError> {
+        let job = self.job;
+        let body = {
+            let stage = self
+                .stages
+                .entry(op)
+                .or_insert_with(|| BlockMatrixStage::new(job.p, op));
+            stage.block_body(&stage.block_context(tile.0, tile.1))
+        };
+        let mut inputs = Vec::with_capacity(body.inputs.len());
+        for pn in &body.inputs {
+            let panel = crate::graph::PanelRef {
+                reg: pn.src,
+                rows: pn.rows,
+                cols: pn.cols,
+            };
+            let node = match job.copies.get(&(panel, self.me)) {
+                Some(&c) => c,
+                None => job.chunks[&(pn.src, (pn.rows.0, pn.cols.0))],
+            };
+            inputs.push(self.buf(node)?);
+        }
+        let k = self.dev.compile(kernel)?;
+        let out = self.alloc(made, body.out_len as usize)?;
+        self.dev.run(k, &inputs, out)?;
+        Ok(())
+    }
+
+    /// Reads this rank's tiles of the result into its local part.
+    fn result(&mut self) -> Result<LocalPart, RankError> {
+        let job = self.job;
+        let ret = job.p.ret;
+        let d = job.distribution(ret)?;
+        let at = job.position(self.me);
+        let mut part = LocalPart::new(&d, at);
+        let mut reads = Vec::new();
+        for tile in job.owned_tiles(ret, self.me)? {
+            let b = self.buf(job.chunks[&(ret, tile)])?;
+            reads.push((tile, self.dev.start_read(b)?));
+        }
+        for (tile, read) in reads {
+            let values = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
+            let g = GlobalTileIndex::new(tile.0 as usize, tile.1 as usize);
+            let local = d.local_tile_index(g, at).expect("this rank owns the tile");
+            let dims = job.p.ty(ret).tile_dims(tile.0, tile.1);
+            let size = TileElementSize::new(dims.rows as usize, dims.cols as usize);
+            part.put_tile(local, size, &values);
+        }
+        self.stats.scratch = self.dev.scratch_bytes();
+        Ok(part)
+    }
+
+    /// Waits until every chunk message of this rank has gone or arrived.
+    fn finish_messages(&mut self) -> Result<(), RankError> {
+        self.outbox.drain(&self.job.comm, self.dev, self.tr)?;
+        let c = self.tr.counters();
+        self.stats.sent = c.sent;
+        self.stats.received = c.received;
+        self.stats.wait_ns = self.outbox.waited.as_nanos() as u64;
+        Ok(())
+    }
+}

@@ -1,0 +1,162 @@
+//! The end of a run: every rank's counters (and, when asked, its part of the result) to the source rank.
+//!
+//! After its tasks, each rank sends its [`RankStats`] (and its [`LocalPart`]
+//! of the result when the result is gathered) to the source rank, which
+//! answers every rank with a done word once it has them all; until then
+//! every rank keeps watching for failure reports, so a rank that fails late
+//! still stops the others.
+
+use super::comm::{COUNTER_WORDS, Payload};
+use super::dense::Matrix;
+use super::device::TileDevice;
+use super::job::Job;
+use super::local_part::{LocalPart, assemble};
+use super::outbox::{Outbox, RankError, values_of, words_of};
+use super::rank::RankOutcome;
+use super::transport::Transport;
+
+/// What one rank did and measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RankStats {
+    pub shards: u64,
+    pub copies: u64,
+    /// Distinct block bodies compiled.
+    pub kernels: u64,
+    /// Bytes of chunk messages sent and received, counted at the transport's calls.
+    pub sent: u64,
+    pub received: u64,
+    /// Time spent waiting for messages.
+    pub wait_ns: u64,
+    /// Most bytes of chunks and panels held at once.
+    pub peak: u64,
+    /// Bytes of the compiled bodies' scratch buffers.
+    pub scratch: u64,
+    /// Time spent compiling block bodies.
+    pub compile_ns: u64,
+    /// Wall time of the rank's run, from loading its inputs to its result.
+    pub run_ns: u64,
+}
+
+impl RankStats {
+    fn fields(&self) -> [u64; 10] {
+        [
+            self.shards,
+            self.copies,
+            self.kernels,
+            self.sent,
+            self.received,
+            self.wait_ns,
+            self.peak,
+            self.scratch,
+            self.compile_ns,
+            self.run_ns,
+        ]
+    }
+
+    /// The stats as message words (two per field, low word first).
+    pub fn to_words(&self) -> Vec<u32> {
+        let mut w: Vec<u32> = self
+            .fields()
+            .iter()
+            .flat_map(|&x| [x as u32, (x >> 32) as u32])
+            .collect();
+        w.resize(COUNTER_WORDS, 0);
+        w
+    }
+
+    pub fn from_words(w: &[u32]) -> RankStats {
+        let f = |k: usize| u64::from(w[2 * k]) | (u64::from(w[2 * k + 1]) << 32);
+        RankStats {
+            shards: f(0),
+            copies: f(1),
+            kernels: f(2),
+            sent: f(3),
+            received: f(4),
+            wait_ns: f(5),
+            peak: f(6),
+            scratch: f(7),
+            compile_ns: f(8),
+            run_ns: f(9),
+        }
+    }
+}
+
+/// What the source rank learns at the end: every rank's stats, and the
+/// whole result when it was gathered.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gathered {
+    pub stats: Vec<RankStats>,
+    pub result: Option<Matrix>,
+}
+
+/// The end of rank `me`'s run: on the source rank, everything gathered.
+pub fn finish_run(
+    job: &Job<'_>,
+    me: usize,
+    outcome: &RankOutcome,
+    dev: &mut dyn TileDevice,
+    tr: &mut dyn Transport,
+) -> Result<Option<Gathered>, RankError> {
+    let comm = &job.comm;
+    let mut outbox = Outbox::over(comm, me, comm.end.clone());
+    let source = job.source();
+    let find = |payload, from| comm.find(payload, from);
+    if me != source {
+        if let Some(id) = find(Payload::Result, me) {
+            outbox.send_words(id, words_of(&outcome.part.data));
+        }
+        if let Some(id) = find(Payload::Counters, me) {
+            outbox.send_words(id, outcome.stats.to_words());
+        }
+        outbox.drain(comm, dev, tr)?;
+        return Ok(None);
+    }
+    let d = job.distribution(job.p.ret)?;
+    let mut stats = vec![outcome.stats; job.n_ranks()];
+    let mut parts = vec![outcome.part.clone()];
+    for r in (0..job.n_ranks()).filter(|&r| r != me) {
+        if let Some(id) = find(Payload::Result, r) {
+            outbox.wait(comm, id, dev, tr)?;
+            parts.push(LocalPart::from_data(
+                &d,
+                job.position(r),
+                values_of(tr.data(id)),
+            ));
+        }
+        if let Some(id) = find(Payload::Counters, r) {
+            outbox.wait(comm, id, dev, tr)?;
+            stats[r] = RankStats::from_words(tr.data(id));
+        }
+    }
+    if let Some(id) = find(Payload::Done, me) {
+        outbox.send_words(id, vec![1]);
+    }
+    outbox.drain(comm, dev, tr)?;
+    let result = job.gather.then(|| assemble(&d, &parts));
+    Ok(Some(Gathered { stats, result }))
+}
+
+/// Waits until every rank is ready to start (each tells the source rank,
+/// which answers go), so that the run's clock starts on all ranks together.
+pub fn start_together(
+    job: &Job<'_>,
+    me: usize,
+    dev: &mut dyn TileDevice,
+    tr: &mut dyn Transport,
+) -> Result<(), RankError> {
+    let comm = &job.comm;
+    let mut outbox = Outbox::over(comm, me, comm.start.clone());
+    if me == job.source() {
+        for r in (0..job.n_ranks()).filter(|&r| r != me) {
+            if let Some(id) = comm.find(Payload::Ready, r) {
+                outbox.wait(comm, id, dev, tr)?;
+            }
+        }
+        if let Some(id) = comm.find(Payload::Go, me) {
+            outbox.send_words(id, vec![1]);
+        }
+    } else if let Some(id) = comm.find(Payload::Ready, me) {
+        outbox.send_words(id, vec![1]);
+    }
+    outbox.drain(comm, dev, tr)
+}

@@ -1,0 +1,345 @@
+//! Resident buffers: device buffers the caller owns, and modules run on them.
+//!
+//! [`Gpu::run`] makes its buffers for one run and reads every output back. A
+//! caller that keeps its data on the device across many runs (the block
+//! executor keeps each rank's tiles there for a whole program) instead:
+//! - makes [`DeviceBuffer`]s ([`Gpu::create_buffer`]) and writes host words
+//!   into them ([`Gpu::write_buffer`]); dropping one frees it once the device
+//!   is done with it;
+//! - prepares a module once ([`Gpu::prepare_resident`]: its pipelines, from
+//!   the cache);
+//! - records copies between its buffers and dispatches of a prepared module
+//!   on its buffers into [`Commands`] (one buffer per buffer of the module's
+//!   plan, inputs, outputs and scratch alike) and submits them without waiting;
+//! - reads a buffer back with a [`PendingRead`], polled ([`Gpu::finish_read`])
+//!   so that the caller can do other work meanwhile, or waited for.
+//!
+//! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`], and
+//! its error names the step (a lost device is reported as lost first).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::buffers::{Step, byte_size};
+use super::pipeline::Pipeline;
+use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
+use crate::plan::{BufferPlan, Module};
+use texpr_syntax::ast::ElemTy;
+
+/// A storage buffer on the device, owned by the caller.
+#[derive(Debug)]
+pub struct DeviceBuffer {
+    buffer: wgpu::Buffer,
+    elem: ElemTy,
+    len: u64,
+}
+
+impl DeviceBuffer {
+    /// Elements (4 bytes each).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn elem(&self) -> ElemTy {
+        self.elem
+    }
+    /// Bytes the buffer takes on the device.
+    pub fn bytes(&self) -> u64 {
+        byte_size(self.len)
+    }
+}
+
+/// A module whose pipelines are made, ready to dispatch on caller-owned buffers.
+#[derive(Debug)]
+pub struct ResidentModule {
+    module: Module,
+    pipelines: Vec<Arc<Pipeline>>,
+}
+
+impl ResidentModule {
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+    /// The buffers a dispatch binds, in order: one [`DeviceBuffer`] each.
+    pub fn buffers(&self) -> &[BufferPlan] {
+        &self.module.buffers
+    }
+}
+
+/// Copies and dispatches recorded for one submit.
+#[derive(Debug)]
+pub struct Commands<'g> {
+    gpu: &'g Gpu,
+    encoder: wgpu::CommandEncoder,
+    recorded: usize,
+}
+
+/// A buffer being read back: poll it with [`Gpu::finish_read`].
+#[derive(Debug)]
+pub struct PendingRead {
+    staging: wgpu::Buffer,
+    elem: ElemTy,
+    len: u64,
+    /// 0: in flight, 1: mapped, 2: failed.
+    state: Arc<AtomicU8>,
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl Gpu {
+    /// A zeroed device buffer of `len` elements of `elem`.
+    pub fn create_buffer(&self, elem: ElemTy, len: u64) -> Result<DeviceBuffer, RuntimeError> {
+        self.check_health()?;
+        let bytes = byte_size(len);
+        let limit = self
+            .wgpu_limits
+            .max_buffer_size
+            .min(self.wgpu_limits.max_storage_buffer_binding_size);
+        if bytes > limit {
+            return Err(RuntimeError::BufferTooLarge {
+                name: "resident buffer".into(),
+                bytes,
+                limit,
+                limit_name: "max_storage_buffer_binding_size",
+            });
+        }
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let buffer = self.made_buffer("resident", || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("resident"),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(DeviceBuffer { buffer, elem, len })
+    }
+
+    /// Writes `data` into `dst` from element `offset` on; it lands before
+    /// the commands of the next submit run.
+    pub fn write_buffer(
+        &self,
+        dst: &DeviceBuffer,
+        offset: u64,
+        data: &HostBuffer,
+    ) -> Result<(), RuntimeError> {
+        in_bounds(dst, offset, data.len() as u64)?;
+        let written = scoped(&self.device, || {
+            self.queue
+                .write_buffer(&dst.buffer, offset * 4, data.bytes())
+        });
+        let during = || "writing a resident buffer".to_string();
+        self.checked(during, written, |message| RuntimeError::Buffer {
+            name: "resident".into(),
+            message,
+        })
+    }
+
+    /// Makes (or finds in the cache) the pipelines of every kernel of `module`.
+    pub fn prepare_resident(&self, module: &Module) -> Result<ResidentModule, RuntimeError> {
+        self.check_health()?;
+        let pipelines = module
+            .kernels
+            .iter()
+            .map(|k| self.pipeline(&module.wgsl, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ResidentModule {
+            module: module.clone(),
+            pipelines,
+        })
+    }
+
+    /// An empty list of commands.
+    pub fn commands(&self) -> Commands<'_> {
+        Commands {
+            gpu: self,
+            encoder: self.device.create_command_encoder(&Default::default()),
+            recorded: 0,
+        }
+    }
+
+    /// Starts reading `src` back; the copy is submitted now.
+    pub fn start_read(&self, src: &DeviceBuffer) -> Result<PendingRead, RuntimeError> {
+        let staging = scoped(&self.device, || {
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("resident readback"),
+                size: src.bytes(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&src.buffer, 0, &staging, 0, src.bytes());
+            self.queue.submit([encoder.finish()]);
+            staging
+        });
+        let during = || "starting to read a resident buffer back".to_string();
+        let staging = self.checked(during, staging, RuntimeError::Readback)?;
+        let state = Arc::new(AtomicU8::new(0));
+        let error = Arc::new(Mutex::new(None));
+        let (s, e) = (Arc::clone(&state), Arc::clone(&error));
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |res| match res {
+                Ok(()) => s.store(1, Ordering::Release),
+                Err(err) => {
+                    if let Ok(mut slot) = e.lock() {
+                        *slot = Some(err.to_string());
+                    }
+                    s.store(2, Ordering::Release);
+                }
+            });
+        Ok(PendingRead {
+            staging,
+            elem: src.elem,
+            len: src.len,
+            state,
+            error,
+        })
+    }
+
+    /// The words of a pending read if the device has finished it, without waiting.
+    pub fn finish_read(&self, read: &PendingRead) -> Result<Option<HostBuffer>, RuntimeError> {
+        self.poll_device()?;
+        match read.state.load(Ordering::Acquire) {
+            0 => Ok(None),
+            1 => read_mapped(read).map(Some),
+            _ => {
+                let msg = read.error.lock().ok().and_then(|e| e.clone());
+                Err(RuntimeError::Readback(msg.unwrap_or_default()))
+            }
+        }
+    }
+
+    /// Lets the device finish work and run callbacks, without waiting; fails
+    /// when the device was lost or reported an uncaught error.
+    pub fn poll_device(&self) -> Result<(), RuntimeError> {
+        let polled = self.device.poll(wgpu::PollType::Poll);
+        let during = || "polling the device".to_string();
+        self.checked(during, polled.map_err(|e| e.to_string()), |message| {
+            RuntimeError::Execution {
+                during: during(),
+                message,
+            }
+        })?;
+        self.check_health()
+    }
+}
+
+impl Commands<'_> {
+    /// Records a copy of `len` elements from `src` at `src_offset` to `dst` at `dst_offset`.
+    pub fn copy(
+        &mut self,
+        src: &DeviceBuffer,
+        src_offset: u64,
+        dst: &DeviceBuffer,
+        dst_offset: u64,
+        len: u64,
+    ) -> Result<(), RuntimeError> {
+        in_bounds(src, src_offset, len)?;
+        in_bounds(dst, dst_offset, len)?;
+        self.encoder.copy_buffer_to_buffer(
+            &src.buffer,
+            src_offset * 4,
+            &dst.buffer,
+            dst_offset * 4,
+            len * 4,
+        );
+        self.recorded += 1;
+        Ok(())
+    }
+
+    /// Records every kernel of `prepared` on `buffers`, one per buffer of its
+    /// plan (the buffer's element type, and at least its length).
+    pub fn dispatch(
+        &mut self,
+        prepared: &ResidentModule,
+        buffers: &[&DeviceBuffer],
+    ) -> Result<(), RuntimeError> {
+        let plans = prepared.buffers();
+        if plans.len() != buffers.len() {
+            return Err(RuntimeError::InputCount {
+                expected: plans.len(),
+                got: buffers.len(),
+            });
+        }
+        for (index, (plan, buf)) in plans.iter().zip(buffers).enumerate() {
+            if plan.elem != buf.elem || buf.len < plan.len {
+                return Err(RuntimeError::InputMismatch {
+                    index,
+                    name: plan.name.clone(),
+                    expected_elem: plan.elem,
+                    expected_len: plan.len,
+                    got_elem: buf.elem,
+                    got_len: buf.len,
+                });
+            }
+        }
+        let handles: Vec<wgpu::Buffer> = buffers.iter().map(|b| b.buffer.clone()).collect();
+        let steps: Vec<Step> = prepared
+            .module
+            .kernels
+            .iter()
+            .zip(&prepared.pipelines)
+            .map(|(k, p)| self.gpu.step(k, Arc::clone(p), &handles))
+            .collect::<Result<_, _>>()?;
+        super::exec::encode(&mut self.encoder, &steps, None);
+        self.recorded += steps.len();
+        Ok(())
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.recorded == 0
+    }
+
+    /// Submits the recorded commands (and any buffer writes before them) without waiting.
+    pub fn submit(self) -> Result<(), RuntimeError> {
+        let Commands { gpu, encoder, .. } = self;
+        let submitted = scoped(&gpu.device, || {
+            gpu.queue.submit([encoder.finish()]);
+        });
+        let during = || "submitting resident copies and kernels".to_string();
+        gpu.checked(during, submitted, |message| RuntimeError::Execution {
+            during: during(),
+            message,
+        })?;
+        gpu.check_health()
+    }
+}
+
+fn in_bounds(buf: &DeviceBuffer, offset: u64, len: u64) -> Result<(), RuntimeError> {
+    if offset.checked_add(len).is_some_and(|end| end <= buf.len) {
+        return Ok(());
+    }
+    Err(RuntimeError::BadPlan(format!(
+        "elements {offset}..{} of a buffer of {}",
+        offset.saturating_add(len),
+        buf.len
+    )))
+}
+
+fn read_mapped(read: &PendingRead) -> Result<HostBuffer, RuntimeError> {
+    read_staging(&read.staging, read.elem, read.len)
+}
+
+/// The first `len` words of a mapped staging buffer, which is unmapped after.
+pub(super) fn read_staging(
+    staging: &wgpu::Buffer,
+    elem: ElemTy,
+    len: u64,
+) -> Result<HostBuffer, RuntimeError> {
+    let data = {
+        let view = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| RuntimeError::Readback(e.to_string()))?;
+        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
+        words.truncate(len as usize);
+        words
+    };
+    staging.unmap();
+    Ok(HostBuffer { elem, data })
+}
