@@ -127,6 +127,20 @@ impl<'a> Trials<'a> {
             .map(|p| p.iter().map(Vec::len).max().unwrap_or(0))
     }
 
+    /// Checks each choice and times together those that passed, as
+    /// [`Trials::compare`] does without a deadline, but with no cut-off:
+    /// every one gets the median of all its runs, as `texprc bench` times
+    /// (a cut one's figure is the median of as few as [`CUT_AFTER`] runs,
+    /// which one run slowed by the load can set).
+    ///
+    /// [`CUT_AFTER`]: texpr_codegen::runtime::CUT_AFTER
+    pub fn compare_uncut(&mut self, choices: &[ScheduleChoice]) -> Vec<Option<Outcome>> {
+        let cutoff = self.plan.cutoff.take();
+        let out = self.compare(choices, None);
+        self.plan.cutoff = cutoff;
+        out
+    }
+
     /// Checks each choice in order until `deadline`, then times together
     /// those that passed. One outcome per choice; `None` for those not
     /// tried before the deadline. A choice given twice is tried once.

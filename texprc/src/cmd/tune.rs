@@ -15,9 +15,11 @@
 //! `--runs` after `--warmups`; one over 4x the best is timed no further).
 //! The search stops trying candidates when the time budget is spent; the
 //! heuristic and the default schedules (the baseline: the optimizing
-//! passes off) are always measured, together, the same way. The figures printed at the end (the winner against the
-//! heuristic and the default) come from one last measurement of the three
-//! together, so their ratios compare like with like.
+//! passes off) are always measured, together, the same way. The figures
+//! printed at the end (the winner against the heuristic and the default)
+//! come from one last measurement of the three together, logged as it is
+//! taken, so their ratios compare like with like; it has no cut-off, so each
+//! figure is the median of all `--runs`, as `texprc bench` times.
 
 use crate::cache::{self, Cache};
 use crate::cmd::run::open_gpu;
@@ -104,7 +106,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         ScheduleChoice::Given(heuristic.clone()),
         ScheduleChoice::Given(baseline.clone()),
     ];
-    let [heur, default] = outcomes(&mut t, both);
+    let [heur, default] = outcomes(t.compare(&both, None));
     eprintln!(
         "heuristic schedule ({}): {}",
         heuristic.to_string().trim_end().replace('\n', "; "),
@@ -196,7 +198,14 @@ fn report(
         ScheduleChoice::Given(heuristic.clone()),
         ScheduleChoice::Given(baseline.clone()),
     ];
-    let [won, heur, default] = outcomes(t, verdict);
+    // No cut-off: each figure is the median of all its runs, as `bench` times.
+    let [won, heur, default] = outcomes(t.compare_uncut(&verdict));
+    eprintln!(
+        "timed together once more: tuned {}, heuristic {}, default {}",
+        show(&won),
+        show(&heur),
+        show(&default)
+    );
     let ms = won.ms().unwrap_or(searched_ms);
     store(key, winner, ms, target)?;
     let vs = |name: &str, o: &Outcome| match o.ms() {
@@ -262,9 +271,10 @@ fn store(key: cache::CacheKey, winner: &Schedule, ms: f64, target: &Target) -> R
     Ok(())
 }
 
-/// The outcomes of `choices`, timed together (without a deadline, so all are tried).
-fn outcomes<const N: usize>(t: &mut Trials, choices: [ScheduleChoice; N]) -> [Outcome; N] {
-    let mut measured = t.compare(&choices, None).into_iter();
+/// The `N` outcomes `measured` (of choices timed together without a
+/// deadline, so all are tried).
+fn outcomes<const N: usize>(measured: Vec<Option<Outcome>>) -> [Outcome; N] {
+    let mut measured = measured.into_iter();
     std::array::from_fn(|_| {
         measured
             .next()
