@@ -19,7 +19,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
         Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
         Shape::Fold(f) => folds(prefs, f, target),
-        Shape::Elementwise { len } => coarsenings(prefs, len),
+        Shape::Elementwise { len, cost } => coarsenings(prefs, len, cost),
     };
     out.push(Strategy::Default);
     out
@@ -36,6 +36,7 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
             group: *group,
             reg: *reg,
             shared: Some(*kb),
+            kstep: None,
         });
     let mut out = Vec::new();
     if prefs.staged_first {
@@ -43,11 +44,14 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     }
     for reg in prefs.tile_regs {
         for group in prefs.tile_groups {
-            out.push(Strategy::Tile {
-                group: *group,
-                reg: *reg,
-                shared: None,
-            });
+            for kstep in prefs.tile_ksteps {
+                out.push(Strategy::Tile {
+                    group: *group,
+                    reg: *reg,
+                    shared: None,
+                    kstep: *kstep,
+                });
+            }
         }
     }
     if !prefs.staged_first {
@@ -174,17 +178,28 @@ fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
     out
 }
 
-/// `coarsen` for each count per invocation leaving at least two invocations.
-fn coarsenings(prefs: &Prefs, len: u64) -> Vec<Strategy> {
+/// `coarsen` for each count per invocation leaving at least two
+/// invocations whose copies of an element costing `cost` stay within the
+/// profile's `coarsen_unrolled` (else the smallest such count alone).
+fn coarsenings(prefs: &Prefs, len: u64, cost: u64) -> Vec<Strategy> {
+    let fits = |t: &&u64| len / **t >= 2;
+    let small = |t: &&u64| t.saturating_mul(cost) <= prefs.coarsen_unrolled;
+    let mut counts: Vec<u64> = prefs
+        .coarsen_per
+        .iter()
+        .filter(fits)
+        .filter(small)
+        .copied()
+        .collect();
+    if counts.is_empty() {
+        counts.extend(prefs.coarsen_per.iter().filter(fits).min().copied());
+    }
     let mut out = Vec::new();
-    for t in prefs.coarsen_per {
-        if len / t < 2 {
-            continue;
-        }
+    for t in counts {
         for w in prefs.coarsen_groups {
             out.push(Strategy::Coarsen {
                 group: *w,
-                per_thread: *t,
+                per_thread: t,
             });
         }
     }

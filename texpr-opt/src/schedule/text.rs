@@ -89,6 +89,7 @@ pub const FORMS: &[Form] = &[
             key("group", Value::Pair),
             key("reg", Value::Pair),
             optional("shared", Value::Count),
+            optional("kstep", Value::Count),
         ],
     },
     Form {
@@ -186,6 +187,7 @@ impl Strategy {
                 group: keys.pair("group")?,
                 reg: keys.pair("reg")?,
                 shared: keys.get("shared").map(number).transpose()?,
+                kstep: keys.get("kstep").map(number).transpose()?,
             },
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
@@ -212,12 +214,20 @@ impl fmt::Display for Strategy {
             }
             Strategy::Rows { group } => write!(f, "rows group={group}"),
             Strategy::WideRows { group } => write!(f, "wide_rows group={group}"),
-            Strategy::Tile { group, reg, shared } => {
+            Strategy::Tile {
+                group,
+                reg,
+                shared,
+                kstep,
+            } => {
                 let [a, b] = group;
                 let [c, d] = reg;
                 write!(f, "tile group={a}x{b} reg={c}x{d}")?;
-                match shared {
-                    Some(kb) => write!(f, " shared={kb}"),
+                if let Some(kb) = shared {
+                    write!(f, " shared={kb}")?;
+                }
+                match kstep {
+                    Some(ks) => write!(f, " kstep={ks}"),
                     None => Ok(()),
                 }
             }

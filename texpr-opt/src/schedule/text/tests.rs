@@ -52,6 +52,13 @@ fn the_generated_syntax_covers_every_strategy() {
             group: [8, 4],
             reg: [2, 2],
             shared: Some(8),
+            kstep: None,
+        },
+        Strategy::Tile {
+            group: [8, 8],
+            reg: [8, 8],
+            shared: None,
+            kstep: Some(4),
         },
         Strategy::MultiPass {
             parts: 64,

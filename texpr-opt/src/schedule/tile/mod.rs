@@ -10,6 +10,9 @@
 //! - [`registers`]: when `S` holds one reduction, `TILE` accumulates the
 //!   register tile over it, loading each operand read that depends on only
 //!   one of `i`, `j` into a register tile per step;
+//! - [`ksteps`]: with `kstep=KS`, the register tiles hold `KS` reduction
+//!   steps per load, in `vec4`-readable runs along each operand's
+//!   unit-stride index;
 //! - [`staging`]: with `shared=KB`, the reduction runs in blocks of `KB`
 //!   steps, each operand's block for the whole workgroup a `let@shared` the
 //!   register tiles read (each operand element read from global memory once
@@ -24,6 +27,7 @@
 
 mod blocks;
 mod epilogue;
+mod ksteps;
 mod registers;
 mod staging;
 
@@ -38,7 +42,7 @@ pub fn tile(
     root: &Expr,
     group: [u64; 2],
     reg: [u64; 2],
-    shared: Option<u64>,
+    shared_kstep: (Option<u64>, Option<u64>),
     target: &Target,
 ) -> Result<Expr, Fail> {
     let t = shape::tiled(root).ok_or_else(|| {
@@ -46,7 +50,7 @@ pub fn tile(
     })?;
     let b = Blocks::new(p, root.span, &t, group, reg)?;
     let body = match single_reduce(&b.s) {
-        Some(reduce) => registers::accumulate(p, &b, reduce, shared, target)?,
+        Some(reduce) => registers::accumulate(p, &b, reduce, shared_kstep, target)?,
         None => epilogue::elementwise(p, &b),
     };
     Ok(epilogue::grid_root(p, &b, body, root))
