@@ -237,7 +237,21 @@ const EPILOGUE_FOLDS: [(&str, &str); 3] = [
     ),
 ];
 
-/// Generated programs, the examples and [`EPILOGUE_FOLDS`] under the
+/// Transposed 2D items beside examples/transpose.te, at sizes only the
+/// smaller `transpose` tiles fit without padding much, so that random
+/// schedules draw `transpose` on them.
+const TRANSPOSES: [(&str, &str); 2] = [
+    (
+        "transposed function",
+        "param R = 40\nparam C = 24\ninput a: f32[C * R]\ninput b: f32[R * C]\noutput y = compute R |r| compute C |c| exp(a[c * R + r]) * 0.5 + b[r * C + c]\n",
+    ),
+    (
+        "i32 transpose",
+        "input x: i32[1536]\noutput y = compute 32 |r| compute 48 |c| x[c * 32 + r] * 3 - (x[r + 1] else 0)\n",
+    ),
+];
+
+/// Generated programs, the examples, [`EPILOGUE_FOLDS`] and [`TRANSPOSES`] under the
 /// heuristic schedule and random legal schedules match the interpreter on
 /// the GPU.
 #[test]
@@ -278,7 +292,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
         }
     }
     if !rerun {
-        for (k, (name, src)) in EPILOGUE_FOLDS.iter().enumerate() {
+        for (k, (name, src)) in EPILOGUE_FOLDS.iter().chain(&TRANSPOSES).enumerate() {
             let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             t.run(gpu, &p, 1, &ScheduleChoice::Heuristic, name);
             for (j, s) in schedules(&p, &limits, 2000 + k as u64, 8)
@@ -334,6 +348,12 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     );
     for f in &t.failures {
         eprintln!("FAILED {f}\n");
+    }
+    // `transpose` is drawn (on the example and [`TRANSPOSES`]): only
+    // transposed items offer it.
+    if !rerun {
+        let drawn = |k: &str| t.kinds.get(k).is_some_and(|n| n.0 > 0);
+        assert!(drawn("transpose"), "no pair drew `transpose`: {kinds:?}");
     }
     assert!(
         t.pairs >= target,

@@ -24,6 +24,7 @@ use super::gridstride::gridstride;
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
+use super::transpose::transpose;
 use super::wide_rows::wide_rows;
 use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
@@ -130,6 +131,10 @@ pub fn apply_strategy(
         Strategy::WideRows { group } => (wide_rows(p, &root, *group).map_err(fail)?, None),
         Strategy::Tile { group, reg, shared } => {
             let new = tile(p, &root, *group, *reg, *shared, target).map_err(fail)?;
+            (new, None)
+        }
+        Strategy::Transpose { tile, rows } => {
+            let new = transpose(p, &root, *tile, *rows, target).map_err(fail)?;
             (new, None)
         }
     };
