@@ -238,8 +238,8 @@ const EPILOGUE_FOLDS: [(&str, &str); 3] = [
 ];
 
 /// Transposed 2D items beside examples/transpose.te, at sizes only the
-/// smaller `transpose` tiles fit without padding much, so that random
-/// schedules draw `transpose` on them.
+/// smaller `transpose` tiles fit without padding much: every candidate of
+/// theirs runs, so `transpose` is always among the strategies tested.
 const TRANSPOSES: [(&str, &str); 2] = [
     (
         "transposed function",
@@ -251,9 +251,9 @@ const TRANSPOSES: [(&str, &str); 2] = [
     ),
 ];
 
-/// Generated programs, the examples, [`EPILOGUE_FOLDS`] and [`TRANSPOSES`] under the
-/// heuristic schedule and random legal schedules match the interpreter on
-/// the GPU.
+/// Generated programs, the examples and [`EPILOGUE_FOLDS`] under the
+/// heuristic schedule and random legal schedules, and every candidate of
+/// [`TRANSPOSES`], match the interpreter on the GPU.
 #[test]
 fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
@@ -292,7 +292,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
         }
     }
     if !rerun {
-        for (k, (name, src)) in EPILOGUE_FOLDS.iter().chain(&TRANSPOSES).enumerate() {
+        for (k, (name, src)) in EPILOGUE_FOLDS.iter().enumerate() {
             let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             t.run(gpu, &p, 1, &ScheduleChoice::Heuristic, name);
             for (j, s) in schedules(&p, &limits, 2000 + k as u64, 8)
@@ -301,6 +301,21 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             {
                 let what = format!("{name} #{j}");
                 t.run(gpu, &p, 1, &ScheduleChoice::Given(s), &what);
+            }
+        }
+    }
+    // Transposed items: every candidate of their item, `transpose` among them.
+    if !rerun {
+        for (name, src) in TRANSPOSES {
+            let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let (_, cands) = candidates(&p, &limits).unwrap_or_else(|e| panic!("{e}"));
+            for (item, options) in &cands {
+                for st in options {
+                    let mut s = Schedule::default();
+                    s.set(item, st.clone());
+                    let what = format!("{name} {item}: {st}");
+                    t.run(gpu, &p, 1, &ScheduleChoice::Given(s), &what);
+                }
             }
         }
     }
@@ -349,8 +364,8 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     for f in &t.failures {
         eprintln!("FAILED {f}\n");
     }
-    // `transpose` is drawn (on the example and [`TRANSPOSES`]): only
-    // transposed items offer it.
+    // `transpose` is among the candidates run (of [`TRANSPOSES`], and maybe
+    // drawn on the example): only transposed items offer it.
     if !rerun {
         let drawn = |k: &str| t.kinds.get(k).is_some_and(|n| n.0 > 0);
         assert!(drawn("transpose"), "no pair drew `transpose`: {kinds:?}");
