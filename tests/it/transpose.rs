@@ -64,7 +64,9 @@ fn other_shapes_and_undivided_tiles_are_refused() {
             overrides: Vec::new(),
             schedule: pinned(sched),
         };
-        let d = texpr::compile(&p, &opts).err().expect("refused");
+        let Err(d) = texpr::compile(&p, &opts) else {
+            panic!("`{sched}` compiled")
+        };
         d.into_iter()
             .map(|d| format!("{}: {}", d.code, d.message))
             .collect::<Vec<_>>()
