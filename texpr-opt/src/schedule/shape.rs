@@ -20,7 +20,7 @@
 
 use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
-use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId};
+use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId, VecRef};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
@@ -175,12 +175,14 @@ pub fn transposed(root: &Expr) -> Option<Transposed<'_>> {
     if tiled.m < 2 || tiled.n < 2 || tiled.body.has_reduce() {
         return None;
     }
-    // A read holds no read, so the outermost ones are all of them.
+    // A read holds no read, so the outermost ones are all of them. Only
+    // inputs and globals: a `let` of `S` is not in scope for a whole block.
     let (i, j) = (tiled.i, tiled.j);
     let mut reads: Vec<&Expr> = Vec::new();
     for e in tiled.body.find_outermost(|e| match &e.kind {
-        ExprKind::Index { index, .. } => {
-            matches!(strides(index, i, j), Some((1, sj)) if sj != 0 && sj != 1)
+        ExprKind::Index { vec, index, .. } => {
+            !matches!(vec, VecRef::Local(_))
+                && matches!(strides(index, i, j), Some((1, sj)) if sj != 0 && sj != 1)
         }
         _ => false,
     }) {

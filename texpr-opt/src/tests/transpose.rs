@@ -52,6 +52,8 @@ fn other_items_are_not_transposes() {
         "input x: f32[64]\noutput o = compute 8 |i| compute 8 |j| reduce 8 |k| x[j * 8 + k] * x[k * 8 + i]\n",
         // Not affine in the result's indices.
         "input x: f32[64]\noutput o = compute 8 |i| compute 8 |j| x[(j * 8 + i) / 2]\n",
+        // A transposed read of a `let` of the element: not in scope for a block.
+        "input x: f32[64]\noutput o = compute 8 |i| compute 8 |j| let v = compute 64 |q| x[q] * 2.0 in v[j * 8 + i]\n",
         // One row: nothing to transpose.
         "input x: f32[8]\noutput o = compute 1 |i| compute 8 |j| x[j + i]\n",
     ] {
