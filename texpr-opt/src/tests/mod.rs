@@ -6,6 +6,7 @@ mod choose;
 mod default;
 mod passes;
 mod strategies;
+mod transpose;
 
 use crate::schedule::choose::candidates as fitting;
 use crate::{ScheduleChoice, accept_all, apply, choose, optimize};

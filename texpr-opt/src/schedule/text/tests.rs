@@ -52,12 +52,7 @@ fn the_generated_syntax_covers_every_strategy() {
             group: [8, 4],
             reg: [2, 2],
             shared: Some(8),
-            kstep: None,
-        },
-        Strategy::Tile {
-            group: [8, 8],
-            reg: [8, 8],
-            shared: None,
+            // Both optional keys (which `apply` refuses together).
             kstep: Some(4),
         },
         Strategy::MultiPass {
@@ -71,6 +66,7 @@ fn the_generated_syntax_covers_every_strategy() {
             chunk: 4096,
             combine: Combine::Subgroup,
         },
+        Strategy::Transpose { tile: 32, rows: 8 },
     ];
     let lines = syntax();
     assert_eq!(lines.len(), samples.len());
@@ -84,7 +80,7 @@ fn the_generated_syntax_covers_every_strategy() {
             assert!(line.contains(&format!("{k}=")), "{line} lacks {k}");
         }
     }
-    assert_eq!(lines[4], "tile group=AxB reg=AxB [shared=N]");
+    assert_eq!(lines[4], "tile group=AxB reg=AxB [shared=N] [kstep=N]");
     assert_eq!(
         lines[5],
         "multipass parts=N group=N [combine=serial|tree|subgroup]"
@@ -93,6 +89,7 @@ fn the_generated_syntax_covers_every_strategy() {
         lines[6],
         "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
     );
+    assert_eq!(lines[7], "transpose tile=N rows=N");
     let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
     assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
 }

@@ -25,8 +25,8 @@
 //! Every register loop is `@thread`; a staged tile folds in another order
 //! than the source (blocks of `KB`), the others bit for bit.
 
-mod blocks;
-mod epilogue;
+pub(crate) mod blocks;
+pub(crate) mod epilogue;
 mod ksteps;
 mod registers;
 mod staging;
@@ -49,9 +49,15 @@ pub fn tile(
         Fail::shape("`tile` needs an item `compute M |i| compute N |j| S` (or `compute B |p|` around it) with a scalar `S` and no index maps")
     })?;
     let b = Blocks::new(p, root.span, &t, group, reg)?;
-    let body = match single_reduce(&b.s) {
-        Some(reduce) => registers::accumulate(p, &b, reduce, shared_kstep, target)?,
-        None => epilogue::elementwise(p, &b),
+    let body = match (single_reduce(&b.s), shared_kstep) {
+        (Some(_), (Some(_), Some(_))) => {
+            return Err(Fail::shape(
+                "`kstep` takes register tiles only (not with `shared`)",
+            ));
+        }
+        (Some(reduce), (None, Some(ks))) => ksteps::accumulate(p, &b, reduce, ks)?,
+        (Some(reduce), (shared, None)) => registers::accumulate(p, &b, reduce, shared, target)?,
+        (None, _) => epilogue::elementwise(p, &b),
     };
     Ok(epilogue::grid_root(p, &b, body, root))
 }

@@ -24,18 +24,9 @@ pub fn accumulate(
     p: &mut Program,
     b: &Blocks,
     reduce: &Expr,
-    (shared, kstep): (Option<u64>, Option<u64>),
+    shared: Option<u64>,
     target: &Target,
 ) -> Result<Expr, Fail> {
-    match (shared, kstep) {
-        (Some(_), Some(_)) => {
-            return Err(Fail::shape(
-                "`kstep` takes register tiles only (not with `shared`)",
-            ));
-        }
-        (None, Some(ks)) => return super::ksteps::accumulate(p, b, reduce, ks),
-        _ => {}
-    }
     let ExprKind::Reduce {
         op,
         n: k_n,

@@ -8,7 +8,7 @@
 //! the blocks need more workgroup memory than the device has.
 
 use super::super::fail::Fail;
-use super::super::grid::compute_at;
+use super::super::grid::{compute_at, fits_shared};
 use super::blocks::Blocks;
 use crate::index::subst::subst_expr;
 use texpr_syntax::ast::Level;
@@ -41,13 +41,7 @@ pub fn blocks(
         )));
     }
     let bytes = (loads_i.len() as u64 * b.ti * b.ri + loads_j.len() as u64 * b.tj * b.rj) * kb * 4;
-    let have = target.limits.max_workgroup_storage_bytes;
-    if bytes > u64::from(have) {
-        return Err(Fail::new(
-            "E0216",
-            format!("{bytes} bytes of workgroup memory; the device allows {have}"),
-        ));
-    }
+    fits_shared(bytes, target)?;
     let kb_var = b.fresh(p, "kb", k_n / kb);
     let kk = b.fresh(p, "kk", kb);
     Ok(Staged { kb, kb_var, kk })
@@ -77,9 +71,9 @@ impl Staged {
         rr: VarId,
     ) -> ((VarId, Expr), Expr) {
         let kb = self.kb;
-        let (block, width, wrap) = match along_i {
-            true => (b.ti * b.ri, b.ri, b.wrap_i),
-            false => (b.tj * b.rj, b.rj, b.wrap_j),
+        let (block, width) = match along_i {
+            true => (b.ti * b.ri, b.ri),
+            false => (b.tj * b.rj, b.rj),
         };
         let span = ld.span;
         let len = block * kb;
@@ -90,25 +84,20 @@ impl Staged {
             true => div(t, c),
             false => rem(t, c),
         };
-        let base = mul(pick(b.gt.clone(), b.gj), block);
         let lane = add(mul(pick(var(b.l), b.tj), width), var(rr));
         let (dim_t, k_t, read_ix) = match along_i {
             // [row][step]: row = x / KB, step = x % KB.
             true => (
-                add(base, div(var(x), kb)),
+                b.block_at(true, div(var(x), kb)),
                 self.at(rem(var(x), kb)),
                 add(mul(lane, kb), var(self.kk)),
             ),
             // [step][column]: step = x / block, column = x % block.
             false => (
-                add(base, rem(var(x), block)),
+                b.block_at(false, rem(var(x), block)),
                 self.at(div(var(x), block)),
                 add(mul(var(self.kk), block), lane),
             ),
-        };
-        let dim_t = match wrap {
-            Some(n) => rem(dim_t, n),
-            None => dim_t,
         };
         let e = subst_expr(p, ld, dim, &dim_t);
         let e = subst_expr(p, &e, k, &k_t);
