@@ -111,7 +111,13 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 ///   convolution (rows of one element, 7 terms) in groups of 256, twice as
 ///   fast as in groups of 64;
 /// - coarsen (2^24 elements, vec4 loads and stores): 16 per invocation in
-///   groups of 256 beat 4 and 8 per invocation and groups of 64;
+///   groups of 256 beat 4 and 8 per invocation and groups of 64; for costly
+///   elements only while the copies stay within `coarsen_unrolled`
+///   operations: stencil2d 2048^2 (about 45 per element) 26.3 ms at 4 per
+///   invocation, 31.2 at 8, 39.4 at 16, default 37.4 (one bench, load 7.6);
+/// - register tiles advancing four reduction steps per load (`kstep=4`: A
+///   read as vec4s along K): matmul 1024^3 8x8 in 8x8 groups 246.7 ms
+///   against 378.8 ms one step per load (one bench, load 5);
 /// - fold combines (sum of 2^24, `texprc bench --runs 15`, five interleaved
 ///   repeats on a loaded 2-core machine; best / median ms): serial
 ///   parts=4096 group=64 13.5 / 19.7, tree 14.5 / 15.0, subgroup 14.1 / 21.5
