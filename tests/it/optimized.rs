@@ -156,6 +156,59 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
     }
 }
 
+/// Staged tiles padded against bank conflicts (`pad=P`, a `strided` layout
+/// of the blocks) and filled with `vec4` loads (`vec4=on`), among them the
+/// classic 128x128 block with 8x8 per invocation: non-square results whose
+/// blocks overhang (reads wrap), an epilogue fused on the accumulators, a
+/// transposed operand (filled one element at a time) and a batch.
+#[test]
+fn padded_vec4_staged_tiles_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases = [
+        (
+            "matmul",
+            "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+            &[("M", 160), ("N", 136), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=16x16 reg=4x4 shared=16 pad=4 vec4=on",
+            &[("M", 64), ("N", 96), ("K", 32)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=4x8 reg=2x2 shared=8 pad=1",
+            &[("M", 50), ("N", 37), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=8x8 reg=4x4 shared=16 pad=2 vec4=on",
+            &[("M", 40), ("N", 30), ("K", 48)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=4x4 reg=2x2 shared=8 pad=1 vec4=on",
+            &[("BATCH", 3), ("M", 16), ("N", 16), ("K", 16)][..],
+        ),
+    ];
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(gpu, &p, 5, &pinned(sched))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+    let src = "param M = 72\nparam N = 40\nparam K = 32\n\
+        input a: f32[M * K]\ninput at: f32[K * M]\ninput b: f32[K * N]\ninput bias: f32[N]\n\
+        output c = compute M |i| compute N |j| \
+        max((reduce K |k| (a[i * K + k] + at[k * M + i]) * b[k * N + j]) + bias[j], 0.0)\n";
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    for sched in [
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on",
+        "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+    ] {
+        check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
+    }
+}
+
 /// `multipass ... combine=tree|subgroup` (one partial per workgroup; one
 /// kernel when `parts == group`) on the folds. Without subgroups on the
 /// device, `combine=subgroup` is refused with E0215.

@@ -24,8 +24,13 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::WideRows { .. } => "wide_rows",
         Strategy::Tile { shared: None, .. } => "tile",
         Strategy::Tile {
-            shared: Some(_), ..
-        } => "tile shared",
+            shared: Some(st), ..
+        } => match (st.vec4, st.pad) {
+            (true, 0) => "tile shared vec4",
+            (true, _) => "tile shared pad vec4",
+            (false, 0) => "tile shared",
+            (false, _) => "tile shared pad",
+        },
         Strategy::MultiPass { combine, .. } => match combine {
             Combine::Serial => "multipass",
             Combine::Tree => "multipass combine=tree",

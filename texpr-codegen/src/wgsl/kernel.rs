@@ -27,7 +27,7 @@ use super::ctx::{Ctx, Ix};
 use super::lit;
 use crate::grid::GridRoot;
 use texpr_syntax::ast::{Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Layout};
+use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided, Ty};
 use texpr_syntax::{Diagnostic, Span};
 
 /// Where the kernel writes and how it guards.
@@ -288,10 +288,41 @@ impl Ctx<'_> {
             return Ok(super::ctx::Loc::Array(red));
         }
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
+        if let Some((raw, rows)) = strided_rows(value) {
+            // Padded against bank conflicts: each raw element `r` written
+            // once, at `(r / C) * S + r % C` (the padding never).
+            let (c, st) = (rows.cols as i32, rows.stride as i32);
+            let sink: &Sink<'_> = &|cx, j, v| {
+                let at = match j {
+                    Ix::Const(r) => lit::i32_lit((r / c as i64 * st as i64 + r % c as i64) as i32),
+                    Ix::Name(r) => cx.w.let_(
+                        "i32",
+                        format!(
+                            "({r} / {}) * {} + {r} % {}",
+                            lit::i32_lit(c),
+                            lit::i32_lit(st),
+                            lit::i32_lit(c)
+                        ),
+                    ),
+                };
+                cx.w.line(format!("{arr}[{at}] = {v};"));
+                Ok(())
+            };
+            self.fill_with(&raw, w, sink)?;
+            return Ok(super::ctx::Loc::Array(arr));
+        }
         let sink: &Sink<'_> = &|cx, j, v| {
             cx.w.line(format!("{arr}[{j}] = {v};"));
             Ok(())
         };
+        self.fill_with(value, w, sink)?;
+        Ok(super::ctx::Loc::Array(arr))
+    }
+
+    /// Invocations fill `value`'s elements cooperatively, handing each to
+    /// `sink`: their own `m` elements of a `compute@group W`, else
+    /// elements `l, l+W, ...`.
+    fn fill_with(&mut self, value: &Expr, w: u64, sink: &Sink<'_>) -> Result<(), Diagnostic> {
         match &value.kind {
             ExprKind::Compute {
                 level: Some(Level::Group),
@@ -305,7 +336,7 @@ impl Ctx<'_> {
             }
             _ => self.strided(value, w, sink)?,
         }
-        Ok(super::ctx::Loc::Array(arr))
+        Ok(())
     }
 
     /// `out[g*M + j] = v`, guarded as the target needs.
@@ -344,6 +375,40 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+}
+
+/// `value` without its `strided(C, S)` layout, and the layout, when it has
+/// one (a padded workgroup array).
+fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
+    let ExprKind::Compute {
+        level,
+        n,
+        var,
+        map: Some(m),
+        body,
+    } = &value.kind
+    else {
+        return None;
+    };
+    let Some(Layout::Strided(rows)) = m.layout() else {
+        return None;
+    };
+    let kind = ExprKind::Compute {
+        level: *level,
+        n: *n,
+        var: *var,
+        map: None,
+        body: body.clone(),
+    };
+    let ty = Ty::new(value.ty.elem, n * body.ty.len);
+    Some((
+        Expr {
+            kind,
+            ty,
+            span: value.span,
+        },
+        *rows,
+    ))
 }
 
 /// What to do with element `j` once computed.

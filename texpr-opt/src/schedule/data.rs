@@ -36,11 +36,12 @@ pub enum Strategy {
     /// `KB` reduction steps in workgroup memory (`let@shared`, filled by all
     /// invocations, between barriers), and the register tiles load from there:
     /// each operand element is read from global memory once per workgroup
-    /// instead of once per invocation.
+    /// instead of once per invocation. [`Staging`] says how the blocks are
+    /// laid out and filled.
     Tile {
         group: [u64; 2],
         reg: [u64; 2],
-        shared: Option<u64>,
+        shared: Option<Staging>,
     },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global
@@ -84,6 +85,32 @@ impl Strategy {
             | Strategy::MultiPass { group, .. }
             | Strategy::GridStride { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],
+        }
+    }
+}
+
+/// How a staged [`Strategy::Tile`] (`shared=KB`) lays out and fills its
+/// operand blocks in workgroup memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Staging {
+    /// Reduction steps per block (`shared=KB`).
+    pub kb: u64,
+    /// Elements of padding after each row of a block (`pad=P`, 0 when not
+    /// written): a row stride that is not a multiple of the bank count, so
+    /// that invocations reading down a column hit different banks.
+    pub pad: u64,
+    /// Whether the invocations fill the blocks with `vec4` loads of the
+    /// operand along its unit-stride index (`vec4=on`).
+    pub vec4: bool,
+}
+
+impl Staging {
+    /// Blocks of `kb` steps, unpadded, filled one element at a time.
+    pub const fn blocks(kb: u64) -> Staging {
+        Staging {
+            kb,
+            pad: 0,
+            vec4: false,
         }
     }
 }

@@ -32,10 +32,10 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     let staged = prefs
         .staged_tiles
         .iter()
-        .map(|(group, reg, kb)| Strategy::Tile {
+        .map(|(group, reg, how)| Strategy::Tile {
             group: *group,
             reg: *reg,
-            shared: Some(*kb),
+            shared: Some(*how),
         });
     let mut out = Vec::new();
     if prefs.staged_first {

@@ -11,7 +11,7 @@
 //! [`prefs`]; adding a strategy's preferences is a field here and its use in
 //! [`super::heuristic::item_candidates`].
 
-use super::data::Combine;
+use super::data::{Combine, Staging};
 use texpr_target::{DeviceKind, Profile};
 
 /// The preference tables of one device profile.
@@ -19,7 +19,7 @@ use texpr_target::{DeviceKind, Profile};
 pub struct Prefs {
     /// Shared-staged tiles `(group, reg, KB)`, and whether they come before
     /// the register-only tiles.
-    pub staged_tiles: &'static [([u64; 2], [u64; 2], u64)],
+    pub staged_tiles: &'static [([u64; 2], [u64; 2], Staging)],
     pub staged_first: bool,
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
@@ -69,13 +69,13 @@ pub fn prefs(profile: &Profile) -> &'static Prefs {
 /// Shared-staged tiles: what pays on GPUs (each operand element read from
 /// global memory once per workgroup, in coalesced runs). On llvmpipe
 /// barriers are dear, so there they come last.
-const STAGED: &[([u64; 2], [u64; 2], u64)] = &[
-    ([16, 16], [4, 4], 16),
-    ([16, 16], [4, 4], 8),
-    ([8, 8], [4, 4], 16),
-    ([16, 16], [2, 2], 16),
-    ([8, 8], [2, 2], 8),
-    ([4, 4], [2, 2], 4),
+const STAGED: &[([u64; 2], [u64; 2], Staging)] = &[
+    ([16, 16], [4, 4], Staging::blocks(16)),
+    ([16, 16], [4, 4], Staging::blocks(8)),
+    ([8, 8], [4, 4], Staging::blocks(16)),
+    ([16, 16], [2, 2], Staging::blocks(16)),
+    ([8, 8], [2, 2], Staging::blocks(8)),
+    ([4, 4], [2, 2], Staging::blocks(4)),
 ];
 
 const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];

@@ -5,6 +5,7 @@
 mod choose;
 mod default;
 mod passes;
+mod staging;
 mod strategies;
 
 use crate::schedule::choose::candidates as fitting;

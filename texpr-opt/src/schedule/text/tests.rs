@@ -51,7 +51,11 @@ fn the_generated_syntax_covers_every_strategy() {
         Strategy::Tile {
             group: [8, 4],
             reg: [2, 2],
-            shared: Some(8),
+            shared: Some(Staging {
+                kb: 8,
+                pad: 1,
+                vec4: true,
+            }),
         },
         Strategy::MultiPass {
             parts: 64,
@@ -77,7 +81,10 @@ fn the_generated_syntax_covers_every_strategy() {
             assert!(line.contains(&format!("{k}=")), "{line} lacks {k}");
         }
     }
-    assert_eq!(lines[4], "tile group=AxB reg=AxB [shared=N]");
+    assert_eq!(
+        lines[4],
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off]"
+    );
     assert_eq!(
         lines[5],
         "multipass parts=N group=N [combine=serial|tree|subgroup]"
@@ -99,6 +106,12 @@ fn bad_text_says_which_line_and_why() {
         ("c: rows group=0", 1, "positive integer"),
         ("c: rows", 1, "needs `group=`"),
         ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
+        ("c: tile group=8x8 reg=1x1 pad=1", 1, "needs `shared=`"),
+        (
+            "c: tile group=8x8 reg=1x1 shared=4 vec4=yes",
+            1,
+            "`on` or `off`",
+        ),
         ("c: rows group=4 reg=2", 1, "no setting `reg`"),
         ("c: rows group=4\nc: default", 2, "scheduled twice"),
         (
