@@ -209,6 +209,36 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
     }
 }
 
+/// What the GPU profile's heuristic picks for large contractions (the padded
+/// `vec4` staged 128x128 block with 8x8 per invocation, and 64x64 blocks
+/// for a batch of smaller ones), pinned and run on this device.
+#[test]
+fn the_gpu_profiles_staged_tiles_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    type Case<'a> = (&'a str, &'a [(&'a str, i64)], &'a str);
+    let cases: [Case<'_>; 2] = [
+        (
+            "matmul",
+            &[("M", 256), ("N", 384), ("K", 64)],
+            "tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+        ),
+        (
+            "batched_matmul",
+            &[("BATCH", 2), ("M", 64), ("N", 64), ("K", 32)],
+            "tile group=16x16 reg=4x4 shared=16 pad=1 vec4=on",
+        ),
+    ];
+    for (name, defs, want) in cases {
+        let p = example(name, defs);
+        let o = texpr::optimize(&p).expect("the passes run");
+        let chosen = texpr::choose(&o, &texpr::Target::default(), &ScheduleChoice::Heuristic)
+            .expect("the heuristic chooses");
+        assert_eq!(chosen.schedule.get("c").to_string(), want, "{name}");
+        check_program_with(gpu, &p, 4, &ScheduleChoice::Given(chosen.schedule))
+            .unwrap_or_else(|e| panic!("{name} ({want}): {e}"));
+    }
+}
+
 /// `multipass ... combine=tree|subgroup` (one partial per workgroup; one
 /// kernel when `parts == group`) on the folds. Without subgroups on the
 /// device, `combine=subgroup` is refused with E0215.

@@ -104,17 +104,6 @@ pub struct Staging {
     pub vec4: bool,
 }
 
-impl Staging {
-    /// Blocks of `kb` steps, unpadded, filled one element at a time.
-    pub const fn blocks(kb: u64) -> Staging {
-        Staging {
-            kb,
-            pad: 0,
-            vec4: false,
-        }
-    }
-}
-
 /// How a [`Strategy::MultiPass`] combines the folds of one workgroup's
 /// invocations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
