@@ -157,7 +157,8 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
 }
 
 /// Staged tiles padded against bank conflicts (`pad=P`, a `strided` layout
-/// of the blocks) and filled with `vec4` loads (`vec4=on`), among them the
+/// of the blocks), filled with `vec4` loads (`vec4=on`), those loads one
+/// block ahead (`prefetch=on`), among them the
 /// classic 128x128 block with 8x8 per invocation: non-square results whose
 /// blocks overhang (reads wrap), an epilogue fused on the accumulators, a
 /// transposed operand (filled one element at a time) and a batch.
@@ -174,6 +175,18 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
             "matmul",
             "c: tile group=16x16 reg=4x4 shared=16 pad=4 vec4=on",
             &[("M", 64), ("N", 96), ("K", 32)][..],
+        ),
+        // Double-buffered through registers: the next block loaded while
+        // the current one computes.
+        (
+            "matmul",
+            "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on prefetch=on",
+            &[("M", 160), ("N", 136), ("K", 40)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=2x2 reg=2x2 shared=4 vec4=on prefetch=on",
+            &[("BATCH", 3), ("M", 8), ("N", 16), ("K", 12)][..],
         ),
         (
             "matmul",
@@ -204,6 +217,7 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
     for sched in [
         "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on",
         "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on prefetch=on",
     ] {
         check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
     }

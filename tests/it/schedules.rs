@@ -370,7 +370,13 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
         t.refused
     );
     if examples > 0 && std::env::var("TEXPR_SCHED_ONLY").is_err() {
-        for k in ["tile shared", "tile shared pad", "tile shared pad vec4"] {
+        let staged = [
+            "tile shared",
+            "tile shared pad",
+            "tile shared pad vec4",
+            "tile shared vec4 prefetch",
+        ];
+        for k in staged {
             assert!(t.kinds.contains_key(k), "no `{k}` schedule ran");
         }
     }

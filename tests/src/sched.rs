@@ -25,11 +25,12 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Tile { shared: None, .. } => "tile",
         Strategy::Tile {
             shared: Some(st), ..
-        } => match (st.vec4, st.pad) {
-            (true, 0) => "tile shared vec4",
-            (true, _) => "tile shared pad vec4",
-            (false, 0) => "tile shared",
-            (false, _) => "tile shared pad",
+        } => match (st.prefetch, st.vec4, st.pad) {
+            (true, _, _) => "tile shared vec4 prefetch",
+            (false, true, 0) => "tile shared vec4",
+            (false, true, _) => "tile shared pad vec4",
+            (false, false, 0) => "tile shared",
+            (false, false, _) => "tile shared pad",
         },
         Strategy::MultiPass { combine, .. } => match combine {
             Combine::Serial => "multipass",

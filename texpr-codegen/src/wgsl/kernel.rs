@@ -112,7 +112,7 @@ impl Ctx<'_> {
             let name = self.p.var(*var).name.clone();
             let loc = match level {
                 Some(MemLevel::Shared) => self.shared_let(&name, value, w, e.span)?,
-                Some(MemLevel::Reg) => self.local_vector(*var, value)?,
+                Some(MemLevel::Reg | MemLevel::Prefetch) => self.local_vector(*var, value)?,
                 _ => {
                     return Err(Diagnostic::error(
                         "E0303",
@@ -165,13 +165,16 @@ impl Ctx<'_> {
     fn hoist_lets<'e>(&mut self, mut e: &'e Expr) -> Result<(&'e Expr, bool), Diagnostic> {
         let mut any = false;
         while let ExprKind::Let {
-            level: Some(MemLevel::Reg),
+            level: Some(level @ (MemLevel::Reg | MemLevel::Prefetch)),
             var,
             value,
             body,
         } = &e.kind
         {
-            let loc = self.local_vector(*var, value)?;
+            let loc = match level {
+                MemLevel::Prefetch => self.prefetched(*var, value)?,
+                _ => self.local_vector(*var, value)?,
+            };
             self.bind_local(*var, loc);
             any = true;
             e = body;

@@ -102,6 +102,11 @@ pub struct Staging {
     /// Whether the invocations fill the blocks with `vec4` loads of the
     /// operand along its unit-stride index (`vec4=on`).
     pub vec4: bool,
+    /// Whether those loads run one block ahead (`prefetch=on`, with
+    /// `vec4=on`): the next block's registers are loaded while the current
+    /// block computes, then stored after it (double buffering through
+    /// registers).
+    pub prefetch: bool,
 }
 
 /// How a [`Strategy::MultiPass`] combines the folds of one workgroup's

@@ -68,7 +68,20 @@ pub fn prefs(profile: &Profile) -> &'static Prefs {
 
 /// A staged tile's blocks: `KB` steps, rows padded by `pad`, `vec4` fills.
 const fn staging(kb: u64, pad: u64, vec4: bool) -> Staging {
-    Staging { kb, pad, vec4 }
+    Staging {
+        kb,
+        pad,
+        vec4,
+        prefetch: false,
+    }
+}
+
+/// The same with the `vec4` fills loaded one block ahead (`prefetch=on`).
+const fn prefetched(kb: u64, pad: u64) -> Staging {
+    Staging {
+        prefetch: true,
+        ..staging(kb, pad, true)
+    }
 }
 
 /// Shared-staged tiles: what pays on GPUs (each operand element read from
@@ -81,9 +94,13 @@ const fn staging(kb: u64, pad: u64, vec4: bool) -> Staging {
 /// padding or `vec4` fills lost to register tiles, 11.8 ms against 7.2 ms
 /// at 4096^3, and the best register tiles were 128-wide blocks, `group=8x16
 /// reg=8x4`) and GPU practice; the padded `vec4` forms are unmeasured on a
-/// GPU. Small blocks of 4 steps come last, for short reductions.
+/// GPU. The same block double-buffered through registers (`prefetch=on`:
+/// the next block's `vec4` loads in flight while the current one
+/// computes) comes second, for `tune` to weigh (unmeasured). Small blocks of
+/// 4 steps come last, for short reductions.
 const STAGED_GPU: &[([u64; 2], [u64; 2], Staging)] = &[
     ([16, 16], [8, 8], staging(8, 1, true)),
+    ([16, 16], [8, 8], prefetched(8, 1)),
     ([16, 16], [4, 4], staging(16, 1, true)),
     ([16, 16], [4, 4], staging(8, 1, true)),
     ([8, 8], [4, 4], staging(16, 1, true)),
@@ -113,6 +130,9 @@ const STAGED_CPU: &[([u64; 2], [u64; 2], Staging)] = &[
     ([8, 8], [4, 4], staging(16, 1, true)),
     ([4, 4], [4, 4], staging(4, 1, true)),
     ([2, 2], [2, 2], staging(4, 1, true)),
+    ([16, 16], [8, 8], prefetched(8, 1)),
+    ([4, 4], [4, 4], prefetched(4, 1)),
+    ([2, 2], [2, 2], prefetched(4, 1)),
 ];
 
 const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];

@@ -4,7 +4,7 @@
 //! optimize = off
 //! c: tile group=8x8 reg=4x4
 //! d: tile group=16x16 reg=4x4 shared=16
-//! e: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on
+//! e: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on prefetch=on
 //! y: rows group=64
 //! x: wide_rows group=256
 //! z: coarsen group=64 per_thread=16
@@ -94,6 +94,7 @@ pub const FORMS: &[Form] = &[
             optional("shared", Value::Count),
             optional("pad", Value::Count),
             optional("vec4", Value::Switch),
+            optional("prefetch", Value::Switch),
         ],
     },
     Form {
@@ -176,18 +177,24 @@ impl<'s> Keys<'s> {
         }
     }
 
-    /// A tile's optional staging: `shared=KB [pad=P] [vec4=on]`.
+    /// A tile's optional staging: `shared=KB [pad=P] [vec4=on [prefetch=on]]`.
     fn staging(&self) -> Result<Option<Staging>, String> {
         let Some(kb) = self.get("shared").map(number).transpose()? else {
-            return match ["pad", "vec4"].into_iter().find(|k| self.get(k).is_some()) {
+            let staging_keys = ["pad", "vec4", "prefetch"];
+            return match staging_keys.into_iter().find(|k| self.get(k).is_some()) {
                 Some(k) => Err(format!("`{k}=` stages operands: it needs `shared=`")),
                 None => Ok(None),
             };
         };
+        let (vec4, prefetch) = (self.switch("vec4")?, self.switch("prefetch")?);
+        if prefetch && !vec4 {
+            return Err("`prefetch=on` loads the blocks' runs ahead: it needs `vec4=on`".into());
+        }
         Ok(Some(Staging {
             kb,
             pad: self.get("pad").map_or(Ok(0), number)?,
-            vec4: self.switch("vec4")?,
+            vec4,
+            prefetch,
         }))
     }
 
@@ -253,8 +260,11 @@ impl fmt::Display for Strategy {
                 if st.pad != 0 {
                     write!(f, " pad={}", st.pad)?;
                 }
-                match st.vec4 {
-                    true => write!(f, " vec4=on"),
+                if st.vec4 {
+                    write!(f, " vec4=on")?;
+                }
+                match st.prefetch {
+                    true => write!(f, " prefetch=on"),
                     false => Ok(()),
                 }
             }

@@ -43,6 +43,21 @@ fn padded_vec4_blocks_fill_runs_of_four_into_rows_laid_out_apart() {
     assert!(text.contains("stage_1[kk * 5 + "), "{text}");
 }
 
+/// `prefetch=on`: the runs are `let@prefetch` register tiles, and the
+/// program still means what it meant.
+#[test]
+fn prefetched_blocks_load_their_runs_as_let_prefetch() {
+    let p = matmul();
+    let s: Schedule = "c: tile group=2x2 reg=2x2 shared=4 vec4=on prefetch=on"
+        .parse()
+        .unwrap();
+    let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
+    check("matmul", &p, &q, "prefetch");
+    let text = texpr_syntax::print::program(&q);
+    assert_eq!(text.matches("let@prefetch").count(), 2, "{text}");
+    assert!(!text.contains("let@reg q"), "{text}");
+}
+
 #[test]
 fn blocks_that_do_not_split_or_fit_are_coded_errors() {
     let gpu = Target::default();

@@ -17,7 +17,7 @@
 //!   ([`LevelCtx::value_ctx`]): it may be a `compute@group W` (each invocation
 //!   computing its own elements, the cooperative fill) whatever thread-level
 //!   loops enclose the `let`;
-//! - `let@reg` stands inside some `compute` or `reduce`.
+//! - `let@reg` and `let@prefetch` stand inside some `compute` or `reduce`.
 
 use super::codes;
 use crate::ast::{Level, MemLevel};
@@ -109,7 +109,7 @@ impl LevelCtx {
                     .with_note("`let@global` may only stand outside every `compute` and `reduce`; try `let@shared` or `let@reg`")
             }),
             MemLevel::Shared => self.shared_error(span),
-            MemLevel::Reg => match self.loop_ {
+            MemLevel::Reg | MemLevel::Prefetch => match self.loop_ {
                 Some(_) => None,
                 None => Some(
                     Diagnostic::error(codes::REG_PLACEMENT, "`let@reg` outside any `compute` or `reduce`")

@@ -55,6 +55,7 @@ fn the_generated_syntax_covers_every_strategy() {
                 kb: 8,
                 pad: 1,
                 vec4: true,
+                prefetch: true,
             }),
         },
         Strategy::MultiPass {
@@ -83,7 +84,7 @@ fn the_generated_syntax_covers_every_strategy() {
     }
     assert_eq!(
         lines[4],
-        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off]"
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off]"
     );
     assert_eq!(
         lines[5],

@@ -17,6 +17,9 @@
 //!   4 that divides `C`. An operand whose index does not step by 1 along
 //!   the row (a transposed one), or whose overhanging columns wrap at an
 //!   `N` that `V` does not divide, is filled one element at a time;
+//! - `prefetch=on` (with `vec4=on`): that register tile is a
+//!   `let@prefetch`, loaded one block ahead: the next block's runs are in
+//!   flight while the current block computes, then stored after it;
 //! - `pad=P`: the block's rows laid out `S = C + P` apart (the value carries
 //!   a `strided(C, S)` layout, [`texpr_syntax::ir::Strided`]): invocations
 //!   reading down a column of an `[row][step]` block hit different banks.
@@ -247,7 +250,11 @@ impl Staged {
             c,
             read_local(q, var(c), ld.ty.elem).at(ld.span),
         );
-        let body = let_at(MemLevel::Reg, q, run, copy);
+        let level = match self.how.prefetch {
+            true => MemLevel::Prefetch,
+            false => MemLevel::Reg,
+        };
+        let body = let_at(level, q, run, copy);
         Ok(Some(compute_at(Level::Group, w, f, body)))
     }
 }
