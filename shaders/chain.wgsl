@@ -19,10 +19,7 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let t_9: vec4<f32> = t_7 * q_8;
     var q_10: vec4<f32> = vec4<f32>(0.25f);
     let t_11: vec4<f32> = t_9 - q_10;
-    let t_12: i32 = g * 256i;
-    let t_13: i32 = t_12 + l;
-    let t_14: vec4<f32> = b0_x[t_13];
-    let t_15: vec4<f32> = t_11 * t_14;
-    let t_16: i32 = g * 1024i + l * 4i + 0i;
-    b0_y[t_16 / 4i] = t_15;
+    let t_12: vec4<f32> = t_11 * t_3;
+    let t_13: i32 = g * 1024i + l * 4i + 0i;
+    b0_y[t_13 / 4i] = t_12;
 }

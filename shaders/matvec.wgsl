@@ -17,57 +17,46 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let t_6: i32 = t_5 + l;
         let t_7: i32 = t_4 + t_6;
         let t_8: f32 = b0_a[t_7];
-        let t_9: i32 = t_3 * 256i;
-        let t_10: i32 = t_9 + l;
-        let t_11: f32 = b0_x[t_10];
-        let t_12: f32 = t_8 * t_11;
-        acc_2 = acc_2 + t_12;
-        let t_13: i32 = t_3 + 1i;
-        let t_14: i32 = g * 2048i;
-        let t_15: i32 = t_13 * 256i;
-        let t_16: i32 = t_15 + l;
-        let t_17: i32 = t_14 + t_16;
-        let t_18: f32 = b0_a[t_17];
-        let t_19: i32 = t_13 * 256i;
+        let t_9: f32 = b0_x[t_6];
+        let t_10: f32 = t_8 * t_9;
+        acc_2 = acc_2 + t_10;
+        let t_11: i32 = t_3 + 1i;
+        let t_12: i32 = t_11 * 256i;
+        let t_13: i32 = t_12 + l;
+        let t_14: i32 = t_4 + t_13;
+        let t_15: f32 = b0_a[t_14];
+        let t_16: f32 = b0_x[t_13];
+        let t_17: f32 = t_15 * t_16;
+        acc_2 = acc_2 + t_17;
+        let t_18: i32 = t_3 + 2i;
+        let t_19: i32 = t_18 * 256i;
         let t_20: i32 = t_19 + l;
-        let t_21: f32 = b0_x[t_20];
-        let t_22: f32 = t_18 * t_21;
-        acc_2 = acc_2 + t_22;
-        let t_23: i32 = t_3 + 2i;
-        let t_24: i32 = g * 2048i;
-        let t_25: i32 = t_23 * 256i;
-        let t_26: i32 = t_25 + l;
-        let t_27: i32 = t_24 + t_26;
-        let t_28: f32 = b0_a[t_27];
-        let t_29: i32 = t_23 * 256i;
-        let t_30: i32 = t_29 + l;
-        let t_31: f32 = b0_x[t_30];
-        let t_32: f32 = t_28 * t_31;
-        acc_2 = acc_2 + t_32;
-        let t_33: i32 = t_3 + 3i;
-        let t_34: i32 = g * 2048i;
-        let t_35: i32 = t_33 * 256i;
-        let t_36: i32 = t_35 + l;
-        let t_37: i32 = t_34 + t_36;
-        let t_38: f32 = b0_a[t_37];
-        let t_39: i32 = t_33 * 256i;
-        let t_40: i32 = t_39 + l;
-        let t_41: f32 = b0_x[t_40];
-        let t_42: f32 = t_38 * t_41;
-        acc_2 = acc_2 + t_42;
+        let t_21: i32 = t_4 + t_20;
+        let t_22: f32 = b0_a[t_21];
+        let t_23: f32 = b0_x[t_20];
+        let t_24: f32 = t_22 * t_23;
+        acc_2 = acc_2 + t_24;
+        let t_25: i32 = t_3 + 3i;
+        let t_26: i32 = t_25 * 256i;
+        let t_27: i32 = t_26 + l;
+        let t_28: i32 = t_4 + t_27;
+        let t_29: f32 = b0_a[t_28];
+        let t_30: f32 = b0_x[t_27];
+        let t_31: f32 = t_29 * t_30;
+        acc_2 = acc_2 + t_31;
     }
     s0_red_1[l] = acc_2;
     workgroupBarrier();
-    for (var s_43: i32 = 128i; s_43 > 0i; s_43 = s_43 / 2i) {
-        if (l < s_43 && l + s_43 < 256i) {
-            let t_44: i32 = l + s_43;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_44];
+    for (var s_32: i32 = 128i; s_32 > 0i; s_32 = s_32 / 2i) {
+        if (l < s_32 && l + s_32 < 256i) {
+            let t_33: i32 = l + s_32;
+            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_33];
         }
         workgroupBarrier();
     }
-    for (var e_45: i32 = l; e_45 < 1i; e_45 = e_45 + 256i) {
-        let t_46: f32 = s0_red_1[e_45];
-        let t_47: i32 = g * 1i + e_45;
-        b0_y[t_47] = t_46;
+    for (var e_34: i32 = l; e_34 < 1i; e_34 = e_34 + 256i) {
+        let t_35: f32 = s0_red_1[e_34];
+        let t_36: i32 = g * 1i + e_34;
+        b0_y[t_36] = t_35;
     }
 }

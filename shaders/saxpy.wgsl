@@ -16,10 +16,8 @@ fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     let t_4: i32 = t_3 + l;
     let t_5: vec4<f32> = b0_x[t_4];
     let t_6: vec4<f32> = q_2 * t_5;
-    let t_7: i32 = g * 256i;
-    let t_8: i32 = t_7 + l;
-    let t_9: vec4<f32> = b0_y[t_8];
-    let t_10: vec4<f32> = t_6 + t_9;
-    let t_11: i32 = g * 1024i + l * 4i + 0i;
-    b0_out[t_11 / 4i] = t_10;
+    let t_7: vec4<f32> = b0_y[t_4];
+    let t_8: vec4<f32> = t_6 + t_7;
+    let t_9: i32 = g * 1024i + l * 4i + 0i;
+    b0_out[t_9 / 4i] = t_8;
 }

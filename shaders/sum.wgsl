@@ -29,69 +29,63 @@ fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
         acc_5 = acc_5 + t_15;
         let t_16: i32 = t_6 + 1i;
         let t_17: i32 = t_16 * 32768i;
-        let t_18: i32 = g * 256i;
-        let t_19: i32 = t_18 + l;
-        let t_20: i32 = t_17 + t_19;
-        let t_21: vec4<f32> = b0_x[t_20];
-        let t_22: f32 = t_21.x;
-        let t_23: f32 = t_21.y;
-        let t_24: f32 = t_21.z;
-        let t_25: f32 = t_21.w;
-        acc_2 = acc_2 + t_22;
-        acc_3 = acc_3 + t_23;
-        acc_4 = acc_4 + t_24;
-        acc_5 = acc_5 + t_25;
-        let t_26: i32 = t_6 + 2i;
-        let t_27: i32 = t_26 * 32768i;
-        let t_28: i32 = g * 256i;
-        let t_29: i32 = t_28 + l;
-        let t_30: i32 = t_27 + t_29;
-        let t_31: vec4<f32> = b0_x[t_30];
-        let t_32: f32 = t_31.x;
-        let t_33: f32 = t_31.y;
-        let t_34: f32 = t_31.z;
-        let t_35: f32 = t_31.w;
-        acc_2 = acc_2 + t_32;
-        acc_3 = acc_3 + t_33;
-        acc_4 = acc_4 + t_34;
-        acc_5 = acc_5 + t_35;
-        let t_36: i32 = t_6 + 3i;
-        let t_37: i32 = t_36 * 32768i;
-        let t_38: i32 = g * 256i;
-        let t_39: i32 = t_38 + l;
-        let t_40: i32 = t_37 + t_39;
-        let t_41: vec4<f32> = b0_x[t_40];
-        let t_42: f32 = t_41.x;
-        let t_43: f32 = t_41.y;
-        let t_44: f32 = t_41.z;
-        let t_45: f32 = t_41.w;
-        acc_2 = acc_2 + t_42;
-        acc_3 = acc_3 + t_43;
-        acc_4 = acc_4 + t_44;
-        acc_5 = acc_5 + t_45;
+        let t_18: i32 = t_17 + t_9;
+        let t_19: vec4<f32> = b0_x[t_18];
+        let t_20: f32 = t_19.x;
+        let t_21: f32 = t_19.y;
+        let t_22: f32 = t_19.z;
+        let t_23: f32 = t_19.w;
+        acc_2 = acc_2 + t_20;
+        acc_3 = acc_3 + t_21;
+        acc_4 = acc_4 + t_22;
+        acc_5 = acc_5 + t_23;
+        let t_24: i32 = t_6 + 2i;
+        let t_25: i32 = t_24 * 32768i;
+        let t_26: i32 = t_25 + t_9;
+        let t_27: vec4<f32> = b0_x[t_26];
+        let t_28: f32 = t_27.x;
+        let t_29: f32 = t_27.y;
+        let t_30: f32 = t_27.z;
+        let t_31: f32 = t_27.w;
+        acc_2 = acc_2 + t_28;
+        acc_3 = acc_3 + t_29;
+        acc_4 = acc_4 + t_30;
+        acc_5 = acc_5 + t_31;
+        let t_32: i32 = t_6 + 3i;
+        let t_33: i32 = t_32 * 32768i;
+        let t_34: i32 = t_33 + t_9;
+        let t_35: vec4<f32> = b0_x[t_34];
+        let t_36: f32 = t_35.x;
+        let t_37: f32 = t_35.y;
+        let t_38: f32 = t_35.z;
+        let t_39: f32 = t_35.w;
+        acc_2 = acc_2 + t_36;
+        acc_3 = acc_3 + t_37;
+        acc_4 = acc_4 + t_38;
+        acc_5 = acc_5 + t_39;
     }
-    var tile_48: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
-    var acc_46: f32 = 0.0f;
-    for (var c_1_47: i32 = 0i; c_1_47 < 4i; c_1_47 = c_1_47 + 2i) {
-        let t_49: f32 = tile_48[c_1_47];
-        acc_46 = acc_46 + t_49;
-        let t_50: i32 = c_1_47 + 1i;
-        let t_51: f32 = tile_48[t_50];
-        acc_46 = acc_46 + t_51;
+    var tile_42: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
+    var acc_40: f32 = 0.0f;
+    for (var c_1_41: i32 = 0i; c_1_41 < 4i; c_1_41 = c_1_41 + 2i) {
+        let t_43: f32 = tile_42[c_1_41];
+        acc_40 = acc_40 + t_43;
+        let t_44: i32 = c_1_41 + 1i;
+        let t_45: f32 = tile_42[t_44];
+        acc_40 = acc_40 + t_45;
     }
-    s0_red_1[l] = acc_46;
+    s0_red_1[l] = acc_40;
     workgroupBarrier();
-    for (var s_52: i32 = 128i; s_52 > 0i; s_52 = s_52 / 2i) {
-        if (l < s_52 && l + s_52 < 256i) {
-            let t_53: i32 = l + s_52;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_53];
+    for (var s_46: i32 = 128i; s_46 > 0i; s_46 = s_46 / 2i) {
+        if (l < s_46 && l + s_46 < 256i) {
+            let t_47: i32 = l + s_46;
+            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_47];
         }
         workgroupBarrier();
     }
-    for (var e_54: i32 = l; e_54 < 1i; e_54 = e_54 + 256i) {
-        let t_55: f32 = s0_red_1[e_54];
-        let t_56: i32 = g * 1i + e_54;
-        b0_total_partials[t_56] = t_55;
+    for (var e_48: i32 = l; e_48 < 1i; e_48 = e_48 + 256i) {
+        let t_49: f32 = s0_red_1[e_48];
+        let t_50: i32 = g * 1i + e_48;
+        b0_total_partials[t_50] = t_49;
     }
 }
 

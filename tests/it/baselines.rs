@@ -79,6 +79,17 @@ fn matmul_tiled_matches_the_reference() {
     check_matmul("matmul_tiled", baselines::matmul_tiled, [1, 1, 1]);
 }
 
+#[test]
+fn matmul_regk4_matches_the_reference() {
+    check_matmul("matmul_regk4", baselines::matmul_regk4, [128, 64, 48]);
+    check_matmul("matmul_regk4", baselines::matmul_regk4, [64, 192, 4]);
+    // It takes whole 64 x 64 tiles and runs of 4 along K only.
+    for mnk in [[70, 64, 48], [64, 64, 6]] {
+        let (a, b) = (HostBuffer::from_f32(&[]), HostBuffer::from_f32(&[]));
+        assert!(baselines::matmul_regk4(mnk, a, b).is_err(), "{mnk:?}");
+    }
+}
+
 fn check_sum(n: usize) {
     let Some(gpu) = gpu() else { return };
     let x = values(n, 3);

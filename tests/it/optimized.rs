@@ -84,6 +84,29 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "c: tile group=8x4 reg=2x4 shared=6",
             &[("M", 33), ("N", 70), ("K", 18)][..],
         ),
+        // Four reduction steps per register load: A's rows read as vec4s
+        // along K, B's as vec4s along N; padded blocks; a K (6) that is
+        // not a multiple of 4 steps two at a time, with scalar reads.
+        (
+            "matmul",
+            "c: tile group=8x8 reg=8x8 kstep=4",
+            &[("M", 128), ("N", 64), ("K", 32)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=4x8 reg=4x2 kstep=4",
+            &[("M", 50), ("N", 37), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=2x2 reg=2x2 kstep=2",
+            &[("M", 8), ("N", 12), ("K", 6)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=4x4 reg=2x4 kstep=4",
+            &[("BATCH", 3), ("M", 16), ("N", 32), ("K", 12)][..],
+        ),
         // A batch of products: one workgroup's blocks within one batch.
         (
             "batched_matmul",
@@ -238,7 +261,7 @@ fn the_gpu_profiles_staged_tiles_match_the_interpreter() {
         ),
         (
             "batched_matmul",
-            &[("BATCH", 2), ("M", 64), ("N", 64), ("K", 32)],
+            &[("BATCH", 2), ("M", 128), ("N", 128), ("K", 32)],
             "tile group=16x16 reg=4x4 shared=16 pad=1 vec4=on",
         ),
     ];

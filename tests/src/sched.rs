@@ -22,7 +22,16 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Coarsen { .. } => "coarsen",
         Strategy::Rows { .. } => "rows",
         Strategy::WideRows { .. } => "wide_rows",
-        Strategy::Tile { shared: None, .. } => "tile",
+        Strategy::Tile {
+            shared: None,
+            kstep: None,
+            ..
+        } => "tile",
+        Strategy::Tile {
+            shared: None,
+            kstep: Some(_),
+            ..
+        } => "tile kstep",
         Strategy::Tile {
             shared: Some(st), ..
         } => match (st.prefetch, st.vec4, st.pad) {

@@ -216,6 +216,7 @@ pub mod baselines {
 
     const MATMUL_NAIVE: &str = include_str!("../../../shaders/baselines/matmul_naive.wgsl");
     const MATMUL_TILED: &str = include_str!("../../../shaders/baselines/matmul_tiled.wgsl");
+    const MATMUL_REGK4: &str = include_str!("../../../shaders/baselines/matmul_regk4.wgsl");
     const SUM_TREE: &str = include_str!("../../../shaders/baselines/sum_tree.wgsl");
     const AXPB_VEC4: &str = include_str!("../../../shaders/baselines/axpb_vec4.wgsl");
     const FMA_PEAK: &str = include_str!("../../../shaders/baselines/fma_peak.wgsl");
@@ -311,6 +312,24 @@ pub mod baselines {
         b: HostBuffer,
     ) -> Result<RawProgram, RuntimeError> {
         matmul(MATMUL_TILED, 64, mnk, a, b)
+    }
+
+    /// `c = a b` with register tiles only: 64 x 64 output tiles per
+    /// workgroup of 64 invocations, 8 x 8 outputs per invocation, both
+    /// operands read as vec4s (A along K, B along N). M and N must be
+    /// multiples of 64 and K of 4. Output 0 is `c` (M x N).
+    pub fn matmul_regk4(
+        mnk: [u64; 3],
+        a: HostBuffer,
+        b: HostBuffer,
+    ) -> Result<RawProgram, RuntimeError> {
+        let [m, n, k] = mnk;
+        if !(m.is_multiple_of(64) && n.is_multiple_of(64) && k.is_multiple_of(4)) {
+            return Err(RuntimeError::BadPlan(format!(
+                "matmul_regk4 needs M and N multiples of 64 and K of 4, got {m} x {n} x {k}"
+            )));
+        }
+        matmul(MATMUL_REGK4, 64, mnk, a, b)
     }
 
     /// The sum of `x` (length `n`) by a two-pass tree reduction: at most

@@ -124,6 +124,8 @@ pub struct Ctx<'p> {
     pub spills: Vec<(BufferPlan, Span)>,
     pub spill_of: BTreeMap<VarId, BufferId>,
     pub first_spill: u32,
+    /// The buffer this kernel writes (bound read-write, like its spills).
+    pub out: Option<BufferId>,
     /// Invocations of the kernel (padded dispatch times workgroup size),
     /// the WGSL expression of an invocation's linear id, where it goes and
     /// whether it was written.
@@ -161,6 +163,7 @@ impl<'p> Ctx<'p> {
             spills: Vec::new(),
             spill_of: BTreeMap::new(),
             first_spill: bufs.plans.len() as u32,
+            out: None,
             invocations: 1,
             inv_expr: "l".into(),
             inv_at: None,
@@ -205,7 +208,12 @@ impl<'p> Ctx<'p> {
     /// The WGSL name of a buffer this kernel binds (recording the use).
     pub fn buffer(&mut self, id: BufferId) -> String {
         self.used.insert(id);
-        buffer_var(self.kernel, &self.plan(id).name)
+        let name = buffer_var(self.kernel, &self.plan(id).name);
+        if Some(id) != self.out && id.0 < self.first_spill {
+            // Bound read-only: its elements never change in this kernel.
+            self.w.immutable(&name);
+        }
+        name
     }
 
     /// The WGSL name of the buffer holding an input or global.
@@ -251,11 +259,7 @@ impl<'p> Ctx<'p> {
     /// evaluate (and reject) arithmetic on it that WGSL defines at run time.
     pub fn named(&mut self, ix: &Ix) -> Ix {
         match ix {
-            Ix::Const(_) => {
-                let v = self.w.fresh("c");
-                self.w.line(format!("var {v}: i32 = {ix};"));
-                Ix::Name(v)
-            }
+            Ix::Const(_) => Ix::Name(self.w.const_var("i32", &ix.to_string())),
             n => n.clone(),
         }
     }

@@ -155,9 +155,7 @@ impl Ctx<'_> {
             return vals;
         }
         for v in vals.iter_mut().filter(|v| !is_name(v)).take(n) {
-            let c = self.w.fresh("c");
-            self.w.line(format!("var {c}: {} = {v};", lit::ty(elem)));
-            *v = c;
+            *v = self.w.const_var(lit::ty(elem), v);
         }
         vals
     }
@@ -349,6 +347,9 @@ impl Ctx<'_> {
             uniform,
             trips,
         );
+        // Only the loop's own update assigns it, after the body: fixed
+        // within the body, the only place it can be named.
+        self.w.immutable(&i);
         i
     }
 

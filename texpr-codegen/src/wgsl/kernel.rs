@@ -30,6 +30,14 @@ use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided, Ty};
 use texpr_syntax::{Diagnostic, Span};
 
+/// The most statements a short elementwise body's copies may take when
+/// written fully unrolled (one copy per element); longer ones go in a loop
+/// unrolled by [`super::cost::unroll_factor`]. Big unrolled bodies buy
+/// nothing on llvmpipe and make naga's front end, which is quadratic in a
+/// function's expressions, the larger part of compile time (stencil2d: 16
+/// copies of 35 statements).
+const FULL_UNROLL_STATEMENTS: u64 = 256;
+
 /// Where the kernel writes and how it guards.
 #[derive(Debug)]
 pub struct Destination<'e> {
@@ -202,7 +210,10 @@ impl Ctx<'_> {
             return sink(self, Ix::Name("l".into()), &v);
         }
         let each = self.cost().elem(body) + sink_cost + 1;
-        let short = (hoisted && m as u64 <= self.budget.register_vector) || m <= 16;
+        // A register tile's epilogue must be unrolled (its registers are
+        // indexed by constants); other short bodies only while small.
+        let short = (hoisted && m as u64 <= self.budget.register_vector)
+            || (m <= 16 && (m as u64).saturating_mul(each) <= FULL_UNROLL_STATEMENTS);
         if short && self.may_unroll(m as u64, each) {
             for j in 0..m {
                 let copy = self.w.enter_copy(j as u64);

@@ -123,6 +123,17 @@ impl Ctx<'_> {
         let len = self.p.vec_ty(vec).len as i64;
         let t = lit::ty(e.ty.elem);
         let mut spill = None;
+        // A register read at a constant index names its value (without
+        // copying the register list: a tile's body reads it per element).
+        if let (VecRef::Local(v), Ix::Const(c)) = (vec, ix)
+            && let Some(Loc::Regs(vals)) = self.vecs.get(&v)
+        {
+            return match (usize::try_from(*c).ok().and_then(|c| vals.get(c)), guard) {
+                (Some(v), _) => Ok(v.clone()),
+                (None, Some(g)) => Ok(lit::scalar(g)),
+                (None, None) => Err(unbound(e)),
+            };
+        }
         let base = match vec {
             VecRef::Local(v) => match self.vecs.get(&v).cloned() {
                 Some(Loc::Array(a)) => a,

@@ -59,7 +59,11 @@ pub fn kernel(
     let mut cx = Ctx::new(p, bufs, k, budget);
     cx.item = name.to_string();
     cx.first_spill = first_spill;
+    cx.out = Some(out);
     let out_var = cx.buffer(out);
+    for builtin in ["wid", "lid", "sgl", "sgid", "nsg", "sgs", "glin", "g", "l"] {
+        cx.w.immutable(builtin);
+    }
     let g = grid_id(&mut cx, sh.groups, dispatch, padded);
     cx.w.line("let l: i32 = i32(lid.x);");
     cx.invocations = dispatched.saturating_mul(w);

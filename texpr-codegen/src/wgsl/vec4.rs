@@ -21,7 +21,9 @@
 //! Register tiles load the same way: a `let@reg` value
 //! `compute@thread R |r| v[X + r]` (`R` a multiple of 4, `X` a multiple of
 //! 4, `v` an `f32` input or global of a length divisible by 4, not the
-//! kernel's output) is `R / 4` `vec4` loads ([`Ctx::mark_quad_tiles`] finds
+//! kernel's output) is `R / 4` `vec4` loads, and one of `Q` such runs,
+//! `compute@thread Q |q| compute@thread R |r| v[X(q) + r]` (`kstep` tiles),
+//! `Q * R / 4` ([`Ctx::mark_quad_tiles`] finds
 //! them before the kernel is written, since every read of such a buffer
 //! must then take a component).
 
@@ -132,7 +134,7 @@ impl Ctx<'_> {
                 value,
                 ..
             } = &x.kind
-                && let Some(id) = self.quad_tile(value)
+                && let Some(QuadTile { id, .. }) = self.quad_tile(value)
                 && id != out
             {
                 self.vec4.insert(id);
@@ -140,18 +142,15 @@ impl Ctx<'_> {
         });
     }
 
-    /// The buffer of register tile `value` when it loads four at a time.
-    fn quad_tile(&self, value: &Expr) -> Option<BufferId> {
-        let ExprKind::Compute {
-            level: Some(Level::Thread),
-            n,
-            var,
-            map: None,
-            body,
-        } = &value.kind
-        else {
-            return None;
+    /// Register tile `value` when it loads four at a time:
+    /// `compute@thread N |t| v[X + t]`, or `R` such runs
+    /// `compute@thread R |r| compute@thread N |t| v[X(r) + t]`.
+    fn quad_tile<'e>(&self, value: &'e Expr) -> Option<QuadTile<'e>> {
+        let (outer, run) = match thread_compute(value)? {
+            (r, rv, inner) if thread_compute(inner).is_some() => (Some((rv, r)), inner),
+            _ => (None, value),
         };
+        let (n, var, body) = thread_compute(run)?;
         let ExprKind::Index {
             vec: vec @ (VecRef::Input(_) | VecRef::Global(_)),
             index,
@@ -162,36 +161,43 @@ impl Ctx<'_> {
         };
         let id = self.bufs.of(*vec)?;
         let plan = &self.bufs.plans[id.0 as usize];
+        let runs = outer.map_or(1, |(_, r)| r);
         (n.is_multiple_of(4)
-            && *n <= self.budget.register_vector
+            && runs.saturating_mul(n) <= self.budget.register_vector
             && plan.elem == ElemTy::F32
             && plan.len.is_multiple_of(4)
-            && unit_stride(index, *var))
-        .then_some(id)
+            && unit_stride(index, var))
+        .then_some(QuadTile {
+            id,
+            outer,
+            n,
+            var,
+            index,
+        })
     }
 
     /// The elements of register tile `value`, loaded four at a time, when it
     /// is one [`Ctx::mark_quad_tiles`] marked.
     pub fn quad_tile_elements(&mut self, value: &Expr) -> Result<Option<Vec<String>>, Diagnostic> {
-        let Some(id) = self.quad_tile(value).filter(|id| self.vec4.contains(id)) else {
+        let Some(q) = self.quad_tile(value).filter(|q| self.vec4.contains(&q.id)) else {
             return Ok(None);
         };
-        let ExprKind::Compute { n, var, body, .. } = &value.kind else {
-            unreachable!("checked by quad_tile")
-        };
-        let ExprKind::Index { index, .. } = &body.kind else {
-            unreachable!("checked by quad_tile")
-        };
-        let buf = self.buffer(id);
-        let mut out = Vec::with_capacity(*n as usize);
-        for q in 0..*n as i64 / 4 {
-            let copy = self.w.enter_copy(q as u64);
-            let at = self.quad_index(index, *var, 4 * q)?;
-            let v = self.w.let_("vec4<f32>", format!("{buf}[{at}]"));
-            for c in ["x", "y", "z", "w"] {
-                out.push(self.w.let_("f32", format!("{v}.{c}")));
+        let buf = self.buffer(q.id);
+        let runs = q.outer.map_or(1, |(_, r)| r);
+        let mut out = Vec::with_capacity((runs * q.n) as usize);
+        for run in 0..runs {
+            if let Some((r, _)) = q.outer {
+                self.idx.insert(r, Ix::Const(run as i64));
             }
-            self.w.leave_copy(copy);
+            for k in 0..q.n as i64 / 4 {
+                let copy = self.w.enter_copy(run * q.n / 4 + k as u64);
+                let at = self.quad_index(q.index, q.var, 4 * k)?;
+                let v = self.w.let_("vec4<f32>", format!("{buf}[{at}]"));
+                for c in ["x", "y", "z", "w"] {
+                    out.push(self.w.let_("f32", format!("{v}.{c}")));
+                }
+                self.w.leave_copy(copy);
+            }
         }
         Ok(Some(out))
     }
@@ -292,6 +298,30 @@ impl Ctx<'_> {
                     _ => term::add(x, term::constant(t0 / 4)),
                 });
         Ok(crate::wgsl::index::term(self, &sum)?.to_string())
+    }
+}
+
+/// A register tile read four at a time ([`Ctx::quad_tile`]): `R` runs
+/// (`outer`: the run variable and `R`) of `n` elements `index` over `var`.
+struct QuadTile<'e> {
+    id: BufferId,
+    outer: Option<(VarId, u64)>,
+    n: u64,
+    var: VarId,
+    index: &'e Term,
+}
+
+/// `(n, var, body)` of `compute@thread n |var| body` without an index map.
+fn thread_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
+    match &e.kind {
+        ExprKind::Compute {
+            level: Some(Level::Thread),
+            n,
+            var,
+            map: None,
+            body,
+        } => Some((*n, *var, body)),
+        _ => None,
     }
 }
 

@@ -10,7 +10,17 @@
 //! a second or later copy of an unrolled body, see [`Writer::enter_copy`]),
 //! and keeps marks where a line can be inserted later ([`Writer::mark`],
 //! [`Writer::insert_at`]).
+//!
+//! [`Writer::let_`] reuses a `let` already in scope for the same value
+//! (common subexpressions: an index such as `(g * 256 + l) * 16 + t` is
+//! written once, not once per read). It reuses only values that cannot
+//! change while the function runs: every identifier in the expression is
+//! a `let` it wrote, a name declared immutable ([`Writer::immutable`]: the
+//! entry point's builtins, read-only buffers, constant `var`s) or a pure
+//! builtin function; a subgroup, atomic, workgroup or texture function
+//! never is.
 
+use std::collections::{HashMap, HashSet};
 use texpr_syntax::Diagnostic;
 
 #[derive(Debug, Default)]
@@ -30,6 +40,11 @@ pub struct Writer {
     unrolled: u64,
     /// Insertion points: (line index, block depth), shifted as lines are inserted.
     marks: Vec<(usize, usize)>,
+    /// For the function body and each open block, innermost last: the
+    /// `let` holding each value written there (`ty=expr` to name).
+    values: Vec<HashMap<String, String>>,
+    /// Names whose value never changes while the function runs.
+    fixed: HashSet<String>,
 }
 
 /// A place in the function where [`Writer::insert_at`] adds lines.
@@ -106,11 +121,94 @@ impl Writer {
         }
     }
 
-    /// `let name: ty = expr;` with a fresh name.
+    /// `let name: ty = expr;` with a fresh name, or the name of a `let` in
+    /// scope that already holds this value (see the module docs).
     pub fn let_(&mut self, ty: &str, expr: impl AsRef<str>) -> String {
+        let expr = expr.as_ref();
+        let key = format!("{ty}={expr}");
+        let reusable = self.is_fixed_expr(expr);
+        if reusable && let Some(name) = self.in_scope(&key) {
+            return name;
+        }
         let name = self.fresh("t");
-        self.line(format!("let {name}: {ty} = {};", expr.as_ref()));
+        self.line(format!("let {name}: {ty} = {expr};"));
+        self.fixed.insert(name.clone());
+        if reusable {
+            self.remember(key, &name);
+        }
         name
+    }
+
+    /// A `var` holding the constant `value` (naga treats a `let` of a
+    /// literal as a constant expression and evaluates arithmetic on it at
+    /// compile time); one per scope, never assigned.
+    pub fn const_var(&mut self, ty: &str, value: &str) -> String {
+        let key = format!("var {ty}={value}");
+        if let Some(name) = self.in_scope(&key) {
+            return name;
+        }
+        let name = self.fresh("c");
+        self.line(format!("var {name}: {ty} = {value};"));
+        self.fixed.insert(name.clone());
+        self.remember(key, &name);
+        name
+    }
+
+    /// Declares that `name`'s value never changes while the function runs.
+    pub fn immutable(&mut self, name: &str) {
+        self.fixed.insert(name.to_string());
+    }
+
+    fn in_scope(&self, key: &str) -> Option<String> {
+        self.values.iter().rev().find_map(|m| m.get(key).cloned())
+    }
+
+    fn remember(&mut self, key: String, name: &str) {
+        if self.values.len() <= self.blocks.len() {
+            self.values.resize_with(self.blocks.len() + 1, HashMap::new);
+        }
+        self.values[self.blocks.len()].insert(key, name.to_string());
+    }
+
+    /// Whether `expr` always gives the same value: literals, fixed names,
+    /// swizzles, and calls of functions other than subgroup, atomic,
+    /// workgroup, quad and texture ones.
+    fn is_fixed_expr(&self, expr: &str) -> bool {
+        let b = expr.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_digit() {
+                // A literal, with any suffix or exponent (`2.5e-3f`, `16u`).
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                    i += 1;
+                }
+                continue;
+            }
+            if !(c.is_ascii_alphabetic() || c == b'_') {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &expr[start..i];
+            let swizzle = start > 0 && b[start - 1] == b'.';
+            let next = expr[i..].trim_start().as_bytes().first().copied();
+            let call = matches!(next, Some(b'(') | Some(b'<'));
+            let ok = swizzle
+                || matches!(
+                    word,
+                    "f32" | "i32" | "u32" | "f16" | "bool" | "true" | "false"
+                )
+                || (call && !IMPURE_CALLS.iter().any(|p| word.starts_with(p)))
+                || self.fixed.contains(word);
+            if !ok {
+                return false;
+            }
+        }
+        true
     }
 
     /// Opens `header {`; `uniform` says whether every invocation enters it alike.
@@ -118,6 +216,11 @@ impl Writer {
         self.line(format!("{} {{", header.as_ref()));
         self.blocks.push(uniform);
         self.runs.push(self.body_runs());
+    }
+
+    /// Forgets the values remembered in blocks deeper than the open ones.
+    fn forget_closed(&mut self) {
+        self.values.truncate(self.blocks.len() + 1);
     }
 
     /// Opens a loop of at most `trips` iterations (counted towards
@@ -133,6 +236,7 @@ impl Writer {
     pub fn close(&mut self) {
         self.blocks.pop();
         self.runs.pop();
+        self.forget_closed();
         self.line("}");
     }
 
@@ -179,7 +283,10 @@ impl Writer {
                 "internal error: a subgroup operation would stand in non-uniform control flow",
             ));
         }
-        Ok(self.let_(ty, expr))
+        let name = self.fresh("t");
+        self.line(format!("let {name}: {ty} = {};", expr.as_ref()));
+        self.fixed.insert(name.clone());
+        Ok(name)
     }
 
     /// The function body written so far.
@@ -188,6 +295,17 @@ impl Writer {
         self.lines
     }
 }
+
+/// Prefixes of the functions whose result depends on more than their
+/// arguments: which invocations run them, or memory others write.
+const IMPURE_CALLS: [&str; 6] = [
+    "subgroup",
+    "atomic",
+    "workgroup",
+    "quad",
+    "texture",
+    "storage",
+];
 
 #[cfg(test)]
 mod tests {
@@ -259,6 +377,52 @@ mod tests {
                 "    }"
             ]
         );
+    }
+
+    #[test]
+    fn a_value_in_scope_is_written_once() {
+        let mut w = Writer::default();
+        w.immutable("g");
+        w.immutable("b0_x");
+        let a = w.let_("i32", "g * 256i + 1i");
+        assert_eq!(w.let_("i32", "g * 256i + 1i"), a);
+        // Another type is another value.
+        assert_ne!(w.let_("u32", "g * 256i + 1i"), a);
+        let read = w.let_("f32", "b0_x[clamp(g, 0i, 7i)]");
+        assert_eq!(w.let_("f32", "b0_x[clamp(g, 0i, 7i)]"), read);
+        w.open("if (g > 0i)", true);
+        let inner = w.let_("i32", format!("{a} * 2i"));
+        assert_eq!(w.let_("i32", "g * 256i + 1i"), a, "outer values reach in");
+        w.close();
+        assert_ne!(
+            w.let_("i32", format!("{a} * 2i")),
+            inner,
+            "inner ones end with their block"
+        );
+        let c = w.const_var("i32", "2048i");
+        assert_eq!(w.const_var("i32", "2048i"), c);
+        assert_eq!(
+            w.let_("i32", format!("{a} % {c}")),
+            w.let_("i32", format!("{a} % {c}"))
+        );
+    }
+
+    #[test]
+    fn values_that_may_change_are_written_again() {
+        let mut w = Writer::default();
+        w.immutable("l");
+        w.line("var acc_1: f32 = 0.0f;");
+        let twice = |w: &mut Writer, e: &str| w.let_("f32", e) != w.let_("f32", e);
+        assert!(twice(&mut w, "acc_1 + 1.0f"), "a var");
+        assert!(
+            twice(&mut w, "b0_out[l]"),
+            "a buffer not declared read-only"
+        );
+        assert!(twice(&mut w, "s0_tile[l]"), "workgroup memory");
+        assert!(twice(&mut w, "subgroupAdd(f32(l))"), "a subgroup operation");
+        assert!(twice(&mut w, "atomicLoad(&a_2)"), "an atomic");
+        // Pure builtins, literals with suffixes and swizzles are fixed.
+        assert!(!twice(&mut w, "max(f32(l), 2.5e-3f) + vec4<f32>(1.0f).x"));
     }
 
     #[test]

@@ -128,8 +128,13 @@ pub fn apply_strategy(
         }
         Strategy::Rows { group } => (rows(p, &root, *group).map_err(fail)?, None),
         Strategy::WideRows { group } => (wide_rows(p, &root, *group).map_err(fail)?, None),
-        Strategy::Tile { group, reg, shared } => {
-            let new = tile(p, &root, *group, *reg, *shared, target).map_err(fail)?;
+        Strategy::Tile {
+            group,
+            reg,
+            shared,
+            kstep,
+        } => {
+            let new = tile(p, &root, *group, *reg, (*shared, *kstep), target).map_err(fail)?;
             (new, None)
         }
     };

@@ -38,10 +38,18 @@ pub enum Strategy {
     /// each operand element is read from global memory once per workgroup
     /// instead of once per invocation. [`Staging`] says how the blocks are
     /// laid out and filled.
+    ///
+    /// `kstep: Some(KS)` (register tiles only) advances the reduction `KS`
+    /// steps per register load: each operand's register tile holds its `KS`
+    /// steps' elements, nested so that the operand's unit-stride index runs
+    /// innermost (code generation reads such runs as `vec4`: an `A` row
+    /// along `K` as well as a `B` row along `N`), and each step's products
+    /// are combined before they join the accumulators.
     Tile {
         group: [u64; 2],
         reg: [u64; 2],
         shared: Option<Staging>,
+        kstep: Option<u64>,
     },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global

@@ -3,10 +3,10 @@
 //! and the linear index `g*W + l` wrapped into range.
 
 use texpr_syntax::Span;
-use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
+use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build;
 use texpr_syntax::ir::term::{self, var};
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, Program, Term, Ty, VarId, VarKind};
+use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, Program, Term, Ty, VarId, VarKind};
 
 /// A fresh index variable over `0..extent`, spanned at `span`.
 pub fn index(p: &mut Program, name: &str, extent: u64, span: Span) -> VarId {
@@ -90,4 +90,16 @@ pub fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
         return by.clone();
     }
     e.map_children(|c| replace_equal(c, ld, by))
+}
+
+/// `a op b` for a fold operator.
+pub fn combine_two(op: ReduceOp, a: Expr, b: Expr) -> Expr {
+    let span = a.span;
+    match op {
+        ReduceOp::Add => build::binary(BinOp::Add, a, b),
+        ReduceOp::Mul => build::binary(BinOp::Mul, a, b),
+        ReduceOp::Max => build::call(Func::Max, vec![a, b]),
+        ReduceOp::Min => build::call(Func::Min, vec![a, b]),
+    }
+    .at(span)
 }

@@ -39,15 +39,15 @@
 use super::data::Combine;
 use super::fail::Fail;
 use super::grid::{
-    compute_at, grid_over, index, lane, let_at, reduce_at, replace_equal, same_read,
+    combine_two, compute_at, grid_over, index, lane, let_at, reduce_at, replace_equal, same_read,
 };
 use super::multipass::{combine_group, fold_partials, replace_node, subgroups_needed};
 use super::shape;
 use crate::index::subst::subst_expr;
-use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
-use texpr_syntax::ir::build::{binary, call, read_local};
+use texpr_syntax::ast::{Level, MemLevel};
+use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, constant, div, linear, mul, rem, var};
-use texpr_syntax::ir::{Expr, ExprKind, Func, Program, Ty, VarId, VarKind, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
 use texpr_target::Target;
 
 /// Terms each invocation takes per sweep (one `vec4`).
@@ -167,16 +167,4 @@ fn unit_reads(e: &Expr, i: VarId) -> Vec<Expr> {
         }
     });
     out
-}
-
-/// `a op b` for a fold operator.
-fn combine_two(op: ReduceOp, a: Expr, b: Expr) -> Expr {
-    let span = a.span;
-    match op {
-        ReduceOp::Add => binary(BinOp::Add, a, b),
-        ReduceOp::Mul => binary(BinOp::Mul, a, b),
-        ReduceOp::Max => call(Func::Max, vec![a, b]),
-        ReduceOp::Min => call(Func::Min, vec![a, b]),
-    }
-    .at(span)
 }

@@ -19,7 +19,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
         Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
         Shape::Fold(f) => folds(prefs, f, target),
-        Shape::Elementwise { len } => coarsenings(prefs, len),
+        Shape::Elementwise { len, cost } => coarsenings(prefs, len, cost),
     };
     out.push(Strategy::Default);
     out
@@ -27,7 +27,9 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
 
 /// Register tiles (staged ones first or last), except those that pad the
 /// result by more than a quarter (wasted work a smaller tile avoids) or, in
-/// a batch, pad it at all.
+/// a batch, pad it at all, and staged ones whose blocks are a quarter of the
+/// result or more (too few workgroups to fill a GPU: a 128x128 result, or a
+/// batch of them, gets 64x64 blocks rather than one 128x128 block each).
 fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     let staged = prefs
         .staged_tiles
@@ -36,6 +38,7 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
             group: *group,
             reg: *reg,
             shared: Some(*how),
+            kstep: None,
         });
     let mut out = Vec::new();
     if prefs.staged_first {
@@ -43,24 +46,31 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     }
     for reg in prefs.tile_regs {
         for group in prefs.tile_groups {
-            out.push(Strategy::Tile {
-                group: *group,
-                reg: *reg,
-                shared: None,
-            });
+            for kstep in prefs.tile_ksteps {
+                out.push(Strategy::Tile {
+                    group: *group,
+                    reg: *reg,
+                    shared: None,
+                    kstep: *kstep,
+                });
+            }
         }
     }
     if !prefs.staged_first {
         out.extend(staged);
     }
     out.retain(|s| match s {
-        Strategy::Tile { group, reg, .. } => {
+        Strategy::Tile {
+            group, reg, shared, ..
+        } => {
             let (bi, bj) = (group[0] * reg[0], group[1] * reg[1]);
             let (mp, np) = (m.div_ceil(bi) * bi, n.div_ceil(bj) * bj);
-            match batch {
-                1 => 4 * mp * np <= 5 * m * n,
-                _ => (mp, np) == (m, n),
-            }
+            let enough_blocks = shared.is_none() || mp * np >= 4 * bi * bj;
+            enough_blocks
+                && match batch {
+                    1 => 4 * mp * np <= 5 * m * n,
+                    _ => (mp, np) == (m, n),
+                }
         }
         _ => true,
     });
@@ -174,17 +184,28 @@ fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
     out
 }
 
-/// `coarsen` for each count per invocation leaving at least two invocations.
-fn coarsenings(prefs: &Prefs, len: u64) -> Vec<Strategy> {
+/// `coarsen` for each count per invocation leaving at least two
+/// invocations whose copies of an element costing `cost` stay within the
+/// profile's `coarsen_unrolled` (else the smallest such count alone).
+fn coarsenings(prefs: &Prefs, len: u64, cost: u64) -> Vec<Strategy> {
+    let fits = |t: &&u64| len / **t >= 2;
+    let small = |t: &&u64| t.saturating_mul(cost) <= prefs.coarsen_unrolled;
+    let mut counts: Vec<u64> = prefs
+        .coarsen_per
+        .iter()
+        .filter(fits)
+        .filter(small)
+        .copied()
+        .collect();
+    if counts.is_empty() {
+        counts.extend(prefs.coarsen_per.iter().filter(fits).min().copied());
+    }
     let mut out = Vec::new();
-    for t in prefs.coarsen_per {
-        if len / t < 2 {
-            continue;
-        }
+    for t in counts {
         for w in prefs.coarsen_groups {
             out.push(Strategy::Coarsen {
                 group: *w,
-                per_thread: *t,
+                per_thread: t,
             });
         }
     }

@@ -24,6 +24,9 @@ pub struct Prefs {
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
     pub tile_groups: &'static [[u64; 2]],
+    /// Register-only tiles' `kstep`s (`None`: one reduction step per load),
+    /// tried in this order for every register and group shape.
+    pub tile_ksteps: &'static [Option<u64>],
     /// `rows` workgroup sizes, and for short rows (`C*K <= limit`) others.
     pub rows_groups: &'static [u64],
     pub short_rows: Option<(u64, &'static [u64])>,
@@ -56,6 +59,9 @@ pub struct Prefs {
     /// `coarsen` elements per invocation and workgroup sizes.
     pub coarsen_per: &'static [u64],
     pub coarsen_groups: &'static [u64],
+    /// The most operations (`shape::element_cost` times the count) one
+    /// invocation's coarsened elements may take.
+    pub coarsen_unrolled: u64,
 }
 
 /// The tables for a device of this profile.
@@ -182,6 +188,7 @@ pub const CPU: Prefs = Prefs {
         [1, 8],
         [1, 1],
     ],
+    tile_ksteps: &[Some(4), None],
     rows_groups: &[64, 32, 16, 128, 8, 256],
     short_rows: Some((64, &[256, 128, 64, 32])),
     wide_groups: &[64, 32, 16],
@@ -200,6 +207,7 @@ pub const CPU: Prefs = Prefs {
     stride_small: (2, 16),
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
+    coarsen_unrolled: 256,
 };
 
 /// GPUs: wide workgroups, workgroup combines (subgroup operations where
@@ -223,6 +231,7 @@ pub const GPU: Prefs = Prefs {
         [8, 8],
     ],
     tile_groups: &[[16, 16], [8, 8], [8, 16], [4, 16], [16, 4], [4, 4], [1, 1]],
+    tile_ksteps: &[None, Some(4)],
     rows_groups: &[64, 128, 256, 32],
     short_rows: None,
     wide_groups: &[256, 128, 64, 32],
@@ -241,4 +250,5 @@ pub const GPU: Prefs = Prefs {
     stride_small: (4, 32),
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
+    coarsen_unrolled: 256,
 };

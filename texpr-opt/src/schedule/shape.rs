@@ -159,8 +159,26 @@ pub enum Shape<'e> {
     RowReduction { rows: Rows<'e>, c: u64, k: u64 },
     /// A [`Fold`] root.
     Fold(Fold<'e>),
-    /// Anything else, `len` elements.
-    Elementwise { len: u64 },
+    /// Anything else, `len` elements, each about `cost` operations
+    /// ([`element_cost`]).
+    Elementwise { len: u64, cost: u64 },
+}
+
+/// About how many operations (expression and index-term nodes) computing
+/// one element of `root` takes: what an unrolled copy of it costs.
+pub fn element_cost(root: &Expr) -> u64 {
+    let mut body = root;
+    while let ExprKind::Compute { body: b, .. } = &body.kind {
+        body = b;
+    }
+    let mut cost = 0u64;
+    body.walk(|e| {
+        cost += 1;
+        if let ExprKind::Index { index, .. } = &e.kind {
+            cost += texpr_syntax::ir::term::size(index) as u64;
+        }
+    });
+    cost
 }
 
 /// The terms of the first `reduce` in `e` (pre-order), if any.
@@ -189,6 +207,9 @@ pub fn classify(root: &Expr) -> Shape<'_> {
     }
     match fold(root) {
         Some(f) => Shape::Fold(f),
-        None => Shape::Elementwise { len: root.ty.len },
+        None => Shape::Elementwise {
+            len: root.ty.len,
+            cost: element_cost(root),
+        },
     }
 }

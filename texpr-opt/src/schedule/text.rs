@@ -95,6 +95,7 @@ pub const FORMS: &[Form] = &[
             optional("pad", Value::Count),
             optional("vec4", Value::Switch),
             optional("prefetch", Value::Switch),
+            optional("kstep", Value::Count),
         ],
     },
     Form {
@@ -223,6 +224,7 @@ impl Strategy {
                 group: keys.pair("group")?,
                 reg: keys.pair("reg")?,
                 shared: keys.staging()?,
+                kstep: keys.get("kstep").map(number).transpose()?,
             },
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
@@ -249,23 +251,30 @@ impl fmt::Display for Strategy {
             }
             Strategy::Rows { group } => write!(f, "rows group={group}"),
             Strategy::WideRows { group } => write!(f, "wide_rows group={group}"),
-            Strategy::Tile { group, reg, shared } => {
+            Strategy::Tile {
+                group,
+                reg,
+                shared,
+                kstep,
+            } => {
                 let [a, b] = group;
                 let [c, d] = reg;
                 write!(f, "tile group={a}x{b} reg={c}x{d}")?;
-                let Some(st) = shared else {
-                    return Ok(());
-                };
-                write!(f, " shared={}", st.kb)?;
-                if st.pad != 0 {
-                    write!(f, " pad={}", st.pad)?;
+                if let Some(st) = shared {
+                    write!(f, " shared={}", st.kb)?;
+                    if st.pad != 0 {
+                        write!(f, " pad={}", st.pad)?;
+                    }
+                    if st.vec4 {
+                        write!(f, " vec4=on")?;
+                    }
+                    if st.prefetch {
+                        write!(f, " prefetch=on")?;
+                    }
                 }
-                if st.vec4 {
-                    write!(f, " vec4=on")?;
-                }
-                match st.prefetch {
-                    true => write!(f, " prefetch=on"),
-                    false => Ok(()),
+                match kstep {
+                    Some(ks) => write!(f, " kstep={ks}"),
+                    None => Ok(()),
                 }
             }
             Strategy::MultiPass {

@@ -324,10 +324,47 @@ fn shapes_are_recognised() {
     .unwrap();
     assert!(matches!(
         classify(&two.outputs[0].value),
-        Shape::Elementwise { len: 1 }
+        Shape::Elementwise { len: 1, .. }
     ));
     let saxpy = root("saxpy");
-    assert!(matches!(classify(&saxpy), Shape::Elementwise { len: 1000 }));
+    assert!(matches!(
+        classify(&saxpy),
+        Shape::Elementwise { len: 1000, .. }
+    ));
+}
+
+/// `coarsen` keeps one invocation's copies of an element within the
+/// profile's budget: a cheap element (`a * x + y`) takes 16 per invocation
+/// on a CPU, a 5-point stencil (four guarded reads) only 4.
+#[test]
+fn coarsening_is_bounded_by_the_cost_of_an_element() {
+    let limits = cpu(true);
+    let stencil = texpr_syntax::frontend(
+        "param H = 64\nparam W = 64\ninput u: f32[H * W]\n\
+         output out: f32[H * W] = compute H |r| compute W |c|\n\
+         let up = u[(r - 1) * W + c] else 0.0 in\n\
+         let down = u[(r + 1) * W + c] else 0.0 in\n\
+         let left = select(c > 0, u[r * W + c - 1] else 0.0, 0.0) in\n\
+         let right = select(c < W - 1, u[r * W + c + 1] else 0.0, 0.0) in\n\
+         0.25 * (up + down + left + right)\n",
+        &[],
+    )
+    .unwrap();
+    let saxpy = &examples()
+        .into_iter()
+        .find(|(n, _)| *n == "saxpy")
+        .unwrap()
+        .1;
+    let per_thread = |p: &Program, item: &str| match heuristic(p, &limits).get(item) {
+        Strategy::Coarsen { per_thread, .. } => per_thread,
+        other => panic!("{item}: {other}"),
+    };
+    assert_eq!(per_thread(&stencil, "out"), 4);
+    assert_eq!(per_thread(saxpy, "out"), 16);
+    let Shape::Elementwise { cost, .. } = classify(&stencil.outputs[0].value) else {
+        panic!("the stencil is elementwise");
+    };
+    assert!((32..=64).contains(&cost), "stencil element cost {cost}");
 }
 
 #[test]
@@ -352,6 +389,11 @@ fn misfitting_strategies_are_coded_errors() {
     assert!(run("c: tile group=2x2 reg=2x2").is_empty());
     assert_eq!(run("c: tile group=2x2 reg=2x2 shared=3"), ["E0212"]);
     assert!(run("c: tile group=2x2 reg=2x2 shared=4").is_empty());
+    // The example's K is 8: runs of 4 fit, of 3 or 1 do not.
+    assert!(run("c: tile group=2x2 reg=2x2 kstep=4").is_empty());
+    assert_eq!(run("c: tile group=2x2 reg=2x2 kstep=3"), ["E0212"]);
+    assert_eq!(run("c: tile group=2x2 reg=2x2 kstep=1"), ["E0212"]);
+    assert_eq!(run("c: tile group=2x2 reg=2x2 shared=4 kstep=4"), ["E0211"]);
     let mut tight = Target::default();
     tight.limits.max_workgroup_storage_bytes = 256;
     let s: Schedule = "c: tile group=4x4 reg=2x2 shared=8".parse().unwrap();

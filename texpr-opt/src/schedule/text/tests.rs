@@ -57,6 +57,8 @@ fn the_generated_syntax_covers_every_strategy() {
                 vec4: true,
                 prefetch: true,
             }),
+            // Every optional key (`apply` refuses `kstep` with `shared`).
+            kstep: Some(4),
         },
         Strategy::MultiPass {
             parts: 64,
@@ -84,7 +86,7 @@ fn the_generated_syntax_covers_every_strategy() {
     }
     assert_eq!(
         lines[4],
-        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off]"
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N]"
     );
     assert_eq!(
         lines[5],

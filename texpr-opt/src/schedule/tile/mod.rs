@@ -10,6 +10,9 @@
 //! - [`registers`]: when `S` holds one reduction, `TILE` accumulates the
 //!   register tile over it, loading each operand read that depends on only
 //!   one of `i`, `j` into a register tile per step;
+//! - [`ksteps`]: with `kstep=KS`, the register tiles hold `KS` reduction
+//!   steps per load, in `vec4`-readable runs along each operand's
+//!   unit-stride index;
 //! - [`staging`]: with `shared=KB`, the reduction runs in blocks of `KB`
 //!   steps, each operand's block for the whole workgroup a `let@shared` the
 //!   register tiles read (each operand element read from global memory once
@@ -25,6 +28,7 @@
 
 mod blocks;
 mod epilogue;
+mod ksteps;
 mod registers;
 mod staging;
 
@@ -40,16 +44,22 @@ pub fn tile(
     root: &Expr,
     group: [u64; 2],
     reg: [u64; 2],
-    shared: Option<Staging>,
+    shared_kstep: (Option<Staging>, Option<u64>),
     target: &Target,
 ) -> Result<Expr, Fail> {
     let t = shape::tiled(root).ok_or_else(|| {
         Fail::shape("`tile` needs an item `compute M |i| compute N |j| S` (or `compute B |p|` around it) with a scalar `S` and no index maps")
     })?;
     let b = Blocks::new(p, root.span, &t, group, reg)?;
-    let body = match single_reduce(&b.s) {
-        Some(reduce) => registers::accumulate(p, &b, reduce, shared, target)?,
-        None => epilogue::elementwise(p, &b),
+    let body = match (single_reduce(&b.s), shared_kstep) {
+        (Some(_), (Some(_), Some(_))) => {
+            return Err(Fail::shape(
+                "`kstep` takes register tiles only (not with `shared`)",
+            ));
+        }
+        (Some(reduce), (None, Some(ks))) => ksteps::accumulate(p, &b, reduce, ks)?,
+        (Some(reduce), (shared, None)) => registers::accumulate(p, &b, reduce, shared, target)?,
+        (None, _) => epilogue::elementwise(p, &b),
     };
     Ok(epilogue::grid_root(p, &b, body, root))
 }

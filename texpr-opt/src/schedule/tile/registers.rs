@@ -88,7 +88,7 @@ pub fn accumulate(
 }
 
 /// `reduce@thread op n |v| body` of the accumulators' type, spanned like `at`.
-fn thread_fold(op: ReduceOp, n: u64, v: VarId, body: Expr, ty: Ty, at: &Expr) -> Expr {
+pub(super) fn thread_fold(op: ReduceOp, n: u64, v: VarId, body: Expr, ty: Ty, at: &Expr) -> Expr {
     let mut e = reduce_at(Level::Thread, op, n, v, body).at(at.span);
     e.ty = ty;
     e
@@ -127,7 +127,7 @@ fn load(
 /// `i` (into `li`), or only `j` and `k`, and `j` (into `lj`) — besides the
 /// grid variable `g`, the same for the whole workgroup (a batch index):
 /// operands that one register tile per reduction step can hold.
-fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Expr>) {
+pub(super) fn collect_loads(e: &Expr, ijkg: [VarId; 4], li: &mut Vec<Expr>, lj: &mut Vec<Expr>) {
     let [i, j, k, g] = ijkg;
     if let ExprKind::Index {
         index,

@@ -176,6 +176,10 @@ pub fn baselines_of(
                     "matmul_tiled",
                     baselines::matmul_tiled(mnk, input(0), input(1)),
                 ),
+                (
+                    "matmul_regk4",
+                    baselines::matmul_regk4(mnk, input(0), input(1)),
+                ),
             ]
         }
         "sum" => vec![("sum_tree", baselines::sum_tree(param("N"), input(0)))],
