@@ -24,3 +24,4 @@ mod scale;
 mod schedules;
 mod shaders;
 mod tolerance;
+mod transpose;

@@ -41,6 +41,7 @@ fn shape_name(s: Shape<'_>) -> &'static str {
         Shape::Contraction { .. } => "contraction",
         Shape::RowReduction { .. } => "row reduction",
         Shape::Fold(_) => "fold",
+        Shape::Transpose(_) => "transpose",
         Shape::Elementwise { .. } => "elementwise",
     }
 }
@@ -104,7 +105,13 @@ fn scheduled_programs_match_their_golden_files() {
     let shapes: Vec<&str> = shapes.into_inner().into_iter().collect();
     assert_eq!(
         shapes,
-        ["contraction", "elementwise", "fold", "row reduction"]
+        [
+            "contraction",
+            "elementwise",
+            "fold",
+            "row reduction",
+            "transpose"
+        ]
     );
 }
 

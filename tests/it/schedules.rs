@@ -256,9 +256,23 @@ const EPILOGUE_FOLDS: [(&str, &str); 3] = [
     ),
 ];
 
+/// Transposed 2D items beside examples/transpose.te, at sizes only the
+/// smaller `transpose` tiles fit without padding much: every candidate of
+/// theirs runs, so `transpose` is always among the strategies tested.
+const TRANSPOSES: [(&str, &str); 2] = [
+    (
+        "transposed function",
+        "param R = 40\nparam C = 24\ninput a: f32[C * R]\ninput b: f32[R * C]\noutput y = compute R |r| compute C |c| exp(a[c * R + r]) * 0.5 + b[r * C + c]\n",
+    ),
+    (
+        "i32 transpose",
+        "input x: i32[1536]\noutput y = compute 32 |r| compute 48 |c| x[c * 32 + r] * 3 - (x[r + 1] else 0)\n",
+    ),
+];
+
 /// Generated programs, the examples and [`EPILOGUE_FOLDS`] under the
-/// heuristic schedule and random legal schedules match the interpreter on
-/// the GPU.
+/// heuristic schedule and random legal schedules, and every candidate of
+/// [`TRANSPOSES`], match the interpreter on the GPU.
 #[test]
 fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
@@ -309,6 +323,21 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             }
         }
     }
+    // Transposed items: every candidate of their item, `transpose` among them.
+    if !rerun {
+        for (name, src) in TRANSPOSES {
+            let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let (_, cands) = candidates(&p, &limits).unwrap_or_else(|e| panic!("{e}"));
+            for (item, options) in &cands {
+                for st in options {
+                    let mut s = Schedule::default();
+                    s.set(item, st.clone());
+                    let what = format!("{name} {item}: {st}");
+                    t.run(gpu, &p, 1, &ScheduleChoice::Given(s), &what);
+                }
+            }
+        }
+    }
     // Generated programs: the heuristic and two random schedules each.
     let mut programs = 0;
     let mut seed = first;
@@ -356,6 +385,12 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
     );
     for f in &t.failures {
         eprintln!("FAILED {f}\n");
+    }
+    // `transpose` is among the candidates run (of [`TRANSPOSES`], and maybe
+    // drawn on the example): only transposed items offer it.
+    if !rerun {
+        let drawn = |k: &str| t.kinds.get(k).is_some_and(|n| n.0 > 0);
+        assert!(drawn("transpose"), "no pair drew `transpose`: {kinds:?}");
     }
     assert!(
         t.pairs >= target,

@@ -51,6 +51,7 @@ pub fn kind(s: &Strategy) -> &'static str {
             Combine::Tree => "gridstride combine=tree",
             Combine::Subgroup => "gridstride combine=subgroup",
         },
+        Strategy::Transpose { .. } => "transpose",
     }
 }
 

@@ -24,6 +24,7 @@ use super::gridstride::gridstride;
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
+use super::transpose::transpose;
 use super::wide_rows::wide_rows;
 use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
@@ -135,6 +136,10 @@ pub fn apply_strategy(
             kstep,
         } => {
             let new = tile(p, &root, *group, *reg, (*shared, *kstep), target).map_err(fail)?;
+            (new, None)
+        }
+        Strategy::Transpose { tile, rows } => {
+            let new = transpose(p, &root, *tile, *rows, target).map_err(fail)?;
             (new, None)
         }
     };

@@ -80,6 +80,15 @@ pub enum Strategy {
         chunk: u64,
         combine: Combine,
     },
+    /// A 2D elementwise item read transposed (`out[a*C + b] = f(x[b*R + a])`,
+    /// [`super::shape::Transposed`]): a workgroup of `tile x rows`
+    /// invocations per `tile x tile` block of the result. Each transposed
+    /// read's block is staged in a `let@shared` of `tile x (tile + 1)`
+    /// elements (a column of padding against bank conflicts), filled with
+    /// neighbouring invocations on neighbouring input addresses; after the
+    /// barrier each invocation computes `tile / rows` elements of the block,
+    /// neighbouring invocations on neighbouring output addresses.
+    Transpose { tile: u64, rows: u64 },
 }
 
 impl Strategy {
@@ -93,6 +102,7 @@ impl Strategy {
             | Strategy::MultiPass { group, .. }
             | Strategy::GridStride { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],
+            Strategy::Transpose { tile, rows } => tile * rows,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `compute@grid` root (with a truncating or layout map), nodes at a level,
 //! and the linear index `g*W + l` wrapped into range.
 
+use super::fail::Fail;
 use texpr_syntax::Span;
 use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build;
@@ -102,4 +103,16 @@ pub fn combine_two(op: ReduceOp, a: Expr, b: Expr) -> Expr {
         ReduceOp::Min => build::call(Func::Min, vec![a, b]),
     }
     .at(span)
+}
+
+/// E0216 when `bytes` of workgroup memory exceed what the device has.
+pub fn fits_shared(bytes: u64, target: &texpr_target::Target) -> Result<(), Fail> {
+    let have = target.limits.max_workgroup_storage_bytes;
+    match bytes > u64::from(have) {
+        true => Err(Fail::new(
+            "E0216",
+            format!("{bytes} bytes of workgroup memory; the device allows {have}"),
+        )),
+        false => Ok(()),
+    }
 }

@@ -8,7 +8,7 @@
 use super::data::{Combine, Strategy};
 use super::gridstride;
 use super::prefs::{Prefs, prefs};
-use super::shape::{Fold, Shape, classify};
+use super::shape::{self, Fold, Shape, classify};
 use texpr_syntax::ir::Expr;
 use texpr_target::Target;
 
@@ -19,6 +19,14 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
         Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
         Shape::Fold(f) => folds(prefs, f, target),
+        Shape::Transpose(t) => {
+            let tiles = transposes(prefs, t.tiled.m, t.tiled.n);
+            let coarse = coarsenings(prefs, root.ty.len, shape::element_cost(root));
+            match prefs.transpose_first {
+                true => tiles.into_iter().chain(coarse).collect(),
+                false => coarse.into_iter().chain(tiles).collect(),
+            }
+        }
         Shape::Elementwise { len, cost } => coarsenings(prefs, len, cost),
     };
     out.push(Strategy::Default);
@@ -210,4 +218,15 @@ fn coarsenings(prefs: &Prefs, len: u64, cost: u64) -> Vec<Strategy> {
         }
     }
     out
+}
+
+/// `transpose` for each of the profile's tiles whose blocks pad an `m x n`
+/// result by at most a quarter.
+fn transposes(prefs: &Prefs, m: u64, n: u64) -> Vec<Strategy> {
+    prefs
+        .transpose_tiles
+        .iter()
+        .filter(|(t, _)| 4 * m.next_multiple_of(*t) * n.next_multiple_of(*t) <= 5 * m * n)
+        .map(|&(tile, rows)| Strategy::Transpose { tile, rows })
+        .collect()
 }

@@ -8,7 +8,8 @@
 //!   device profile's preference tables.
 //! - One file per strategy: [`default`], [`coarsen`], [`rows`],
 //!   [`wide_rows`], [`tile`] (block indexing, register tiles, staging,
-//!   epilogue), [`multipass`], [`gridstride`]; [`fill`] completes levels a user wrote.
+//!   epilogue), [`multipass`], [`gridstride`], [`transpose`]; [`fill`]
+//!   completes levels a user wrote.
 //! - [`grid`]: the building blocks they share; [`fail`]: why a strategy
 //!   does not fit (E0210-E0216); [`trial`]: trying strategies item by item
 //!   without copying the program.
@@ -35,6 +36,7 @@ pub mod rows;
 pub mod shape;
 pub mod text;
 pub mod tile;
+pub mod transpose;
 pub mod trial;
 pub mod wide_rows;
 

@@ -62,6 +62,11 @@ pub struct Prefs {
     /// The most operations (`shape::element_cost` times the count) one
     /// invocation's coarsened elements may take.
     pub coarsen_unrolled: u64,
+    /// `transpose` `(tile, rows)` for transposed 2D items (offered when the
+    /// blocks pad the result by at most a quarter), and whether they come
+    /// before the coarsenings.
+    pub transpose_tiles: &'static [(u64, u64)],
+    pub transpose_first: bool,
 }
 
 /// The tables for a device of this profile.
@@ -143,6 +148,20 @@ const STAGED_CPU: &[([u64; 2], [u64; 2], Staging)] = &[
 
 const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
 
+/// `transpose` tiles `(T, rows)`: the classic 32 x 32 block through shared
+/// memory with 8 rows of 32 invocations (4 elements each), then 16 x 16
+/// with 4 rows, then 8 x 8 for small results. On GPUs they come before
+/// the coarsenings (a coarsened transpose reads or writes uncoalesced: 1.49
+/// ms at 8192^2 on an H100, against 0.18 ms of copy bandwidth, issue 11);
+/// the tiles themselves are not yet measured on a GPU. On llvmpipe they
+/// come after the coarsenings: examples/transpose.te at 2048^2 (`texprc
+/// bench --runs 9`, rows interleaved, load 5.5-6.2, GPU timestamps) took
+/// 30.3 ms under `coarsen group=256 per_thread=16`, 98.0 ms under
+/// `transpose tile=32 rows=8`, 118.3 under 16/4, 173.8 under 8/2 and 80.2
+/// under 64/4 (the barrier and the staged copy cost more than the strided
+/// reads they save, where a workgroup runs on one CPU thread).
+const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
+
 /// CPU adapters. Measured on llvmpipe:
 /// - tiles (1024^3): 8x8 registers in 8x8 groups 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9;
 /// - rows: softmax rows of 1024 run best in groups of 64; a 7-tap
@@ -208,6 +227,8 @@ pub const CPU: Prefs = Prefs {
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
     coarsen_unrolled: 256,
+    transpose_tiles: TRANSPOSE_TILES,
+    transpose_first: false,
 };
 
 /// GPUs: wide workgroups, workgroup combines (subgroup operations where
@@ -251,4 +272,6 @@ pub const GPU: Prefs = Prefs {
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
     coarsen_unrolled: 256,
+    transpose_tiles: TRANSPOSE_TILES,
+    transpose_first: true,
 };

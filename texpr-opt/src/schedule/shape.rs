@@ -9,12 +9,18 @@
 //! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
 //! - [`Fold`]: `reduce N |i| E`, alone or under an epilogue `F(reduce N |i| E)`
 //!   (operators, casts and calls on the way to it); `multipass` takes it.
+//! - [`Transposed`]: a 2D elementwise item `out[a*C + b] = S(a, b)` (a
+//!   [`Tiled`] root, or `compute C {k -> (k % C)*R + k / C} |j| compute R |i| S`,
+//!   whose map lays the result out transposed) whose `S` reads some vector at
+//!   an index with unit stride along the output's rows `a` and another along
+//!   its columns `b` (`x[b*R + a]`); `transpose` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
 //!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
-//!   one), a fold, or anything else (elementwise).
+//!   one), a fold, a transpose, or anything else (elementwise).
 
-use texpr_syntax::ast::ReduceOp;
-use texpr_syntax::ir::{Expr, ExprKind, VarId};
+use texpr_syntax::ast::{ReduceOp, TermOp};
+use texpr_syntax::ir::term::{as_const, summands};
+use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId, VecRef};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
@@ -149,8 +155,132 @@ fn epilogue_operand<'e>(operands: impl Iterator<Item = &'e Expr>) -> Option<Fold
     }
 }
 
+/// A 2D elementwise item read transposed: `tiled.i` indexes the result's
+/// rows (`tiled.m` of them), `tiled.j` its columns, so element `(i, j)` of
+/// the row-major result is `tiled.body`; `reads` are the reads in it with
+/// unit stride along `i` and another stride along `j` (each once).
+#[derive(Clone, Debug)]
+pub struct Transposed<'e> {
+    pub tiled: Tiled<'e>,
+    pub reads: Vec<&'e Expr>,
+}
+
+/// The transposed 2D item of `root`, if it is one (see the module docs).
+pub fn transposed(root: &Expr) -> Option<Transposed<'_>> {
+    let tiled = match tiled(root) {
+        Some(t) if t.batch.is_none() => t,
+        Some(_) => return None,
+        None => transposed_map(root)?,
+    };
+    if tiled.m < 2 || tiled.n < 2 || tiled.body.has_reduce() {
+        return None;
+    }
+    // A read holds no read, so the outermost ones are all of them. Only
+    // inputs and globals: a `let` of `S` is not in scope for a whole block.
+    let (i, j) = (tiled.i, tiled.j);
+    let mut reads: Vec<&Expr> = Vec::new();
+    for e in tiled.body.find_outermost(|e| match &e.kind {
+        ExprKind::Index { vec, index, .. } => {
+            !matches!(vec, VecRef::Local(_))
+                && matches!(strides(index, i, j), Some((1, sj)) if sj != 0 && sj != 1)
+        }
+        _ => false,
+    }) {
+        if !reads.iter().any(|r| super::grid::same_read(r, e)) {
+            reads.push(e);
+        }
+    }
+    (!reads.is_empty()).then_some(Transposed { tiled, reads })
+}
+
+/// `compute C {k -> (k % C)*R + k / C} |j| compute R |i| S`: the raw
+/// `C x R` result laid out as its `R x C` transpose, so the result's rows
+/// are `i` and its columns `j`.
+fn transposed_map(root: &Expr) -> Option<Tiled<'_>> {
+    let ExprKind::Compute {
+        level: None,
+        n: c,
+        var: j,
+        map: Some(map),
+        body,
+    } = &root.kind
+    else {
+        return None;
+    };
+    let (r, i, s) = plain_compute(body)?;
+    let MapKind::Term(f) = &map.kind else {
+        return None;
+    };
+    let mut digits: Vec<(i64, Option<i64>, i64)> = summands(f)
+        .into_iter()
+        .map(|t| digit(t, map.var))
+        .collect::<Option<_>>()?;
+    digits.sort();
+    let (c, r) = (*c as i64, r as i64);
+    let want = [(1, Some(c), r), (c, None, 1)];
+    let whole = map.len as i64 == c * r && s.ty.len == 1;
+    (whole && (digits == want || digits == [(1, Some(c), r), (c, Some(r), 1)])).then_some(Tiled {
+        batch: None,
+        m: r as u64,
+        i,
+        n: c as u64,
+        j: *j,
+        body: s,
+    })
+}
+
+/// A summand `((k / d) % r) * w` of a map over `k`, as `(d, r, w)` (`r`
+/// absent when the term takes no remainder).
+fn digit(t: &Term, k: VarId) -> Option<(i64, Option<i64>, i64)> {
+    let (t, w) = match &t.kind {
+        TermKind::Binary(TermOp::Mul, a, b) => match (as_const(a), as_const(b)) {
+            (_, Some(w)) => (&**a, w),
+            (Some(w), _) => (&**b, w),
+            _ => return None,
+        },
+        _ => (t, 1),
+    };
+    let (t, r) = match &t.kind {
+        TermKind::Binary(TermOp::Rem, a, b) => (&**a, Some(as_const(b)?)),
+        _ => (t, None),
+    };
+    let d = match &t.kind {
+        TermKind::Binary(TermOp::Div, a, b) => {
+            matches!(a.kind, TermKind::Var(v) if v == k).then_some(())?;
+            as_const(b)?
+        }
+        TermKind::Var(v) if *v == k => 1,
+        _ => return None,
+    };
+    Some((d, r, w))
+}
+
+/// The strides `(along i, along j)` of an index that is `c + si*i + sj*j`
+/// for constants (no other variable, no `/` or `%` of `i` or `j`).
+pub fn strides(t: &Term, i: VarId, j: VarId) -> Option<(i64, i64)> {
+    match &t.kind {
+        TermKind::Const(_) => Some((0, 0)),
+        TermKind::Var(v) if *v == i => Some((1, 0)),
+        TermKind::Var(v) if *v == j => Some((0, 1)),
+        TermKind::Var(_) => None,
+        TermKind::Binary(op, a, b) => {
+            let (x, y) = (strides(a, i, j)?, strides(b, i, j)?);
+            match op {
+                TermOp::Add => Some((x.0 + y.0, x.1 + y.1)),
+                TermOp::Sub => Some((x.0 - y.0, x.1 - y.1)),
+                TermOp::Mul => match (as_const(a), as_const(b)) {
+                    (Some(c), _) => Some((c * y.0, c * y.1)),
+                    (_, Some(c)) => Some((c * x.0, c * x.1)),
+                    _ => None,
+                },
+                TermOp::Div | TermOp::Rem => (x == (0, 0) && y == (0, 0)).then_some((0, 0)),
+            }
+        }
+    }
+}
+
 /// The heuristic's classes of item roots.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum Shape<'e> {
     /// A [`Tiled`] root whose `S` holds a `reduce` (the first of `k` terms).
     Contraction { tiled: Tiled<'e>, k: u64 },
@@ -159,6 +289,8 @@ pub enum Shape<'e> {
     RowReduction { rows: Rows<'e>, c: u64, k: u64 },
     /// A [`Fold`] root.
     Fold(Fold<'e>),
+    /// A [`Transposed`] root.
+    Transpose(Transposed<'e>),
     /// Anything else, `len` elements, each about `cost` operations
     /// ([`element_cost`]).
     Elementwise { len: u64, cost: u64 },
@@ -189,7 +321,8 @@ fn first_reduce(e: &Expr) -> Option<u64> {
     }
 }
 
-/// The class of `root`: contraction, row reduction, fold or elementwise.
+/// The class of `root`: contraction, row reduction, fold, transpose or
+/// elementwise.
 pub fn classify(root: &Expr) -> Shape<'_> {
     if let Some(t) = tiled(root)
         && let Some(k) = first_reduce(t.body)
@@ -205,8 +338,11 @@ pub fn classify(root: &Expr) -> Shape<'_> {
             k,
         };
     }
-    match fold(root) {
-        Some(f) => Shape::Fold(f),
+    if let Some(f) = fold(root) {
+        return Shape::Fold(f);
+    }
+    match transposed(root) {
+        Some(t) => Shape::Transpose(t),
         None => Shape::Elementwise {
             len: root.ty.len,
             cost: element_cost(root),

@@ -10,6 +10,7 @@
 //! z: coarsen group=64 per_thread=16
 //! total: multipass parts=4096 group=64
 //! norm: multipass parts=4096 group=64 combine=subgroup
+//! t: transpose tile=32 rows=8
 //! w: default
 //! ```
 //! `optimize = off` (the baseline program, without the optimizing passes)
@@ -114,6 +115,10 @@ pub const FORMS: &[Form] = &[
             optional("chunk", Value::Count),
             optional("combine", Value::Combine),
         ],
+    },
+    Form {
+        name: "transpose",
+        keys: &[key("tile", Value::Count), key("rows", Value::Count)],
     },
 ];
 
@@ -237,6 +242,10 @@ impl Strategy {
                 chunk: keys.get("chunk").map_or(Ok(1), number)?,
                 combine: keys.combine()?,
             },
+            "transpose" => Strategy::Transpose {
+                tile: keys.count("tile")?,
+                rows: keys.count("rows")?,
+            },
             other => unreachable!("`{other}` is in FORMS but has no constructor"),
         })
     }
@@ -297,6 +306,7 @@ impl fmt::Display for Strategy {
                 }
                 write_combine(f, *combine)
             }
+            Strategy::Transpose { tile, rows } => write!(f, "transpose tile={tile} rows={rows}"),
         }
     }
 }

@@ -7,6 +7,7 @@ mod default;
 mod passes;
 mod staging;
 mod strategies;
+mod transpose;
 
 use crate::schedule::choose::candidates as fitting;
 use crate::{ScheduleChoice, accept_all, apply, choose, optimize};

@@ -71,6 +71,7 @@ fn the_generated_syntax_covers_every_strategy() {
             chunk: 4096,
             combine: Combine::Subgroup,
         },
+        Strategy::Transpose { tile: 32, rows: 8 },
     ];
     let lines = syntax();
     assert_eq!(lines.len(), samples.len());
@@ -96,6 +97,7 @@ fn the_generated_syntax_covers_every_strategy() {
         lines[6],
         "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
     );
+    assert_eq!(lines[7], "transpose tile=N rows=N");
     let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
     assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
 }

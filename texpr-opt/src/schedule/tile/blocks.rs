@@ -148,6 +148,26 @@ impl Blocks {
         }
     }
 
+    /// Row (`along_i`) or column `offset` of workgroup `g`'s block, wrapped
+    /// like [`Blocks::at`]: what the whole workgroup stages together.
+    pub fn block_at(&self, along_i: bool, offset: Term) -> Term {
+        let (base, wrap) = match along_i {
+            true => (
+                mul(div(self.gt.clone(), self.gj), self.ti * self.ri),
+                self.wrap_i,
+            ),
+            false => (
+                mul(rem(self.gt.clone(), self.gj), self.tj * self.rj),
+                self.wrap_j,
+            ),
+        };
+        let t = add(base, offset);
+        match wrap {
+            Some(n) => rem(t, n),
+            None => t,
+        }
+    }
+
     /// `e` at register `(ri, rj)`: `i` and `j` replaced by its row and column.
     pub fn place(&self, p: &Program, e: &Expr, ri: VarId, rj: VarId) -> Expr {
         let e = subst_expr(p, e, self.i, &self.at(true, ri));

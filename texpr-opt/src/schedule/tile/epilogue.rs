@@ -44,8 +44,15 @@ fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
 
 /// The grid root: `compute@grid B*GI*GJ {k -> LAYOUT} |g| compute@group W |l| body`.
 pub fn grid_root(p: &mut Program, b: &Blocks, body: Expr, root: &Expr) -> Expr {
+    let group_e = compute_at(Level::Group, b.w(), b.l, body);
+    blocks_grid(p, b, group_e, root)
+}
+
+/// `compute@grid B*GI*GJ {k -> LAYOUT} |g| spine`, where `spine` computes
+/// workgroup `g`'s block in block order (`compute@group W |l| body`, maybe
+/// under `let@shared`s).
+pub fn blocks_grid(p: &mut Program, b: &Blocks, spine: Expr, root: &Expr) -> Expr {
     let w = b.w();
-    let group_e = compute_at(Level::Group, w, b.l, body);
     let (ri, rj, ti, tj, gi, gj, np) = (b.ri, b.rj, b.ti, b.tj, b.gi, b.gj, b.np);
     let perm = DigitPerm::new(&[
         (rj, 1, 1),
@@ -71,5 +78,5 @@ pub fn grid_root(p: &mut Program, b: &Blocks, body: Expr, root: &Expr) -> Expr {
             kind: MapKind::Layout(layout),
         }
     });
-    grid(b.batch * gi * gj, b.g, map, group_e, root.ty, b.span)
+    grid(b.batch * gi * gj, b.g, map, spine, root.ty, b.span)
 }

@@ -26,8 +26,8 @@
 //! Every register loop is `@thread`; a staged tile folds in another order
 //! than the source (blocks of `KB`), the others bit for bit.
 
-mod blocks;
-mod epilogue;
+pub(crate) mod blocks;
+pub(crate) mod epilogue;
 mod ksteps;
 mod registers;
 mod staging;

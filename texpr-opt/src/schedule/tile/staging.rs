@@ -28,7 +28,7 @@
 //! need more workgroup memory than the device has.
 
 use super::super::fail::Fail;
-use super::super::grid::{compute_at, index, let_at};
+use super::super::grid::{compute_at, fits_shared, index, let_at};
 use super::blocks::Blocks;
 use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
@@ -68,14 +68,7 @@ pub fn blocks(
     // Rows of `KB` (along i) and of `TJ*RJ` (along j), each padded by `P`.
     let along_i = loads_i.len() as u64 * b.ti * b.ri * (kb + how.pad);
     let along_j = loads_j.len() as u64 * kb * (b.tj * b.rj + how.pad);
-    let bytes = (along_i + along_j) * 4;
-    let have = target.limits.max_workgroup_storage_bytes;
-    if bytes > u64::from(have) {
-        return Err(Fail::new(
-            "E0216",
-            format!("{bytes} bytes of workgroup memory; the device allows {have}"),
-        ));
-    }
+    fits_shared((along_i + along_j) * 4, target)?;
     let kb_var = b.fresh(p, "kb", k_n / kb);
     let kk = b.fresh(p, "kk", kb);
     Ok(Staged {
