@@ -23,17 +23,21 @@ fn codes(target: &Target, text: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// The matmul scheduled as `text` says on the GPU target, checked against
+/// the unscheduled program (`check`), as TExpr text.
+fn checked_text(text: &str) -> String {
+    let p = matmul();
+    let s: Schedule = text.parse().unwrap();
+    let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
+    check("matmul", &p, &q, text);
+    texpr_syntax::print::program(&q)
+}
+
 /// 32 x 16 x 8 in 2x2 workgroups of 2x2 registers, blocks of 4 steps: `a`'s
 /// 4 x 4 block and `b`'s 4 x 4 block, each invocation filling one run of 4.
 #[test]
 fn padded_vec4_blocks_fill_runs_of_four_into_rows_laid_out_apart() {
-    let p = matmul();
-    let s: Schedule = "c: tile group=2x2 reg=2x2 shared=4 pad=1 vec4=on"
-        .parse()
-        .unwrap();
-    let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
-    check("matmul", &p, &q, "padded vec4");
-    let text = texpr_syntax::print::program(&q);
+    let text = checked_text("c: tile group=2x2 reg=2x2 shared=4 pad=1 vec4=on");
     assert_eq!(text.matches("strided(4, 5)").count(), 2, "{text}");
     assert_eq!(text.matches("compute@group 4 {y").count(), 2, "{text}");
     assert_eq!(text.matches("|v| a[").count(), 1, "{text}");
@@ -47,13 +51,7 @@ fn padded_vec4_blocks_fill_runs_of_four_into_rows_laid_out_apart() {
 /// program still means what it meant.
 #[test]
 fn prefetched_blocks_load_their_runs_as_let_prefetch() {
-    let p = matmul();
-    let s: Schedule = "c: tile group=2x2 reg=2x2 shared=4 vec4=on prefetch=on"
-        .parse()
-        .unwrap();
-    let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
-    check("matmul", &p, &q, "prefetch");
-    let text = texpr_syntax::print::program(&q);
+    let text = checked_text("c: tile group=2x2 reg=2x2 shared=4 vec4=on prefetch=on");
     assert_eq!(text.matches("let@prefetch").count(), 2, "{text}");
     assert!(!text.contains("let@reg q"), "{text}");
 }
