@@ -5,12 +5,14 @@
 //! it holds the schedule chosen and the scheduled TExpr (bless with
 //! `UPDATE_EXPECT=1`). Every scheduled program also verifies, compiles for
 //! its target, and means what the checked program means in the interpreter
-//! (within the tolerance the program allows); together the files use every
+//! (within the tolerance the program allows), and prints as text that checks
+//! back to it; together the files use every
 //! strategy and every shape.
 
 use std::collections::BTreeSet;
 use texpr::{Schedule, ScheduleChoice, Target};
 use texpr_opt::schedule::shape::{Shape, classify};
+use texpr_syntax::check::canonicalize;
 use texpr_tests::golden;
 
 /// The target and the schedule a file's header asks for.
@@ -64,6 +66,14 @@ fn scheduled_programs_match_their_golden_files() {
         let got = texpr_interp::eval(&q, &inputs).unwrap();
         let bad = texpr_interp::accuracy::check_outputs(&p, &got, &want);
         assert!(bad.is_empty(), "{name}: {}", bad[0]);
+        let text = texpr_syntax::print::program(&q);
+        let reread = texpr_syntax::frontend(&text, &[])
+            .unwrap_or_else(|d| panic!("{name}: the scheduled text does not check: {d:#?}"));
+        assert_eq!(
+            canonicalize(&reread),
+            canonicalize(&q),
+            "{name}: the scheduled program does not round-trip"
+        );
         let base = o.program(chosen.schedule.optimize);
         for it in base.items() {
             let root = it.root(base);

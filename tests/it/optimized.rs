@@ -179,6 +179,103 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
     }
 }
 
+/// Staged tiles padded against bank conflicts (`pad=P`, a `strided` layout
+/// of the blocks), filled with `vec4` loads (`vec4=on`), those loads one
+/// block ahead (`prefetch=on`), among them the
+/// classic 128x128 block with 8x8 per invocation: non-square results whose
+/// blocks overhang (reads wrap), an epilogue fused on the accumulators, a
+/// transposed operand (filled one element at a time) and a batch.
+#[test]
+fn padded_vec4_staged_tiles_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases = [
+        (
+            "matmul",
+            "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+            &[("M", 160), ("N", 136), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=16x16 reg=4x4 shared=16 pad=4 vec4=on",
+            &[("M", 64), ("N", 96), ("K", 32)][..],
+        ),
+        // Double-buffered through registers: the next block loaded while
+        // the current one computes.
+        (
+            "matmul",
+            "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on prefetch=on",
+            &[("M", 160), ("N", 136), ("K", 40)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=2x2 reg=2x2 shared=4 vec4=on prefetch=on",
+            &[("BATCH", 3), ("M", 8), ("N", 16), ("K", 12)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=4x8 reg=2x2 shared=8 pad=1",
+            &[("M", 50), ("N", 37), ("K", 24)][..],
+        ),
+        (
+            "matmul",
+            "c: tile group=8x8 reg=4x4 shared=16 pad=2 vec4=on",
+            &[("M", 40), ("N", 30), ("K", 48)][..],
+        ),
+        (
+            "batched_matmul",
+            "c: tile group=4x4 reg=2x2 shared=8 pad=1 vec4=on",
+            &[("BATCH", 3), ("M", 16), ("N", 16), ("K", 16)][..],
+        ),
+    ];
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(gpu, &p, 5, &pinned(sched))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+    let src = "param M = 72\nparam N = 40\nparam K = 32\n\
+        input a: f32[M * K]\ninput at: f32[K * M]\ninput b: f32[K * N]\ninput bias: f32[N]\n\
+        output c = compute M |i| compute N |j| \
+        max((reduce K |k| (a[i * K + k] + at[k * M + i]) * b[k * N + j]) + bias[j], 0.0)\n";
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    for sched in [
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on",
+        "c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on prefetch=on",
+    ] {
+        check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
+    }
+}
+
+/// What the GPU profile's heuristic picks for large contractions (the padded
+/// `vec4` staged 128x128 block with 8x8 per invocation, and 64x64 blocks
+/// for a batch of smaller ones), pinned and run on this device.
+#[test]
+fn the_gpu_profiles_staged_tiles_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    type Case<'a> = (&'a str, &'a [(&'a str, i64)], &'a str);
+    let cases: [Case<'_>; 2] = [
+        (
+            "matmul",
+            &[("M", 256), ("N", 384), ("K", 64)],
+            "tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on",
+        ),
+        (
+            "batched_matmul",
+            &[("BATCH", 2), ("M", 128), ("N", 128), ("K", 32)],
+            "tile group=16x16 reg=4x4 shared=16 pad=1 vec4=on",
+        ),
+    ];
+    for (name, defs, want) in cases {
+        let p = example(name, defs);
+        let o = texpr::optimize(&p).expect("the passes run");
+        let chosen = texpr::choose(&o, &texpr::Target::default(), &ScheduleChoice::Heuristic)
+            .expect("the heuristic chooses");
+        assert_eq!(chosen.schedule.get("c").to_string(), want, "{name}");
+        check_program_with(gpu, &p, 4, &ScheduleChoice::Given(chosen.schedule))
+            .unwrap_or_else(|e| panic!("{name} ({want}): {e}"));
+    }
+}
+
 /// `multipass ... combine=tree|subgroup` (one partial per workgroup; one
 /// kernel when `parts == group`) on the folds. Without subgroups on the
 /// device, `combine=subgroup` is refused with E0215.

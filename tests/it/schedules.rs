@@ -3,7 +3,9 @@
 //!   program the IR verifier accepts (300 generated programs);
 //! - under the heuristic schedule and under legal schedules drawn at random
 //!   from each item's candidates (generated programs, the examples, and
-//!   folds under epilogues and with vector bodies), the compiled program gives the
+//!   folds under epilogues and with vector bodies; for the examples and the
+//!   folds also every kind of strategy the candidates offer, staged tiles
+//!   with padded `vec4` fills among them), the compiled program gives the
 //!   interpreter's result on the GPU within the tolerance the program allows,
 //!   and the scheduled program does in the interpreter too (at least 1,000
 //!   program x schedule pairs; `TEXPR_SCHED_N` sets the number, `TEXPR_SCHED_SEED`
@@ -187,8 +189,16 @@ impl Tally {
     }
 }
 
-/// The heuristic and `draws` distinct random legal schedules of `p`.
-fn schedules(p: &Program, gpu_limits: &Target, seed: u64, draws: u64) -> Vec<Schedule> {
+/// `draws` distinct random legal schedules of `p`; with `every_kind`, then
+/// for each item the first candidate of every kind of strategy (`tile shared
+/// pad vec4`, `multipass combine=tree`, ...) no schedule drawn gave it, so
+/// that every form the candidates offer runs.
+fn schedules(
+    p: &Program,
+    gpu_limits: &Target,
+    seed: u64,
+    (draws, every_kind): (u64, bool),
+) -> Vec<Schedule> {
     let (_, cands) = candidates(p, gpu_limits).unwrap_or_else(|e| panic!("{e}"));
     let mut out: Vec<Schedule> = Vec::new();
     for k in 0..draws * 4 {
@@ -198,6 +208,15 @@ fn schedules(p: &Program, gpu_limits: &Target, seed: u64, draws: u64) -> Vec<Sch
         let s = random_schedule(&cands, seed.wrapping_mul(0x9e37_79b9).wrapping_add(k));
         if !out.contains(&s) {
             out.push(s);
+        }
+    }
+    for (item, options) in cands.iter().filter(|_| every_kind) {
+        for st in options {
+            if !out.iter().any(|s| kind(&s.get(item)) == kind(st)) {
+                let mut s = Schedule::default();
+                s.set(item, st.clone());
+                out.push(s);
+            }
         }
     }
     out
@@ -276,7 +295,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
                 continue;
             }
             t.run(gpu, &p, 1, &ScheduleChoice::Heuristic, &name);
-            for (k, s) in schedules(&p, &limits, 1000 + examples, 8)
+            for (k, s) in schedules(&p, &limits, 1000 + examples, (8, true))
                 .into_iter()
                 .enumerate()
             {
@@ -295,7 +314,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
         for (k, (name, src)) in EPILOGUE_FOLDS.iter().enumerate() {
             let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|e| panic!("{name}: {e:?}"));
             t.run(gpu, &p, 1, &ScheduleChoice::Heuristic, name);
-            for (j, s) in schedules(&p, &limits, 2000 + k as u64, 8)
+            for (j, s) in schedules(&p, &limits, 2000 + k as u64, (8, true))
                 .into_iter()
                 .enumerate()
             {
@@ -333,7 +352,10 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             &ScheduleChoice::Heuristic,
             &format!("seed {seed}"),
         );
-        for (k, s) in schedules(&p, &limits, seed, 2).into_iter().enumerate() {
+        for (k, s) in schedules(&p, &limits, seed, (2, false))
+            .into_iter()
+            .enumerate()
+        {
             t.run(
                 gpu,
                 &p,
@@ -382,6 +404,17 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
         t.pairs,
         t.refused
     );
+    if examples > 0 && std::env::var("TEXPR_SCHED_ONLY").is_err() {
+        let staged = [
+            "tile shared",
+            "tile shared pad",
+            "tile shared pad vec4",
+            "tile shared vec4 prefetch",
+        ];
+        for k in staged {
+            assert!(t.kinds.contains_key(k), "no `{k}` schedule ran");
+        }
+    }
     assert!(
         t.failures.is_empty(),
         "{} of {} program x schedule pairs differ (see FAILED above; rerun one with TEXPR_SCHED_SEED=<seed> TEXPR_SCHED_N=1)",

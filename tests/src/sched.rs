@@ -33,8 +33,14 @@ pub fn kind(s: &Strategy) -> &'static str {
             ..
         } => "tile kstep",
         Strategy::Tile {
-            shared: Some(_), ..
-        } => "tile shared",
+            shared: Some(st), ..
+        } => match (st.prefetch, st.vec4, st.pad) {
+            (true, _, _) => "tile shared vec4 prefetch",
+            (false, true, 0) => "tile shared vec4",
+            (false, true, _) => "tile shared pad vec4",
+            (false, false, 0) => "tile shared",
+            (false, false, _) => "tile shared pad",
+        },
         Strategy::MultiPass { combine, .. } => match combine {
             Combine::Serial => "multipass",
             Combine::Tree => "multipass combine=tree",

@@ -39,7 +39,9 @@ pub mod schedule;
 
 pub use optimized::Optimized;
 pub use pipeline::{PASSES, apply, choose, optimize, schedule};
-pub use schedule::{Chosen, Combine, Schedule, ScheduleChoice, Strategy, Verdict, accept_all};
+pub use schedule::{
+    Chosen, Combine, Schedule, ScheduleChoice, Staging, Strategy, Verdict, accept_all,
+};
 
 #[cfg(test)]
 mod tests;

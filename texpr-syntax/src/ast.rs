@@ -84,6 +84,11 @@ pub enum MemLevel {
     Shared,
     /// `var<function>` (registers).
     Reg,
+    /// Registers loaded one trip ahead: in a `let@shared`'s value inside a
+    /// thread-level loop, the value for the loop's next trip is loaded
+    /// during this one, after the block is stored and before the trip's
+    /// compute (software pipelining; the interpreter reads it as `reg`).
+    Prefetch,
 }
 
 impl MemLevel {
@@ -92,6 +97,7 @@ impl MemLevel {
             MemLevel::Global => "global",
             MemLevel::Shared => "shared",
             MemLevel::Reg => "reg",
+            MemLevel::Prefetch => "prefetch",
         }
     }
 }

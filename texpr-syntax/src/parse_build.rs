@@ -215,8 +215,14 @@ impl Builder {
             "global" => MemLevel::Global,
             "shared" => MemLevel::Shared,
             "reg" => MemLevel::Reg,
+            "prefetch" => MemLevel::Prefetch,
             _ => {
-                self.bad_level(name, sp, "let", "`@global`, `@shared` or `@reg`");
+                self.bad_level(
+                    name,
+                    sp,
+                    "let",
+                    "`@global`, `@shared`, `@reg` or `@prefetch`",
+                );
                 return None;
             }
         };
@@ -225,7 +231,7 @@ impl Builder {
 
     fn bad_level(&mut self, name: &str, sp: Span, what: &str, allowed: &str) {
         let known = [
-            "grid", "group", "subgroup", "thread", "global", "shared", "reg",
+            "grid", "group", "subgroup", "thread", "global", "shared", "reg", "prefetch",
         ];
         let (code, msg) = if known.contains(&name) {
             ("E0007", format!("`@{name}` is not a level for `{what}`"))

@@ -34,7 +34,9 @@ pub use texpr_codegen::{
     translate,
 };
 pub use texpr_opt::schedule::text::syntax as schedule_syntax;
-pub use texpr_opt::{Chosen, Combine, Optimized, Schedule, ScheduleChoice, Strategy, optimize};
+pub use texpr_opt::{
+    Chosen, Combine, Optimized, Schedule, ScheduleChoice, Staging, Strategy, optimize,
+};
 pub use texpr_target::{DeviceLimits, Target};
 
 use texpr_syntax::Diagnostic;

@@ -71,6 +71,22 @@ pub struct SharedDecl {
     pub span: Span,
 }
 
+/// A thread-level loop open now: its variable, this copy's index, its trips.
+#[derive(Clone, Debug)]
+pub struct Trip {
+    pub var: VarId,
+    pub at: Ix,
+    pub n: u64,
+}
+
+/// A prefetched register tile waiting for the next trip's load.
+#[derive(Clone, Debug)]
+pub struct Pending {
+    pub trip: Trip,
+    pub value: texpr_syntax::ir::Expr,
+    pub names: Vec<String>,
+}
+
 #[derive(Debug)]
 pub struct Ctx<'p> {
     pub p: &'p Program,
@@ -117,6 +133,10 @@ pub struct Ctx<'p> {
     pub inv_expr: String,
     pub inv_at: Option<Mark>,
     pub inv_written: bool,
+    /// The thread-level loops open now (innermost last) and the prefetches
+    /// waiting for the next trip's load (see `prefetch.rs`).
+    pub trips: Vec<Trip>,
+    pub pending: Vec<Pending>,
 }
 
 impl<'p> Ctx<'p> {
@@ -148,6 +168,8 @@ impl<'p> Ctx<'p> {
             inv_expr: "l".into(),
             inv_at: None,
             inv_written: false,
+            trips: Vec::new(),
+            pending: Vec::new(),
         }
     }
 

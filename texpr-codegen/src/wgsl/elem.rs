@@ -164,7 +164,7 @@ impl Ctx<'_> {
     pub fn vector(&mut self, e: &Expr) -> Result<Vec<String>, Diagnostic> {
         match &e.kind {
             ExprKind::Let {
-                level: None | Some(MemLevel::Reg),
+                level: None | Some(MemLevel::Reg | MemLevel::Prefetch),
                 var,
                 value,
                 body,
@@ -252,8 +252,15 @@ impl Ctx<'_> {
         for k in 0..u {
             let copy = self.w.enter_copy(k);
             let at = self.step_index(&i, k);
-            self.idx.insert(*var, at);
-            let vals = step(self)?;
+            self.idx.insert(*var, at.clone());
+            self.trips.push(super::ctx::Trip {
+                var: *var,
+                at,
+                n: *n,
+            });
+            let vals = step(self);
+            self.trips.pop();
+            let vals = vals?;
             // Step 0 of the first iteration is element 0: a `max`/`min`
             // accumulator (which has no identity here) takes it as it is.
             let first = (k == 0).then(|| format!("{i} == 0i"));
@@ -313,6 +320,7 @@ impl Ctx<'_> {
             e = body;
         }
         self.w.barrier()?;
+        self.prefetch_next()?;
         Ok(e)
     }
 

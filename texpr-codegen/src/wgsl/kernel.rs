@@ -27,7 +27,7 @@ use super::ctx::{Ctx, Ix};
 use super::lit;
 use crate::grid::GridRoot;
 use texpr_syntax::ast::{Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Layout};
+use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided, Ty};
 use texpr_syntax::{Diagnostic, Span};
 
 /// The most statements a short elementwise body's copies may take when
@@ -120,7 +120,7 @@ impl Ctx<'_> {
             let name = self.p.var(*var).name.clone();
             let loc = match level {
                 Some(MemLevel::Shared) => self.shared_let(&name, value, w, e.span)?,
-                Some(MemLevel::Reg) => self.local_vector(*var, value)?,
+                Some(MemLevel::Reg | MemLevel::Prefetch) => self.local_vector(*var, value)?,
                 _ => {
                     return Err(Diagnostic::error(
                         "E0303",
@@ -173,13 +173,16 @@ impl Ctx<'_> {
     fn hoist_lets<'e>(&mut self, mut e: &'e Expr) -> Result<(&'e Expr, bool), Diagnostic> {
         let mut any = false;
         while let ExprKind::Let {
-            level: Some(MemLevel::Reg),
+            level: Some(level @ (MemLevel::Reg | MemLevel::Prefetch)),
             var,
             value,
             body,
         } = &e.kind
         {
-            let loc = self.local_vector(*var, value)?;
+            let loc = match level {
+                MemLevel::Prefetch => self.prefetched(*var, value)?,
+                _ => self.local_vector(*var, value)?,
+            };
             self.bind_local(*var, loc);
             any = true;
             e = body;
@@ -299,10 +302,41 @@ impl Ctx<'_> {
             return Ok(super::ctx::Loc::Array(red));
         }
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);
+        if let Some((raw, rows)) = strided_rows(value) {
+            // Padded against bank conflicts: each raw element `r` written
+            // once, at `(r / C) * S + r % C` (the padding never).
+            let (c, st) = (rows.cols as i32, rows.stride as i32);
+            let sink: &Sink<'_> = &|cx, j, v| {
+                let at = match j {
+                    Ix::Const(r) => lit::i32_lit((r / c as i64 * st as i64 + r % c as i64) as i32),
+                    Ix::Name(r) => cx.w.let_(
+                        "i32",
+                        format!(
+                            "({r} / {}) * {} + {r} % {}",
+                            lit::i32_lit(c),
+                            lit::i32_lit(st),
+                            lit::i32_lit(c)
+                        ),
+                    ),
+                };
+                cx.w.line(format!("{arr}[{at}] = {v};"));
+                Ok(())
+            };
+            self.fill_with(&raw, w, sink)?;
+            return Ok(super::ctx::Loc::Array(arr));
+        }
         let sink: &Sink<'_> = &|cx, j, v| {
             cx.w.line(format!("{arr}[{j}] = {v};"));
             Ok(())
         };
+        self.fill_with(value, w, sink)?;
+        Ok(super::ctx::Loc::Array(arr))
+    }
+
+    /// Invocations fill `value`'s elements cooperatively, handing each to
+    /// `sink`: their own `m` elements of a `compute@group W`, else
+    /// elements `l, l+W, ...`.
+    fn fill_with(&mut self, value: &Expr, w: u64, sink: &Sink<'_>) -> Result<(), Diagnostic> {
         match &value.kind {
             ExprKind::Compute {
                 level: Some(Level::Group),
@@ -316,7 +350,7 @@ impl Ctx<'_> {
             }
             _ => self.strided(value, w, sink)?,
         }
-        Ok(super::ctx::Loc::Array(arr))
+        Ok(())
     }
 
     /// `out[g*M + j] = v`, guarded as the target needs.
@@ -355,6 +389,40 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+}
+
+/// `value` without its `strided(C, S)` layout, and the layout, when it has
+/// one (a padded workgroup array).
+fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
+    let ExprKind::Compute {
+        level,
+        n,
+        var,
+        map: Some(m),
+        body,
+    } = &value.kind
+    else {
+        return None;
+    };
+    let Some(Layout::Strided(rows)) = m.layout() else {
+        return None;
+    };
+    let kind = ExprKind::Compute {
+        level: *level,
+        n: *n,
+        var: *var,
+        map: None,
+        body: body.clone(),
+    };
+    let ty = Ty::new(value.ty.elem, n * body.ty.len);
+    Some((
+        Expr {
+            kind,
+            ty,
+            span: value.span,
+        },
+        *rows,
+    ))
 }
 
 /// What to do with element `j` once computed.

@@ -10,6 +10,7 @@ pub mod lit;
 pub mod locals;
 pub mod module;
 pub mod ops;
+pub mod prefetch;
 pub mod spill;
 pub mod vec4;
 pub mod writer;

@@ -129,7 +129,8 @@ impl Ctx<'_> {
     pub fn mark_quad_tiles(&mut self, e: &Expr, out: BufferId) {
         e.walk(|x| {
             if let ExprKind::Let {
-                level: Some(texpr_syntax::ast::MemLevel::Reg),
+                level:
+                    Some(texpr_syntax::ast::MemLevel::Reg | texpr_syntax::ast::MemLevel::Prefetch),
                 value,
                 ..
             } = &x.kind

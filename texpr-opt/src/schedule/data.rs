@@ -36,7 +36,8 @@ pub enum Strategy {
     /// `KB` reduction steps in workgroup memory (`let@shared`, filled by all
     /// invocations, between barriers), and the register tiles load from there:
     /// each operand element is read from global memory once per workgroup
-    /// instead of once per invocation.
+    /// instead of once per invocation. [`Staging`] says how the blocks are
+    /// laid out and filled.
     ///
     /// `kstep: Some(KS)` (register tiles only) advances the reduction `KS`
     /// steps per register load: each operand's register tile holds its `KS`
@@ -47,7 +48,7 @@ pub enum Strategy {
     Tile {
         group: [u64; 2],
         reg: [u64; 2],
-        shared: Option<u64>,
+        shared: Option<Staging>,
         kstep: Option<u64>,
     },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
@@ -104,6 +105,26 @@ impl Strategy {
             Strategy::Transpose { tile, rows } => tile * rows,
         }
     }
+}
+
+/// How a staged [`Strategy::Tile`] (`shared=KB`) lays out and fills its
+/// operand blocks in workgroup memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Staging {
+    /// Reduction steps per block (`shared=KB`).
+    pub kb: u64,
+    /// Elements of padding after each row of a block (`pad=P`, 0 when not
+    /// written): a row stride that is not a multiple of the bank count, so
+    /// that invocations reading down a column hit different banks.
+    pub pad: u64,
+    /// Whether the invocations fill the blocks with `vec4` loads of the
+    /// operand along its unit-stride index (`vec4=on`).
+    pub vec4: bool,
+    /// Whether those loads run one block ahead (`prefetch=on`, with
+    /// `vec4=on`): the next block's registers are loaded while the current
+    /// block computes, then stored after it (double buffering through
+    /// registers).
+    pub prefetch: bool,
 }
 
 /// How a [`Strategy::MultiPass`] combines the folds of one workgroup's

@@ -35,15 +35,17 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
 
 /// Register tiles (staged ones first or last), except those that pad the
 /// result by more than a quarter (wasted work a smaller tile avoids) or, in
-/// a batch, pad it at all.
+/// a batch, pad it at all, and staged ones whose blocks are a quarter of the
+/// result or more (too few workgroups to fill a GPU: a 128x128 result, or a
+/// batch of them, gets 64x64 blocks rather than one 128x128 block each).
 fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     let staged = prefs
         .staged_tiles
         .iter()
-        .map(|(group, reg, kb)| Strategy::Tile {
+        .map(|(group, reg, how)| Strategy::Tile {
             group: *group,
             reg: *reg,
-            shared: Some(*kb),
+            shared: Some(*how),
             kstep: None,
         });
     let mut out = Vec::new();
@@ -66,13 +68,17 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
         out.extend(staged);
     }
     out.retain(|s| match s {
-        Strategy::Tile { group, reg, .. } => {
+        Strategy::Tile {
+            group, reg, shared, ..
+        } => {
             let (bi, bj) = (group[0] * reg[0], group[1] * reg[1]);
             let (mp, np) = (m.div_ceil(bi) * bi, n.div_ceil(bj) * bj);
-            match batch {
-                1 => 4 * mp * np <= 5 * m * n,
-                _ => (mp, np) == (m, n),
-            }
+            let enough_blocks = shared.is_none() || mp * np >= 4 * bi * bj;
+            enough_blocks
+                && match batch {
+                    1 => 4 * mp * np <= 5 * m * n,
+                    _ => (mp, np) == (m, n),
+                }
         }
         _ => true,
     });

@@ -42,5 +42,5 @@ pub mod wide_rows;
 
 pub use apply::{Verdict, accept_all};
 pub use choose::Chosen;
-pub use data::{Combine, Schedule, ScheduleChoice, Strategy};
+pub use data::{Combine, Schedule, ScheduleChoice, Staging, Strategy};
 pub use text::ScheduleParseError;

@@ -11,7 +11,7 @@
 //! [`prefs`]; adding a strategy's preferences is a field here and its use in
 //! [`super::heuristic::item_candidates`].
 
-use super::data::Combine;
+use super::data::{Combine, Staging};
 use texpr_target::{DeviceKind, Profile};
 
 /// The preference tables of one device profile.
@@ -19,7 +19,7 @@ use texpr_target::{DeviceKind, Profile};
 pub struct Prefs {
     /// Shared-staged tiles `(group, reg, KB)`, and whether they come before
     /// the register-only tiles.
-    pub staged_tiles: &'static [([u64; 2], [u64; 2], u64)],
+    pub staged_tiles: &'static [([u64; 2], [u64; 2], Staging)],
     pub staged_first: bool,
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
@@ -77,16 +77,73 @@ pub fn prefs(profile: &Profile) -> &'static Prefs {
     }
 }
 
+/// A staged tile's blocks: `KB` steps, rows padded by `pad`, `vec4` fills.
+const fn staging(kb: u64, pad: u64, vec4: bool) -> Staging {
+    Staging {
+        kb,
+        pad,
+        vec4,
+        prefetch: false,
+    }
+}
+
+/// The same with the `vec4` fills loaded one block ahead (`prefetch=on`).
+const fn prefetched(kb: u64, pad: u64) -> Staging {
+    Staging {
+        prefetch: true,
+        ..staging(kb, pad, true)
+    }
+}
+
 /// Shared-staged tiles: what pays on GPUs (each operand element read from
-/// global memory once per workgroup, in coalesced runs). On llvmpipe
-/// barriers are dear, so there they come last.
-const STAGED: &[([u64; 2], [u64; 2], u64)] = &[
-    ([16, 16], [4, 4], 16),
-    ([16, 16], [4, 4], 8),
-    ([8, 8], [4, 4], 16),
-    ([16, 16], [2, 2], 16),
-    ([8, 8], [2, 2], 8),
-    ([4, 4], [2, 2], 4),
+/// global memory once per workgroup, in coalesced runs). First the classic
+/// GPU kernel, a 128x128 block with 8x8 per invocation in 16x16 workgroups,
+/// blocks of 8 steps, rows padded by one element against bank conflicts and
+/// filled with `vec4` loads; then 64x64 and 32x32 blocks the same way, and
+/// the unpadded scalar fills. Chosen from the H100 tune logs
+/// (`/work/shared/perf/h100/tune/a1_matmul.txt`: the staged tiles without
+/// padding or `vec4` fills lost to register tiles, 11.8 ms against 7.2 ms
+/// at 4096^3, and the best register tiles were 128-wide blocks, `group=8x16
+/// reg=8x4`) and GPU practice; the padded `vec4` forms are unmeasured on a
+/// GPU. The same block double-buffered through registers (`prefetch=on`:
+/// the next block's `vec4` loads in flight while the current one
+/// computes) comes second, for `tune` to weigh (unmeasured). Small blocks of
+/// 4 steps come last, for short reductions.
+const STAGED_GPU: &[([u64; 2], [u64; 2], Staging)] = &[
+    ([16, 16], [8, 8], staging(8, 1, true)),
+    ([16, 16], [8, 8], prefetched(8, 1)),
+    ([16, 16], [4, 4], staging(16, 1, true)),
+    ([16, 16], [4, 4], staging(8, 1, true)),
+    ([8, 8], [4, 4], staging(16, 1, true)),
+    ([16, 16], [4, 4], staging(16, 0, false)),
+    ([16, 16], [4, 4], staging(8, 0, false)),
+    ([8, 8], [4, 4], staging(16, 0, false)),
+    ([16, 16], [2, 2], staging(16, 1, false)),
+    ([8, 8], [2, 2], staging(8, 0, false)),
+    ([4, 4], [4, 4], staging(4, 1, true)),
+    ([4, 4], [2, 2], staging(4, 0, false)),
+    ([2, 2], [2, 2], staging(4, 1, true)),
+];
+
+/// On llvmpipe barriers are dear, so staged tiles come last there (see
+/// `CPU`); the same shapes as on GPUs, the unpadded scalar fills first
+/// (measured before padding and `vec4` fills existed), so that `tune`
+/// weighs every form.
+const STAGED_CPU: &[([u64; 2], [u64; 2], Staging)] = &[
+    ([16, 16], [4, 4], staging(16, 0, false)),
+    ([16, 16], [4, 4], staging(8, 0, false)),
+    ([8, 8], [4, 4], staging(16, 0, false)),
+    ([16, 16], [2, 2], staging(16, 0, false)),
+    ([8, 8], [2, 2], staging(8, 0, false)),
+    ([4, 4], [2, 2], staging(4, 0, false)),
+    ([4, 4], [2, 2], staging(4, 1, false)),
+    ([16, 16], [8, 8], staging(8, 1, true)),
+    ([8, 8], [4, 4], staging(16, 1, true)),
+    ([4, 4], [4, 4], staging(4, 1, true)),
+    ([2, 2], [2, 2], staging(4, 1, true)),
+    ([16, 16], [8, 8], prefetched(8, 1)),
+    ([4, 4], [4, 4], prefetched(4, 1)),
+    ([2, 2], [2, 2], prefetched(4, 1)),
 ];
 
 const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
@@ -133,7 +190,7 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 ///   its thread count is not reported, 8 assumed), each invocation writing
 ///   its partial (no barrier), before `multipass`.
 pub const CPU: Prefs = Prefs {
-    staged_tiles: STAGED,
+    staged_tiles: STAGED_CPU,
     staged_first: false,
     tile_regs: &[
         [8, 8],
@@ -188,7 +245,7 @@ pub const CPU: Prefs = Prefs {
 /// per invocation left 2^20 partials at 2^28 and reached a quarter of the
 /// bandwidth, issue 11). Not yet measured on a GPU.
 pub const GPU: Prefs = Prefs {
-    staged_tiles: STAGED,
+    staged_tiles: STAGED_GPU,
     staged_first: true,
     tile_regs: &[
         [4, 4],

@@ -4,6 +4,7 @@
 //! optimize = off
 //! c: tile group=8x8 reg=4x4
 //! d: tile group=16x16 reg=4x4 shared=16
+//! e: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on prefetch=on
 //! y: rows group=64
 //! x: wide_rows group=256
 //! z: coarsen group=64 per_thread=16
@@ -19,7 +20,7 @@
 //! generated from them. Optional keys at their default value are not
 //! printed (`combine=serial`).
 
-use super::data::{Combine, Schedule, Strategy};
+use super::data::{Combine, Schedule, Staging, Strategy};
 use std::fmt;
 use std::str::FromStr;
 
@@ -32,6 +33,8 @@ pub enum Value {
     Pair,
     /// One of [`Combine::ALL`]'s names.
     Combine,
+    /// `on` or `off`.
+    Switch,
 }
 
 /// One `key=value` of a strategy.
@@ -90,6 +93,9 @@ pub const FORMS: &[Form] = &[
             key("group", Value::Pair),
             key("reg", Value::Pair),
             optional("shared", Value::Count),
+            optional("pad", Value::Count),
+            optional("vec4", Value::Switch),
+            optional("prefetch", Value::Switch),
             optional("kstep", Value::Count),
         ],
     },
@@ -127,6 +133,7 @@ pub fn syntax() -> Vec<String> {
                 let v = match k.value {
                     Value::Count => "N".to_string(),
                     Value::Pair => "AxB".to_string(),
+                    Value::Switch => "on|off".to_string(),
                     Value::Combine => {
                         let names: Vec<&str> = Combine::ALL.iter().map(|c| c.name()).collect();
                         names.join("|")
@@ -167,6 +174,36 @@ impl<'s> Keys<'s> {
         pair(self.required(key)?)
     }
 
+    /// An optional `on|off` key (off when absent).
+    fn switch(&self, key: &str) -> Result<bool, String> {
+        match self.get(key) {
+            None | Some("off") => Ok(false),
+            Some("on") => Ok(true),
+            Some(v) => Err(format!("`{key}` is `on` or `off`, not `{v}`")),
+        }
+    }
+
+    /// A tile's optional staging: `shared=KB [pad=P] [vec4=on [prefetch=on]]`.
+    fn staging(&self) -> Result<Option<Staging>, String> {
+        let Some(kb) = self.get("shared").map(number).transpose()? else {
+            let staging_keys = ["pad", "vec4", "prefetch"];
+            return match staging_keys.into_iter().find(|k| self.get(k).is_some()) {
+                Some(k) => Err(format!("`{k}=` stages operands: it needs `shared=`")),
+                None => Ok(None),
+            };
+        };
+        let (vec4, prefetch) = (self.switch("vec4")?, self.switch("prefetch")?);
+        if prefetch && !vec4 {
+            return Err("`prefetch=on` loads the blocks' runs ahead: it needs `vec4=on`".into());
+        }
+        Ok(Some(Staging {
+            kb,
+            pad: self.get("pad").map_or(Ok(0), number)?,
+            vec4,
+            prefetch,
+        }))
+    }
+
     /// The optional `combine=` (serial when absent).
     fn combine(&self) -> Result<Combine, String> {
         self.get("combine").map_or(Ok(Combine::Serial), str::parse)
@@ -191,7 +228,7 @@ impl Strategy {
             "tile" => Strategy::Tile {
                 group: keys.pair("group")?,
                 reg: keys.pair("reg")?,
-                shared: keys.get("shared").map(number).transpose()?,
+                shared: keys.staging()?,
                 kstep: keys.get("kstep").map(number).transpose()?,
             },
             "multipass" => Strategy::MultiPass {
@@ -232,8 +269,17 @@ impl fmt::Display for Strategy {
                 let [a, b] = group;
                 let [c, d] = reg;
                 write!(f, "tile group={a}x{b} reg={c}x{d}")?;
-                if let Some(kb) = shared {
-                    write!(f, " shared={kb}")?;
+                if let Some(st) = shared {
+                    write!(f, " shared={}", st.kb)?;
+                    if st.pad != 0 {
+                        write!(f, " pad={}", st.pad)?;
+                    }
+                    if st.vec4 {
+                        write!(f, " vec4=on")?;
+                    }
+                    if st.prefetch {
+                        write!(f, " prefetch=on")?;
+                    }
                 }
                 match kstep {
                     Some(ks) => write!(f, " kstep={ks}"),

@@ -5,6 +5,7 @@
 mod choose;
 mod default;
 mod passes;
+mod staging;
 mod strategies;
 mod transpose;
 

@@ -124,7 +124,7 @@ fn close(want: &[Value], got: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
-fn check(name: &str, p: &Program, s: &Program, what: &str) {
+pub(crate) fn check(name: &str, p: &Program, s: &Program, what: &str) {
     texpr_syntax::check::verify(s).unwrap_or_else(|e| panic!("{name} {what}: {e:#?}"));
     let text = texpr_syntax::print::program(s);
     texpr_syntax::frontend(&text, &[])

@@ -270,7 +270,10 @@ impl Checker {
             .levels
             .check_let(level.map(|l| l.0), level.map_or(head(span, 3), |l| l.1));
         self.report(err);
+        let outer = self.levels;
+        self.levels = outer.value_ctx(level.map(|l| l.0));
         let value = self.value(value, None);
+        self.levels = outer;
         if let Ok(v) = &value {
             let err = self.levels.shared_value_error(level.map(|l| l.0), v, span);
             self.report(err);

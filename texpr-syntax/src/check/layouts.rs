@@ -1,5 +1,5 @@
 //! Layouts written on an index map: `digits(r:o:w, ...)` and
-//! `padded(N, Np, digits(...))` (see [`crate::ir::layout`]) checked into
+//! `padded(N, Np, digits(...))` and `strided(C, S)` (see [`crate::ir::layout`]) checked into
 //! [`Layout`]s. Every argument is a size term; the digits must form a
 //! permutation of the raw result, a padded layout's corner must fit it
 //! (E0140 an unknown layout, E0141 wrong arguments, E0142 a misfit).
@@ -7,7 +7,7 @@
 use super::{CResult, Checker, codes};
 use crate::ast::{LayoutArg, LayoutAst};
 use crate::diag::Diagnostic;
-use crate::ir::{DigitPerm, Layout, Padded};
+use crate::ir::{DigitPerm, Layout, Padded, Strided};
 
 impl Checker {
     /// The layout `l` of a map of `len` elements on a raw result of `raw`.
@@ -15,12 +15,13 @@ impl Checker {
         let layout = match l.name.name.as_str() {
             "digits" => Layout::Digits(self.digits(l)?),
             "padded" => self.padded(l, len)?,
+            "strided" => self.strided(l)?,
             other => {
                 return Err(self.err(
                     Diagnostic::error(codes::UNKNOWN_LAYOUT, format!("unknown layout `{other}`"))
                         .with_primary(l.name.span, "not a layout")
                         .with_note(
-                            "the layouts are `digits(r:o:w, ...)` and `padded(N, Np, digits(...))`",
+                            "the layouts are `digits(r:o:w, ...)`, `padded(N, Np, digits(...))` and `strided(C, S)`",
                         ),
                 ));
             }
@@ -82,6 +83,17 @@ impl Checker {
                     .with_note("the map's length must be whole rows of N <= Np, and no digit may straddle a padded row"),
             )
         })
+    }
+
+    /// `strided(C, S)`: rows of `C` raw elements laid out `S` apart.
+    fn strided(&mut self, l: &LayoutAst) -> CResult<Layout> {
+        let [LayoutArg::Size(c), LayoutArg::Size(s)] = l.args.as_slice() else {
+            return Err(self.args_error(l, "`strided` takes `(C, S)`"));
+        };
+        Ok(Layout::Strided(Strided {
+            cols: self.size(c)?,
+            stride: self.size(s)?,
+        }))
     }
 
     fn args_error(&mut self, l: &LayoutAst, what: &str) -> super::Reported {

@@ -12,8 +12,12 @@
 //!   `reduce` (a loop every invocation of the workgroup runs alike, so all of
 //!   them reach the `let` together and fill it cooperatively); there its
 //!   value must not depend on the invocation (the `compute@group`'s variable):
-//!   [`LevelCtx::shared_value_error`];
-//! - `let@reg` stands inside some `compute` or `reduce`.
+//!   [`LevelCtx::shared_value_error`]. Its value is filled by the whole
+//!   workgroup together, so it stands at the group's level again
+//!   ([`LevelCtx::value_ctx`]): it may be a `compute@group W` (each invocation
+//!   computing its own elements, the cooperative fill) whatever thread-level
+//!   loops enclose the `let`;
+//! - `let@reg` and `let@prefetch` stand inside some `compute` or `reduce`.
 
 use super::codes;
 use crate::ast::{Level, MemLevel};
@@ -105,7 +109,7 @@ impl LevelCtx {
                     .with_note("`let@global` may only stand outside every `compute` and `reduce`; try `let@shared` or `let@reg`")
             }),
             MemLevel::Shared => self.shared_error(span),
-            MemLevel::Reg => match self.loop_ {
+            MemLevel::Reg | MemLevel::Prefetch => match self.loop_ {
                 Some(_) => None,
                 None => Some(
                     Diagnostic::error(codes::REG_PLACEMENT, "`let@reg` outside any `compute` or `reduce`")
@@ -140,6 +144,19 @@ impl LevelCtx {
                     .with_primary(span, "not inside any `compute@grid`")
                     .with_note(rule),
             ),
+        }
+    }
+
+    /// The context of the value of a `let` of `level`: for a `let@shared`
+    /// inside a `compute@group`, the group's level (see the module docs).
+    pub fn value_ctx(self, level: Option<MemLevel>) -> LevelCtx {
+        match (level, self.group) {
+            (Some(MemLevel::Shared), Some(group)) => LevelCtx {
+                last: Some((Level::Group, group)),
+                thread_in_group: None,
+                ..self
+            },
+            _ => self,
         }
     }
 

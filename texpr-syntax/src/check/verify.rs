@@ -222,7 +222,10 @@ impl<'p> Verifier<'p> {
                 self.diags.extend(err);
                 let err = self.levels.shared_value_error(*level, value, e.span);
                 self.diags.extend(err);
+                let outer = self.levels;
+                self.levels = outer.value_ctx(*level);
                 self.expr(value);
+                self.levels = outer;
                 self.bind(
                     *var,
                     e.span,

@@ -15,7 +15,12 @@
 //! - [`Layout::Padded`]: a tile padded to whole blocks computes an
 //!   `Mp x Np` result of which the layout keeps the `M x N` top-left corner:
 //!   the digit permutation of the padded matrix seen through
-//!   `k -> (k / N) * Np + k % N`. Written `padded(N, Np, digits(...))`.
+//!   `k -> (k / N) * Np + k % N`. Written `padded(N, Np, digits(...))`;
+//! - [`Layout::Strided`]: the other way round, rows of `C` raw elements
+//!   laid out `S >= C` apart (a workgroup array padded against bank
+//!   conflicts): `k -> (k / S) * C + (k % S) % C`, the `S - C` padding
+//!   positions after each row repeating its first elements (code generation
+//!   never writes them). Written `strided(C, S)`.
 //!
 //! Each layout has a term form ([`Layout::term`], what the interpreter and
 //! element extraction read) and an inverse ([`Layout::inverse_term`], where
@@ -190,6 +195,55 @@ impl Padded {
     }
 }
 
+/// Rows of `cols` raw elements laid out `stride >= cols` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strided {
+    pub cols: u64,
+    pub stride: u64,
+}
+
+impl Strided {
+    /// `f(k) = (k / S) * C + (k % S) % C`.
+    pub fn term(&self, k: VarId) -> Term {
+        let c = |x: u64| constant(x as i64);
+        let row = bin(TermOp::Div, var(k), c(self.stride));
+        let col = bin(TermOp::Rem, var(k), c(self.stride));
+        bin(
+            TermOp::Add,
+            bin(TermOp::Mul, row, c(self.cols)),
+            bin(TermOp::Rem, col, c(self.cols)),
+        )
+    }
+
+    pub fn apply(&self, k: u64) -> u64 {
+        k / self.stride * self.cols + k % self.stride % self.cols
+    }
+
+    /// `f^-1(raw) = (raw / C) * S + raw % C`.
+    pub fn inverse_term(&self, raw: Term) -> Term {
+        let c = |x: u64| constant(x as i64);
+        bin(
+            TermOp::Add,
+            bin(
+                TermOp::Mul,
+                bin(TermOp::Div, raw.clone(), c(self.cols)),
+                c(self.stride),
+            ),
+            bin(TermOp::Rem, raw, c(self.cols)),
+        )
+    }
+
+    /// Why rows of `cols` laid out `stride` apart do not map `raw` raw
+    /// elements onto `len`, if they do not.
+    fn misfit(&self, len: u64, raw: u64) -> Option<String> {
+        let (c, s) = (self.cols, self.stride);
+        let fits = c >= 1 && s >= c && raw.is_multiple_of(c) && len == raw / c * s;
+        (!fits).then(|| {
+            format!("rows of {c} laid out {s} apart need a stride of at least {c} and {raw} raw elements in whole rows of {c} ({} laid out), not {len}", raw / c.max(1) * s)
+        })
+    }
+}
+
 /// How a grid's raw result is laid out (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -199,6 +253,8 @@ pub enum Layout {
     Digits(DigitPerm),
     /// The `M x N` corner of a padded, digit-permuted raw result.
     Padded(Padded),
+    /// Rows of the raw result laid out further apart.
+    Strided(Strided),
 }
 
 impl Layout {
@@ -208,6 +264,7 @@ impl Layout {
             Layout::Truncate => var(k),
             Layout::Digits(p) => p.term(k),
             Layout::Padded(p) => p.term(k),
+            Layout::Strided(p) => p.term(k),
         }
     }
 
@@ -217,6 +274,7 @@ impl Layout {
             Layout::Truncate => k,
             Layout::Digits(p) => p.apply(k),
             Layout::Padded(p) => p.apply(k),
+            Layout::Strided(p) => p.apply(k),
         }
     }
 
@@ -227,15 +285,18 @@ impl Layout {
             Layout::Truncate => raw,
             Layout::Digits(p) => p.inverse_term(raw),
             Layout::Padded(p) => p.inverse_term(raw),
+            Layout::Strided(p) => p.inverse_term(raw),
         }
     }
 
     /// Why this layout cannot map a raw result of `raw` elements onto `len`
     /// elements, if it cannot: a truncation keeps at most `raw` elements, a
     /// digit permutation covers exactly `raw == len`, a padded layout keeps
-    /// `len = M * N` of its `raw` elements.
+    /// `len = M * N` of its `raw` elements, rows laid out further apart
+    /// `len = raw / C * S`.
     pub fn misfit(&self, len: u64, raw: u64) -> Option<String> {
         let (covers, keeps) = match self {
+            Layout::Strided(s) => return s.misfit(len, raw),
             Layout::Truncate if len <= raw => return None,
             Layout::Truncate => {
                 return Some(format!(
@@ -264,7 +325,7 @@ impl Layout {
     /// The digit permutation inside, if any.
     pub fn perm(&self) -> Option<&DigitPerm> {
         match self {
-            Layout::Truncate => None,
+            Layout::Truncate | Layout::Strided(_) => None,
             Layout::Digits(p) => Some(p),
             Layout::Padded(p) => Some(&p.perm),
         }
@@ -298,118 +359,4 @@ fn digit(x: Term, div: u64, radix: u64, top: bool, mul: u64) -> Term {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ir::TermKind;
-
-    fn eval(t: &Term, k: i64) -> i64 {
-        match &t.kind {
-            TermKind::Const(c) => *c,
-            TermKind::Var(_) => k,
-            TermKind::Binary(op, a, b) => {
-                let (a, b) = (eval(a, k), eval(b, k));
-                match op {
-                    TermOp::Add => a + b,
-                    TermOp::Sub => a - b,
-                    TermOp::Mul => a * b,
-                    TermOp::Div => a.div_euclid(b),
-                    TermOp::Rem => a.rem_euclid(b),
-                }
-            }
-        }
-    }
-
-    /// A 2D tile order over an 8 x 12 row-major matrix: 2 x 3 blocks, 2 x 2
-    /// threads per block, 2 x 2 registers per thread.
-    fn tile() -> DigitPerm {
-        // Layout digits (least significant first): rj, tj, bj over columns
-        // (2, 2, 3), then ri, ti, bi over rows (2, 2, 2).
-        // Raw order (most significant first): bi bj ti tj ri rj.
-        DigitPerm::new(&[
-            (2, 1, 1),   // rj
-            (2, 2, 4),   // tj
-            (3, 4, 16),  // bj
-            (2, 12, 2),  // ri
-            (2, 24, 8),  // ti
-            (2, 48, 48), // bi
-        ])
-        .expect("a permutation")
-    }
-
-    #[test]
-    fn term_and_inverse_are_inverse_bijections() {
-        let p = tile();
-        assert_eq!(p.len, 96);
-        let k = VarId(0);
-        let f = p.term(k);
-        let g = p.inverse_term(var(k));
-        let mut seen = [false; 96];
-        for x in 0..96 {
-            let y = eval(&f, x);
-            assert_eq!(y as u64, p.apply(x as u64));
-            assert!(!seen[y as usize], "not injective at {x}");
-            seen[y as usize] = true;
-            assert_eq!(eval(&g, y), x);
-        }
-    }
-
-    /// A 5 x 7 matrix computed as a padded 8 x 12 tile order: every element
-    /// of the layout comes from a distinct raw position, padding lands past
-    /// the end, and the map reads back.
-    #[test]
-    fn padded_layouts_keep_the_corner_and_read_back() {
-        let p = Padded::new(5, 7, 12, tile()).expect("a padded layout");
-        let k = VarId(0);
-        let f = p.term(k);
-        let g = p.inverse_term(var(k));
-        let mut hit = [false; 96];
-        for x in 0..35 {
-            let raw = eval(&f, x);
-            assert!((0..96).contains(&raw));
-            assert!(!hit[raw as usize], "not injective at {x}");
-            hit[raw as usize] = true;
-            assert_eq!(eval(&g, raw), x, "inverse at {x}");
-            // The padded position is row-major in the padded matrix.
-            let (i, j) = (x / 7, x % 7);
-            assert_eq!(raw as u64, p.perm.apply((i * 12 + j) as u64));
-        }
-        for raw in (0..96).filter(|r| !hit[*r as usize]) {
-            assert!(eval(&g, raw) >= 35, "padding {raw} lands inside");
-        }
-        let l = Layout::Padded(p.clone());
-        assert!((0..35).all(|x| l.apply(x) == eval(&f, x as i64) as u64));
-        assert_eq!(l.misfit(35, 96), None);
-        assert!(l.misfit(35, 100).is_some() && l.misfit(36, 96).is_some());
-        // Rows wider than the padded rows, or digits straddling a row, are refused.
-        assert_eq!(Padded::new(5, 13, 12, tile()), None);
-        assert_eq!(Padded::new(5, 7, 8, tile()), None);
-    }
-
-    #[test]
-    fn layouts_evaluate_as_their_terms_and_say_why_they_do_not_fit() {
-        let d = Layout::Digits(tile());
-        let k = VarId(0);
-        let t = d.term(k);
-        assert!((0..96).all(|x| d.apply(x) == eval(&t, x as i64) as u64));
-        assert_eq!(d.misfit(96, 96), None);
-        assert!(d.misfit(95, 96).unwrap().contains("covers 96"));
-        assert_eq!(Layout::Truncate.misfit(10, 12), None);
-        assert!(Layout::Truncate.misfit(13, 12).is_some());
-        assert_eq!(Layout::Truncate.apply(7), 7);
-        // Hand-made digits that overlap are not a permutation.
-        let mut bad = tile();
-        bad.digits[1].raw_stride = 1;
-        assert!(
-            Layout::Digits(bad)
-                .misfit(96, 96)
-                .unwrap()
-                .contains("permutation")
-        );
-    }
-
-    #[test]
-    fn overlapping_digits_are_refused() {
-        assert_eq!(DigitPerm::new(&[(4, 1, 1), (4, 2, 4)]), None);
-        assert_eq!(DigitPerm::new(&[(4, 1, 1), (4, 4, 2)]), None);
-    }
-}
+mod tests;

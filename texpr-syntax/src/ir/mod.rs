@@ -23,7 +23,7 @@ pub mod layout;
 pub mod term;
 pub mod visit;
 
-pub use layout::{Digit, DigitPerm, Layout, Padded};
+pub use layout::{Digit, DigitPerm, Layout, Padded, Strided};
 pub use visit::AnyLevel;
 
 use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};

@@ -266,6 +266,7 @@ impl Printer<'_> {
             MapKind::Layout(Layout::Padded(p)) => {
                 format!("padded({}, {}, {})", p.cols, p.padded_cols, digits(&p.perm))
             }
+            MapKind::Layout(Layout::Strided(s)) => format!("strided({}, {})", s.cols, s.stride),
         };
         format!(" {{{k}{len} -> {body}}}")
     }

@@ -51,8 +51,13 @@ fn the_generated_syntax_covers_every_strategy() {
         Strategy::Tile {
             group: [8, 4],
             reg: [2, 2],
-            shared: Some(8),
-            // Both optional keys (which `apply` refuses together).
+            shared: Some(Staging {
+                kb: 8,
+                pad: 1,
+                vec4: true,
+                prefetch: true,
+            }),
+            // Every optional key (`apply` refuses `kstep` with `shared`).
             kstep: Some(4),
         },
         Strategy::MultiPass {
@@ -80,7 +85,10 @@ fn the_generated_syntax_covers_every_strategy() {
             assert!(line.contains(&format!("{k}=")), "{line} lacks {k}");
         }
     }
-    assert_eq!(lines[4], "tile group=AxB reg=AxB [shared=N] [kstep=N]");
+    assert_eq!(
+        lines[4],
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N]"
+    );
     assert_eq!(
         lines[5],
         "multipass parts=N group=N [combine=serial|tree|subgroup]"
@@ -103,6 +111,12 @@ fn bad_text_says_which_line_and_why() {
         ("c: rows group=0", 1, "positive integer"),
         ("c: rows", 1, "needs `group=`"),
         ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
+        ("c: tile group=8x8 reg=1x1 pad=1", 1, "needs `shared=`"),
+        (
+            "c: tile group=8x8 reg=1x1 shared=4 vec4=yes",
+            1,
+            "`on` or `off`",
+        ),
         ("c: rows group=4 reg=2", 1, "no setting `reg`"),
         ("c: rows group=4\nc: default", 2, "scheduled twice"),
         (

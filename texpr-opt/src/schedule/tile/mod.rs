@@ -1,4 +1,4 @@
-//! `tile group=TIxTJ reg=RIxRJ [shared=KB]` on `compute M |i| compute N |j| S`
+//! `tile group=TIxTJ reg=RIxRJ [shared=KB [pad=P] [vec4=on]]` on `compute M |i| compute N |j| S`
 //! (or `compute B |p|` around it: the batch is the grid's top digit):
 //! `compute@grid GI*GJ {k -> LAYOUT} |g| compute@group TI*TJ |l| TILE` where
 //! each invocation computes an `RI x RJ` register tile.
@@ -16,7 +16,8 @@
 //! - [`staging`]: with `shared=KB`, the reduction runs in blocks of `KB`
 //!   steps, each operand's block for the whole workgroup a `let@shared` the
 //!   register tiles read (each operand element read from global memory once
-//!   per workgroup);
+//!   per workgroup), padded against bank conflicts (`pad=P`), filled with
+//!   `vec4` loads (`vec4=on`);
 //! - [`epilogue`]: the rest of `S` applied to every accumulator (or `S`
 //!   itself per element, without a reduction), and the grid root with its
 //!   layout: a digit permutation from the block order to row-major, padded
@@ -31,6 +32,7 @@ mod ksteps;
 mod registers;
 mod staging;
 
+use super::data::Staging;
 use super::fail::Fail;
 use super::shape::{self, single_reduce};
 use blocks::Blocks;
@@ -42,7 +44,7 @@ pub fn tile(
     root: &Expr,
     group: [u64; 2],
     reg: [u64; 2],
-    shared_kstep: (Option<u64>, Option<u64>),
+    shared_kstep: (Option<Staging>, Option<u64>),
     target: &Target,
 ) -> Result<Expr, Fail> {
     let t = shape::tiled(root).ok_or_else(|| {

@@ -12,6 +12,7 @@ use super::blocks::Blocks;
 use super::epilogue;
 use super::staging::{self, Staged};
 use crate::index::subst::subst_expr;
+use crate::schedule::data::Staging;
 use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::var;
@@ -24,7 +25,7 @@ pub fn accumulate(
     p: &mut Program,
     b: &Blocks,
     reduce: &Expr,
-    shared: Option<u64>,
+    shared: Option<Staging>,
     target: &Target,
 ) -> Result<Expr, Fail> {
     let ExprKind::Reduce {
@@ -42,10 +43,10 @@ pub fn accumulate(
     collect_loads(body, [b.i, b.j, *k, b.g], &mut loads_i, &mut loads_j);
     let (ri, rj) = (b.fresh(p, "ri", b.ri), b.fresh(p, "rj", b.rj));
     let staged = match shared {
-        Some(kb) => Some(staging::blocks(
+        Some(how) => Some(staging::blocks(
             p,
             b,
-            (*k_n, kb),
+            (*k_n, how),
             [&loads_i, &loads_j],
             target,
         )?),
@@ -56,7 +57,7 @@ pub fn accumulate(
     let mut shared_lets: Vec<(VarId, Expr)> = Vec::new();
     for (loads, along_i, r) in [(&loads_i, true, ri), (&loads_j, false, rj)] {
         for ld in loads {
-            let (v, value) = load(p, b, ld, (along_i, *k), staged.as_ref(), &mut shared_lets);
+            let (v, value) = load(p, b, ld, (along_i, *k), staged.as_ref(), &mut shared_lets)?;
             let read = read_local(v, var(r), ld.ty.elem).at(ld.span);
             inner = replace_equal(&inner, ld, &read);
             lets.push((v, value));
@@ -103,7 +104,7 @@ fn load(
     (along_i, k): (bool, VarId),
     staged: Option<&Staged>,
     shared_lets: &mut Vec<(VarId, Expr)>,
-) -> (VarId, Expr) {
+) -> Result<(VarId, Expr), Fail> {
     let (n, orig) = match along_i {
         true => (b.ri, b.i),
         false => (b.rj, b.j),
@@ -112,14 +113,14 @@ fn load(
     let one = match staged {
         None => subst_expr(p, ld, orig, &b.at(along_i, rr)).with_thread_levels(),
         Some(st) => {
-            let (shared, read) = st.stage(p, b, ld, (along_i, [orig, k]), rr);
+            let (shared, read) = st.stage(p, b, ld, (along_i, [orig, k]), rr)?;
             shared_lets.push(shared);
             read
         }
     };
     let value = compute_at(Level::Thread, n, rr, one);
     let v = p.fresh_var("tile", VarKind::Vector(value.ty), b.span);
-    (v, value)
+    Ok((v, value))
 }
 
 /// Distinct scalar reads in `e` whose index mentions only `i` and `k`, and

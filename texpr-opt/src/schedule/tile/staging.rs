@@ -1,20 +1,43 @@
-//! Shared staging of a tile's operands (`shared=KB`): the reduction runs as
-//! `K/KB` blocks (`kb`) of `KB` steps (`kk`); for each block, each operand's
-//! `TI*RI x KB` (or `KB x TJ*RJ`) block for the whole workgroup is a
-//! `let@shared` filled by all invocations together between barriers, laid
-//! out with consecutive elements along the operand's unit-stride index (so
-//! neighbouring invocations fill neighbouring addresses), and the register
-//! tiles read it. E0212 when `KB` does not divide the reduction, E0216 when
-//! the blocks need more workgroup memory than the device has.
+//! Shared staging of a tile's operands (`shared=KB [pad=P] [vec4=on]`): the
+//! reduction runs as `K/KB` blocks (`kb`) of `KB` steps (`kk`); for each
+//! block, each operand's `TI*RI x KB` (or `KB x TJ*RJ`) block for the whole
+//! workgroup is a `let@shared` filled by all invocations together between
+//! barriers, and the register tiles read it.
+//!
+//! A block is `R` rows of `C` raw elements along the operand's unit-stride
+//! index (`[row][step]` along `i`, `[step][column]` along `j`), so that
+//! neighbouring invocations fill neighbouring addresses:
+//! - scalar fill: `compute@thread R*C |x| OPERAND[row x / C, col x % C]`,
+//!   invocation `l` filling elements `l, l+W, ...`;
+//! - `vec4=on`: `compute@group W |f| let@reg q = compute@thread V |v|
+//!   OPERAND[row f / (C/V), col (f % (C/V))*V + v] in compute@thread V |c|
+//!   q[c]`: each invocation loads `V = R*C / W` consecutive elements of one
+//!   row into a register tile (a multiple of 4: code generation makes it
+//!   `vec4` loads, as any register tile); E0212 unless `V` is a multiple of
+//!   4 that divides `C`. An operand whose index does not step by 1 along
+//!   the row (a transposed one), or whose overhanging columns wrap at an
+//!   `N` that `V` does not divide, is filled one element at a time;
+//! - `prefetch=on` (with `vec4=on`): that register tile is a
+//!   `let@prefetch`, loaded one block ahead: the next block's runs are in
+//!   flight while the current block computes, then stored after it;
+//! - `pad=P`: the block's rows laid out `S = C + P` apart (the value carries
+//!   a `strided(C, S)` layout, [`texpr_syntax::ir::Strided`]): invocations
+//!   reading down a column of an `[row][step]` block hit different banks.
+//!
+//! E0212 when `KB` does not divide the reduction, E0216 when the blocks
+//! need more workgroup memory than the device has.
 
 use super::super::fail::Fail;
-use super::super::grid::{compute_at, fits_shared};
+use super::super::grid::{compute_at, fits_shared, index, let_at};
 use super::blocks::Blocks;
 use crate::index::subst::subst_expr;
-use texpr_syntax::ast::Level;
+use crate::schedule::data::Staging;
+use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
-use texpr_syntax::ir::{Expr, Program, Term, VarId, VarKind};
+use texpr_syntax::ir::term::{add, div, linear, mul, rem, summands, var};
+use texpr_syntax::ir::{
+    Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, TermKind, VarId, VarKind,
+};
 use texpr_target::Target;
 
 /// The reduction split into blocks of `kb` steps: `kb_var` counts the
@@ -24,6 +47,7 @@ pub struct Staged {
     pub kb: u64,
     pub kb_var: VarId,
     pub kk: VarId,
+    pub how: Staging,
 }
 
 /// The blocks of `KB` steps of a `K`-step reduction over `loads` (the
@@ -31,20 +55,36 @@ pub struct Staged {
 pub fn blocks(
     p: &mut Program,
     b: &Blocks,
-    (k_n, kb): (u64, u64),
+    (k_n, how): (u64, Staging),
     [loads_i, loads_j]: [&Vec<Expr>; 2],
     target: &Target,
 ) -> Result<Staged, Fail> {
+    let kb = how.kb;
     if !k_n.is_multiple_of(kb) {
         return Err(Fail::sizes(format!(
             "{k_n} reduction steps do not divide into blocks of {kb}"
         )));
     }
-    let bytes = (loads_i.len() as u64 * b.ti * b.ri + loads_j.len() as u64 * b.tj * b.rj) * kb * 4;
-    fits_shared(bytes, target)?;
+    // Rows of `KB` (along i) and of `TJ*RJ` (along j), each padded by `P`.
+    let along_i = loads_i.len() as u64 * b.ti * b.ri * (kb + how.pad);
+    let along_j = loads_j.len() as u64 * kb * (b.tj * b.rj + how.pad);
+    fits_shared((along_i + along_j) * 4, target)?;
     let kb_var = b.fresh(p, "kb", k_n / kb);
     let kk = b.fresh(p, "kk", kb);
-    Ok(Staged { kb, kb_var, kk })
+    Ok(Staged {
+        kb,
+        kb_var,
+        kk,
+        how,
+    })
+}
+
+/// One operand block: `rows x cols` raw elements, the terms of the
+/// operand's own index and of the reduction step at `(row, col)`.
+struct Block {
+    rows: u64,
+    cols: u64,
+    along_i: bool,
 }
 
 impl Staged {
@@ -67,43 +107,177 @@ impl Staged {
         p: &mut Program,
         b: &Blocks,
         ld: &Expr,
-        (along_i, [dim, k]): (bool, [VarId; 2]),
+        (along_i, dims): (bool, [VarId; 2]),
         rr: VarId,
-    ) -> ((VarId, Expr), Expr) {
-        let kb = self.kb;
-        let (block, width) = match along_i {
-            true => (b.ti * b.ri, b.ri),
-            false => (b.tj * b.rj, b.rj),
+    ) -> Result<((VarId, Expr), Expr), Fail> {
+        let (kb, span) = (self.kb, ld.span);
+        let (width, block) = match along_i {
+            true => (b.ri, b.ti * b.ri),
+            false => (b.rj, b.tj * b.rj),
         };
-        let span = ld.span;
-        let len = block * kb;
-        let x = p.fresh_var("x", VarKind::Index { extent: len }, span);
+        let blk = match along_i {
+            true => Block {
+                rows: block,
+                cols: kb,
+                along_i,
+            },
+            false => Block {
+                rows: kb,
+                cols: block,
+                along_i,
+            },
+        };
+        let quads = match self.how.vec4 {
+            true => self.vec4_fill(p, b, ld, &blk, dims)?,
+            false => None,
+        };
+        let value = match quads {
+            Some(fill) => fill,
+            None => {
+                let x = b.fresh(p, "x", blk.rows * blk.cols);
+                let (row, col) = (div(var(x), blk.cols), rem(var(x), blk.cols));
+                let e = self.operand_at(p, b, ld, &blk, dims, ([row, col], None));
+                compute_at(Level::Thread, blk.rows * blk.cols, x, e)
+            }
+        };
+        let stride = blk.cols + self.how.pad;
+        let value = match self.how.pad {
+            0 => value,
+            _ => padded(p, value, &blk, stride),
+        };
+        let v = p.fresh_var("stage", VarKind::Vector(value.ty), span);
         // Along i the workgroup's rows and an invocation's lane are `/`,
         // along j `%` (see `Blocks`).
-        let pick = |t: Term, c: u64| match along_i {
-            true => div(t, c),
-            false => rem(t, c),
+        let lane = match along_i {
+            true => add(mul(div(var(b.l), b.tj), width), var(rr)),
+            false => add(mul(rem(var(b.l), b.tj), width), var(rr)),
         };
-        let lane = add(mul(pick(var(b.l), b.tj), width), var(rr));
-        let (dim_t, k_t, read_ix) = match along_i {
-            // [row][step]: row = x / KB, step = x % KB.
-            true => (
-                b.block_at(true, div(var(x), kb)),
-                self.at(rem(var(x), kb)),
-                add(mul(lane, kb), var(self.kk)),
-            ),
-            // [step][column]: step = x / block, column = x % block.
-            false => (
-                b.block_at(false, rem(var(x), block)),
-                self.at(div(var(x), block)),
-                add(mul(var(self.kk), block), lane),
-            ),
+        let read_ix = match along_i {
+            true => add(mul(lane, stride), var(self.kk)),
+            false => add(mul(var(self.kk), stride), lane),
+        };
+        let read = read_local(v, read_ix, ld.ty.elem).at(span);
+        Ok(((v, value), read))
+    }
+
+    /// `ld` at element `(row, col + v)` of its block (thread-level
+    /// throughout); `v`, the element within a run of `V`, is added after the wrap
+    /// (runs never straddle it, see [`Staged::vec4_fill`]).
+    fn operand_at(
+        &self,
+        p: &Program,
+        b: &Blocks,
+        ld: &Expr,
+        blk: &Block,
+        [dim, k]: [VarId; 2],
+        ([row, col], run): ([Term; 2], Option<(VarId, u64)>),
+    ) -> Expr {
+        let plus_v = |t: Term| match run {
+            Some((v, _)) => add(t, var(v)),
+            None => t,
+        };
+        let (base, wrap) = match blk.along_i {
+            true => (mul(div(b.gt.clone(), b.gj), blk.rows), b.wrap_i),
+            false => (mul(rem(b.gt.clone(), b.gj), blk.cols), b.wrap_j),
+        };
+        let wrapped = |t: Term| match wrap {
+            Some(n) => rem(t, n),
+            None => t,
+        };
+        let (dim_t, k_t) = match (blk.along_i, run, wrap) {
+            (true, _, _) => (wrapped(add(base, row)), self.at(plus_v(col))),
+            // A run of `V` columns from a multiple of `V`, wrapped at a
+            // multiple of `V`: `((start / V) % (N / V)) * V + v`, in range
+            // as written.
+            (false, Some((v, each)), Some(n)) => {
+                let start = rem(div(add(base, col), each), n / each);
+                (add(mul(start, each), var(v)), self.at(row))
+            }
+            (false, _, _) => (plus_v(wrapped(add(base, col))), self.at(row)),
         };
         let e = subst_expr(p, ld, dim, &dim_t);
-        let e = subst_expr(p, &e, k, &k_t);
-        let value = compute_at(Level::Thread, len, x, e.with_thread_levels());
-        let v = p.fresh_var("stage", VarKind::Vector(value.ty), span);
-        let read = read_local(v, read_ix, ld.ty.elem).at(span);
-        ((v, value), read)
+        subst_expr(p, &e, k, &k_t).with_thread_levels()
     }
+
+    /// The `vec4=on` fill of `blk` (see the module docs); `None` (a scalar
+    /// fill) for an operand whose index does not step by 1 along the rows,
+    /// or whose runs would straddle the wrap of an overhanging block.
+    fn vec4_fill(
+        &self,
+        p: &mut Program,
+        b: &Blocks,
+        ld: &Expr,
+        blk: &Block,
+        dims: [VarId; 2],
+    ) -> Result<Option<Expr>, Fail> {
+        let (len, w) = (blk.rows * blk.cols, b.w());
+        let each = len / w;
+        if !len.is_multiple_of(w) || !each.is_multiple_of(4) || !blk.cols.is_multiple_of(each) {
+            return Err(Fail::sizes(format!(
+                "a block of {} x {} does not split into runs of a multiple of 4 elements along its rows, one per invocation of {w}",
+                blk.rows, blk.cols
+            )));
+        }
+        let wrap = match blk.along_i {
+            true => None,
+            false => b.wrap_j,
+        };
+        if wrap.is_some_and(|n| !n.is_multiple_of(each)) {
+            return Ok(None);
+        }
+        let runs = blk.cols / each;
+        let f = b.fresh(p, "f", w);
+        let v = b.fresh(p, "v", each);
+        let row = div(var(f), runs);
+        let col = mul(rem(var(f), runs), each);
+        let e = self.operand_at(p, b, ld, blk, dims, ([row, col], Some((v, each))));
+        if !unit_stride(&e, v) {
+            return Ok(None);
+        }
+        let run = compute_at(Level::Thread, each, v, e);
+        let q = p.fresh_var("q", VarKind::Vector(run.ty), b.span);
+        let c = b.fresh(p, "c", each);
+        let copy = compute_at(
+            Level::Thread,
+            each,
+            c,
+            read_local(q, var(c), ld.ty.elem).at(ld.span),
+        );
+        let level = match self.how.prefetch {
+            true => MemLevel::Prefetch,
+            false => MemLevel::Reg,
+        };
+        let body = let_at(level, q, run, copy);
+        Ok(Some(compute_at(Level::Group, w, f, body)))
+    }
+}
+
+/// `value` laid out in rows `stride` apart: `strided(C, S)`.
+fn padded(p: &mut Program, value: Expr, blk: &Block, stride: u64) -> Expr {
+    let len = blk.rows * stride;
+    let k = index(p, "y", len, value.span);
+    let mut value = value;
+    if let ExprKind::Compute { map, .. } = &mut value.kind {
+        *map = Some(IndexMap {
+            var: k,
+            len,
+            kind: MapKind::Layout(Layout::Strided(Strided {
+                cols: blk.cols,
+                stride,
+            })),
+        });
+    }
+    value.ty.len = len;
+    value
+}
+
+/// Whether `e` is a read whose index is `X + v` with `X` free of `v`.
+fn unit_stride(e: &Expr, v: VarId) -> bool {
+    let ExprKind::Index { index, .. } = &e.kind else {
+        return false;
+    };
+    let parts = summands(index);
+    let is_v = |t: &Term| t.kind == TermKind::Var(v);
+    parts.iter().filter(|t| is_v(t)).count() == 1
+        && parts.iter().filter(|t| !is_v(t)).all(|t| !t.mentions(v))
 }
