@@ -21,13 +21,14 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
         Shape::Fold(f) => folds(prefs, f, target),
         Shape::Transpose(t) => {
             let tiles = transposes(prefs, t.tiled.m, t.tiled.n);
-            let coarse = coarsenings(prefs, root.ty.len, shape::element_cost(root));
+            let (len, cost) = (root.ty.len, shape::element_cost(root));
+            let coarse = coarsenings(prefs, prefs.transpose_coarsen_per, len, cost);
             match prefs.transpose_first {
                 true => tiles.into_iter().chain(coarse).collect(),
                 false => coarse.into_iter().chain(tiles).collect(),
             }
         }
-        Shape::Elementwise { len, cost } => coarsenings(prefs, len, cost),
+        Shape::Elementwise { len, cost } => coarsenings(prefs, prefs.coarsen_per, len, cost),
     };
     out.push(Strategy::Default);
     out
@@ -107,9 +108,10 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
     }
 }
 
-/// `gridstride` (for scalar folds of at least the profile's sweeps per
-/// invocation) and `multipass`, in the profile's order; then `gridstride`
-/// on the profile's small grid.
+/// `gridstride` for scalar folds (the device-sized grids that give each
+/// invocation at least the profile's `stride_min_sweeps`, then the small
+/// grid where it gives `stride_small_min_sweeps`) and `multipass`, in the
+/// profile's order.
 fn folds(prefs: &Prefs, f: Fold<'_>, target: &Target) -> Vec<Strategy> {
     let n = f.n;
     // `gridstride` takes scalar folds (`multipass` vector ones too).
@@ -122,25 +124,34 @@ fn folds(prefs: &Prefs, f: Fold<'_>, target: &Target) -> Vec<Strategy> {
         .flat_map(|per| prefs.stride_widths.iter().map(move |w| (units * per, *w)))
         .collect();
     let strided = match scalar {
-        true => grid_strides(prefs, n, &grids, target),
+        true => {
+            let mut s = grid_strides(prefs, n, &grids, prefs.stride_min_sweeps, target);
+            let small = [prefs.stride_small];
+            for g in grid_strides(prefs, n, &small, prefs.stride_small_min_sweeps, target) {
+                if !s.contains(&g) {
+                    s.push(g);
+                }
+            }
+            s
+        }
         false => Vec::new(),
     };
     let passes = multipasses(prefs, n, target.subgroups());
-    let mut out: Vec<Strategy> = match prefs.stride_first {
+    match prefs.stride_first {
         true => strided.into_iter().chain(passes).collect(),
         false => passes.into_iter().chain(strided).collect(),
-    };
-    for s in grid_strides(prefs, n, &[prefs.stride_small], target) {
-        if scalar && !out.contains(&s) {
-            out.push(s);
-        }
     }
-    out
 }
 
 /// `gridstride` over each grid `(workgroups, width)` that gives every
 /// invocation the profile's fewest sweeps, for each combine the device has.
-fn grid_strides(prefs: &Prefs, n: u64, grids: &[(u64, u64)], target: &Target) -> Vec<Strategy> {
+fn grid_strides(
+    prefs: &Prefs,
+    n: u64,
+    grids: &[(u64, u64)],
+    min_sweeps: u64,
+    target: &Target,
+) -> Vec<Strategy> {
     let mut out = Vec::new();
     for &combine in prefs.stride_combines {
         if combine == Combine::Subgroup && !target.subgroups() {
@@ -148,7 +159,7 @@ fn grid_strides(prefs: &Prefs, n: u64, grids: &[(u64, u64)], target: &Target) ->
         }
         for &(groups, w) in grids {
             let sweeps = n / (gridstride::QUAD * groups * w);
-            if sweeps < prefs.stride_min_sweeps {
+            if sweeps < min_sweeps {
                 continue;
             }
             out.push(Strategy::GridStride {
@@ -192,21 +203,15 @@ fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
     out
 }
 
-/// `coarsen` for each count per invocation leaving at least two
+/// `coarsen` for each of `per` (counts per invocation) leaving at least two
 /// invocations whose copies of an element costing `cost` stay within the
 /// profile's `coarsen_unrolled` (else the smallest such count alone).
-fn coarsenings(prefs: &Prefs, len: u64, cost: u64) -> Vec<Strategy> {
+fn coarsenings(prefs: &Prefs, per: &[u64], len: u64, cost: u64) -> Vec<Strategy> {
     let fits = |t: &&u64| len / **t >= 2;
     let small = |t: &&u64| t.saturating_mul(cost) <= prefs.coarsen_unrolled;
-    let mut counts: Vec<u64> = prefs
-        .coarsen_per
-        .iter()
-        .filter(fits)
-        .filter(small)
-        .copied()
-        .collect();
+    let mut counts: Vec<u64> = per.iter().filter(fits).filter(small).copied().collect();
     if counts.is_empty() {
-        counts.extend(prefs.coarsen_per.iter().filter(fits).min().copied());
+        counts.extend(per.iter().filter(fits).min().copied());
     }
     let mut out = Vec::new();
     for t in counts {

@@ -53,9 +53,11 @@ pub struct Prefs {
     pub stride_contiguous: bool,
     pub stride_min_sweeps: u64,
     pub stride_first: bool,
-    /// A small grid `(workgroups, width)` offered after `multipass`, for
-    /// folds too short for a device-sized grid (and for `tune` to weigh).
+    /// A small grid `(workgroups, width)` offered after the device-sized
+    /// ones, for folds too short for them, where it gives each invocation
+    /// at least `stride_small_min_sweeps` quads (and for `tune` to weigh).
     pub stride_small: (u64, u64),
+    pub stride_small_min_sweeps: u64,
     /// `coarsen` elements per invocation and workgroup sizes.
     pub coarsen_per: &'static [u64],
     pub coarsen_groups: &'static [u64],
@@ -67,6 +69,9 @@ pub struct Prefs {
     /// before the coarsenings.
     pub transpose_tiles: &'static [(u64, u64)],
     pub transpose_first: bool,
+    /// `coarsen` counts per invocation for transposed items (whose reads
+    /// gather: no `vec4` loads to gain from long runs).
+    pub transpose_coarsen_per: &'static [u64],
 }
 
 /// The tables for a device of this profile.
@@ -188,7 +193,15 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 ///   neighbouring vec4s 90-138 ms (llvmpipe's lanes gather). So contiguous
 ///   runs, 16 workgroups of 64 (lavapipe runs a workgroup on one thread;
 ///   its thread count is not reported, 8 assumed), each invocation writing
-///   its partial (no barrier), before `multipass`.
+///   its partial (no barrier), before `multipass`; grids only where each
+///   invocation sweeps at least 4096 quads (`texprc tune` at 2^24 kept
+///   `groups=16 group=64`, 4096 sweeps; dot at 2^22, one bench, load 0.6:
+///   `groups=16 group=64` (1024 sweeps) 6.97 ms, `groups=4 group=64` 5.49,
+///   `groups=16 group=16` 5.61, `groups=64 group=64` 5.84,
+///   `groups=2 group=16` 6.20);
+/// - transposes (2048^2, one bench, load 0.6): `coarsen group=256
+///   per_thread=2` 16.5 ms, 4: 18.8, 8: 20.1, 16: 20.9 (the reads gather,
+///   so long runs buy no `vec4` loads); `transpose` tiles 2.5-6x slower.
 pub const CPU: Prefs = Prefs {
     staged_tiles: STAGED_CPU,
     staged_first: false,
@@ -224,17 +237,19 @@ pub const CPU: Prefs = Prefs {
     fold_widths_combined: WIDTHS_64,
     stride_per_unit: &[2, 8, 32],
     stride_units: 8,
-    stride_widths: &[64, 256],
+    stride_widths: &[64, 256, 16],
     stride_combines: &[Combine::Serial, Combine::Subgroup],
     stride_contiguous: true,
-    stride_min_sweeps: 16,
+    stride_min_sweeps: 4096,
     stride_first: true,
     stride_small: (2, 16),
+    stride_small_min_sweeps: 16,
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
     coarsen_unrolled: 256,
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: false,
+    transpose_coarsen_per: &[2, 4, 8, 16],
 };
 
 /// GPUs: wide workgroups, workgroup combines (subgroup operations where
@@ -275,9 +290,11 @@ pub const GPU: Prefs = Prefs {
     stride_min_sweeps: 4,
     stride_first: true,
     stride_small: (4, 32),
+    stride_small_min_sweeps: 4,
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
     coarsen_unrolled: 256,
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: true,
+    transpose_coarsen_per: &[4, 1, 8, 16, 2],
 };
