@@ -196,7 +196,12 @@ impl Writer {
             let word = &expr[start..i];
             let swizzle = start > 0 && b[start - 1] == b'.';
             let next = expr[i..].trim_start().as_bytes().first().copied();
-            let call = matches!(next, Some(b'(') | Some(b'<'));
+            // `f(..)`, or a generic type's constructor `vec4<f32>(..)`
+            // (`x < y` is a comparison of `x`, which must be fixed).
+            let generic = word.starts_with("vec")
+                || word.starts_with("mat")
+                || matches!(word, "array" | "bitcast");
+            let call = next == Some(b'(') || (next == Some(b'<') && generic);
             let ok = swizzle
                 || matches!(
                     word,
@@ -421,6 +426,11 @@ mod tests {
         assert!(twice(&mut w, "s0_tile[l]"), "workgroup memory");
         assert!(twice(&mut w, "subgroupAdd(f32(l))"), "a subgroup operation");
         assert!(twice(&mut w, "atomicLoad(&a_2)"), "an atomic");
+        assert!(twice(&mut w, "acc_1 < 1.0f"), "a var compared");
+        assert!(
+            twice(&mut w, "select(0.0f, 1.0f, acc_1<l)"),
+            "a var compared"
+        );
         // Pure builtins, literals with suffixes and swizzles are fixed.
         assert!(!twice(&mut w, "max(f32(l), 2.5e-3f) + vec4<f32>(1.0f).x"));
     }
