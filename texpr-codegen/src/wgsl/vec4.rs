@@ -343,14 +343,9 @@ fn quarter(x: &Term) -> Option<Term> {
     }
 }
 
+/// Whether `index` is `t` plus terms that are multiples of 4 without `t`.
 fn unit_stride(index: &Term, t: VarId) -> bool {
-    let parts = texpr_syntax::ir::term::summands(index);
-    let is_t = |x: &Term| x.kind == TermKind::Var(t);
-    parts.iter().filter(|x| is_t(x)).count() == 1
-        && parts
-            .iter()
-            .filter(|x| !is_t(x))
-            .all(|x| !x.mentions(t) && multiple_of_4(x))
+    term::unit_stride(index, t).is_some_and(|rest| rest.iter().all(|x| multiple_of_4(x)))
 }
 
 /// Whether `x` is a multiple of 4 for every value of its variables.

@@ -168,8 +168,36 @@ pub fn summands(t: &Term) -> Vec<&Term> {
     out
 }
 
+/// The other summands of `t` when `t` is `v` plus terms that do not
+/// mention `v` (its index moves by one as `v` does); `None` otherwise.
+pub fn unit_stride(t: &Term, v: VarId) -> Option<Vec<&Term>> {
+    let parts = summands(t);
+    let is_v = |x: &Term| x.kind == TermKind::Var(v);
+    let rest: Vec<&Term> = parts.iter().copied().filter(|x| !is_v(x)).collect();
+    (parts.len() == rest.len() + 1 && rest.iter().all(|x| !x.mentions(v))).then_some(rest)
+}
+
 /// The sum of `ts` (`0` when empty), left to right.
 pub fn sum(mut ts: impl Iterator<Item = Term>) -> Term {
     let first = ts.next().unwrap_or_else(|| constant(0));
     ts.fold(first, add)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_strides_name_the_other_summands() {
+        let (i, k) = (VarId(0), VarId(1));
+        // i * 8 + (k + 4): k moves the index by one.
+        let t = add(mul(var(i), 8), add(var(k), constant(4)));
+        let rest = unit_stride(&t, k).unwrap();
+        assert_eq!(rest.len(), 2);
+        assert!(rest.iter().all(|x| !x.mentions(k)));
+        // i moves it by 8; k twice, or k inside another summand, is no unit stride.
+        assert!(unit_stride(&t, i).is_none());
+        assert!(unit_stride(&add(var(k), var(k)), k).is_none());
+        assert!(unit_stride(&add(var(k), mul(var(k), 2)), k).is_none());
+    }
 }

@@ -17,8 +17,8 @@ use super::registers::{collect_loads, thread_fold};
 use crate::index::subst::subst_expr;
 use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, constant, mul, summands, var};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Term, TermKind, Ty, VarId, VarKind};
+use texpr_syntax::ir::term::{self, add, constant, mul, var};
+use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind};
 
 /// One operand read's register tile: its variable, whether the steps run
 /// innermost, and the register count along `i` or `j`.
@@ -142,11 +142,5 @@ fn step_value(
 
 /// Whether read `ld`'s index moves by one as `k` does (`.. + k`).
 fn unit_stride(ld: &Expr, k: VarId) -> bool {
-    let ExprKind::Index { index, .. } = &ld.kind else {
-        return false;
-    };
-    let parts = summands(index);
-    let is_k = |t: &Term| matches!(t.kind, TermKind::Var(v) if v == k);
-    parts.iter().filter(|t| is_k(t)).count() == 1
-        && parts.iter().filter(|t| !is_k(t)).all(|t| !t.mentions(k))
+    matches!(&ld.kind, ExprKind::Index { index, .. } if term::unit_stride(index, k).is_some())
 }
