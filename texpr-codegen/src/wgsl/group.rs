@@ -114,10 +114,15 @@ impl Ctx<'_> {
             ReduceOp::Mul => "subgroupMul",
             ReduceOp::Max => "subgroupMax",
             ReduceOp::Min => "subgroupMin",
+            ReduceOp::Lse => "",
         };
         let sg = self.w.let_("i32", "i32(sgid)");
         let combine = |cx: &mut Ctx<'_>, at: Ix, v: &str| {
-            let r = cx.w.subgroup_let(ty, format!("{f}({v})"))?;
+            let r = match op {
+                // No `subgroupLse`: a subgroup max, then a subgroup sum.
+                ReduceOp::Lse => cx.subgroup_lse(v)?,
+                _ => cx.w.subgroup_let(ty, format!("{f}({v})"))?,
+            };
             // `at` is `l*m + j`: the slot is `sg*m + j`.
             let slot = match m {
                 1 => sg.clone(),
