@@ -127,8 +127,8 @@ impl Tally {
         what: &str,
     ) {
         let inputs = texpr_interp::random_inputs(p, seed);
-        let want = texpr_interp::accuracy::reference(p, &inputs)
-            .expect("the interpreter runs the program");
+        let want =
+            texpr_tests::gpu::reference(p, &inputs).expect("the interpreter runs the program");
         self.pairs += 1;
         let used: Vec<&'static str> = match choice {
             ScheduleChoice::Given(s) => s.items.iter().map(|(_, st)| kind(st)).collect(),

@@ -223,7 +223,10 @@ fn lse_steps_against_f64() {
     for (a, b) in [(0.0f32, 0.0f32), (1.0, -3.0), (-20.5, 7.25), (1e-3, 2e-3)] {
         let got = lse(a, b) as f64;
         let w = want(a as f64, b as f64);
-        assert!((got - w).abs() <= 4.0 * f32::EPSILON as f64 * w.abs().max(1.0), "{a} {b}");
+        assert!(
+            (got - w).abs() <= 4.0 * f32::EPSILON as f64 * w.abs().max(1.0),
+            "{a} {b}"
+        );
         assert_eq!(lse(a, b), lse(b, a), "commutative");
     }
     // exp(1000) overflows f32; the fold does not.

@@ -21,10 +21,10 @@
 use super::cost::{expr_size, unroll_factor};
 use super::ctx::{Ctx, Ix};
 use super::lit;
+use super::online::Online;
 use super::ops;
 use crate::wgsl::index::term;
 use texpr_syntax::Diagnostic;
-use super::online::Online;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind};
 

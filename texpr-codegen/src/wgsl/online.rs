@@ -44,8 +44,13 @@ impl Ctx<'_> {
         let lo = self.w.let_("f32", format!("min({m}, {x})"));
         let d = self.w.let_("f32", format!("{lo} - {hi}"));
         let e = self.w.let_("f32", format!("exp({d})"));
-        let t = self.w.let_("f32", format!("select({e}, {one}, {lo} == {hi})"));
-        let up = self.w.let_("f32", format!("select({s} + {t}, {s} * {t} + {one}, {x} > {m})"));
+        let t = self
+            .w
+            .let_("f32", format!("select({e}, {one}, {lo} == {hi})"));
+        let up = self.w.let_(
+            "f32",
+            format!("select({s} + {t}, {s} * {t} + {one}, {x} > {m})"),
+        );
         match first {
             Some(f) => {
                 self.w.line(format!("{s} = select({up}, {one}, {f});"));
@@ -73,7 +78,9 @@ impl Ctx<'_> {
         let d = self.w.let_("f32", format!("{v} - {mx}"));
         let e = self.w.let_("f32", format!("exp({d})"));
         let one = lit::f32_lit(1.0);
-        let t = self.w.let_("f32", format!("select({e}, {one}, {v} == {mx})"));
+        let t = self
+            .w
+            .let_("f32", format!("select({e}, {one}, {v} == {mx})"));
         let sum = self.w.subgroup_let("f32", format!("subgroupAdd({t})"))?;
         let l = self.w.let_("f32", format!("log({sum})"));
         Ok(self.w.let_("f32", format!("{mx} + {l}")))

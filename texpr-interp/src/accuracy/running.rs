@@ -340,12 +340,24 @@ mod tests {
         let mut acc = el(f32::NEG_INFINITY, 0.0);
         for (i, &x) in xs.iter().enumerate() {
             let r = lse(f(acc.0), x);
-            acc = (Sc::F(r), Bound::fold(ReduceOp::Lse, n, acc, el(x, 1e-4), Sc::F(r), i == 0));
+            acc = (
+                Sc::F(r),
+                Bound::fold(ReduceOp::Lse, n, acc, el(x, 1e-4), Sc::F(r), i == 0),
+            );
         }
-        let exact = xs.iter().map(|&x| (x as f64 - 1001.5).exp()).sum::<f64>().ln() + 1001.5;
+        let exact = xs
+            .iter()
+            .map(|&x| (x as f64 - 1001.5).exp())
+            .sum::<f64>()
+            .ln()
+            + 1001.5;
         let got = f(acc.0) as f64;
         assert!(acc.1.specified);
-        assert!((got - exact).abs() <= acc.1.err, "{got} vs {exact}: {:?}", acc.1);
+        assert!(
+            (got - exact).abs() <= acc.1.err,
+            "{got} vs {exact}: {:?}",
+            acc.1
+        );
         // The terms' error (1e-4) plus 2n combines at |L| ~ 1002: no more.
         let most = 1e-4 + 2.0 * 4.0 * (LSE_STEP + 1002.0) * EPS + 4.0 * TINY;
         assert!(acc.1.err <= most, "{:?} > {most}", acc.1);

@@ -117,7 +117,10 @@ fn lse_two(p: &mut Program, a: Expr, b: Expr) -> Expr {
     let (ty, span) = (a.ty, a.span);
     let x = p.fresh_var("x", VarKind::Vector(ty), span);
     let y = p.fresh_var("y", VarKind::Vector(ty), span);
-    let (vx, vy) = (build::whole(p, VecRef::Local(x)), build::whole(p, VecRef::Local(y)));
+    let (vx, vy) = (
+        build::whole(p, VecRef::Local(x)),
+        build::whole(p, VecRef::Local(y)),
+    );
     let c = |v: f32| match ty.len {
         1 => build::f32c(v),
         n => build::broadcast(build::f32c(v), n),
