@@ -4,128 +4,118 @@
 @group(0) @binding(0) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_y: array<f32>;
 var<workgroup> s0_red_1: array<f32, 64>;
-var<workgroup> s0_m_16: array<f32, 1>;
-var<workgroup> s0_red_19: array<f32, 64>;
-var<workgroup> s0_s_40: array<f32, 1>;
+var<workgroup> s0_m_30: array<f32, 1>;
 
 @compute @workgroup_size(64)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    var acc_2: f32;
+    var acc_2_m: f32;
+    var acc_2_s: f32;
     for (var t_3: i32 = 0i; t_3 < 4i; t_3 = t_3 + 2i) {
         let t_4: i32 = g * 256i;
         let t_5: i32 = t_3 * 64i;
         let t_6: i32 = t_5 + l;
         let t_7: i32 = t_4 + t_6;
         let t_8: f32 = b0_x[t_7];
-        acc_2 = select(max(acc_2, t_8), t_8, t_3 == 0i);
-        let t_9: i32 = t_3 + 1i;
-        let t_10: i32 = t_9 * 64i;
-        let t_11: i32 = t_10 + l;
-        let t_12: i32 = t_4 + t_11;
-        let t_13: f32 = b0_x[t_12];
-        acc_2 = max(acc_2, t_13);
+        let t_9: f32 = max(acc_2_m, t_8);
+        let t_10: f32 = min(acc_2_m, t_8);
+        let t_11: f32 = t_10 - t_9;
+        let t_12: f32 = exp(t_11);
+        let t_13: f32 = select(t_12, 1.0f, t_10 == t_9);
+        let t_14: f32 = select(acc_2_s + t_13, acc_2_s * t_13 + 1.0f, t_8 > acc_2_m);
+        acc_2_s = select(t_14, 1.0f, t_3 == 0i);
+        acc_2_m = select(t_9, t_8, t_3 == 0i);
+        let t_15: i32 = t_3 + 1i;
+        let t_16: i32 = t_15 * 64i;
+        let t_17: i32 = t_16 + l;
+        let t_18: i32 = t_4 + t_17;
+        let t_19: f32 = b0_x[t_18];
+        let t_20: f32 = max(acc_2_m, t_19);
+        let t_21: f32 = min(acc_2_m, t_19);
+        let t_22: f32 = t_21 - t_20;
+        let t_23: f32 = exp(t_22);
+        let t_24: f32 = select(t_23, 1.0f, t_21 == t_20);
+        let t_25: f32 = select(acc_2_s + t_24, acc_2_s * t_24 + 1.0f, t_19 > acc_2_m);
+        acc_2_s = t_25;
+        acc_2_m = t_20;
     }
-    s0_red_1[l] = acc_2;
+    let t_26: f32 = log(acc_2_s);
+    let t_27: f32 = acc_2_m + t_26;
+    s0_red_1[l] = t_27;
     workgroupBarrier();
-    for (var s_14: i32 = 32i; s_14 > 0i; s_14 = s_14 / 2i) {
-        if (l < s_14 && l + s_14 < 64i) {
-            let t_15: i32 = l + s_14;
-            s0_red_1[l] = max(s0_red_1[l], s0_red_1[t_15]);
+    for (var s_28: i32 = 32i; s_28 > 0i; s_28 = s_28 / 2i) {
+        if (l < s_28 && l + s_28 < 64i) {
+            let t_29: i32 = l + s_28;
+            s0_red_1[l] = max(s0_red_1[l], s0_red_1[t_29]) + select(log(1.0f + exp(min(s0_red_1[l], s0_red_1[t_29]) - max(s0_red_1[l], s0_red_1[t_29]))), 0.6931472f, s0_red_1[l] == s0_red_1[t_29]);
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_17: i32 = l; e_17 < 1i; e_17 = e_17 + 64i) {
-        let t_18: f32 = s0_red_1[0i];
-        s0_m_16[e_17] = t_18;
+    for (var e_31: i32 = l; e_31 < 1i; e_31 = e_31 + 64i) {
+        let t_32: f32 = s0_red_1[0i];
+        s0_m_30[e_31] = t_32;
     }
     workgroupBarrier();
-    var acc_20: f32 = 0.0f;
-    for (var t_1_21: i32 = 0i; t_1_21 < 4i; t_1_21 = t_1_21 + 2i) {
-        let t_22: i32 = g * 256i;
-        let t_23: i32 = t_1_21 * 64i;
-        let t_24: i32 = t_23 + l;
-        let t_25: i32 = t_22 + t_24;
-        let t_26: f32 = b0_x[t_25];
-        let t_27: f32 = s0_m_16[0i];
-        let t_28: f32 = t_26 - t_27;
-        let t_29: f32 = exp(t_28);
-        acc_20 = acc_20 + t_29;
-        let t_30: i32 = t_1_21 + 1i;
-        let t_31: i32 = t_30 * 64i;
-        let t_32: i32 = t_31 + l;
-        let t_33: i32 = t_22 + t_32;
-        let t_34: f32 = b0_x[t_33];
-        let t_35: f32 = s0_m_16[0i];
-        let t_36: f32 = t_34 - t_35;
-        let t_37: f32 = exp(t_36);
-        acc_20 = acc_20 + t_37;
-    }
-    s0_red_19[l] = acc_20;
-    workgroupBarrier();
-    for (var s_38: i32 = 32i; s_38 > 0i; s_38 = s_38 / 2i) {
-        if (l < s_38 && l + s_38 < 64i) {
-            let t_39: i32 = l + s_38;
-            s0_red_19[l] = s0_red_19[l] + s0_red_19[t_39];
-        }
-        workgroupBarrier();
-    }
-    workgroupBarrier();
-    for (var e_41: i32 = l; e_41 < 1i; e_41 = e_41 + 64i) {
-        let t_42: f32 = s0_red_19[0i];
-        s0_s_40[e_41] = t_42;
-    }
-    workgroupBarrier();
-    let t_43: i32 = g * 256i;
-    let t_44: i32 = 0i + l;
-    let t_45: i32 = t_43 + t_44;
-    let t_46: f32 = b0_x[t_45];
-    let t_47: f32 = s0_m_16[0i];
-    let t_48: f32 = t_46 - t_47;
-    let t_49: f32 = exp(t_48);
-    let t_50: f32 = s0_s_40[0i];
-    let t_51: f32 = t_49 / t_50;
-    let t_52: i32 = l * 4i + 0i;
-    let t_53: i32 = g * 256i + t_52;
-    let t_54: i32 = t_53 / 4i;
-    let t_55: i32 = t_54 % 64i;
-    let t_56: i32 = t_53 % 4i;
-    let t_57: i32 = t_56 * 64i;
-    let t_58: i32 = t_55 + t_57;
-    let t_59: i32 = t_53 / 256i;
-    let t_60: i32 = t_59 * 256i;
-    let t_61: i32 = t_58 + t_60;
-    b0_y[t_61] = t_51;
-    let t_62: i32 = 64i + l;
-    let t_63: i32 = t_43 + t_62;
-    let t_64: f32 = b0_x[t_63];
-    let t_65: f32 = s0_m_16[0i];
-    let t_66: f32 = t_64 - t_65;
-    let t_67: f32 = exp(t_66);
-    let t_68: f32 = s0_s_40[0i];
-    let t_69: f32 = t_67 / t_68;
-    let t_70: i32 = l * 4i + 1i;
-    let t_71: i32 = g * 256i + t_70;
-    let t_72: i32 = t_71 / 4i;
-    let t_73: i32 = t_72 % 64i;
-    let t_74: i32 = t_71 % 4i;
-    let t_75: i32 = t_74 * 64i;
-    let t_76: i32 = t_73 + t_75;
-    let t_77: i32 = t_71 / 256i;
-    let t_78: i32 = t_77 * 256i;
-    let t_79: i32 = t_76 + t_78;
-    b0_y[t_79] = t_69;
-    let t_80: i32 = 128i + l;
-    let t_81: i32 = t_43 + t_80;
-    let t_82: f32 = b0_x[t_81];
-    let t_83: f32 = s0_m_16[0i];
-    let t_84: f32 = t_82 - t_83;
-    let t_85: f32 = exp(t_84);
-    let t_86: f32 = s0_s_40[0i];
-    let t_87: f32 = t_85 / t_86;
-    let t_88: i32 = l * 4i + 2i;
+    let t_33: i32 = g * 256i;
+    let t_34: i32 = 0i + l;
+    let t_35: i32 = t_33 + t_34;
+    let t_36: f32 = b0_x[t_35];
+    let t_37: f32 = s0_m_30[0i];
+    let t_38: f32 = t_36 - t_37;
+    let t_39: f32 = exp(t_38);
+    let t_40: i32 = l * 4i + 0i;
+    let t_41: i32 = g * 256i + t_40;
+    let t_42: i32 = t_41 / 4i;
+    let t_43: i32 = t_42 % 64i;
+    let t_44: i32 = t_41 % 4i;
+    let t_45: i32 = t_44 * 64i;
+    let t_46: i32 = t_43 + t_45;
+    let t_47: i32 = t_41 / 256i;
+    let t_48: i32 = t_47 * 256i;
+    let t_49: i32 = t_46 + t_48;
+    b0_y[t_49] = t_39;
+    let t_50: i32 = 64i + l;
+    let t_51: i32 = t_33 + t_50;
+    let t_52: f32 = b0_x[t_51];
+    let t_53: f32 = s0_m_30[0i];
+    let t_54: f32 = t_52 - t_53;
+    let t_55: f32 = exp(t_54);
+    let t_56: i32 = l * 4i + 1i;
+    let t_57: i32 = g * 256i + t_56;
+    let t_58: i32 = t_57 / 4i;
+    let t_59: i32 = t_58 % 64i;
+    let t_60: i32 = t_57 % 4i;
+    let t_61: i32 = t_60 * 64i;
+    let t_62: i32 = t_59 + t_61;
+    let t_63: i32 = t_57 / 256i;
+    let t_64: i32 = t_63 * 256i;
+    let t_65: i32 = t_62 + t_64;
+    b0_y[t_65] = t_55;
+    let t_66: i32 = 128i + l;
+    let t_67: i32 = t_33 + t_66;
+    let t_68: f32 = b0_x[t_67];
+    let t_69: f32 = s0_m_30[0i];
+    let t_70: f32 = t_68 - t_69;
+    let t_71: f32 = exp(t_70);
+    let t_72: i32 = l * 4i + 2i;
+    let t_73: i32 = g * 256i + t_72;
+    let t_74: i32 = t_73 / 4i;
+    let t_75: i32 = t_74 % 64i;
+    let t_76: i32 = t_73 % 4i;
+    let t_77: i32 = t_76 * 64i;
+    let t_78: i32 = t_75 + t_77;
+    let t_79: i32 = t_73 / 256i;
+    let t_80: i32 = t_79 * 256i;
+    let t_81: i32 = t_78 + t_80;
+    b0_y[t_81] = t_71;
+    let t_82: i32 = 192i + l;
+    let t_83: i32 = t_33 + t_82;
+    let t_84: f32 = b0_x[t_83];
+    let t_85: f32 = s0_m_30[0i];
+    let t_86: f32 = t_84 - t_85;
+    let t_87: f32 = exp(t_86);
+    let t_88: i32 = l * 4i + 3i;
     let t_89: i32 = g * 256i + t_88;
     let t_90: i32 = t_89 / 4i;
     let t_91: i32 = t_90 % 64i;
@@ -136,23 +126,4 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let t_96: i32 = t_95 * 256i;
     let t_97: i32 = t_94 + t_96;
     b0_y[t_97] = t_87;
-    let t_98: i32 = 192i + l;
-    let t_99: i32 = t_43 + t_98;
-    let t_100: f32 = b0_x[t_99];
-    let t_101: f32 = s0_m_16[0i];
-    let t_102: f32 = t_100 - t_101;
-    let t_103: f32 = exp(t_102);
-    let t_104: f32 = s0_s_40[0i];
-    let t_105: f32 = t_103 / t_104;
-    let t_106: i32 = l * 4i + 3i;
-    let t_107: i32 = g * 256i + t_106;
-    let t_108: i32 = t_107 / 4i;
-    let t_109: i32 = t_108 % 64i;
-    let t_110: i32 = t_107 % 4i;
-    let t_111: i32 = t_110 * 64i;
-    let t_112: i32 = t_109 + t_111;
-    let t_113: i32 = t_107 / 256i;
-    let t_114: i32 = t_113 * 256i;
-    let t_115: i32 = t_112 + t_114;
-    b0_y[t_115] = t_105;
 }
