@@ -131,4 +131,16 @@ mod tests {
             assert_eq!(identity(ReduceOp::Min, elem), None);
         }
     }
+
+    /// An lse has no identity written (an invocation folds an online pair);
+    /// its combine is `max + log(1 + exp(min - max))`, `a + log 2` for
+    /// equal operands (no NaN from two infinities of one sign).
+    #[test]
+    fn lse_combines_without_an_identity() {
+        assert_eq!(identity(ReduceOp::Lse, ElemTy::F32), None);
+        assert_eq!(
+            combine(ReduceOp::Lse, "a", "b"),
+            "max(a, b) + select(log(1.0f + exp(min(a, b) - max(a, b))), 0.6931472f, a == b)"
+        );
+    }
 }

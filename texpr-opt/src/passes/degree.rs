@@ -139,3 +139,41 @@ impl Degrees {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::degree;
+    use texpr_syntax::ir::ExprKind;
+
+    /// The degree in `m` of `BODY` in `let m = reduce max 4 |j| x[j] in BODY`.
+    fn of(body: &str) -> Option<i64> {
+        let src = format!("input x: f32[4]\noutput y = let m = reduce max 4 |j| x[j] in {body}");
+        let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{body}: {d:?}"));
+        let ExprKind::Let { var, body, .. } = &p.outputs[0].value.kind else {
+            panic!("a let")
+        };
+        degree(body, *var)
+    }
+
+    #[test]
+    fn shifted_exponentials_scale_and_ratios_of_them_do_not() {
+        assert_eq!(of("exp(x[0] - m)"), Some(1));
+        assert_eq!(of("exp(x[0] - m) * exp(x[1] - m)"), Some(2));
+        assert_eq!(of("exp(x[0] - m) / (reduce 4 |k| exp(x[k] - m))"), Some(0));
+        assert_eq!(of("compute 4 |k| -exp(x[k] - m) * x[k]"), Some(1));
+        assert_eq!(of("let q = exp(x[0] - m) in q / q"), Some(0));
+        let pick = "select(exp(x[0] - m) < exp(x[1] - m), exp(x[2] - m), exp(x[3] - m))";
+        assert_eq!(of(pick), Some(1));
+        assert_eq!(of("x[0] * 2.0"), Some(0), "free of m");
+    }
+
+    #[test]
+    fn m_elsewhere_mixed_degrees_and_functions_of_scaled_values_have_none() {
+        assert_eq!(of("x[0] - m"), None);
+        assert_eq!(of("exp(x[0] * m - m)"), None);
+        assert_eq!(of("exp(x[0] - m) + 1.0"), None);
+        assert_eq!(of("log(exp(x[0] - m))"), None);
+        assert_eq!(of("reduce max 4 |k| exp(x[k] - m)"), None);
+        assert_eq!(of("select(exp(x[0] - m) < 1.0, 1.0, 2.0)"), None);
+    }
+}
