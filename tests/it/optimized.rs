@@ -246,6 +246,36 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
     }
 }
 
+/// A staged tile folds each block's steps straight into the one set of
+/// accumulators its invocation keeps (R x R registers, not twice that), with
+/// and without prefetching.
+#[test]
+fn staged_tiles_keep_one_set_of_accumulators() {
+    let p = example("matmul", &[("M", 32), ("N", 32), ("K", 64)]);
+    let accumulators = |sched: &str| {
+        let opts = texpr::Options {
+            target: texpr::Target::default(),
+            schedule: pinned(sched),
+            ..Default::default()
+        };
+        let wgsl = texpr::compile(&p, &opts).expect("compiles").module.wgsl;
+        wgsl.matches("var acc_").count()
+    };
+    for sched in [
+        "c: tile group=4x4 reg=2x2 shared=8",
+        "c: tile group=4x4 reg=2x2 shared=8 pad=1 vec4=on prefetch=on",
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on",
+    ] {
+        let reg: usize = sched
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("reg="))
+            .and_then(|r| r.split_once('x'))
+            .map(|(a, b)| a.parse::<usize>().unwrap() * b.parse::<usize>().unwrap())
+            .expect("a register tile");
+        assert_eq!(accumulators(sched), reg, "{sched}");
+    }
+}
+
 /// What the GPU profile's heuristic picks for large contractions (the padded
 /// `vec4` staged 128x128 block with 8x8 per invocation, and 64x64 blocks
 /// for a batch of smaller ones), pinned and run on this device.
