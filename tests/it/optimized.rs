@@ -119,6 +119,17 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             &[("BATCH", 5), ("M", 8), ("N", 12), ("K", 8)][..],
         ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
+        // A workgroup per query, its scores and their exponentials shared.
+        (
+            "attention",
+            "out: wide_rows group=64",
+            &[("S", 9), ("T", 256), ("D", 64)][..],
+        ),
+        (
+            "attention",
+            "out: wide_rows group=16",
+            &[("S", 5), ("T", 48), ("D", 32)][..],
+        ),
         // A workgroup per row, the row's elements interleaved.
         (
             "softmax",

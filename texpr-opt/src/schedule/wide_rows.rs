@@ -6,10 +6,14 @@
 //! `compute@group W |l| compute@thread C/W |t| F[c := t*W+l]` (neighbouring
 //! invocations on neighbouring elements; `PERM`, a digit permutation, puts
 //! element `t*W+l` back in place), or a final scalar reduction a
-//! `reduce@group`.
+//! `reduce@group`. A vector `let v = V` (attention's row of scores) is a
+//! `let@shared` of `V` at thread level, which the workgroup fills together
+//! (element `j` by invocation `j % W`): computed once per row, read by
+//! every later element of it (E0216 when the row's blocks do not fit the
+//! device's workgroup memory).
 
 use super::fail::Fail;
-use super::grid::{compute_at, grid, index, let_at, reduce_at};
+use super::grid::{compute_at, fits_shared, grid, index, let_at, reduce_at};
 use super::rows::not_rows;
 use super::shape;
 use crate::index::subst::subst_expr;
@@ -19,8 +23,9 @@ use texpr_syntax::ir::term::{constant, linear, var};
 use texpr_syntax::ir::{
     DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, VarId, VarKind,
 };
+use texpr_target::Target;
 
-pub fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
+pub fn wide_rows(p: &mut Program, root: &Expr, w: u64, target: &Target) -> Result<Expr, Fail> {
     let shape::Rows {
         r: r_n,
         var: r,
@@ -31,6 +36,7 @@ pub fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
     let row = subst_expr(p, body, r, &var(g));
     let l = index(p, "l", w, span);
     let (new_row, layout) = wide_body(p, &row, w, l)?;
+    fits_shared(shared_bytes(&new_row), target)?;
     let len = root.ty.len;
     // The row's elements computed `[l][t]`, laid out `t*W + l`: a digit
     // permutation within each row.
@@ -68,6 +74,18 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             }
             Ok((out, layout))
         }
+        ExprKind::Let {
+            level: None,
+            var: v,
+            value,
+            body,
+        } => {
+            let (rest, layout) = wide_body(p, body, w, l)?;
+            Ok((
+                let_at(MemLevel::Shared, *v, value.with_thread_levels(), rest),
+                layout,
+            ))
+        }
         ExprKind::Compute {
             level: None,
             n,
@@ -91,9 +109,20 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             Fail::sizes(format!("{n} terms do not split across {w} invocations")),
         ),
         _ => Err(Fail::shape(
-            "`wide_rows` needs a row of scalar `let`s, then `compute C |c| E` or a scalar `reduce N |c| E`",
+            "`wide_rows` needs a row of `let`s, then `compute C |c| E` or a scalar `reduce N |c| E`",
         )),
     }
+}
+
+/// Bytes of workgroup memory the `let@shared`s on a row's spine take.
+fn shared_bytes(body: &Expr) -> u64 {
+    let mut e = body;
+    let mut elements = 0;
+    while let ExprKind::Let { value, body, .. } = &e.kind {
+        elements += value.ty.len;
+        e = body;
+    }
+    elements * 4
 }
 
 /// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`.

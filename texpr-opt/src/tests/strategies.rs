@@ -425,13 +425,19 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
 }
 
 /// One workgroup per row: softmax, layernorm (a `let` whose value divides
-/// a reduction) and matvec (the row is one reduction), with the row's
-/// elements interleaved across the invocations.
+/// a reduction), matvec (the row is one reduction) and attention (vector
+/// `let`s, shared), with the row's elements interleaved across the
+/// invocations.
 #[test]
 fn wide_rows_split_each_row_across_a_workgroup() {
     let limits = Target::default();
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
-    let cases: [Case<'_>; 3] = [
+    let cases: [Case<'_>; 4] = [
+        (
+            "attention",
+            include_str!("../../../examples/attention.te"),
+            &[("S", 3), ("T", 64), ("D", 32)],
+        ),
         (
             "softmax",
             include_str!("../../../examples/softmax.te"),
@@ -472,6 +478,21 @@ fn wide_rows_split_each_row_across_a_workgroup() {
     let s: Schedule = "y: wide_rows group=16".parse().unwrap();
     let e = optimize(&p, &limits, &ScheduleChoice::Given(s)).unwrap_err();
     assert_eq!(e[0].code, "E0212");
+    // A row whose shared `let`s do not fit the workgroup memory: attention's
+    // two rows of 4096 scores and its four scalars (the max, the sum and
+    // each one's tree) take 32784 bytes.
+    let p = texpr_syntax::frontend(
+        include_str!("../../../examples/attention.te"),
+        &[("S".into(), 2), ("T".into(), 4096)],
+    )
+    .unwrap();
+    let mut small = Target::default();
+    small.limits.max_workgroup_storage_bytes = 32768;
+    let s: Schedule = "out: wide_rows group=64".parse().unwrap();
+    let e = optimize(&p, &small, &ScheduleChoice::Given(s.clone())).unwrap_err();
+    assert_eq!(e[0].code, "E0216", "{e:#?}");
+    small.limits.max_workgroup_storage_bytes = 32784;
+    assert!(optimize(&p, &small, &ScheduleChoice::Given(s)).is_ok());
 }
 
 /// `gridstride`: the CPU heuristic's first choice for long folds, with or
