@@ -130,6 +130,22 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "out: wide_rows group=16",
             &[("S", 5), ("T", 48), ("D", 32)][..],
         ),
+        // The row's folds combined by subgroups, then across them.
+        (
+            "attention",
+            "out: wide_rows group=32 combine=subgroup",
+            &[("S", 6), ("T", 96), ("D", 32)][..],
+        ),
+        (
+            "softmax",
+            "y: wide_rows group=64 combine=subgroup",
+            &[("R", 7), ("C", 512)][..],
+        ),
+        (
+            "matvec",
+            "y: wide_rows group=24 combine=subgroup",
+            &[("M", 5), ("N", 96)][..],
+        ),
         // A workgroup per row, the row's elements interleaved.
         (
             "softmax",

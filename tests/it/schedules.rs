@@ -415,6 +415,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             "tile shared pad vec4",
             "tile shared vec4 prefetch",
             "wide_rows",
+            "wide_rows combine=subgroup",
         ];
         for k in tiles {
             assert!(t.kinds.contains_key(k), "no `{k}` schedule ran");

@@ -12,8 +12,10 @@
 //! every later element of it (E0216 when the row's blocks do not fit the
 //! device's workgroup memory).
 
+use super::data::Combine;
 use super::fail::Fail;
 use super::grid::{compute_at, fits_shared, grid, index, let_at, reduce_at};
+use super::multipass::{combine_group, subgroups_needed};
 use super::rows::not_rows;
 use super::shape;
 use crate::index::subst::subst_expr;
@@ -25,7 +27,18 @@ use texpr_syntax::ir::{
 };
 use texpr_target::Target;
 
-pub fn wide_rows(p: &mut Program, root: &Expr, w: u64, target: &Target) -> Result<Expr, Fail> {
+pub fn wide_rows(
+    p: &mut Program,
+    root: &Expr,
+    (w, combine): (u64, Combine),
+    target: &Target,
+) -> Result<Expr, Fail> {
+    if combine == Combine::Serial {
+        return Err(Fail::shape(
+            "`wide_rows` combines a row's folds by `tree` or `subgroup`, not `serial`",
+        ));
+    }
+    subgroups_needed(combine, target)?;
     let shape::Rows {
         r: r_n,
         var: r,
@@ -35,7 +48,7 @@ pub fn wide_rows(p: &mut Program, root: &Expr, w: u64, target: &Target) -> Resul
     let g = index(p, "g", r_n, span);
     let row = subst_expr(p, body, r, &var(g));
     let l = index(p, "l", w, span);
-    let (new_row, layout) = wide_body(p, &row, w, l)?;
+    let (new_row, layout) = wide_body(p, &row, (w, combine), l)?;
     fits_shared(shared_bytes(&new_row), target)?;
     let len = root.ty.len;
     // The row's elements computed `[l][t]`, laid out `t*W + l`: a digit
@@ -57,7 +70,12 @@ pub fn wide_rows(p: &mut Program, root: &Expr, w: u64, target: &Target) -> Resul
 /// reductions workgroup trees), the final value a `compute@group` or
 /// `reduce@group`. Returns the row and, when its elements are interleaved
 /// across the invocations, the elements per invocation.
-fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Option<u64>), Fail> {
+fn wide_body(
+    p: &mut Program,
+    e: &Expr,
+    (w, combine): (u64, Combine),
+    l: VarId,
+) -> Result<(Expr, Option<u64>), Fail> {
     match &e.kind {
         ExprKind::Let {
             level: None,
@@ -66,8 +84,8 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             body,
         } if value.ty.len == 1 => {
             let mut lets = Vec::new();
-            let value = split_reduces(p, value, w, l, &mut lets)?;
-            let (rest, layout) = wide_body(p, body, w, l)?;
+            let value = split_reduces(p, value, (w, combine), l, &mut lets)?;
+            let (rest, layout) = wide_body(p, body, (w, combine), l)?;
             let mut out = let_at(MemLevel::Shared, *v, value.with_thread_levels(), rest);
             for (tv, tval) in lets.into_iter().rev() {
                 out = let_at(MemLevel::Shared, tv, tval, out);
@@ -80,7 +98,7 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             value,
             body,
         } => {
-            let (rest, layout) = wide_body(p, body, w, l)?;
+            let (rest, layout) = wide_body(p, body, (w, combine), l)?;
             Ok((
                 let_at(MemLevel::Shared, *v, value.with_thread_levels(), rest),
                 layout,
@@ -103,7 +121,7 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             Ok((compute_at(Level::Group, w, l, inner), layout))
         }
         ExprKind::Reduce { level: None, .. } if e.ty.len == 1 => {
-            Ok((group_reduce(p, e, w, l)?, None))
+            Ok((group_reduce(p, e, (w, combine), l)?, None))
         }
         ExprKind::Compute { n, .. } | ExprKind::Reduce { n, .. } if !n.is_multiple_of(w) => Err(
             Fail::sizes(format!("{n} terms do not split across {w} invocations")),
@@ -125,8 +143,14 @@ fn shared_bytes(body: &Expr) -> u64 {
     elements * 4
 }
 
-/// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`.
-fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fail> {
+/// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`
+/// (`reduce@subgroup` with `combine=subgroup`).
+fn group_reduce(
+    p: &mut Program,
+    e: &Expr,
+    (w, combine): (u64, Combine),
+    l: VarId,
+) -> Result<Expr, Fail> {
     let ExprKind::Reduce {
         op,
         n,
@@ -146,7 +170,7 @@ fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fai
     let t = index(p, "t", per, e.span);
     let b = subst_expr(p, body, *cv, &linear(var(t), w, var(l))).with_thread_levels();
     let inner = reduce_at(Level::Thread, *op, per, t, b).at(e.span);
-    Ok(reduce_at(Level::Group, *op, w, l, inner).at(e.span))
+    Ok(combine_group(combine, *op, w, l, inner).at(e.span))
 }
 
 /// `e` with each outermost scalar `reduce` replaced by a read of a new
@@ -154,7 +178,7 @@ fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fai
 fn split_reduces(
     p: &mut Program,
     e: &Expr,
-    w: u64,
+    w: (u64, Combine),
     l: VarId,
     lets: &mut Vec<(VarId, Expr)>,
 ) -> Result<Expr, Fail> {

@@ -430,7 +430,7 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
 /// invocations.
 #[test]
 fn wide_rows_split_each_row_across_a_workgroup() {
-    let limits = Target::default();
+    let limits = cpu(true);
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
     let cases: [Case<'_>; 4] = [
         (
@@ -458,17 +458,46 @@ fn wide_rows_split_each_row_across_a_workgroup() {
         let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let p = texpr_syntax::frontend(src, &ov).unwrap();
         let item = &p.outputs[0].name;
-        for w in [1, 8, 16, 32] {
-            let s: Schedule = format!("{item}: wide_rows group={w}").parse().unwrap();
+        for (w, combine) in [(1, "tree"), (8, "tree"), (16, "subgroup"), (32, "tree")] {
+            let strategy = format!("wide_rows group={w} combine={combine}");
+            let s: Schedule = format!("{item}: {strategy}").parse().unwrap();
             let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
                 .unwrap_or_else(|e| panic!("{name} {w}: {e:#?}"));
-            check(name, &p, &q, &format!("wide_rows group={w}"));
+            check(name, &p, &q, &strategy);
             let text = texpr_syntax::print::program(&q);
+            let level = if combine == "tree" {
+                "group"
+            } else {
+                "subgroup"
+            };
             if w > 1 {
-                assert!(text.contains(&format!("reduce@group {w} |")), "{text}");
+                assert!(text.contains(&format!("reduce@{level} {w} |")), "{text}");
             }
         }
     }
+    // `combine=subgroup` needs subgroups; `serial` is no combine of a row
+    // (refused by the text form, and by the strategy when built otherwise).
+    let p = texpr_syntax::frontend(include_str!("../../../examples/softmax.te"), &[]).unwrap();
+    let s: Schedule = "y: wide_rows group=16 combine=subgroup".parse().unwrap();
+    let e = optimize(&p, &cpu(false), &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0215", "{e:#?}");
+    let err = "y: wide_rows group=16 combine=serial"
+        .parse::<Schedule>()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("takes `combine=tree|subgroup`"),
+        "{err}"
+    );
+    let mut s = Schedule::default();
+    s.set(
+        "y",
+        Strategy::WideRows {
+            group: 16,
+            combine: crate::schedule::Combine::Serial,
+        },
+    );
+    let e = optimize(&p, &cpu(true), &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0211", "{e:#?}");
     // Rows that do not split across the workgroup are refused.
     let p = texpr_syntax::frontend(
         include_str!("../../../examples/softmax.te"),
