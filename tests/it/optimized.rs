@@ -119,6 +119,33 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             &[("BATCH", 5), ("M", 8), ("N", 12), ("K", 8)][..],
         ),
         ("softmax", "y: rows group=16", &[("R", 33), ("C", 128)][..]),
+        // A workgroup per query, its scores and their exponentials shared.
+        (
+            "attention",
+            "out: wide_rows group=64",
+            &[("S", 9), ("T", 256), ("D", 64)][..],
+        ),
+        (
+            "attention",
+            "out: wide_rows group=16",
+            &[("S", 5), ("T", 48), ("D", 32)][..],
+        ),
+        // The row's folds combined by subgroups, then across them.
+        (
+            "attention",
+            "out: wide_rows group=32 combine=subgroup",
+            &[("S", 6), ("T", 96), ("D", 32)][..],
+        ),
+        (
+            "softmax",
+            "y: wide_rows group=64 combine=subgroup",
+            &[("R", 7), ("C", 512)][..],
+        ),
+        (
+            "matvec",
+            "y: wide_rows group=24 combine=subgroup",
+            &[("M", 5), ("N", 96)][..],
+        ),
         // A workgroup per row, the row's elements interleaved.
         (
             "softmax",
@@ -243,6 +270,36 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
         "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on prefetch=on",
     ] {
         check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
+    }
+}
+
+/// A staged tile folds each block's steps straight into the one set of
+/// accumulators its invocation keeps (R x R registers, not twice that), with
+/// and without prefetching.
+#[test]
+fn staged_tiles_keep_one_set_of_accumulators() {
+    let p = example("matmul", &[("M", 32), ("N", 32), ("K", 64)]);
+    let accumulators = |sched: &str| {
+        let opts = texpr::Options {
+            target: texpr::Target::default(),
+            schedule: pinned(sched),
+            ..Default::default()
+        };
+        let wgsl = texpr::compile(&p, &opts).expect("compiles").module.wgsl;
+        wgsl.matches("var acc_").count()
+    };
+    for sched in [
+        "c: tile group=4x4 reg=2x2 shared=8",
+        "c: tile group=4x4 reg=2x2 shared=8 pad=1 vec4=on prefetch=on",
+        "c: tile group=8x8 reg=4x4 shared=8 pad=1 vec4=on",
+    ] {
+        let reg: usize = sched
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("reg="))
+            .and_then(|r| r.split_once('x'))
+            .map(|(a, b)| a.parse::<usize>().unwrap() * b.parse::<usize>().unwrap())
+            .expect("a register tile");
+        assert_eq!(accumulators(sched), reg, "{sched}");
     }
 }
 

@@ -239,7 +239,9 @@ fn schedules(
 /// those sizes (attention's rows schedule at `D = 64`: 228 s).
 fn example_sizes(name: &str, src: &str) -> Vec<(String, i64)> {
     let own: &[(&str, i64)] = match name {
-        "attention" => &[("S", 37), ("T", 24), ("D", 8)],
+        // Keys enough for `wide_rows group=16` (rows of 4 x 16 terms) and
+        // its shared vector `let`s to be among the candidates.
+        "attention" => &[("S", 37), ("T", 64), ("D", 16)],
         // Sizes with divisors, so register tiles and multi-pass folds are
         // among the candidates.
         "matmul" => &[("M", 32), ("N", 24), ("K", 20)],
@@ -434,6 +436,8 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             "tile shared pad",
             "tile shared pad vec4",
             "tile shared vec4 prefetch",
+            "wide_rows",
+            "wide_rows combine=subgroup",
         ];
         for k in tiles {
             assert!(t.kinds.contains_key(k), "no `{k}` schedule ran");

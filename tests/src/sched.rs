@@ -21,6 +21,10 @@ pub fn kind(s: &Strategy) -> &'static str {
         Strategy::Default => "default",
         Strategy::Coarsen { .. } => "coarsen",
         Strategy::Rows { .. } => "rows",
+        Strategy::WideRows {
+            combine: Combine::Subgroup,
+            ..
+        } => "wide_rows combine=subgroup",
         Strategy::WideRows { .. } => "wide_rows",
         Strategy::Tile {
             shared: None,

@@ -29,6 +29,7 @@ mod value;
 pub use error::EvalError;
 pub use eval::{eval, eval_elements};
 pub use footprint::{Footprint, footprint};
+pub use index::eval_term;
 pub use random::random_inputs;
 pub use scalar::Sc;
 pub use value::{Data, Value};

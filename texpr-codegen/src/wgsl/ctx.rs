@@ -6,7 +6,7 @@ use crate::buffers::BufferTable;
 use crate::plan::{BufferId, BufferPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Program, Scalar, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 
@@ -137,6 +137,18 @@ pub struct Ctx<'p> {
     /// waiting for the next trip's load (see `prefetch.rs`).
     pub trips: Vec<Trip>,
     pub pending: Vec<Pending>,
+    /// The accumulators an enclosing `reduce` offers to a `reduce` of the
+    /// same fold in its body's tail (see [`Ctx::vector`]): that one folds
+    /// into them instead of into a set of its own.
+    pub fold_into: Option<FoldInto>,
+}
+
+/// Accumulators a fold offers to the fold in its body's tail.
+#[derive(Clone, Debug)]
+pub struct FoldInto {
+    pub op: ReduceOp,
+    pub elem: ElemTy,
+    pub accs: Vec<String>,
 }
 
 impl<'p> Ctx<'p> {
@@ -170,6 +182,7 @@ impl<'p> Ctx<'p> {
             inv_written: false,
             trips: Vec::new(),
             pending: Vec::new(),
+            fold_into: None,
         }
     }
 

@@ -19,7 +19,7 @@
 //! tile are loaded once and reused by every accumulator.
 
 use super::cost::{expr_size, unroll_factor};
-use super::ctx::{Ctx, Ix};
+use super::ctx::{Ctx, FoldInto, Ix};
 use super::lit;
 use super::online::Online;
 use super::ops;
@@ -162,7 +162,15 @@ impl Ctx<'_> {
     }
 
     /// Every element of a short vector, unrolled (see the module docs).
+    ///
+    /// A `reduce` of `+` or `*` whose body ends, after `let`s only, in a
+    /// `reduce` of the same fold (a staged tile's blocks, each a fold over
+    /// its steps) folds that inner `reduce` straight into its own
+    /// accumulators: one set of registers instead of two, the order of the
+    /// flat fold the program wrote before it was tiled.
     pub fn vector(&mut self, e: &Expr) -> Result<Vec<String>, Diagnostic> {
+        // An offered fold target reaches this expression's tail only.
+        let into = self.fold_into.take();
         match &e.kind {
             ExprKind::Let {
                 level: None | Some(MemLevel::Reg | MemLevel::Prefetch),
@@ -173,6 +181,7 @@ impl Ctx<'_> {
                 let live = self.live_private;
                 let loc = self.local_vector(*var, value)?;
                 self.bind_local(*var, loc);
+                self.fold_into = into;
                 let vals = self.vector(body);
                 self.live_private = live;
                 vals
@@ -182,10 +191,16 @@ impl Ctx<'_> {
                 ..
             } => {
                 let body = self.staged_shared(e)?;
+                self.fold_into = into;
                 self.vector(body)
             }
-            ExprKind::Reduce { body, .. } => {
-                self.fold(e, e.ty.len, self.cost().vector(body), |cx| cx.vector(body))
+            ExprKind::Reduce { op, body, .. } => {
+                let into = into.filter(|t| {
+                    t.op == *op && t.elem == e.ty.elem && t.accs.len() as u64 == e.ty.len
+                });
+                let offer = matches!(op, ReduceOp::Add | ReduceOp::Mul);
+                let each = self.cost().vector(body);
+                self.fold_with(e, e.ty.len, each, into, offer, |cx| cx.vector(body))
             }
             ExprKind::Compute {
                 n,
@@ -223,6 +238,22 @@ impl Ctx<'_> {
         e: &Expr,
         width: u64,
         each: u64,
+        step: impl FnMut(&mut Self) -> Result<Vec<String>, Diagnostic>,
+    ) -> Result<Vec<String>, Diagnostic> {
+        self.fold_with(e, width, each, None, false, step)
+    }
+
+    /// [`Self::fold`] into the accumulators `into` when given (an enclosing
+    /// fold's), and, when `offer`, offering its own to a fold of the same
+    /// kind in the tail of `step`'s body: a step whose values are the
+    /// accumulators themselves was folded in already.
+    fn fold_with(
+        &mut self,
+        e: &Expr,
+        width: u64,
+        each: u64,
+        into: Option<FoldInto>,
+        offer: bool,
         mut step: impl FnMut(&mut Self) -> Result<Vec<String>, Diagnostic>,
     ) -> Result<Vec<String>, Diagnostic> {
         let ExprKind::Reduce {
@@ -232,20 +263,23 @@ impl Ctx<'_> {
             unreachable!("fold takes a reduce")
         };
         let online = *op == ReduceOp::Lse;
-        let accs: Vec<String> = (0..width)
-            .map(|_| {
-                let a = self.w.fresh("acc");
-                if online {
-                    return a;
-                }
-                let ty = lit::ty(e.ty.elem);
-                match lit::identity(*op, e.ty.elem) {
-                    Some(id) => self.w.line(format!("var {a}: {ty} = {id};")),
-                    None => self.w.line(format!("var {a}: {ty};")),
-                }
-                a
-            })
-            .collect();
+        let accs: Vec<String> = match into {
+            Some(into) => into.accs,
+            None => (0..width)
+                .map(|_| {
+                    let a = self.w.fresh("acc");
+                    if online {
+                        return a;
+                    }
+                    let ty = lit::ty(e.ty.elem);
+                    match lit::identity(*op, e.ty.elem) {
+                        Some(id) => self.w.line(format!("var {a}: {ty} = {id};")),
+                        None => self.w.line(format!("var {a}: {ty};")),
+                    }
+                    a
+                })
+                .collect(),
+        };
         let pairs: Vec<Online> = match online {
             true => accs.iter().map(|a| self.online_open(a)).collect(),
             false => Vec::new(),
@@ -267,9 +301,21 @@ impl Ctx<'_> {
                 at,
                 n: *n,
             });
+            if offer {
+                self.fold_into = Some(FoldInto {
+                    op: *op,
+                    elem: e.ty.elem,
+                    accs: accs.clone(),
+                });
+            }
             let vals = step(self);
+            self.fold_into = None;
             self.trips.pop();
             let vals = vals?;
+            if vals == accs {
+                self.w.leave_copy(copy);
+                continue;
+            }
             // Step 0 of the first iteration is element 0: a `max`/`min`
             // accumulator (which has no identity here) takes it as it is.
             let first = (k == 0).then(|| format!("{i} == 0i"));

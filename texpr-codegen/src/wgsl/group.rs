@@ -105,6 +105,38 @@ impl Ctx<'_> {
         span: Span,
         out: &Destination<'_>,
     ) -> Result<(), Diagnostic> {
+        self.subgroup_fold(op, body, (w, span), Some(out))?;
+        Ok(())
+    }
+
+    /// [`Self::subgroup_reduce`] into workgroup memory: the name of an
+    /// array whose first `m` elements hold the result once every
+    /// invocation is past the barrier that ends it (element `j` folded
+    /// over `part[s*m + j]` is stored back at `part[j]`, which only that
+    /// fold reads).
+    pub(super) fn subgroup_into(
+        &mut self,
+        op: ReduceOp,
+        body: &Expr,
+        w: u64,
+        span: Span,
+    ) -> Result<String, Diagnostic> {
+        let part = self.subgroup_fold(op, body, (w, span), None)?;
+        self.w.barrier()?;
+        Ok(part)
+    }
+
+    /// The subgroup combine and the fold over the subgroups' partials of
+    /// [`Self::subgroup_reduce`], each folded element written to `out`, or
+    /// without one stored back into the partials' array. Returns that
+    /// array.
+    fn subgroup_fold(
+        &mut self,
+        op: ReduceOp,
+        body: &Expr,
+        (w, span): (u64, Span),
+        out: Option<&Destination<'_>>,
+    ) -> Result<String, Diagnostic> {
         self.subgroups = true;
         let m = body.ty.len as i64;
         let ty = lit::ty(body.ty.elem);
@@ -163,8 +195,11 @@ impl Ctx<'_> {
             lit::combine(op, &acc, &format!("{part}[{at}]"))
         ));
         self.w.close();
-        self.write(out, &Ix::Name(j), &acc)?;
+        match out {
+            Some(out) => self.write(out, &Ix::Name(j), &acc)?,
+            None => self.w.line(format!("{part}[{j}] = {acc};")),
+        }
         self.w.close();
-        Ok(())
+        Ok(part)
     }
 }

@@ -287,9 +287,9 @@ impl Ctx<'_> {
         w: u64,
         span: Span,
     ) -> Result<super::ctx::Loc, Diagnostic> {
-        // A workgroup tree: its array holds the result.
+        // A workgroup tree or a subgroup combine: its array holds the result.
         if let ExprKind::Reduce {
-            level: Some(Level::Group),
+            level: Some(level @ (Level::Group | Level::Subgroup)),
             op,
             n,
             var,
@@ -298,7 +298,10 @@ impl Ctx<'_> {
             && *n == w
         {
             self.idx.insert(*var, Ix::Name("l".into()));
-            let red = self.tree_into(*op, body, w, span)?;
+            let red = match level {
+                Level::Group => self.tree_into(*op, body, w, span)?,
+                _ => self.subgroup_into(*op, body, w, span)?,
+            };
             return Ok(super::ctx::Loc::Array(red));
         }
         let arr = self.declare_shared(name, value.ty.elem, value.ty.len, span);

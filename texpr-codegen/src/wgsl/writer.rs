@@ -264,7 +264,17 @@ impl Writer {
                 "internal error: a barrier would stand in non-uniform control flow",
             ));
         }
-        self.line("workgroupBarrier();");
+        // A barrier straight after another (same block, no insertion point
+        // between them) adds nothing.
+        let indent = "    ".repeat(self.blocks.len() + 1);
+        let again = self
+            .lines
+            .last()
+            .is_some_and(|l| l.strip_prefix(&indent) == Some("workgroupBarrier();"));
+        let marked = self.marks.iter().any(|(at, _)| *at == self.lines.len());
+        if !again || marked {
+            self.line("workgroupBarrier();");
+        }
         Ok(())
     }
 

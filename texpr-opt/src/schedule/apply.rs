@@ -128,7 +128,10 @@ pub fn apply_strategy(
             (coarsen(p, &root, *group, *per_thread).map_err(fail)?, None)
         }
         Strategy::Rows { group } => (rows(p, &root, *group).map_err(fail)?, None),
-        Strategy::WideRows { group } => (wide_rows(p, &root, *group).map_err(fail)?, None),
+        Strategy::WideRows { group, combine } => (
+            wide_rows(p, &root, (*group, *combine), target).map_err(fail)?,
+            None,
+        ),
         Strategy::Tile {
             group,
             reg,

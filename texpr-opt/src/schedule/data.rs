@@ -27,8 +27,10 @@ pub enum Strategy {
     /// workgroup trees (`reduce@group`), and the row's elements (or its final
     /// reduction) are split across the invocations, neighbouring invocations
     /// on neighbouring elements. What GPUs want for long rows (softmax,
-    /// layernorm, matvec).
-    WideRows { group: u64 },
+    /// layernorm, matvec). `combine`: the trees in workgroup memory
+    /// (`Tree`), or subgroup operations and one fold of the subgroups'
+    /// partials (`Subgroup`); `Serial` is refused.
+    WideRows { group: u64, combine: Combine },
     /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
     /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
     /// loaded once per reduction step into register tiles. With
@@ -98,7 +100,7 @@ impl Strategy {
             Strategy::Default => 1,
             Strategy::Coarsen { group, .. }
             | Strategy::Rows { group }
-            | Strategy::WideRows { group }
+            | Strategy::WideRows { group, .. }
             | Strategy::MultiPass { group, .. }
             | Strategy::GridStride { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],

@@ -17,7 +17,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let prefs = prefs(&target.profile);
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
-        Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k),
+        Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k, target),
         Shape::Fold(f) => folds(prefs, f, target),
         Shape::Transpose(t) => {
             let tiles = transposes(prefs, t.tiled.m, t.tiled.n);
@@ -87,8 +87,9 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
 }
 
 /// `rows` (groups no wider than the rows) and `wide_rows` (rows of at least
-/// four elements per invocation), in the profile's order.
-fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
+/// four elements per invocation, each width with each combine the device
+/// has), in the profile's order.
+fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64, target: &Target) -> Vec<Strategy> {
     let groups = match prefs.short_rows {
         Some((limit, short)) if c * k <= limit => short,
         _ => prefs.rows_groups,
@@ -97,11 +98,20 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64) -> Vec<Strategy> {
         .iter()
         .filter(|g| **g <= r.max(1))
         .map(|g| Strategy::Rows { group: *g });
+    let combines = prefs
+        .wide_combines
+        .iter()
+        .filter(|c| **c != Combine::Subgroup || target.subgroups());
     let wide = prefs
         .wide_groups
         .iter()
         .filter(|w| k >= 4 * **w)
-        .map(|w| Strategy::WideRows { group: *w });
+        .flat_map(|w| {
+            combines.clone().map(|c| Strategy::WideRows {
+                group: *w,
+                combine: *c,
+            })
+        });
     match prefs.wide_first {
         true => wide.chain(rows).collect(),
         false => rows.chain(wide).collect(),

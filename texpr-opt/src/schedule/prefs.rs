@@ -34,6 +34,8 @@ pub struct Prefs {
     /// group), and whether they come before `rows`.
     pub wide_groups: &'static [u64],
     pub wide_first: bool,
+    /// `wide_rows` combines, in order (each width with each).
+    pub wide_combines: &'static [Combine],
     /// `multipass` terms per invocation, the combines in order, and the
     /// workgroup widths for the serial combine and for the others.
     pub fold_terms: &'static [u64],
@@ -231,6 +233,9 @@ pub const CPU: Prefs = Prefs {
     short_rows: Some((64, &[256, 128, 64, 32])),
     wide_groups: &[64, 32, 16],
     wide_first: false,
+    // Lavapipe's subgroups are its SIMD lanes: a tree first, as measured
+    // before subgroups existed here; tune weighs both.
+    wide_combines: &[Combine::Tree, Combine::Subgroup],
     fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
     fold_combines: &[Combine::Serial, Combine::Tree, Combine::Subgroup],
     fold_widths_serial: WIDTHS_64,
@@ -278,6 +283,9 @@ pub const GPU: Prefs = Prefs {
     short_rows: None,
     wide_groups: &[256, 128, 64, 32],
     wide_first: true,
+    // A subgroup combine: one barrier per fold instead of log2(W) rounds
+    // of the tree (unmeasured: no GPU here).
+    wide_combines: &[Combine::Subgroup, Combine::Tree],
     fold_terms: &[256, 512, 1024, 128, 2048, 64],
     fold_combines: &[Combine::Subgroup, Combine::Tree, Combine::Serial],
     fold_widths_serial: WIDTHS_64,

@@ -284,8 +284,9 @@ pub fn strides(t: &Term, i: VarId, j: VarId) -> Option<(i64, i64)> {
 pub enum Shape<'e> {
     /// A [`Tiled`] root whose `S` holds a `reduce` (the first of `k` terms).
     Contraction { tiled: Tiled<'e>, k: u64 },
-    /// A [`Rows`] root whose body (of `c` elements) holds a `reduce` (the
-    /// first of `k` terms).
+    /// A [`Rows`] root whose body (of `c` elements) holds a `reduce`, the
+    /// longest of `k` terms (attention's row folds over its keys, not over
+    /// the dot products before them).
     RowReduction { rows: Rows<'e>, c: u64, k: u64 },
     /// A [`Fold`] root.
     Fold(Fold<'e>),
@@ -321,6 +322,17 @@ fn first_reduce(e: &Expr) -> Option<u64> {
     }
 }
 
+/// The most terms of any `reduce` in `e`.
+fn longest_reduce(e: &Expr) -> Option<u64> {
+    let mut most = None;
+    e.walk(|x| {
+        if let ExprKind::Reduce { n, .. } = x.kind {
+            most = most.max(Some(n));
+        }
+    });
+    most
+}
+
 /// The class of `root`: contraction, row reduction, fold, transpose or
 /// elementwise.
 pub fn classify(root: &Expr) -> Shape<'_> {
@@ -330,7 +342,7 @@ pub fn classify(root: &Expr) -> Shape<'_> {
         return Shape::Contraction { tiled: t, k };
     }
     if let Some(r) = rows(root)
-        && let Some(k) = first_reduce(r.body)
+        && let Some(k) = longest_reduce(r.body)
     {
         return Shape::RowReduction {
             rows: r,

@@ -31,8 +31,8 @@ pub enum Value {
     Count,
     /// `AxB`, two positive integers.
     Pair,
-    /// One of [`Combine::ALL`]'s names.
-    Combine,
+    /// The name of one of these combines.
+    Combine(&'static [Combine]),
     /// `on` or `off`.
     Switch,
 }
@@ -85,7 +85,13 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         name: "wide_rows",
-        keys: &[key("group", Value::Count)],
+        keys: &[
+            key("group", Value::Count),
+            optional(
+                "combine",
+                Value::Combine(&[Combine::Tree, Combine::Subgroup]),
+            ),
+        ],
     },
     Form {
         name: "tile",
@@ -104,7 +110,7 @@ pub const FORMS: &[Form] = &[
         keys: &[
             key("parts", Value::Count),
             key("group", Value::Count),
-            optional("combine", Value::Combine),
+            optional("combine", Value::Combine(&Combine::ALL)),
         ],
     },
     Form {
@@ -113,7 +119,7 @@ pub const FORMS: &[Form] = &[
             key("groups", Value::Count),
             key("group", Value::Count),
             optional("chunk", Value::Count),
-            optional("combine", Value::Combine),
+            optional("combine", Value::Combine(&Combine::ALL)),
         ],
     },
     Form {
@@ -134,8 +140,8 @@ pub fn syntax() -> Vec<String> {
                     Value::Count => "N".to_string(),
                     Value::Pair => "AxB".to_string(),
                     Value::Switch => "on|off".to_string(),
-                    Value::Combine => {
-                        let names: Vec<&str> = Combine::ALL.iter().map(|c| c.name()).collect();
+                    Value::Combine(these) => {
+                        let names: Vec<&str> = these.iter().map(|c| c.name()).collect();
                         names.join("|")
                     }
                 };
@@ -204,9 +210,24 @@ impl<'s> Keys<'s> {
         }))
     }
 
-    /// The optional `combine=` (serial when absent).
-    fn combine(&self) -> Result<Combine, String> {
-        self.get("combine").map_or(Ok(Combine::Serial), str::parse)
+    /// The optional `combine=` (`absent` when absent), one of those the
+    /// strategy's form takes.
+    fn combine(&self, absent: Combine) -> Result<Combine, String> {
+        let c: Combine = self.get("combine").map_or(Ok(absent), str::parse)?;
+        let form = FORMS.iter().find(|f| f.name == self.kind);
+        let takes = form.and_then(|f| f.keys.iter().find(|k| k.name == "combine"));
+        match takes.map(|k| k.value) {
+            Some(Value::Combine(these)) if !these.contains(&c) => {
+                let names: Vec<&str> = these.iter().map(|c| c.name()).collect();
+                Err(format!(
+                    "`{}` takes `combine={}`, not `{}`",
+                    self.kind,
+                    names.join("|"),
+                    c.name()
+                ))
+            }
+            _ => Ok(c),
+        }
     }
 }
 
@@ -224,6 +245,7 @@ impl Strategy {
             },
             "wide_rows" => Strategy::WideRows {
                 group: keys.count("group")?,
+                combine: keys.combine(Combine::Tree)?,
             },
             "tile" => Strategy::Tile {
                 group: keys.pair("group")?,
@@ -234,13 +256,13 @@ impl Strategy {
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
                 group: keys.count("group")?,
-                combine: keys.combine()?,
+                combine: keys.combine(Combine::Serial)?,
             },
             "gridstride" => Strategy::GridStride {
                 groups: keys.count("groups")?,
                 group: keys.count("group")?,
                 chunk: keys.get("chunk").map_or(Ok(1), number)?,
-                combine: keys.combine()?,
+                combine: keys.combine(Combine::Serial)?,
             },
             "transpose" => Strategy::Transpose {
                 tile: keys.count("tile")?,
@@ -259,7 +281,13 @@ impl fmt::Display for Strategy {
                 write!(f, "coarsen group={group} per_thread={per_thread}")
             }
             Strategy::Rows { group } => write!(f, "rows group={group}"),
-            Strategy::WideRows { group } => write!(f, "wide_rows group={group}"),
+            Strategy::WideRows { group, combine } => {
+                write!(f, "wide_rows group={group}")?;
+                match combine {
+                    Combine::Tree => Ok(()),
+                    c => write!(f, " combine={}", c.name()),
+                }
+            }
             Strategy::Tile {
                 group,
                 reg,

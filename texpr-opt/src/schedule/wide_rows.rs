@@ -6,10 +6,16 @@
 //! `compute@group W |l| compute@thread C/W |t| F[c := t*W+l]` (neighbouring
 //! invocations on neighbouring elements; `PERM`, a digit permutation, puts
 //! element `t*W+l` back in place), or a final scalar reduction a
-//! `reduce@group`.
+//! `reduce@group`. A vector `let v = V` (attention's row of scores) is a
+//! `let@shared` of `V` at thread level, which the workgroup fills together
+//! (element `j` by invocation `j % W`): computed once per row, read by
+//! every later element of it (E0216 when the row's blocks do not fit the
+//! device's workgroup memory).
 
+use super::data::Combine;
 use super::fail::Fail;
-use super::grid::{compute_at, grid, index, let_at, reduce_at};
+use super::grid::{compute_at, fits_shared, grid, index, let_at, reduce_at};
+use super::multipass::{combine_group, subgroups_needed};
 use super::rows::not_rows;
 use super::shape;
 use crate::index::subst::subst_expr;
@@ -19,8 +25,20 @@ use texpr_syntax::ir::term::{constant, linear, var};
 use texpr_syntax::ir::{
     DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, VarId, VarKind,
 };
+use texpr_target::Target;
 
-pub fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
+pub fn wide_rows(
+    p: &mut Program,
+    root: &Expr,
+    (w, combine): (u64, Combine),
+    target: &Target,
+) -> Result<Expr, Fail> {
+    if combine == Combine::Serial {
+        return Err(Fail::shape(
+            "`wide_rows` combines a row's folds by `tree` or `subgroup`, not `serial`",
+        ));
+    }
+    subgroups_needed(combine, target)?;
     let shape::Rows {
         r: r_n,
         var: r,
@@ -30,7 +48,8 @@ pub fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
     let g = index(p, "g", r_n, span);
     let row = subst_expr(p, body, r, &var(g));
     let l = index(p, "l", w, span);
-    let (new_row, layout) = wide_body(p, &row, w, l)?;
+    let (new_row, layout) = wide_body(p, &row, (w, combine), l)?;
+    fits_shared(shared_bytes(&new_row), target)?;
     let len = root.ty.len;
     // The row's elements computed `[l][t]`, laid out `t*W + l`: a digit
     // permutation within each row.
@@ -51,7 +70,12 @@ pub fn wide_rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
 /// reductions workgroup trees), the final value a `compute@group` or
 /// `reduce@group`. Returns the row and, when its elements are interleaved
 /// across the invocations, the elements per invocation.
-fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Option<u64>), Fail> {
+fn wide_body(
+    p: &mut Program,
+    e: &Expr,
+    (w, combine): (u64, Combine),
+    l: VarId,
+) -> Result<(Expr, Option<u64>), Fail> {
     match &e.kind {
         ExprKind::Let {
             level: None,
@@ -60,13 +84,25 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             body,
         } if value.ty.len == 1 => {
             let mut lets = Vec::new();
-            let value = split_reduces(p, value, w, l, &mut lets)?;
-            let (rest, layout) = wide_body(p, body, w, l)?;
+            let value = split_reduces(p, value, (w, combine), l, &mut lets)?;
+            let (rest, layout) = wide_body(p, body, (w, combine), l)?;
             let mut out = let_at(MemLevel::Shared, *v, value.with_thread_levels(), rest);
             for (tv, tval) in lets.into_iter().rev() {
                 out = let_at(MemLevel::Shared, tv, tval, out);
             }
             Ok((out, layout))
+        }
+        ExprKind::Let {
+            level: None,
+            var: v,
+            value,
+            body,
+        } => {
+            let (rest, layout) = wide_body(p, body, (w, combine), l)?;
+            Ok((
+                let_at(MemLevel::Shared, *v, value.with_thread_levels(), rest),
+                layout,
+            ))
         }
         ExprKind::Compute {
             level: None,
@@ -85,19 +121,36 @@ fn wide_body(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<(Expr, Optio
             Ok((compute_at(Level::Group, w, l, inner), layout))
         }
         ExprKind::Reduce { level: None, .. } if e.ty.len == 1 => {
-            Ok((group_reduce(p, e, w, l)?, None))
+            Ok((group_reduce(p, e, (w, combine), l)?, None))
         }
         ExprKind::Compute { n, .. } | ExprKind::Reduce { n, .. } if !n.is_multiple_of(w) => Err(
             Fail::sizes(format!("{n} terms do not split across {w} invocations")),
         ),
         _ => Err(Fail::shape(
-            "`wide_rows` needs a row of scalar `let`s, then `compute C |c| E` or a scalar `reduce N |c| E`",
+            "`wide_rows` needs a row of `let`s, then `compute C |c| E` or a scalar `reduce N |c| E`",
         )),
     }
 }
 
-/// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`.
-fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fail> {
+/// Bytes of workgroup memory the `let@shared`s on a row's spine take.
+fn shared_bytes(body: &Expr) -> u64 {
+    let mut e = body;
+    let mut elements = 0;
+    while let ExprKind::Let { value, body, .. } = &e.kind {
+        elements += value.ty.len;
+        e = body;
+    }
+    elements * 4
+}
+
+/// `reduce N |c| E` (scalar) as `reduce@group W |l| reduce@thread N/W |t| E[c := t*W + l]`
+/// (`reduce@subgroup` with `combine=subgroup`).
+fn group_reduce(
+    p: &mut Program,
+    e: &Expr,
+    (w, combine): (u64, Combine),
+    l: VarId,
+) -> Result<Expr, Fail> {
     let ExprKind::Reduce {
         op,
         n,
@@ -117,7 +170,7 @@ fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fai
     let t = index(p, "t", per, e.span);
     let b = subst_expr(p, body, *cv, &linear(var(t), w, var(l))).with_thread_levels();
     let inner = reduce_at(Level::Thread, *op, per, t, b).at(e.span);
-    Ok(reduce_at(Level::Group, *op, w, l, inner).at(e.span))
+    Ok(combine_group(combine, *op, w, l, inner).at(e.span))
 }
 
 /// `e` with each outermost scalar `reduce` replaced by a read of a new
@@ -125,7 +178,7 @@ fn group_reduce(p: &mut Program, e: &Expr, w: u64, l: VarId) -> Result<Expr, Fai
 fn split_reduces(
     p: &mut Program,
     e: &Expr,
-    w: u64,
+    w: (u64, Combine),
     l: VarId,
     lets: &mut Vec<(VarId, Expr)>,
 ) -> Result<Expr, Fail> {

@@ -81,3 +81,59 @@ fn blocks_that_do_not_split_or_fit_are_coded_errors() {
         ["E0216"]
     );
 }
+
+/// A block of `b` read along its rows (invocation `l` at columns
+/// `(l % TJ)*RJ + r`) is padded every 32 elements rather than per row: the
+/// reads of one register element by a subgroup of 32 invocations hit 32
+/// distinct banks, or the same word (a broadcast), never two words of one
+/// bank. Rows of `a` stay padded per row.
+#[test]
+fn blocks_read_along_rows_are_padded_every_bank_row() {
+    use texpr_syntax::ir::{ExprKind, VarId, VecRef};
+    let src = "param M = 128\nparam N = 128\nparam K = 16\n\
+        input a: f32[M * K]\ninput b: f32[K * N]\n\
+        output c = compute M |i| compute N |j| reduce K |k| a[i * K + k] * b[k * N + j]\n";
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    for (text, rj, cols) in [
+        ("c: tile group=16x16 reg=8x8 shared=8 pad=1 vec4=on", 8, 128),
+        ("c: tile group=8x16 reg=4x4 shared=8 pad=1", 4, 64),
+    ] {
+        let s: Schedule = text.parse().unwrap();
+        let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
+        check("matmul", &p, &q, text);
+        let printed = texpr_syntax::print::program(&q);
+        assert!(printed.contains("strided(32, 33)"), "{text}\n{printed}");
+        assert!(printed.contains("strided(8, 9)"), "{text}\n{printed}");
+        // The register tile's read of `b`'s block, and its variables.
+        let named = |name: &str| q.vars.iter().position(|v| v.name == name).unwrap();
+        let (l, kk, r) = (named("l"), named("kk"), named("r_1"));
+        let stage = VecRef::Local(VarId(named("stage_1") as u32));
+        let mut read = None;
+        q.outputs[0].value.walk(|e| {
+            if let ExprKind::Index { vec, index, .. } = &e.kind
+                && *vec == stage
+            {
+                read = Some(index.clone());
+            }
+        });
+        let read = read.expect("a read of the staged block of b");
+        for step in [0, 3] {
+            for reg in 0..rj {
+                let mut words = std::collections::BTreeMap::new();
+                for lane in 0..32 {
+                    let mut vars = vec![0; q.vars.len()];
+                    (vars[l], vars[kk], vars[r]) = (lane, step, reg);
+                    let at = texpr_interp::eval_term(&read, &vars).unwrap();
+                    assert!(at < (8 * cols / 32 * 33) as i64, "{text}");
+                    words.entry(at % 32).or_insert_with(Vec::new).push(at);
+                }
+                for (bank, ats) in words {
+                    assert!(
+                        ats.iter().all(|&a| a == ats[0]),
+                        "{text}: bank {bank} {ats:?}"
+                    );
+                }
+            }
+        }
+    }
+}

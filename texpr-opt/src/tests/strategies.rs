@@ -425,13 +425,19 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
 }
 
 /// One workgroup per row: softmax, layernorm (a `let` whose value divides
-/// a reduction) and matvec (the row is one reduction), with the row's
-/// elements interleaved across the invocations.
+/// a reduction), matvec (the row is one reduction) and attention (vector
+/// `let`s, shared), with the row's elements interleaved across the
+/// invocations.
 #[test]
 fn wide_rows_split_each_row_across_a_workgroup() {
-    let limits = Target::default();
+    let limits = cpu(true);
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
-    let cases: [Case<'_>; 3] = [
+    let cases: [Case<'_>; 4] = [
+        (
+            "attention",
+            include_str!("../../../examples/attention.te"),
+            &[("S", 3), ("T", 64), ("D", 32)],
+        ),
         (
             "softmax",
             include_str!("../../../examples/softmax.te"),
@@ -452,22 +458,51 @@ fn wide_rows_split_each_row_across_a_workgroup() {
         let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let p = texpr_syntax::frontend(src, &ov).unwrap();
         let item = &p.outputs[0].name;
-        for w in [1, 8, 16, 32] {
-            let s: Schedule = format!("{item}: wide_rows group={w}").parse().unwrap();
+        for (w, combine) in [(1, "tree"), (8, "tree"), (16, "subgroup"), (32, "tree")] {
+            let strategy = format!("wide_rows group={w} combine={combine}");
+            let s: Schedule = format!("{item}: {strategy}").parse().unwrap();
             let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
                 .unwrap_or_else(|e| panic!("{name} {w}: {e:#?}"));
-            check(name, &p, &q, &format!("wide_rows group={w}"));
+            check(name, &p, &q, &strategy);
             let text = texpr_syntax::print::program(&q);
+            let level = if combine == "tree" {
+                "group"
+            } else {
+                "subgroup"
+            };
             if w > 1 {
                 // Softmax's row fold is an lse (`shift_lse`).
                 let tree = [
-                    format!("reduce@group {w} |"),
-                    format!("reduce@group lse {w} |"),
+                    format!("reduce@{level} {w} |"),
+                    format!("reduce@{level} lse {w} |"),
                 ];
                 assert!(tree.iter().any(|t| text.contains(t)), "{text}");
             }
         }
     }
+    // `combine=subgroup` needs subgroups; `serial` is no combine of a row
+    // (refused by the text form, and by the strategy when built otherwise).
+    let p = texpr_syntax::frontend(include_str!("../../../examples/softmax.te"), &[]).unwrap();
+    let s: Schedule = "y: wide_rows group=16 combine=subgroup".parse().unwrap();
+    let e = optimize(&p, &cpu(false), &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0215", "{e:#?}");
+    let err = "y: wide_rows group=16 combine=serial"
+        .parse::<Schedule>()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("takes `combine=tree|subgroup`"),
+        "{err}"
+    );
+    let mut s = Schedule::default();
+    s.set(
+        "y",
+        Strategy::WideRows {
+            group: 16,
+            combine: crate::schedule::Combine::Serial,
+        },
+    );
+    let e = optimize(&p, &cpu(true), &ScheduleChoice::Given(s)).unwrap_err();
+    assert_eq!(e[0].code, "E0211", "{e:#?}");
     // Rows that do not split across the workgroup are refused.
     let p = texpr_syntax::frontend(
         include_str!("../../../examples/softmax.te"),
@@ -477,6 +512,21 @@ fn wide_rows_split_each_row_across_a_workgroup() {
     let s: Schedule = "y: wide_rows group=16".parse().unwrap();
     let e = optimize(&p, &limits, &ScheduleChoice::Given(s)).unwrap_err();
     assert_eq!(e[0].code, "E0212");
+    // A row whose shared `let`s do not fit the workgroup memory: attention's
+    // two rows of 4096 scores and its four scalars (the max, the sum and
+    // each one's tree) take 32784 bytes.
+    let p = texpr_syntax::frontend(
+        include_str!("../../../examples/attention.te"),
+        &[("S".into(), 2), ("T".into(), 4096)],
+    )
+    .unwrap();
+    let mut small = Target::default();
+    small.limits.max_workgroup_storage_bytes = 32768;
+    let s: Schedule = "out: wide_rows group=64".parse().unwrap();
+    let e = optimize(&p, &small, &ScheduleChoice::Given(s.clone())).unwrap_err();
+    assert_eq!(e[0].code, "E0216", "{e:#?}");
+    small.limits.max_workgroup_storage_bytes = 32784;
+    assert!(optimize(&p, &small, &ScheduleChoice::Given(s)).is_ok());
 }
 
 /// `gridstride`: the CPU heuristic's first choice for long folds, with or

@@ -4,9 +4,9 @@ use super::*;
 
 #[test]
 fn text_round_trips() {
-    let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nx: wide_rows group=256\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
+    let text = "c: tile group=8x8 reg=4x4\nd: tile group=16x16 reg=4x4 shared=16\ny: rows group=64\nx: wide_rows group=256\nx2: wide_rows group=64 combine=subgroup\nz: coarsen group=64 per_thread=16\nt: multipass parts=4096 group=64\nu: multipass parts=64 group=64 combine=tree\nv: multipass parts=128 group=32 combine=subgroup\nw: default\n";
     let s: Schedule = text.parse().expect("parses");
-    assert_eq!(s.items.len(), 9);
+    assert_eq!(s.items.len(), 10);
     assert!(s.optimize);
     assert_eq!(
         s.get("v"),
@@ -47,7 +47,10 @@ fn the_generated_syntax_covers_every_strategy() {
             per_thread: 4,
         },
         Strategy::Rows { group: 32 },
-        Strategy::WideRows { group: 128 },
+        Strategy::WideRows {
+            group: 256,
+            combine: Combine::Subgroup,
+        },
         Strategy::Tile {
             group: [8, 4],
             reg: [2, 2],

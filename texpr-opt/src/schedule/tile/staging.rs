@@ -23,6 +23,10 @@
 //! - `pad=P`: the block's rows laid out `S = C + P` apart (the value carries
 //!   a `strided(C, S)` layout, [`texpr_syntax::ir::Strided`]): invocations
 //!   reading down a column of an `[row][step]` block hit different banks.
+//!   A `[step][column]` block is read along a row, invocation `l` at
+//!   columns `(l % TJ)*RJ + r`: with rows of whole banks it is padded every
+//!   32 elements instead (`strided(32, 32 + P)`), so that the invocations
+//!   whose columns share a bank in one row land on the next ones.
 //!
 //! E0212 when `KB` does not divide the reduction, E0216 when the blocks
 //! need more workgroup memory than the device has.
@@ -65,9 +69,21 @@ pub fn blocks(
             "{k_n} reduction steps do not divide into blocks of {kb}"
         )));
     }
-    // Rows of `KB` (along i) and of `TJ*RJ` (along j), each padded by `P`.
-    let along_i = loads_i.len() as u64 * b.ti * b.ri * (kb + how.pad);
-    let along_j = loads_j.len() as u64 * kb * (b.tj * b.rj + how.pad);
+    // Rows of `KB` (along i) and of `TJ*RJ` (along j), padded by `P`.
+    let block_i = Block {
+        rows: b.ti * b.ri,
+        cols: kb,
+        along_i: true,
+        width: b.ri,
+    };
+    let block_j = Block {
+        rows: kb,
+        cols: b.tj * b.rj,
+        along_i: false,
+        width: b.rj,
+    };
+    let along_i = loads_i.len() as u64 * block_i.stored_len(how.pad);
+    let along_j = loads_j.len() as u64 * block_j.stored_len(how.pad);
     fits_shared((along_i + along_j) * 4, target)?;
     let kb_var = b.fresh(p, "kb", k_n / kb);
     let kk = b.fresh(p, "kk", kb);
@@ -85,6 +101,40 @@ struct Block {
     rows: u64,
     cols: u64,
     along_i: bool,
+    /// Registers per invocation along the block (`RI` or `RJ`).
+    width: u64,
+}
+
+/// Banks of workgroup memory, four bytes each (NVIDIA's and AMD's).
+const BANKS: u64 = 32;
+
+impl Block {
+    /// With `pad` elements of padding: the raw elements in chunks of `C`
+    /// laid out `S = C + pad` apart, `(C, S)`. A `[row][step]` block (read
+    /// down a column by neighbouring invocations) pads each row: `C` is
+    /// the row. A `[step][column]` block is read along a row by
+    /// invocations `RJ` columns apart, so every `32 / RJ`-th invocation
+    /// would hit the same bank; padding every 32 elements moves each such
+    /// group onto banks of its own (`RJ` must divide 32).
+    fn chunks(&self, pad: u64) -> (u64, u64) {
+        let chunk = match self.along_i {
+            false
+                if self.cols > BANKS
+                    && self.cols.is_multiple_of(BANKS)
+                    && BANKS.is_multiple_of(self.width) =>
+            {
+                BANKS
+            }
+            _ => self.cols,
+        };
+        (chunk, chunk + pad)
+    }
+
+    /// Elements of workgroup memory the block takes with `pad`.
+    fn stored_len(&self, pad: u64) -> u64 {
+        let (chunk, stride) = self.chunks(pad);
+        self.rows * self.cols / chunk * stride
+    }
 }
 
 impl Staged {
@@ -120,11 +170,13 @@ impl Staged {
                 rows: block,
                 cols: kb,
                 along_i,
+                width,
             },
             false => Block {
                 rows: kb,
                 cols: block,
                 along_i,
+                width,
             },
         };
         let quads = match self.how.vec4 {
@@ -140,10 +192,10 @@ impl Staged {
                 compute_at(Level::Thread, blk.rows * blk.cols, x, e)
             }
         };
-        let stride = blk.cols + self.how.pad;
+        let (chunk, stride) = blk.chunks(self.how.pad);
         let value = match self.how.pad {
             0 => value,
-            _ => padded(p, value, &blk, stride),
+            _ => padded(p, value, &blk, (chunk, stride)),
         };
         let v = p.fresh_var("stage", VarKind::Vector(value.ty), span);
         // Along i the workgroup's rows and an invocation's lane are `/`,
@@ -154,7 +206,23 @@ impl Staged {
         };
         let read_ix = match along_i {
             true => add(mul(lane, stride), var(self.kk)),
-            false => add(mul(var(self.kk), stride), lane),
+            false if chunk == blk.cols => add(mul(var(self.kk), stride), lane),
+            // Row `kk` holds `cols / chunk` chunks `stride` apart; the lane's
+            // column is `(l % TJ)*RJ + rr`, and `RJ` divides a chunk (both
+            // powers of two here, or the chunk is the row), so the chunk
+            // and the place in it are `(l % TJ) / (C/RJ)` and
+            // `((l % TJ) % (C/RJ))*RJ + rr`: one register tile's reads
+            // share all but `rr`.
+            false => {
+                let (col, per) = (rem(var(b.l), b.tj), chunk / width);
+                debug_assert!(chunk.is_multiple_of(width));
+                let row = mul(var(self.kk), blk.cols / chunk * stride);
+                let at = add(
+                    mul(div(col.clone(), per), stride),
+                    mul(rem(col, per), width),
+                );
+                add(add(row, at), var(rr))
+            }
         };
         let read = read_local(v, read_ix, ld.ty.elem).at(span);
         Ok(((v, value), read))
@@ -252,9 +320,9 @@ impl Staged {
     }
 }
 
-/// `value` laid out in rows `stride` apart: `strided(C, S)`.
-fn padded(p: &mut Program, value: Expr, blk: &Block, stride: u64) -> Expr {
-    let len = blk.rows * stride;
+/// `value` laid out in chunks of `C` raw elements `S` apart: `strided(C, S)`.
+fn padded(p: &mut Program, value: Expr, blk: &Block, (chunk, stride): (u64, u64)) -> Expr {
+    let len = blk.stored_len(stride - chunk);
     let k = index(p, "y", len, value.span);
     let mut value = value;
     if let ExprKind::Compute { map, .. } = &mut value.kind {
@@ -262,7 +330,7 @@ fn padded(p: &mut Program, value: Expr, blk: &Block, stride: u64) -> Expr {
             var: k,
             len,
             kind: MapKind::Layout(Layout::Strided(Strided {
-                cols: blk.cols,
+                cols: chunk,
                 stride,
             })),
         });
