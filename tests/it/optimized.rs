@@ -273,6 +273,42 @@ fn padded_vec4_staged_tiles_match_the_interpreter() {
     }
 }
 
+/// What the GPU profile (`nvidia`, an H100) picks for every example, pinned
+/// and run on this device: the schedules the next GPU will run compute what
+/// the interpreter computes.
+#[test]
+fn the_gpu_profiles_heuristic_schedules_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let nvidia = texpr::Target::builtin("nvidia").expect("a built-in target");
+    let cases: &[(&str, &[(&str, i64)])] = &[
+        ("matmul", &[("M", 256), ("N", 256), ("K", 32)]),
+        (
+            "batched_matmul",
+            &[("BATCH", 2), ("M", 128), ("N", 128), ("K", 16)],
+        ),
+        ("softmax", &[("R", 12), ("C", 2048)]),
+        ("layernorm", &[("R", 10), ("C", 1024)]),
+        ("matvec", &[("M", 40), ("N", 1024)]),
+        ("sum", &[("N", 1 << 20)]),
+        ("dot", &[("N", 1 << 18)]),
+        ("max", &[("N", 300_000)]),
+        ("saxpy", &[("N", 100_000)]),
+        ("transpose", &[("M", 96), ("N", 160)]),
+        ("conv1d", &[("N", 10_000)]),
+        ("stencil2d", &[("H", 40), ("W", 72)]),
+        ("attention", &[("S", 12), ("T", 256), ("D", 64)]),
+    ];
+    for (name, defs) in cases {
+        let p = example(name, defs);
+        let o = texpr::optimize(&p).expect("the passes run");
+        let chosen = texpr::choose(&o, &nvidia, &ScheduleChoice::Heuristic)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let sched = chosen.schedule.to_string();
+        check_program_with(gpu, &p, 6, &ScheduleChoice::Given(chosen.schedule))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+}
+
 /// A staged tile folds each block's steps straight into the one set of
 /// accumulators its invocation keeps (R x R registers, not twice that), with
 /// and without prefetching.
