@@ -7,8 +7,8 @@
 @group(0) @binding(3) var<storage, read_write> b0_out: array<f32>;
 var<workgroup> s0_scores_1: array<f32, 256>;
 var<workgroup> s0_red_58: array<f32, 64>;
-var<workgroup> s0_m_84: array<f32, 1>;
-var<workgroup> s0_p_87: array<f32, 256>;
+var<workgroup> s0_m_86: array<f32, 1>;
+var<workgroup> s0_p_89: array<f32, 256>;
 
 @compute @workgroup_size(64)
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -116,82 +116,84 @@ fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
     for (var s_82: i32 = 32i; s_82 > 0i; s_82 = s_82 / 2i) {
         if (l < s_82 && l + s_82 < 64i) {
             let t_83: i32 = l + s_82;
-            s0_red_58[l] = max(s0_red_58[l], s0_red_58[t_83]) + select(log(1.0f + exp(min(s0_red_58[l], s0_red_58[t_83]) - max(s0_red_58[l], s0_red_58[t_83]))), 0.6931472f, s0_red_58[l] == s0_red_58[t_83]);
+            let t_84: f32 = s0_red_58[l];
+            let t_85: f32 = s0_red_58[t_83];
+            s0_red_58[l] = max(t_84, t_85) + select(log(1.0f + exp(min(t_84, t_85) - max(t_84, t_85))), 0.6931472f, t_84 == t_85);
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_85: i32 = l; e_85 < 1i; e_85 = e_85 + 64i) {
-        let t_86: f32 = s0_red_58[0i];
-        s0_m_84[e_85] = t_86;
+    for (var e_87: i32 = l; e_87 < 1i; e_87 = e_87 + 64i) {
+        let t_88: f32 = s0_red_58[0i];
+        s0_m_86[e_87] = t_88;
     }
     workgroupBarrier();
-    for (var e_88: i32 = l; e_88 < 256i; e_88 = e_88 + 64i) {
-        let t_89: f32 = s0_scores_1[e_88];
-        let t_90: f32 = s0_m_84[0i];
-        let t_91: f32 = t_89 - t_90;
-        let t_92: f32 = exp(t_91);
-        s0_p_87[e_88] = t_92;
+    for (var e_90: i32 = l; e_90 < 256i; e_90 = e_90 + 64i) {
+        let t_91: f32 = s0_scores_1[e_90];
+        let t_92: f32 = s0_m_86[0i];
+        let t_93: f32 = t_91 - t_92;
+        let t_94: f32 = exp(t_93);
+        s0_p_89[e_90] = t_94;
     }
     workgroupBarrier();
-    var acc_93: f32 = 0.0f;
-    for (var j_94: i32 = 0i; j_94 < 256i; j_94 = j_94 + 8i) {
-        let t_95: f32 = s0_p_87[j_94];
-        let t_96: i32 = j_94 * 64i;
-        let t_97: i32 = t_96 + l;
-        let t_98: f32 = b0_v[t_97];
-        let t_99: f32 = t_95 * t_98;
-        acc_93 = acc_93 + t_99;
-        let t_100: i32 = j_94 + 1i;
-        let t_101: f32 = s0_p_87[t_100];
-        let t_102: i32 = t_100 * 64i;
-        let t_103: i32 = t_102 + l;
-        let t_104: f32 = b0_v[t_103];
-        let t_105: f32 = t_101 * t_104;
-        acc_93 = acc_93 + t_105;
-        let t_106: i32 = j_94 + 2i;
-        let t_107: f32 = s0_p_87[t_106];
-        let t_108: i32 = t_106 * 64i;
-        let t_109: i32 = t_108 + l;
-        let t_110: f32 = b0_v[t_109];
-        let t_111: f32 = t_107 * t_110;
-        acc_93 = acc_93 + t_111;
-        let t_112: i32 = j_94 + 3i;
-        let t_113: f32 = s0_p_87[t_112];
-        let t_114: i32 = t_112 * 64i;
-        let t_115: i32 = t_114 + l;
-        let t_116: f32 = b0_v[t_115];
-        let t_117: f32 = t_113 * t_116;
-        acc_93 = acc_93 + t_117;
-        let t_118: i32 = j_94 + 4i;
-        let t_119: f32 = s0_p_87[t_118];
-        let t_120: i32 = t_118 * 64i;
-        let t_121: i32 = t_120 + l;
-        let t_122: f32 = b0_v[t_121];
-        let t_123: f32 = t_119 * t_122;
-        acc_93 = acc_93 + t_123;
-        let t_124: i32 = j_94 + 5i;
-        let t_125: f32 = s0_p_87[t_124];
-        let t_126: i32 = t_124 * 64i;
-        let t_127: i32 = t_126 + l;
-        let t_128: f32 = b0_v[t_127];
-        let t_129: f32 = t_125 * t_128;
-        acc_93 = acc_93 + t_129;
-        let t_130: i32 = j_94 + 6i;
-        let t_131: f32 = s0_p_87[t_130];
-        let t_132: i32 = t_130 * 64i;
-        let t_133: i32 = t_132 + l;
-        let t_134: f32 = b0_v[t_133];
-        let t_135: f32 = t_131 * t_134;
-        acc_93 = acc_93 + t_135;
-        let t_136: i32 = j_94 + 7i;
-        let t_137: f32 = s0_p_87[t_136];
-        let t_138: i32 = t_136 * 64i;
-        let t_139: i32 = t_138 + l;
-        let t_140: f32 = b0_v[t_139];
-        let t_141: f32 = t_137 * t_140;
-        acc_93 = acc_93 + t_141;
+    var acc_95: f32 = 0.0f;
+    for (var j_96: i32 = 0i; j_96 < 256i; j_96 = j_96 + 8i) {
+        let t_97: f32 = s0_p_89[j_96];
+        let t_98: i32 = j_96 * 64i;
+        let t_99: i32 = t_98 + l;
+        let t_100: f32 = b0_v[t_99];
+        let t_101: f32 = t_97 * t_100;
+        acc_95 = acc_95 + t_101;
+        let t_102: i32 = j_96 + 1i;
+        let t_103: f32 = s0_p_89[t_102];
+        let t_104: i32 = t_102 * 64i;
+        let t_105: i32 = t_104 + l;
+        let t_106: f32 = b0_v[t_105];
+        let t_107: f32 = t_103 * t_106;
+        acc_95 = acc_95 + t_107;
+        let t_108: i32 = j_96 + 2i;
+        let t_109: f32 = s0_p_89[t_108];
+        let t_110: i32 = t_108 * 64i;
+        let t_111: i32 = t_110 + l;
+        let t_112: f32 = b0_v[t_111];
+        let t_113: f32 = t_109 * t_112;
+        acc_95 = acc_95 + t_113;
+        let t_114: i32 = j_96 + 3i;
+        let t_115: f32 = s0_p_89[t_114];
+        let t_116: i32 = t_114 * 64i;
+        let t_117: i32 = t_116 + l;
+        let t_118: f32 = b0_v[t_117];
+        let t_119: f32 = t_115 * t_118;
+        acc_95 = acc_95 + t_119;
+        let t_120: i32 = j_96 + 4i;
+        let t_121: f32 = s0_p_89[t_120];
+        let t_122: i32 = t_120 * 64i;
+        let t_123: i32 = t_122 + l;
+        let t_124: f32 = b0_v[t_123];
+        let t_125: f32 = t_121 * t_124;
+        acc_95 = acc_95 + t_125;
+        let t_126: i32 = j_96 + 5i;
+        let t_127: f32 = s0_p_89[t_126];
+        let t_128: i32 = t_126 * 64i;
+        let t_129: i32 = t_128 + l;
+        let t_130: f32 = b0_v[t_129];
+        let t_131: f32 = t_127 * t_130;
+        acc_95 = acc_95 + t_131;
+        let t_132: i32 = j_96 + 6i;
+        let t_133: f32 = s0_p_89[t_132];
+        let t_134: i32 = t_132 * 64i;
+        let t_135: i32 = t_134 + l;
+        let t_136: f32 = b0_v[t_135];
+        let t_137: f32 = t_133 * t_136;
+        acc_95 = acc_95 + t_137;
+        let t_138: i32 = j_96 + 7i;
+        let t_139: f32 = s0_p_89[t_138];
+        let t_140: i32 = t_138 * 64i;
+        let t_141: i32 = t_140 + l;
+        let t_142: f32 = b0_v[t_141];
+        let t_143: f32 = t_139 * t_142;
+        acc_95 = acc_95 + t_143;
     }
-    let t_142: i32 = g * 64i + l;
-    b0_out[t_142] = acc_93;
+    let t_144: i32 = g * 64i + l;
+    b0_out[t_144] = acc_95;
 }
