@@ -7,10 +7,8 @@
 @group(0) @binding(3) var<storage, read_write> b0_out: array<f32>;
 var<workgroup> s0_scores_1: array<f32, 256>;
 var<workgroup> s0_red_58: array<f32, 64>;
-var<workgroup> s0_m_70: array<f32, 1>;
-var<workgroup> s0_p_73: array<f32, 256>;
-var<workgroup> s0_red_79: array<f32, 64>;
-var<workgroup> s0_z_91: array<f32, 1>;
+var<workgroup> s0_m_86: array<f32, 1>;
+var<workgroup> s0_p_89: array<f32, 256>;
 
 @compute @workgroup_size(64)
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -84,128 +82,118 @@ fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l
         s0_scores_1[e_2] = t_57;
     }
     workgroupBarrier();
-    var acc_59: f32;
+    var acc_59_m: f32;
+    var acc_59_s: f32;
     for (var t_60: i32 = 0i; t_60 < 4i; t_60 = t_60 + 2i) {
         let t_61: i32 = t_60 * 64i;
         let t_62: i32 = t_61 + l;
         let t_63: f32 = s0_scores_1[t_62];
-        acc_59 = select(max(acc_59, t_63), t_63, t_60 == 0i);
-        let t_64: i32 = t_60 + 1i;
-        let t_65: i32 = t_64 * 64i;
-        let t_66: i32 = t_65 + l;
-        let t_67: f32 = s0_scores_1[t_66];
-        acc_59 = max(acc_59, t_67);
+        let t_64: f32 = max(acc_59_m, t_63);
+        let t_65: f32 = min(acc_59_m, t_63);
+        let t_66: f32 = t_65 - t_64;
+        let t_67: f32 = exp(t_66);
+        let t_68: f32 = select(t_67, 1.0f, t_65 == t_64);
+        let t_69: f32 = select(acc_59_s + t_68, acc_59_s * t_68 + 1.0f, t_63 > acc_59_m);
+        acc_59_s = select(t_69, 1.0f, t_60 == 0i);
+        acc_59_m = select(t_64, t_63, t_60 == 0i);
+        let t_70: i32 = t_60 + 1i;
+        let t_71: i32 = t_70 * 64i;
+        let t_72: i32 = t_71 + l;
+        let t_73: f32 = s0_scores_1[t_72];
+        let t_74: f32 = max(acc_59_m, t_73);
+        let t_75: f32 = min(acc_59_m, t_73);
+        let t_76: f32 = t_75 - t_74;
+        let t_77: f32 = exp(t_76);
+        let t_78: f32 = select(t_77, 1.0f, t_75 == t_74);
+        let t_79: f32 = select(acc_59_s + t_78, acc_59_s * t_78 + 1.0f, t_73 > acc_59_m);
+        acc_59_s = t_79;
+        acc_59_m = t_74;
     }
-    s0_red_58[l] = acc_59;
+    let t_80: f32 = log(acc_59_s);
+    let t_81: f32 = acc_59_m + t_80;
+    s0_red_58[l] = t_81;
     workgroupBarrier();
-    for (var s_68: i32 = 32i; s_68 > 0i; s_68 = s_68 / 2i) {
-        if (l < s_68 && l + s_68 < 64i) {
-            let t_69: i32 = l + s_68;
-            s0_red_58[l] = max(s0_red_58[l], s0_red_58[t_69]);
+    for (var s_82: i32 = 32i; s_82 > 0i; s_82 = s_82 / 2i) {
+        if (l < s_82 && l + s_82 < 64i) {
+            let t_83: i32 = l + s_82;
+            let t_84: f32 = s0_red_58[l];
+            let t_85: f32 = s0_red_58[t_83];
+            s0_red_58[l] = max(t_84, t_85) + select(log(1.0f + exp(min(t_84, t_85) - max(t_84, t_85))), 0.6931472f, t_84 == t_85);
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_71: i32 = l; e_71 < 1i; e_71 = e_71 + 64i) {
-        let t_72: f32 = s0_red_58[0i];
-        s0_m_70[e_71] = t_72;
+    for (var e_87: i32 = l; e_87 < 1i; e_87 = e_87 + 64i) {
+        let t_88: f32 = s0_red_58[0i];
+        s0_m_86[e_87] = t_88;
     }
     workgroupBarrier();
-    for (var e_74: i32 = l; e_74 < 256i; e_74 = e_74 + 64i) {
-        let t_75: f32 = s0_scores_1[e_74];
-        let t_76: f32 = s0_m_70[0i];
-        let t_77: f32 = t_75 - t_76;
-        let t_78: f32 = exp(t_77);
-        s0_p_73[e_74] = t_78;
+    for (var e_90: i32 = l; e_90 < 256i; e_90 = e_90 + 64i) {
+        let t_91: f32 = s0_scores_1[e_90];
+        let t_92: f32 = s0_m_86[0i];
+        let t_93: f32 = t_91 - t_92;
+        let t_94: f32 = exp(t_93);
+        s0_p_89[e_90] = t_94;
     }
     workgroupBarrier();
-    var acc_80: f32 = 0.0f;
-    for (var t_1_81: i32 = 0i; t_1_81 < 4i; t_1_81 = t_1_81 + 2i) {
-        let t_82: i32 = t_1_81 * 64i;
-        let t_83: i32 = t_82 + l;
-        let t_84: f32 = s0_p_73[t_83];
-        acc_80 = acc_80 + t_84;
-        let t_85: i32 = t_1_81 + 1i;
-        let t_86: i32 = t_85 * 64i;
-        let t_87: i32 = t_86 + l;
-        let t_88: f32 = s0_p_73[t_87];
-        acc_80 = acc_80 + t_88;
+    var acc_95: f32 = 0.0f;
+    for (var j_96: i32 = 0i; j_96 < 256i; j_96 = j_96 + 8i) {
+        let t_97: f32 = s0_p_89[j_96];
+        let t_98: i32 = j_96 * 64i;
+        let t_99: i32 = t_98 + l;
+        let t_100: f32 = b0_v[t_99];
+        let t_101: f32 = t_97 * t_100;
+        acc_95 = acc_95 + t_101;
+        let t_102: i32 = j_96 + 1i;
+        let t_103: f32 = s0_p_89[t_102];
+        let t_104: i32 = t_102 * 64i;
+        let t_105: i32 = t_104 + l;
+        let t_106: f32 = b0_v[t_105];
+        let t_107: f32 = t_103 * t_106;
+        acc_95 = acc_95 + t_107;
+        let t_108: i32 = j_96 + 2i;
+        let t_109: f32 = s0_p_89[t_108];
+        let t_110: i32 = t_108 * 64i;
+        let t_111: i32 = t_110 + l;
+        let t_112: f32 = b0_v[t_111];
+        let t_113: f32 = t_109 * t_112;
+        acc_95 = acc_95 + t_113;
+        let t_114: i32 = j_96 + 3i;
+        let t_115: f32 = s0_p_89[t_114];
+        let t_116: i32 = t_114 * 64i;
+        let t_117: i32 = t_116 + l;
+        let t_118: f32 = b0_v[t_117];
+        let t_119: f32 = t_115 * t_118;
+        acc_95 = acc_95 + t_119;
+        let t_120: i32 = j_96 + 4i;
+        let t_121: f32 = s0_p_89[t_120];
+        let t_122: i32 = t_120 * 64i;
+        let t_123: i32 = t_122 + l;
+        let t_124: f32 = b0_v[t_123];
+        let t_125: f32 = t_121 * t_124;
+        acc_95 = acc_95 + t_125;
+        let t_126: i32 = j_96 + 5i;
+        let t_127: f32 = s0_p_89[t_126];
+        let t_128: i32 = t_126 * 64i;
+        let t_129: i32 = t_128 + l;
+        let t_130: f32 = b0_v[t_129];
+        let t_131: f32 = t_127 * t_130;
+        acc_95 = acc_95 + t_131;
+        let t_132: i32 = j_96 + 6i;
+        let t_133: f32 = s0_p_89[t_132];
+        let t_134: i32 = t_132 * 64i;
+        let t_135: i32 = t_134 + l;
+        let t_136: f32 = b0_v[t_135];
+        let t_137: f32 = t_133 * t_136;
+        acc_95 = acc_95 + t_137;
+        let t_138: i32 = j_96 + 7i;
+        let t_139: f32 = s0_p_89[t_138];
+        let t_140: i32 = t_138 * 64i;
+        let t_141: i32 = t_140 + l;
+        let t_142: f32 = b0_v[t_141];
+        let t_143: f32 = t_139 * t_142;
+        acc_95 = acc_95 + t_143;
     }
-    s0_red_79[l] = acc_80;
-    workgroupBarrier();
-    for (var s_89: i32 = 32i; s_89 > 0i; s_89 = s_89 / 2i) {
-        if (l < s_89 && l + s_89 < 64i) {
-            let t_90: i32 = l + s_89;
-            s0_red_79[l] = s0_red_79[l] + s0_red_79[t_90];
-        }
-        workgroupBarrier();
-    }
-    workgroupBarrier();
-    for (var e_92: i32 = l; e_92 < 1i; e_92 = e_92 + 64i) {
-        let t_93: f32 = s0_red_79[0i];
-        s0_z_91[e_92] = t_93;
-    }
-    workgroupBarrier();
-    var acc_94: f32 = 0.0f;
-    for (var j_95: i32 = 0i; j_95 < 256i; j_95 = j_95 + 8i) {
-        let t_96: f32 = s0_p_73[j_95];
-        let t_97: i32 = j_95 * 64i;
-        let t_98: i32 = t_97 + l;
-        let t_99: f32 = b0_v[t_98];
-        let t_100: f32 = t_96 * t_99;
-        acc_94 = acc_94 + t_100;
-        let t_101: i32 = j_95 + 1i;
-        let t_102: f32 = s0_p_73[t_101];
-        let t_103: i32 = t_101 * 64i;
-        let t_104: i32 = t_103 + l;
-        let t_105: f32 = b0_v[t_104];
-        let t_106: f32 = t_102 * t_105;
-        acc_94 = acc_94 + t_106;
-        let t_107: i32 = j_95 + 2i;
-        let t_108: f32 = s0_p_73[t_107];
-        let t_109: i32 = t_107 * 64i;
-        let t_110: i32 = t_109 + l;
-        let t_111: f32 = b0_v[t_110];
-        let t_112: f32 = t_108 * t_111;
-        acc_94 = acc_94 + t_112;
-        let t_113: i32 = j_95 + 3i;
-        let t_114: f32 = s0_p_73[t_113];
-        let t_115: i32 = t_113 * 64i;
-        let t_116: i32 = t_115 + l;
-        let t_117: f32 = b0_v[t_116];
-        let t_118: f32 = t_114 * t_117;
-        acc_94 = acc_94 + t_118;
-        let t_119: i32 = j_95 + 4i;
-        let t_120: f32 = s0_p_73[t_119];
-        let t_121: i32 = t_119 * 64i;
-        let t_122: i32 = t_121 + l;
-        let t_123: f32 = b0_v[t_122];
-        let t_124: f32 = t_120 * t_123;
-        acc_94 = acc_94 + t_124;
-        let t_125: i32 = j_95 + 5i;
-        let t_126: f32 = s0_p_73[t_125];
-        let t_127: i32 = t_125 * 64i;
-        let t_128: i32 = t_127 + l;
-        let t_129: f32 = b0_v[t_128];
-        let t_130: f32 = t_126 * t_129;
-        acc_94 = acc_94 + t_130;
-        let t_131: i32 = j_95 + 6i;
-        let t_132: f32 = s0_p_73[t_131];
-        let t_133: i32 = t_131 * 64i;
-        let t_134: i32 = t_133 + l;
-        let t_135: f32 = b0_v[t_134];
-        let t_136: f32 = t_132 * t_135;
-        acc_94 = acc_94 + t_136;
-        let t_137: i32 = j_95 + 7i;
-        let t_138: f32 = s0_p_73[t_137];
-        let t_139: i32 = t_137 * 64i;
-        let t_140: i32 = t_139 + l;
-        let t_141: f32 = b0_v[t_140];
-        let t_142: f32 = t_138 * t_141;
-        acc_94 = acc_94 + t_142;
-    }
-    let t_143: f32 = s0_z_91[0i];
-    let t_144: f32 = acc_94 / t_143;
-    let t_145: i32 = g * 64i + l;
-    b0_out[t_145] = t_144;
+    let t_144: i32 = g * 64i + l;
+    b0_out[t_144] = acc_95;
 }

@@ -26,7 +26,7 @@ const SEEDS: [&str; 6] = [
 
 /// `(name, program, schedule)`: one of each kind of fold, each over a
 /// negated value. `{T}` is the element type, `{OP}` `max` or `min`.
-const CASES: [(&str, &str, &str); 12] = [
+pub(crate) const CASES: [(&str, &str, &str); 12] = [
     (
         "thread loop",
         "input x: {T}[999]\noutput o: {T}[1] = reduce {OP} 999 |i| {NEG}x[i]",

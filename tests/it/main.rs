@@ -14,6 +14,7 @@ mod gpu_limits;
 mod harness;
 mod layering;
 mod long_folds;
+mod lse;
 mod nonfinite;
 mod opt;
 mod optimized;

@@ -62,7 +62,7 @@ fn scheduled_programs_match_their_golden_files() {
         texpr_syntax::check::verify(&q).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         texpr_codegen::emit(&q, &target).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         let inputs = texpr_interp::random_inputs(&p, 1);
-        let want = texpr_interp::accuracy::reference(&p, &inputs).unwrap();
+        let want = texpr_tests::gpu::reference(&p, &inputs).unwrap();
         let got = texpr_interp::eval(&q, &inputs).unwrap();
         let bad = texpr_interp::accuracy::check_outputs(&p, &got, &want);
         assert!(bad.is_empty(), "{name}: {}", bad[0]);

@@ -175,18 +175,25 @@ fn ill_conditioned_elements_are_counted_not_passed() {
 
 /// The examples whose old per-output tolerance was infinite (a division by
 /// a sum, an `rsqrt` of a variance) get a finite bound for every element,
-/// tight enough that a result off by 1e-3 is caught.
+/// tight enough that a result off by 1e-3 is caught. Softmax and attention
+/// run as `shift_lse` rewrites them: the tolerance GPU results get is the
+/// larger of the two programs' bounds, the rewritten one's from its
+/// log-sum-exp (`2n` combines of `12 + |L|` ulps, `n` 24 or 37 here: about 1e-4
+/// relative in every probability); it still catches 1e-3.
 #[test]
 fn normalizations_get_finite_tight_bounds() {
-    for name in ["softmax", "layernorm", "attention"] {
+    for (name, most) in [("softmax", 1e-4), ("layernorm", 1e-4), ("attention", 3e-4)] {
         let path = repo_root().join("examples").join(format!("{name}.te"));
         let src = std::fs::read_to_string(path).unwrap();
         let small = texpr_tests::sched::small_sizes(&src);
         let p = texpr_syntax::frontend(&src, &small).unwrap();
         let inputs = texpr_interp::random_inputs(&p, 1);
+        let original = texpr_interp::accuracy::reference(&p, &inputs).unwrap();
+        let t = worst(&original[0]);
+        assert!(t.is_finite() && t < 1e-4, "{name}: {t}");
         let r = reference(&p, &inputs).unwrap();
         let t = worst(&r[0]);
-        assert!(t.is_finite() && t < 1e-4, "{name}: {t}");
+        assert!(t.is_finite() && t < most, "{name}: {t}");
         let off = nudged(&r[0].value, 3, 1e-3);
         assert!(compare("y", &off, &r[0]).is_err(), "{name}");
     }

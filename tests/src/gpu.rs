@@ -16,7 +16,22 @@ pub use convert::{from_host, to_host};
 pub use program::{
     RunError, check_program, check_program_with, run_program, run_program_with, run_source,
 };
-pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
+pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare};
+
+/// The interpreter's reference for `p` on `inputs`, with the tolerance a
+/// device running the optimizer's rounding rewrite of `p` needs
+/// (`texpr_opt::pipeline::rounding_rewrite`,
+/// `texpr_interp::accuracy::reference_rewritten`): what every GPU result
+/// is compared with.
+pub fn reference(
+    p: &texpr_syntax::ir::Program,
+    inputs: &[texpr_interp::Value],
+) -> Result<Vec<Reference>, texpr_interp::EvalError> {
+    match texpr_opt::pipeline::rounding_rewrite(p) {
+        Some(q) => texpr_interp::accuracy::reference_rewritten(p, &q, inputs),
+        None => texpr_interp::accuracy::reference(p, inputs),
+    }
+}
 
 static GPU: OnceLock<Option<DeviceSlot>> = OnceLock::new();
 

@@ -207,6 +207,8 @@ pub fn identity(op: ReduceOp, elem: ElemTy) -> Result<Sc, EvalError> {
         (ReduceOp::Min, ElemTy::F32) => Sc::F(f32::INFINITY),
         (ReduceOp::Min, ElemTy::I32) => Sc::I(i32::MAX),
         (ReduceOp::Min, ElemTy::U32) => Sc::U(u32::MAX),
+        (ReduceOp::Lse, ElemTy::F32) => Sc::F(f32::NEG_INFINITY),
+        (ReduceOp::Lse, _) => return malformed("reduce lse over a non-f32 type"),
         (_, ElemTy::Bool) => return malformed("reduce over bool"),
     })
 }
@@ -218,5 +220,24 @@ pub fn fold(op: ReduceOp, acc: Sc, x: Sc) -> Result<Sc, EvalError> {
         ReduceOp::Mul => binary(BinOp::Mul, acc, x),
         ReduceOp::Max => max(acc, x),
         ReduceOp::Min => min(acc, x),
+        ReduceOp::Lse => match (acc, x) {
+            (Sc::F(a), Sc::F(b)) => Ok(Sc::F(lse(a, b))),
+            _ => mismatch("lse", acc, x),
+        },
     }
+}
+
+/// The log-sum-exp of two values, `log(exp(a) + exp(b))`, as
+/// `max(a, b) + log1p(exp(min(a, b) - max(a, b)))` in `f32`: a NaN operand
+/// gives NaN; when the larger is infinite, it is the result (`-inf` for two
+/// `-inf`s, the identity's case; `+inf` for any `+inf`).
+pub fn lse(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        return f32::NAN;
+    }
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if hi.is_infinite() {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
 }

@@ -1,6 +1,6 @@
 //! Edge cases of every elementwise operation, cast, reduce identity and fold step.
 
-use crate::scalar::{Sc, binary, call, cast, fold, identity, unary};
+use crate::scalar::{Sc, binary, call, cast, fold, identity, lse, unary};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{BinOp, Func, UnaryOp};
 
@@ -213,4 +213,28 @@ fn fold_steps() {
         fold(ReduceOp::Min, Sc::I(-1), Sc::I(-2)).unwrap(),
         Sc::I(-2)
     );
+    assert!(fold(ReduceOp::Lse, Sc::I(1), Sc::I(2)).is_err());
+    assert!(identity(ReduceOp::Lse, ElemTy::I32).is_err());
+}
+
+#[test]
+fn lse_steps_against_f64() {
+    let want = |a: f64, b: f64| (a.exp() + b.exp()).ln();
+    for (a, b) in [(0.0f32, 0.0f32), (1.0, -3.0), (-20.5, 7.25), (1e-3, 2e-3)] {
+        let got = lse(a, b) as f64;
+        let w = want(a as f64, b as f64);
+        assert!(
+            (got - w).abs() <= 4.0 * f32::EPSILON as f64 * w.abs().max(1.0),
+            "{a} {b}"
+        );
+        assert_eq!(lse(a, b), lse(b, a), "commutative");
+    }
+    // exp(1000) overflows f32; the fold does not.
+    assert_eq!(lse(1000.0, 1000.0), 1000.0 + std::f32::consts::LN_2);
+    let ninf = f32::NEG_INFINITY;
+    assert_eq!(lse(ninf, ninf), ninf, "the identity with itself");
+    assert_eq!(lse(ninf, 2.5), 2.5, "the identity");
+    assert_eq!(lse(f32::INFINITY, 1.0), f32::INFINITY);
+    assert!(lse(f32::NAN, 1.0).is_nan());
+    assert_eq!(identity(ReduceOp::Lse, ElemTy::F32).unwrap(), Sc::F(ninf));
 }

@@ -14,7 +14,7 @@
 //! (`texprc compile --dump-after PASS`).
 
 use crate::optimized::Optimized;
-use crate::passes::{fuse_globals, inline, mark_globals, simplify};
+use crate::passes::{fuse_globals, inline, mark_globals, shift_lse, simplify};
 use crate::schedule::apply::{Verdict, accept_all, apply_all};
 pub use crate::schedule::choose::choose;
 use crate::schedule::data::{Schedule, ScheduleChoice};
@@ -42,6 +42,11 @@ pub const PASSES: &[Pass] = &[
         run: mark_globals,
     },
     Pass {
+        name: "shift_lse",
+        optimizing: false,
+        run: shift_lse,
+    },
+    Pass {
         name: "simplify",
         optimizing: true,
         run: simplify,
@@ -57,6 +62,16 @@ pub const PASSES: &[Pass] = &[
         run: fuse_globals,
     },
 ];
+
+/// The program as the passes that change rounding (not meaning) leave it,
+/// when they change it: what a device runs in place of `p` in real
+/// arithmetic, for the interpreter's tolerance
+/// (`texpr_interp::accuracy::reference_rewritten`). Today `shift_lse`.
+pub fn rounding_rewrite(p: &Program) -> Option<Program> {
+    let mut q = p.clone();
+    shift_lse(&mut q).ok()?;
+    (q != *p).then_some(q)
+}
 
 /// The name of the last step, [`apply`], for hooks and `--dump-after`.
 pub const APPLY: &str = "apply";

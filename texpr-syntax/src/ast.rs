@@ -109,6 +109,9 @@ pub enum ReduceOp {
     Mul,
     Max,
     Min,
+    /// Log-sum-exp, `log(sum exp(x))`, on `f32` only: identity `-inf`,
+    /// combine `max(a, b) + log1p(exp(min(a, b) - max(a, b)))`.
+    Lse,
 }
 
 impl ReduceOp {
@@ -119,6 +122,7 @@ impl ReduceOp {
             ReduceOp::Mul => "*",
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
+            ReduceOp::Lse => "lse",
         }
     }
 }

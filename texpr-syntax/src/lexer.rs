@@ -77,6 +77,9 @@ pub enum Token<'s> {
     Max,
     #[token("min")]
     Min,
+    /// `lse`, the log-sum-exp fold after `reduce`.
+    #[token("lse")]
+    Lse,
     #[regex("[A-Za-z_][A-Za-z0-9_]*")]
     Ident(&'s str),
     /// `@grid`, `@shared`, ...: the name after `@`.

@@ -146,6 +146,7 @@ fn reduce_op() -> impl Strategy<Value = (ReduceOp, Span)> + Clone {
         ReduceOp::Mul,
         ReduceOp::Max,
         ReduceOp::Min,
+        ReduceOp::Lse,
     ])
     .prop_map(spanned)
 }

@@ -95,11 +95,17 @@ impl<'a> Trials<'a> {
     ) -> Result<Self, String> {
         let inputs = texpr_interp::random_inputs(program, 1);
         let picks = picks(program);
-        let expected = match &picks {
-            Some(p) => texpr_interp::accuracy::reference_elements(program, &inputs, p),
-            None => texpr_interp::accuracy::reference(program, &inputs),
+        let reference = |q: &Program| match &picks {
+            Some(p) => texpr_interp::accuracy::reference_elements(q, &inputs, p),
+            None => texpr_interp::accuracy::reference(q, &inputs),
+        };
+        let failed = |e: texpr_interp::EvalError| format!("evaluation failed: {e}");
+        let mut expected = reference(program).map_err(failed)?;
+        // A device runs the rounding rewrite: the tolerance it needs
+        // (`texpr_interp::accuracy::reference_rewritten`).
+        if let Some(q) = texpr_opt::pipeline::rounding_rewrite(program) {
+            texpr_interp::accuracy::widen(&mut expected, &reference(&q).map_err(failed)?);
         }
-        .map_err(|e| format!("evaluation failed: {e}"))?;
         Ok(Trials {
             program,
             gpu,

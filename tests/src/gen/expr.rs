@@ -140,7 +140,11 @@ impl Gen {
 
     fn reduce(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
         let i = self.fresh("i");
-        let op = *self.rng.pick(&["", "+ ", "max ", "min ", "* "]);
+        let ops: &[&str] = match ty.0 {
+            E::F32 => &["", "+ ", "max ", "min ", "* ", "lse "],
+            _ => &["", "+ ", "max ", "min ", "* "],
+        };
+        let op = *self.rng.pick(ops);
         let mul_f32 = op == "* " && ty.0 == E::F32;
         let sizes: &[u64] = if mul_f32 {
             &[1, 2, 3, 4]

@@ -89,8 +89,7 @@ pub fn check_program_with(
     choice: &ScheduleChoice,
 ) -> Result<Duration, RunError> {
     let inputs = texpr_interp::random_inputs(p, seed);
-    let want = texpr_interp::accuracy::reference(p, &inputs)
-        .map_err(|e| RunError::Interp(format!("{e:?}")))?;
+    let want = super::reference(p, &inputs).map_err(|e| RunError::Interp(format!("{e:?}")))?;
     let (got, time) = run_program_with(gpu, p, &inputs, choice)?;
     let bad = check_outputs(p, &got, &want);
     if bad.is_empty() {

@@ -21,6 +21,7 @@
 use super::cost::{expr_size, unroll_factor};
 use super::ctx::{Ctx, FoldInto, Ix};
 use super::lit;
+use super::online::Online;
 use super::ops;
 use crate::wgsl::index::term;
 use texpr_syntax::Diagnostic;
@@ -261,11 +262,15 @@ impl Ctx<'_> {
         else {
             unreachable!("fold takes a reduce")
         };
+        let online = *op == ReduceOp::Lse;
         let accs: Vec<String> = match into {
             Some(into) => into.accs,
             None => (0..width)
                 .map(|_| {
                     let a = self.w.fresh("acc");
+                    if online {
+                        return a;
+                    }
                     let ty = lit::ty(e.ty.elem);
                     match lit::identity(*op, e.ty.elem) {
                         Some(id) => self.w.line(format!("var {a}: {ty} = {id};")),
@@ -274,6 +279,10 @@ impl Ctx<'_> {
                     a
                 })
                 .collect(),
+        };
+        let pairs: Vec<Online> = match online {
+            true => accs.iter().map(|a| self.online_open(a)).collect(),
+            false => Vec::new(),
         };
         let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
         let i = self.open_loop(
@@ -310,13 +319,20 @@ impl Ctx<'_> {
             // Step 0 of the first iteration is element 0: a `max`/`min`
             // accumulator (which has no identity here) takes it as it is.
             let first = (k == 0).then(|| format!("{i} == 0i"));
-            for (a, v) in accs.iter().zip(&vals) {
+            for (k, (a, v)) in accs.iter().zip(&vals).enumerate() {
+                if online {
+                    self.online_step(&pairs[k], v, first.as_deref());
+                    continue;
+                }
                 let next = lit::fold_step(*op, a, v, first.as_deref());
                 self.w.line(format!("{a} = {next};"));
             }
             self.w.leave_copy(copy);
         }
         self.w.close();
+        if online {
+            return Ok(pairs.iter().map(|o| self.online_close(o)).collect());
+        }
         Ok(accs)
     }
 

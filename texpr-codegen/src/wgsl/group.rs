@@ -76,10 +76,13 @@ impl Ctx<'_> {
             Ix::Name(self.open_loop("j", &Ix::Const(0), m, 1, false))
         };
         let (a, b) = (slot(self, "l", &j), slot(self, &partner, &j));
-        self.w.line(format!(
-            "{red}[{a}] = {};",
-            lit::combine(op, &format!("{red}[{a}]"), &format!("{red}[{b}]"))
-        ));
+        let (x, y) = (format!("{red}[{a}]"), format!("{red}[{b}]"));
+        let (x, y) = (
+            self.operand(op, body.ty.elem, x),
+            self.operand(op, body.ty.elem, y),
+        );
+        self.w
+            .line(format!("{red}[{a}] = {};", lit::combine(op, &x, &y)));
         if m != 1 {
             self.w.close();
         }
@@ -146,10 +149,15 @@ impl Ctx<'_> {
             ReduceOp::Mul => "subgroupMul",
             ReduceOp::Max => "subgroupMax",
             ReduceOp::Min => "subgroupMin",
+            ReduceOp::Lse => "",
         };
         let sg = self.w.let_("i32", "i32(sgid)");
         let combine = |cx: &mut Ctx<'_>, at: Ix, v: &str| {
-            let r = cx.w.subgroup_let(ty, format!("{f}({v})"))?;
+            let r = match op {
+                // No `subgroupLse`: a subgroup max, then a subgroup sum.
+                ReduceOp::Lse => cx.subgroup_lse(v)?,
+                _ => cx.w.subgroup_let(ty, format!("{f}({v})"))?,
+            };
             // `at` is `l*m + j`: the slot is `sg*m + j`.
             let slot = match m {
                 1 => sg.clone(),
@@ -185,10 +193,9 @@ impl Ctx<'_> {
         let at = self
             .w
             .let_("i32", format!("{s} * {} + {j}", lit::i32_lit(m as i32)));
-        self.w.line(format!(
-            "{acc} = {};",
-            lit::combine(op, &acc, &format!("{part}[{at}]"))
-        ));
+        let y = self.operand(op, body.ty.elem, format!("{part}[{at}]"));
+        self.w
+            .line(format!("{acc} = {};", lit::combine(op, &acc, &y)));
         self.w.close();
         match out {
             Some(out) => self.write(out, &Ix::Name(j), &acc)?,
@@ -196,5 +203,15 @@ impl Ctx<'_> {
         }
         self.w.close();
         Ok(part)
+    }
+
+    /// A combine's operand read from workgroup memory: as it is, or, for an
+    /// `lse` (whose combine names each operand several times), loaded once
+    /// into a `let`.
+    fn operand(&mut self, op: ReduceOp, elem: texpr_syntax::ast::ElemTy, read: String) -> String {
+        match op {
+            ReduceOp::Lse => self.w.let_(lit::ty(elem), read),
+            _ => read,
+        }
     }
 }

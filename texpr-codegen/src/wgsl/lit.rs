@@ -60,6 +60,8 @@ pub fn identity(op: ReduceOp, elem: ElemTy) -> Option<String> {
         (ReduceOp::Add, _) => Scalar::I32(0),
         (ReduceOp::Mul, _) => Scalar::I32(1),
         (ReduceOp::Max | ReduceOp::Min, _) => return None,
+        // An invocation folds `lse` as an online pair (`online.rs`).
+        (ReduceOp::Lse, _) => return None,
     };
     Some(scalar(s))
 }
@@ -71,7 +73,9 @@ pub fn identity(op: ReduceOp, elem: ElemTy) -> Option<String> {
 pub fn fold_step(op: ReduceOp, acc: &str, x: &str, first: Option<&str>) -> String {
     let step = combine(op, acc, x);
     match (op, first) {
-        (ReduceOp::Max | ReduceOp::Min, Some(first)) => format!("select({step}, {x}, {first})"),
+        (ReduceOp::Max | ReduceOp::Min | ReduceOp::Lse, Some(first)) => {
+            format!("select({step}, {x}, {first})")
+        }
         _ => step,
     }
 }
@@ -83,6 +87,13 @@ pub fn combine(op: ReduceOp, acc: &str, x: &str) -> String {
         ReduceOp::Mul => format!("{acc} * {x}"),
         ReduceOp::Max => format!("max({acc}, {x})"),
         ReduceOp::Min => format!("min({acc}, {x})"),
+        // `max + log(1 + exp(min - max))`; equal operands give `a + log 2`,
+        // which keeps two infinities of one sign from making NaN.
+        ReduceOp::Lse => {
+            let (hi, lo) = (format!("max({acc}, {x})"), format!("min({acc}, {x})"));
+            let (one, ln2) = (f32_lit(1.0), f32_lit(std::f32::consts::LN_2));
+            format!("{hi} + select(log({one} + exp({lo} - {hi})), {ln2}, {acc} == {x})")
+        }
     }
 }
 
@@ -119,5 +130,17 @@ mod tests {
             assert_eq!(identity(ReduceOp::Max, elem), None);
             assert_eq!(identity(ReduceOp::Min, elem), None);
         }
+    }
+
+    /// An lse has no identity written (an invocation folds an online pair);
+    /// its combine is `max + log(1 + exp(min - max))`, `a + log 2` for
+    /// equal operands (no NaN from two infinities of one sign).
+    #[test]
+    fn lse_combines_without_an_identity() {
+        assert_eq!(identity(ReduceOp::Lse, ElemTy::F32), None);
+        assert_eq!(
+            combine(ReduceOp::Lse, "a", "b"),
+            "max(a, b) + select(log(1.0f + exp(min(a, b) - max(a, b))), 0.6931472f, a == b)"
+        );
     }
 }

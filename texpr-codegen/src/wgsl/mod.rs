@@ -9,6 +9,7 @@ pub mod kernel;
 pub mod lit;
 pub mod locals;
 pub mod module;
+pub mod online;
 pub mod ops;
 pub mod prefetch;
 pub mod spill;

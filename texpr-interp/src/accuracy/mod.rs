@@ -64,6 +64,37 @@ pub fn reference_elements(
         .collect())
 }
 
+/// The reference of `original` for a device that runs `rewritten` instead:
+/// a program equal to it in real arithmetic whose rounding differs (the
+/// optimizer's `shift_lse`). The values are `original`'s; each element's
+/// bound is the larger of the two programs' bounds, and it is specified
+/// where both are. This is what the triangle inequality through the exact
+/// value `X`, which the programs share, allows: the device's `g` is within
+/// `b_r` of `X` (any evaluation of `rewritten`), the interpreter's `v`
+/// within `b_o`, so `|g - v| <= b_o + b_r <= 2 max(b_o, b_r)`, the
+/// tolerance [`compare`] holds an element to. No bound grows beyond what one
+/// of the programs needs.
+pub fn reference_rewritten(
+    original: &Program,
+    rewritten: &Program,
+    inputs: &[Value],
+) -> Result<Vec<Reference>, EvalError> {
+    let mut want = reference(original, inputs)?;
+    widen(&mut want, &reference(rewritten, inputs)?);
+    Ok(want)
+}
+
+/// `want`'s bounds widened to `rewritten`'s where those are larger (see
+/// [`reference_rewritten`]; for [`reference_elements`] alike).
+pub fn widen(want: &mut [Reference], rewritten: &[Reference]) {
+    for (w, r) in want.iter_mut().zip(rewritten) {
+        for (a, b) in w.bounds.iter_mut().zip(&r.bounds) {
+            a.err = a.err.max(b.err);
+            a.specified &= b.specified;
+        }
+    }
+}
+
 /// Every output of `p` computed elsewhere (`got`) against the interpreter's
 /// (`want`, from [`reference`]): what each comparison found, or its worst
 /// element. A missing output is a mismatch.

@@ -200,6 +200,9 @@ impl Shadow for Bound {
     }
 
     fn fold(op: ReduceOp, n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
+        if op == ReduceOp::Lse {
+            return lse_step(n, acc, x, r, first);
+        }
         let float = r.elem() == ElemTy::F32;
         let spec = x.1.specified && (!float || stays_finite(&[x], r));
         let ok = spec && (first || (acc.1.specified && finite(acc.0)));
@@ -220,11 +223,54 @@ impl Shadow for Bound {
                     + rounding * num(r).abs(),
                 acc_reach.map_or(1.0, factor) * factor(x.1.reach),
             ),
-            ReduceOp::Max | ReduceOp::Min => (acc_err.max(x.1.err), num(r).abs()),
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::Lse => (acc_err.max(x.1.err), num(r).abs()),
         };
         let picks = matches!(op, ReduceOp::Max | ReduceOp::Min);
         result(err, r, ok, reach, !picks)
     }
+}
+
+/// What one `lse` combine may cost, at most, in any evaluation of a fold of
+/// `n` terms whose value is `v`: `2n` combines (the `n - 1` of any order,
+/// plus a partial `m + log(s)` per invocation's online pair), each
+/// `(LSE_STEP + |v|) * EPS` (see [`lse_step`]).
+fn lse_rounding(n: u64, v: Sc) -> f64 {
+    let v = num(v).abs();
+    if v.is_finite() {
+        2.0 * n as f64 * (LSE_STEP + v) * EPS
+    } else {
+        0.0
+    }
+}
+
+/// One combine's error besides `|c| * EPS`, in ulps of 1: `exp(lo - hi)`
+/// weighted by its own value, `(3 + 2d) e^-d <= 3.74`, the add `1 + t` (1),
+/// `log` near 1 (`2^-21`: 4, WGSL's absolute bound, plus 3 ulps of
+/// `log 2`), rounded up; an online step `(m, s)` costs the same relative
+/// error in `s`, hence in `log s` (rescale and term: 2 x 3.74, two adds).
+const LSE_STEP: f64 = 12.0;
+
+/// One step of a `reduce lse` fold. `lse` is 1-Lipschitz in the max norm
+/// and each combine `c = lse(a, b)` moves the result by a weighted mean of
+/// its operands' errors, so an evaluation in any order is off by at most
+/// the largest term's error plus every combine's own error, each weighted
+/// by `e^(c - L) <= 1`: `w |c|` stays below `|L| + 1`, which
+/// [`lse_rounding`] charges at the final value `L`. The fold's running
+/// value `acc` grows monotonically to `L`, so the charge is carried along:
+/// a step adds to the accumulator's bound the growth of that charge, and
+/// to the term's the charge itself. A non-finite term or result is
+/// unspecified, as for `max`.
+fn lse_step(n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
+    let charge = lse_rounding(n, r);
+    let ok = x.1.specified && stays_finite(&[x], r);
+    let ok = ok && (first || (acc.1.specified && finite(acc.0)));
+    let err = if first {
+        x.1.err + charge
+    } else {
+        let growth = (charge - lse_rounding(n, acc.0)).max(0.0);
+        (acc.1.err + growth).max(x.1.err + charge)
+    };
+    result(err, r, ok, num(r).abs(), true)
 }
 
 /// Half the largest step between `trunc(x)` and the truncation of any value
@@ -283,6 +329,41 @@ mod tests {
         let id = el(f32::NEG_INFINITY, 0.0);
         assert!(Bound::fold(ReduceOp::Max, 4, id, one, Sc::F(1.0), true).specified);
         assert!(!Bound::fold(ReduceOp::Max, 4, one, inf, Sc::F(f32::INFINITY), false).specified);
+    }
+
+    #[test]
+    fn an_lse_fold_is_bounded_by_its_terms_and_its_combines() {
+        use crate::scalar::lse;
+        let f = |s: Sc| num(s) as f32;
+        let xs = [1000.0f32, 999.0, 1001.5, 998.25];
+        let n = xs.len() as u64;
+        let mut acc = el(f32::NEG_INFINITY, 0.0);
+        for (i, &x) in xs.iter().enumerate() {
+            let r = lse(f(acc.0), x);
+            acc = (
+                Sc::F(r),
+                Bound::fold(ReduceOp::Lse, n, acc, el(x, 1e-4), Sc::F(r), i == 0),
+            );
+        }
+        let exact = xs
+            .iter()
+            .map(|&x| (x as f64 - 1001.5).exp())
+            .sum::<f64>()
+            .ln()
+            + 1001.5;
+        let got = f(acc.0) as f64;
+        assert!(acc.1.specified);
+        assert!(
+            (got - exact).abs() <= acc.1.err,
+            "{got} vs {exact}: {:?}",
+            acc.1
+        );
+        // The terms' error (1e-4) plus 2n combines at |L| ~ 1002: no more.
+        let most = 1e-4 + 2.0 * 4.0 * (LSE_STEP + 1002.0) * EPS + 4.0 * TINY;
+        assert!(acc.1.err <= most, "{:?} > {most}", acc.1);
+        let inf = el(f32::INFINITY, 0.0);
+        let r = Sc::F(f32::INFINITY);
+        assert!(!Bound::fold(ReduceOp::Lse, 2, acc, inf, r, false).specified);
     }
 
     #[test]

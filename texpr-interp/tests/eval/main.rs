@@ -2,6 +2,7 @@
 
 mod build;
 mod kernels;
+mod lse;
 
 use build::*;
 use texpr_interp::{EvalError, Value, eval, random_inputs};

@@ -2,6 +2,9 @@
 //! order they run in is [`crate::pipeline::PASSES`].
 //!
 //! - [`mark_globals`]: top-level lets become `let@global` buffers (always).
+//! - [`shift_lse`]: a softmax's max shifted to its log-sum-exp, its
+//!   normalising sum then 1 (always: the default schedule benefits too; exact
+//!   in real arithmetic, not bit for bit).
 //! - [`simplify`]: index terms simplified, exact identities folded.
 //! - [`inline`]: expression `let`s recomputed where they are read, when that
 //!   is no dearer than storing them.
@@ -12,13 +15,16 @@
 //! `fuse_globals` share. A pass is `fn(&mut Program) -> Result<(), Vec<Diagnostic>>`
 //! and needs nothing else.
 
+pub mod degree;
 pub mod fuse_globals;
 pub mod inline;
 pub mod mark_globals;
 pub mod recompute;
+pub mod shift_lse;
 pub mod simplify;
 
 pub use fuse_globals::fuse_globals;
 pub use inline::inline;
 pub use mark_globals::mark_globals;
+pub use shift_lse::shift_lse;
 pub use simplify::simplify;

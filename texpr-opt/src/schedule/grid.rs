@@ -7,7 +7,9 @@ use texpr_syntax::Span;
 use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build;
 use texpr_syntax::ir::term::{self, var};
-use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, Program, Term, Ty, VarId, VarKind};
+use texpr_syntax::ir::{
+    Expr, ExprKind, Func, IndexMap, Program, Term, Ty, UnaryOp, VarId, VarKind, VecRef,
+};
 
 /// A fresh index variable over `0..extent`, spanned at `span`.
 pub fn index(p: &mut Program, name: &str, extent: u64, span: Span) -> VarId {
@@ -93,16 +95,45 @@ pub fn replace_equal(e: &Expr, ld: &Expr, by: &Expr) -> Expr {
     e.map_children(|c| replace_equal(c, ld, by))
 }
 
-/// `a op b` for a fold operator.
-pub fn combine_two(op: ReduceOp, a: Expr, b: Expr) -> Expr {
+/// `a op b` for a fold operator (for `lse`, `let@reg`s of both operands:
+/// `p` gives their names).
+pub fn combine_two(p: &mut Program, op: ReduceOp, a: Expr, b: Expr) -> Expr {
     let span = a.span;
     match op {
         ReduceOp::Add => build::binary(BinOp::Add, a, b),
         ReduceOp::Mul => build::binary(BinOp::Mul, a, b),
         ReduceOp::Max => build::call(Func::Max, vec![a, b]),
         ReduceOp::Min => build::call(Func::Min, vec![a, b]),
+        ReduceOp::Lse => lse_two(p, a, b),
     }
     .at(span)
+}
+
+/// `lse(a, b)` as the IR writes it: `let@reg x = a in let@reg y = b in
+/// max(x, y) + select(x == y, log(2), log(1 + exp(min(x, y) - max(x, y))))`
+/// (elementwise; equal operands give `x + log 2`, so that two infinities of
+/// one sign make no NaN).
+fn lse_two(p: &mut Program, a: Expr, b: Expr) -> Expr {
+    let (ty, span) = (a.ty, a.span);
+    let x = p.fresh_var("x", VarKind::Vector(ty), span);
+    let y = p.fresh_var("y", VarKind::Vector(ty), span);
+    let (vx, vy) = (
+        build::whole(p, VecRef::Local(x)),
+        build::whole(p, VecRef::Local(y)),
+    );
+    let c = |v: f32| match ty.len {
+        1 => build::f32c(v),
+        n => build::broadcast(build::f32c(v), n),
+    };
+    let hi = build::call(Func::Max, vec![vx.clone(), vy.clone()]);
+    let lo = build::call(Func::Min, vec![vx.clone(), vy.clone()]);
+    let t = build::unary(UnaryOp::Exp, build::binary(BinOp::Sub, lo, hi.clone()));
+    let log1p = build::unary(UnaryOp::Log, build::binary(BinOp::Add, c(1.0), t));
+    let equal = build::binary(BinOp::Eq, vx, vy);
+    let step = build::call(Func::Select, vec![equal, c(std::f32::consts::LN_2), log1p]);
+    let value = build::binary(BinOp::Add, hi, step);
+    let inner = let_at(MemLevel::Reg, y, b, value.at(span)).at(span);
+    let_at(MemLevel::Reg, x, a, inner)
 }
 
 /// E0216 when `bytes` of workgroup memory exceed what the device has.

@@ -92,7 +92,7 @@ pub fn gridstride(
         let idx = add(var(j), constant(covered as i64));
         let term_j = subst_expr(p, fold.body, fold.var, &idx).with_thread_levels();
         let tail = reduce_at(Level::Thread, fold.op, n - covered, j, term_j).at(span);
-        last = combine_two(fold.op, last, tail);
+        last = combine_two(p, fold.op, last, tail);
     }
     let finish = replace_node(root, node, &last).with_thread_levels();
     let g2 = index(p, "g", 1, span);

@@ -10,6 +10,7 @@ use crate::passes::{fuse_globals, inline, simplify};
 use crate::pipeline::{APPLY, PASSES, PassFn};
 use crate::samples;
 use crate::schedule::ScheduleChoice;
+use texpr_interp::accuracy::{check_outputs, reference_rewritten};
 use texpr_interp::{Value, eval, random_inputs};
 use texpr_syntax::ir::{Expr, ExprKind, Program};
 use texpr_target::Target;
@@ -46,13 +47,16 @@ output y = compute N |i| t2[i] * t2[i]
 const OURS: [&str; 3] = ["simplify", "inline", "fuse_globals"];
 
 /// The pipeline (heuristic schedule) verifies after every pass, and after
-/// each pass before scheduling the interpreter's result is unchanged bit for bit.
+/// each pass before scheduling the interpreter's result is unchanged bit for
+/// bit; but `shift_lse`, which changes rounding, not meaning: its result is
+/// within the tolerance of the original's, and the later passes keep it bit
+/// for bit.
 #[test]
 fn every_pass_verifies_and_keeps_the_result_on_samples_and_examples() {
     for limits in [Target::default(), cpu(false)] {
         for (name, p) in programs() {
             let inputs = random_inputs(&p, 11);
-            let want = bits(&eval(&p, &inputs).unwrap());
+            let mut want = bits(&eval(&p, &inputs).unwrap());
             let mut seen = Vec::new();
             run_passes(&p, &limits, &ScheduleChoice::Heuristic, |pass, q| {
                 seen.push(pass.to_string());
@@ -65,6 +69,12 @@ fn every_pass_verifies_and_keeps_the_result_on_samples_and_examples() {
                 let before = pass != APPLY;
                 if before {
                     let got = eval(q, &inputs).unwrap_or_else(|e| panic!("{name} {pass}: {e:?}"));
+                    if pass == "shift_lse" {
+                        let r = reference_rewritten(&p, q, &inputs).unwrap();
+                        let bad = check_outputs(&p, &got, &r);
+                        assert!(bad.is_empty(), "{name}: `shift_lse`: {}", bad[0]);
+                        want = bits(&got);
+                    }
                     assert_eq!(bits(&got), want, "{name}: `{pass}` changed the result");
                 }
             })
@@ -109,7 +119,8 @@ fn each_pass_alone_keeps_the_result() {
     }
 }
 
-/// The default schedule is the baseline: no optimizing pass runs.
+/// The default schedule is the baseline: no optimizing pass runs (but
+/// `shift_lse`, which every schedule gets).
 #[test]
 fn the_default_schedule_runs_no_optimizing_pass() {
     let mut seen = Vec::new();
@@ -120,7 +131,7 @@ fn the_default_schedule_runs_no_optimizing_pass() {
         |n, _| seen.push(n.to_string()),
     )
     .unwrap();
-    assert_eq!(seen, ["mark_globals", APPLY]);
+    assert_eq!(seen, ["mark_globals", "shift_lse", APPLY]);
 }
 
 fn count(e: &Expr, f: &impl Fn(&Expr) -> bool) -> usize {
@@ -155,18 +166,27 @@ fn an_elementwise_chain_becomes_one_kernel() {
     assert_eq!(s.globals.len() + s.outputs.len(), 1);
 }
 
+/// Softmax keeps its `lse` let (the sum is gone: `shift_lse`), which is
+/// read by every element and never inlined.
 #[test]
 fn softmax_keeps_its_reduce_lets() {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "softmax").unwrap().1;
     let q = prepare(p).unwrap();
     let y = &q.outputs[0].value;
-    assert_eq!(lets(y), 2, "{}", texpr_syntax::print::program(&q));
-    assert_eq!(reduces(y), 2);
-    // Attention: the scores are read twice per row, the max by every element.
+    assert_eq!(lets(y), 1, "{}", texpr_syntax::print::program(&q));
+    assert_eq!(reduces(y), 1);
+    // Attention (D = 4): `z` is gone, so `p` is read by the `D` products
+    // alone, cheap enough to recompute; the scores (read by the lse and by
+    // every product) and the lse stay.
     let p = &ex.iter().find(|(n, _)| *n == "attention").unwrap().1;
     let q = prepare(p).unwrap();
-    assert_eq!(lets(&q.outputs[0].value), lets(&p.outputs[0].value));
+    let text = texpr_syntax::print::program(&q);
+    assert_eq!(lets(&q.outputs[0].value), 2, "{text}");
+    assert!(
+        text.contains("let scores") && text.contains("let m = reduce lse"),
+        "{text}"
+    );
 }
 
 #[test]

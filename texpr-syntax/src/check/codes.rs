@@ -70,6 +70,8 @@ pub const BROADCAST_LEN: &str = "E0133";
 pub const TOO_DEEP: &str = "E0134";
 /// An empty vector literal.
 pub const EMPTY_VECTOR: &str = "E0135";
+/// `reduce lse` of a value whose element type is not `f32`.
+pub const LSE_NOT_F32: &str = "E0136";
 /// An index map written as a call to something that is not a layout.
 pub const UNKNOWN_LAYOUT: &str = "E0140";
 /// A layout's arguments are not what the layout takes.

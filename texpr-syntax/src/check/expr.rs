@@ -60,6 +60,11 @@ impl Checker {
                 body,
             } => {
                 let op = op.map_or(ReduceOp::Add, |o| o.0);
+                let hint = if op == ReduceOp::Lse {
+                    Some(ElemTy::F32)
+                } else {
+                    hint
+                };
                 self.reduce(span, *level, op, n, var, body, hint)
             }
             ExprKind::Let {
@@ -245,6 +250,13 @@ impl Checker {
         hint: Option<ElemTy>,
     ) -> CResult<ir::Expr> {
         let (n, id, body) = self.indexed_body(span, level, (6, true), n, var, body, hint)?;
+        if op == ReduceOp::Lse && body.ty.elem != ElemTy::F32 {
+            return Err(self.err(
+                Diagnostic::error(codes::LSE_NOT_F32, "`reduce lse` is defined for f32 only")
+                    .with_primary(body.span, format!("this is {}", body.ty.elem.name()))
+                    .with_note("log-sum-exp folds reals: convert first, `f32(...)`"),
+            ));
+        }
         let (ty, level) = (body.ty, level.map(|l| l.0));
         let kind = ir::ExprKind::Reduce {
             level,

@@ -32,7 +32,7 @@ pub mod verify;
 mod verify_ty;
 
 pub use canon::canonicalize;
-pub use strip::strip_spans;
+pub use strip::{strip_expr_spans, strip_spans};
 pub use verify::verify;
 
 use crate::ast::File;

@@ -11,16 +11,17 @@ pub fn strip_spans(p: &Program) -> Program {
     p.vars.iter_mut().for_each(|v| v.span = Span::DUMMY);
     for g in &mut p.globals {
         g.span = Span::DUMMY;
-        expr(&mut g.value);
+        strip_expr_spans(&mut g.value);
     }
     for o in &mut p.outputs {
         o.span = Span::DUMMY;
-        expr(&mut o.value);
+        strip_expr_spans(&mut o.value);
     }
     p
 }
 
-fn expr(e: &mut Expr) {
+/// `e` with every span (its nodes', its terms') dummied out.
+pub fn strip_expr_spans(e: &mut Expr) {
     e.walk_mut(|e| {
         e.span = Span::DUMMY;
         match &mut e.kind {

@@ -2,7 +2,7 @@
 
 use super::codes;
 use super::verify::Verifier;
-use crate::ast::ElemTy;
+use crate::ast::{ElemTy, ReduceOp};
 use crate::ir::{BinOp, Expr, ExprKind, Func, Ty, UnaryOp};
 
 fn show(t: Ty) -> String {
@@ -23,6 +23,11 @@ fn problem(e: &Expr, vec_ty: Option<Ty>) -> Option<String> {
                 .map_or(n.saturating_mul(body.ty.len), |m| m.len);
             no_bool(body).or_else(|| want(Ty::new(body.ty.elem, len), "compute"))
         }
+        ExprKind::Reduce {
+            op: ReduceOp::Lse,
+            body,
+            ..
+        } if body.ty.elem != ElemTy::F32 => Some(format!("reduce lse of {}", show(body.ty))),
         ExprKind::Reduce { body, .. } => no_bool(body).or_else(|| want(body.ty, "reduce")),
         ExprKind::Let { value, body, .. } => no_bool(value).or_else(|| want(body.ty, "let body")),
         ExprKind::Index { guard, .. } => {

@@ -68,7 +68,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     if !args.check {
         return Ok(());
     }
-    let expected = texpr_interp::accuracy::reference(&program, &inputs).map_err(|e| {
+    let expected = match texpr_opt::pipeline::rounding_rewrite(&program) {
+        Some(q) => texpr_interp::accuracy::reference_rewritten(&program, &q, &inputs),
+        None => texpr_interp::accuracy::reference(&program, &inputs),
+    }
+    .map_err(|e| {
         Failure::about(
             &src,
             Diagnostic::error(codes::EVAL, format!("evaluation failed: {e}")),

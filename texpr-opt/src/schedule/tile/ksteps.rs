@@ -104,7 +104,7 @@ pub fn accumulate(p: &mut Program, b: &Blocks, reduce: &Expr, ks: u64) -> Result
         .collect();
     let combined = steps
         .into_iter()
-        .reduce(|x, y| combine_two(*op, x, y))
+        .reduce(|x, y| combine_two(p, *op, x, y))
         .expect("at least two steps");
     let combined = b.place(p, &combined, ri, rj);
     let mut step = b.registers(ri, rj, &combined);
