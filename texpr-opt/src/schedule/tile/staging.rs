@@ -38,9 +38,9 @@ use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
 use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, div, linear, mul, rem, summands, var};
+use texpr_syntax::ir::term::{add, div, linear, mul, rem, unit_stride as steps_by_one, var};
 use texpr_syntax::ir::{
-    Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, TermKind, VarId, VarKind,
+    Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, VarId, VarKind,
 };
 use texpr_target::Target;
 
@@ -341,11 +341,8 @@ fn padded(p: &mut Program, value: Expr, blk: &Block, (chunk, stride): (u64, u64)
 
 /// Whether `e` is a read whose index is `X + v` with `X` free of `v`.
 fn unit_stride(e: &Expr, v: VarId) -> bool {
-    let ExprKind::Index { index, .. } = &e.kind else {
-        return false;
-    };
-    let parts = summands(index);
-    let is_v = |t: &Term| t.kind == TermKind::Var(v);
-    parts.iter().filter(|t| is_v(t)).count() == 1
-        && parts.iter().filter(|t| !is_v(t)).all(|t| !t.mentions(v))
+    match &e.kind {
+        ExprKind::Index { index, .. } => steps_by_one(index, v).is_some(),
+        _ => false,
+    }
 }
