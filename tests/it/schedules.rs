@@ -240,8 +240,9 @@ fn schedules(
 fn example_sizes(name: &str, src: &str) -> Vec<(String, i64)> {
     let own: &[(&str, i64)] = match name {
         // Keys enough for `wide_rows group=16` (rows of 4 x 16 terms) and
-        // its shared vector `let`s to be among the candidates.
-        "attention" => &[("S", 37), ("T", 64), ("D", 16)],
+        // its shared vector `let`s to be among the candidates, and queries
+        // that workgroups of 8 divide (`flash`).
+        "attention" => &[("S", 40), ("T", 64), ("D", 16)],
         // Sizes with divisors, so register tiles and multi-pass folds are
         // among the candidates.
         "matmul" => &[("M", 32), ("N", 24), ("K", 20)],
@@ -438,6 +439,7 @@ fn random_legal_schedules_match_the_interpreter_on_the_gpu() {
             "tile shared vec4 prefetch",
             "wide_rows",
             "wide_rows combine=subgroup",
+            "flash",
         ];
         for k in tiles {
             assert!(t.kinds.contains_key(k), "no `{k}` schedule ran");

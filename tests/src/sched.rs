@@ -26,6 +26,7 @@ pub fn kind(s: &Strategy) -> &'static str {
             ..
         } => "wide_rows combine=subgroup",
         Strategy::WideRows { .. } => "wide_rows",
+        Strategy::Flash { .. } => "flash",
         Strategy::Tile {
             shared: None,
             kstep: None,

@@ -20,6 +20,7 @@ use super::data::{Schedule, Strategy};
 use super::default::distribute;
 use super::fail::Fail;
 use super::fill::fill_levels;
+use super::flash::flash;
 use super::gridstride::gridstride;
 use super::multipass::multipass;
 use super::rows::rows;
@@ -132,6 +133,9 @@ pub fn apply_strategy(
             wide_rows(p, &root, (*group, *combine), target).map_err(fail)?,
             None,
         ),
+        Strategy::Flash { group, split } => {
+            (flash(p, &root, (*group, *split)).map_err(fail)?, None)
+        }
         Strategy::Tile {
             group,
             reg,

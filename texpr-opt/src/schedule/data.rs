@@ -31,6 +31,15 @@ pub enum Strategy {
     /// (`Tree`), or subgroup operations and one fold of the subgroups'
     /// partials (`Subgroup`); `Serial` is refused.
     WideRows { group: u64, combine: Combine },
+    /// `compute R |r| BODY` with `BODY` `let`s then `compute C |c|
+    /// F(reduce T |j| E)` (attention): the row streams over `j` as flash
+    /// attention does. Its vector `let`s (the scores) are recomputed where
+    /// read instead of stored, its scalar `let`s (the log-sum-exp) are
+    /// online folds in registers, and the columns are the final fold's
+    /// vector accumulator, with the work that does not depend on the column
+    /// (a score, its exponential) done once per `j`. `group / split` rows a
+    /// workgroup, `split` invocations a row, each `C / split` columns.
+    Flash { group: u64, split: u64 },
     /// `compute M |i| compute N |j| S`: workgroups of `group[0] x group[1]`
     /// invocations, each computing a `reg[0] x reg[1]` register tile, operands
     /// loaded once per reduction step into register tiles. With
@@ -101,6 +110,7 @@ impl Strategy {
             Strategy::Coarsen { group, .. }
             | Strategy::Rows { group }
             | Strategy::WideRows { group, .. }
+            | Strategy::Flash { group, .. }
             | Strategy::MultiPass { group, .. }
             | Strategy::GridStride { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],

@@ -17,7 +17,25 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let prefs = prefs(&target.profile);
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
-        Shape::RowReduction { rows, c, k } => row_strategies(prefs, rows.r, c, k, target),
+        Shape::RowReduction { rows, c, k } => {
+            let flash = match rows.streams() {
+                true => prefs.flash,
+                false => &[],
+            };
+            let flash = flash.iter().map(|(group, split)| Strategy::Flash {
+                group: *group,
+                split: *split,
+            });
+            let others = row_strategies(prefs, rows.r, c, k, target);
+            match prefs.flash_first {
+                true => flash.chain(others).collect(),
+                false => {
+                    let (rows, wide): (Vec<_>, Vec<_>) =
+                        (others.into_iter()).partition(|s| matches!(s, Strategy::Rows { .. }));
+                    rows.into_iter().chain(flash).chain(wide).collect()
+                }
+            }
+        }
         Shape::Fold(f) => folds(prefs, f, target),
         Shape::Transpose(t) => {
             let tiles = transposes(prefs, t.tiled.m, t.tiled.n);

@@ -7,7 +7,7 @@
 //! - [`prefs`] and [`heuristic`]: the candidates for an item, from the
 //!   device profile's preference tables.
 //! - One file per strategy: [`default`], [`coarsen`], [`rows`],
-//!   [`wide_rows`], [`tile`] (block indexing, register tiles, staging,
+//!   [`wide_rows`], [`flash`], [`tile`] (block indexing, register tiles, staging,
 //!   epilogue), [`multipass`], [`gridstride`], [`transpose`]; [`fill`]
 //!   completes levels a user wrote.
 //! - [`grid`]: the building blocks they share; [`fail`]: why a strategy
@@ -27,6 +27,7 @@ pub mod data;
 pub mod default;
 pub mod fail;
 pub mod fill;
+pub mod flash;
 pub mod grid;
 pub mod gridstride;
 pub mod heuristic;

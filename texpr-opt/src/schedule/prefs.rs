@@ -36,6 +36,10 @@ pub struct Prefs {
     pub wide_first: bool,
     /// `wide_rows` combines, in order (each width with each).
     pub wide_combines: &'static [Combine],
+    /// `flash` `(group, split)` for rows that stream (attention), and
+    /// whether they come before the other row strategies.
+    pub flash: &'static [(u64, u64)],
+    pub flash_first: bool,
     /// `multipass` terms per invocation, the combines in order, and the
     /// workgroup widths for the serial combine and for the others.
     pub fold_terms: &'static [u64],
@@ -236,6 +240,12 @@ pub const CPU: Prefs = Prefs {
     // Lavapipe's subgroups are its SIMD lanes: a tree first, as measured
     // before subgroups existed here; tune weighs both.
     wide_combines: &[Combine::Tree, Combine::Subgroup],
+    // Attention 128 x 128 x 64 (`texprc bench --runs 5`, load 1): `flash
+    // group=8` 4.41 ms against `rows group=64` 4.99 (the scores in
+    // registers, computed once); every `split` above 1 repeats the scores'
+    // work per part and costs in proportion (7.0 ms at 2, 13.4 at 4).
+    flash: &[(8, 1), (64, 1), (16, 2)],
+    flash_first: false,
     fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
     fold_combines: &[Combine::Serial, Combine::Tree, Combine::Subgroup],
     fold_widths_serial: WIDTHS_64,
@@ -286,6 +296,13 @@ pub const GPU: Prefs = Prefs {
     // A subgroup combine: one barrier per fold instead of log2(W) rounds
     // of the tree (unmeasured: no GPU here).
     wide_combines: &[Combine::Subgroup, Combine::Tree],
+    // Flash attention's form first (unmeasured: no GPU here): the query in
+    // registers, the keys streamed through online folds, every
+    // invocation of a workgroup reading the same key at once (a broadcast
+    // the L1 serves), and `split` invocations a query so that S = 1024
+    // queries make 8192 invocations, not 1024.
+    flash: &[(64, 8), (128, 16), (64, 4), (32, 1)],
+    flash_first: true,
     fold_terms: &[256, 512, 1024, 128, 2048, 64],
     fold_combines: &[Combine::Subgroup, Combine::Tree, Combine::Serial],
     fold_widths_serial: WIDTHS_64,

@@ -6,7 +6,8 @@
 //! nodes it names.
 //! - [`Tiled`]: `compute M |i| compute N |j| S` with a scalar `S`, or
 //!   `compute B |p|` around it (a batch); `tile` takes it.
-//! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it.
+//! - [`Rows`]: `compute R |r| BODY`; `rows` and `wide_rows` take it, and
+//!   `flash` one that [`Rows::streams`].
 //! - [`Fold`]: `reduce N |i| E`, alone or under an epilogue `F(reduce N |i| E)`
 //!   (operators, casts and calls on the way to it); `multipass` takes it.
 //! - [`Transposed`]: a 2D elementwise item `out[a*C + b] = S(a, b)` (a
@@ -98,6 +99,27 @@ pub struct Rows<'e> {
 
 pub fn rows(root: &Expr) -> Option<Rows<'_>> {
     plain_compute(root).map(|(r, var, body)| Rows { r, var, body })
+}
+
+impl Rows<'_> {
+    /// Whether the row streams (`flash` takes it): `let`s, at least one of
+    /// them a vector (attention's scores), then `compute C |c| F(reduce T
+    /// |j| E)` with one scalar fold.
+    pub fn streams(&self) -> bool {
+        let mut e = self.body;
+        let mut vectors = 0;
+        while let ExprKind::Let {
+            level: None,
+            value,
+            body,
+            ..
+        } = &e.kind
+        {
+            vectors += usize::from(value.ty.len > 1);
+            e = body;
+        }
+        vectors > 0 && plain_compute(e).is_some_and(|(_, _, f)| single_reduce(f).is_some())
+    }
 }
 
 /// `reduce op N |i| E`: the root, or under an epilogue `F(...)` whose path

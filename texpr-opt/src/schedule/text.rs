@@ -94,6 +94,10 @@ pub const FORMS: &[Form] = &[
         ],
     },
     Form {
+        name: "flash",
+        keys: &[key("group", Value::Count), optional("split", Value::Count)],
+    },
+    Form {
         name: "tile",
         keys: &[
             key("group", Value::Pair),
@@ -247,6 +251,10 @@ impl Strategy {
                 group: keys.count("group")?,
                 combine: keys.combine(Combine::Tree)?,
             },
+            "flash" => Strategy::Flash {
+                group: keys.count("group")?,
+                split: keys.get("split").map_or(Ok(1), number)?,
+            },
             "tile" => Strategy::Tile {
                 group: keys.pair("group")?,
                 reg: keys.pair("reg")?,
@@ -286,6 +294,13 @@ impl fmt::Display for Strategy {
                 match combine {
                     Combine::Tree => Ok(()),
                     c => write!(f, " combine={}", c.name()),
+                }
+            }
+            Strategy::Flash { group, split } => {
+                write!(f, "flash group={group}")?;
+                match split {
+                    1 => Ok(()),
+                    s => write!(f, " split={s}"),
                 }
             }
             Strategy::Tile {

@@ -577,3 +577,52 @@ fn gridstride_takes_long_scalar_folds() {
         .collect();
     assert_eq!(codes, ["E0211"]);
 }
+
+/// `flash`: attention's row streams over its keys (no array of scores, the
+/// query row in registers, the columns the fold's accumulators), a row's
+/// columns split across `split` invocations and put back by a digit
+/// layout; rows that do not stream and sizes that do not divide are coded
+/// errors.
+#[test]
+fn flash_streams_attention_rows() {
+    let limits = cpu(true);
+    for (s, t, d) in [(8, 16, 4), (4, 64, 32), (16, 8, 8)] {
+        let ov = [("S".into(), s), ("T".into(), t), ("D".into(), d)];
+        let p =
+            texpr_syntax::frontend(include_str!("../../../examples/attention.te"), &ov).unwrap();
+        for (w, split) in [(1, 1), (4, 1), (8, 2), (16, 4), (4, 4)] {
+            let strategy = format!("flash group={w} split={split}");
+            let sched: Schedule = format!("out: {strategy}").parse().unwrap();
+            let q = optimize(&p, &limits, &ScheduleChoice::Given(sched))
+                .unwrap_or_else(|e| panic!("{s}x{t}x{d} {strategy}: {e:#?}"));
+            check("attention", &p, &q, &strategy);
+            let text = texpr_syntax::print::program(&q);
+            // The scores are never stored; the query row is, once.
+            assert!(!text.contains("let@reg scores"), "{text}");
+            assert!(
+                text.contains(&format!("compute@thread {d} |u| q[")),
+                "{text}"
+            );
+            assert_eq!(text.contains("digits("), split > 1 && d > split, "{text}");
+        }
+    }
+    let attention = |ov: &[(&str, i64)]| {
+        let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        texpr_syntax::frontend(include_str!("../../../examples/attention.te"), &ov).unwrap()
+    };
+    let code = |p: &Program, s: &str| {
+        let sched: Schedule = s.parse().unwrap();
+        optimize(p, &limits, &ScheduleChoice::Given(sched)).unwrap_err()[0].code
+    };
+    let p = attention(&[("S", 6), ("T", 8), ("D", 4)]);
+    assert_eq!(code(&p, "out: flash group=4"), "E0212"); // 6 rows, 4 a group
+    assert_eq!(code(&p, "out: flash group=6 split=4"), "E0212"); // 4 in 6
+    assert_eq!(code(&p, "out: flash group=8 split=8"), "E0212"); // 8 of 4 columns
+    // Softmax's row ends in no fold; matvec's row is one.
+    let softmax =
+        texpr_syntax::frontend(include_str!("../../../examples/softmax.te"), &[]).unwrap();
+    assert_eq!(code(&softmax, "y: flash group=8"), "E0211");
+    let matvec = texpr_syntax::frontend(include_str!("../../../examples/matvec.te"), &[]).unwrap();
+    let item = matvec.outputs[0].name.clone();
+    assert_eq!(code(&matvec, &format!("{item}: flash group=8")), "E0211");
+}

@@ -51,6 +51,10 @@ fn the_generated_syntax_covers_every_strategy() {
             group: 256,
             combine: Combine::Subgroup,
         },
+        Strategy::Flash {
+            group: 64,
+            split: 8,
+        },
         Strategy::Tile {
             group: [8, 4],
             reg: [2, 2],
@@ -88,19 +92,20 @@ fn the_generated_syntax_covers_every_strategy() {
             assert!(line.contains(&format!("{k}=")), "{line} lacks {k}");
         }
     }
+    assert_eq!(lines[4], "flash group=N [split=N]");
     assert_eq!(
-        lines[4],
+        lines[5],
         "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N]"
     );
     assert_eq!(
-        lines[5],
+        lines[6],
         "multipass parts=N group=N [combine=serial|tree|subgroup]"
     );
     assert_eq!(
-        lines[6],
+        lines[7],
         "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
     );
-    assert_eq!(lines[7], "transpose tile=N rows=N");
+    assert_eq!(lines[8], "transpose tile=N rows=N");
     let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
     assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
 }
