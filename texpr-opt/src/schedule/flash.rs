@@ -192,8 +192,8 @@ fn columns(p: &mut Program, last: &Expr, (split, l): (u64, VarId)) -> Result<(Ex
 }
 
 /// `e` with its maximal subexpressions that read no variable of `inner`
-/// (nor one bound inside `e`) and do some work moved out to `hoisted` as
-/// `let@reg`s, read in their place.
+/// (nor one bound inside `e`) and do some work (a fold, a read or a
+/// function) moved out to `hoisted` as `let@reg`s, read in their place.
 fn hoist(
     p: &mut Program,
     e: &Expr,
@@ -212,7 +212,18 @@ fn hoist(
     if leaf {
         return e.clone();
     }
-    if e.ty.elem != ElemTy::Bool && !depends(e, inner) {
+    // Work worth a register: a fold, a read or a function, not index
+    // arithmetic the column's own terms repeat anyway.
+    let work = e.any(|n| {
+        matches!(
+            n.kind,
+            ExprKind::Reduce { .. }
+                | ExprKind::Index { .. }
+                | ExprKind::Unary(..)
+                | ExprKind::Call(..)
+        )
+    });
+    if work && e.ty.elem != ElemTy::Bool && !depends(e, inner) {
         let h = p.fresh_var("h", VarKind::Vector(e.ty), e.span);
         hoisted.push((h, e.clone()));
         let read = match e.ty.len {

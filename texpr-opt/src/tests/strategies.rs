@@ -606,6 +606,35 @@ fn flash_streams_attention_rows() {
             assert_eq!(text.contains("digits("), split > 1 && d > split, "{text}");
         }
     }
+    // An epilogue on the columns' fold (`G`, reading the column and a
+    // scalar `let`), a vector `let` read by another (`p` by `w`), a `max`
+    // fold kept (its sum is not of `exp(x - m)`), and keys the columns' fold
+    // reads through a term, not the fold's variable alone.
+    let src = "param R = 6\nparam T = 8\nparam C = 4\ninput x: f32[R * T]\ninput b: f32[C]\n\
+        output y = compute R |r|\n\
+        let p = compute T |j| x[r * T + j] * 0.5 in\n\
+        let w = compute T |j| p[j] + p[(j + 1) % T] in\n\
+        let m = reduce max T |j| w[j] in\n\
+        let s = reduce T |j| p[j] in\n\
+        compute C |c| (reduce T |j| w[(j + c) % T] * f32(c + 1) - m) / s + b[c]\n";
+    let p = texpr_syntax::frontend(src, &[]).unwrap();
+    for (w, split) in [(2, 1), (4, 2), (8, 4), (6, 1)] {
+        let strategy = format!("flash group={w} split={split}");
+        let sched: Schedule = format!("y: {strategy}").parse().unwrap();
+        let q = optimize(&p, &limits, &ScheduleChoice::Given(sched))
+            .unwrap_or_else(|e| panic!("epilogue {strategy}: {e:#?}"));
+        check("epilogue", &p, &q, &strategy);
+        let text = texpr_syntax::print::program(&q);
+        assert!(text.contains("let@reg acc"), "{text}");
+        // With more than one column an invocation, nothing of the column's
+        // term is worth a register: its reads move with the column, `c + 1`
+        // is index arithmetic.
+        assert_eq!(text.contains("let@reg h"), 4 / split == 1, "{text}");
+        assert!(
+            !text.contains("let@reg w =") && !text.contains("let@reg p ="),
+            "{text}"
+        );
+    }
     let attention = |ov: &[(&str, i64)]| {
         let ov: Vec<(String, i64)> = ov.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         texpr_syntax::frontend(include_str!("../../../examples/attention.te"), &ov).unwrap()
