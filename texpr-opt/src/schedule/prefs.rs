@@ -240,10 +240,16 @@ pub const CPU: Prefs = Prefs {
     // Lavapipe's subgroups are its SIMD lanes: a tree first, as measured
     // before subgroups existed here; tune weighs both.
     wide_combines: &[Combine::Tree, Combine::Subgroup],
-    // Attention 128 x 128 x 64 (`texprc bench --runs 5`, load 1): `flash
-    // group=8` 4.41 ms against `rows group=64` 4.99 (the scores in
-    // registers, computed once); every `split` above 1 repeats the scores'
-    // work per part and costs in proportion (7.0 ms at 2, 13.4 at 4).
+    // Attention (`texprc bench examples/attention.te -D ... --runs 5
+    // --schedule`, `flash group=8` against the heuristic `rows group=64`,
+    // two runs each on a quiet machine): S=T=256, D=16 3.72 / 4.88 and 3.63
+    // / 3.93 ms; D=64 16.8 / 17.5 and 17.8 / 17.4; S=T=128, D=64 4.44 /
+    // 4.22 and 4.19 / 4.41; S=T=512, D=32 26.5 / 28.5 and 20.5 / 28.9: a
+    // median 0.93x the time, never more than 5% over. But its unrolled
+    // query row and 64 accumulators compile in 5.5 ms at the example's size
+    // against `rows`' 1.5 (the 5 ms goal), for 7%: `rows` stays first.
+    // Every `split` above 1 repeats the scores' work per part and costs in
+    // proportion (7.0 ms at 2, 13.4 at 4, S=T=128).
     flash: &[(8, 1), (64, 1), (16, 2)],
     flash_first: false,
     fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
