@@ -37,16 +37,14 @@
 use std::collections::BTreeSet;
 
 use super::fail::Fail;
-use super::grid::{compute_at, grid, index, let_at, reduce_at};
+use super::grid::{compute_at, grid, index, interleaved_rows, let_at, reduce_at};
 use super::shape;
 use crate::index::subst::subst_expr;
 use crate::passes::recompute::{element_reads, replace_reads};
 use texpr_syntax::ast::{ElemTy, Level, MemLevel};
 use texpr_syntax::ir::build::{read_local, read_of, whole};
 use texpr_syntax::ir::term::{self, constant, div, linear, rem, var};
-use texpr_syntax::ir::{
-    DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, Term, Ty, VarId, VarKind, VecRef,
-};
+use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind, VecRef};
 
 pub fn flash(p: &mut Program, root: &Expr, (w, split): (u64, u64)) -> Result<Expr, Fail> {
     let shape::Rows {
@@ -81,15 +79,7 @@ pub fn flash(p: &mut Program, root: &Expr, (w, split): (u64, u64)) -> Result<Exp
     let group = compute_at(Level::Group, w, l, out);
     let per = cols / split;
     let len = root.ty.len;
-    let map = (split > 1 && per > 1).then(|| {
-        let perm = DigitPerm::new(&[(split, 1, per), (per, split, 1), (r_n, cols, cols)])
-            .expect("a row's columns split across invocations are a digit permutation");
-        IndexMap {
-            var: index(p, "k", len, span),
-            len,
-            kind: MapKind::Layout(Layout::Digits(perm)),
-        }
-    });
+    let map = (split > 1 && per > 1).then(|| interleaved_rows(p, (split, per, r_n), len, span));
     Ok(grid(r_n / per_group, g, map, group, root.ty, span))
 }
 

@@ -8,7 +8,8 @@ use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build;
 use texpr_syntax::ir::term::{self, var};
 use texpr_syntax::ir::{
-    Expr, ExprKind, Func, IndexMap, Program, Term, Ty, UnaryOp, VarId, VarKind, VecRef,
+    DigitPerm, Expr, ExprKind, Func, IndexMap, Layout, MapKind, Program, Term, Ty, UnaryOp, VarId,
+    VarKind, VecRef,
 };
 
 /// A fresh index variable over `0..extent`, spanned at `span`.
@@ -52,6 +53,26 @@ pub fn grid_over(p: &mut Program, g: VarId, n: u64, len: u64, raw: u64, body: Ex
     let (span, elem) = (body.span, body.ty.elem);
     let map = (raw != len).then(|| IndexMap::truncate(index(p, "k", len, span), len));
     grid(n, g, map, body, Ty::new(elem, len), span)
+}
+
+/// The layout of `rows` rows of `parts * per` elements each computed
+/// `[part][t]` (part `l`'s `per` elements together) and laid out
+/// `t*parts + part` (neighbouring parts on neighbouring elements): a digit
+/// permutation within each row, over a result of `len` elements.
+pub fn interleaved_rows(
+    p: &mut Program,
+    (parts, per, rows): (u64, u64, u64),
+    len: u64,
+    span: Span,
+) -> IndexMap {
+    let c = parts * per;
+    let perm = DigitPerm::new(&[(parts, 1, per), (per, parts, 1), (rows, c, c)])
+        .expect("a row's elements interleaved across its parts are a digit permutation");
+    IndexMap {
+        var: index(p, "k", len, span),
+        len,
+        kind: MapKind::Layout(Layout::Digits(perm)),
+    }
 }
 
 /// `g*w + l`: invocation `l` of workgroup `g`.

@@ -14,7 +14,7 @@
 
 use super::data::Combine;
 use super::fail::Fail;
-use super::grid::{compute_at, fits_shared, grid, index, let_at, reduce_at};
+use super::grid::{compute_at, fits_shared, grid, index, interleaved_rows, let_at, reduce_at};
 use super::multipass::{combine_group, subgroups_needed};
 use super::rows::not_rows;
 use super::shape;
@@ -22,9 +22,7 @@ use crate::index::subst::subst_expr;
 use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{constant, linear, var};
-use texpr_syntax::ir::{
-    DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, VarId, VarKind,
-};
+use texpr_syntax::ir::{Expr, ExprKind, Program, VarId, VarKind};
 use texpr_target::Target;
 
 pub fn wide_rows(
@@ -53,16 +51,7 @@ pub fn wide_rows(
     let len = root.ty.len;
     // The row's elements computed `[l][t]`, laid out `t*W + l`: a digit
     // permutation within each row.
-    let map = layout.map(|per| {
-        let c = w * per;
-        let perm = DigitPerm::new(&[(w, 1, per), (per, w, 1), (r_n, c, c)])
-            .expect("a row layout is a digit permutation");
-        IndexMap {
-            var: index(p, "k", len, span),
-            len,
-            kind: MapKind::Layout(Layout::Digits(perm)),
-        }
-    });
+    let map = layout.map(|per| interleaved_rows(p, (w, per, r_n), len, span));
     Ok(grid(r_n, g, map, new_row, root.ty, span))
 }
 
