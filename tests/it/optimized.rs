@@ -97,6 +97,13 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "c: tile group=4x8 reg=4x2 kstep=4",
             &[("M", 50), ("N", 37), ("K", 24)][..],
         ),
+        // On a CPU device the A rows are loaded once per subgroup and
+        // broadcast (two runs a lane here); padded rows and columns.
+        (
+            "matmul",
+            "c: tile group=8x8 reg=16x4 kstep=4",
+            &[("M", 200), ("N", 72), ("K", 20)][..],
+        ),
         (
             "matmul",
             "c: tile group=2x2 reg=2x2 kstep=2",

@@ -109,6 +109,8 @@ pub struct Ctx<'p> {
     /// The kernel uses subgroup operations: the entry point takes the
     /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
     pub subgroups: bool,
+    /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
+    pub lanes: Option<super::lanes::Lanes>,
     pub budget: Budget,
     /// Function-memory arrays and register vectors declared so far; how
     /// many elements of them are live at this point of the kernel (a
@@ -167,6 +169,7 @@ impl<'p> Ctx<'p> {
             literals: Vec::new(),
             group_size: 1,
             subgroups: false,
+            lanes: None,
             budget,
             private: Vec::new(),
             live_private: 0,

@@ -108,6 +108,9 @@ impl Ctx<'_> {
     ) -> Result<(), Diagnostic> {
         self.idx.insert(root.grid_var, g);
         self.group_size = w;
+        if let Some(lanes) = &mut self.lanes {
+            lanes.grid = Some(root.grid_var);
+        }
         self.mark_quad_tiles(root.body, out.id);
         let mut e = root.body;
         while let ExprKind::Let {
@@ -141,6 +144,9 @@ impl Ctx<'_> {
                 body,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
+                if let Some(lanes) = &mut self.lanes {
+                    lanes.local = Some(*var);
+                }
                 // Four at a time when nothing before has read a buffer.
                 if std::ptr::eq(e, root.body)
                     && let Some(q) = self.quad(body, out, out.id)

@@ -6,6 +6,7 @@ pub mod elem;
 pub mod group;
 pub mod index;
 pub mod kernel;
+pub mod lanes;
 pub mod lit;
 pub mod locals;
 pub mod module;

@@ -182,6 +182,9 @@ impl Ctx<'_> {
         let Some(q) = self.quad_tile(value).filter(|q| self.vec4.contains(&q.id)) else {
             return Ok(None);
         };
+        if let Some(out) = self.shared_tile_elements(&q)? {
+            return Ok(Some(out));
+        }
         let buf = self.buffer(q.id);
         let runs = q.outer.map_or(1, |(_, r)| r);
         let mut out = Vec::with_capacity((runs * q.n) as usize);
@@ -280,7 +283,12 @@ impl Ctx<'_> {
     /// 4) of a unit-stride read: `X/4 + t0/4` with `X/4` the other summands
     /// each divided by 4 symbolically (no division left for the device),
     /// else `(index) / 4i`.
-    fn quad_index(&mut self, index: &Term, t: VarId, t0: i64) -> Result<String, Diagnostic> {
+    pub(super) fn quad_index(
+        &mut self,
+        index: &Term,
+        t: VarId,
+        t0: i64,
+    ) -> Result<String, Diagnostic> {
         self.idx.insert(t, Ix::Const(t0));
         let parts = texpr_syntax::ir::term::summands(index);
         let others = parts.iter().filter(|x| x.kind != TermKind::Var(t));
@@ -303,12 +311,12 @@ impl Ctx<'_> {
 
 /// A register tile read four at a time ([`Ctx::quad_tile`]): `R` runs
 /// (`outer`: the run variable and `R`) of `n` elements `index` over `var`.
-struct QuadTile<'e> {
-    id: BufferId,
-    outer: Option<(VarId, u64)>,
-    n: u64,
-    var: VarId,
-    index: &'e Term,
+pub(super) struct QuadTile<'e> {
+    pub id: BufferId,
+    pub outer: Option<(VarId, u64)>,
+    pub n: u64,
+    pub var: VarId,
+    pub index: &'e Term,
 }
 
 /// `(n, var, body)` of `compute@thread n |var| body` without an index map.
