@@ -16,7 +16,10 @@ use texpr_target::Target;
 pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let prefs = prefs(&target.profile);
     let mut out = match classify(root) {
-        Shape::Contraction { tiled, .. } => tiles(prefs, tiled.batch_len(), tiled.m, tiled.n),
+        Shape::Contraction { tiled, .. } => {
+            let lanes = lane_width(target);
+            tiles(prefs, lanes, tiled.batch_len(), tiled.m, tiled.n)
+        }
         Shape::RowReduction { rows, c, k } => {
             let flash = match rows.streams() {
                 true => prefs.flash,
@@ -57,7 +60,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
 /// a batch, pad it at all, and staged ones whose blocks are a quarter of the
 /// result or more (too few workgroups to fill a GPU: a 128x128 result, or a
 /// batch of them, gets 64x64 blocks rather than one 128x128 block each).
-fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
+fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     let staged = prefs
         .staged_tiles
         .iter()
@@ -70,6 +73,22 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
     let mut out = Vec::new();
     if prefs.staged_first {
         out.extend(staged.clone());
+    }
+    let lane_groups = prefs
+        .tile_groups
+        .iter()
+        .filter(|g| lanes.is_some_and(|l| g[1].is_multiple_of(l)));
+    for reg in prefs.lane_regs {
+        for group in lane_groups.clone() {
+            for kstep in prefs.tile_ksteps.iter().filter(|k| k.is_some()) {
+                out.push(Strategy::Tile {
+                    group: *group,
+                    reg: *reg,
+                    shared: None,
+                    kstep: *kstep,
+                });
+            }
+        }
     }
     for reg in prefs.tile_regs {
         for group in prefs.tile_groups {
@@ -102,6 +121,14 @@ fn tiles(prefs: &Prefs, batch: u64, m: u64, n: u64) -> Vec<Strategy> {
         _ => true,
     });
     out
+}
+
+/// The device's one subgroup width, where it has one.
+fn lane_width(target: &Target) -> Option<u64> {
+    match target.features.subgroup_size? {
+        (lo, hi) if lo == hi => Some(u64::from(lo)),
+        _ => None,
+    }
 }
 
 /// `rows` (groups no wider than the rows) and `wide_rows` (rows of at least

@@ -21,6 +21,11 @@ pub struct Prefs {
     /// the register-only tiles.
     pub staged_tiles: &'static [([u64; 2], [u64; 2], Staging)],
     pub staged_first: bool,
+    /// Register-only tiles tried first where a subgroup shares their rows:
+    /// each in the groups of `tile_groups` whose width is a multiple of the
+    /// device's one subgroup width, with each `kstep` of `tile_ksteps`
+    /// (code generation loads such rows once per subgroup on CPU devices).
+    pub lane_regs: &'static [[u64; 2]],
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
     pub tile_groups: &'static [[u64; 2]],
@@ -175,6 +180,12 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 
 /// CPU adapters. Measured on llvmpipe:
 /// - tiles (1024^3): 8x8 registers in 8x8 groups 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9;
+///   once A's rows are loaded once per subgroup and broadcast
+///   (codegen's `lanes.rs`), taller tiles pay: 16x4 in 8x8 groups against
+///   8x8 (`texprc bench examples/matmul.te -D M=1024 -D N=1024 -D K=1024
+///   --runs 5 --schedule`, two runs, quiet machine) 108.0 / 127.0 and 99.5 /
+///   127.8 ms; batched_matmul 8x128^3 (`--runs 9`) 2.73 / 3.21 and 2.26 /
+///   2.56 ms. Without the broadcast 16x4 lost (166.5 against 130.5 ms);
 /// - rows: softmax rows of 1024 run best in groups of 64; a 7-tap
 ///   convolution (rows of one element, 7 terms) in groups of 256, twice as
 ///   fast as in groups of 64;
@@ -211,6 +222,7 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 pub const CPU: Prefs = Prefs {
     staged_tiles: STAGED_CPU,
     staged_first: false,
+    lane_regs: &[[16, 4]],
     tile_regs: &[
         [8, 8],
         [8, 4],
@@ -283,6 +295,7 @@ pub const CPU: Prefs = Prefs {
 pub const GPU: Prefs = Prefs {
     staged_tiles: STAGED_GPU,
     staged_first: true,
+    lane_regs: &[],
     tile_regs: &[
         [4, 4],
         [2, 4],

@@ -174,3 +174,33 @@ fn a_pinned_schedule_naming_no_item_is_e0210() {
         errs[0]
     );
 }
+
+/// Tall register tiles whose rows a subgroup shares come first on a CPU
+/// device with one subgroup width, in groups as wide as a subgroup; not
+/// where the width varies, nor on a GPU.
+#[test]
+fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
+    let src = include_str!("../../../examples/matmul.te");
+    let p = texpr_syntax::frontend(src, &[]).unwrap();
+    let o = optimize(&p).unwrap();
+    let tile = |target: &Target| {
+        let h = choose(&o, target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+        h.schedule.items[0].1.to_string()
+    };
+    let llvmpipe = Target::builtin("llvmpipe").unwrap();
+    assert_eq!(tile(&llvmpipe), "tile group=8x8 reg=16x4 kstep=4");
+    let mut ranged = llvmpipe.clone();
+    ranged.features.subgroup_size = Some((4, 64));
+    assert_eq!(tile(&ranged), "tile group=8x8 reg=8x8 kstep=4");
+    let mut none = llvmpipe;
+    none.features.subgroup_size = None;
+    assert_eq!(tile(&none), "tile group=8x8 reg=8x8 kstep=4");
+    assert!(!tile(&Target::builtin("nvidia").unwrap()).contains("reg=16x4"));
+    // At 32 x 16 a 128 x 32 block pads too much: the usual tiles.
+    let small = &examples()[0].1;
+    let o = optimize(small).unwrap();
+    let h = choose(&o, &ranged, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+    let l = Target::builtin("llvmpipe").unwrap();
+    let hl = choose(&o, &l, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+    assert_eq!(h.schedule, hl.schedule);
+}
