@@ -9,6 +9,7 @@ use std::fmt;
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Program, Scalar, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
+use texpr_target::{DeviceKind, Target};
 
 /// Where a `let`-bound vector lives.
 #[derive(Clone, Debug)]
@@ -110,7 +111,7 @@ pub struct Ctx<'p> {
     /// subgroup builtins (`sgl`, `sgid`, `nsg`, `sgs`).
     pub subgroups: bool,
     /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
-    pub lanes: Option<super::lanes::Lanes>,
+    pub lanes: Option<Lanes>,
     pub budget: Budget,
     /// Function-memory arrays and register vectors declared so far; how
     /// many elements of them are live at this point of the kernel (a
@@ -143,6 +144,31 @@ pub struct Ctx<'p> {
     /// same fold in its body's tail (see [`Ctx::vector`]): that one folds
     /// into them instead of into a set of its own.
     pub fold_into: Option<FoldInto>,
+}
+
+/// The subgroups of a kernel whose loads may be shared (see `lanes.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct Lanes {
+    /// Invocations per subgroup, `L`.
+    pub width: u64,
+    /// The workgroup's local id variable and the grid's, once bound.
+    pub local: Option<VarId>,
+    pub grid: Option<VarId>,
+}
+
+impl Lanes {
+    /// The subgroups of a kernel of `w` invocations on `target`, when its
+    /// loads are worth sharing.
+    pub fn of(target: &Target, w: u64) -> Option<Lanes> {
+        let (lo, hi) = target.features.subgroup_size?;
+        let width = u64::from(lo);
+        (target.profile.kind == DeviceKind::Cpu && lo == hi && width > 1 && w.is_multiple_of(width))
+            .then_some(Lanes {
+                width,
+                local: None,
+                grid: None,
+            })
+    }
 }
 
 /// Accumulators a fold offers to the fold in its body's tail.

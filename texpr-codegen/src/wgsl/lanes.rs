@@ -23,37 +23,11 @@
 //! BENCHMARKS.md), the shared A tile took matmul's register tiles from
 //! 16 loads per four steps of K to 9.
 
-use super::ctx::{Ctx, Ix};
+use super::ctx::{Ctx, Ix, Lanes};
 use super::vec4::QuadTile;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::TermOp;
 use texpr_syntax::ir::{Term, TermKind, VarId};
-use texpr_target::{DeviceKind, Target};
-
-/// The subgroups of a kernel whose loads may be shared (see the module docs).
-#[derive(Clone, Copy, Debug)]
-pub struct Lanes {
-    /// Invocations per subgroup, `L`.
-    pub width: u64,
-    /// The workgroup's local id variable and the grid's, once bound.
-    pub local: Option<VarId>,
-    pub grid: Option<VarId>,
-}
-
-impl Lanes {
-    /// The subgroups of a kernel of `w` invocations on `target`, when its
-    /// loads are worth sharing.
-    pub fn of(target: &Target, w: u64) -> Option<Lanes> {
-        let (lo, hi) = target.features.subgroup_size?;
-        let width = u64::from(lo);
-        (target.profile.kind == DeviceKind::Cpu && lo == hi && width > 1 && w.is_multiple_of(width))
-            .then_some(Lanes {
-                width,
-                local: None,
-                grid: None,
-            })
-    }
-}
 
 impl Ctx<'_> {
     /// `L` when register tile `q` can be loaded once per subgroup.

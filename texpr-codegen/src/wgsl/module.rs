@@ -59,7 +59,7 @@ pub fn kernel(
     let mut cx = Ctx::new(p, bufs, k, budget);
     cx.item = name.to_string();
     cx.first_spill = first_spill;
-    cx.lanes = super::lanes::Lanes::of(target, w);
+    cx.lanes = super::ctx::Lanes::of(target, w);
     cx.out = Some(out);
     let out_var = cx.buffer(out);
     for builtin in ["wid", "lid", "sgl", "sgid", "nsg", "sgs", "glin", "g", "l"] {
