@@ -74,34 +74,28 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
     if prefs.staged_first {
         out.extend(staged.clone());
     }
-    let lane_groups = prefs
-        .tile_groups
-        .iter()
-        .filter(|g| lanes.is_some_and(|l| g[1].is_multiple_of(l)));
-    for reg in prefs.lane_regs {
-        for group in lane_groups.clone() {
-            for kstep in prefs.tile_ksteps.iter().filter(|k| k.is_some()) {
-                out.push(Strategy::Tile {
+    // Every register shape with every group shape and `kstep`: first the
+    // tiles a subgroup shares, in groups a subgroup wide, with a `kstep`
+    // (the rows are `vec4` tiles then).
+    let register = |regs: &[[u64; 2]], lane_only: bool| {
+        let mut v = Vec::new();
+        for reg in regs {
+            let groups = (prefs.tile_groups.iter())
+                .filter(|g| !lane_only || lanes.is_some_and(|l| g[1].is_multiple_of(l)));
+            for group in groups {
+                let ksteps = (prefs.tile_ksteps.iter()).filter(|k| !lane_only || k.is_some());
+                v.extend(ksteps.map(|kstep| Strategy::Tile {
                     group: *group,
                     reg: *reg,
                     shared: None,
                     kstep: *kstep,
-                });
+                }));
             }
         }
-    }
-    for reg in prefs.tile_regs {
-        for group in prefs.tile_groups {
-            for kstep in prefs.tile_ksteps {
-                out.push(Strategy::Tile {
-                    group: *group,
-                    reg: *reg,
-                    shared: None,
-                    kstep: *kstep,
-                });
-            }
-        }
-    }
+        v
+    };
+    out.extend(register(prefs.lane_regs, true));
+    out.extend(register(prefs.tile_regs, false));
     if !prefs.staged_first {
         out.extend(staged);
     }
