@@ -17,11 +17,11 @@
 //! The values are the loads' own. It needs uniform control flow (every
 //! lane reaches the broadcast) and a workgroup of whole subgroups.
 //!
-//! Only [`DeviceKind::Cpu`] targets with one subgroup size take it: on a
-//! GPU a load every lane makes alike is one memory transaction already.
-//! Measured on llvmpipe (`texprc bench examples/matmul.te`, see
-//! BENCHMARKS.md), the shared A tile took matmul's register tiles from
-//! 16 loads per four steps of K to 9.
+//! Only [`texpr_target::DeviceKind::Cpu`] targets with one subgroup size
+//! take it ([`Lanes::of`]): on a GPU a load every lane makes alike is one
+//! memory transaction already. On llvmpipe the shared rows take matmul's
+//! 8x8 register tiles from 16 loads per four steps of K to 9 and make them
+//! 1.4-1.6x faster at 1024^3 (BENCHMARKS.md, session 10).
 
 use super::ctx::{Ctx, Ix, Lanes};
 use super::vec4::QuadTile;
