@@ -198,6 +198,14 @@ impl Target {
         self.features.subgroup_size.is_some()
     }
 
+    /// The subgroup width when the device has exactly one.
+    pub fn subgroup_width(&self) -> Option<u64> {
+        match self.features.subgroup_size? {
+            (lo, hi) if lo == hi => Some(u64::from(lo)),
+            _ => None,
+        }
+    }
+
     /// A CPU adapter (see [`DeviceKind::Cpu`]).
     pub fn cpu(&self) -> bool {
         self.profile.kind == DeviceKind::Cpu

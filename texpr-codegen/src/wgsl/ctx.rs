@@ -9,7 +9,7 @@ use std::fmt;
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Program, Scalar, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
-use texpr_target::{DeviceKind, Target};
+use texpr_target::Target;
 
 /// Where a `let`-bound vector lives.
 #[derive(Clone, Debug)]
@@ -160,14 +160,12 @@ impl Lanes {
     /// The subgroups of a kernel of `w` invocations on `target`, when its
     /// loads are worth sharing.
     pub fn of(target: &Target, w: u64) -> Option<Lanes> {
-        let (lo, hi) = target.features.subgroup_size?;
-        let width = u64::from(lo);
-        (target.profile.kind == DeviceKind::Cpu && lo == hi && width > 1 && w.is_multiple_of(width))
-            .then_some(Lanes {
-                width,
-                local: None,
-                grid: None,
-            })
+        let width = target.subgroup_width()?;
+        (target.cpu() && width > 1 && w.is_multiple_of(width)).then_some(Lanes {
+            width,
+            local: None,
+            grid: None,
+        })
     }
 }
 

@@ -98,9 +98,7 @@ impl Ctx<'_> {
                 let v = self
                     .w
                     .let_("vec4<f32>", format!("subgroupBroadcast({mine}, {from}u)"));
-                for c in ["x", "y", "z", "w"] {
-                    out.push(self.w.let_("f32", format!("{v}.{c}")));
-                }
+                self.components(&v, &mut out);
                 self.w.leave_copy(copy);
             }
         }

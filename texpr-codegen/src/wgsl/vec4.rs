@@ -196,13 +196,18 @@ impl Ctx<'_> {
                 let copy = self.w.enter_copy(run * q.n / 4 + k as u64);
                 let at = self.quad_index(q.index, q.var, 4 * k)?;
                 let v = self.w.let_("vec4<f32>", format!("{buf}[{at}]"));
-                for c in ["x", "y", "z", "w"] {
-                    out.push(self.w.let_("f32", format!("{v}.{c}")));
-                }
+                self.components(&v, &mut out);
                 self.w.leave_copy(copy);
             }
         }
         Ok(Some(out))
+    }
+
+    /// The four components of `vec4<f32>` `v`, appended to `out`.
+    pub(super) fn components(&mut self, v: &str, out: &mut Vec<String>) {
+        for c in ["x", "y", "z", "w"] {
+            out.push(self.w.let_("f32", format!("{v}.{c}")));
+        }
     }
 
     /// Writes the four-at-a-time body (see the module docs).

@@ -17,7 +17,7 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let prefs = prefs(&target.profile);
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => {
-            let lanes = lane_width(target);
+            let lanes = target.subgroup_width();
             tiles(prefs, lanes, tiled.batch_len(), tiled.m, tiled.n)
         }
         Shape::RowReduction { rows, c, k } => {
@@ -115,14 +115,6 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
         _ => true,
     });
     out
-}
-
-/// The device's one subgroup width, where it has one.
-fn lane_width(target: &Target) -> Option<u64> {
-    match target.features.subgroup_size? {
-        (lo, hi) if lo == hi => Some(u64::from(lo)),
-        _ => None,
-    }
 }
 
 /// `rows` (groups no wider than the rows) and `wide_rows` (rows of at least
