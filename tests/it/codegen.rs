@@ -578,3 +578,43 @@ fn lane_uniform_register_tiles_load_once_per_subgroup_on_cpus() {
     let short = wgsl("llvmpipe", "c: tile group=8x8 reg=4x8 kstep=4");
     assert!(!short.contains("subgroupBroadcast"), "{short}");
 }
+
+/// Eight `f32`s a load where the target loads wide: `gridstride width=8` on
+/// llvmpipe reads one `vec4<u64>` per eight terms and splits it, and a read
+/// of the same buffer at a fixed index takes its half of one; without
+/// 64-bit integers the same schedule makes two `vec4<f32>` loads instead,
+/// and so does a GPU.
+#[test]
+fn wide_loads_read_eight_f32s_as_one_vec4_of_u64() {
+    let src = "input x: f32[4096]\noutput o = reduce 4096 |i| x[i] - x[3]\n";
+    let wgsl = |target: Target| {
+        let p = texpr_syntax::frontend(src, &[]).expect("checks");
+        let opts = Options {
+            target,
+            schedule: ScheduleChoice::Given(
+                "o: gridstride groups=2 group=8 width=8"
+                    .parse()
+                    .expect("a schedule"),
+            ),
+            ..Options::default()
+        };
+        compile(&p, &opts).expect("compiles").module.wgsl
+    };
+    let count = |w: &str, pat: &str| w.matches(pat).count();
+    let llvmpipe = Target::builtin("llvmpipe").expect("a built-in target");
+    let wide = wgsl(llvmpipe.clone());
+    assert!(
+        wide.contains("var<storage, read> b0_x: array<vec4<u64>>;"),
+        "{wide}"
+    );
+    let loads = count(&wide, "vec4<u64> = b0_x[");
+    assert!(loads > 0 && !wide.contains("vec4<f32> = b0_x["), "{wide}");
+    assert_eq!(count(&wide, " >> 32u))"), 4 * loads, "{wide}");
+    assert!(wide.contains("bitcast<f32>(u32(b0_x[(3i) / 8i]"), "{wide}");
+    let mut no_int64 = llvmpipe;
+    no_int64.features.int64 = false;
+    for narrow in [wgsl(no_int64), wgsl(Target::builtin("nvidia").unwrap())] {
+        assert!(!narrow.contains("u64"), "{narrow}");
+        assert_eq!(count(&narrow, "vec4<f32> = b0_x["), 2 * loads, "{narrow}");
+    }
+}

@@ -448,6 +448,41 @@ fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
     run_source(gpu, src, &[], 11).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// `gridstride width=8` against the interpreter: eight terms a sweep, one
+/// `vec4<u64>` load each where the device loads wide (lavapipe): float and
+/// integer folds, reads of the same buffer at fixed indices beside the
+/// sweep's (taken from their halves of a `u64`), an epilogue, a tail, and
+/// every combine.
+#[test]
+fn wide_grid_strides_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let subgroups = gpu.target().subgroups();
+    let folds = [
+        ("f32", "reduce 10008 |i| x[i]"),
+        ("f32", "reduce max 10008 |i| -abs(x[i]) - x[5]"),
+        ("f32", "(reduce 10008 |i| x[i] * y[i] + x[10003]) / 10008.0"),
+        ("i32", "reduce min 10008 |i| min(x[i], -3)"),
+    ];
+    // Sweeps of 8 * 4 * 16 = 512: 19 and a tail of 280; of 8 * 2 * 8 =
+    // 128: 78 and a tail of 24.
+    let schedules = [
+        "o: gridstride groups=4 group=16 chunk=19 width=8",
+        "o: gridstride groups=4 group=16 width=8 combine=tree",
+        "o: gridstride groups=2 group=8 chunk=3 width=8 combine=subgroup",
+    ];
+    for (ty, fold) in folds {
+        let src = format!("input x: {ty}[10008]\ninput y: {ty}[10008]\noutput o = {fold}\n");
+        let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+        for sched in schedules {
+            if sched.contains("subgroup") && !subgroups {
+                continue;
+            }
+            check_program_with(gpu, &p, 11, &pinned(sched))
+                .unwrap_or_else(|e| panic!("{fold} ({sched}): {e}"));
+        }
+    }
+}
+
 /// `gridstride` against the interpreter: sums, `max` and `min` over
 /// integers and floats (on data that is all negative, so a fold seeded
 /// with zero would show), a mean epilogue, sizes that are not a multiple of

@@ -29,6 +29,7 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
     // capability it may use (subgroups) is allowed.
     let any = Features {
         subgroup_size: Some((1, 128)),
+        int64: true,
         ..Features::default()
     };
     let (m, info) = validate(&module.wgsl, &any)?;

@@ -12,6 +12,9 @@ pub fn capabilities(features: &Features) -> Capabilities {
     if features.subgroup_size.is_some() {
         caps |= Capabilities::SUBGROUP;
     }
+    if features.int64 {
+        caps |= Capabilities::SHADER_INT64;
+    }
     caps
 }
 

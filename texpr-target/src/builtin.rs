@@ -5,12 +5,13 @@
 //!   `texprc compile` uses when no target or device is named.
 //! - `llvmpipe`: Mesa's lavapipe (software Vulkan on the CPU) as wgpu 30
 //!   reports it: 32 KiB of workgroup memory, 1024 invocations, subgroups of
-//!   8, and the driver's loop budget of 65,535 iterations per invocation.
+//!   8, 64-bit integers, and the driver's loop budget of 65,535 iterations
+//!   per invocation.
 //! - `nvidia`: a generic discrete NVIDIA GPU with the limits of an H100
 //!   through Vulkan (`../shared/perf/h100/`): 48 KiB of workgroup memory,
 //!   1024 invocations, workgroups of 1024 x 1024 x 64, 65,535 groups per
 //!   dimension, storage bindings and buffers up to 4 GiB - 1 (a 1 GiB buffer
-//!   binds and runs), subgroups of 32, timestamps, 132 SMs.
+//!   binds and runs), subgroups of 32, timestamps, 64-bit integers, 132 SMs.
 
 use crate::{DeviceKind, DeviceLimits, Features, Profile, Target};
 
@@ -41,6 +42,7 @@ pub fn llvmpipe() -> Target {
         features: Features {
             subgroup_size: Some((8, 8)),
             timestamps: true,
+            int64: true,
         },
         profile: Profile {
             kind: DeviceKind::Cpu,
@@ -68,6 +70,7 @@ pub fn nvidia() -> Target {
         features: Features {
             subgroup_size: Some((32, 32)),
             timestamps: true,
+            int64: true,
         },
         profile: Profile {
             kind: DeviceKind::DiscreteGpu,

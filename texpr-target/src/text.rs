@@ -21,6 +21,7 @@
 //! max_unrolled_statements = 2048
 //! subgroup_size = 32
 //! timestamps = true
+//! int64 = true
 //! ```
 
 use crate::{DeviceKind, Target};
@@ -214,15 +215,28 @@ pub const KEYS: &[Key] = &[
         doc: "GPU timestamp queries: true or false",
         get: |t| t.features.timestamps.to_string(),
         set: |t, v| {
-            t.features.timestamps = match v {
-                "true" => true,
-                "false" => false,
-                _ => return Err("expected true or false".into()),
-            };
+            t.features.timestamps = boolean(v)?;
+            Ok(())
+        },
+    },
+    Key {
+        name: "int64",
+        doc: "64-bit integers in shaders: true or false",
+        get: |t| t.features.int64.to_string(),
+        set: |t, v| {
+            t.features.int64 = boolean(v)?;
             Ok(())
         },
     },
 ];
+
+fn boolean(v: &str) -> Result<bool, String> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err("expected true or false".into()),
+    }
+}
 
 fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.trim()
@@ -334,6 +348,7 @@ mod tests {
             ("max_buffer_size = -1", 1, "E0603", "non-negative integer"),
             ("max_loop_iterations = lots", 1, "E0603", "or `none`"),
             ("timestamps = yes", 1, "E0603", "true or false"),
+            ("int64 = 1", 1, "E0603", "true or false"),
             ("kind = gpu", 1, "E0603", "discrete-gpu"),
             ("name = a\n\nname = b", 3, "E0604", "given twice"),
         ];
@@ -355,5 +370,20 @@ mod tests {
         assert_eq!(t.limits.max_workgroup_storage_bytes, 48 << 10);
         assert_eq!(t.features.subgroup_size, Some((32, 32)));
         assert!(t.features.timestamps && !t.cpu());
+        assert!(t.features.int64 && !t.wide_loads());
+    }
+
+    #[test]
+    fn wide_loads_need_a_cpu_with_64_bit_integers() {
+        let llvmpipe = Target::builtin("llvmpipe").unwrap();
+        assert!(llvmpipe.wide_loads());
+        let parsed = Target::parse(&llvmpipe.to_string()).unwrap();
+        assert_eq!(parsed, llvmpipe);
+        let narrow = Target::parse(
+            &llvmpipe
+                .to_string()
+                .replace("int64 = true", "int64 = false"),
+        );
+        assert!(!narrow.unwrap().wide_loads());
     }
 }

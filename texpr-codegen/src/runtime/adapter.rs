@@ -173,6 +173,7 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
         features: Features {
             subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            int64: features.contains(wgpu::Features::SHADER_INT64),
         },
         profile: Profile {
             kind: match info.device_type {
@@ -228,7 +229,8 @@ impl Gpu {
         let info = GpuInfo::of(&raw_info);
         let wanted = wgpu::Features::SUBGROUP
             | wgpu::Features::TIMESTAMP_QUERY
-            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::SHADER_INT64;
         let features = adapter.features() & wanted;
         let wgpu_limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {

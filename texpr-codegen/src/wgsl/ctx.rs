@@ -101,6 +101,11 @@ pub struct Ctx<'p> {
     pub used: BTreeSet<BufferId>,
     /// Buffers this kernel declares as `array<vec4<T>>` (see `vec4.rs`).
     pub vec4: BTreeSet<BufferId>,
+    /// Buffers this kernel declares as `array<vec4<u64>>`, eight `f32`s an
+    /// entry, and whether the device loads that way
+    /// ([`texpr_target::Target::wide_loads`], see `vec4.rs`).
+    pub octo: BTreeSet<BufferId>,
+    pub wide_loads: bool,
     pub shared: Vec<SharedDecl>,
     /// Module-scope arrays holding vector literals, `(name, initializer)`,
     /// one per distinct literal (see [`Ctx::literal_array`]).
@@ -189,6 +194,8 @@ impl<'p> Ctx<'p> {
             vecs: BTreeMap::new(),
             used: BTreeSet::new(),
             vec4: BTreeSet::new(),
+            octo: BTreeSet::new(),
+            wide_loads: false,
             shared: Vec::new(),
             literals: Vec::new(),
             group_size: 1,

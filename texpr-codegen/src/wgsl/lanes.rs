@@ -84,7 +84,7 @@ impl Ctx<'_> {
             self.idx.insert(r, Ix::Name(run));
             for k in 0..quads as i64 {
                 let copy = self.w.enter_copy(p * quads + k as u64);
-                let at = self.quad_index(q.index, q.var, 4 * k)?;
+                let at = self.part_index(q.index, q.var, 4 * k, 4)?;
                 held.push(self.w.let_("vec4<f32>", format!("{buf}[{at}]")));
                 self.w.leave_copy(copy);
             }

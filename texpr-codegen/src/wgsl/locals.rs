@@ -161,8 +161,14 @@ impl Ctx<'_> {
         };
         // A buffer this kernel declares as `array<vec4<T>>` (see
         // `Ctx::vec4`): element `i` is component `i % 4` of entry `i / 4`.
+        // One declared `array<vec4<u64>>` (`Ctx::octo`): the low or high
+        // half of a component of entry `i / 8`.
         let quad = self.bufs.of(vec).is_some_and(|id| self.vec4.contains(&id));
+        let octo = self.bufs.of(vec).is_some_and(|id| self.octo.contains(&id));
         let at = |ix: &dyn std::fmt::Display| match (quad, &spill) {
+            _ if octo => format!(
+                "bitcast<f32>(u32({base}[({ix}) / 8i][(({ix}) % 8i) / 2i] >> (u32(({ix}) % 2i) * 32u)))"
+            ),
             (true, _) => format!("{base}[({ix}) / 4i][({ix}) % 4i]"),
             (false, Some((stride, inv))) => format!("{base}[({ix}) * {stride} + {inv}]"),
             (false, None) => format!("{base}[{ix}]"),

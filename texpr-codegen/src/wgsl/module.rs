@@ -60,6 +60,7 @@ pub fn kernel(
     cx.item = name.to_string();
     cx.first_spill = first_spill;
     cx.lanes = super::ctx::Lanes::of(target, w);
+    cx.wide_loads = target.wide_loads();
     cx.out = Some(out);
     let out_var = cx.buffer(out);
     for builtin in ["wid", "lid", "sgl", "sgid", "nsg", "sgs", "glin", "g", "l"] {
@@ -174,9 +175,10 @@ fn declarations(cx: &Ctx<'_>, bindings: &[Binding]) -> String {
             Access::ReadWrite => "read_write",
             Access::Read => "read",
         };
-        let elem = match cx.vec4.contains(&b.buffer) {
-            true => format!("vec4<{}>", lit::ty(plan.elem)),
-            false => lit::ty(plan.elem).to_string(),
+        let elem = match (cx.vec4.contains(&b.buffer), cx.octo.contains(&b.buffer)) {
+            (true, _) => format!("vec4<{}>", lit::ty(plan.elem)),
+            (false, true) => "vec4<u64>".to_string(),
+            (false, false) => lit::ty(plan.elem).to_string(),
         };
         text += &format!(
             "@group({}) @binding({}) var<storage, {access}> {}: array<{elem}>;\n",

@@ -26,6 +26,22 @@
 //! `Q * R / 4` ([`Ctx::mark_quad_tiles`] finds
 //! them before the kernel is written, since every read of such a buffer
 //! must then take a component).
+//!
+//! Eight at a time where the device loads that way
+//! ([`texpr_target::Target::wide_loads`]: CPU devices with 64-bit
+//! integers): a single run (`R = 1`) of `N` a multiple of 8 at `X` a
+//! multiple of 8, from an `f32` buffer of a length divisible by 8, is `N / 8`
+//! loads of one `vec4<u64>` each, every `u64` split into its low and high
+//! `f32` (`bitcast<f32>(u32(v))`, `bitcast<f32>(u32(v >> 32u))`: element
+//! `2k` is the low half on the little-endian machines such devices are).
+//! A buffer every tile of the kernel loads this way is declared
+//! `array<vec4<u64>>` ([`Ctx::octo`]); one some other tile loads four at a
+//! time stays `array<vec4<f32>>` and the eight are two `vec4` loads. On
+//! llvmpipe a load costs per lane and per component, so the same four
+//! components carry twice the bytes: `gridstride width=8` sums 2^24 `f32`s
+//! about 1.5x faster than four at a time.
+
+use std::collections::BTreeMap;
 
 use super::ctx::{Ctx, Ix};
 use super::kernel::Destination;
@@ -83,9 +99,11 @@ impl Ctx<'_> {
         }
         reads.sort();
         reads.dedup();
-        let all_quads = reads
-            .iter()
-            .all(|id| self.bufs.plans[id.0 as usize].len.is_multiple_of(4) && *id != out_id);
+        let all_quads = reads.iter().all(|id| {
+            self.bufs.plans[id.0 as usize].len.is_multiple_of(4)
+                && *id != out_id
+                && !self.octo.contains(id)
+        });
         all_quads.then_some(Quad {
             m: *m,
             t: *t,
@@ -106,7 +124,7 @@ impl Ctx<'_> {
                 vec: vec @ (VecRef::Input(_) | VecRef::Global(_)),
                 index,
                 guard: None,
-            } => match (unit_stride(index, t), self.bufs.of(*vec)) {
+            } => match (unit_stride(index, t, 4), self.bufs.of(*vec)) {
                 (true, Some(id)) => {
                     reads.push(id);
                     true
@@ -124,9 +142,11 @@ impl Ctx<'_> {
         }
     }
 
-    /// Marks (in [`Ctx::vec4`]) every buffer some register tile of `e` loads
-    /// four at a time (see the module docs); `out` is the kernel's output.
+    /// Marks every buffer some register tile of `e` loads four at a time
+    /// (in [`Ctx::vec4`]), or eight at a time in every tile that loads it (in
+    /// [`Ctx::octo`]; see the module docs); `out` is the kernel's output.
     pub fn mark_quad_tiles(&mut self, e: &Expr, out: BufferId) {
+        let mut widths: BTreeMap<BufferId, u64> = BTreeMap::new();
         e.walk(|x| {
             if let ExprKind::Let {
                 level:
@@ -134,12 +154,19 @@ impl Ctx<'_> {
                 value,
                 ..
             } = &x.kind
-                && let Some(QuadTile { id, .. }) = self.quad_tile(value)
+                && let Some(QuadTile { id, width, .. }) = self.quad_tile(value)
                 && id != out
             {
-                self.vec4.insert(id);
+                let w = widths.entry(id).or_insert(width);
+                *w = (*w).min(width);
             }
         });
+        for (id, width) in widths {
+            match width {
+                8 => self.octo.insert(id),
+                _ => self.vec4.insert(id),
+            };
+        }
     }
 
     /// Register tile `value` when it loads four at a time:
@@ -162,26 +189,38 @@ impl Ctx<'_> {
         let id = self.bufs.of(*vec)?;
         let plan = &self.bufs.plans[id.0 as usize];
         let runs = outer.map_or(1, |(_, r)| r);
+        let octo = self.wide_loads
+            && outer.is_none()
+            && n.is_multiple_of(8)
+            && plan.len.is_multiple_of(8)
+            && unit_stride(index, var, 8);
         (n.is_multiple_of(4)
             && runs.saturating_mul(n) <= self.budget.register_vector
             && plan.elem == ElemTy::F32
             && plan.len.is_multiple_of(4)
-            && unit_stride(index, var))
+            && unit_stride(index, var, 4))
         .then_some(QuadTile {
             id,
             outer,
             n,
             var,
             index,
+            width: if octo { 8 } else { 4 },
         })
     }
 
     /// The elements of register tile `value`, loaded four at a time, when it
     /// is one [`Ctx::mark_quad_tiles`] marked.
     pub fn quad_tile_elements(&mut self, value: &Expr) -> Result<Option<Vec<String>>, Diagnostic> {
-        let Some(q) = self.quad_tile(value).filter(|q| self.vec4.contains(&q.id)) else {
+        let Some(q) = self
+            .quad_tile(value)
+            .filter(|q| self.vec4.contains(&q.id) || self.octo.contains(&q.id))
+        else {
             return Ok(None);
         };
+        if self.octo.contains(&q.id) {
+            return self.octo_tile_elements(&q).map(Some);
+        }
         if let Some(out) = self.shared_tile_elements(&q)? {
             return Ok(Some(out));
         }
@@ -194,13 +233,34 @@ impl Ctx<'_> {
             }
             for k in 0..q.n as i64 / 4 {
                 let copy = self.w.enter_copy(run * q.n / 4 + k as u64);
-                let at = self.quad_index(q.index, q.var, 4 * k)?;
+                let at = self.part_index(q.index, q.var, 4 * k, 4)?;
                 let v = self.w.let_("vec4<f32>", format!("{buf}[{at}]"));
                 self.components(&v, &mut out);
                 self.w.leave_copy(copy);
             }
         }
         Ok(Some(out))
+    }
+
+    /// The elements of a one-run register tile of a buffer declared
+    /// `array<vec4<u64>>`: one load per eight, each `u64` split in two.
+    fn octo_tile_elements(&mut self, q: &QuadTile<'_>) -> Result<Vec<String>, Diagnostic> {
+        let buf = self.buffer(q.id);
+        let mut out = Vec::with_capacity(q.n as usize);
+        for k in 0..q.n / 8 {
+            let copy = self.w.enter_copy(k);
+            let at = self.part_index(q.index, q.var, 8 * k as i64, 8)?;
+            let v = self.w.let_("vec4<u64>", format!("{buf}[{at}]"));
+            for c in ["x", "y", "z", "w"] {
+                out.push(self.w.let_("f32", format!("bitcast<f32>(u32({v}.{c}))")));
+                out.push(
+                    self.w
+                        .let_("f32", format!("bitcast<f32>(u32({v}.{c} >> 32u))")),
+                );
+            }
+            self.w.leave_copy(copy);
+        }
+        Ok(out)
     }
 
     /// The four components of `vec4<f32>` `v`, appended to `out`.
@@ -257,7 +317,7 @@ impl Ctx<'_> {
         let ty = "vec4<f32>";
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
-                let at = self.quad_index(index, t, t0)?;
+                let at = self.part_index(index, t, t0, 4)?;
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
                 Ok(self.w.let_(ty, format!("{base}[{at}]")))
             }
@@ -284,31 +344,33 @@ impl Ctx<'_> {
 /// A sum with `t` as one summand and every other summand free of `t` and a
 /// multiple of 4 (`X + t`, `a*N + (b*4 + t)`, ...).
 impl Ctx<'_> {
-    /// The `vec4` entry holding element `index` at `t = t0` (a multiple of
-    /// 4) of a unit-stride read: `X/4 + t0/4` with `X/4` the other summands
-    /// each divided by 4 symbolically (no division left for the device),
-    /// else `(index) / 4i`.
-    pub(super) fn quad_index(
+    /// The entry of `d` elements (a `vec4`, or eight in a `vec4<u64>`)
+    /// holding element `index` at `t = t0` (a multiple of `d`) of a
+    /// unit-stride read: `X/d + t0/d` with `X/d` the other summands each
+    /// divided by `d` symbolically (no division left for the device), else
+    /// `(index) / d`.
+    pub(super) fn part_index(
         &mut self,
         index: &Term,
         t: VarId,
         t0: i64,
+        d: i64,
     ) -> Result<String, Diagnostic> {
         self.idx.insert(t, Ix::Const(t0));
         let parts = texpr_syntax::ir::term::summands(index);
         let others = parts.iter().filter(|x| x.kind != TermKind::Var(t));
-        let quarters: Option<Vec<Term>> = others.map(|x| quarter(x)).collect();
-        let Some(quarters) = quarters else {
+        let divided: Option<Vec<Term>> = others.map(|x| divide(x, d)).collect();
+        let Some(divided) = divided else {
             let at = crate::wgsl::index::term(self, index)?;
-            return Ok(format!("({at}) / 4i"));
+            return Ok(format!("({at}) / {}", crate::wgsl::lit::i32_lit(d as i32)));
         };
         let sum =
-            quarters
+            divided
                 .into_iter()
                 .reduce(term::add)
-                .map_or(term::constant(t0 / 4), |x| match t0 {
+                .map_or(term::constant(t0 / d), |x| match t0 {
                     0 => x,
-                    _ => term::add(x, term::constant(t0 / 4)),
+                    _ => term::add(x, term::constant(t0 / d)),
                 });
         Ok(crate::wgsl::index::term(self, &sum)?.to_string())
     }
@@ -322,6 +384,9 @@ pub(super) struct QuadTile<'e> {
     pub n: u64,
     pub var: VarId,
     pub index: &'e Term,
+    /// Elements a load: 4 (`vec4<f32>`), or 8 (`vec4<u64>`) where the
+    /// device loads wide and the tile is one run of whole, aligned eights.
+    pub width: u64,
 }
 
 /// `(n, var, body)` of `compute@thread n |var| body` without an index map.
@@ -338,11 +403,11 @@ fn thread_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
     }
 }
 
-/// `x / 4` as a term, when `x` is visibly a multiple of 4.
-fn quarter(x: &Term) -> Option<Term> {
+/// `x / d` as a term, when `x` is visibly a multiple of `d`.
+fn divide(x: &Term, d: i64) -> Option<Term> {
     match &x.kind {
-        TermKind::Const(c) => (c % 4 == 0).then(|| term::constant(c / 4)),
-        TermKind::Binary(TermOp::Mul, a, b) => match (quarter(a), quarter(b)) {
+        TermKind::Const(c) => (c % d == 0).then(|| term::constant(c / d)),
+        TermKind::Binary(TermOp::Mul, a, b) => match (divide(a, d), divide(b, d)) {
             (_, Some(qb)) if term::as_const(&qb) == Some(1) => Some((**a).clone()),
             (Some(qa), _) if term::as_const(&qa) == Some(1) => Some((**b).clone()),
             (_, Some(qb)) => Some(term::bin(TermOp::Mul, (**a).clone(), qb)),
@@ -350,23 +415,23 @@ fn quarter(x: &Term) -> Option<Term> {
             (None, None) => None,
         },
         TermKind::Binary(op @ (TermOp::Add | TermOp::Sub), a, b) => {
-            Some(term::bin(*op, quarter(a)?, quarter(b)?))
+            Some(term::bin(*op, divide(a, d)?, divide(b, d)?))
         }
         _ => None,
     }
 }
 
-/// Whether `index` is `t` plus terms that are multiples of 4 without `t`.
-fn unit_stride(index: &Term, t: VarId) -> bool {
-    term::unit_stride(index, t).is_some_and(|rest| rest.iter().all(|x| multiple_of_4(x)))
+/// Whether `index` is `t` plus terms that are multiples of `d` without `t`.
+fn unit_stride(index: &Term, t: VarId, d: i64) -> bool {
+    term::unit_stride(index, t).is_some_and(|rest| rest.iter().all(|x| multiple_of(x, d)))
 }
 
-/// Whether `x` is a multiple of 4 for every value of its variables.
-fn multiple_of_4(x: &Term) -> bool {
+/// Whether `x` is a multiple of `d` for every value of its variables.
+fn multiple_of(x: &Term, d: i64) -> bool {
     match &x.kind {
-        TermKind::Const(c) => c % 4 == 0,
-        TermKind::Binary(TermOp::Mul, a, b) => multiple_of_4(a) || multiple_of_4(b),
-        TermKind::Binary(TermOp::Add | TermOp::Sub, a, b) => multiple_of_4(a) && multiple_of_4(b),
+        TermKind::Const(c) => c % d == 0,
+        TermKind::Binary(TermOp::Mul, a, b) => multiple_of(a, d) || multiple_of(b, d),
+        TermKind::Binary(TermOp::Add | TermOp::Sub, a, b) => multiple_of(a, d) && multiple_of(b, d),
         _ => false,
     }
 }

@@ -119,9 +119,10 @@ pub fn apply_strategy(
             groups,
             group,
             chunk,
+            width,
             combine,
         } => {
-            let args = ([*groups, *group, *chunk], *combine);
+            let args = ([*groups, *group, *chunk, *width], *combine);
             let (new, value) = gridstride(p, &root, args, target, at as u32).map_err(fail)?;
             (new, Some(value))
         }

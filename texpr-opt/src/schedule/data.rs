@@ -89,6 +89,10 @@ pub enum Strategy {
         groups: u64,
         group: u64,
         chunk: u64,
+        /// Consecutive terms an invocation takes per sweep: 4 (a `vec4`), or 8
+        /// (one `vec4<u64>` load where the device loads wide,
+        /// [`texpr_target::Target::wide_loads`]; two `vec4`s elsewhere).
+        width: u64,
         combine: Combine,
     },
     /// A 2D elementwise item read transposed (`out[a*C + b] = f(x[b*R + a])`,

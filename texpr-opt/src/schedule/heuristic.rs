@@ -6,7 +6,6 @@
 //! is always `default`.
 
 use super::data::{Combine, Strategy};
-use super::gridstride;
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
 use texpr_syntax::ir::Expr;
@@ -185,7 +184,8 @@ fn folds(prefs: &Prefs, f: Fold<'_>, target: &Target) -> Vec<Strategy> {
 }
 
 /// `gridstride` over each grid `(workgroups, width)` that gives every
-/// invocation the profile's fewest sweeps, for each combine the device has.
+/// invocation the profile's fewest quads, for each combine the device has;
+/// eight terms a sweep where the profile and the device load them at once.
 fn grid_strides(
     prefs: &Prefs,
     n: u64,
@@ -194,19 +194,24 @@ fn grid_strides(
     target: &Target,
 ) -> Vec<Strategy> {
     let mut out = Vec::new();
+    let width = match prefs.stride_wide && target.wide_loads() {
+        true => 8,
+        false => 4,
+    };
     for &combine in prefs.stride_combines {
         if combine == Combine::Subgroup && !target.subgroups() {
             continue;
         }
         for &(groups, w) in grids {
-            let sweeps = n / (gridstride::QUAD * groups * w);
-            if sweeps < min_sweeps {
+            if n / (4 * groups * w) < min_sweeps {
                 continue;
             }
+            let sweeps = n / (width * groups * w);
             out.push(Strategy::GridStride {
                 groups,
                 group: w,
                 chunk: if prefs.stride_contiguous { sweeps } else { 1 },
+                width,
                 combine,
             });
         }

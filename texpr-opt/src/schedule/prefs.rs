@@ -55,8 +55,10 @@ pub struct Prefs {
     /// units assumed when the device does not say, workgroup widths, the
     /// combines in order, whether each invocation reads one contiguous run
     /// (`chunk` = all its sweeps) or neighbouring invocations neighbouring
-    /// quads (`chunk=1`), the fewest sweeps per invocation worth it, and
-    /// whether it comes before `multipass`.
+    /// quads (`chunk=1`), the fewest quads (four terms) per invocation
+    /// worth it, whether it comes before `multipass`, and whether it takes
+    /// eight terms a sweep (`width=8`) where the device loads them at once
+    /// ([`texpr_target::Target::wide_loads`]).
     pub stride_per_unit: &'static [u64],
     pub stride_units: u64,
     pub stride_widths: &'static [u64],
@@ -64,6 +66,7 @@ pub struct Prefs {
     pub stride_contiguous: bool,
     pub stride_min_sweeps: u64,
     pub stride_first: bool,
+    pub stride_wide: bool,
     /// A small grid `(workgroups, width)` offered after the device-sized
     /// ones, for folds too short for them, where it gives each invocation
     /// at least `stride_small_min_sweeps` quads (and for `tune` to weigh).
@@ -215,7 +218,9 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 ///   `groups=16 group=64`, 4096 sweeps; dot at 2^22, one bench, load 0.6:
 ///   `groups=16 group=64` (1024 sweeps) 6.97 ms, `groups=4 group=64` 5.49,
 ///   `groups=16 group=16` 5.61, `groups=64 group=64` 5.84,
-///   `groups=2 group=16` 6.20);
+///   `groups=2 group=16` 6.20); eight terms a sweep as one `vec4<u64>`
+///   load (`width=8`, hand-written, timed interleaved in one process):
+///   3.3-3.6 ms against 5.3-5.6 for the `vec4` runs, `vec2<u64>` 4.0;
 /// - transposes (2048^2, one bench, load 0.6): `coarsen group=256
 ///   per_thread=2` 16.5 ms, 4: 18.8, 8: 20.1, 16: 20.9 (the reads gather,
 ///   so long runs buy no `vec4` loads); `transpose` tiles 2.5-6x slower.
@@ -273,6 +278,7 @@ pub const CPU: Prefs = Prefs {
     stride_widths: &[64, 256, 16],
     stride_combines: &[Combine::Serial, Combine::Subgroup],
     stride_contiguous: true,
+    stride_wide: true,
     stride_min_sweeps: 4096,
     stride_first: true,
     stride_small: (2, 16),
@@ -331,6 +337,7 @@ pub const GPU: Prefs = Prefs {
     stride_widths: &[256],
     stride_combines: &[Combine::Subgroup, Combine::Tree],
     stride_contiguous: false,
+    stride_wide: false,
     stride_min_sweeps: 4,
     stride_first: true,
     stride_small: (4, 32),

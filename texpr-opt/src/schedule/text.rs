@@ -23,6 +23,7 @@
 use super::data::{Combine, Schedule, Staging, Strategy};
 use std::fmt;
 use std::str::FromStr;
+pub use syntax::syntax;
 
 /// A value a key takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +124,7 @@ pub const FORMS: &[Form] = &[
             key("groups", Value::Count),
             key("group", Value::Count),
             optional("chunk", Value::Count),
+            optional("width", Value::Count),
             optional("combine", Value::Combine(&Combine::ALL)),
         ],
     },
@@ -131,33 +133,6 @@ pub const FORMS: &[Form] = &[
         keys: &[key("tile", Value::Count), key("rows", Value::Count)],
     },
 ];
-
-/// The strategies' syntax, one a line, generated from [`FORMS`]:
-/// `tile group=AxB reg=AxB [shared=N]`, ...
-pub fn syntax() -> Vec<String> {
-    FORMS
-        .iter()
-        .map(|f| {
-            let mut line = f.name.to_string();
-            for k in f.keys {
-                let v = match k.value {
-                    Value::Count => "N".to_string(),
-                    Value::Pair => "AxB".to_string(),
-                    Value::Switch => "on|off".to_string(),
-                    Value::Combine(these) => {
-                        let names: Vec<&str> = these.iter().map(|c| c.name()).collect();
-                        names.join("|")
-                    }
-                };
-                line += &match k.optional {
-                    true => format!(" [{}={v}]", k.name),
-                    false => format!(" {}={v}", k.name),
-                };
-            }
-            line
-        })
-        .collect()
-}
 
 /// The keys of one strategy as written, checked against its [`Form`].
 struct Keys<'s> {
@@ -270,6 +245,10 @@ impl Strategy {
                 groups: keys.count("groups")?,
                 group: keys.count("group")?,
                 chunk: keys.get("chunk").map_or(Ok(1), number)?,
+                width: match keys.get("width").map_or(Ok(4), number)? {
+                    w @ (4 | 8) => w,
+                    w => return Err(format!("`width` is 4 or 8, not {w}")),
+                },
                 combine: keys.combine(Combine::Serial)?,
             },
             "transpose" => Strategy::Transpose {
@@ -341,11 +320,14 @@ impl fmt::Display for Strategy {
                 groups,
                 group,
                 chunk,
+                width,
                 combine,
             } => {
                 write!(f, "gridstride groups={groups} group={group}")?;
-                if *chunk != 1 {
-                    write!(f, " chunk={chunk}")?;
+                for (key, v, absent) in [("chunk", chunk, 1), ("width", width, 4)] {
+                    if *v != absent {
+                        write!(f, " {key}={v}")?;
+                    }
                 }
                 write_combine(f, *combine)
             }
@@ -494,5 +476,6 @@ fn setting(key: &str, value: &str) -> Result<bool, String> {
     }
 }
 
+mod syntax;
 #[cfg(test)]
 mod tests;

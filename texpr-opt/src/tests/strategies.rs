@@ -547,6 +547,13 @@ fn gridstride_takes_long_scalar_folds() {
         // Too short for 16 workgroups to sweep 4096 quads each: the
         // small grid (2 x 16 invocations, 8192 quads each).
         assert_eq!(got, "gridstride groups=2 group=16 chunk=8192", "{out}");
+        // Eight terms a sweep where the device loads eight at once.
+        let mut wide = limits.clone();
+        wide.features.int64 = true;
+        let got = heuristic(&p, &wide).get("o").to_string();
+        assert_eq!(got, "gridstride groups=2 group=16 chunk=4096 width=8");
+        let gpu = Target::builtin("nvidia").unwrap();
+        assert!(!heuristic(&p, &gpu).get("o").to_string().contains("width"));
     }
     let p = texpr_syntax::frontend(
         "input x: i32[1000]\noutput o = reduce min 1000 |i| x[i] - 7\n",
@@ -564,6 +571,8 @@ fn gridstride_takes_long_scalar_folds() {
         }
     };
     assert!(run("o: gridstride groups=3 group=8 chunk=5").is_empty());
+    assert!(run("o: gridstride groups=3 group=8 chunk=5 width=8").is_empty());
+    assert_eq!(run("o: gridstride groups=8 group=16 width=8"), ["E0212"]);
     assert!(run("o: gridstride groups=2 group=8 combine=tree").is_empty());
     assert_eq!(run("o: gridstride groups=8 group=32"), ["E0212"]);
     assert_eq!(run("o: gridstride groups=2 group=8 chunk=7"), ["E0212"]);

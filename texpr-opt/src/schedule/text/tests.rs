@@ -76,6 +76,7 @@ fn the_generated_syntax_covers_every_strategy() {
             groups: 16,
             group: 64,
             chunk: 4096,
+            width: 8,
             combine: Combine::Subgroup,
         },
         Strategy::Transpose { tile: 32, rows: 8 },
@@ -103,7 +104,7 @@ fn the_generated_syntax_covers_every_strategy() {
     );
     assert_eq!(
         lines[7],
-        "gridstride groups=N group=N [chunk=N] [combine=serial|tree|subgroup]"
+        "gridstride groups=N group=N [chunk=N] [width=N] [combine=serial|tree|subgroup]"
     );
     assert_eq!(lines[8], "transpose tile=N rows=N");
     let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
@@ -118,6 +119,11 @@ fn bad_text_says_which_line_and_why() {
         ("c: tile group=8 reg=1x1", 1, "expected `AxB`"),
         ("c: rows group=0", 1, "positive integer"),
         ("c: rows", 1, "needs `group=`"),
+        (
+            "c: gridstride groups=2 group=8 width=6",
+            1,
+            "`width` is 4 or 8, not 6",
+        ),
         ("c: tile group=8x8 reg=1x1 shared=0", 1, "positive integer"),
         ("c: tile group=8x8 reg=1x1 pad=1", 1, "needs `shared=`"),
         (
