@@ -6,8 +6,10 @@
 //!   waiting for the upload: none of that is ever timed.
 //! - [`Gpu::time`] runs every prepared sequence `warmups` times (at least
 //!   once), then `runs` times, round-robin across the sequences (each round
-//!   in a rotated order), so that load drifting during a measurement hits all
-//!   of them alike. Each run is one [`Sample`]: the wall clock of dispatch and
+//!   in a rotated order, every other round backwards: [`round_order`]), so
+//!   that load drifting during a measurement hits all of them alike, and
+//!   whatever the run before leaves behind (its caches, a long kernel's
+//!   aftermath) does not always fall on the same sequence. Each run is one [`Sample`]: the wall clock of dispatch and
 //!   wait, and the GPU's own timestamps summed over the sequence's passes
 //!   where the device has timestamp queries ([`Gpu::has_timestamps`]).
 //! - A [`Timing`] is a sequence's samples; its figures are their medians,
@@ -33,6 +35,18 @@ use crate::plan::Module;
 
 /// Timed runs a sequence has at least before the cut-off may stop it.
 pub const CUT_AFTER: usize = 2;
+
+/// The order of `n` sequences in round `round`: from sequence `round / 2`
+/// forwards in even rounds and backwards in odd ones, so that each sequence
+/// comes first in turn and follows one neighbour in one round and the other
+/// in the next.
+pub fn round_order(round: usize, n: usize) -> impl Iterator<Item = usize> {
+    let start = (round / 2) % n.max(1);
+    (0..n).map(move |k| match round % 2 {
+        0 => (start + k) % n,
+        _ => (start + n - k) % n,
+    })
+}
 
 /// One timed run of a sequence.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -206,8 +220,7 @@ impl Gpu {
         let warmups = plan.warmups.max(1);
         for round in 0..warmups + plan.runs.max(1) {
             let timed = round >= warmups;
-            for k in 0..entries.len() {
-                let i = (k + round) % entries.len();
+            for i in round_order(round, entries.len()) {
                 let state = &mut states[i];
                 if !state.runs_in(round, timed) {
                     continue;
@@ -348,4 +361,34 @@ fn lost(states: Vec<State>, at: usize, e: RuntimeError) -> Timings {
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_order;
+    use std::collections::BTreeSet;
+
+    /// Every sequence runs once a round, comes first in turn, and runs
+    /// right after each of its two neighbours.
+    #[test]
+    fn rounds_rotate_and_alternate_direction() {
+        for n in 1..7 {
+            let rounds: Vec<Vec<usize>> = (0..2 * n).map(|r| round_order(r, n).collect()).collect();
+            for order in &rounds {
+                let mut sorted = order.clone();
+                sorted.sort();
+                assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+            }
+            let firsts: BTreeSet<usize> = rounds.iter().map(|o| o[0]).collect();
+            assert_eq!(firsts.len(), n, "n = {n}");
+            for i in 0..n {
+                let before: BTreeSet<usize> = (rounds.iter())
+                    .flat_map(|o| o.windows(2).filter(|w| w[1] == i).map(|w| w[0]))
+                    .collect();
+                let neighbours = BTreeSet::from([(i + n - 1) % n, (i + 1) % n]);
+                let want = if n > 1 { neighbours } else { BTreeSet::new() };
+                assert_eq!(before, want, "n = {n}, i = {i}");
+            }
+        }
+    }
 }
