@@ -618,3 +618,42 @@ fn wide_loads_read_eight_f32s_as_one_vec4_of_u64() {
         assert_eq!(count(&narrow, "vec4<f32> = b0_x["), 2 * loads, "{narrow}");
     }
 }
+
+/// Coarsened elementwise kernels eight at a time where the target loads
+/// wide: each eight of every read one `vec4<u64>` load, computed as two
+/// `vec4<f32>`s, stored as one `vec4<u64>`; reads four apart, or a GPU, keep
+/// `vec4<f32>`s.
+#[test]
+fn wide_loads_store_eight_f32s_as_one_vec4_of_u64() {
+    let wgsl = |target: &str, off: u32| {
+        let src = format!(
+            "input x: f32[2056]\ninput a: f32[1]\n\
+             output y = compute 2048 |i| x[i] * a[0] + x[i + {off}]\n"
+        );
+        let p = texpr_syntax::frontend(&src, &[]).expect("checks");
+        let opts = Options {
+            target: Target::builtin(target).expect("a built-in target"),
+            schedule: ScheduleChoice::Given(
+                "y: coarsen group=8 per_thread=16"
+                    .parse()
+                    .expect("a schedule"),
+            ),
+            ..Options::default()
+        };
+        compile(&p, &opts).expect("compiles").module.wgsl
+    };
+    let count = |w: &str, pat: &str| w.matches(pat).count();
+    let wide = wgsl("llvmpipe", 8);
+    assert!(wide.contains("b0_y: array<vec4<u64>>;"), "{wide}");
+    assert!(wide.contains("b0_x: array<vec4<u64>>;"), "{wide}");
+    // Two eights an invocation, reading x at i and at i + 8: three entries,
+    // each loaded once for both halves (and both eights); two stores.
+    assert_eq!(count(&wide, "vec4<u64> = b0_x["), 3, "{wide}");
+    assert_eq!(count(&wide, "b0_y["), 2, "{wide}");
+    assert!(!wide.contains("vec4<f32> = b0_x["), "{wide}");
+    for narrow in [wgsl("llvmpipe", 4), wgsl("nvidia", 8)] {
+        assert!(!narrow.contains("u64"), "{narrow}");
+        let loads = count(&narrow, "vec4<f32> = b0_x[");
+        assert!(loads > count(&wide, "vec4<u64> = b0_x["), "{narrow}");
+    }
+}

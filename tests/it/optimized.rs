@@ -192,6 +192,41 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
     }
 }
 
+/// Coarsened elementwise kernels eight elements at a time where the device
+/// loads wide (lavapipe: `vec4<u64>` loads and stores) against the
+/// interpreter: a guarded tail, a scalar broadcast, reads eight apart, and
+/// reads four apart (four at a time instead).
+#[test]
+fn wide_elementwise_kernels_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases = [
+        (
+            "saxpy",
+            "out: coarsen group=16 per_thread=16",
+            &[("N", 1000)][..],
+        ),
+        (
+            "chain",
+            "y: coarsen group=32 per_thread=8",
+            &[("N", 4096)][..],
+        ),
+    ];
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(gpu, &p, 5, &pinned(sched))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+    for (len, off) in [(1016, 8), (1020, 4)] {
+        let src = format!(
+            "input x: f32[1024]\ninput a: f32[1]\n\
+             output y = compute {len} |i| max(x[i], x[i + {off}]) * 0.5 - a[0]\n"
+        );
+        let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+        check_program_with(gpu, &p, 5, &pinned("y: coarsen group=8 per_thread=16"))
+            .unwrap_or_else(|e| panic!("{src}: {e}"));
+    }
+}
+
 /// Operands staged in workgroup memory, with an epilogue on the
 /// accumulators and a third operand read per step that is not staged.
 #[test]

@@ -152,7 +152,10 @@ impl Ctx<'_> {
                     && let Some(q) = self.quad(body, out, out.id)
                     && self.may_unroll(q.m / 4, self.cost().elem(q.s) + 4)
                 {
-                    self.vec4.insert(out.id);
+                    match q.octo {
+                        true => self.octo.insert(out.id),
+                        false => self.vec4.insert(out.id),
+                    };
                     return self.quad_elements(&q, out);
                 }
                 self.own_elements(body, &|cx, j, v| cx.write(out, &j, v), write_cost(out))
