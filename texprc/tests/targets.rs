@@ -125,3 +125,24 @@ fn the_device_named_compiles_with_its_cached_target() {
     );
     assert!(!stdout(&o).contains("combine=subgroup"), "{}", stdout(&o));
 }
+
+/// Wide loads (`vec4<u64>`, llvmpipe's) show in WGSL, HLSL and MSL; GLSL,
+/// which naga writes without 64-bit integers, gets the same program four
+/// at a time instead of an error.
+#[test]
+fn glsl_compiles_without_wide_loads() {
+    let (_dir, cache) = scratch("target-glsl");
+    let sum = example("sum.te");
+    let emit = |what: &str| {
+        let o = texprc_in(
+            &cache,
+            &["compile", &sum, "--target", "llvmpipe", "--emit", what],
+        );
+        assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        stdout(&o)
+    };
+    assert!(emit("wgsl").contains("vec4<u64>"));
+    assert!(emit("hlsl").contains("uint64_t4"));
+    let glsl = emit("glsl");
+    assert!(glsl.contains("vec4") && !glsl.contains("uint64"), "{glsl}");
+}

@@ -34,7 +34,8 @@ pub enum Emit {
     Msl,
     /// HLSL
     Hlsl,
-    /// GLSL (one compute shader per entry point)
+    /// GLSL (one compute shader per entry point; compiled without 64-bit
+    /// integers, so without the wide loads of CPU targets)
     Glsl,
 }
 
@@ -109,7 +110,11 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let chosen = args
         .schedule
         .choose_named(&program, args.device.as_deref(), &cache)?;
-    let target = compile_target(args.target.as_deref(), args.device.as_deref(), &cache)?;
+    let mut target = compile_target(args.target.as_deref(), args.device.as_deref(), &cache)?;
+    if args.emit == Emit::Glsl {
+        // naga's GLSL writer has no 64-bit integers: no wide loads.
+        target.features.int64 = false;
+    }
     if let Some(pass) = &args.dump_after {
         return dump_after(src, &program, &target, &chosen.choice, pass);
     }
