@@ -2,6 +2,7 @@
 //! picks for the examples computes what the interpreter computes.
 
 use texpr::{Schedule, ScheduleChoice};
+use texpr_codegen::runtime::Gpu;
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
@@ -184,22 +185,8 @@ fn pinned_tiles_rows_and_passes_match_the_interpreter() {
             "out: coarsen group=32 per_thread=7",
             &[("N", 1001)][..],
         ),
-    ];
-    for (name, sched, defs) in cases {
-        let p = example(name, defs);
-        check_program_with(gpu, &p, 5, &pinned(sched))
-            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
-    }
-}
-
-/// Coarsened elementwise kernels eight elements at a time where the device
-/// loads wide (lavapipe: `vec4<u64>` loads and stores) against the
-/// interpreter: a guarded tail, a scalar broadcast, reads eight apart, and
-/// reads four apart (four at a time instead).
-#[test]
-fn wide_elementwise_kernels_match_the_interpreter() {
-    let Some(gpu) = gpu() else { return };
-    let cases = [
+        // Eight at a time where the device loads wide (lavapipe), with a
+        // guarded tail.
         (
             "saxpy",
             "out: coarsen group=16 per_thread=16",
@@ -216,6 +203,15 @@ fn wide_elementwise_kernels_match_the_interpreter() {
         check_program_with(gpu, &p, 5, &pinned(sched))
             .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
     }
+}
+
+/// Coarsened elementwise kernels eight elements at a time where the device
+/// loads wide (lavapipe: `vec4<u64>` loads and stores) against the
+/// interpreter: a scalar broadcast and reads eight apart, and reads four
+/// apart (four at a time instead); the examples above add a guarded tail.
+#[test]
+fn wide_elementwise_kernels_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
     for (len, off) in [(1016, 8), (1020, 4)] {
         let src = format!(
             "input x: f32[1024]\ninput a: f32[1]\n\
@@ -491,7 +487,6 @@ fn hand_written_reduce_at_subgroup_matches_the_interpreter() {
 #[test]
 fn wide_grid_strides_match_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    let subgroups = gpu.target().subgroups();
     let folds = [
         ("f32", "reduce 10008 |i| x[i]"),
         ("f32", "reduce max 10008 |i| -abs(x[i]) - x[5]"),
@@ -505,17 +500,7 @@ fn wide_grid_strides_match_the_interpreter() {
         "o: gridstride groups=4 group=16 width=8 combine=tree",
         "o: gridstride groups=2 group=8 chunk=3 width=8 combine=subgroup",
     ];
-    for (ty, fold) in folds {
-        let src = format!("input x: {ty}[10008]\ninput y: {ty}[10008]\noutput o = {fold}\n");
-        let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
-        for sched in schedules {
-            if sched.contains("subgroup") && !subgroups {
-                continue;
-            }
-            check_program_with(gpu, &p, 11, &pinned(sched))
-                .unwrap_or_else(|e| panic!("{fold} ({sched}): {e}"));
-        }
-    }
+    check_folds(gpu, 10008, &folds, &schedules);
 }
 
 /// `gridstride` against the interpreter: sums, `max` and `min` over
@@ -526,7 +511,6 @@ fn wide_grid_strides_match_the_interpreter() {
 #[test]
 fn pinned_grid_strides_match_the_interpreter() {
     let Some(gpu) = gpu() else { return };
-    let subgroups = gpu.target().subgroups();
     let folds = [
         ("f32", "reduce 10007 |i| x[i]"),
         ("f32", "(reduce 10007 |i| x[i]) / 10007.0"),
@@ -545,8 +529,16 @@ fn pinned_grid_strides_match_the_interpreter() {
         "o: gridstride groups=4 group=16 chunk=3 combine=subgroup",
         "o: gridstride groups=1 group=8 chunk=312",
     ];
+    check_folds(gpu, 10007, &folds, &schedules);
+}
+
+/// Each fold `o = FOLD` over inputs `x` and `y` of `n` elements of its type,
+/// under each schedule (those with subgroups where the device has them),
+/// against the interpreter.
+fn check_folds(gpu: &Gpu, n: u64, folds: &[(&str, &str)], schedules: &[&str]) {
+    let subgroups = gpu.target().subgroups();
     for (ty, fold) in folds {
-        let src = format!("input x: {ty}[10007]\ninput y: {ty}[10007]\noutput o = {fold}\n");
+        let src = format!("input x: {ty}[{n}]\ninput y: {ty}[{n}]\noutput o = {fold}\n");
         let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
         for sched in schedules {
             if sched.contains("subgroup") && !subgroups {
