@@ -223,6 +223,32 @@ fn wide_elementwise_kernels_match_the_interpreter() {
     }
 }
 
+/// Wide folds (`wide.rs`) against the interpreter on lavapipe: folds along
+/// rows of a multiple of 8 read eight elements a load (matvec, layernorm's
+/// two folds, a `max` fold, a product of two wide rows, a row read at an
+/// offset of 8), and rows of 60 or a read an inner loop moves keep scalar
+/// loads; the fold order is unchanged, so the results are the interpreter's.
+#[test]
+fn wide_folds_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let cases = [
+        ("matvec", "y: rows group=8", &[("M", 40), ("N", 64)][..]),
+        ("layernorm", "y: rows group=4", &[("R", 16), ("C", 64)][..]),
+        ("layernorm", "y: rows group=4", &[("R", 16), ("C", 60)][..]),
+    ];
+    for (name, sched, defs) in cases {
+        let p = example(name, defs);
+        check_program_with(gpu, &p, 5, &pinned(sched))
+            .unwrap_or_else(|e| panic!("{name} ({sched}): {e}"));
+    }
+    let src = "input a: f32[2048]\ninput b: f32[2056]\n\
+               output y = compute 32 |r| let v = reduce 64 |j| compute 2 |k| b[r * 64 + j + k] in \
+               (reduce max 64 |j| a[r * 64 + j] * b[r * 64 + j + 8]) + v[1]\n";
+    let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{src}: {d:?}"));
+    check_program_with(gpu, &p, 5, &pinned("y: rows group=8"))
+        .unwrap_or_else(|e| panic!("{src}: {e}"));
+}
+
 /// Operands staged in workgroup memory, with an epilogue on the
 /// accumulators and a third operand read per step that is not staged.
 #[test]

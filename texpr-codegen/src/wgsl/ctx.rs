@@ -7,7 +7,7 @@ use crate::plan::{BufferId, BufferPlan};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use texpr_syntax::ast::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Program, Scalar, VarId, VecRef};
+use texpr_syntax::ir::{Program, Scalar, Term, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -106,6 +106,8 @@ pub struct Ctx<'p> {
     /// ([`texpr_target::Target::wide_loads`], see `vec4.rs`).
     pub octo: BTreeSet<BufferId>,
     pub wide_loads: bool,
+    /// The reads the open wide folds loaded eight at a time (`wide.rs`).
+    pub wide: Vec<WideRead>,
     pub shared: Vec<SharedDecl>,
     /// Module-scope arrays holding vector literals, `(name, initializer)`,
     /// one per distinct literal (see [`Ctx::literal_array`]).
@@ -174,6 +176,17 @@ impl Lanes {
     }
 }
 
+/// A read of a wide fold: its eight elements of this eighth of the trip,
+/// and which of them the current step reads.
+#[derive(Clone, Debug)]
+pub struct WideRead {
+    pub vec: VecRef,
+    pub index: Term,
+    pub var: VarId,
+    pub names: Vec<String>,
+    pub at: usize,
+}
+
 /// Accumulators a fold offers to the fold in its body's tail.
 #[derive(Clone, Debug)]
 pub struct FoldInto {
@@ -196,6 +209,7 @@ impl<'p> Ctx<'p> {
             vec4: BTreeSet::new(),
             octo: BTreeSet::new(),
             wide_loads: false,
+            wide: Vec::new(),
             shared: Vec::new(),
             literals: Vec::new(),
             group_size: 1,

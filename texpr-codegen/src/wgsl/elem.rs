@@ -40,6 +40,11 @@ impl Ctx<'_> {
             }
             ExprKind::Let { .. } => self.let_elem(e, idx),
             ExprKind::Index { vec, index, guard } => {
+                if guard.is_none()
+                    && let Some(name) = self.wide_read(*vec, index)
+                {
+                    return Ok(name);
+                }
                 let t = term(self, index)?;
                 self.read(*vec, &t, *guard, e)
             }
@@ -285,6 +290,7 @@ impl Ctx<'_> {
             false => Vec::new(),
         };
         let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
+        let wide = self.wide_fold_reads(body, *var, *n, u);
         let i = self.open_loop(
             &self.p.var(*var).name.clone(),
             &Ix::Const(0),
@@ -296,6 +302,7 @@ impl Ctx<'_> {
             let copy = self.w.enter_copy(k);
             let at = self.step_index(&i, k);
             self.idx.insert(*var, at.clone());
+            self.wide_step(&wide, *var, k)?;
             self.trips.push(super::ctx::Trip {
                 var: *var,
                 at,
@@ -330,6 +337,7 @@ impl Ctx<'_> {
             self.w.leave_copy(copy);
         }
         self.w.close();
+        self.wide_done(*var);
         if online {
             return Ok(pairs.iter().map(|o| self.online_close(o)).collect());
         }

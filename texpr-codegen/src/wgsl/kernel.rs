@@ -112,6 +112,7 @@ impl Ctx<'_> {
             lanes.grid = Some(root.grid_var);
         }
         self.mark_quad_tiles(root.body, out.id);
+        self.mark_wide_folds(root.body, out.id);
         let mut e = root.body;
         while let ExprKind::Let {
             level,

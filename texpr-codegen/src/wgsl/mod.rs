@@ -15,4 +15,5 @@ pub mod ops;
 pub mod prefetch;
 pub mod spill;
 pub mod vec4;
+pub mod wide;
 pub mod writer;

@@ -494,7 +494,7 @@ fn divide(x: &Term, d: i64) -> Option<Term> {
 }
 
 /// Whether `index` is `t` plus terms that are multiples of `d` without `t`.
-fn unit_stride(index: &Term, t: VarId, d: i64) -> bool {
+pub(super) fn unit_stride(index: &Term, t: VarId, d: i64) -> bool {
     term::unit_stride(index, t).is_some_and(|rest| rest.iter().all(|x| multiple_of(x, d)))
 }
 

@@ -1,0 +1,200 @@
+//! Wide folds: eight elements of a row a load in an unrolled fold.
+//!
+//! On a device that loads wide ([`texpr_target::Target::wide_loads`]), a
+//! thread-level fold `reduce N |j| E` (`N` a multiple of 8) unrolled by a
+//! multiple of 8 whose body reads `v[X + j]` (`v` an `f32` input or global
+//! of a length divisible by 8, `X` a multiple of 8 made of variables bound
+//! outside the fold, the read unguarded, so in bounds for every `j`) loads
+//! the eight elements `X + j .. X + j + 8` at each eighth step as one
+//! `vec4<u64>` and splits it; the eight steps read their element by name.
+//! The fold's order is unchanged, so its value is bit for bit the scalar
+//! one. [`Ctx::mark_wide_folds`] declares such buffers `array<vec4<u64>>`
+//! (`Ctx::octo`) before the kernel is written; every other read of them
+//! takes its half of a `u64` (`locals.rs`). This is the row strategies'
+//! case: softmax's, layernorm's and matvec's folds along a row.
+
+use super::ctx::{Ctx, Ix, WideRead};
+use super::vec4::unit_stride;
+use crate::plan::BufferId;
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ast::{ElemTy, Level};
+use texpr_syntax::ir::{Expr, ExprKind, Term, VarId, VecRef};
+
+impl Ctx<'_> {
+    /// Marks (in [`Ctx::octo`]) every buffer that thread-level folds of `e`
+    /// read eight at a time in most of the places `e` reads it (see the
+    /// module docs); `out` is the kernel's output. The other reads take half
+    /// a `u64` each, a little dearer than an `f32`: softmax, which reads its
+    /// row once in a fold and once more in its output loop, ran 2-4% slower
+    /// with its row wide; layernorm (two folds and the output) 1.15-1.5x
+    /// faster, matvec (one fold) 2.8x.
+    pub fn mark_wide_folds(&mut self, e: &Expr, out: BufferId) {
+        if !self.wide_loads {
+            return;
+        }
+        let mut found = Vec::new();
+        e.walk(|x| {
+            if let ExprKind::Reduce {
+                level: Some(Level::Thread),
+                n,
+                var,
+                body,
+                ..
+            } = &x.kind
+                && n.is_multiple_of(8)
+            {
+                let inner = binders(body);
+                let outside = |t: &Term| !inner.iter().any(|v| t.mentions(*v));
+                let cands = self.wide_reads(body, *var, &outside);
+                // Every place the fold reads a candidate, once each.
+                body.walk(|r| {
+                    if let ExprKind::Index { vec, index, .. } = &r.kind
+                        && cands.iter().any(|(v, t)| v == vec && t.same(index))
+                    {
+                        found.push(*vec);
+                    }
+                });
+            }
+        });
+        let reads = |vec: VecRef| {
+            let mut n = 0;
+            e.walk(|x| {
+                n += matches!(&x.kind, ExprKind::Index { vec: v, .. } if *v == vec) as usize
+            });
+            n
+        };
+        let mut vecs = found.clone();
+        vecs.sort();
+        vecs.dedup();
+        for vec in vecs {
+            let wide = found.iter().filter(|v| **v == vec).count();
+            if let Some(id) = self.bufs.of(vec)
+                && id != out
+                && !self.vec4.contains(&id)
+                && 2 * wide > reads(vec)
+            {
+                self.octo.insert(id);
+            }
+        }
+    }
+
+    /// The distinct reads of `body` a fold over `var` may load eight at a
+    /// time, their `X` passing `outside`.
+    fn wide_reads(
+        &self,
+        body: &Expr,
+        var: VarId,
+        outside: &dyn Fn(&Term) -> bool,
+    ) -> Vec<(VecRef, Term)> {
+        let mut out: Vec<(VecRef, Term)> = Vec::new();
+        body.walk(|x| {
+            if let ExprKind::Index {
+                vec: vec @ (VecRef::Input(_) | VecRef::Global(_)),
+                index,
+                guard: None,
+            } = &x.kind
+                && let Some(id) = self.bufs.of(*vec)
+                && self.bufs.plans[id.0 as usize].elem == ElemTy::F32
+                && self.bufs.plans[id.0 as usize].len.is_multiple_of(8)
+                && unit_stride(index, var, 8)
+                && outside(index)
+                && !out.iter().any(|(v, t)| v == vec && t.same(index))
+            {
+                out.push((*vec, index.clone()));
+            }
+        });
+        out
+    }
+
+    /// The reads of fold `body` over `var` (`n` steps, unrolled `u` times)
+    /// to load eight at a time: none unless both are multiples of 8 and the
+    /// buffer was marked.
+    pub(super) fn wide_fold_reads(
+        &self,
+        body: &Expr,
+        var: VarId,
+        n: u64,
+        u: u64,
+    ) -> Vec<(VecRef, Term)> {
+        if !(self.wide_loads && n.is_multiple_of(8) && u.is_multiple_of(8)) {
+            return Vec::new();
+        }
+        let bound = |t: &Term| {
+            t.vars()
+                .iter()
+                .all(|v| *v == var || self.idx.contains_key(v))
+        };
+        let mut reads = self.wide_reads(body, var, &bound);
+        reads.retain(|(vec, _)| self.bufs.of(*vec).is_some_and(|id| self.octo.contains(&id)));
+        reads
+    }
+
+    /// Step `k` of a wide fold over `var` (its index already bound): at each
+    /// eighth step loads every read's eight elements, at every step points
+    /// them at the step's element.
+    pub(super) fn wide_step(
+        &mut self,
+        reads: &[(VecRef, Term)],
+        var: VarId,
+        k: u64,
+    ) -> Result<(), Diagnostic> {
+        if reads.is_empty() {
+            return Ok(());
+        }
+        if k.is_multiple_of(8) {
+            self.wide.retain(|w| w.var != var);
+            for (vec, index) in reads {
+                let at = crate::wgsl::index::term(self, index)?;
+                let entry = match at {
+                    Ix::Const(c) => format!("{}i", c / 8),
+                    Ix::Name(n) => format!("({n}) >> 3u"),
+                };
+                let base = self.vec_buffer(*vec).expect("an input or global buffer");
+                let v = self.w.let_("vec4<u64>", format!("{base}[{entry}]"));
+                let mut names = Vec::with_capacity(8);
+                for c in ["x", "y", "z", "w"] {
+                    names.push(self.w.let_("f32", format!("bitcast<f32>(u32({v}.{c}))")));
+                    names.push(
+                        self.w
+                            .let_("f32", format!("bitcast<f32>(u32({v}.{c} >> 32u))")),
+                    );
+                }
+                self.wide.push(WideRead {
+                    vec: *vec,
+                    index: index.clone(),
+                    var,
+                    names,
+                    at: 0,
+                });
+            }
+        }
+        for w in self.wide.iter_mut().filter(|w| w.var == var) {
+            w.at = (k % 8) as usize;
+        }
+        Ok(())
+    }
+
+    /// The name of `vec[index]` when a wide fold loaded it.
+    pub(super) fn wide_read(&self, vec: VecRef, index: &Term) -> Option<String> {
+        (self.wide.iter())
+            .find(|w| w.vec == vec && w.index.same(index))
+            .map(|w| w.names[w.at].clone())
+    }
+
+    /// Ends the wide fold over `var`.
+    pub(super) fn wide_done(&mut self, var: VarId) {
+        self.wide.retain(|w| w.var != var);
+    }
+}
+
+/// The variables `e` binds (its computes', reductions' and lets').
+fn binders(e: &Expr) -> Vec<VarId> {
+    let mut out = Vec::new();
+    e.walk(|x| match &x.kind {
+        ExprKind::Compute { var, .. }
+        | ExprKind::Reduce { var, .. }
+        | ExprKind::Let { var, .. } => out.push(*var),
+        _ => {}
+    });
+    out
+}
