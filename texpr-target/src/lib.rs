@@ -220,7 +220,9 @@ impl Target {
     /// `vec4<u64>` moves twice the bytes of a `vec4<f32>` for the same four
     /// components (a sum of 2^24 `f32`s: 3.3-3.6 ms against 5.3-5.6 ms,
     /// hand-written, timed interleaved in one process). A GPU's widest load
-    /// is 16 bytes a lane, which `vec4<f32>` has already.
+    /// is 16 bytes a lane, which `vec4<f32>` has already. The split assumes
+    /// little-endian memory; the runtime reports no `int64` for a CPU
+    /// device on a big-endian host.
     pub fn wide_loads(&self) -> bool {
         self.cpu() && self.features.int64
     }

@@ -173,7 +173,10 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
         features: Features {
             subgroup_size: subgroups.then_some((info.subgroup_min_size, info.subgroup_max_size)),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
-            int64: features.contains(wgpu::Features::SHADER_INT64),
+            // Wide loads split a `u64` into its low and high `f32`s, the
+            // little-endian order: a CPU device's memory is its host's.
+            int64: features.contains(wgpu::Features::SHADER_INT64)
+                && (info.device_type != wgpu::DeviceType::Cpu || cfg!(target_endian = "little")),
         },
         profile: Profile {
             kind: match info.device_type {
