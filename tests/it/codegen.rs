@@ -587,19 +587,7 @@ fn lane_uniform_register_tiles_load_once_per_subgroup_on_cpus() {
 #[test]
 fn wide_loads_read_eight_f32s_as_one_vec4_of_u64() {
     let src = "input x: f32[4096]\noutput o = reduce 4096 |i| x[i] - x[3]\n";
-    let wgsl = |target: Target| {
-        let p = texpr_syntax::frontend(src, &[]).expect("checks");
-        let opts = Options {
-            target,
-            schedule: ScheduleChoice::Given(
-                "o: gridstride groups=2 group=8 width=8"
-                    .parse()
-                    .expect("a schedule"),
-            ),
-            ..Options::default()
-        };
-        compile(&p, &opts).expect("compiles").module.wgsl
-    };
+    let wgsl = |target: Target| wgsl_for(src, target, "o: gridstride groups=2 group=8 width=8");
     let count = |w: &str, pat: &str| w.matches(pat).count();
     let llvmpipe = Target::builtin("llvmpipe").expect("a built-in target");
     let wide = wgsl(llvmpipe.clone());
@@ -632,17 +620,8 @@ fn wide_loads_store_eight_f32s_as_one_vec4_of_u64() {
             "input x: f32[2056]\ninput a: f32[1]\n\
              output y = compute 2048 |i| x[i] * a[0] + x[i + {off}]\n"
         );
-        let p = texpr_syntax::frontend(&src, &[]).expect("checks");
-        let opts = Options {
-            target: Target::builtin(target).expect("a built-in target"),
-            schedule: ScheduleChoice::Given(
-                "y: coarsen group=8 per_thread=16"
-                    .parse()
-                    .expect("a schedule"),
-            ),
-            ..Options::default()
-        };
-        compile(&p, &opts).expect("compiles").module.wgsl
+        let target = Target::builtin(target).expect("a built-in target");
+        wgsl_for(&src, target, "y: coarsen group=8 per_thread=16")
     };
     let count = |w: &str, pat: &str| w.matches(pat).count();
     let wide = wgsl("llvmpipe", 8);
@@ -668,13 +647,8 @@ fn wide_folds_read_rows_eight_at_a_time_where_most_reads_fold() {
     let root = texpr_tests::golden::repo_root();
     let wgsl = |name: &str, target: &str| {
         let src = std::fs::read_to_string(root.join(format!("examples/{name}.te"))).unwrap();
-        let p = texpr_syntax::frontend(&src, &[]).expect("checks");
-        let opts = Options {
-            target: Target::builtin(target).expect("a built-in target"),
-            schedule: ScheduleChoice::Given("y: rows group=64".parse().expect("a schedule")),
-            ..Options::default()
-        };
-        compile(&p, &opts).expect("compiles").module.wgsl
+        let target = Target::builtin(target).expect("a built-in target");
+        wgsl_for(&src, target, "y: rows group=64")
     };
     let matvec = wgsl("matvec", "llvmpipe");
     assert!(matvec.contains("b0_a: array<vec4<u64>>;"), "{matvec}");
@@ -682,4 +656,15 @@ fn wide_folds_read_rows_eight_at_a_time_where_most_reads_fold() {
     assert!(matvec.contains(") >> 3u]"), "{matvec}");
     assert!(!wgsl("softmax", "llvmpipe").contains("u64"));
     assert!(!wgsl("matvec", "nvidia").contains("u64"));
+}
+
+/// The WGSL of `src` compiled for `target` under schedule `sched`.
+fn wgsl_for(src: &str, target: Target, sched: &str) -> String {
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    let opts = Options {
+        target,
+        schedule: ScheduleChoice::Given(sched.parse().expect("a schedule")),
+        ..Options::default()
+    };
+    compile(&p, &opts).expect("compiles").module.wgsl
 }

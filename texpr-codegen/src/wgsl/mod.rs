@@ -1,5 +1,6 @@
 //! WGSL emission for a scheduled program: one module, one entry point per kernel.
 
+pub mod aligned;
 pub mod cost;
 pub mod ctx;
 pub mod elem;

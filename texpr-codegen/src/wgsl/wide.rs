@@ -13,8 +13,8 @@
 //! takes its half of a `u64` (`locals.rs`). This is the row strategies'
 //! case: softmax's, layernorm's and matvec's folds along a row.
 
+use super::aligned::unit_stride;
 use super::ctx::{Ctx, Ix, WideRead};
-use super::vec4::unit_stride;
 use crate::plan::BufferId;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{ElemTy, Level};
