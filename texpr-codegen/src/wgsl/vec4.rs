@@ -273,13 +273,7 @@ impl Ctx<'_> {
             let copy = self.w.enter_copy(k);
             let at = self.part_index(q.index, q.var, 8 * k as i64, 8)?;
             let v = self.w.let_("vec4<u64>", format!("{buf}[{at}]"));
-            for c in ["x", "y", "z", "w"] {
-                out.push(self.w.let_("f32", format!("bitcast<f32>(u32({v}.{c}))")));
-                out.push(
-                    self.w
-                        .let_("f32", format!("bitcast<f32>(u32({v}.{c} >> 32u))")),
-                );
-            }
+            self.halves(&v, &mut out);
             self.w.leave_copy(copy);
         }
         Ok(out)
@@ -289,6 +283,15 @@ impl Ctx<'_> {
     pub(super) fn components(&mut self, v: &str, out: &mut Vec<String>) {
         for c in ["x", "y", "z", "w"] {
             out.push(self.w.let_("f32", format!("{v}.{c}")));
+        }
+    }
+
+    /// The eight `f32`s of `vec4<u64>` `v` in memory order, appended to `out`.
+    pub(super) fn halves(&mut self, v: &str, out: &mut Vec<String>) {
+        for c in ["x", "y", "z", "w"] {
+            for high in [false, true] {
+                out.push(self.w.let_("f32", half(v, c, high)));
+            }
         }
     }
 
@@ -387,11 +390,9 @@ impl Ctx<'_> {
                     }
                 };
                 let [a, b] = if t0 % 8 == 0 { ["x", "y"] } else { ["z", "w"] };
-                let halves = format!(
-                    "vec4<f32>(bitcast<f32>(u32({v}.{a})), bitcast<f32>(u32({v}.{a} >> 32u)), \
-                     bitcast<f32>(u32({v}.{b})), bitcast<f32>(u32({v}.{b} >> 32u)))"
-                );
-                Ok(self.w.let_(ty, halves))
+                let four =
+                    [(a, false), (a, true), (b, false), (b, true)].map(|(c, h)| half(&v, c, h));
+                Ok(self.w.let_(ty, format!("vec4<f32>({})", four.join(", "))))
             }
             ExprKind::Unary(op, x) => {
                 let x = self.elem4(x, t, t0, loads)?;
@@ -424,6 +425,15 @@ pub(super) struct QuadTile<'e> {
     /// Elements a load: 4 (`vec4<f32>`), or 8 (`vec4<u64>`) where the
     /// device loads wide and the tile is one run of whole, aligned eights.
     pub width: u64,
+}
+
+/// The low (element `2k`) or high (`2k + 1`) `f32` of component `c` of
+/// `vec4<u64>` `v`.
+fn half(v: &str, c: &str, high: bool) -> String {
+    match high {
+        false => format!("bitcast<f32>(u32({v}.{c}))"),
+        true => format!("bitcast<f32>(u32({v}.{c} >> 32u))"),
+    }
 }
 
 /// `(n, var, body)` of `compute@thread n |var| body` without an index map.

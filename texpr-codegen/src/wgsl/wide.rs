@@ -152,13 +152,7 @@ impl Ctx<'_> {
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
                 let v = self.w.let_("vec4<u64>", format!("{base}[{entry}]"));
                 let mut names = Vec::with_capacity(8);
-                for c in ["x", "y", "z", "w"] {
-                    names.push(self.w.let_("f32", format!("bitcast<f32>(u32({v}.{c}))")));
-                    names.push(
-                        self.w
-                            .let_("f32", format!("bitcast<f32>(u32({v}.{c} >> 32u))")),
-                    );
-                }
+                self.halves(&v, &mut names);
                 self.wide.push(WideRead {
                     vec: *vec,
                     index: index.clone(),
