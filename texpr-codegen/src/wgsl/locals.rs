@@ -166,8 +166,10 @@ impl Ctx<'_> {
         let quad = self.bufs.of(vec).is_some_and(|id| self.vec4.contains(&id));
         let octo = self.bufs.of(vec).is_some_and(|id| self.octo.contains(&id));
         let at = |ix: &dyn std::fmt::Display| match (quad, &spill) {
-            // (An index is never negative: shifts and masks divide.)
-            _ if octo => format!(
+            // (An index is never negative: shifts and masks divide.) A
+            // buffer in both sets is declared `vec4<T>`, as `declarations`
+            // does (the marking passes never put one in both).
+            (false, _) if octo => format!(
                 "bitcast<f32>(u32({base}[({ix}) >> 3u][(({ix}) & 7i) >> 1u] >> (u32(({ix}) & 1i) * 32u)))"
             ),
             (true, _) => format!("{base}[({ix}) / 4i][({ix}) % 4i]"),
