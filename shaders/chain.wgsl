@@ -8,9 +8,7 @@
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    let t_1: i32 = g * 256i;
-    let t_2: i32 = t_1 + l;
-    let t_3: vec4<f32> = b0_x[t_2];
+    let t_3: vec4<f32> = b0_x[g * 256i + l];
     var q_4: vec4<f32> = vec4<f32>(2.0f);
     let t_5: vec4<f32> = t_3 * q_4;
     var q_6: vec4<f32> = vec4<f32>(1.0f);
@@ -19,7 +17,5 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let t_9: vec4<f32> = t_7 * q_8;
     var q_10: vec4<f32> = vec4<f32>(0.25f);
     let t_11: vec4<f32> = t_9 - q_10;
-    let t_12: vec4<f32> = t_11 * t_3;
-    let t_13: i32 = g * 1024i + l * 4i + 0i;
-    b0_y[t_13 / 4i] = t_12;
+    b0_y[(g * 1024i + l * 4i + 0i) / 4i] = t_11 * t_3;
 }

@@ -11,17 +11,8 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let l: i32 = i32(lid.x);
     var acc_1: f32 = 0.0f;
     for (var j_2: i32 = 0i; j_2 < 7i; j_2 = j_2 + 1i) {
-        let t_3: f32 = b0_w[j_2];
-        let t_4: i32 = g * 64i;
-        let t_5: i32 = t_4 + l;
-        let t_6: i32 = t_5 + j_2;
-        let t_7: i32 = t_6 - 3i;
-        let t_8: bool = t_7 >= 0i && t_7 < 262144i;
-        let t_9: i32 = clamp(t_7, 0i, 262143i);
-        let t_10: f32 = select(0.0f, b0_x[t_9], t_8);
-        let t_11: f32 = t_3 * t_10;
-        acc_1 = acc_1 + t_11;
+        let t_7: i32 = g * 64i + l + j_2 - 3i;
+        acc_1 = acc_1 + b0_w[j_2] * select(0.0f, b0_x[clamp(t_7, 0i, 262143i)], t_7 >= 0i && t_7 < 262144i);
     }
-    let t_12: i32 = g * 64i + l;
-    b0_y[t_12] = acc_1;
+    b0_y[g * 64i + l] = acc_1;
 }

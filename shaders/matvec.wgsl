@@ -13,37 +13,14 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var acc_2: f32 = 0.0f;
     for (var t_3: i32 = 0i; t_3 < 8i; t_3 = t_3 + 4i) {
         let t_4: i32 = g * 2048i;
-        let t_5: i32 = t_3 * 256i;
-        let t_6: i32 = t_5 + l;
-        let t_7: i32 = t_4 + t_6;
-        let t_8: f32 = b0_a[t_7];
-        let t_9: f32 = b0_x[t_6];
-        let t_10: f32 = t_8 * t_9;
-        acc_2 = acc_2 + t_10;
-        let t_11: i32 = t_3 + 1i;
-        let t_12: i32 = t_11 * 256i;
-        let t_13: i32 = t_12 + l;
-        let t_14: i32 = t_4 + t_13;
-        let t_15: f32 = b0_a[t_14];
-        let t_16: f32 = b0_x[t_13];
-        let t_17: f32 = t_15 * t_16;
-        acc_2 = acc_2 + t_17;
-        let t_18: i32 = t_3 + 2i;
-        let t_19: i32 = t_18 * 256i;
-        let t_20: i32 = t_19 + l;
-        let t_21: i32 = t_4 + t_20;
-        let t_22: f32 = b0_a[t_21];
-        let t_23: f32 = b0_x[t_20];
-        let t_24: f32 = t_22 * t_23;
-        acc_2 = acc_2 + t_24;
-        let t_25: i32 = t_3 + 3i;
-        let t_26: i32 = t_25 * 256i;
-        let t_27: i32 = t_26 + l;
-        let t_28: i32 = t_4 + t_27;
-        let t_29: f32 = b0_a[t_28];
-        let t_30: f32 = b0_x[t_27];
-        let t_31: f32 = t_29 * t_30;
-        acc_2 = acc_2 + t_31;
+        let t_6: i32 = t_3 * 256i + l;
+        acc_2 = acc_2 + b0_a[t_4 + t_6] * b0_x[t_6];
+        let t_13: i32 = (t_3 + 1i) * 256i + l;
+        acc_2 = acc_2 + b0_a[t_4 + t_13] * b0_x[t_13];
+        let t_20: i32 = (t_3 + 2i) * 256i + l;
+        acc_2 = acc_2 + b0_a[t_4 + t_20] * b0_x[t_20];
+        let t_27: i32 = (t_3 + 3i) * 256i + l;
+        acc_2 = acc_2 + b0_a[t_4 + t_27] * b0_x[t_27];
     }
     s0_red_1[l] = acc_2;
     workgroupBarrier();
@@ -56,7 +33,6 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     }
     for (var e_34: i32 = l; e_34 < 1i; e_34 = e_34 + 256i) {
         let t_35: f32 = s0_red_1[e_34];
-        let t_36: i32 = g * 1i + e_34;
-        b0_y[t_36] = t_35;
+        b0_y[g * 1i + e_34] = t_35;
     }
 }

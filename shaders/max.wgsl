@@ -14,11 +14,8 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     var acc_4: f32;
     var acc_5: f32;
     for (var t_6: i32 = 0i; t_6 < 8i; t_6 = t_6 + 4i) {
-        let t_7: i32 = t_6 * 32768i;
-        let t_8: i32 = g * 256i;
-        let t_9: i32 = t_8 + l;
-        let t_10: i32 = t_7 + t_9;
-        let t_11: vec4<f32> = b0_x[t_10];
+        let t_9: i32 = g * 256i + l;
+        let t_11: vec4<f32> = b0_x[t_6 * 32768i + t_9];
         let t_12: f32 = t_11.x;
         let t_13: f32 = t_11.y;
         let t_14: f32 = t_11.z;
@@ -27,50 +24,28 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
         acc_3 = select(max(acc_3, t_13), t_13, t_6 == 0i);
         acc_4 = select(max(acc_4, t_14), t_14, t_6 == 0i);
         acc_5 = select(max(acc_5, t_15), t_15, t_6 == 0i);
-        let t_16: i32 = t_6 + 1i;
-        let t_17: i32 = t_16 * 32768i;
-        let t_18: i32 = t_17 + t_9;
-        let t_19: vec4<f32> = b0_x[t_18];
-        let t_20: f32 = t_19.x;
-        let t_21: f32 = t_19.y;
-        let t_22: f32 = t_19.z;
-        let t_23: f32 = t_19.w;
-        acc_2 = max(acc_2, t_20);
-        acc_3 = max(acc_3, t_21);
-        acc_4 = max(acc_4, t_22);
-        acc_5 = max(acc_5, t_23);
-        let t_24: i32 = t_6 + 2i;
-        let t_25: i32 = t_24 * 32768i;
-        let t_26: i32 = t_25 + t_9;
-        let t_27: vec4<f32> = b0_x[t_26];
-        let t_28: f32 = t_27.x;
-        let t_29: f32 = t_27.y;
-        let t_30: f32 = t_27.z;
-        let t_31: f32 = t_27.w;
-        acc_2 = max(acc_2, t_28);
-        acc_3 = max(acc_3, t_29);
-        acc_4 = max(acc_4, t_30);
-        acc_5 = max(acc_5, t_31);
-        let t_32: i32 = t_6 + 3i;
-        let t_33: i32 = t_32 * 32768i;
-        let t_34: i32 = t_33 + t_9;
-        let t_35: vec4<f32> = b0_x[t_34];
-        let t_36: f32 = t_35.x;
-        let t_37: f32 = t_35.y;
-        let t_38: f32 = t_35.z;
-        let t_39: f32 = t_35.w;
-        acc_2 = max(acc_2, t_36);
-        acc_3 = max(acc_3, t_37);
-        acc_4 = max(acc_4, t_38);
-        acc_5 = max(acc_5, t_39);
+        let t_19: vec4<f32> = b0_x[(t_6 + 1i) * 32768i + t_9];
+        acc_2 = max(acc_2, t_19.x);
+        acc_3 = max(acc_3, t_19.y);
+        acc_4 = max(acc_4, t_19.z);
+        acc_5 = max(acc_5, t_19.w);
+        let t_27: vec4<f32> = b0_x[(t_6 + 2i) * 32768i + t_9];
+        acc_2 = max(acc_2, t_27.x);
+        acc_3 = max(acc_3, t_27.y);
+        acc_4 = max(acc_4, t_27.z);
+        acc_5 = max(acc_5, t_27.w);
+        let t_35: vec4<f32> = b0_x[(t_6 + 3i) * 32768i + t_9];
+        acc_2 = max(acc_2, t_35.x);
+        acc_3 = max(acc_3, t_35.y);
+        acc_4 = max(acc_4, t_35.z);
+        acc_5 = max(acc_5, t_35.w);
     }
     var tile_42: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
     var acc_40: f32;
     for (var c_1_41: i32 = 0i; c_1_41 < 4i; c_1_41 = c_1_41 + 2i) {
         let t_43: f32 = tile_42[c_1_41];
         acc_40 = select(max(acc_40, t_43), t_43, c_1_41 == 0i);
-        let t_44: i32 = c_1_41 + 1i;
-        let t_45: f32 = tile_42[t_44];
+        let t_45: f32 = tile_42[c_1_41 + 1i];
         acc_40 = max(acc_40, t_45);
     }
     s0_red_1[l] = acc_40;
@@ -84,8 +59,7 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
     }
     for (var e_48: i32 = l; e_48 < 1i; e_48 = e_48 + 256i) {
         let t_49: f32 = s0_red_1[e_48];
-        let t_50: i32 = g * 1i + e_48;
-        b0_m_partials[t_50] = t_49;
+        b0_m_partials[g * 1i + e_48] = t_49;
     }
 }
 
@@ -101,28 +75,13 @@ fn k1_m(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var q_1_2: i32 = 0i; q_1_2 < 128i; q_1_2 = q_1_2 + 8i) {
         let t_3: f32 = b1_m_partials[q_1_2];
         acc_1 = select(max(acc_1, t_3), t_3, q_1_2 == 0i);
-        let t_4: i32 = q_1_2 + 1i;
-        let t_5: f32 = b1_m_partials[t_4];
-        acc_1 = max(acc_1, t_5);
-        let t_6: i32 = q_1_2 + 2i;
-        let t_7: f32 = b1_m_partials[t_6];
-        acc_1 = max(acc_1, t_7);
-        let t_8: i32 = q_1_2 + 3i;
-        let t_9: f32 = b1_m_partials[t_8];
-        acc_1 = max(acc_1, t_9);
-        let t_10: i32 = q_1_2 + 4i;
-        let t_11: f32 = b1_m_partials[t_10];
-        acc_1 = max(acc_1, t_11);
-        let t_12: i32 = q_1_2 + 5i;
-        let t_13: f32 = b1_m_partials[t_12];
-        acc_1 = max(acc_1, t_13);
-        let t_14: i32 = q_1_2 + 6i;
-        let t_15: f32 = b1_m_partials[t_14];
-        acc_1 = max(acc_1, t_15);
-        let t_16: i32 = q_1_2 + 7i;
-        let t_17: f32 = b1_m_partials[t_16];
-        acc_1 = max(acc_1, t_17);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 1i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 2i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 3i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 4i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 5i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 6i]);
+        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 7i]);
     }
-    let t_18: i32 = g * 1i + l;
-    b1_m[t_18] = acc_1;
+    b1_m[g * 1i + l] = acc_1;
 }

@@ -10,14 +10,8 @@
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    let t_1: f32 = b0_a[0i];
-    var q_2: vec4<f32> = vec4<f32>(t_1);
-    let t_3: i32 = g * 256i;
-    let t_4: i32 = t_3 + l;
-    let t_5: vec4<f32> = b0_x[t_4];
-    let t_6: vec4<f32> = q_2 * t_5;
-    let t_7: vec4<f32> = b0_y[t_4];
-    let t_8: vec4<f32> = t_6 + t_7;
-    let t_9: i32 = g * 1024i + l * 4i + 0i;
-    b0_out[t_9 / 4i] = t_8;
+    var q_2: vec4<f32> = vec4<f32>(b0_a[0i]);
+    let t_4: i32 = g * 256i + l;
+    let t_6: vec4<f32> = q_2 * b0_x[t_4];
+    b0_out[(g * 1024i + l * 4i + 0i) / 4i] = t_6 + b0_y[t_4];
 }

@@ -12,6 +12,7 @@ mod folds;
 mod fuzz;
 mod gpu_limits;
 mod harness;
+mod inline;
 mod layering;
 mod long_folds;
 mod lse;

@@ -38,7 +38,7 @@ pub mod translate;
 pub mod validate;
 pub mod wgsl;
 
-pub use emit::{KernelStats, check_items, emit, emit_with_stats};
+pub use emit::{KernelStats, check_items, emit, emit_with_stats, written_kernels};
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 pub use texpr_target::{DeviceLimits, Target};
 pub use translate::{Language, Translated, translate};

@@ -60,6 +60,10 @@ pub fn validate_kernels<'a>(
     texts: impl IntoIterator<Item = &'a str>,
     features: &Features,
 ) -> Result<(), Diagnostic> {
+    let texts: Vec<&str> = texts.into_iter().collect();
+    if let [text] = texts[..] {
+        return validate(text, features).map(|_| ());
+    }
     let mut valid: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (k, text) in texts.into_iter().enumerate() {
         let key = renaming_key(text, k);

@@ -19,12 +19,21 @@ pub fn term(cx: &mut Ctx<'_>, t: &Term) -> Result<Ix, Diagnostic> {
             {
                 return Ok(Ix::Const(r));
             }
-            let show = |i: &Ix| match i {
-                Ix::Const(c) => i32_lit(*c as i32),
-                Ix::Name(n) => n.clone(),
-            };
-            let expr = format!("{} {} {}", show(&a), op.symbol(), show(&b));
+            let mut expr = String::with_capacity(24);
+            push(&mut expr, &a);
+            expr.push(' ');
+            expr.push_str(op.symbol());
+            expr.push(' ');
+            push(&mut expr, &b);
             Ok(Ix::Name(cx.w.let_("i32", expr)))
         }
+    }
+}
+
+/// Appends `i` as WGSL.
+fn push(s: &mut String, i: &Ix) {
+    match i {
+        Ix::Const(c) => s.push_str(&i32_lit(*c as i32)),
+        Ix::Name(n) => s.push_str(n),
     }
 }

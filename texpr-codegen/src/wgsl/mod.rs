@@ -6,6 +6,7 @@ pub mod ctx;
 pub mod elem;
 pub mod group;
 pub mod index;
+pub mod inline;
 pub mod kernel;
 pub mod lanes;
 pub mod lit;

@@ -33,6 +33,8 @@ pub struct KernelText {
     /// Scratch buffers for arrays past the memory budget (`spill.rs`), with
     /// the `let` each holds.
     pub spills: Vec<(crate::plan::BufferPlan, Span)>,
+    /// The `let`s [`super::inline::single_uses`] may write into their use.
+    pub movable: rustc_hash::FxHashSet<String>,
 }
 
 /// Writes kernel number `k` for item `name` (root `root`) into `buffer`;
@@ -117,7 +119,8 @@ fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> Ker
     let loop_iterations = cx.w.iterations();
     let unrolled_statements = cx.w.unrolled();
     let peak_private = cx.peak_private;
-    for line in cx.w.finish() {
+    let (lines, movable) = cx.w.finish();
+    for line in lines {
         text += &line;
         text.push('\n');
     }
@@ -132,6 +135,7 @@ fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> Ker
         peak_private,
         unrolled_statements,
         spills,
+        movable,
     }
 }
 

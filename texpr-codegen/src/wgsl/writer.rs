@@ -20,7 +20,7 @@
 //! builtin function; a subgroup, atomic, workgroup or texture function
 //! never is.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use texpr_syntax::Diagnostic;
 
 #[derive(Debug, Default)]
@@ -45,6 +45,9 @@ pub struct Writer {
     values: Vec<HashMap<String, String>>,
     /// Names whose value never changes while the function runs.
     fixed: HashSet<String>,
+    /// The `let`s whose value could be written anywhere after them (every
+    /// name in it fixed): what `inline::single_uses` may move.
+    movable: HashSet<String>,
 }
 
 /// A place in the function where [`Writer::insert_at`] adds lines.
@@ -55,6 +58,11 @@ impl Writer {
     /// A fresh local name `{base}{N}` (sanitised to a WGSL identifier).
     pub fn fresh(&mut self, base: &str) -> String {
         self.next += 1;
+        let plain = base.starts_with(|c: char| c.is_ascii_alphabetic())
+            && base.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+        if plain {
+            return format!("{base}_{}", self.next);
+        }
         let mut s: String = base
             .chars()
             .map(|c| {
@@ -72,8 +80,14 @@ impl Writer {
     }
 
     pub fn line(&mut self, s: impl AsRef<str>) {
-        let indent = "    ".repeat(self.blocks.len() + 1);
-        self.lines.push(format!("{indent}{}", s.as_ref()));
+        let s = s.as_ref();
+        let depth = self.blocks.len() + 1;
+        let mut line = String::with_capacity(4 * depth + s.len());
+        for _ in 0..depth {
+            line.push_str("    ");
+        }
+        line.push_str(s);
+        self.lines.push(line);
         if self.copies > 0 {
             self.unrolled += 1;
         }
@@ -125,15 +139,20 @@ impl Writer {
     /// scope that already holds this value (see the module docs).
     pub fn let_(&mut self, ty: &str, expr: impl AsRef<str>) -> String {
         let expr = expr.as_ref();
-        let key = format!("{ty}={expr}");
-        let reusable = self.is_fixed_expr(expr);
-        if reusable && let Some(name) = self.in_scope(&key) {
+        let mut key = String::with_capacity(ty.len() + 1 + expr.len());
+        key.push_str(ty);
+        key.push('=');
+        key.push_str(expr);
+        // Only reusable values are remembered: a value in scope is one.
+        if let Some(name) = self.in_scope(&key) {
             return name;
         }
+        let reusable = self.is_fixed_expr(expr);
         let name = self.fresh("t");
         self.line(format!("let {name}: {ty} = {expr};"));
         self.fixed.insert(name.clone());
         if reusable {
+            self.movable.insert(name.clone());
             self.remember(key, &name);
         }
         name
@@ -165,7 +184,8 @@ impl Writer {
 
     fn remember(&mut self, key: String, name: &str) {
         if self.values.len() <= self.blocks.len() {
-            self.values.resize_with(self.blocks.len() + 1, HashMap::new);
+            self.values
+                .resize_with(self.blocks.len() + 1, HashMap::default);
         }
         self.values[self.blocks.len()].insert(key, name.to_string());
     }
@@ -304,10 +324,10 @@ impl Writer {
         Ok(name)
     }
 
-    /// The function body written so far.
-    pub fn finish(self) -> Vec<String> {
+    /// The function body written so far, and its movable `let`s.
+    pub fn finish(self) -> (Vec<String>, HashSet<String>) {
         debug_assert!(self.blocks.is_empty());
-        self.lines
+        (self.lines, self.movable)
     }
 }
 
@@ -340,7 +360,7 @@ mod tests {
         w.close();
         assert!(w.subgroup_let("f32", "subgroupAdd(x)").is_ok());
         w.close();
-        assert_eq!(w.finish().len(), 6);
+        assert_eq!(w.finish().0.len(), 6);
     }
 
     #[test]
@@ -376,7 +396,7 @@ mod tests {
         w.insert_at(m, "m1");
         w.insert_at(m, "m2");
         w.insert_at(inner, "i1");
-        let lines = w.finish();
+        let (lines, _) = w.finish();
         let text: Vec<&str> = lines.iter().map(|l| l.as_str()).collect();
         assert_eq!(
             text,

@@ -1,0 +1,459 @@
+//! Single-use `let`s written into their use: a finished kernel's text with
+//! fewer statements and tokens for naga (and a driver) to parse.
+//!
+//! The writer names every operation (`let t_5: f32 = t_3 * t_4;`). A `let`
+//! whose value cannot change while the function runs (the writer's
+//! *movable* lets: every name in it immutable, every call pure, see
+//! `Writer::let_`) and that is read exactly once, by a statement of the same
+//! block (not a block header, not a nested block, which could run it again),
+//! is written into that statement instead, in parentheses unless the
+//! operators around it bind it as written (`a * b` into `x + _`). Chains of
+//! such `let`s fold into one expression, up to [`MAX_NESTING`] levels.
+//!
+//! This changes nothing naga's IR holds but names: a WGSL `let` names an
+//! expression, it does not copy it, so the inlined module has the same
+//! expressions (in another order) and the same statements.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// How deep inlined expressions nest in one another (naga's parser limits
+/// recursion; a reader limits patience).
+pub const MAX_NESTING: u32 = 6;
+
+/// Longest expression built by inlining, in bytes.
+const MAX_LEN: usize = 160;
+
+/// `text` with each single-use movable `let` written into its use.
+pub fn single_uses(text: &str, movable: &FxHashSet<String>) -> String {
+    if movable.is_empty() {
+        return text.to_string();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    // Each line's block depth; a blank line belongs to any.
+    let depths: Vec<usize> = lines
+        .iter()
+        .map(|l| match l.bytes().all(|c| c == b' ') {
+            true => usize::MAX,
+            false => depth(l),
+        })
+        .collect();
+    // Where each movable let is defined, and its uses: (line, count).
+    let mut defs: Vec<(&str, usize)> = Vec::new();
+    let mut uses: FxHashMap<&str, (usize, u32)> = FxHashMap::default();
+    for (k, line) in lines.iter().enumerate() {
+        let defined = definition(line).map(|(name, _)| name);
+        if let Some(name) = defined.filter(|n| movable.contains(*n)) {
+            defs.push((name, k));
+        }
+        for (word, _) in words(line) {
+            if Some(word) != defined && movable.contains(word) {
+                uses.entry(word).or_insert((k, 0)).1 += 1;
+            }
+        }
+    }
+    // The lets to inline: one use, later in the same block, in a statement;
+    // and the lines that use them.
+    let mut inline: FxHashSet<&str> = FxHashSet::default();
+    let mut users: FxHashSet<usize> = FxHashSet::default();
+    for &(name, at) in &defs {
+        let Some(&(used, 1)) = uses.get(name) else {
+            continue;
+        };
+        let d = depths[at];
+        let same_block = used > at
+            && depths[used] == d
+            && depths[at + 1..used].iter().all(|&e| e >= d)
+            && lines[used].ends_with(';');
+        if same_block {
+            inline.insert(name);
+            users.insert(used);
+        }
+    }
+    // Substitute in order: a let's value, with what it reads inlined, waits
+    // for its one use.
+    let mut pending: FxHashMap<&str, String> = FxHashMap::default();
+    let mut out = String::with_capacity(text.len());
+    let mut line_buf = String::new();
+    for (k, &line) in lines.iter().enumerate() {
+        let line = match users.contains(&k) {
+            true => {
+                line_buf.clear();
+                substitute(line, &mut pending, &mut line_buf);
+                line_buf.as_str()
+            }
+            false => line,
+        };
+        if let Some((name, value)) = definition(line)
+            && let Some(&name) = inline.get(name)
+            && nesting(value) < MAX_NESTING
+            && value.len() <= MAX_LEN
+        {
+            pending.insert(name, value.to_string());
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    debug_assert!(pending.is_empty(), "an inlined let lost its use");
+    out
+}
+
+/// `let NAME: TY = VALUE;` → (NAME, VALUE).
+fn definition(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim_start_matches(' ').strip_prefix("let ")?;
+    let colon = rest.bytes().position(|c| c == b':')?;
+    let eq = colon + rest[colon..].bytes().position(|c| c == b'=')?;
+    let value = rest[eq + 1..].trim_start().strip_suffix(';')?;
+    Some((&rest[..colon], value))
+}
+
+/// The deepest nesting of parentheses in `value`.
+fn nesting(value: &str) -> u32 {
+    let (mut d, mut most) = (0u32, 0u32);
+    for c in value.bytes() {
+        match c {
+            b'(' => {
+                d += 1;
+                most = most.max(d);
+            }
+            b')' => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    most
+}
+
+/// Block depth: the writer indents by four spaces a level.
+fn depth(line: &str) -> usize {
+    (line.len() - line.trim_start_matches(' ').len()) / 4
+}
+
+/// The identifiers of `line` (not literals, not after a `.`), with their
+/// byte offsets.
+fn words(line: &str) -> impl Iterator<Item = (&str, usize)> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_alphabetic() || c == b'_' {
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                if start > 0 && b[start - 1] == b'.' {
+                    continue;
+                }
+                return Some((&line[start..i], start));
+            }
+            if c.is_ascii_digit() {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.') {
+                    i += 1;
+                }
+                continue;
+            }
+            i += 1;
+        }
+        None
+    })
+}
+
+/// Writes `line` into `out` with each name in `pending` replaced by its
+/// value (and removed from `pending`).
+fn substitute(line: &str, pending: &mut FxHashMap<&str, String>, out: &mut String) {
+    let mut last = 0;
+    for (word, at) in words(line) {
+        let Some(value) = pending.remove(word) else {
+            continue;
+        };
+        out.push_str(&line[last..at]);
+        let end = at + word.len();
+        if binds_as_written(&value, &line[..at], &line[end..]) {
+            out.push_str(&value);
+        } else {
+            out.push('(');
+            out.push_str(&value);
+            out.push(')');
+        }
+        last = end;
+    }
+    out.push_str(&line[last..]);
+}
+
+/// How an expression's top level is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// A name, literal, call, or such with indexing and member accesses.
+    Atom,
+    /// Atoms joined by `*`, `/`, `%`.
+    Product,
+    /// Atoms joined by `+`, `-`, `*`, `/`, `%`, at least one `+` or `-`.
+    Sum,
+    /// Anything else (a unary operator, a comparison, bit operations).
+    Other,
+}
+
+/// Whether `value`, written bare between `before` and `after`, parses as
+/// the one operand it replaces.
+fn binds_as_written(value: &str, before: &str, after: &str) -> bool {
+    let shape = shape(value);
+    if shape == Shape::Atom {
+        return !value.starts_with(|c: char| c.is_ascii_digit() || c == '-')
+            || !after.starts_with('.');
+    }
+    let before = before.trim_end();
+    let after = after.trim_start();
+    let closes = after.starts_with([';', ')', ']', ',']);
+    let opens = before.ends_with(['(', '[', ','])
+        || (before.ends_with('=')
+            && !before.ends_with("==")
+            && !before.ends_with("!=")
+            && !before.ends_with("<=")
+            && !before.ends_with(">="));
+    if opens && closes {
+        return true;
+    }
+    // A binary operator beside it: ` op ` with a space on both sides.
+    let op_before = |ops: &[&str]| {
+        ops.iter().any(|op| {
+            before
+                .strip_suffix(op)
+                .is_some_and(|b| b.ends_with(' ') && !b.trim_end().is_empty())
+        })
+    };
+    let op_after = |ops: &[&str]| {
+        ops.iter()
+            .any(|op| after.strip_prefix(op).is_some_and(|a| a.starts_with(' ')))
+    };
+    match shape {
+        // `x + a * b`, `x - a * b`, `a * b + y`, `a * b / y`.
+        Shape::Product => {
+            (opens || op_before(&["+", "-"])) && (closes || op_after(&["+", "-", "*", "/", "%"]))
+        }
+        // `(a + b) - y` is `a + b - y`; `x + (a + b)` is not `x + a + b`.
+        Shape::Sum => opens && op_after(&["+", "-"]),
+        Shape::Atom | Shape::Other => false,
+    }
+}
+
+/// The top-level shape of `e`.
+fn shape(e: &str) -> Shape {
+    let mut parts = top_level(e);
+    let mut shape = Shape::Atom;
+    match parts.next() {
+        Some(first) if atom(first) => {}
+        _ => return Shape::Other,
+    }
+    while let Some(op) = parts.next() {
+        match parts.next() {
+            Some(operand) if atom(operand) => {}
+            _ => return Shape::Other,
+        }
+        shape = match (shape, op) {
+            (Shape::Atom | Shape::Product, "*" | "/" | "%") => Shape::Product,
+            (_, "+" | "-" | "*" | "/" | "%") => Shape::Sum,
+            _ => return Shape::Other,
+        };
+    }
+    shape
+}
+
+/// `e` split at the spaces outside its parentheses and brackets.
+fn top_level(e: &str) -> std::vec::IntoIter<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (k, c) in e.bytes().enumerate() {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b' ' if depth == 0 => {
+                parts.push(&e[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&e[start..]);
+    parts.into_iter()
+}
+
+/// Whether `e` is one operand: a literal, or a name or a type's constructor
+/// followed by calls, indexing and member accesses, with its parentheses
+/// and brackets balanced and nothing outside them but those.
+fn atom(e: &str) -> bool {
+    let b = e.as_bytes();
+    let Some(&c) = b.first() else {
+        return false;
+    };
+    if c.is_ascii_digit() {
+        return b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'.');
+    }
+    if c == b'(' {
+        // A parenthesised literal such as `(-5i)`.
+        return e.ends_with(')') && balanced(e) && closes_at_end(e);
+    }
+    if !(c.is_ascii_alphabetic() || c == b'_') {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    // A template list straight after the name (`vec4<f32>`, `array<f32, 4>`).
+    if i < b.len() && b[i] == b'<' {
+        let Some(close) = e[i..].find('>') else {
+            return false;
+        };
+        i += close + 1;
+    }
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' => {
+                let Some(len) = group_len(&e[i..]) else {
+                    return false;
+                };
+                i += len;
+            }
+            b'.' => {
+                i += 1;
+                let start = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                if i == start {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The length of the bracketed group `e` starts with, through its closing bracket.
+fn group_len(e: &str) -> Option<usize> {
+    let mut d = 0i32;
+    for (k, c) in e.bytes().enumerate() {
+        match c {
+            b'(' | b'[' => d += 1,
+            b')' | b']' => {
+                d -= 1;
+                if d == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn balanced(e: &str) -> bool {
+    group_len(e).is_some()
+}
+
+/// Whether the group `e` opens with closes at its last byte.
+fn closes_at_end(e: &str) -> bool {
+    group_len(e) == Some(e.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn movable(names: &[&str]) -> FxHashSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(shape("t_5"), Shape::Atom);
+        assert_eq!(shape("b0_a[t_74].x"), Shape::Atom);
+        assert_eq!(shape("select(a, b, c < d)"), Shape::Atom);
+        assert_eq!(shape("vec4<f32>(x, y, z, w)"), Shape::Atom);
+        assert_eq!(shape("(-5i)"), Shape::Atom);
+        assert_eq!(shape("2.5e3f"), Shape::Atom);
+        assert_eq!(shape("t_97 * t_171"), Shape::Product);
+        assert_eq!(shape("l * 64i + j_646"), Shape::Sum);
+        assert_eq!(shape("a < b"), Shape::Other);
+        assert_eq!(shape("-x"), Shape::Other);
+        assert_eq!(shape("(a) + (b)"), Shape::Sum);
+        assert_eq!(shape("(a + b)"), Shape::Atom);
+        assert_eq!(shape("f(a, b) * c"), Shape::Product);
+        assert_eq!(shape("(t_71 + t_66) * 64i"), Shape::Product);
+        assert_eq!(shape("a *  b"), Shape::Other);
+        assert_eq!(shape("a<b"), Shape::Other);
+        assert_eq!(shape("a >> 3u"), Shape::Other);
+        assert_eq!(shape("(i)&7i"), Shape::Other);
+    }
+
+    #[test]
+    fn parentheses_only_where_needed() {
+        // Products into sums, sums where they start an operand.
+        assert!(binds_as_written("a * b", "x + ", ";"));
+        assert!(binds_as_written("a * b", "x - ", " + y;"));
+        assert!(!binds_as_written("a * b", "x * ", ";"));
+        assert!(!binds_as_written("a * b", "x / ", ";"));
+        assert!(!binds_as_written("a + b", "x + ", ";"));
+        assert!(!binds_as_written("a + b", "x - ", ";"));
+        assert!(binds_as_written("a + b", "let t: f32 = ", " - y;"));
+        assert!(!binds_as_written("a + b", "let t: f32 = ", " * y;"));
+        assert!(binds_as_written("a < b", "select(x, y, ", ");"));
+        assert!(!binds_as_written("a < b", "x == ", ";"));
+        assert!(!binds_as_written("a + b", "x == ", ";"));
+        assert!(!binds_as_written("a < b", "x <= ", ";"));
+        assert!(!binds_as_written("-a", "x - ", ";"));
+        assert!(binds_as_written("b0_a[i]", "x * ", ".x;"));
+        assert!(!binds_as_written("2i", "x * ", ".x;"));
+    }
+
+    #[test]
+    fn chains_fold_into_their_use() {
+        let text = "fn f() {\n    let t_1: f32 = a * b;\n    let t_2: f32 = c * d;\n    let t_3: f32 = t_1 + t_2;\n    acc = acc + t_3;\n}\n";
+        let got = single_uses(text, &movable(&["t_1", "t_2", "t_3"]));
+        assert_eq!(got, "fn f() {\n    acc = acc + (a * b + c * d);\n}\n");
+    }
+
+    #[test]
+    fn what_stays() {
+        // Two uses; a use in a loop; a use in a block header; a let not movable.
+        let text = "fn f() {
+    let t_1: f32 = a * b;
+    let t_2: f32 = t_1 + t_1;
+    let t_3: i32 = i * 4i;
+    for (var j: i32 = 0i; j < 4i; j = j + 1i) {
+        s[j] = t_3;
+    }
+    let t_4: i32 = n * 2i;
+    if (t_4 < 8i) {
+        s[0] = 1.0f;
+    }
+    let t_5: f32 = subgroupAdd(x);
+    s[1] = t_5;
+    s[2] = t_2;
+}
+";
+        let got = single_uses(text, &movable(&["t_1", "t_2", "t_3", "t_4"]));
+        let want = text
+            .replace("    let t_2: f32 = t_1 + t_1;\n", "")
+            .replace("s[2] = t_2;", "s[2] = t_1 + t_1;");
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let mut text = String::from("fn f() {\n    let t_0: f32 = (a);\n");
+        for k in 1..=20 {
+            text += &format!("    let t_{k}: f32 = (t_{}) * (b);\n", k - 1);
+        }
+        text += "    s[0] = t_20;\n}\n";
+        let names: Vec<String> = (0..=20).map(|k| format!("t_{k}")).collect();
+        let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+        let got = single_uses(&text, &movable(&names));
+        assert!(got.lines().count() > 4, "{got}");
+        for line in got.lines() {
+            let (_, value) = definition(line).unwrap_or(("", ""));
+            assert!(nesting(value) <= MAX_NESTING, "{line}");
+        }
+    }
+}

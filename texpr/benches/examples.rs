@@ -1,0 +1,79 @@
+//! Benchmark: the compile time of every example in `examples/` under the
+//! heuristic, for each built-in target, split into the compiler's phases
+//! (front end, optimize, choose, apply, emit). The goal is under 5 ms per
+//! example in a release build.
+//!
+//! `cargo bench -p texpr --bench examples` prints, per example and target,
+//! the median of several runs of each phase and of the whole; `-- NAME`
+//! measures only the examples whose name contains NAME.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+use texpr::{ScheduleChoice, Target, choose, optimize};
+
+const RUNS: usize = 21;
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1e3
+}
+
+/// The median time of each phase of compiling `src` for `target`, in ms:
+/// front end, optimize, choose, apply, emit, and the whole.
+fn phases(src: &str, target: &Target) -> [f64; 6] {
+    let mut times: [Vec<Duration>; 6] = Default::default();
+    for _ in 0..RUNS {
+        let t0 = Instant::now();
+        let program = texpr_syntax::frontend(src, &[]).expect("the example checks");
+        let t1 = Instant::now();
+        let optimized = optimize(&program).expect("the example optimizes");
+        let t2 = Instant::now();
+        let chosen = choose(&optimized, target, &ScheduleChoice::Heuristic).expect("a schedule");
+        let t3 = Instant::now();
+        let scheduled =
+            texpr_opt::apply(&optimized, target, &chosen.schedule).expect("the schedule applies");
+        let t4 = Instant::now();
+        let module = texpr_codegen::emit(&scheduled, target).expect("the kernels emit");
+        let t5 = Instant::now();
+        std::hint::black_box(module);
+        for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t0, t5)]
+            .into_iter()
+            .enumerate()
+        {
+            times[k].push(b - a);
+        }
+    }
+    times.map(median)
+}
+
+fn main() {
+    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("examples/ is readable")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "te"))
+        .collect();
+    files.sort();
+    println!(
+        "heuristic compile time of each example at its own sizes, median of {RUNS} runs (ms):"
+    );
+    println!(
+        "  {:<16} {:<13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "example", "target", "front", "optimize", "choose", "apply", "emit", "total"
+    );
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
+        let src = std::fs::read_to_string(&file).expect("the example is readable");
+        for target in ["wgpu-default", "llvmpipe", "nvidia"] {
+            let t = phases(&src, &Target::builtin(target).expect("a built-in target"));
+            println!(
+                "  {name:<16} {target:<13} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+                t[0], t[1], t[2], t[3], t[4], t[5]
+            );
+        }
+    }
+}
