@@ -11,6 +11,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use texpr::{ScheduleChoice, Target, choose, optimize};
 
+/// The allocator `texprc` uses, so that these figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const RUNS: usize = 21;
 
 fn median(mut v: Vec<Duration>) -> f64 {
