@@ -14,6 +14,7 @@
 //! expression, it does not copy it, so the inlined module has the same
 //! expressions (in another order) and the same statements.
 
+use super::writer::Lets;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// How deep inlined expressions nest in one another (naga's parser limits
@@ -24,7 +25,7 @@ pub const MAX_NESTING: u32 = 6;
 const MAX_LEN: usize = 160;
 
 /// `text` with each single-use movable `let` written into its use.
-pub fn single_uses(text: &str, movable: &FxHashSet<String>) -> String {
+pub fn single_uses(text: &str, movable: &Lets) -> String {
     if movable.is_empty() {
         return text.to_string();
     }
@@ -42,7 +43,7 @@ pub fn single_uses(text: &str, movable: &FxHashSet<String>) -> String {
     let mut uses: FxHashMap<&str, (usize, u32)> = FxHashMap::default();
     for (k, line) in lines.iter().enumerate() {
         let defined = definition(line).map(|(name, _)| name);
-        if let Some(name) = defined.filter(|n| movable.contains(*n)) {
+        if let Some(name) = defined.filter(|n| movable.contains(n)) {
             defs.push((name, k));
         }
         for (word, _) in words(line) {
@@ -361,8 +362,8 @@ fn closes_at_end(e: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn movable(names: &[&str]) -> FxHashSet<String> {
-        names.iter().map(|s| s.to_string()).collect()
+    fn movable(names: &[&str]) -> Lets {
+        Lets::of(names.iter().copied())
     }
 
     #[test]

@@ -43,11 +43,55 @@ pub struct Writer {
     /// For the function body and each open block, innermost last: the
     /// `let` holding each value written there (`ty=expr` to name).
     values: Vec<HashMap<String, String>>,
-    /// Names whose value never changes while the function runs.
+    /// Names whose value never changes while the function runs, but for
+    /// the writer's own `let`s, which are in `lets`.
     fixed: HashSet<String>,
+    /// The `let`s written (every one is fixed).
+    lets: Lets,
     /// The `let`s whose value could be written anywhere after them (every
     /// name in it fixed): what `inline::single_uses` may move.
-    movable: HashSet<String>,
+    movable: Lets,
+}
+
+/// A set of the writer's `let`s (`t_N`), by number: no name is hashed or
+/// copied to record one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lets(Vec<bool>);
+
+impl Lets {
+    /// The `let`s named `names` (each `t_N`).
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> Lets {
+        let mut lets = Lets::default();
+        for n in names.into_iter().filter_map(let_number) {
+            lets.insert(n);
+        }
+        lets
+    }
+
+    fn insert(&mut self, n: u32) {
+        let n = n as usize;
+        if self.0.len() <= n {
+            self.0.resize(n + 1, false);
+        }
+        self.0[n] = true;
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        let_number(name).is_some_and(|n| self.0.get(n as usize) == Some(&true))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.0.contains(&true)
+    }
+}
+
+/// `N` of a name `t_N` (what [`Writer::let_`] writes).
+fn let_number(name: &str) -> Option<u32> {
+    let digits = name.strip_prefix("t_")?;
+    match digits.bytes().all(|c| c.is_ascii_digit()) && !digits.starts_with('0') {
+        true => digits.parse().ok(),
+        false => None,
+    }
 }
 
 /// A place in the function where [`Writer::insert_at`] adds lines.
@@ -61,7 +105,11 @@ impl Writer {
         let plain = base.starts_with(|c: char| c.is_ascii_alphabetic())
             && base.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
         if plain {
-            return format!("{base}_{}", self.next);
+            let mut s = String::with_capacity(base.len() + 8);
+            s.push_str(base);
+            s.push('_');
+            push_number(&mut s, self.next);
+            return s;
         }
         let mut s: String = base
             .chars()
@@ -150,9 +198,9 @@ impl Writer {
         let reusable = self.is_fixed_expr(expr);
         let name = self.fresh("t");
         self.line(format!("let {name}: {ty} = {expr};"));
-        self.fixed.insert(name.clone());
+        self.lets.insert(self.next);
         if reusable {
-            self.movable.insert(name.clone());
+            self.movable.insert(self.next);
             self.remember(key, &name);
         }
         name
@@ -228,6 +276,7 @@ impl Writer {
                     "f32" | "i32" | "u32" | "f16" | "bool" | "true" | "false"
                 )
                 || (call && !IMPURE_CALLS.iter().any(|p| word.starts_with(p)))
+                || self.lets.contains(word)
                 || self.fixed.contains(word);
             if !ok {
                 return false;
@@ -320,14 +369,32 @@ impl Writer {
         }
         let name = self.fresh("t");
         self.line(format!("let {name}: {ty} = {};", expr.as_ref()));
-        self.fixed.insert(name.clone());
+        self.lets.insert(self.next);
         Ok(name)
     }
 
     /// The function body written so far, and its movable `let`s.
-    pub fn finish(self) -> (Vec<String>, HashSet<String>) {
+    pub fn finish(self) -> (Vec<String>, Lets) {
         debug_assert!(self.blocks.is_empty());
         (self.lines, self.movable)
+    }
+}
+
+/// Appends `n` in decimal.
+fn push_number(s: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut k = digits.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[k..] {
+        s.push(d as char);
     }
 }
 
