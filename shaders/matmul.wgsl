@@ -270,7 +270,7 @@ fn k0_c(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         }
     }
     var tile_335: array<f32, 64> = array<f32, 64>(acc_1, acc_2, acc_3, acc_4, acc_5, acc_6, acc_7, acc_8, acc_9, acc_10, acc_11, acc_12, acc_13, acc_14, acc_15, acc_16, acc_17, acc_18, acc_19, acc_20, acc_21, acc_22, acc_23, acc_24, acc_25, acc_26, acc_27, acc_28, acc_29, acc_30, acc_31, acc_32, acc_33, acc_34, acc_35, acc_36, acc_37, acc_38, acc_39, acc_40, acc_41, acc_42, acc_43, acc_44, acc_45, acc_46, acc_47, acc_48, acc_49, acc_50, acc_51, acc_52, acc_53, acc_54, acc_55, acc_56, acc_57, acc_58, acc_59, acc_60, acc_61, acc_62, acc_63, acc_64);
-    for (var j_330: i32 = 0i; j_330 < 64i; j_330 = j_330 + 4i) {
+    for (var j_330: i32 = 0i; j_330 < 64i; j_330 = j_330 + 8i) {
         let t_336: f32 = tile_335[j_330 / 8i * 8i + j_330 % 8i];
         let t_338: i32 = g * 16384i + (l * 64i + j_330);
         b0_c[t_338 % 8i + t_338 / 64i % 16i * 8i + t_338 / 16384i % 2i * 128i + t_338 / 8i % 8i * 256i + t_338 / 1024i % 16i * 2048i + t_338 / 32768i * 32768i] = t_336;
@@ -286,5 +286,21 @@ fn k0_c(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let t_420: f32 = tile_335[t_415 / 8i * 8i + t_415 % 8i];
         let t_422: i32 = g * 16384i + (l * 64i + t_415);
         b0_c[t_422 % 8i + t_422 / 64i % 16i * 8i + t_422 / 16384i % 2i * 128i + t_422 / 8i % 8i * 256i + t_422 / 1024i % 16i * 2048i + t_422 / 32768i * 32768i] = t_420;
+        let t_443: i32 = j_330 + 4i;
+        let t_448: f32 = tile_335[t_443 / 8i * 8i + t_443 % 8i];
+        let t_450: i32 = g * 16384i + (l * 64i + t_443);
+        b0_c[t_450 % 8i + t_450 / 64i % 16i * 8i + t_450 / 16384i % 2i * 128i + t_450 / 8i % 8i * 256i + t_450 / 1024i % 16i * 2048i + t_450 / 32768i * 32768i] = t_448;
+        let t_471: i32 = j_330 + 5i;
+        let t_476: f32 = tile_335[t_471 / 8i * 8i + t_471 % 8i];
+        let t_478: i32 = g * 16384i + (l * 64i + t_471);
+        b0_c[t_478 % 8i + t_478 / 64i % 16i * 8i + t_478 / 16384i % 2i * 128i + t_478 / 8i % 8i * 256i + t_478 / 1024i % 16i * 2048i + t_478 / 32768i * 32768i] = t_476;
+        let t_499: i32 = j_330 + 6i;
+        let t_504: f32 = tile_335[t_499 / 8i * 8i + t_499 % 8i];
+        let t_506: i32 = g * 16384i + (l * 64i + t_499);
+        b0_c[t_506 % 8i + t_506 / 64i % 16i * 8i + t_506 / 16384i % 2i * 128i + t_506 / 8i % 8i * 256i + t_506 / 1024i % 16i * 2048i + t_506 / 32768i * 32768i] = t_504;
+        let t_527: i32 = j_330 + 7i;
+        let t_532: f32 = tile_335[t_527 / 8i * 8i + t_527 % 8i];
+        let t_534: i32 = g * 16384i + (l * 64i + t_527);
+        b0_c[t_534 % 8i + t_534 / 64i % 16i * 8i + t_534 / 16384i % 2i * 128i + t_534 / 8i % 8i * 256i + t_534 / 1024i % 16i * 2048i + t_534 / 32768i * 32768i] = t_532;
     }
 }

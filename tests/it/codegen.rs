@@ -640,22 +640,32 @@ fn wide_loads_store_eight_f32s_as_one_vec4_of_u64() {
 }
 
 /// Wide folds: on llvmpipe matvec's row fold reads its row eight elements a
-/// load, and softmax, which reads its row as often outside its fold as in
-/// it, keeps `f32` loads; a GPU never loads wide.
+/// load; softmax reads its row so in its fold and in its output loop, and
+/// stores its output eight a `vec4<u64>`; a row read more often outside
+/// such loops than in them keeps `f32` loads; a GPU never loads wide.
 #[test]
 fn wide_folds_read_rows_eight_at_a_time_where_most_reads_fold() {
     let root = texpr_tests::golden::repo_root();
-    let wgsl = |name: &str, target: &str| {
-        let src = std::fs::read_to_string(root.join(format!("examples/{name}.te"))).unwrap();
+    let example =
+        |name: &str| std::fs::read_to_string(root.join(format!("examples/{name}.te"))).unwrap();
+    let wgsl = |src: &str, target: &str| {
         let target = Target::builtin(target).expect("a built-in target");
-        wgsl_for(&src, target, "y: rows group=64")
+        wgsl_for(src, target, "y: rows group=64")
     };
-    let matvec = wgsl("matvec", "llvmpipe");
+    let matvec = wgsl(&example("matvec"), "llvmpipe");
     assert!(matvec.contains("b0_a: array<vec4<u64>>;"), "{matvec}");
     assert_eq!(matvec.matches("vec4<u64> = b0_a[").count(), 1, "{matvec}");
     assert!(matvec.contains(") >> 3u]"), "{matvec}");
-    assert!(!wgsl("softmax", "llvmpipe").contains("u64"));
-    assert!(!wgsl("matvec", "nvidia").contains("u64"));
+    let softmax = wgsl(&example("softmax"), "llvmpipe");
+    assert!(softmax.contains("b0_x: array<vec4<u64>>;"), "{softmax}");
+    assert!(softmax.contains("b0_y: array<vec4<u64>>;"), "{softmax}");
+    assert_eq!(softmax.matches("vec4<u64> = b0_x[").count(), 2, "{softmax}");
+    assert_eq!(softmax.matches("b0_y[").count(), 1, "{softmax}");
+    let mostly_apart = "param R = 256\nparam C = 64\ninput x: f32[R * C]\n\
+        output y = compute R |r| (reduce C |j| x[r * C + j]) + x[r * C] * x[r * C + 1]\n";
+    assert!(!wgsl(mostly_apart, "llvmpipe").contains("u64"));
+    assert!(!wgsl(&example("matvec"), "nvidia").contains("u64"));
+    assert!(!wgsl(&example("softmax"), "nvidia").contains("u64"));
 }
 
 /// The WGSL of `src` compiled for `target` under schedule `sched`.

@@ -225,7 +225,8 @@ fn wide_elementwise_kernels_match_the_interpreter() {
 
 /// Wide folds (`wide.rs`) against the interpreter on lavapipe: folds along
 /// rows of a multiple of 8 read eight elements a load (matvec, layernorm's
-/// two folds, a `max` fold, a product of two wide rows, a row read at an
+/// two folds, softmax's fold and output loop, whose output goes eight a
+/// store, a `max` fold, a product of two wide rows, a row read at an
 /// offset of 8), and rows of 60 or a read an inner loop moves keep scalar
 /// loads; the fold order is unchanged, so the results are the interpreter's.
 #[test]
@@ -235,6 +236,10 @@ fn wide_folds_match_the_interpreter() {
         ("matvec", "y: rows group=8", &[("M", 40), ("N", 64)][..]),
         ("layernorm", "y: rows group=4", &[("R", 16), ("C", 64)][..]),
         ("layernorm", "y: rows group=4", &[("R", 16), ("C", 60)][..]),
+        // Rows read and outputs stored eight at a time, or not (C = 60).
+        ("softmax", "y: rows group=4", &[("R", 16), ("C", 64)][..]),
+        ("softmax", "y: rows group=8", &[("R", 24), ("C", 72)][..]),
+        ("softmax", "y: rows group=4", &[("R", 16), ("C", 60)][..]),
     ];
     for (name, sched, defs) in cases {
         let p = example(name, defs);

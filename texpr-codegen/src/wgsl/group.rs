@@ -53,7 +53,7 @@ impl Ctx<'_> {
             cx.w.line(format!("{red}[{at}] = {v};"));
             Ok(())
         };
-        self.own_elements(body, &store, 1)?;
+        self.own_elements(body, &store, 1, None)?;
         self.w.barrier()?;
         let top = w.next_power_of_two() as i64 / 2;
         let s = self.w.fresh("s");
@@ -171,7 +171,7 @@ impl Ctx<'_> {
             cx.w.close();
             Ok(())
         };
-        self.own_elements(body, &combine, 5)?;
+        self.own_elements(body, &combine, 5, None)?;
         self.w.barrier()?;
         // The subgroup count: lavapipe (Mesa 22.3) reports `num_subgroups`
         // as W / size rounded down, missing a last partial subgroup

@@ -8,11 +8,14 @@
 //! block (not a block header, not a nested block, which could run it again),
 //! is written into that statement instead, in parentheses unless the
 //! operators around it bind it as written (`a * b` into `x + _`). Chains of
-//! such `let`s fold into one expression, up to [`MAX_NESTING`] levels.
+//! such `let`s fold into one expression, up to [`MAX_NESTING`] levels. A
+//! movable `let` nothing reads (an index a wide load made unneeded) is
+//! dropped.
 //!
-//! This changes nothing naga's IR holds but names: a WGSL `let` names an
-//! expression, it does not copy it, so the inlined module has the same
-//! expressions (in another order) and the same statements.
+//! This changes nothing naga's IR holds but names and unused expressions:
+//! a WGSL `let` names an expression, it does not copy it, so the inlined
+//! module has the same expressions (in another order) and the same
+//! statements, less the dropped `let`s.
 
 use super::writer::Lets;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -24,8 +27,15 @@ pub const MAX_NESTING: u32 = 6;
 /// Longest expression built by inlining, in bytes.
 const MAX_LEN: usize = 160;
 
-/// `text` with each single-use movable `let` written into its use.
+/// `text` with each single-use movable `let` written into its use, and
+/// the movable `let`s nothing reads dropped.
 pub fn single_uses(text: &str, movable: &Lets) -> String {
+    rewrite(text, movable, true)
+}
+
+/// `text` with the movable `let`s nothing reads dropped, and, when
+/// `inline`, each single-use one written into its use.
+pub fn rewrite(text: &str, movable: &Lets, inline_uses: bool) -> String {
     if movable.is_empty() {
         return text.to_string();
     }
@@ -52,14 +62,33 @@ pub fn single_uses(text: &str, movable: &Lets) -> String {
             }
         }
     }
+    // Lets nothing reads are dropped, last first, so that what only they
+    // read goes too.
+    let mut dead: FxHashSet<usize> = FxHashSet::default();
+    for &(name, at) in defs.iter().rev() {
+        if uses.get(name).is_some_and(|u| u.1 > 0) {
+            continue;
+        }
+        dead.insert(at);
+        let (_, value) = definition(lines[at]).expect("a definition");
+        for (word, _) in words(value) {
+            if let Some(u) = uses.get_mut(word) {
+                u.1 -= 1;
+            }
+        }
+    }
     // The lets to inline: one use, later in the same block, in a statement;
-    // and the lines that use them.
+    // and the lines that use them. (A use first seen in a dropped line
+    // leaves another: not inlined.)
     let mut inline: FxHashSet<&str> = FxHashSet::default();
     let mut users: FxHashSet<usize> = FxHashSet::default();
     for &(name, at) in &defs {
         let Some(&(used, 1)) = uses.get(name) else {
             continue;
         };
+        if dead.contains(&used) || !inline_uses {
+            continue;
+        }
         let d = depths[at];
         let same_block = used > at
             && depths[used] == d
@@ -76,6 +105,9 @@ pub fn single_uses(text: &str, movable: &Lets) -> String {
     let mut out = String::with_capacity(text.len());
     let mut line_buf = String::new();
     for (k, &line) in lines.iter().enumerate() {
+        if dead.contains(&k) {
+            continue;
+        }
         let line = match users.contains(&k) {
             true => {
                 line_buf.clear();
@@ -439,6 +471,17 @@ mod tests {
             .replace("    let t_2: f32 = t_1 + t_1;\n", "")
             .replace("s[2] = t_2;", "s[2] = t_1 + t_1;");
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn what_nothing_reads_goes() {
+        let text = "fn f() {\n    let t_1: f32 = a * b;\n    let t_2: f32 = t_1 + c;\n    let t_3: i32 = i * 2i;\n    let t_4: i32 = t_3 + 1i;\n    s[0] = t_3;\n}\n";
+        let all = movable(&["t_1", "t_2", "t_3", "t_4"]);
+        let want = "fn f() {\n    let t_3: i32 = i * 2i;\n    s[0] = t_3;\n}\n";
+        assert_eq!(rewrite(text, &all, false), want);
+        assert_eq!(single_uses(text, &all), want);
+        // Not movable: kept.
+        assert_eq!(single_uses(text, &movable(&["t_3"])), text);
     }
 
     #[test]

@@ -159,7 +159,8 @@ impl Ctx<'_> {
                     };
                     return self.quad_elements(&q, out);
                 }
-                self.own_elements(body, &|cx, j, v| cx.write(out, &j, v), write_cost(out))
+                let sink: &Sink<'_> = &|cx, j, v| cx.write(out, &j, v);
+                self.own_elements(body, sink, write_cost(out), Some(out))
             }
             ExprKind::Reduce {
                 level: Some(level @ (Level::Group | Level::Subgroup)),
@@ -206,12 +207,16 @@ impl Ctx<'_> {
     /// the budget's `register_vector` elements are written unrolled (a
     /// register tile's epilogue; any body up to 16 elements) when the copies
     /// fit the kernel's budget of unrolled statements, else in a loop
-    /// unrolled by up to 8 as far as the budget allows.
+    /// unrolled by up to 8 as far as the budget allows. Where the device
+    /// loads wide, reads of a row go eight a load (`wide.rs`), and when
+    /// `out` is given (the kernel's output, which `sink` writes) eight
+    /// elements go out a `vec4<u64>` store ([`Ctx::wide_output`]).
     pub(super) fn own_elements(
         &mut self,
         body: &Expr,
         sink: &Sink<'_>,
         sink_cost: u64,
+        out: Option<&Destination<'_>>,
     ) -> Result<(), Diagnostic> {
         let (body, hoisted) = self.hoist_lets(body)?;
         let m = body.ty.len as i64;
@@ -224,38 +229,65 @@ impl Ctx<'_> {
         // indexed by constants); other short bodies only while small.
         let short = (hoisted && m as u64 <= self.budget.register_vector)
             || (m <= 16 && (m as u64).saturating_mul(each) <= FULL_UNROLL_STATEMENTS);
-        if short && self.may_unroll(m as u64, each) {
-            for j in 0..m {
-                let copy = self.w.enter_copy(j as u64);
-                let v = self.elem(body, &Ix::Const(j))?;
-                let at = self.w.let_(
-                    "i32",
-                    format!(
-                        "l * {} + {}",
-                        lit::i32_lit(m as i32),
-                        lit::i32_lit(j as i32)
-                    ),
-                );
-                sink(self, Ix::Name(at), &v)?;
-                self.w.leave_copy(copy);
+        // Every element unrolled (`j` none), or a loop of `steps` a trip.
+        let (steps, j) = match short && self.may_unroll(m as u64, each) {
+            true => (m as u64, None),
+            false => {
+                // One element's size: the vector's over its length.
+                let size = super::cost::expr_size(body) / (m as usize);
+                let u = super::cost::unroll_factor(m as u64, size.max(1) as u64);
+                let u = self.fit_unroll(u, each);
+                // Constant bounds: every invocation runs it alike (uniform).
+                (
+                    u,
+                    Some(self.open_loop("j", &Ix::Const(0), m, u as i64, true)),
+                )
             }
-            return Ok(());
-        }
-        let u = super::cost::unroll_factor(m as u64, super::cost::expr_size(body) as u64);
-        let u = self.fit_unroll(u, each);
-        // Constant bounds: every invocation runs it alike (uniform).
-        let j = self.open_loop("j", &Ix::Const(0), m, u as i64, true);
-        for step in 0..u {
+        };
+        let index = |cx: &mut Self, step: u64| match &j {
+            Some(j) => cx.step_index(j, step),
+            None => Ix::Const(step as i64),
+        };
+        // A compute's reads of a row, eight at a time where the device loads so.
+        let wide = match &body.kind {
+            ExprKind::Compute {
+                var, body: inner, ..
+            } => Some((*var, self.wide_fold_reads(inner, *var, m as u64, steps))),
+            _ => None,
+        };
+        let out = out.filter(|o| self.wide_output(o, m as u64, steps));
+        let mut eight = Vec::new();
+        for step in 0..steps {
             let copy = self.w.enter_copy(step);
-            let at = self.step_index(&j, step);
+            let at = index(self, step);
+            if let Some((var, reads)) = &wide {
+                self.idx.insert(*var, at.clone());
+                self.wide_step(reads, *var, step)?;
+            }
             let v = self.elem(body, &at)?;
-            let at = self
-                .w
-                .let_("i32", format!("l * {} + {at}", lit::i32_lit(m as i32)));
-            sink(self, Ix::Name(at), &v)?;
+            match out {
+                Some(out) => {
+                    eight.push(v);
+                    if eight.len() == 8 {
+                        let first = index(self, step - 7);
+                        self.wide_store(out, m as u64, &first, &std::mem::take(&mut eight))?;
+                    }
+                }
+                None => {
+                    let at = self
+                        .w
+                        .let_("i32", format!("l * {} + {at}", lit::i32_lit(m as i32)));
+                    sink(self, Ix::Name(at), &v)?;
+                }
+            }
             self.w.leave_copy(copy);
         }
-        self.w.close();
+        if let Some((var, _)) = wide {
+            self.wide_done(var);
+        }
+        if j.is_some() {
+            self.w.close();
+        }
         Ok(())
     }
 
@@ -359,7 +391,7 @@ impl Ctx<'_> {
                 body,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
-                self.own_elements(body, sink, 1)?;
+                self.own_elements(body, sink, 1, None)?;
             }
             _ => self.strided(value, w, sink)?,
         }

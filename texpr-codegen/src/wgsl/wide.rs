@@ -12,9 +12,16 @@
 //! (`Ctx::octo`) before the kernel is written; every other read of them
 //! takes its half of a `u64` (`locals.rs`). This is the row strategies'
 //! case: softmax's, layernorm's and matvec's folds along a row.
+//!
+//! An invocation's own elements written by a loop unrolled by 8
+//! (`Ctx::own_elements`: a row's output) read such a row the same way, and
+//! store eight elements of a plain `f32` output a `vec4<u64>`
+//! ([`Ctx::wide_output`], [`Ctx::wide_store`]).
 
 use super::aligned::unit_stride;
 use super::ctx::{Ctx, Ix, WideRead};
+use super::kernel::Destination;
+use super::lit;
 use crate::plan::BufferId;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{ElemTy, Level};
@@ -22,31 +29,43 @@ use texpr_syntax::ir::{Expr, ExprKind, Term, VarId, VecRef};
 
 impl Ctx<'_> {
     /// Marks (in [`Ctx::octo`]) every buffer that thread-level folds of `e`
-    /// read eight at a time in most of the places `e` reads it (see the
-    /// module docs); `out` is the kernel's output. The other reads take half
-    /// a `u64` each, a little dearer than an `f32`: softmax, which reads its
-    /// row once in a fold and once more in its output loop, ran 2-4% slower
-    /// with its row wide; layernorm (two folds and the output) 1.15-1.5x
-    /// faster, matvec (one fold) 2.8x.
+    /// read eight at a time, where those folds and thread-level elementwise
+    /// loops over the same rows (an invocation's own elements, unrolled by
+    /// 8: `Ctx::own_elements`) make most of the places `e` reads it (see
+    /// the module docs); `out` is the kernel's output. The other reads take
+    /// half a `u64` each, a little dearer than an `f32`. Softmax (a fold and
+    /// the output loop over each row) and layernorm (two folds and the
+    /// output loop) ran 2.7x and 3x faster on llvmpipe with their rows and
+    /// outputs wide; matvec (one fold) 2.8x.
     pub fn mark_wide_folds(&mut self, e: &Expr, out: BufferId) {
         if !self.wide_loads {
             return;
         }
-        let mut found = Vec::new();
+        // The reads thread-level folds (and, of the same rows, elementwise
+        // loops) could load eight at a time, once per place.
+        let (mut folds, mut loops) = (Vec::new(), Vec::new());
         e.walk(|x| {
-            if let ExprKind::Reduce {
-                level: Some(Level::Thread),
-                n,
-                var,
-                body,
-                ..
-            } = &x.kind
-                && n.is_multiple_of(8)
-            {
+            let (n, var, body, found) = match &x.kind {
+                ExprKind::Reduce {
+                    level: Some(Level::Thread),
+                    n,
+                    var,
+                    body,
+                    ..
+                } => (n, var, body, &mut folds),
+                ExprKind::Compute {
+                    level: Some(Level::Thread),
+                    n,
+                    var,
+                    body,
+                    ..
+                } => (n, var, body, &mut loops),
+                _ => return,
+            };
+            if n.is_multiple_of(8) {
                 let inner = binders(body);
                 let outside = |t: &Term| !inner.iter().any(|v| t.mentions(*v));
                 let cands = self.wide_reads(body, *var, &outside);
-                // Every place the fold reads a candidate, once each.
                 body.walk(|r| {
                     if let ExprKind::Index { vec, index, .. } = &r.kind
                         && cands.iter().any(|(v, t)| v == vec && t.same(index))
@@ -63,11 +82,13 @@ impl Ctx<'_> {
             });
             n
         };
-        let mut vecs = found.clone();
+        // A row some fold reads wide; an elementwise kernel's reads are the
+        // coarsened path's (`vec4.rs`).
+        let mut vecs = folds.clone();
         vecs.sort();
         vecs.dedup();
         for vec in vecs {
-            let wide = found.iter().filter(|v| **v == vec).count();
+            let wide = folds.iter().chain(&loops).filter(|v| **v == vec).count();
             if let Some(id) = self.bufs.of(vec)
                 && id != out
                 && !self.vec4.contains(&id)
@@ -173,6 +194,59 @@ impl Ctx<'_> {
         (self.wide.iter())
             .find(|w| w.vec == vec && w.index.same(index))
             .map(|w| w.names[w.at].clone())
+    }
+
+    /// Whether an invocation's `m` elements of the kernel's output `out`,
+    /// written by a loop unrolled `u` times, go out eight a store: the
+    /// device loads wide, the output is a plain `f32` vector of whole
+    /// eights (no tiled layout, no guard) and each invocation's share and
+    /// the loop's steps are whole eights. Marks the output `array<vec4<u64>>`.
+    pub(super) fn wide_output(&mut self, out: &Destination<'_>, m: u64, u: u64) -> bool {
+        let plan = &self.bufs.plans[out.id.0 as usize];
+        let wide = self.wide_loads
+            && out.perm.is_none()
+            && !out.guard_group
+            && !out.guard_len
+            && plan.elem == ElemTy::F32
+            && plan.len.is_multiple_of(8)
+            && out.per_group.is_multiple_of(8)
+            && m.is_multiple_of(8)
+            && u.is_multiple_of(8)
+            && !self.vec4.contains(&out.id);
+        if wide {
+            self.octo.insert(out.id);
+        }
+        wide
+    }
+
+    /// Stores `vals`, eight consecutive elements of an invocation's `m`
+    /// from the `first`th, as one `vec4<u64>` of `out` (each `u64` the bits
+    /// of two `f32`s, the first low).
+    pub(super) fn wide_store(
+        &mut self,
+        out: &Destination<'_>,
+        m: u64,
+        first: &Ix,
+        vals: &[String],
+    ) -> Result<(), Diagnostic> {
+        let [lo, hi] = [0, 1].map(|h| {
+            let v: Vec<&str> = vals.iter().skip(h).step_by(2).map(|s| s.as_str()).collect();
+            let bits = format!("vec4<u64>(bitcast<vec4<u32>>(vec4<f32>({})))", v.join(", "));
+            self.w.let_("vec4<u64>", bits)
+        });
+        let at = self.w.let_(
+            "i32",
+            format!(
+                "g * {} + l * {} + {first}",
+                lit::i32_lit(out.per_group as i32),
+                lit::i32_lit(m as i32)
+            ),
+        );
+        self.w.line(format!(
+            "{}[{at} >> 3u] = {lo} | ({hi} << vec4<u32>(32u));",
+            out.buffer
+        ));
+        Ok(())
     }
 
     /// Ends the wide fold over `var`.
