@@ -270,7 +270,19 @@ fn staged_tiles_with_epilogues_match_the_interpreter() {
         "c: tile group=2x8 reg=1x1 shared=40",
         "c: tile group=8x8 reg=4x4 shared=8",
         "c: tile group=5x3 reg=2x3",
+        "c: tile group=4x4 reg=2x8",
     ] {
+        check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
+    }
+    // An epilogue reading a vector along the tile's rows, eight rows an
+    // invocation: on llvmpipe, which loads rows eight at a time, the
+    // invocation's elements are not one step of the row variable each.
+    let src = "param M = 64\nparam N = 16\nparam K = 24\n\
+        input a: f32[M * K]\ninput b: f32[K * N]\ninput rb: f32[M]\n\
+        output c = compute M |i| compute N |j| \
+        max(reduce K |k| a[i * K + k] * b[k * N + j] + rb[i], 0.0) + rb[i]\n";
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    for sched in ["c: tile group=4x4 reg=8x2", "c: tile group=2x8 reg=8x1"] {
         check_program_with(gpu, &p, 9, &pinned(sched)).unwrap_or_else(|e| panic!("{sched}: {e}"));
     }
 }

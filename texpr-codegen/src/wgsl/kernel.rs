@@ -248,11 +248,15 @@ impl Ctx<'_> {
             Some(j) => cx.step_index(j, step),
             None => Ix::Const(step as i64),
         };
-        // A compute's reads of a row, eight at a time where the device loads so.
+        // A compute's reads of a row, eight at a time where the device loads
+        // so: one element per step of its variable (not a tile's rows).
         let wide = match &body.kind {
             ExprKind::Compute {
-                var, body: inner, ..
-            } => Some((*var, self.wide_fold_reads(inner, *var, m as u64, steps))),
+                n,
+                var,
+                body: inner,
+                ..
+            } if *n == m as u64 => Some((*var, self.wide_fold_reads(inner, *var, m as u64, steps))),
             _ => None,
         };
         let out = out.filter(|o| self.wide_output(o, m as u64, steps));

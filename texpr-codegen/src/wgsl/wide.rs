@@ -28,11 +28,13 @@ use texpr_syntax::ast::{ElemTy, Level};
 use texpr_syntax::ir::{Expr, ExprKind, Term, VarId, VecRef};
 
 impl Ctx<'_> {
-    /// Marks (in [`Ctx::octo`]) every buffer that thread-level folds of `e`
-    /// read eight at a time, where those folds and thread-level elementwise
-    /// loops over the same rows (an invocation's own elements, unrolled by
-    /// 8: `Ctx::own_elements`) make most of the places `e` reads it (see
-    /// the module docs); `out` is the kernel's output. The other reads take
+    /// Marks (in [`Ctx::octo`]) every buffer that thread-level folds of `e`,
+    /// or, in a kernel with such folds, its thread-level elementwise loops
+    /// (an invocation's own elements, unrolled by 8: `Ctx::own_elements`),
+    /// read eight at a time in most of the places `e` reads it (see the
+    /// module docs): a row operation's rows and the vectors its output
+    /// loop reads along them (layernorm's `gamma` and `beta`); `out` is the
+    /// kernel's output. The other reads take
     /// half a `u64` each, a little dearer than an `f32`. Softmax (a fold and
     /// the output loop over each row) and layernorm (two folds and the
     /// output loop) ran 2.7x and 3x faster on llvmpipe with their rows and
@@ -44,7 +46,15 @@ impl Ctx<'_> {
         // The reads thread-level folds (and, of the same rows, elementwise
         // loops) could load eight at a time, once per place.
         let (mut folds, mut loops) = (Vec::new(), Vec::new());
+        let mut has_folds = false;
         e.walk(|x| {
+            has_folds |= matches!(
+                x.kind,
+                ExprKind::Reduce {
+                    level: Some(Level::Thread),
+                    ..
+                }
+            );
             let (n, var, body, found) = match &x.kind {
                 ExprKind::Reduce {
                     level: Some(Level::Thread),
@@ -82,9 +92,12 @@ impl Ctx<'_> {
             });
             n
         };
-        // A row some fold reads wide; an elementwise kernel's reads are the
-        // coarsened path's (`vec4.rs`).
-        let mut vecs = folds.clone();
+        // Loops count in a kernel with folds (a row operation); a kernel of
+        // elementwise loops alone is the coarsened path's (`vec4.rs`).
+        if !has_folds {
+            loops.clear();
+        }
+        let mut vecs: Vec<VecRef> = folds.iter().chain(&loops).copied().collect();
         vecs.sort();
         vecs.dedup();
         for vec in vecs {
