@@ -34,7 +34,7 @@ pub struct KernelText {
     /// the `let` each holds.
     pub spills: Vec<(crate::plan::BufferPlan, Span)>,
     /// The `let`s [`super::inline::single_uses`] may write into their use.
-    pub movable: super::writer::Lets,
+    pub movable: super::lets::Lets,
 }
 
 /// Writes kernel number `k` for item `name` (root `root`) into `buffer`;
