@@ -35,7 +35,7 @@ pub fn single_uses(text: &str, movable: &Lets) -> String {
 }
 
 /// `text` with the movable `let`s nothing reads dropped, and, when
-/// `inline`, each single-use one written into its use.
+/// `inline_uses`, each single-use one written into its use.
 pub fn rewrite(text: &str, movable: &Lets, inline_uses: bool) -> String {
     if movable.is_empty() {
         return text.to_string();
