@@ -1,7 +1,8 @@
 //! Benchmark: the compile time of every example in `examples/` under the
 //! heuristic, for each built-in target, split into the compiler's phases
-//! (front end, optimize, choose, apply, emit). The goal is under 5 ms per
-//! example in a release build.
+//! (front end, optimize, choose, apply, emit), and some at the GPU suite's
+//! sizes for `nvidia`. The goal is under 5 ms per example in a release
+//! build.
 //!
 //! `cargo bench -p texpr --bench examples` prints, per example and target,
 //! the median of several runs of each phase and of the whole; `-- NAME`
@@ -17,6 +18,21 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const RUNS: usize = 21;
 
+/// The sizes `texprc bench --suite --scale gpu` gives the examples whose
+/// kernels they change most (issue 11's H100 table), compiled for `nvidia`.
+const GPU_SIZES: &[(&str, &[(&str, i64)])] = &[
+    ("attention", &[("S", 1024), ("T", 1024), ("D", 64)]),
+    ("matmul", &[("M", 4096), ("N", 4096), ("K", 4096)]),
+    (
+        "batched_matmul",
+        &[("BATCH", 64), ("M", 512), ("N", 512), ("K", 512)],
+    ),
+    ("softmax", &[("R", 16384), ("C", 4096)]),
+    ("layernorm", &[("R", 16384), ("C", 4096)]),
+    ("transpose", &[("M", 8192), ("N", 8192)]),
+    ("sum", &[("N", 1 << 28)]),
+];
+
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64() * 1e3
@@ -24,11 +40,11 @@ fn median(mut v: Vec<Duration>) -> f64 {
 
 /// The median time of each phase of compiling `src` for `target`, in ms:
 /// front end, optimize, choose, apply, emit, and the whole.
-fn phases(src: &str, target: &Target) -> [f64; 6] {
+fn phases(src: &str, defines: &[(String, i64)], target: &Target) -> [f64; 6] {
     let mut times: [Vec<Duration>; 6] = Default::default();
     for _ in 0..RUNS {
         let t0 = Instant::now();
-        let program = texpr_syntax::frontend(src, &[]).expect("the example checks");
+        let program = texpr_syntax::frontend(src, defines).expect("the example checks");
         let t1 = Instant::now();
         let optimized = optimize(&program).expect("the example optimizes");
         let t2 = Instant::now();
@@ -60,7 +76,7 @@ fn main() {
         .collect();
     files.sort();
     println!(
-        "heuristic compile time of each example at its own sizes, median of {RUNS} runs (ms):"
+        "heuristic compile time of each example at its own sizes (`@gpu`: at the GPU suite's), median of {RUNS} runs (ms):"
     );
     println!(
         "  {:<16} {:<13} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
@@ -72,10 +88,25 @@ fn main() {
             continue;
         }
         let src = std::fs::read_to_string(&file).expect("the example is readable");
-        for target in ["wgpu-default", "llvmpipe", "nvidia"] {
-            let t = phases(&src, &Target::builtin(target).expect("a built-in target"));
+        let gpu_sizes = GPU_SIZES.iter().find(|(n, _)| *n == name).map(|(_, d)| {
+            let d: Vec<(String, i64)> = d.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+            d
+        });
+        let runs = [("wgpu-default", None), ("llvmpipe", None), ("nvidia", None)]
+            .into_iter()
+            .chain(gpu_sizes.iter().map(|d| ("nvidia", Some(d))));
+        for (target, defines) in runs {
+            let t = phases(
+                &src,
+                defines.map_or(&[][..], |d| &d[..]),
+                &Target::builtin(target).expect("a built-in target"),
+            );
+            let label = match defines {
+                Some(_) => format!("{target}@gpu"),
+                None => target.to_string(),
+            };
             println!(
-                "  {name:<16} {target:<13} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
+                "  {name:<16} {label:<13} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
                 t[0], t[1], t[2], t[3], t[4], t[5]
             );
         }
