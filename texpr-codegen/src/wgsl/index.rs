@@ -2,7 +2,6 @@
 //! overflowing or undefined value), everything else is one `let` per operation.
 
 use crate::wgsl::ctx::{Ctx, Ix};
-use crate::wgsl::lit::i32_lit;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::term::fold;
 use texpr_syntax::ir::{Term, TermKind};
@@ -19,21 +18,8 @@ pub fn term(cx: &mut Ctx<'_>, t: &Term) -> Result<Ix, Diagnostic> {
             {
                 return Ok(Ix::Const(r));
             }
-            let mut expr = String::with_capacity(24);
-            push(&mut expr, &a);
-            expr.push(' ');
-            expr.push_str(op.symbol());
-            expr.push(' ');
-            push(&mut expr, &b);
+            let expr = format!("{a} {} {b}", op.symbol());
             Ok(Ix::Name(cx.w.let_("i32", expr)))
         }
-    }
-}
-
-/// Appends `i` as WGSL.
-fn push(s: &mut String, i: &Ix) {
-    match i {
-        Ix::Const(c) => s.push_str(&i32_lit(*c as i32)),
-        Ix::Name(n) => s.push_str(n),
     }
 }

@@ -64,27 +64,25 @@ impl Writer {
         self.next += 1;
         let plain = base.starts_with(|c: char| c.is_ascii_alphabetic())
             && base.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
-        if plain {
-            let mut s = String::with_capacity(base.len() + 8);
-            s.push_str(base);
-            s.push('_');
-            push_number(&mut s, self.next);
-            return s;
-        }
-        let mut s: String = base
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
+        let mut s = match plain {
+            true => base.to_string(),
+            false => {
+                let s: String = base
+                    .chars()
+                    .map(|c| match c.is_ascii_alphanumeric() || c == '_' {
+                        true => c,
+                        false => '_',
+                    })
+                    .collect();
+                match s.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    true => s,
+                    false => format!("v{s}"),
                 }
-            })
-            .collect();
-        if s.is_empty() || s.starts_with('_') || s.starts_with(|c: char| c.is_ascii_digit()) {
-            s.insert(0, 'v');
-        }
-        format!("{s}_{}", self.next)
+            }
+        };
+        s.push('_');
+        push_number(&mut s, self.next);
+        s
     }
 
     pub fn line(&mut self, s: impl AsRef<str>) {
