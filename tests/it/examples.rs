@@ -104,6 +104,30 @@ const CASES: &[Case] = &[
         reference: attention,
         reduce_len: |q| p(q, "T") + p(q, "D"),
     },
+    Case {
+        name: "jacobi2d",
+        defines: &[("N", 9), ("T", 7)],
+        reference: jacobi2d,
+        reduce_len: |q| 10 * p(q, "T"),
+    },
+    Case {
+        name: "heat3d",
+        defines: &[("N", 6), ("T", 5)],
+        reference: heat3d,
+        reduce_len: |q| 20 * p(q, "T"),
+    },
+    Case {
+        name: "cholesky",
+        defines: &[("N", 11)],
+        reference: cholesky,
+        reduce_len: |q| 8 * p(q, "N"),
+    },
+    Case {
+        name: "trisolv",
+        defines: &[("N", 13)],
+        reference: trisolv,
+        reduce_len: |q| 8 * p(q, "N"),
+    },
 ];
 
 fn source(name: &str) -> String {
@@ -341,4 +365,85 @@ fn attention(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
         out.extend((0..d).map(|c| (0..t).map(|j| e[j] * vals[j * d + c]).sum::<f64>() / z));
     }
     out
+}
+
+/// One Jacobi sweep of the 5-point stencil over the interior of an n x n grid.
+fn jacobi_sweep(a: &[f64], n: usize) -> Vec<f64> {
+    let mut b = a.to_vec();
+    for i in 1..n.saturating_sub(1) {
+        for j in 1..n - 1 {
+            let at = |r: usize, c: usize| a[r * n + c];
+            b[i * n + j] =
+                0.2 * (at(i, j) + at(i, j - 1) + at(i, j + 1) + at(i + 1, j) + at(i - 1, j));
+        }
+    }
+    b
+}
+
+fn jacobi2d(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let n = p(q, "N");
+    let mut a = x[0].clone();
+    for _ in 0..p(q, "T") {
+        a = jacobi_sweep(&jacobi_sweep(&a, n), n);
+    }
+    a
+}
+
+/// One step of the 7-point heat update over the interior of an n^3 grid.
+fn heat_sweep(a: &[f64], n: usize) -> Vec<f64> {
+    let mut b = a.to_vec();
+    let at = |i: usize, j: usize, k: usize| a[(i * n + j) * n + k];
+    for i in 1..n.saturating_sub(1) {
+        for j in 1..n - 1 {
+            for k in 1..n - 1 {
+                let c = at(i, j, k);
+                b[(i * n + j) * n + k] = 0.125 * (at(i + 1, j, k) - 2.0 * c + at(i - 1, j, k))
+                    + 0.125 * (at(i, j + 1, k) - 2.0 * c + at(i, j - 1, k))
+                    + 0.125 * (at(i, j, k + 1) - 2.0 * c + at(i, j, k - 1))
+                    + c;
+            }
+        }
+    }
+    b
+}
+
+fn heat3d(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let n = p(q, "N");
+    let mut a = x[0].clone();
+    for _ in 0..p(q, "T") {
+        a = heat_sweep(&heat_sweep(&a, n), n);
+    }
+    a
+}
+
+fn cholesky(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let n = p(q, "N");
+    let m = &x[0];
+    let a = |i: usize, j: usize| {
+        (0..n).map(|p| m[i * n + p] * m[j * n + p]).sum::<f64>() / n as f64
+            + if i == j { 1.0 } else { 0.0 }
+    };
+    let mut l = vec![0.0; n * n];
+    for k in 0..n {
+        let d = (a(k, k) - (0..k).map(|p| l[k * n + p] * l[k * n + p]).sum::<f64>()).sqrt();
+        l[k * n + k] = d;
+        for i in k + 1..n {
+            l[i * n + k] = (a(i, k) - (0..k).map(|p| l[i * n + p] * l[k * n + p]).sum::<f64>()) / d;
+        }
+    }
+    l
+}
+
+fn trisolv(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let n = p(q, "N");
+    let l = |i: usize, j: usize| match j.cmp(&i) {
+        std::cmp::Ordering::Less => x[0][i * n + j] / n as f64,
+        std::cmp::Ordering::Equal => 1.0,
+        std::cmp::Ordering::Greater => 0.0,
+    };
+    let mut sol = vec![0.0; n];
+    for k in 0..n {
+        sol[k] = (x[1][k] - (0..k).map(|p| l(k, p) * sol[p]).sum::<f64>()) / l(k, k);
+    }
+    sol
 }

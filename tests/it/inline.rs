@@ -45,7 +45,7 @@ fn check(name: &str, src: &str, target: &Target) -> Option<usize> {
     };
     // Refused on this target: nothing written.
     let compiled = compile_source(src, &opts).ok()?;
-    let (kernels, _) = written_kernels(&compiled.scheduled, target)
+    let (kernels, ..) = written_kernels(&compiled.scheduled, target)
         .unwrap_or_else(|_| panic!("{name}: the kernels emit compiled do not write again"));
     let mut removed = 0;
     for kt in &kernels {

@@ -27,6 +27,7 @@ fn kernel(entry: &str, wg: [u32; 3], dispatch: [u32; 3], binds: &[(u32, Access)]
             binding: k as u32,
             buffer: BufferId(b),
             access,
+            step: None,
         })
         .collect();
     Kernel {
@@ -61,6 +62,7 @@ fn axpb(n: u64) -> Module {
             [n.div_ceil(64) as u32, 1, 1],
             &[(0, Access::Read), (1, Access::ReadWrite)],
         )],
+        loops: Vec::new(),
     }
 }
 
@@ -136,6 +138,7 @@ fn kernels_run_in_order_and_outputs_come_back_in_output_order() {
                 ],
             ),
         ],
+        loops: Vec::new(),
     };
     let a: Vec<i32> = (0..100).map(|i| i - 50).collect();
     let r = gpu.run(&module, &[HostBuffer::from_i32(&a)]).unwrap();
@@ -162,6 +165,7 @@ fn long_kernel_sequences_split_across_submits_keep_their_order() {
         kernels: (0..steps)
             .map(|_| kernel("bump", [8, 1, 1], [1, 1, 1], &[(0, Access::ReadWrite)]))
             .collect(),
+        loops: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let want = (0..steps).fold(0u32, |c, _| c.wrapping_mul(3).wrapping_add(1));
@@ -192,6 +196,7 @@ fn dispatches_beyond_65535_groups_fold_into_y_and_z() {
             [65535, 3, 2],
             &[(0, Access::ReadWrite)],
         )],
+        loops: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let out = r.outputs[0].to_u32();
@@ -227,6 +232,7 @@ fn a_workgroup_at_the_device_limit_runs() {
             [1, 1, 1],
             &[(0, Access::ReadWrite)],
         )],
+        loops: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let want: Vec<u32> = (0..size).map(|i| i * 2).collect();
@@ -246,6 +252,7 @@ fn an_over_limit_workgroup_is_an_error_and_the_device_survives() {
             [1, 1, 1],
             &[(0, Access::ReadWrite)],
         )],
+        loops: Vec::new(),
     };
     let err = gpu.run(&module, &[]).unwrap_err();
     assert!(

@@ -4,11 +4,11 @@
 
 use crate::buffers::BufferTable;
 use crate::checks::{check_buffers, check_kernel};
-use crate::plan::{BufferId, BufferPlan, Module};
+use crate::plan::{BufferId, BufferPlan, LoopPlan, Module};
 use crate::validate::validate_kernels;
 use crate::wgsl::inline::single_uses;
-use crate::wgsl::module::{KernelText, kernel};
-use texpr_syntax::ir::{Expr, Program};
+use crate::wgsl::module::{InLoop, KernelText, kernel, step_kernel};
+use texpr_syntax::ir::{Expr, LoopId, Program};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -37,7 +37,7 @@ pub fn emit_with_stats(
     p: &Program,
     target: &Target,
 ) -> Result<(Module, Vec<KernelStats>), Vec<Diagnostic>> {
-    let (mut kernels, buffers) = written_kernels(p, target)?;
+    let (mut kernels, buffers, loops) = written_kernels(p, target)?;
     for kt in &mut kernels {
         kt.text = single_uses(&kt.text, &kt.movable);
     }
@@ -58,26 +58,33 @@ pub fn emit_with_stats(
         wgsl,
         buffers,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
+        loops,
     };
     Ok((module, stats))
 }
 
 /// Every kernel of `p` as written (before [`single_uses`] and naga's
-/// validation), checked against `target`'s limits, and the buffers they
-/// use: the program's, then the spill buffers the kernels add.
+/// validation), checked against `target`'s limits, the buffers they use
+/// (the program's, then the spill buffers the kernels add) and the loops
+/// over them.
 pub fn written_kernels(
     p: &Program,
     target: &Target,
-) -> Result<(Vec<KernelText>, Vec<BufferPlan>), Vec<Diagnostic>> {
+) -> Result<(Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>), Vec<Diagnostic>> {
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
     let mut kernels: Vec<KernelText> = Vec::new();
     // Spill buffers follow the program's buffers, kernel by kernel.
     let (mut spills, mut spans) = (Vec::new(), Vec::new());
-    for (k, item) in items(p, &bufs).into_iter().enumerate() {
+    let jobs = jobs(p, &bufs);
+    for (k, job) in jobs.iter().enumerate() {
         let first_spill = (bufs.plans.len() + spills.len()) as u32;
-        match kernel(p, &bufs, (k, first_spill), item, target) {
+        let written = match job {
+            Job::Item(item, in_loop) => kernel(p, &bufs, (k, first_spill), *item, in_loop, target),
+            Job::Step(l) => Ok(step_kernel(p, &bufs, k, *l, target)),
+        };
+        match written {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, limits));
                 for (plan, span) in &kt.spills {
@@ -93,9 +100,81 @@ pub fn written_kernels(
     if !errs.is_empty() {
         return Err(errs);
     }
-    let mut buffers = bufs.plans;
+    let mut buffers = bufs.plans.clone();
     buffers.extend(spills);
-    Ok((kernels, buffers))
+    Ok((kernels, buffers, loop_plans(p, &bufs, &jobs)))
+}
+
+/// What one kernel computes: an item, or a loop's next step alone.
+#[derive(Debug)]
+enum Job<'p> {
+    Item(ItemKernel<'p>, InLoop),
+    Step(LoopId),
+}
+
+impl Job<'_> {
+    /// The loop the kernel runs in.
+    fn within(&self) -> Option<LoopId> {
+        match self {
+            Job::Item(_, l) => l.within,
+            Job::Step(l) => Some(*l),
+        }
+    }
+}
+
+/// Every kernel in dispatch order: the items (globals first, then
+/// outputs), and after a loop's last item, when a kernel reads the loop's
+/// step, what advances it: that item itself when it stands in the loop
+/// directly, else a kernel of its own.
+fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
+    let mut jobs = Vec::new();
+    let items = items(p, bufs);
+    let n_globals = p.globals.len();
+    for (i, item) in items.into_iter().enumerate() {
+        let within = if i < n_globals { p.globals[i].within } else { None };
+        let mut in_loop = InLoop {
+            within,
+            ticks: Vec::new(),
+        };
+        // The loops whose last global this is, innermost first.
+        let mut ending = Vec::new();
+        let mut l = within;
+        while let Some(x) = l {
+            if p.loop_body(x).end == i + 1 && bufs.step(x).is_some() {
+                ending.push(x);
+            }
+            l = p.loops[x as usize].within;
+        }
+        let mut own = Vec::new();
+        for x in ending {
+            match Some(x) == within {
+                true => in_loop.ticks.push(x),
+                false => own.push(x),
+            }
+        }
+        jobs.push(Job::Item(item, in_loop));
+        jobs.extend(own.into_iter().map(Job::Step));
+    }
+    jobs
+}
+
+/// Each loop's plan: its kernels (a contiguous run of `jobs`), count and
+/// step buffers.
+fn loop_plans(p: &Program, bufs: &BufferTable, jobs: &[Job<'_>]) -> Vec<LoopPlan> {
+    (0..p.loops.len() as LoopId)
+        .map(|l| {
+            let inside = |j: &Job<'_>| p.loop_within(j.within(), l);
+            let start = jobs.iter().position(inside).unwrap_or(jobs.len());
+            let len = jobs[start..].iter().take_while(|j| inside(j)).count();
+            let lp = &p.loops[l as usize];
+            LoopPlan {
+                count: lp.count,
+                kernels: start..start + len,
+                within: lp.within,
+                step: bufs.step(l).and_then(|s| bufs.slot(s.current)),
+            }
+        })
+        .collect()
 }
 
 fn stats_of(k: &KernelText) -> KernelStats {
@@ -137,13 +216,16 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
         if !names.iter().any(|n| n == item.0) {
             continue;
         }
-        let id = item.3.0 as usize;
-        errs.extend(check_buffers(
-            &bufs.plans[id..=id],
-            &bufs.spans[id..=id],
-            limits,
-        ));
-        match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, target) {
+        let plan = bufs.plan_of(item.3).clone();
+        errs.extend(check_buffers(&[plan], &[item.2], limits));
+        let in_loop = InLoop {
+            within: match k < p.globals.len() {
+                true => p.globals[k].within,
+                false => None,
+            },
+            ticks: Vec::new(),
+        };
+        match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, &in_loop, target) {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, limits));
                 let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();

@@ -25,6 +25,12 @@ pub enum BufferRole {
     /// The elements of a long vector literal ([`BufferPlan::init`]), uploaded
     /// before the first kernel and only read.
     Constant,
+    /// One of the two buffers `Program::states[i]` alternates between
+    /// across its loop's steps (see [`StepBuffer`]).
+    State(u32),
+    /// One of the two buffers holding loop `i`'s step (an `i32`; see
+    /// [`LoopPlan::step`]).
+    Step(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -49,8 +55,78 @@ pub enum Access {
 pub struct Binding {
     pub group: u32,
     pub binding: u32,
+    /// The buffer bound; for a [`Binding::step`] binding, the one its first
+    /// odd step binds.
     pub buffer: BufferId,
     pub access: Access,
+    /// A loop state's value that moves between buffers from step to step:
+    /// the buffer bound depends on the step ([`StepBuffer::at`]).
+    pub step: Option<StepBuffer>,
+}
+
+impl Binding {
+    /// The buffer bound while each loop `l` is at step `steps[l]`.
+    pub fn buffer_at(&self, steps: &[u64]) -> BufferId {
+        match &self.step {
+            Some(s) => s.at(steps.get(s.loop_id as usize).copied().unwrap_or(0)),
+            None => self.buffer,
+        }
+    }
+}
+
+/// A loop state read or written inside its loop. Step 0 reads the initial
+/// value (`init`) and writes `a`; an odd step reads `a` and writes `b`; an
+/// even step after the first reads `b` and writes `a`. So no step copies a
+/// state, and after `T` steps the state is in `init` (`T = 0`), `a` (odd)
+/// or `b` (even).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepBuffer {
+    /// Index into [`Module::loops`].
+    pub loop_id: u32,
+    /// `true`: the value the step computes (a state's next value); `false`:
+    /// the value the step starts from.
+    pub next: bool,
+    pub init: BufferId,
+    pub a: BufferId,
+    pub b: BufferId,
+}
+
+impl StepBuffer {
+    /// The buffer at step `t` of the loop.
+    pub fn at(&self, t: u64) -> BufferId {
+        match (self.next, t) {
+            (true, t) if t % 2 == 0 => self.a,
+            (true, _) => self.b,
+            (false, 0) => self.init,
+            (false, t) if t % 2 == 1 => self.a,
+            (false, _) => self.b,
+        }
+    }
+
+    /// The buffer holding the state after all `count` steps.
+    pub fn after(&self, count: u64) -> BufferId {
+        match count {
+            0 => self.init,
+            c if c % 2 == 1 => self.a,
+            _ => self.b,
+        }
+    }
+}
+
+/// A loop (`iterate`): the kernels `kernels` run `count` times in order,
+/// each time with the loop's step one higher.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopPlan {
+    pub count: u64,
+    /// A contiguous range of [`Module::kernels`] (inner loops' included).
+    pub kernels: std::ops::Range<usize>,
+    /// The loop each of whose steps runs this one whole (an index into
+    /// [`Module::loops`], which lists outer loops first).
+    pub within: Option<u32>,
+    /// Where the step lives when a kernel reads it: an `i32[1]` stepping
+    /// from `init` (holding 0) like a state, one higher each step (the
+    /// step's last kernel, or a kernel of its own, adds 1).
+    pub step: Option<StepBuffer>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,7 +146,107 @@ pub struct Module {
     pub wgsl: String,
     pub buffers: Vec<BufferPlan>,
     /// Run in order; each kernel sees every write of the kernels before it.
+    /// A loop's kernels run once per step ([`Module::loops`]).
     pub kernels: Vec<Kernel>,
+    /// The program's loops, outer ones first.
+    pub loops: Vec<LoopPlan>,
+}
+
+impl Module {
+    /// Every dispatch in order, each a kernel and the step of every loop
+    /// at that moment (0 for loops not running): the kernels of a loop
+    /// once per step. The sequence is `count` times a loop's kernels long,
+    /// so it is produced as it is consumed.
+    pub fn dispatches(&self) -> Dispatches<'_> {
+        Dispatches {
+            m: self,
+            next: 0,
+            steps: vec![0; self.loops.len()],
+            open: Vec::new(),
+        }
+    }
+
+    /// How many dispatches [`Module::dispatches`] yields (saturating).
+    pub fn dispatch_count(&self) -> u64 {
+        // Each kernel runs as often as the loops around it multiply.
+        (0..self.kernels.len())
+            .map(|k| {
+                let mut runs = 1u64;
+                let mut l = self.innermost_loop(k);
+                while let Some(x) = l {
+                    runs = runs.saturating_mul(self.loops[x as usize].count);
+                    l = self.loops[x as usize].within;
+                }
+                runs
+            })
+            .fold(0, u64::saturating_add)
+    }
+
+    /// The innermost loop whose kernels include kernel `k`.
+    pub fn innermost_loop(&self, k: usize) -> Option<u32> {
+        (0..self.loops.len())
+            .rev()
+            .find(|&l| self.loops[l].kernels.contains(&k))
+            .map(|l| l as u32)
+    }
+}
+
+/// The iterator of [`Module::dispatches`].
+#[derive(Clone, Debug)]
+pub struct Dispatches<'m> {
+    m: &'m Module,
+    /// The next kernel to consider.
+    next: usize,
+    steps: Vec<u64>,
+    /// The loops running, innermost last.
+    open: Vec<u32>,
+}
+
+impl Iterator for Dispatches<'_> {
+    /// A kernel index and the step of every loop.
+    type Item = (usize, Vec<u64>);
+
+    fn next(&mut self) -> Option<(usize, Vec<u64>)> {
+        loop {
+            // The end of the innermost running loop's kernels: its next step.
+            if let Some(&l) = self.open.last() {
+                let lp = &self.m.loops[l as usize];
+                if self.next >= lp.kernels.end {
+                    self.steps[l as usize] += 1;
+                    if self.steps[l as usize] < lp.count {
+                        self.next = lp.kernels.start;
+                    } else {
+                        self.steps[l as usize] = 0;
+                        self.open.pop();
+                    }
+                    continue;
+                }
+            }
+            if self.next >= self.m.kernels.len() {
+                return None;
+            }
+            // A loop starting here (outermost first).
+            let starting = (0..self.m.loops.len()).find(|&l| {
+                let lp = &self.m.loops[l];
+                lp.kernels.start == self.next
+                    && !self.open.contains(&(l as u32))
+                    && lp.within == self.open.last().copied()
+            });
+            if let Some(l) = starting {
+                let lp = &self.m.loops[l];
+                if lp.count == 0 || lp.kernels.is_empty() {
+                    self.next = lp.kernels.end.max(self.next + 1);
+                } else {
+                    self.steps[l] = 0;
+                    self.open.push(l as u32);
+                }
+                continue;
+            }
+            let k = self.next;
+            self.next += 1;
+            return Some((k, self.steps.clone()));
+        }
+    }
 }
 
 impl std::fmt::Display for BufferRole {
@@ -81,6 +257,8 @@ impl std::fmt::Display for BufferRole {
             BufferRole::Global(i) => write!(f, "global {i}"),
             BufferRole::Scratch => write!(f, "scratch"),
             BufferRole::Constant => write!(f, "constant"),
+            BufferRole::State(i) => write!(f, "state {i}"),
+            BufferRole::Step(i) => write!(f, "step of loop {i}"),
         }
     }
 }
@@ -101,7 +279,19 @@ impl std::fmt::Display for Module {
             )?;
         }
         writeln!(f, "kernels (in dispatch order):")?;
-        for k in &self.kernels {
+        for (i, k) in self.kernels.iter().enumerate() {
+            for (l, lp) in self.loops.iter().enumerate() {
+                if lp.kernels.start == i {
+                    writeln!(
+                        f,
+                        "  loop {l}: kernels {}..{} run {} times{}",
+                        lp.kernels.start,
+                        lp.kernels.end,
+                        lp.count,
+                        lp.within.map_or(String::new(), |w| format!(" in each step of loop {w}"))
+                    )?;
+                }
+            }
             let [x, y, z] = k.workgroup_size;
             let [dx, dy, dz] = k.dispatch;
             let invocations = u64::from(x * y * z) * u64::from(dx) * u64::from(dy) * u64::from(dz);
@@ -116,9 +306,20 @@ impl std::fmt::Display for Module {
                     Access::Read => "read",
                     Access::ReadWrite => "read_write",
                 };
+                let steps = match &b.step {
+                    Some(s) if s.next => format!(
+                        ", per step: b{} on even steps, b{} on odd",
+                        s.a.0, s.b.0
+                    ),
+                    Some(s) => format!(
+                        ", per step: b{} on the first, b{} on odd steps, b{} on even",
+                        s.init.0, s.a.0, s.b.0
+                    ),
+                    None => String::new(),
+                };
                 writeln!(
                     f,
-                    "    @group({}) @binding({}) b{} {} ({access})",
+                    "    @group({}) @binding({}) b{} {} ({access}{steps})",
                     b.group, b.binding, b.buffer.0, buf.name
                 )?;
             }

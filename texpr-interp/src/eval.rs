@@ -16,7 +16,7 @@ use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use crate::value::Value;
 use texpr_syntax::ast::ReduceOp;
-use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, Term, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program, Scalar, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
@@ -82,7 +82,10 @@ pub(crate) enum Slot<S> {
 pub(crate) struct Interp<'a, S> {
     pub(crate) prog: &'a Program,
     inputs: &'a [Value],
-    globals: Vec<Shadowed<S>>,
+    /// Each global's value once computed (a loop's, its latest step's).
+    globals: Vec<Option<Shadowed<S>>>,
+    /// Each loop state's current value once its loop started.
+    states: Vec<Option<Shadowed<S>>>,
     /// The current value of each index variable, by `VarId`.
     pub(crate) idx: Vec<i64>,
     /// The current value of each `let`-bound variable, by `VarId`.
@@ -97,15 +100,70 @@ impl<'a, S: Shadow> Interp<'a, S> {
         let mut it = Interp {
             prog,
             inputs,
-            globals: Vec::with_capacity(prog.globals.len()),
+            globals: (0..prog.globals.len()).map(|_| None).collect(),
+            states: (0..prog.states.len()).map(|_| None).collect(),
             idx: vec![0; n],
             locals: (0..n).map(|_| Slot::Empty).collect(),
         };
-        for g in &prog.globals {
-            let v = it.vector(&g.value)?;
-            it.globals.push(v);
-        }
+        it.run_globals(0..prog.globals.len(), None)?;
         Ok(it)
+    }
+
+    /// Computes the globals in `range`, all within loop `within` (or at the
+    /// top level), in order; an inner loop runs whole where it stands.
+    fn run_globals(
+        &mut self,
+        range: std::ops::Range<usize>,
+        within: Option<LoopId>,
+    ) -> Result<(), EvalError> {
+        let p = self.prog;
+        let mut g = range.start;
+        while g < range.end {
+            if p.globals[g].within == within {
+                let v = self.vector(&p.globals[g].value)?;
+                self.globals[g] = Some(v);
+                g += 1;
+                continue;
+            }
+            let Some(mut l) = p.globals[g].within else {
+                return malformed(format!("global {g} outside the loop it is listed in"));
+            };
+            while p.loops[l as usize].within != within {
+                match p.loops[l as usize].within {
+                    Some(outer) => l = outer,
+                    None => return malformed(format!("loop {l} outside its enclosing loop")),
+                }
+            }
+            let body = p.loop_body(l);
+            self.run_loop(l, body.clone())?;
+            g = body.end.max(g + 1);
+        }
+        Ok(())
+    }
+
+    /// Runs loop `l`: its states from their initial values, then `count`
+    /// steps of its globals, each followed by every state taking its next
+    /// value (all at once).
+    fn run_loop(&mut self, l: LoopId, body: std::ops::Range<usize>) -> Result<(), EvalError> {
+        let p = self.prog;
+        let lp = &p.loops[l as usize];
+        let states: Vec<usize> = (0..p.states.len()).filter(|&s| p.states[s].of == l).collect();
+        for &s in &states {
+            let v = self.whole(p.states[s].init)?;
+            self.states[s] = Some(v);
+        }
+        for t in 0..lp.count {
+            self.set_idx(lp.var, t)?;
+            self.run_globals(body.clone(), Some(l))?;
+            for &s in &states {
+                let VecRef::Global(next) = p.states[s].next else {
+                    return malformed(format!("state {s}'s next value is not a global"));
+                };
+                let v = self.globals[next as usize].take();
+                self.states[s] = v;
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn set_idx(&mut self, v: VarId, i: u64) -> Result<(), EvalError> {
@@ -148,8 +206,16 @@ impl<'a, S: Shadow> Interp<'a, S> {
             }
             ExprKind::Call(f, args) => self.call_scalar(*f, args),
             ExprKind::Reduce {
-                op, n, var, body, ..
-            } if body.ty.len == 1 => self.reduce_scalar(*op, *n, *var, body),
+                op,
+                n,
+                var,
+                body,
+                steps,
+                ..
+            } if body.ty.len == 1 => {
+                let n = self.steps(*n, steps.as_ref())?;
+                self.reduce_scalar(*op, n, *var, body)
+            }
             ExprKind::Let {
                 var, value, body, ..
             } => {
@@ -224,6 +290,15 @@ impl<'a, S: Shadow> Interp<'a, S> {
         Ok((r, S::call(f, args, r)))
     }
 
+    /// The steps a `reduce` runs: its `n`, or its dependent `steps`
+    /// clamped to `0..=n`.
+    pub(crate) fn steps(&self, n: u64, steps: Option<&Term>) -> Result<u64, EvalError> {
+        match steps {
+            None => Ok(n),
+            Some(t) => Ok(eval_term(t, &self.idx)?.clamp(0, n as i64) as u64),
+        }
+    }
+
     fn reduce_scalar(
         &mut self,
         op: ReduceOp,
@@ -291,11 +366,19 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 Ok(x.flatten().map(given))
             }
             VecRef::Global(k) => Ok(at(self.global(k)?)),
+            VecRef::State(k) => Ok(at(self.state(k)?)),
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok((i == 0).then_some(*s)),
                 Some(Slot::Vector(val)) => Ok(at(val)),
                 _ => malformed(format!("local vector {} read outside its `let`", v.0)),
             },
+        }
+    }
+
+    fn state(&self, k: u32) -> Result<&Shadowed<S>, EvalError> {
+        match self.states.get(k as usize) {
+            Some(Some(v)) => Ok(v),
+            _ => malformed(format!("state {k} read before its loop starts")),
         }
     }
 
@@ -308,8 +391,8 @@ impl<'a, S: Shadow> Interp<'a, S> {
 
     fn global(&self, k: u32) -> Result<&Shadowed<S>, EvalError> {
         match self.globals.get(k as usize) {
-            Some(v) => Ok(v),
-            None => malformed(format!("global {k} read before it is computed")),
+            Some(Some(v)) => Ok(v),
+            _ => malformed(format!("global {k} read before it is computed")),
         }
     }
 
@@ -318,6 +401,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
         match vec {
             VecRef::Input(k) => Ok(Shadowed::given(self.input(k)?.data.clone())),
             VecRef::Global(k) => Ok(self.global(k)?.clone()),
+            VecRef::State(k) => Ok(self.state(k)?.clone()),
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok(Shadowed::splat(*s, 1)),
                 Some(Slot::Vector(val)) => Ok(val.clone()),

@@ -32,8 +32,16 @@ impl<S: Shadow> Interp<'_, S> {
                 n, var, map, body, ..
             } => self.compute(elem, *n, *var, map.as_ref(), body),
             ExprKind::Reduce {
-                op, n, var, body, ..
-            } if body.ty.len != 1 => self.reduce_vector(*op, *n, *var, body),
+                op,
+                n,
+                var,
+                body,
+                steps,
+                ..
+            } if body.ty.len != 1 => {
+                let n = self.steps(*n, steps.as_ref())?;
+                self.reduce_vector(*op, n, *var, body)
+            }
             ExprKind::Let {
                 var, value, body, ..
             } => {

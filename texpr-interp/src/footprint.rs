@@ -8,7 +8,10 @@
 //!   with an index map also holds its raw result). Elements are 4 bytes. An
 //!   upper bound: nodes the evaluator computes one element at a time count whole.
 //! - **Operations**: one per element each node produces, weighted by the trip
-//!   counts of the `compute`s and `reduce`s around it.
+//!   counts of the `compute`s and `reduce`s around it (a `reduce` of
+//!   dependent steps by its largest count) and of the loops (`iterate`)
+//!   around its item; a state's initial value counts one copy per run of
+//!   its loop, and a state is held like a global.
 //!
 //! Both saturate at `u64::MAX`.
 
@@ -36,11 +39,25 @@ pub fn footprint(p: &Program) -> Footprint {
         .iter()
         .map(|i| i.ty.len)
         .fold(0, u64::saturating_add);
-    let kept = roots().map(|e| e.ty.len).fold(inputs, u64::saturating_add);
+    let states = p.states.iter().map(|s| s.ty.len).fold(0, u64::saturating_add);
+    let kept = roots().map(|e| e.ty.len).fold(inputs.saturating_add(states), u64::saturating_add);
     let transient = roots().map(|e| held(e, true)).max().unwrap_or(0);
+    // How many times each loop runs its body in all.
+    let mut runs = vec![1u64; p.loops.len()];
+    for (l, lp) in p.loops.iter().enumerate() {
+        let outer = lp.within.map_or(1, |w| runs[w as usize]);
+        runs[l] = outer.saturating_mul(lp.count);
+    }
+    let times = |within: Option<u32>| within.map_or(1, |l| runs[l as usize]);
+    let globals = p.globals.iter().map(|g| times(g.within).saturating_mul(ops(&g.value)));
+    let outputs = p.outputs.iter().map(|o| ops(&o.value));
+    let inits = p.states.iter().map(|s| {
+        let lp = &p.loops[s.of as usize];
+        times(lp.within).saturating_mul(s.ty.len)
+    });
     Footprint {
         bytes: kept.saturating_add(transient).saturating_mul(4),
-        ops: roots().map(ops).fold(0, u64::saturating_add),
+        ops: globals.chain(outputs).chain(inits).fold(0, u64::saturating_add),
     }
 }
 

@@ -52,6 +52,8 @@ pub fn binary(op: BinOp, a: Sc, b: Sc) -> Result<Sc, EvalError> {
         (Sc::F(x), Sc::F(y)) => f32_binary(op, x, y),
         (Sc::I(x), Sc::I(y)) => i32_binary(op, x, y),
         (Sc::U(x), Sc::U(y)) => u32_binary(op, x, y),
+        (Sc::B(x), Sc::B(y)) if op == BinOp::And => Sc::B(x && y),
+        (Sc::B(x), Sc::B(y)) if op == BinOp::Or => Sc::B(x || y),
         _ => return mismatch(op.symbol(), a, b),
     })
 }
@@ -111,7 +113,8 @@ pub fn unary(op: UnaryOp, a: Sc) -> Result<Sc, EvalError> {
         // WGSL: abs(i32::MIN) is i32::MIN.
         (UnaryOp::Abs, Sc::I(x)) => Sc::I(x.wrapping_abs()),
         (UnaryOp::Abs, Sc::U(x)) => Sc::U(x),
-        (op, Sc::F(x)) if op != UnaryOp::Neg => Sc::F(f32_unary(op, x)),
+        (UnaryOp::Not, Sc::B(x)) => Sc::B(!x),
+        (op, Sc::F(x)) if !matches!(op, UnaryOp::Neg | UnaryOp::Not) => Sc::F(f32_unary(op, x)),
         _ => return malformed(format!("`{}` on {}", op.name(), a.elem().name())),
     })
 }
@@ -126,7 +129,7 @@ fn f32_unary(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Sin => x.sin(),
         UnaryOp::Cos => x.cos(),
         UnaryOp::Abs => x.abs(),
-        UnaryOp::Neg => -x,
+        UnaryOp::Neg | UnaryOp::Not => -x,
     }
 }
 

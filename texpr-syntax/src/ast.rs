@@ -15,7 +15,8 @@ pub struct Ident {
 }
 
 /// Element types of vectors. `Bool` exists only in the typed IR, as the type of
-/// a comparison feeding `select`; it cannot be written or stored.
+/// a condition (comparisons and `&&`, `||`, `!` over them) feeding `select`;
+/// it cannot be written or stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElemTy {
     F32,
@@ -157,6 +158,45 @@ pub enum ItemKind {
         name: Ident,
         ty: Option<TyAnn>,
         value: Expr,
+    },
+    /// `let u = iterate T from u0 |u, t| BODY`, `let (a, b) = iterate ...`,
+    /// or the same with `output`: the loop's final states, one name each.
+    Iterate {
+        /// Written with `output` (each final state is an output).
+        output: bool,
+        names: Vec<Ident>,
+        /// The written type (a single name only).
+        ty: Option<TyAnn>,
+        iter: Iterate,
+    },
+}
+
+/// `iterate T from INITS |STATES[, t]| BODY`: `T` steps, each computing the
+/// states' next values from their current ones (and the step `t`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Iterate {
+    pub count: Term,
+    /// One initial value per state (written as a tuple when more than one).
+    pub inits: Vec<Expr>,
+    /// The states' names inside the body, then optionally the step's.
+    pub binders: Vec<Ident>,
+    pub body: IterBody,
+    /// From `iterate` to the end of the body.
+    pub span: Span,
+}
+
+/// What one step computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IterBody {
+    /// The next value of the one state.
+    Expr(Box<Expr>),
+    /// `{ ITEM* yield RESULTS }`: per-step `let`s (and nested loops), then
+    /// each state's next value.
+    Block {
+        items: Vec<Item>,
+        results: Vec<Expr>,
+        /// The `yield ...` part.
+        yield_span: Span,
     },
 }
 
@@ -333,6 +373,8 @@ pub enum ExprKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     Neg,
+    /// `!c`, on a boolean.
+    Not,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -348,6 +390,10 @@ pub enum BinOp {
     Ge,
     Eq,
     Ne,
+    /// `&&` on booleans.
+    And,
+    /// `||` on booleans.
+    Or,
 }
 
 impl BinOp {
@@ -364,7 +410,19 @@ impl BinOp {
             BinOp::Ge => ">=",
             BinOp::Eq => "==",
             BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
         }
+    }
+
+    /// `&&` and `||`: booleans in, a boolean out.
+    pub fn is_logical(self) -> bool {
+        matches!(self, BinOp::And | BinOp::Or)
+    }
+
+    /// Whether the result is a boolean (a comparison or a logical operator).
+    pub fn is_boolean(self) -> bool {
+        self.is_comparison() || self.is_logical()
     }
 
     pub fn is_comparison(self) -> bool {

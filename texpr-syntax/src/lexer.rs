@@ -80,6 +80,12 @@ pub enum Token<'s> {
     /// `lse`, the log-sum-exp fold after `reduce`.
     #[token("lse")]
     Lse,
+    #[token("iterate")]
+    Iterate,
+    #[token("from")]
+    From,
+    #[token("yield")]
+    Yield,
     #[regex("[A-Za-z_][A-Za-z0-9_]*")]
     Ident(&'s str),
     /// `@grid`, `@shared`, ...: the name after `@`.
@@ -133,6 +139,12 @@ pub enum Token<'s> {
     EqEq,
     #[token("!=")]
     Ne,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("!")]
+    Bang,
     #[regex("//[^\n]*", line_comment, allow_greedy = true)]
     LineComment,
     #[token("/*", block_comment)]
@@ -152,8 +164,16 @@ impl Token<'_> {
                 | Token::Inf
                 | Token::RParen
                 | Token::RBracket
+                | Token::RBrace
                 | Token::Error
         )
+    }
+
+    /// Whether a `let` after this token starts an item: after a complete
+    /// operand (an item ends there), at the start of a loop's block (`{`; an
+    /// index map's body never starts with `let`), or at the start of input.
+    fn before_item(self) -> bool {
+        self.ends_operand() || self == Token::LBrace
     }
 }
 
@@ -180,7 +200,7 @@ pub fn lex(src: &str) -> Lexed<'_> {
     while let Some(result) = lexer.next() {
         let range = lexer.span();
         let tok = match result {
-            Ok(Token::Let) if tokens.last().is_none_or(|t| t.1.ends_operand()) => Token::ItemLet,
+            Ok(Token::Let) if tokens.last().is_none_or(|t| t.1.before_item()) => Token::ItemLet,
             Ok(tok) => tok,
             Err(UnknownChar) => {
                 let diag = unknown_char(lexer.slice(), Span::new(range.start, range.end));

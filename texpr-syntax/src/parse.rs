@@ -1,7 +1,8 @@
 //! Parser entry point: tokens to the surface AST, with error recovery and a nesting limit.
 //!
 //! The token stream is cut into items at the item keywords (`param`, `input`,
-//! `output`, and a `let` that follows a complete operand), and each item is
+//! `output`, and a `let` that follows a complete operand, outside a loop's
+//! `{ ... }` block, whose `let`s belong to the loop), and each item is
 //! parsed on its own by the lalrpop grammar (`grammar.lalrpop`). A syntax error
 //! ends that item only: the next item is parsed as usual, so one run reports
 //! an error per broken item, and recovery never rescans a deep parser stack.
@@ -97,22 +98,35 @@ pub fn too_large(len: usize) -> Option<Diagnostic> {
     Some(Diagnostic::error("E0013", msg))
 }
 
-fn starts_item(tok: &Token<'_>) -> bool {
-    matches!(
-        tok,
-        Token::Param | Token::Input | Token::Output | Token::ItemLet
-    )
-}
-
 /// The tokens of each item: cut before every item keyword (tokens before the
 /// first keyword form a chunk of their own, which fails to parse as an item).
+/// A `let` inside a loop's block (a `{` right after the closing `|` of
+/// `iterate ... |a, t|`) belongs to the loop; `param`, `input` and `output`
+/// never do, so a block left open ends at the next of them.
 fn item_chunks<'a, 's>(tokens: &'a [Spanned<'s>]) -> Vec<&'a [Spanned<'s>]> {
     let mut chunks = Vec::new();
     let mut start = 0;
+    // For each open `{`, whether it opened a loop's block (else an index map).
+    let mut braces: Vec<bool> = Vec::new();
     for (k, t) in tokens.iter().enumerate() {
-        if k > start && starts_item(&t.1) {
-            chunks.push(&tokens[start..k]);
-            start = k;
+        let cut = match t.1 {
+            Token::Param | Token::Input | Token::Output => true,
+            Token::ItemLet => !braces.contains(&true),
+            _ => false,
+        };
+        if cut {
+            braces.clear();
+            if k > start {
+                chunks.push(&tokens[start..k]);
+                start = k;
+            }
+        }
+        match t.1 {
+            Token::LBrace => braces.push(k > 0 && tokens[k - 1].1 == Token::Bar),
+            Token::RBrace => {
+                braces.pop();
+            }
+            _ => {}
         }
     }
     if start < tokens.len() {

@@ -271,8 +271,12 @@ pub fn binary(b: &mut Builder, op: BinOp, x: E, y: E, l: usize, r: usize) -> E {
 }
 
 pub fn negation(b: &mut Builder, x: E, l: usize, r: usize) -> E {
+    unary(b, UnOp::Neg, x, l, r)
+}
+
+pub fn unary(b: &mut Builder, op: UnOp, x: E, l: usize, r: usize) -> E {
     b.expr(span(l, r), &[x.1], move || ExprKind::Unary {
-        op: UnOp::Neg,
+        op,
         arg: Box::new(x.0),
     })
 }

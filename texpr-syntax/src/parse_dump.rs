@@ -45,16 +45,43 @@ impl Dumper {
     }
 
     fn item(&mut self, item: &Item) {
-        let (kind, name) = match &item.kind {
-            ItemKind::Param { name, .. } => ("param", name),
-            ItemKind::Input { name, .. } => ("input", name),
-            ItemKind::Let { name, .. } => ("let", name),
-            ItemKind::Output { name, .. } => ("output", name),
+        let kind = match &item.kind {
+            ItemKind::Param { .. } => "param",
+            ItemKind::Input { .. } => "input",
+            ItemKind::Let { .. } => "let",
+            ItemKind::Output { .. } => "output",
+            ItemKind::Iterate { output: false, .. } => "let iterate",
+            ItemKind::Iterate { output: true, .. } => "output iterate",
         };
         self.line("", kind, item.span);
         self.nested(|d| {
-            d.ident("name", name);
+            for name in crate::check::item_names(&item.kind) {
+                d.ident("name", name);
+            }
             d.item_body(&item.kind);
+        });
+    }
+
+    fn iterate(&mut self, it: &Iterate) {
+        self.line("iter", "iterate", it.span);
+        self.nested(|d| {
+            d.term("count", &it.count);
+            it.inits.iter().for_each(|e| d.expr("init", e));
+            it.binders.iter().for_each(|b| d.ident("binder", b));
+            match &it.body {
+                IterBody::Expr(e) => d.expr("body", e),
+                IterBody::Block {
+                    items,
+                    results,
+                    yield_span,
+                } => {
+                    d.line("body", "block", *yield_span);
+                    d.nested(|d| {
+                        items.iter().for_each(|i| d.item(i));
+                        results.iter().for_each(|e| d.expr("yield", e));
+                    });
+                }
+            }
         });
     }
 
@@ -72,6 +99,10 @@ impl Dumper {
             ItemKind::Output { ty, value, .. } => {
                 ty.iter().for_each(|t| self.ty(t));
                 self.expr("value", value);
+            }
+            ItemKind::Iterate { ty, iter, .. } => {
+                ty.iter().for_each(|t| self.ty(t));
+                self.iterate(iter);
             }
         }
     }

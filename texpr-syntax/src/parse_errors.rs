@@ -87,8 +87,9 @@ fn message(expected: &[String], found: &str) -> String {
 /// Terminals that can start an operand, reported together as "expression"
 /// (with `compute`, `reduce` and `let`, which may start one where no
 /// operator precedes).
-const OPERAND_START: [&str; 11] = [
+const OPERAND_START: [&str; 12] = [
     "Ident",
+    "\"!\"",
     "Int",
     "Float",
     "\"inf\"",
@@ -108,6 +109,8 @@ const LIT_START: [&str; 4] = ["Int", "Float", "\"inf\"", "\"-\""];
 /// Arithmetic operators, reported together as "an operator".
 const OPERATORS: [&str; 5] = ["\"+\"", "\"-\"", "\"*\"", "\"/\"", "\"%\""];
 const COMPARISONS: [&str; 6] = ["\"<\"", "\"<=\"", "\">\"", "\">=\"", "\"==\"", "\"!=\""];
+/// `&&` and `||`, reported with the operators.
+const LOGICAL: [&str; 2] = ["\"&&\"", "\"||\""];
 
 /// Adds `*`, `/` and `%` where `+` and `-` are expected: the operand before
 /// them was already reduced, but one of these could have extended it.
@@ -131,7 +134,7 @@ fn describe(expected: &[String]) -> Vec<String> {
     let term = !expr && TERM_START.iter().all(|t| has(t));
     let lit = !expr && !term && LIT_START.iter().all(|t| has(t));
     let ops = !expr && !lit && OPERATORS.iter().all(|t| has(t));
-    let compare = ops && COMPARISONS.iter().any(|t| has(t));
+    let compare = ops && (COMPARISONS.iter().chain(&LOGICAL)).any(|t| has(t));
     let mut names: Vec<String> = Vec::new();
     if expr {
         names.push("expression".to_string());
@@ -147,7 +150,7 @@ fn describe(expected: &[String]) -> Vec<String> {
         let grouped = (expr && (OPERAND_START.contains(&e) || EXPR_ONLY_START.contains(&e)))
             || (term && TERM_START.contains(&e))
             || (lit && LIT_START.contains(&e))
-            || (ops && (OPERATORS.contains(&e) || COMPARISONS.contains(&e)));
+            || (ops && (OPERATORS.contains(&e) || COMPARISONS.contains(&e) || LOGICAL.contains(&e)));
         let name = terminal_name(e);
         if !grouped && !names.contains(&name) {
             names.push(name);

@@ -38,6 +38,31 @@ fn strip_item(kind: &mut ItemKind) {
             ty.iter_mut().for_each(ty_ann);
             expr(value);
         }
+        ItemKind::Iterate {
+            names, ty, iter, ..
+        } => {
+            names.iter_mut().for_each(ident);
+            ty.iter_mut().for_each(ty_ann);
+            iter.span = Span::DUMMY;
+            term(&mut iter.count);
+            iter.inits.iter_mut().for_each(expr);
+            iter.binders.iter_mut().for_each(ident);
+            match &mut iter.body {
+                IterBody::Expr(e) => expr(e),
+                IterBody::Block {
+                    items,
+                    results,
+                    yield_span,
+                } => {
+                    *yield_span = Span::DUMMY;
+                    for item in items {
+                        item.span = Span::DUMMY;
+                        strip_item(&mut item.kind);
+                    }
+                    results.iter_mut().for_each(expr);
+                }
+            }
+        }
     }
 }
 

@@ -11,8 +11,29 @@ use texpr_syntax::ast::ElemTy;
 #[derive(Debug)]
 pub(super) struct Bound {
     pub buffers: Vec<wgpu::Buffer>,
-    pub steps: Vec<Step>,
+    /// Each kernel with each set of buffers it binds at some step.
+    pub variants: Vec<Step>,
+    /// The dispatches in order, as indices into `variants` (a loop's
+    /// kernels once per step).
+    pub order: Vec<u32>,
 }
+
+impl Bound {
+    /// The dispatches in order.
+    pub fn steps(&self) -> impl Iterator<Item = &Step> {
+        self.order.iter().map(|&v| &self.variants[v as usize])
+    }
+
+    /// How many dispatches a run makes.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+}
+
+/// The most dispatches one run of a plan makes (a loop's kernels count once
+/// per step): beyond, the runtime refuses the plan rather than hold its
+/// dispatch list.
+pub const MAX_DISPATCHES: u64 = 1 << 26;
 
 /// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
 #[derive(Debug)]
@@ -82,14 +103,36 @@ impl Gpu {
                 self.pipeline(&module.wgsl, k)
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let count = module.dispatch_count();
+        if count > MAX_DISPATCHES {
+            return Err(RuntimeError::BadPlan(format!(
+                "{count} dispatches (a loop's kernels once per step): at most {MAX_DISPATCHES} run in one go"
+            )));
+        }
         let buffers = self.make_buffers(module, inputs, pool)?;
-        let steps = module
-            .kernels
-            .iter()
-            .zip(pipelines)
-            .map(|(k, p)| self.step(k, p, &buffers))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Bound { buffers, steps })
+        let mut variants = Vec::new();
+        let mut known: std::collections::HashMap<(usize, Vec<u32>), u32> = Default::default();
+        let mut order = Vec::with_capacity(count as usize);
+        for (k, at) in module.dispatches() {
+            let kernel = &module.kernels[k];
+            let ids: Vec<u32> = kernel.bindings.iter().map(|b| b.buffer_at(&at).0).collect();
+            let v = match known.get(&(k, ids.clone())) {
+                Some(&v) => v,
+                None => {
+                    let step = self.step(kernel, pipelines[k].clone(), &buffers, &ids)?;
+                    variants.push(step);
+                    let v = variants.len() as u32 - 1;
+                    known.insert((k, ids), v);
+                    v
+                }
+            };
+            order.push(v);
+        }
+        Ok(Bound {
+            buffers,
+            variants,
+            order,
+        })
     }
 
     fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {
@@ -184,11 +227,13 @@ impl Gpu {
         self.checked(|| format!("creating buffer `{name}`"), made, fail)
     }
 
+    /// Kernel `k` with its bindings bound to buffers `ids` (one per binding).
     pub(super) fn step(
         &self,
         k: &Kernel,
         pipeline: Arc<Pipeline>,
         buffers: &[wgpu::Buffer],
+        ids: &[u32],
     ) -> Result<Step, RuntimeError> {
         let mut bind_groups = Vec::with_capacity(pipeline.layouts.len());
         for (group, layout) in pipeline.layouts.iter().enumerate() {
@@ -197,12 +242,12 @@ impl Gpu {
                 continue;
             };
             let mut entries = Vec::new();
-            for b in k.bindings.iter().filter(|b| b.group == group as u32) {
-                let buffer = buffers.get(b.buffer.0 as usize).ok_or_else(|| {
+            for (b, &id) in k.bindings.iter().zip(ids).filter(|(b, _)| b.group == group as u32) {
+                let buffer = buffers.get(id as usize).ok_or_else(|| {
                     RuntimeError::BadPlan(format!(
                         "kernel `{}` binds buffer {} of {}",
                         k.entry_point,
-                        b.buffer.0,
+                        id,
                         buffers.len()
                     ))
                 })?;

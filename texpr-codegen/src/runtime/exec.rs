@@ -3,7 +3,7 @@
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::buffers::{Bound, byte_size};
+use super::buffers::{Bound, Step, byte_size};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use crate::plan::{BufferRole, Module};
@@ -95,7 +95,8 @@ impl Gpu {
         readbacks: &[Readback],
         timer: Option<&Timer>,
     ) -> Result<(), RuntimeError> {
-        let chunks: Vec<_> = bound.steps.chunks(KERNELS_PER_SUBMIT).collect();
+        let all: Vec<&Step> = bound.steps().collect();
+        let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
         let n_chunks = chunks.len().max(1);
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
@@ -174,7 +175,7 @@ impl Gpu {
 
 /// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
 /// submit runs), and the copies of the outputs after the last.
-fn running(steps: &[super::buffers::Step], copies: bool) -> String {
+fn running(steps: &[&Step], copies: bool) -> String {
     let names: Vec<String> = steps
         .iter()
         .map(|s| format!("`{}`", s.entry_point))
@@ -193,12 +194,12 @@ fn running(steps: &[super::buffers::Step], copies: bool) -> String {
 
 /// Compute passes in a run: one per submit that has kernels.
 pub(super) fn passes(bound: &Bound) -> usize {
-    bound.steps.len().div_ceil(KERNELS_PER_SUBMIT)
+    bound.len().div_ceil(KERNELS_PER_SUBMIT)
 }
 
 pub(super) fn encode(
     encoder: &mut wgpu::CommandEncoder,
-    steps: &[super::buffers::Step],
+    steps: &[&Step],
     timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
 ) {
     if steps.is_empty() {

@@ -130,6 +130,7 @@ impl Gpu {
             wgsl: program.wgsl.clone(),
             buffers,
             kernels,
+            loops: Vec::new(),
         };
         Ok((module, inputs))
     }
@@ -195,6 +196,7 @@ fn raw_kernel(
             binding: rb.binding,
             buffer: BufferId(buffer as u32),
             access,
+            step: None,
         });
     }
     bindings.sort_by_key(|b| b.binding);

@@ -141,6 +141,11 @@ impl Gpu {
     /// Makes (or finds in the cache) the pipelines of every kernel of `module`.
     pub fn prepare_resident(&self, module: &Module) -> Result<ResidentModule, RuntimeError> {
         self.check_health()?;
+        if !module.loops.is_empty() {
+            return Err(RuntimeError::BadPlan(
+                "a module with loops (`iterate`) does not run on resident buffers".into(),
+            ));
+        }
         let pipelines = module
             .kernels
             .iter()
@@ -283,9 +288,13 @@ impl Commands<'_> {
             .kernels
             .iter()
             .zip(&prepared.pipelines)
-            .map(|(k, p)| self.gpu.step(k, Arc::clone(p), &handles))
+            .map(|(k, p)| {
+                let ids: Vec<u32> = k.bindings.iter().map(|b| b.buffer.0).collect();
+                self.gpu.step(k, Arc::clone(p), &handles, &ids)
+            })
             .collect::<Result<_, _>>()?;
-        super::exec::encode(&mut self.encoder, &steps, None);
+        let refs: Vec<&Step> = steps.iter().collect();
+        super::exec::encode(&mut self.encoder, &refs, None);
         self.recorded += steps.len();
         Ok(())
     }

@@ -136,6 +136,11 @@ pub struct Ctx<'p> {
     pub first_spill: u32,
     /// The buffer this kernel writes (bound read-write, like its spills).
     pub out: Option<BufferId>,
+    /// The loop the item is computed in, if any (its states and step are
+    /// slots here, see [`crate::buffers`]).
+    pub within: Option<texpr_syntax::ir::LoopId>,
+    /// Slots this kernel writes besides its output (a loop's next step).
+    pub writes: BTreeSet<BufferId>,
     /// Invocations of the kernel (padded dispatch times workgroup size),
     /// the WGSL expression of an invocation's linear id, where it goes and
     /// whether it was written.
@@ -224,6 +229,8 @@ impl<'p> Ctx<'p> {
             spill_of: BTreeMap::new(),
             first_spill: bufs.plans.len() as u32,
             out: None,
+            within: None,
+            writes: BTreeSet::new(),
             invocations: 1,
             inv_expr: "l".into(),
             inv_at: None,
@@ -234,12 +241,22 @@ impl<'p> Ctx<'p> {
         }
     }
 
-    /// The plan of buffer `id`: the program's, or one of this kernel's spills.
+    /// The plan of buffer `id`: the program's (a slot's), or one of this
+    /// kernel's spills.
     pub fn plan(&self, id: BufferId) -> &BufferPlan {
+        if id.0 >= crate::buffers::SLOT_BASE {
+            return self.bufs.plan_of(id);
+        }
         match id.0.checked_sub(self.first_spill) {
             Some(i) => &self.spills[i as usize].0,
             None => &self.bufs.plans[id.0 as usize],
         }
+    }
+
+    /// The buffer (or slot) holding an input, global or state for this
+    /// kernel's item; `None` for local vectors.
+    pub fn buf_of(&self, v: VecRef) -> Option<BufferId> {
+        self.bufs.of(v, self.p, self.within)
     }
 
     /// Records `len` elements of function memory (`what`, from `span`).
@@ -270,7 +287,7 @@ impl<'p> Ctx<'p> {
     pub fn buffer(&mut self, id: BufferId) -> String {
         self.used.insert(id);
         let name = buffer_var(self.kernel, &self.plan(id).name);
-        if Some(id) != self.out && id.0 < self.first_spill {
+        if Some(id) != self.out && (id.0 < self.first_spill || id.0 >= crate::buffers::SLOT_BASE) {
             // Bound read-only: its elements never change in this kernel.
             self.w.immutable(&name);
         }
@@ -279,7 +296,7 @@ impl<'p> Ctx<'p> {
 
     /// The WGSL name of the buffer holding an input or global.
     pub fn vec_buffer(&mut self, v: VecRef) -> Option<String> {
-        let id = self.bufs.of(v)?;
+        let id = self.buf_of(v)?;
         Some(self.buffer(id))
     }
 

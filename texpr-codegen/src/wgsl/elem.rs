@@ -26,7 +26,7 @@ use super::ops;
 use crate::wgsl::index::term;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{BinOp, ElemTy, MemLevel, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_syntax::ir::{Expr, ExprKind, Func};
 
 impl Ctx<'_> {
     /// Element `idx` of `e`: a WGSL name or literal.
@@ -82,6 +82,9 @@ impl Ctx<'_> {
                     .w
                     .let_(lit::ty(e.ty.elem), format!("{a} {} {b}", op.symbol())))
             }
+            ExprKind::Call(Func::Select, args) if args[1..].iter().any(lazy_branch) => {
+                self.lazy_select(e, args, idx)
+            }
             ExprKind::Call(f, args) => {
                 let vals = args
                     .iter()
@@ -91,6 +94,26 @@ impl Ctx<'_> {
                 Ok(self.w.let_(lit::ty(e.ty.elem), ops::call(*f, &vals)))
             }
         }
+    }
+
+    /// Element `idx` of `select(c, a, b)` (`e`) whose `a` or `b` runs a
+    /// loop: only the branch the condition picks is computed, in an
+    /// `if`/`else` (a `select` computes both: a matrix-wide update that
+    /// folds in one column would fold at every element).
+    fn lazy_select(&mut self, e: &Expr, args: &[Expr], idx: &Ix) -> Result<String, Diagnostic> {
+        let c = self.elem(&args[0], idx)?;
+        let ty = lit::ty(e.ty.elem);
+        let r = self.w.fresh("pick");
+        self.w.line(format!("var {r}: {ty};"));
+        self.w.open(format!("if ({c})"), false);
+        let a = self.elem(&args[1], idx)?;
+        self.w.line(format!("{r} = {a};"));
+        self.w.close();
+        self.w.open("else", false);
+        let b = self.elem(&args[2], idx)?;
+        self.w.line(format!("{r} = {b};"));
+        self.w.close();
+        Ok(r)
     }
 
     /// Element `idx` of a `compute` (`e`): its index map, then its body's
@@ -262,7 +285,12 @@ impl Ctx<'_> {
         mut step: impl FnMut(&mut Self) -> Result<Vec<String>, Diagnostic>,
     ) -> Result<Vec<String>, Diagnostic> {
         let ExprKind::Reduce {
-            op, n, var, body, ..
+            op,
+            n,
+            var,
+            body,
+            steps,
+            ..
         } = &e.kind
         else {
             unreachable!("fold takes a reduce")
@@ -289,15 +317,28 @@ impl Ctx<'_> {
             true => accs.iter().map(|a| self.online_open(a)).collect(),
             false => Vec::new(),
         };
-        let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
-        let wide = self.wide_fold_reads(body, *var, *n, u);
-        let i = self.open_loop(
-            &self.p.var(*var).name.clone(),
-            &Ix::Const(0),
-            *n as i64,
-            u as i64,
-            true,
-        );
+        // Steps that depend on an index: a loop to a bound computed here
+        // (at most `n`), not unrolled.
+        let end = match steps {
+            Some(t) => {
+                let t = term(self, t)?;
+                let n = lit::i32_lit(*n as i32);
+                Some(self.w.let_("i32", format!("min({t}, {n})")))
+            }
+            None => None,
+        };
+        let (u, wide) = match end {
+            Some(_) => (1, Default::default()),
+            None => {
+                let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
+                (u, self.wide_fold_reads(body, *var, *n, u))
+            }
+        };
+        let name = self.p.var(*var).name.clone();
+        let i = match &end {
+            Some(end) => self.open_loop_to(&name, end, *n),
+            None => self.open_loop(&name, &Ix::Const(0), *n as i64, u as i64, true),
+        };
         for k in 0..u {
             let copy = self.w.enter_copy(k);
             let at = self.step_index(&i, k);
@@ -338,10 +379,22 @@ impl Ctx<'_> {
         }
         self.w.close();
         self.wide_done(*var);
-        if online {
-            return Ok(pairs.iter().map(|o| self.online_close(o)).collect());
+        let results = match online {
+            true => pairs.iter().map(|o| self.online_close(o)).collect(),
+            false => accs,
+        };
+        match (&end, lit::identity(*op, e.ty.elem)) {
+            // No step ran: a fold without an identity written gives its identity.
+            (Some(end), None) => {
+                let id = crate::wgsl::lit::scalar(identity_of(*op, e.ty.elem));
+                let ty = lit::ty(e.ty.elem);
+                Ok(results
+                    .iter()
+                    .map(|r| self.w.let_(ty, format!("select({id}, {r}, {end} > 0i)")))
+                    .collect())
+            }
+            _ => Ok(results),
         }
-        Ok(accs)
     }
 
     /// `i + step` as an index (the `step`-th copy of an unrolled loop body).
@@ -394,6 +447,20 @@ impl Ctx<'_> {
         Ok(e)
     }
 
+    /// Opens `for (var i = 0; i < end; i += 1)` for a bound `end` computed
+    /// at run time (at most `max`), which invocations need not share: the
+    /// loop is not uniform.
+    pub fn open_loop_to(&mut self, base: &str, end: &str, max: u64) -> String {
+        let i = self.w.fresh(base);
+        self.w.open_loop(
+            format!("for (var {i}: i32 = 0i; {i} < {end}; {i} = {i} + 1i)"),
+            false,
+            max,
+        );
+        self.w.immutable(&i);
+        i
+    }
+
     /// Opens `for (var i = start; i < end; i += step)` and returns `i`.
     pub fn open_loop(
         &mut self,
@@ -444,6 +511,33 @@ impl Ctx<'_> {
             ),
         }
     }
+}
+
+/// The identity of a fold, as the interpreter starts from it (what a fold
+/// of no steps gives).
+fn identity_of(op: ReduceOp, elem: ElemTy) -> texpr_syntax::ir::Scalar {
+    use texpr_syntax::ir::Scalar;
+    match (op, elem) {
+        (ReduceOp::Max | ReduceOp::Lse, ElemTy::F32) => Scalar::F32(f32::NEG_INFINITY),
+        (ReduceOp::Max, ElemTy::I32) => Scalar::I32(i32::MIN),
+        (ReduceOp::Max, _) => Scalar::U32(0),
+        (ReduceOp::Min, ElemTy::F32) => Scalar::F32(f32::INFINITY),
+        (ReduceOp::Min, ElemTy::I32) => Scalar::I32(i32::MAX),
+        (ReduceOp::Min, _) => Scalar::U32(u32::MAX),
+        (ReduceOp::Mul, ElemTy::F32) => Scalar::F32(1.0),
+        (ReduceOp::Mul, ElemTy::I32) => Scalar::I32(1),
+        (ReduceOp::Mul, _) => Scalar::U32(1),
+        (_, ElemTy::F32) => Scalar::F32(0.0),
+        (_, ElemTy::I32) => Scalar::I32(0),
+        (_, _) => Scalar::U32(0),
+    }
+}
+
+/// Whether a `select` operand is worth computing only when picked: it runs
+/// a loop (a `reduce`) of one invocation's own (no workgroup-level work,
+/// which needs every invocation alike).
+fn lazy_branch(e: &Expr) -> bool {
+    e.has_reduce() && !e.has_structure()
 }
 
 /// Whether `s` is a WGSL identifier (a value's name) rather than a literal.

@@ -168,6 +168,7 @@ impl Ctx<'_> {
                 n,
                 var,
                 body,
+                steps: None,
             } if *n == w => {
                 self.idx.insert(*var, Ix::Name("l".into()));
                 match level {
@@ -340,6 +341,7 @@ impl Ctx<'_> {
             n,
             var,
             body,
+            steps: None,
         } = &value.kind
             && *n == w
         {

@@ -163,8 +163,8 @@ impl Ctx<'_> {
         // `Ctx::vec4`): element `i` is component `i % 4` of entry `i / 4`.
         // One declared `array<vec4<u64>>` (`Ctx::octo`): the low or high
         // half of a component of entry `i / 8`.
-        let quad = self.bufs.of(vec).is_some_and(|id| self.vec4.contains(&id));
-        let octo = self.bufs.of(vec).is_some_and(|id| self.octo.contains(&id));
+        let quad = self.buf_of(vec).is_some_and(|id| self.vec4.contains(&id));
+        let octo = self.buf_of(vec).is_some_and(|id| self.octo.contains(&id));
         let at = |ix: &dyn std::fmt::Display| match (quad, &spill) {
             // (An index is never negative: shifts and masks divide.) A
             // buffer in both sets is declared `vec4<T>`, as `declarations`

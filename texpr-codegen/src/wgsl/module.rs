@@ -10,7 +10,7 @@ use crate::dispatch;
 use crate::grid::grid_root;
 use crate::plan::{Access, Binding, BufferId, Kernel};
 use texpr_syntax::ast::Level;
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -37,6 +37,15 @@ pub struct KernelText {
     pub movable: super::lets::Lets,
 }
 
+/// Where a kernel's item stands among the program's loops: the loop it is
+/// computed in, and the loops whose step it advances (it is the last kernel
+/// of their steps, and a kernel reads their step).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InLoop {
+    pub within: Option<LoopId>,
+    pub ticks: Vec<LoopId>,
+}
+
 /// Writes kernel number `k` for item `name` (root `root`) into `buffer`;
 /// its spill buffers (if any) are numbered from `first_spill`.
 pub fn kernel(
@@ -44,6 +53,7 @@ pub fn kernel(
     bufs: &BufferTable,
     (k, first_spill): (usize, u32),
     (name, root, span, out): (&str, &Expr, Span, BufferId),
+    in_loop: &InLoop,
     target: &Target,
 ) -> Result<KernelText, Diagnostic> {
     let sh = grid_root(root)?;
@@ -64,10 +74,12 @@ pub fn kernel(
     cx.lanes = super::ctx::Lanes::of(target, w);
     cx.wide_loads = target.wide_loads();
     cx.out = Some(out);
+    cx.within = in_loop.within;
     let out_var = cx.buffer(out);
     for builtin in ["wid", "lid", "sgl", "sgid", "nsg", "sgs", "glin", "g", "l"] {
         cx.w.immutable(builtin);
     }
+    read_steps(&mut cx, root, in_loop.within);
     let g = grid_id(&mut cx, sh.groups, dispatch, padded);
     cx.w.line("let l: i32 = i32(lid.x);");
     cx.invocations = dispatched.saturating_mul(w);
@@ -87,6 +99,9 @@ pub fn kernel(
         perm: sh.perm,
     };
     cx.kernel_body(&sh, w, g, &dest)?;
+    for &l in &in_loop.ticks {
+        advance_step(&mut cx, l, "all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))");
+    }
     let kernel = Kernel {
         entry_point: format!("k{k}_{name}"),
         workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
@@ -95,6 +110,67 @@ pub fn kernel(
         span,
     };
     Ok(assemble(cx, kernel, name, size_span))
+}
+
+/// Kernel number `k` that only advances loop `l`'s step (the step's last
+/// kernel is another loop's, or reads it in no way it could add to).
+pub fn step_kernel(
+    p: &Program,
+    bufs: &BufferTable,
+    k: usize,
+    l: LoopId,
+    target: &Target,
+) -> KernelText {
+    let budget = Budget {
+        private: target.limits.max_private_elements,
+        unrolled: target.limits.max_unrolled_statements,
+        register_vector: target.limits.max_unrolled_elements,
+    };
+    let mut cx = Ctx::new(p, bufs, k, budget);
+    let name = format!("step{l}");
+    cx.item = name.clone();
+    cx.within = Some(l);
+    advance_step(&mut cx, l, "true");
+    let kernel = Kernel {
+        entry_point: format!("k{k}_{name}"),
+        workgroup_size: [1, 1, 1],
+        dispatch: [1, 1, 1],
+        bindings: bindings(&cx, BufferId(u32::MAX)),
+        span: p.loops[l as usize].span,
+    };
+    assemble(cx, kernel, &name, p.loops[l as usize].span)
+}
+
+/// Binds each step of a loop around the item that its root reads:
+/// `let t: i32 = step[0];` from the step's slot.
+fn read_steps(cx: &mut Ctx<'_>, root: &Expr, within: Option<LoopId>) {
+    let p = cx.p;
+    let mut l = within;
+    while let Some(x) = l {
+        let lp = &p.loops[x as usize];
+        if let Some(step) = cx.bufs.step(x)
+            && root.mentions(lp.var)
+        {
+            let buf = cx.buffer(step.current);
+            let t = cx.w.fresh("step");
+            cx.w.line(format!("let {t}: i32 = {buf}[0];"));
+            cx.w.immutable(&t);
+            cx.idx.insert(lp.var, Ix::Name(t));
+        }
+        l = lp.within;
+    }
+}
+
+/// Writes the next step of loop `l` (one more than this one) from the one
+/// invocation for which `only` holds.
+fn advance_step(cx: &mut Ctx<'_>, l: LoopId, only: &str) {
+    let Some(step) = cx.bufs.step(l) else {
+        return;
+    };
+    let cur = cx.buffer(step.current);
+    let next = cx.buffer(step.next);
+    cx.writes.insert(step.next);
+    cx.w.line(format!("if ({only}) {{ {next}[0] = {cur}[0] + 1i; }}"));
 }
 
 /// The kernel's text (declarations, entry point, body) and what the limit
@@ -152,20 +228,27 @@ fn check_subgroups(root: &Expr, target: &Target) -> Result<(), Diagnostic> {
     }
 }
 
-/// Every buffer the kernel used, bound in buffer order: the output and its
-/// spill buffers read-write, the rest read-only.
+/// Every buffer the kernel used, bound in buffer order: the output, its
+/// spill buffers and the slots it advances read-write, the rest read-only;
+/// a slot as the buffer its loop's steps bind in turn.
 fn bindings(cx: &Ctx<'_>, out: BufferId) -> Vec<Binding> {
     cx.used
         .iter()
         .enumerate()
-        .map(|(i, &buffer)| Binding {
-            group: 0,
-            binding: i as u32,
-            buffer,
-            access: match buffer == out || buffer.0 >= cx.first_spill {
-                true => Access::ReadWrite,
-                false => Access::Read,
-            },
+        .map(|(i, &id)| {
+            let step = cx.bufs.slot(id);
+            let written = id == out || cx.writes.contains(&id);
+            let spill = id.0 >= cx.first_spill && step.is_none();
+            Binding {
+                group: 0,
+                binding: i as u32,
+                buffer: step.map_or(id, |s| s.a),
+                access: match written || spill {
+                    true => Access::ReadWrite,
+                    false => Access::Read,
+                },
+                step,
+            }
         })
         .collect()
 }
@@ -173,13 +256,14 @@ fn bindings(cx: &Ctx<'_>, out: BufferId) -> Vec<Binding> {
 /// The kernel's storage buffer and workgroup array declarations.
 fn declarations(cx: &Ctx<'_>, bindings: &[Binding]) -> String {
     let mut text = String::new();
-    for b in bindings {
-        let plan = cx.plan(b.buffer);
+    // Bound in the order of the ids used (a slot by its own name).
+    for (b, &id) in bindings.iter().zip(&cx.used) {
+        let plan = cx.plan(id);
         let access = match b.access {
             Access::ReadWrite => "read_write",
             Access::Read => "read",
         };
-        let elem = match (cx.vec4.contains(&b.buffer), cx.octo.contains(&b.buffer)) {
+        let elem = match (cx.vec4.contains(&id), cx.octo.contains(&id)) {
             (true, _) => format!("vec4<{}>", lit::ty(plan.elem)),
             (false, true) => "vec4<u64>".to_string(),
             (false, false) => lit::ty(plan.elem).to_string(),

@@ -99,7 +99,7 @@ impl Ctx<'_> {
             && out.perm.is_none()
             && out.per_group.is_multiple_of(4)
             && out.len.is_multiple_of(4)
-            && self.bufs.plans[out_id.0 as usize].elem == ElemTy::F32;
+            && self.bufs.plan_of(out_id).elem == ElemTy::F32;
         if !fits {
             return None;
         }
@@ -110,7 +110,7 @@ impl Ctx<'_> {
         reads.sort();
         reads.dedup();
         let all_quads = reads.iter().all(|id| {
-            self.bufs.plans[id.0 as usize].len.is_multiple_of(4)
+            self.bufs.plan_of(*id).len.is_multiple_of(4)
                 && *id != out_id
                 && !self.octo.contains(id)
         });
@@ -121,7 +121,7 @@ impl Ctx<'_> {
             && eights(out.len)
             && reads
                 .iter()
-                .all(|id| eights(self.bufs.plans[id.0 as usize].len))
+                .all(|id| eights(self.bufs.plan_of(*id).len))
             && self.vectorizable(s, *t, 8, &mut Vec::new());
         all_quads.then_some(Quad {
             m: *m,
@@ -146,7 +146,7 @@ impl Ctx<'_> {
                 vec: vec @ (VecRef::Input(_) | VecRef::Global(_)),
                 index,
                 guard: None,
-            } => match (unit_stride(index, t, d), self.bufs.of(*vec)) {
+            } => match (unit_stride(index, t, d), self.buf_of(*vec)) {
                 (true, Some(id)) => {
                     reads.push(id);
                     true
@@ -208,8 +208,8 @@ impl Ctx<'_> {
         else {
             return None;
         };
-        let id = self.bufs.of(*vec)?;
-        let plan = &self.bufs.plans[id.0 as usize];
+        let id = self.buf_of(*vec)?;
+        let plan = &self.bufs.plan_of(id);
         let runs = outer.map_or(1, |(_, r)| r);
         let octo = self.wide_loads
             && outer.is_none()
@@ -375,7 +375,7 @@ impl Ctx<'_> {
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
                 let base = self.vec_buffer(*vec).expect("an input or global buffer");
-                if !self.bufs.of(*vec).is_some_and(|id| self.octo.contains(&id)) {
+                if !self.buf_of(*vec).is_some_and(|id| self.octo.contains(&id)) {
                     let at = self.part_index(index, t, t0, 4)?;
                     return Ok(self.w.let_(ty, format!("{base}[{at}]")));
                 }

@@ -102,7 +102,7 @@ impl Ctx<'_> {
         vecs.dedup();
         for vec in vecs {
             let wide = folds.iter().chain(&loops).filter(|v| **v == vec).count();
-            if let Some(id) = self.bufs.of(vec)
+            if let Some(id) = self.buf_of(vec)
                 && id != out
                 && !self.vec4.contains(&id)
                 && 2 * wide > reads(vec)
@@ -127,9 +127,9 @@ impl Ctx<'_> {
                 index,
                 guard: None,
             } = &x.kind
-                && let Some(id) = self.bufs.of(*vec)
-                && self.bufs.plans[id.0 as usize].elem == ElemTy::F32
-                && self.bufs.plans[id.0 as usize].len.is_multiple_of(8)
+                && let Some(id) = self.buf_of(*vec)
+                && self.bufs.plan_of(id).elem == ElemTy::F32
+                && self.bufs.plan_of(id).len.is_multiple_of(8)
                 && unit_stride(index, var, 8)
                 && outside(index)
                 && !out.iter().any(|(v, t)| v == vec && t.same(index))
@@ -159,7 +159,7 @@ impl Ctx<'_> {
                 .all(|v| *v == var || self.idx.contains_key(v))
         };
         let mut reads = self.wide_reads(body, var, &bound);
-        reads.retain(|(vec, _)| self.bufs.of(*vec).is_some_and(|id| self.octo.contains(&id)));
+        reads.retain(|(vec, _)| self.buf_of(*vec).is_some_and(|id| self.octo.contains(&id)));
         reads
     }
 
@@ -215,7 +215,7 @@ impl Ctx<'_> {
     /// eights (no tiled layout, no guard) and each invocation's share and
     /// the loop's steps are whole eights. Marks the output `array<vec4<u64>>`.
     pub(super) fn wide_output(&mut self, out: &Destination<'_>, m: u64, u: u64) -> bool {
-        let plan = &self.bufs.plans[out.id.0 as usize];
+        let plan = &self.bufs.plan_of(out.id);
         let wide = self.wide_loads
             && out.perm.is_none()
             && !out.guard_group

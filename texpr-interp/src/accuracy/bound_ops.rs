@@ -31,6 +31,8 @@ fn min_mag(x: Est) -> f64 {
 pub(super) fn unary(op: UnaryOp, a: Est, elem: ElemTy) -> Est {
     let m = a.mag();
     match op {
+        // A condition flips where its operand may.
+        UnaryOp::Not => a,
         UnaryOp::Neg => Est {
             lo: -a.hi,
             hi: -a.lo,
@@ -104,7 +106,14 @@ fn power_of_two(x: Est) -> bool {
 pub(super) fn binary(op: BinOp, x: Est, y: Est, elem: ElemTy) -> Est {
     let float = elem == ElemTy::F32;
     match op {
-        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+        BinOp::Lt
+        | BinOp::Le
+        | BinOp::Gt
+        | BinOp::Ge
+        | BinOp::Eq
+        | BinOp::Ne
+        | BinOp::And
+        | BinOp::Or => {
             let flips = x.err > 0.0 || y.err > 0.0;
             Est {
                 lo: 0.0,

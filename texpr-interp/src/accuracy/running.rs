@@ -119,6 +119,25 @@ fn is_comparison(op: BinOp) -> bool {
     )
 }
 
+/// `a && b`, `a || b` of conditions (a bound of 1: may flip, 0: cannot).
+/// An operand that is specified, cannot flip and alone decides the result
+/// (a `false` for `&&`, a `true` for `||`) makes the result specified and
+/// certain whatever the other: every device computes the other to some
+/// boolean, and `false && c` is `false`.
+fn logical(op: BinOp, a: El<Bound>, b: El<Bound>) -> Bound {
+    let decides = |x: El<Bound>| {
+        x.1.specified && x.1.err == 0.0 && x.0 == Sc::B(op == BinOp::Or)
+    };
+    if decides(a) || decides(b) {
+        return Bound::default();
+    }
+    Bound {
+        err: if a.1.err > 0.0 || b.1.err > 0.0 { 1.0 } else { 0.0 },
+        specified: a.1.specified && b.1.specified,
+        reach: 0.0,
+    }
+}
+
 impl Shadow for Bound {
     fn given(x: Sc) -> Bound {
         Bound {
@@ -129,6 +148,9 @@ impl Shadow for Bound {
     }
 
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
+        if op == UnaryOp::Not {
+            return a.1;
+        }
         let reach = match op {
             UnaryOp::Neg | UnaryOp::Abs => a.1.reach,
             _ => num(r).abs(),
@@ -138,6 +160,9 @@ impl Shadow for Bound {
     }
 
     fn binary(op: BinOp, a: El<Bound>, b: El<Bound>, r: Sc) -> Bound {
+        if op.is_logical() {
+            return logical(op, a, b);
+        }
         // Another evaluation sees each operand within twice its bound of ours.
         let err = if is_comparison(op) {
             let may_flip = (num(a.0) - num(b.0)).abs() <= 2.0 * (a.1.err + b.1.err);

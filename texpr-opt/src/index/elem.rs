@@ -48,13 +48,19 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Result<Expr, Diagnostic> {
             return compute_elem(p, *n, *var, body, &raw_idx);
         }
         ExprKind::Reduce {
-            op, n, var, body, ..
+            op,
+            n,
+            var,
+            body,
+            steps,
+            ..
         } => ExprKind::Reduce {
             level: Some(Level::Thread),
             op: *op,
             n: *n,
             var: *var,
             body: Box::new(elem(p, body, &idx)?),
+            steps: steps.clone(),
         },
         ExprKind::Let {
             var, value, body, ..

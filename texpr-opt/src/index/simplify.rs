@@ -137,6 +137,8 @@ mod tests {
             globals: vec![],
             outputs: vec![],
             vars: vec![],
+            loops: vec![],
+            states: vec![],
             names: Default::default(),
         };
         let vs = extents

@@ -1,6 +1,7 @@
 //! Substituting an index term for an index variable throughout an expression.
 //!
-//! Reads (`v[t]`) and index maps get the term substituted; a use of the
+//! Reads (`v[t]`), index maps and a `reduce`'s dependent steps get the
+//! term substituted; a use of the
 //! variable as a value (`IndexVar`) becomes the term written as `i32`
 //! arithmetic ([`texpr_syntax::ir::build::term_value`]).
 
@@ -22,11 +23,18 @@ pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
         ExprKind::IndexVar(x) if *x == v => term_value(by, e.span),
         _ => {
             let mut out = e.map_children(|c| subst_expr(p, c, v, by));
-            if let ExprKind::Compute { map: Some(m), .. } = &mut out.kind
-                && let MapKind::Term(t) = &mut m.kind
-                && t.mentions(v)
-            {
-                *t = simplify_term(p, &term::subst(t, v, by));
+            match &mut out.kind {
+                ExprKind::Compute { map: Some(m), .. } => {
+                    if let MapKind::Term(t) = &mut m.kind
+                        && t.mentions(v)
+                    {
+                        *t = simplify_term(p, &term::subst(t, v, by));
+                    }
+                }
+                ExprKind::Reduce { steps: Some(t), .. } if t.mentions(v) => {
+                    *t = simplify_term(p, &term::subst(t, v, by));
+                }
+                _ => {}
             }
             out
         }

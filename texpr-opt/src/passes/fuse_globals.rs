@@ -8,14 +8,16 @@
 //!
 //! A global `G` is fused when:
 //! - its value holds no `reduce` (recomputing it would repeat a reduction)
-//!   and no written level;
+//!   and no written level, and it is no loop state's initial or next value;
 //! - every item reading it (later globals and outputs) has no written level
 //!   and reads `G` only by element reads `G[t]` provably in bounds (or a whole
 //!   read when `G` has length 1) — a whole read, such as an output that is a
 //!   copy of `G`, keeps it;
 //! - the cost rule of [`super::recompute`] holds with factor 4 over all readers:
 //!   `R * E <= 4 * W`, `R` the element reads (weighted by the loops around
-//!   each), `E` the work of one element and `W` of the whole vector. Fusion
+//!   each, and by the steps of the `iterate` loops a reader runs in and `G`
+//!   does not: fused there, `G` is recomputed every step), `E` the work of
+//!   one element and `W` of the whole vector. Fusion
 //!   also saves a store and a load per element and a kernel launch, which
 //!   the rule does not count;
 //! - no reading item nests deeper than [`super::recompute::MAX_DEPTH`] after it.
@@ -74,15 +76,18 @@ fn globals_read(e: &Expr) -> BTreeSet<usize> {
 /// Fuses global `g` into its `readers` (leaving it unread), if the rules allow.
 fn try_fuse(p: &mut Program, g: usize, readers: &[Item]) -> bool {
     let value = &p.globals[g].value;
-    if value.has_reduce() || value.has_levels() {
+    if value.has_reduce() || value.has_levels() || p.held_by_state(g) {
         return false;
     }
     let v = VecRef::Global(g as u32);
+    let within = p.globals[g].within;
     let mut reads = 0u64;
     for &item in readers {
         let root = item.root(p);
+        // A reader in a loop `g` is outside recomputes it every step.
+        let runs = p.runs_within(p.loop_of(item), within);
         match element_reads(p, root, v, value.ty.len) {
-            Some(r) if !root.has_levels() => reads = reads.saturating_add(r),
+            Some(r) if !root.has_levels() => reads = reads.saturating_add(r.saturating_mul(runs)),
             _ => return false,
         }
     }

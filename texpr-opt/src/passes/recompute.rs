@@ -163,7 +163,13 @@ pub fn rename(e: &Expr, map: &BTreeMap<VarId, VarId>) -> Expr {
                 }
             }
         }
-        ExprKind::Reduce { var, .. } | ExprKind::Let { var, .. } => *var = rv(*var),
+        ExprKind::Reduce { var, steps, .. } => {
+            *var = rv(*var);
+            if let Some(t) = steps {
+                *t = term::rename(t, &rv);
+            }
+        }
+        ExprKind::Let { var, .. } => *var = rv(*var),
         ExprKind::Index { vec, index, .. } => {
             if let VecRef::Local(x) = vec {
                 *x = rv(*x);

@@ -63,6 +63,7 @@ fn is_max_let(e: &Expr) -> Option<(VarId, u64, VarId, &Expr)> {
             n,
             var: j,
             body,
+            steps: None,
         } if value.ty.len == 1 && value.ty.elem == ElemTy::F32 => Some((*var, *n, *j, body)),
         _ => None,
     }

@@ -98,6 +98,12 @@ pub fn apply_strategy(
         *item.root_mut(p) = fill_levels(p, &root, target)?;
         return Ok(vec![name]);
     }
+    let thread_folds = matches!(s, Strategy::Default | Strategy::Coarsen { .. });
+    if root.has_dependent_steps() && !thread_folds {
+        let why = "a `reduce` whose steps depend on an index runs as a loop of one invocation; \
+                   only `default` and `coarsen` keep it so";
+        return Err(fail(Fail::shape(why)));
+    }
     let cap = target.limits.max_group_width();
     let group = s.group_size();
     if group > cap {
@@ -187,6 +193,11 @@ fn add_partials(
         VecRef::Global(x) if x >= at32 => VecRef::Global(x + 1),
         v => v,
     });
+    // Computed where the item is: in its loop's every step, if any.
+    let within = match p.globals.get(at) {
+        Some(g) if at32 < p.globals.len() as u32 => g.within,
+        _ => None,
+    };
     p.globals.insert(
         at,
         Global {
@@ -194,6 +205,7 @@ fn add_partials(
             level: Some(MemLevel::Global),
             value,
             span,
+            within,
         },
     );
     name

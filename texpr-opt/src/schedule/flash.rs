@@ -145,6 +145,7 @@ fn columns(p: &mut Program, last: &Expr, (split, l): (u64, VarId)) -> Result<(Ex
         n: keys,
         var: j,
         body: term,
+        steps: None,
     } = &fold.kind
     else {
         return Err(not_flash());

@@ -150,6 +150,7 @@ pub fn fold(root: &Expr) -> Option<Fold<'_>> {
             n,
             var,
             body,
+            steps: None,
         } => Some(Fold {
             op: *op,
             n: *n,

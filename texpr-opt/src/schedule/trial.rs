@@ -31,6 +31,7 @@ impl<'p> Trial<'p> {
                     level: g.level,
                     value: stub(&g.value),
                     span: g.span,
+                    within: g.within,
                 })
                 .collect(),
             outputs: (p.outputs.iter())
@@ -41,6 +42,8 @@ impl<'p> Trial<'p> {
                 })
                 .collect(),
             vars: p.vars.clone(),
+            loops: p.loops.clone(),
+            states: p.states.clone(),
             names: Default::default(),
         };
         Trial { p, q }
@@ -87,6 +90,13 @@ impl Trial<'_> {
     /// items, not the program (it sets up every buffer it is given).
     fn judge(&mut self, written: &[Item], verdict: Verdict<'_>) -> Result<(), Vec<Diagnostic>> {
         let q = &mut self.q;
+        if q.has_loops() {
+            // A slice would have to rebuild the loops around the items and
+            // the states they read; the stubbed program is judged whole
+            // (its other items cost their buffers only).
+            let names: Vec<String> = written.iter().map(|it| it.name(q).to_string()).collect();
+            return verdict(q, &names);
+        }
         let mut keep = BTreeSet::new();
         for &it in written {
             if let Item::Global(x) = it {
@@ -113,6 +123,8 @@ impl Trial<'_> {
             outputs: Vec::new(),
             // Moved, not copied (the variables of every item), and moved back.
             vars: std::mem::take(&mut q.vars),
+            loops: Vec::new(),
+            states: Vec::new(),
             names: Default::default(),
         };
         for &g in &keep {
@@ -125,6 +137,7 @@ impl Trial<'_> {
                     false => stub(&global.value),
                 },
                 span: global.span,
+                within: None,
             });
         }
         for &it in written {

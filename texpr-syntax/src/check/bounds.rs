@@ -8,6 +8,13 @@
 //! `(i*256 + l) / 256` is `i` when `l < 256`. The range of a form is the sum
 //! of its atoms' ranges (independent atoms), computed in `i128`.
 //!
+//! A variable bound by a `reduce` whose steps depend on enclosing indices
+//! (`reduce i |k|`) also has an *upper term*: `k <= i - 1`. Where such a
+//! variable appears in a form only as a summand `c * k`, the form's range is
+//! the hull of its values at `k = 0` and at `k = upper` (a linear function
+//! takes its extremes at the ends), each ranged again, so `i - 1 - k` is
+//! proved non-negative although `k` alone ranges over `0..n-1`.
+//!
 //! The checker uses this to prove indices in bounds and the optimizer reuses
 //! it to reason about rewritten terms. Every intermediate value of a term must
 //! fit in an `i32` (the GPU computes in 32 bits); a violation is reported at
@@ -114,6 +121,51 @@ impl Linear {
         }
     }
 
+    /// The range over all values of the variables, or `None` for an unknown
+    /// variable, using each dependent variable's upper term (`upper`, see
+    /// the module doc) where it appears only as a summand.
+    pub fn range_within(
+        &self,
+        extent: &dyn Fn(VarId) -> Option<u64>,
+        upper: &dyn Fn(VarId) -> Option<Linear>,
+    ) -> Option<Range> {
+        let pick = self.terms.iter().find_map(|(atom, &c)| match atom {
+            Atom::Var(v) if !self.inside_atoms(*v) => upper(*v).map(|u| (*v, c, u)),
+            _ => None,
+        });
+        let Some((v, c, up)) = pick else {
+            return self.range(extent);
+        };
+        let mut low = self.clone();
+        low.terms.remove(&Atom::Var(v));
+        let high = low.clone().add(up.scale(c)?, 1)?;
+        let (a, b) = (
+            low.range_within(extent, upper)?,
+            high.range_within(extent, upper)?,
+        );
+        // Within the variable's own range too (the ends may be empty loops).
+        let plain = self.range(extent)?;
+        Some((a.0.min(b.0).max(plain.0), a.1.max(b.1).min(plain.1)))
+    }
+
+    /// Whether `v` occurs inside a division, remainder or product atom.
+    fn inside_atoms(&self, v: VarId) -> bool {
+        self.terms.keys().any(|a| match a {
+            Atom::Var(_) => false,
+            Atom::Div(l, _) | Atom::Rem(l, _) => l.mentions(v),
+            Atom::Mul(x, y) => x.mentions(v) || y.mentions(v),
+        })
+    }
+
+    /// Whether `v` occurs anywhere in the form.
+    fn mentions(&self, v: VarId) -> bool {
+        self.terms.keys().any(|a| match a {
+            Atom::Var(x) => *x == v,
+            Atom::Div(l, _) | Atom::Rem(l, _) => l.mentions(v),
+            Atom::Mul(x, y) => x.mentions(v) || y.mentions(v),
+        })
+    }
+
     /// The range over all values of the variables, or `None` for an unknown variable.
     pub fn range(&self, extent: &dyn Fn(VarId) -> Option<u64>) -> Option<Range> {
         let (mut lo, mut hi) = (self.constant, self.constant);
@@ -172,8 +224,19 @@ pub fn term_range(
     term: &Term,
     extent: impl Fn(VarId) -> Option<u64>,
 ) -> Result<(i64, i64), BoundsError> {
-    let lin = linearize(term, &extent)?;
-    let (lo, hi) = range_of(&lin, term, &extent)?;
+    term_range_within(term, &extent, &|_| None)
+}
+
+/// [`term_range`] where some variables also have an upper term (`upper(k)`:
+/// `k <= t`, the variable of a `reduce` of dependent steps; module doc).
+pub fn term_range_within(
+    term: &Term,
+    extent: &dyn Fn(VarId) -> Option<u64>,
+    upper: &dyn Fn(VarId) -> Option<Term>,
+) -> Result<(i64, i64), BoundsError> {
+    let env = Env { extent, upper };
+    let lin = env.linearize(term)?;
+    let (lo, hi) = env.range_of(&lin, term)?;
     Ok((lo as i64, hi as i64))
 }
 
@@ -182,43 +245,73 @@ pub fn linearize(
     term: &Term,
     extent: &dyn Fn(VarId) -> Option<u64>,
 ) -> Result<Linear, BoundsError> {
-    let lin = match &term.kind {
-        TermKind::Const(c) => Linear::constant(*c as i128),
-        TermKind::Var(v) => Linear::atom(Atom::Var(*v)),
-        TermKind::Binary(op, a, b) => binary(*op, a, b, term.span, extent)?,
-    };
-    range_of(&lin, term, extent)?;
-    Ok(lin)
+    Env {
+        extent,
+        upper: &|_| None,
+    }
+    .linearize(term)
 }
 
-fn binary(
-    op: TermOp,
-    a: &Term,
-    b: &Term,
-    span: Span,
-    extent: &dyn Fn(VarId) -> Option<u64>,
-) -> Result<Linear, BoundsError> {
-    let la = linearize(a, extent)?;
-    let lb = linearize(b, extent)?;
-    let overflow = || BoundsError::Overflow {
-        span,
-        range: (i128::MIN, i128::MAX),
-    };
-    match op {
-        TermOp::Add => la.add(lb, 1).ok_or_else(overflow),
-        TermOp::Sub => la.add(lb, -1).ok_or_else(overflow),
-        TermOp::Mul => la.times(lb).ok_or_else(overflow),
-        TermOp::Div | TermOp::Rem => {
-            let c = divisor(&lb, b)?;
-            let range = range_of(&la, a, extent)?;
-            if range.0 < 0 {
-                return Err(BoundsError::DividendMaybeNegative {
-                    span: a.span,
-                    range,
-                });
+/// The variables' ranges: extents, and upper terms of dependent ones.
+struct Env<'a> {
+    extent: &'a dyn Fn(VarId) -> Option<u64>,
+    upper: &'a dyn Fn(VarId) -> Option<Term>,
+}
+
+impl Env<'_> {
+    fn linearize(&self, term: &Term) -> Result<Linear, BoundsError> {
+        let lin = match &term.kind {
+            TermKind::Const(c) => Linear::constant(*c as i128),
+            TermKind::Var(v) => Linear::atom(Atom::Var(*v)),
+            TermKind::Binary(op, a, b) => self.binary(*op, a, b, term.span)?,
+        };
+        self.range_of(&lin, term)?;
+        Ok(lin)
+    }
+
+    fn binary(&self, op: TermOp, a: &Term, b: &Term, span: Span) -> Result<Linear, BoundsError> {
+        let la = self.linearize(a)?;
+        let lb = self.linearize(b)?;
+        let overflow = || BoundsError::Overflow {
+            span,
+            range: (i128::MIN, i128::MAX),
+        };
+        match op {
+            TermOp::Add => la.add(lb, 1).ok_or_else(overflow),
+            TermOp::Sub => la.add(lb, -1).ok_or_else(overflow),
+            TermOp::Mul => la.times(lb).ok_or_else(overflow),
+            TermOp::Div | TermOp::Rem => {
+                let c = divisor(&lb, b)?;
+                let range = self.range_of(&la, a)?;
+                if range.0 < 0 {
+                    return Err(BoundsError::DividendMaybeNegative {
+                        span: a.span,
+                        range,
+                    });
+                }
+                Ok(divide(la, c, op == TermOp::Div, self.extent))
             }
-            Ok(divide(la, c, op == TermOp::Div, extent))
         }
+    }
+
+    /// A dependent variable's upper term as a linear form (none when it
+    /// has none, or it does not linearise).
+    fn upper_form(&self, v: VarId) -> Option<Linear> {
+        let t = (self.upper)(v)?;
+        self.linearize(&t).ok()
+    }
+
+    fn range_of(&self, lin: &Linear, term: &Term) -> Result<Range, BoundsError> {
+        let Some(range) = lin.range_within(self.extent, &|v| self.upper_form(v)) else {
+            return Err(unbound(term, self.extent));
+        };
+        if range.0 < i32::MIN as i128 || range.1 > i32::MAX as i128 {
+            return Err(BoundsError::Overflow {
+                span: term.span,
+                range,
+            });
+        }
+        Ok(range)
     }
 }
 
@@ -264,23 +357,6 @@ fn divide(l: Linear, c: i128, div: bool, extent: &dyn Fn(VarId) -> Option<u64>) 
         (false, true) => Linear::atom(Atom::Div(Box::new(l), c)),
         (false, false) => Linear::atom(Atom::Rem(Box::new(l), c)),
     }
-}
-
-fn range_of(
-    lin: &Linear,
-    term: &Term,
-    extent: &dyn Fn(VarId) -> Option<u64>,
-) -> Result<Range, BoundsError> {
-    let Some(range) = lin.range(extent) else {
-        return Err(unbound(term, extent));
-    };
-    if range.0 < i32::MIN as i128 || range.1 > i32::MAX as i128 {
-        return Err(BoundsError::Overflow {
-            span: term.span,
-            range,
-        });
-    }
-    Ok(range)
 }
 
 /// The first variable of `term` that `extent` does not know.

@@ -168,7 +168,7 @@ impl Checker {
         }
     }
 
-    /// `select(cond, a, b)`: `cond` a comparison, `a` and `b` one type.
+    /// `select(cond, a, b)`: `cond` a condition, `a` and `b` one type.
     #[inline(never)]
     fn select(
         &mut self,
@@ -181,10 +181,10 @@ impl Checker {
             Ok(c) if c.ty.elem != ElemTy::Bool => Err(self.err(
                 Diagnostic::error(
                     codes::SELECT_CONDITION,
-                    "`select`'s condition is not a comparison",
+                    "`select`'s condition is not a condition",
                 )
                 .with_primary(c.span, format!("this is {}", c.ty.elem.name()))
-                .with_note("write a comparison: `select(x > 0.0, x, 0.0)`"),
+                .with_note("write a comparison, or `&&`, `||`, `!` of comparisons: `select(x > 0.0, x, 0.0)`"),
             )),
             other => other,
         };

@@ -19,8 +19,32 @@ pub fn canonicalize(p: &Program) -> Program {
         new: Vec::new(),
         map: BTreeMap::new(),
     };
-    for g in &mut p.globals {
-        r.expr(&mut g.value);
+    // A loop's step is bound (as the checker binds it) just before the
+    // first global within the loop, and stays bound through its last.
+    let mut open: Vec<(u32, (VarId, Option<VarId>))> = Vec::new();
+    for g in 0..p.globals.len() {
+        let within = p.globals[g].within;
+        while let Some(&(l, b)) = open.last() {
+            if p.loop_within(within, l) {
+                break;
+            }
+            r.unbind(b);
+            open.pop();
+        }
+        let mut entering = Vec::new();
+        let mut l = within;
+        while let Some(x) = l.filter(|x| !open.iter().any(|(o, _)| o == x)) {
+            entering.push(x);
+            l = p.loops[x as usize].within;
+        }
+        for &x in entering.iter().rev() {
+            let b = r.bind(&mut p.loops[x as usize].var);
+            open.push((x, b));
+        }
+        r.expr(&mut p.globals[g].value);
+    }
+    for (_, b) in open.into_iter().rev() {
+        r.unbind(b);
     }
     for o in &mut p.outputs {
         r.expr(&mut o.value);
@@ -74,7 +98,12 @@ impl Renumber {
                     self.unbind(b);
                 }
             }
-            ExprKind::Reduce { var, body, .. } => {
+            ExprKind::Reduce {
+                var, body, steps, ..
+            } => {
+                if let Some(t) = steps {
+                    self.term(t);
+                }
                 let b = self.bind(var);
                 self.expr(body);
                 self.unbind(b);

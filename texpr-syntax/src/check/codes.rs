@@ -32,7 +32,8 @@ pub const NEGATIVE_DIVIDEND: &str = "E0114";
 pub const FLOAT_IN_INT: &str = "E0115";
 /// An integer literal outside the range of its type.
 pub const LITERAL_RANGE: &str = "E0116";
-/// A comparison (a boolean) used anywhere but as `select`'s condition.
+/// A condition (a comparison, or `&&`, `||`, `!` of conditions) used
+/// anywhere but as `select`'s condition or an operand of `&&`, `||`, `!`.
 pub const BOOL_VALUE: &str = "E0117";
 /// Indexing a name that is not a vector (`i[0]`, `N[0]`).
 pub const NOT_A_VECTOR: &str = "E0118";
@@ -58,7 +59,8 @@ pub const OP_ELEM_TYPE: &str = "E0127";
 pub const ANNOTATION_MISMATCH: &str = "E0128";
 /// `_` read as a value or used to name a vector.
 pub const UNDERSCORE: &str = "E0129";
-/// `select`'s condition is not a comparison.
+/// `select`'s condition is not a condition (a comparison, or `&&`, `||`,
+/// `!` of conditions).
 pub const SELECT_CONDITION: &str = "E0130";
 /// An output read as a value.
 pub const OUTPUT_READ: &str = "E0131";
@@ -72,6 +74,15 @@ pub const TOO_DEEP: &str = "E0134";
 pub const EMPTY_VECTOR: &str = "E0135";
 /// `reduce lse` of a value whose element type is not `f32`.
 pub const LSE_NOT_F32: &str = "E0136";
+/// An `iterate` step count below 0.
+pub const ITER_COUNT: &str = "E0137";
+/// An `iterate` whose names, initial values, binders and results differ in number.
+pub const ITER_ARITY: &str = "E0138";
+/// A loop state whose next value (or written type) differs from its initial
+/// value's type.
+pub const STATE_TYPE: &str = "E0139";
+/// `&&`, `||` or `!` on an operand that is not a condition.
+pub const NOT_A_CONDITION: &str = "E0143";
 /// An index map written as a call to something that is not a layout.
 pub const UNKNOWN_LAYOUT: &str = "E0140";
 /// A layout's arguments are not what the layout takes.
@@ -90,3 +101,7 @@ pub const IR_VAR_KIND: &str = "E0152";
 /// Verifier: a vector reference to a missing input or to a global that is
 /// not defined before the reader.
 pub const IR_VEC_REF: &str = "E0153";
+/// Verifier: a loop or state that breaks the loops' invariants (a body not
+/// contiguous, a state's `init` or `next` out of place, a read of a loop's
+/// value outside it).
+pub const IR_LOOP: &str = "E0154";

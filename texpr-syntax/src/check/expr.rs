@@ -22,19 +22,68 @@ fn head(span: Span, len: u32) -> Span {
 }
 
 impl Checker {
-    /// A value: any expression but a comparison.
+    /// A value: any expression but a condition.
     pub(crate) fn value(&mut self, e: &ast::Expr, hint: Option<ElemTy>) -> CResult<ir::Expr> {
         let x = self.expr(e, hint)?;
         if x.ty.elem == ElemTy::Bool {
             return Err(self.err(
-                Diagnostic::error(codes::BOOL_VALUE, "comparison used as a value")
-                    .with_primary(e.span, "this is a comparison")
+                Diagnostic::error(codes::BOOL_VALUE, "condition used as a value")
+                    .with_primary(e.span, "this is a condition")
                     .with_note(
-                        "comparisons may only be `select`'s condition: `select(a < b, x, y)`",
+                        "conditions (comparisons, `&&`, `||`, `!`) may only be `select`'s \
+                         condition: `select(a < b && b < c, x, y)`",
                     ),
             ));
         }
         Ok(x)
+    }
+
+    /// A condition: a comparison, or `&&`, `||`, `!` of conditions.
+    fn condition(&mut self, e: &ast::Expr, op: &str) -> CResult<ir::Expr> {
+        let x = self.expr(e, None)?;
+        if x.ty.elem != ElemTy::Bool {
+            return Err(self.err(
+                Diagnostic::error(
+                    codes::NOT_A_CONDITION,
+                    format!("`{op}` of a value that is not a condition"),
+                )
+                .with_primary(e.span, format!("this is {}", x.ty.elem.name()))
+                .with_note(format!(
+                    "`{op}` combines conditions: comparisons such as `i > 0`, or `&&`, `||`, `!` of them"
+                )),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// `a && b`, `a || b`: conditions of equal lengths (or 1, broadcast).
+    fn logical(
+        &mut self,
+        span: Span,
+        op: ast::BinOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+    ) -> CResult<ir::Expr> {
+        let (l, r) = (
+            self.condition(lhs, op.symbol()),
+            self.condition(rhs, op.symbol()),
+        );
+        let mut xs = self.broadcast_all(vec![l?, r?])?;
+        let (r, l) = (xs.pop().ok_or(Reported)?, xs.pop().ok_or(Reported)?);
+        let ty = Ty::new(ElemTy::Bool, l.ty.len);
+        let kind = ir::ExprKind::Binary(op, Box::new(l), Box::new(r));
+        Ok(node(kind, ty, span))
+    }
+
+    /// `!c` of a condition.
+    fn not(&mut self, span: Span, arg: &ast::Expr) -> CResult<ir::Expr> {
+        let x = self.condition(arg, "!")?;
+        let ty = x.ty;
+        Ok(node(
+            ir::ExprKind::Unary(ir::UnaryOp::Not, Box::new(x)),
+            ty,
+            span,
+        ))
     }
 
     /// Any expression, comparisons included.
@@ -83,7 +132,17 @@ impl Checker {
             ExprKind::Fill { value, n } => self.fill(span, value, n, hint),
             ExprKind::VecLit(lits) => self.vec_lit(span, lits, hint),
             ExprKind::Broadcast { arg, n } => self.broadcast(span, arg, n, hint),
-            ExprKind::Unary { arg, .. } => self.neg(span, arg, hint),
+            ExprKind::Unary {
+                op: ast::UnOp::Neg,
+                arg,
+            } => self.neg(span, arg, hint),
+            ExprKind::Unary {
+                op: ast::UnOp::Not,
+                arg,
+            } => self.not(span, arg),
+            ExprKind::Binary { op, lhs, rhs } if op.is_logical() => {
+                self.logical(span, *op, lhs, rhs)
+            }
             ExprKind::Binary { op, lhs, rhs } => self.binary(span, *op, lhs, rhs, hint),
             ExprKind::Call { func, args } => self.call(span, func, args, hint),
         }
@@ -123,12 +182,12 @@ impl Checker {
         span: Span,
         level: Option<(Level, Span)>,
         keyword: (u32, bool),
-        n: &ast::Term,
+        n: u64,
+        steps: Option<&ir::Term>,
         var: &Ident,
         body: &ast::Expr,
         hint: Option<ElemTy>,
-    ) -> CResult<(u64, ir::VarId, ir::Expr)> {
-        let n = self.size(n)?;
+    ) -> CResult<(ir::VarId, ir::Expr)> {
         let (inner, err) = self.levels.enter(
             level.map(|l| l.0),
             level.map_or(head(span, keyword.0), |l| l.1),
@@ -136,6 +195,10 @@ impl Checker {
         );
         self.report(err);
         let id = self.push_index(var, n);
+        if let Some(t) = steps {
+            let one = ir::term::constant(1);
+            self.uppers.insert(id, ir::term::sub(t.clone(), one));
+        }
         let mut inner = inner;
         if matches!(level, Some((Level::Group, _))) && !keyword.1 && inner.group_var.is_none() {
             inner.group_var = Some(id);
@@ -143,8 +206,9 @@ impl Checker {
         let saved = std::mem::replace(&mut self.levels, inner);
         let body = self.value(body, hint);
         self.levels = saved;
+        self.uppers.remove(&id);
         self.pop_local();
-        Ok((n, id, body?))
+        Ok((id, body?))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -159,7 +223,8 @@ impl Checker {
         body: &ast::Expr,
         hint: Option<ElemTy>,
     ) -> CResult<ir::Expr> {
-        let (n, id, body) = self.indexed_body(span, level, (7, false), n, var, body, hint)?;
+        let n = self.size(n)?;
+        let (id, body) = self.indexed_body(span, level, (7, false), n, None, var, body, hint)?;
         let raw = self.length(n, body.ty.len, span)?;
         let map = match map {
             Some(m) => Some(self.index_map(m, raw)?),
@@ -249,7 +314,9 @@ impl Checker {
         body: &ast::Expr,
         hint: Option<ElemTy>,
     ) -> CResult<ir::Expr> {
-        let (n, id, body) = self.indexed_body(span, level, (6, true), n, var, body, hint)?;
+        let (n, steps) = self.steps(n)?;
+        let (id, body) =
+            self.indexed_body(span, level, (6, true), n, steps.as_ref(), var, body, hint)?;
         if op == ReduceOp::Lse && body.ty.elem != ElemTy::F32 {
             return Err(self.err(
                 Diagnostic::error(codes::LSE_NOT_F32, "`reduce lse` is defined for f32 only")
@@ -264,6 +331,7 @@ impl Checker {
             n,
             var: id,
             body: Box::new(body),
+            steps,
         };
         Ok(node(kind, ty, span))
     }

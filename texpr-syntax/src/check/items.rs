@@ -1,7 +1,7 @@
 //! Top-level items: params (with `-D` overrides), inputs, global `let`s and outputs.
 
 use super::levels::LevelCtx;
-use super::scope::TopKind;
+use super::scope::{LocalKind, TopKind};
 use super::{CResult, Checker, codes};
 use crate::ast::{self, File, Ident, Item, ItemKind, MemLevel, TyAnn};
 use crate::diag::Diagnostic;
@@ -39,11 +39,12 @@ impl Checker {
 
     /// Reports a program without outputs.
     pub(crate) fn require_outputs(&mut self, file: &File) {
-        if file
-            .items
-            .iter()
-            .any(|i| matches!(i.kind, ItemKind::Output { .. }))
-        {
+        if file.items.iter().any(|i| {
+            matches!(
+                i.kind,
+                ItemKind::Output { .. } | ItemKind::Iterate { output: true, .. }
+            )
+        }) {
             return;
         }
         let mut d = Diagnostic::error(codes::NO_OUTPUTS, "the program has no outputs")
@@ -69,6 +70,12 @@ impl Checker {
             ItemKind::Output { name, ty, value } => {
                 self.output(item.span, name, ty.as_ref(), value)
             }
+            ItemKind::Iterate {
+                output,
+                names,
+                ty,
+                iter,
+            } => self.iterate_item(item.span, *output, names, ty.as_ref(), iter),
         }
     }
 
@@ -108,7 +115,9 @@ impl Checker {
         self.bind_top(name, kind);
     }
 
-    fn global(
+    /// A `let` item: a global, at the top level or in a loop's block (a
+    /// global of that loop, its name local to the block).
+    pub(crate) fn global(
         &mut self,
         span: Span,
         name: &Ident,
@@ -126,20 +135,31 @@ impl Checker {
                 .with_note("write `let@global` or no level"),
             );
         }
-        let kind = match self.annotated_value(ty, value) {
+        let g = match self.annotated_value(ty, value) {
             Ok(value) => {
                 let level = level.map(|_| MemLevel::Global);
+                if self.within.is_some() && self.globals.iter().any(|g| g.name == name.name) {
+                    // Another block's `let` of the same name: renamed at the end.
+                    self.made_globals.push(self.globals.len());
+                }
                 self.globals.push(ir::Global {
                     name: name.name.clone(),
                     level,
                     value,
                     span,
+                    within: self.within,
                 });
-                TopKind::Global(self.globals.len() as u32 - 1)
+                Some(self.globals.len() as u32 - 1)
             }
-            Err(_) => TopKind::Poisoned,
+            Err(_) => None,
         };
-        self.bind_top(name, kind);
+        match self.within {
+            None => self.bind_top(name, g.map_or(TopKind::Poisoned, TopKind::Global)),
+            Some(_) => {
+                self.push_block_name(name, g.map_or(LocalKind::Poisoned, LocalKind::Global));
+                self.block_names += 1;
+            }
+        }
     }
 
     fn output(&mut self, span: Span, name: &Ident, ty: Option<&TyAnn>, value: &ast::Expr) {
@@ -175,7 +195,7 @@ impl Checker {
         Ok(x)
     }
 
-    fn ty_ann(&mut self, ty: &TyAnn) -> CResult<Ty> {
+    pub(crate) fn ty_ann(&mut self, ty: &TyAnn) -> CResult<Ty> {
         let len = self.size(&ty.len)?;
         if ty.elem == ast::ElemTy::Bool {
             return Err(self.err(

@@ -18,6 +18,7 @@ mod canon;
 pub mod codes;
 mod expr;
 mod items;
+mod iterate;
 mod layouts;
 pub mod levels;
 mod lits;
@@ -32,6 +33,7 @@ pub mod verify;
 mod verify_ty;
 
 pub use canon::canonicalize;
+pub use scope::item_names;
 pub use strip::{strip_expr_spans, strip_spans};
 pub use verify::verify;
 
@@ -54,6 +56,7 @@ pub fn check(file: &File, overrides: &[(String, i64)]) -> Result<Program, Vec<Di
         c.item(item, overrides);
     }
     c.require_outputs(file);
+    c.name_made_globals();
     if c.diags.iter().any(|d| d.is_error()) {
         // In source order; diagnostics without a span (overrides) first.
         c.diags.sort_by_key(|d| d.primary_span().map(|s| s.start));
@@ -65,6 +68,8 @@ pub fn check(file: &File, overrides: &[(String, i64)]) -> Result<Program, Vec<Di
         globals: c.globals,
         outputs: c.outputs,
         vars: c.vars,
+        loops: c.loops,
+        states: c.states,
         names: Default::default(),
     })
 }
@@ -98,6 +103,17 @@ pub(crate) struct Checker {
     levels: LevelCtx,
     depth: usize,
     too_deep_reported: bool,
+    loops: Vec<ir::Loop>,
+    states: Vec<ir::State>,
+    /// The loop whose block is being checked.
+    within: Option<ir::LoopId>,
+    /// Names the current block has bound so far (popped at its end).
+    block_names: usize,
+    /// The upper term of each `reduce` variable of dependent steps in scope.
+    uppers: std::collections::BTreeMap<ir::VarId, ir::Term>,
+    /// Globals and states whose names the checker made (or must change).
+    made_globals: Vec<usize>,
+    made_states: Vec<usize>,
 }
 
 impl Checker {

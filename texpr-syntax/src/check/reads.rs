@@ -85,6 +85,12 @@ impl Checker {
         };
         match self.lookup(&id.name) {
             Resolved::Local(LocalKind::Vector(v), _) => Ok((VecRef::Local(v), self.var_ty(v))),
+            Resolved::Local(LocalKind::Global(i), _) => {
+                Ok((VecRef::Global(i), self.globals[i as usize].value.ty))
+            }
+            Resolved::Local(LocalKind::State(i), _) | Resolved::Top(TopKind::State(i), _) => {
+                Ok((VecRef::State(i), self.states[i as usize].ty))
+            }
             Resolved::Local(LocalKind::Index(_), decl) => {
                 Err(self.err(not_vector("an index variable", decl)))
             }

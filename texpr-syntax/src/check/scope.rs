@@ -13,6 +13,8 @@ pub(crate) enum TopKind {
     Param(i64),
     Input(u32),
     Global(u32),
+    /// A loop's final state.
+    State(u32),
     Output,
     /// The item failed to check; uses fail silently.
     Poisoned,
@@ -23,6 +25,11 @@ pub(crate) enum TopKind {
 pub(crate) enum LocalKind {
     Index(VarId),
     Vector(VarId),
+    /// A `let` of a loop's block: a global computed each step.
+    Global(u32),
+    /// A loop's state: its current value inside the loop, its final value
+    /// after a loop nested in a block.
+    State(u32),
     /// The `let` value failed to check; uses fail silently.
     Poisoned,
 }
@@ -87,21 +94,21 @@ impl Scopes {
     }
 }
 
-/// The top-level name an item declares.
-pub(crate) fn item_name(kind: &ItemKind) -> &Ident {
+/// The names an item declares: one, or a loop's final states.
+pub fn item_names(kind: &ItemKind) -> &[Ident] {
     match kind {
         ItemKind::Param { name, .. }
         | ItemKind::Input { name, .. }
         | ItemKind::Let { name, .. }
-        | ItemKind::Output { name, .. } => name,
+        | ItemKind::Output { name, .. } => std::slice::from_ref(name),
+        ItemKind::Iterate { names, .. } => names,
     }
 }
 
 impl Checker {
     /// Records every top-level name, reporting duplicates and `_`.
     pub(crate) fn collect_top(&mut self, file: &File) {
-        for item in &file.items {
-            let name = item_name(&item.kind);
+        for name in file.items.iter().flat_map(|i| item_names(&i.kind)) {
             if name.name == "_" {
                 let d = Diagnostic::error(codes::UNDERSCORE, "`_` cannot name a top-level item")
                     .with_primary(name.span, "give this item a name");
@@ -119,6 +126,11 @@ impl Checker {
                 self.scopes.all_top.insert(name.name.clone(), name.span);
             }
         }
+    }
+
+    /// Every top-level name of the file.
+    pub(crate) fn scopes_top_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.scopes.all_top.keys().cloned()
     }
 
     /// Binds a checked top-level name (the first declaration wins).
@@ -151,6 +163,19 @@ impl Checker {
         let id = self.new_var(name, VarKind::Index { extent });
         self.push_local(name, LocalKind::Index(id));
         id
+    }
+
+    /// Binds a name that a loop's block declares: one of its `let`s, a
+    /// state inside the loop, or an inner loop's final state.
+    pub(crate) fn push_block_name(&mut self, name: &Ident, kind: LocalKind) {
+        self.check_shadow(name);
+        self.push_local(name, kind);
+    }
+
+    /// Binds a name without the shadowing rule (a loop's state inside the
+    /// loop, named as the loop's result is outside it).
+    pub(crate) fn push_local_unchecked(&mut self, name: &Ident, kind: LocalKind) {
+        self.push_local(name, kind);
     }
 
     /// Binds a `let` vector; `None` when its value failed to check.

@@ -17,6 +17,8 @@ pub fn strip_spans(p: &Program) -> Program {
         o.span = Span::DUMMY;
         strip_expr_spans(&mut o.value);
     }
+    p.loops.iter_mut().for_each(|l| l.span = Span::DUMMY);
+    p.states.iter_mut().for_each(|s| s.span = Span::DUMMY);
     p
 }
 
@@ -31,6 +33,7 @@ pub fn strip_expr_spans(e: &mut Expr) {
                 }
             }
             ExprKind::Index { index, .. } => term(index),
+            ExprKind::Reduce { steps: Some(t), .. } => term(t),
             _ => {}
         }
     });

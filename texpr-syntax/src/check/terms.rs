@@ -123,7 +123,11 @@ impl Checker {
             Resolved::Local(LocalKind::Poisoned, _) | Resolved::Top(TopKind::Poisoned, _) => {
                 Err(Reported)
             }
-            Resolved::Local(LocalKind::Vector(_), decl) | Resolved::Top(_, decl) => Err(self.err(
+            Resolved::Local(
+                LocalKind::Vector(_) | LocalKind::Global(_) | LocalKind::State(_),
+                decl,
+            )
+            | Resolved::Top(_, decl) => Err(self.err(
                 Diagnostic::error(
                     codes::NOT_AN_INTEGER,
                     format!("`{}` is a vector, not an integer", id.name),
@@ -164,16 +168,54 @@ impl Checker {
         Ok(ir::Term { kind, span: t.span })
     }
 
-    /// Checks the rules of an index term and returns its range.
+    /// Checks the rules of an index term and returns its range (each
+    /// variable over its extent; a `reduce`'s variable of dependent steps
+    /// also below its steps, `bounds` module doc).
     pub(crate) fn term_range(&mut self, t: &ir::Term) -> CResult<(i64, i64)> {
-        let vars = std::mem::take(&mut self.vars);
+        let vars = &self.vars;
         let extent = |v: ir::VarId| match vars.get(v.0 as usize)?.kind {
             ir::VarKind::Index { extent } => Some(extent),
             ir::VarKind::Vector(_) => None,
         };
-        let r = bounds::term_range(t, extent);
-        self.vars = vars;
+        let uppers = &self.uppers;
+        let r = bounds::term_range_within(t, &extent, &|v| uppers.get(&v).cloned());
         r.map_err(|e| self.err(bounds_diag(e)))
+    }
+
+    /// The steps of a `reduce`: a size (`None`), or a term over enclosing
+    /// index variables (`Some`), with the largest value either takes. A
+    /// dependent count below 0 runs no step; one that never reaches 1 is
+    /// E0107.
+    pub(crate) fn steps(&mut self, t: &ast::Term) -> CResult<(u64, Option<ir::Term>)> {
+        if !self.term_has_index_var(t) {
+            return Ok((self.size(t)?, None));
+        }
+        let term = self.term_root(|c| c.index_term(t))?;
+        let (_, hi) = self.term_range(&term)?;
+        if hi < 1 {
+            return Err(self.err(
+                Diagnostic::error(
+                    codes::SIZE_NOT_POSITIVE,
+                    format!("this `reduce` never runs a step (its count is at most {hi})"),
+                )
+                .with_primary(t.span, format!("at most {hi}"))
+                .with_note("a count that depends on an index runs `max(count, 0)` steps"),
+            ));
+        }
+        Ok((hi as u64, Some(term)))
+    }
+
+    /// Whether `t` names an index variable in scope.
+    fn term_has_index_var(&self, t: &ast::Term) -> bool {
+        match &t.kind {
+            TermKind::Int(_) => false,
+            TermKind::Name(id) => matches!(
+                self.lookup(&id.name),
+                Resolved::Local(LocalKind::Index(_), _)
+            ),
+            TermKind::Neg(a) => self.term_has_index_var(a),
+            TermKind::Binary(_, a, b) => self.term_has_index_var(a) || self.term_has_index_var(b),
+        }
     }
 }
 

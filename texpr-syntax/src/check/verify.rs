@@ -28,6 +28,17 @@
 //!   [`super::levels`]).
 //! - Depth: at most [`super::MAX_NESTING`] nested nodes, not counting
 //!   broadcasts [E0134].
+//! - Loops [E0154]: a loop's enclosing loop comes before it; its step
+//!   variable is `Index { extent: max(count, 1) }` and in scope in the items
+//!   within it; the globals within a loop (its inner loops' included) are
+//!   contiguous and at least one; a state's `init` is an input or a global
+//!   outside its loop, before it, of the state's type, and its `next` a
+//!   global directly within its loop, of its type, no other state's `next`;
+//!   a global within a loop is read only by items within that loop, a state
+//!   only within its loop or after it.
+//! - A `reduce` of dependent steps: `n` is the largest value of its steps
+//!   (at least 1) over the variables in scope [E0150]; its variable's upper
+//!   term (`steps - 1`) serves the bounds proofs below it.
 
 use super::levels::LevelCtx;
 use super::terms::{bounds_diag, show_range};
@@ -42,6 +53,7 @@ use std::collections::BTreeMap;
 pub fn verify(p: &Program) -> Result<(), Vec<Diagnostic>> {
     let mut v = Verifier::new(p);
     v.top_level();
+    v.loops();
     for (g, global) in p.globals.iter().enumerate() {
         v.item(Some(g), &global.value);
     }
@@ -64,6 +76,8 @@ pub(super) struct Verifier<'p> {
     /// The global being verified (it may read only earlier globals).
     global: Option<usize>,
     top_names: BTreeMap<&'p str, Span>,
+    /// The upper term of each `reduce` variable of dependent steps in scope.
+    uppers: BTreeMap<VarId, Term>,
 }
 
 impl<'p> Verifier<'p> {
@@ -76,6 +90,7 @@ impl<'p> Verifier<'p> {
             depth: 0,
             global: None,
             top_names: BTreeMap::new(),
+            uppers: BTreeMap::new(),
         }
     }
 
@@ -90,7 +105,8 @@ impl<'p> Verifier<'p> {
         let names = names
             .chain(p.inputs.iter().map(|i| (i.name.as_str(), i.span)))
             .chain(p.globals.iter().map(|g| (g.name.as_str(), g.span)))
-            .chain(p.outputs.iter().map(|o| (o.name.as_str(), o.span)));
+            .chain(p.outputs.iter().map(|o| (o.name.as_str(), o.span)))
+            .chain(p.states.iter().map(|s| (s.name.as_str(), s.span)));
         for (name, span) in names {
             if self.top_names.insert(name, span).is_some() {
                 self.fail(
@@ -132,7 +148,14 @@ impl<'p> Verifier<'p> {
         self.global = global;
         self.levels = LevelCtx::default();
         self.scope.clear();
+        self.uppers.clear();
         self.depth = 0;
+        // The steps of the loops around the item are in scope.
+        let mut l = global.and_then(|g| self.p.globals[g].within);
+        while let Some(x) = l.filter(|x| (*x as usize) < self.p.loops.len()) {
+            self.scope.push(self.p.loops[x as usize].var);
+            l = self.p.loops[x as usize].within;
+        }
         self.expr(value);
         if value.ty.elem == ElemTy::Bool {
             self.fail(
@@ -208,9 +231,16 @@ impl<'p> Verifier<'p> {
                 n,
                 var,
                 body,
+                steps,
                 ..
             } => {
+                if let Some(t) = steps {
+                    self.steps(t, *n, e.span);
+                    let upper = crate::ir::term::sub(t.clone(), crate::ir::term::constant(1));
+                    self.uppers.insert(*var, upper);
+                }
                 self.indexed_body((*level, true), *var, *n, body, e.span);
+                self.uppers.remove(var);
             }
             ExprKind::Let {
                 level,
@@ -296,14 +326,27 @@ impl<'p> Verifier<'p> {
         }
     }
 
+    /// E0150 unless `n` is the largest value of a `reduce`'s `steps` (at least 1).
+    fn steps(&mut self, t: &Term, n: u64, span: Span) {
+        if let Some((_, hi)) = self.range(t)
+            && hi.max(1) as u64 != n
+        {
+            self.fail(
+                codes::IR_TYPE,
+                span,
+                format!("a reduce of dependent steps with n = {n}, its steps at most {hi}"),
+            );
+        }
+    }
+
     /// The range of a term over the index variables in scope.
     fn range(&mut self, t: &Term) -> Option<(i64, i64)> {
-        let (scope, vars) = (&self.scope, &self.p.vars);
+        let (scope, vars, uppers) = (&self.scope, &self.p.vars, &self.uppers);
         let extent = |v: VarId| match vars.get(v.0 as usize)?.kind {
             VarKind::Index { extent } if scope.contains(&v) => Some(extent),
             _ => None,
         };
-        match bounds::term_range(t, extent) {
+        match bounds::term_range_within(t, &extent, &|v| uppers.get(&v).cloned()) {
             Ok(r) => Some(r),
             Err(e) => {
                 self.diags.push(bounds_diag(e));
@@ -321,6 +364,7 @@ impl<'p> Verifier<'p> {
                 VarKind::Vector(ty) => Some(ty),
                 VarKind::Index { .. } => None,
             },
+            VecRef::State(i) => self.p.states.get(i as usize).map(|s| s.ty),
         }
     }
 
@@ -328,8 +372,11 @@ impl<'p> Verifier<'p> {
         let ok = match v {
             VecRef::Input(i) => (i as usize) < self.p.inputs.len(),
             VecRef::Global(j) => {
-                (j as usize) < self.p.globals.len() && self.global.is_none_or(|g| (j as usize) < g)
+                (j as usize) < self.p.globals.len()
+                    && self.global.is_none_or(|g| (j as usize) < g)
+                    && self.global_in_scope(j as usize)
             }
+            VecRef::State(s) => self.state_in_scope(s as usize),
             VecRef::Local(id) => {
                 return self.use_var(id, span, |k| matches!(k, VarKind::Vector(_)), "a vector");
             }
@@ -423,6 +470,99 @@ impl<'p> Verifier<'p> {
             Some(_) => {}
         }
         self.scope.push(v);
+    }
+}
+
+impl Verifier<'_> {
+    /// The loop of the item being verified.
+    fn reader_loop(&self) -> Option<crate::ir::LoopId> {
+        self.global.and_then(|g| self.p.globals[g].within)
+    }
+
+    /// Whether the item being verified may read global `j` (one within a
+    /// loop only from within that loop).
+    fn global_in_scope(&self, j: usize) -> bool {
+        match self.p.globals[j].within {
+            None => true,
+            Some(l) => self.valid_loop(l) && self.p.loop_within(self.reader_loop(), l),
+        }
+    }
+
+    /// Whether the item being verified may read state `s`: within its loop,
+    /// or after it.
+    fn state_in_scope(&self, s: usize) -> bool {
+        let Some(state) = self.p.states.get(s) else {
+            return false;
+        };
+        if !self.valid_loop(state.of) {
+            return false;
+        }
+        if self.p.loop_within(self.reader_loop(), state.of) {
+            return true;
+        }
+        let body = self.p.loop_body(state.of);
+        self.global.is_none_or(|g| g >= body.end)
+    }
+
+    fn valid_loop(&self, l: crate::ir::LoopId) -> bool {
+        (l as usize) < self.p.loops.len()
+    }
+
+    /// The loops' and states' invariants (module doc).
+    fn loops(&mut self) {
+        let p = self.p;
+        for (l, lp) in p.loops.iter().enumerate() {
+            let span = lp.span;
+            if lp.within.is_some_and(|w| w as usize >= l) {
+                self.fail(codes::IR_LOOP, span, format!("loop {l} within a later loop"));
+            }
+            let extent = lp.count.max(1);
+            let ok = p.vars.get(lp.var.0 as usize).map(|v| v.kind)
+                == Some(VarKind::Index { extent });
+            if !ok || lp.count > i32::MAX as u64 {
+                self.fail(codes::IR_LOOP, span, format!("loop {l}'s step is not an index over 0..{extent}"));
+            }
+            let body = p.loop_body(l as u32);
+            let inside = p.globals.iter().filter(|g| p.loop_within(g.within, l as u32)).count();
+            if body.is_empty() || body.len() != inside {
+                self.fail(codes::IR_LOOP, span, format!("loop {l}'s globals are not one run"));
+            }
+        }
+        if p.globals.iter().any(|g| g.within.is_some_and(|l| !self.valid_loop(l))) {
+            self.fail(codes::IR_LOOP, Span::DUMMY, "a global within no loop".into());
+        }
+        let mut nexts = std::collections::BTreeSet::new();
+        for (k, st) in p.states.iter().enumerate() {
+            let span = st.span;
+            if !self.valid_loop(st.of) {
+                self.fail(codes::IR_LOOP, span, format!("state `{}` of no loop", st.name));
+                continue;
+            }
+            let body = p.loop_body(st.of);
+            let init_ok = match st.init {
+                VecRef::Input(i) => (i as usize) < p.inputs.len(),
+                VecRef::Global(g) => {
+                    (g as usize) < body.start && !p.loop_within(p.globals[g as usize].within, st.of)
+                }
+                _ => false,
+            };
+            let next_ok = match st.next {
+                VecRef::Global(g) => {
+                    (g as usize) < p.globals.len()
+                        && p.globals[g as usize].within == Some(st.of)
+                        && nexts.insert(g)
+                }
+                _ => false,
+            };
+            let tys_ok = self.vec_ty(st.init) == Some(st.ty) && self.vec_ty(st.next) == Some(st.ty);
+            if !(init_ok && next_ok && tys_ok) {
+                self.fail(
+                    codes::IR_LOOP,
+                    span,
+                    format!("state {k} `{}`: init {:?} or next {:?} out of place", st.name, st.init, st.next),
+                );
+            }
+        }
     }
 }
 

@@ -64,6 +64,7 @@ fn problem(e: &Expr, vec_ty: Option<Ty>) -> Option<String> {
 fn unary(op: UnaryOp, a: &Expr) -> Option<String> {
     let ok = match op {
         UnaryOp::Neg => matches!(a.ty.elem, ElemTy::F32 | ElemTy::I32),
+        UnaryOp::Not => a.ty.elem == ElemTy::Bool,
         UnaryOp::Abs => a.ty.elem != ElemTy::Bool,
         _ => a.ty.elem == ElemTy::F32,
     };
@@ -74,10 +75,10 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, ty: Ty) -> Option<String> {
     if a.ty != b.ty {
         return Some(format!("operands {} and {}", show(a.ty), show(b.ty)));
     }
-    if a.ty.elem == ElemTy::Bool {
-        return Some("a bool operand".into());
+    if (a.ty.elem == ElemTy::Bool) != op.is_logical() {
+        return Some(format!("`{}` of {}", op.symbol(), a.ty.elem.name()));
     }
-    let want = if op.is_comparison() {
+    let want = if op.is_boolean() {
         Ty::new(ElemTy::Bool, a.ty.len)
     } else {
         a.ty

@@ -25,6 +25,8 @@ pub fn program() -> Program {
         globals: Vec::new(),
         outputs: Vec::new(),
         vars: Vec::new(),
+        loops: Vec::new(),
+        states: Vec::new(),
         names: Default::default(),
     }
 }
@@ -44,6 +46,7 @@ pub fn global(p: &mut Program, name: &str, value: Expr) -> VecRef {
         level: None,
         value,
         span: Span::DUMMY,
+        within: None,
     });
     VecRef::Global(p.globals.len() as u32 - 1)
 }
@@ -118,8 +121,26 @@ pub fn reduce(level: Option<Level>, op: ReduceOp, n: u64, var: VarId, body: Expr
         n,
         var,
         body: Box::new(body),
+        steps: None,
     };
     Expr { kind, ty, span }
+}
+
+/// `reduce[@level] op steps |var| body`, `steps` at most `n` (see
+/// [`ExprKind::Reduce`]).
+pub fn reduce_steps(
+    level: Option<Level>,
+    op: ReduceOp,
+    n: u64,
+    steps: Term,
+    var: VarId,
+    body: Expr,
+) -> Expr {
+    let mut e = reduce(level, op, n, var, body);
+    if let ExprKind::Reduce { steps: s, .. } = &mut e.kind {
+        *s = Some(steps);
+    }
+    e
 }
 
 /// `let[@level] var = value in body`

@@ -97,6 +97,9 @@ pub enum VecRef {
     Global(u32),
     /// A `let` inside an expression.
     Local(VarId),
+    /// `Program::states[i]`: a loop's state, its current value inside the
+    /// loop's body and its final value after the loop.
+    State(u32),
 }
 
 /// An integer index term. Evaluated with `i64` arithmetic; `/` and `%` are
@@ -178,13 +181,17 @@ pub enum ExprKind {
         map: Option<IndexMap>,
         body: Box<Expr>,
     },
-    /// Elementwise fold of the `n` bodies with `op`.
+    /// Elementwise fold of the `n` bodies with `op`; with `steps`, of the
+    /// first `max(steps, 0)` of them only, `steps` a term over enclosing
+    /// index variables (a triangular loop: `reduce i |k|` inside `compute N
+    /// |i|`) whose largest value is `n`.
     Reduce {
         level: Option<Level>,
         op: ReduceOp,
         n: u64,
         var: VarId,
         body: Box<Expr>,
+        steps: Option<Term>,
     },
     Let {
         level: Option<MemLevel>,
@@ -222,6 +229,8 @@ pub enum ExprKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnaryOp {
     Neg,
+    /// `!c` on a condition.
+    Not,
     Exp,
     Log,
     Sqrt,
@@ -245,10 +254,11 @@ pub enum Func {
 }
 
 impl UnaryOp {
-    /// Surface name; `Neg` is written as prefix `-`.
+    /// Surface name; `Neg` and `Not` are written as prefix `-` and `!`.
     pub fn name(self) -> &'static str {
         match self {
             UnaryOp::Neg => "-",
+            UnaryOp::Not => "!",
             UnaryOp::Exp => "exp",
             UnaryOp::Log => "log",
             UnaryOp::Sqrt => "sqrt",
@@ -293,6 +303,45 @@ pub struct Global {
     pub level: Option<MemLevel>,
     pub value: Expr,
     pub span: Span,
+    /// The innermost loop each of whose steps computes this global anew (a
+    /// `let` in an `iterate` block), if any.
+    pub within: Option<LoopId>,
+}
+
+/// A loop, by position in [`Program::loops`].
+pub type LoopId = u32;
+
+/// `iterate count from INITS |STATES, var| { GLOBALS yield NEXTS }`: the
+/// globals `within` it (contiguous in [`Program::globals`], its inner loops'
+/// among them) are computed `count` times in order, the index variable `var`
+/// holding the step; after each step every [`State`] of the loop takes its
+/// `next` value. The loop runs where its first global stands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Loop {
+    pub count: u64,
+    /// The step, an index variable over `0..max(count, 1)` (`_` when unnamed).
+    pub var: VarId,
+    /// The loop each of whose steps runs this one whole.
+    pub within: Option<LoopId>,
+    pub span: Span,
+}
+
+/// A loop-carried vector: `init`'s value before the first step, then after
+/// each step the value its `next` global computed in that step. Inside the
+/// loop a read of `VecRef::State` is the current value; after the loop, the
+/// final one (`init`'s when `count` is 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    pub name: String,
+    pub ty: Ty,
+    /// Its loop.
+    pub of: LoopId,
+    /// An input or a global computed before the loop (outside it).
+    pub init: VecRef,
+    /// A global within the loop (directly), of type `ty`, that no other
+    /// state takes as its `next`.
+    pub next: VecRef,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -321,6 +370,10 @@ pub struct Program {
     pub globals: Vec<Global>,
     pub outputs: Vec<Output>,
     pub vars: Vec<VarInfo>,
+    /// The program's loops (`iterate`), outer ones before the loops within them.
+    pub loops: Vec<Loop>,
+    /// The loops' states.
+    pub states: Vec<State>,
     /// The names in use, indexed for [`Program::fresh_var`] (a cache: never
     /// part of a program's meaning or equality; `NameIndex::default()` to build).
     pub names: NameIndex,
@@ -334,9 +387,9 @@ pub struct NameIndex {
     names: HashSet<String>,
     /// Per base name, a suffix below which every `base_N` is taken.
     next: HashMap<String, u64>,
-    /// The lengths of `params`, `inputs`, `globals`, `outputs` and `vars`
-    /// when indexed, and where `vars` lived (a new vector means a rebuild).
-    seen: [usize; 5],
+    /// The lengths of `params`, `inputs`, `globals`, `outputs`, `states` and
+    /// `vars` when indexed, and where `vars` lived (a new vector means a rebuild).
+    seen: [usize; 6],
     vars_at: usize,
 }
 
@@ -348,20 +401,22 @@ impl NameIndex {
             p.inputs.len(),
             p.globals.len(),
             p.outputs.len(),
+            p.states.len(),
             p.vars.len(),
         ];
         let vars_at = p.vars.as_ptr() as usize;
         let grown =
-            self.seen[..4] == lens[..4] && self.vars_at == vars_at && self.seen[4] <= lens[4];
+            self.seen[..5] == lens[..5] && self.vars_at == vars_at && self.seen[5] <= lens[5];
         if !grown {
             *self = NameIndex::default();
             let top = (p.params.iter().map(|(n, _)| n))
                 .chain(p.inputs.iter().map(|i| &i.name))
                 .chain(p.globals.iter().map(|g| &g.name))
-                .chain(p.outputs.iter().map(|o| &o.name));
+                .chain(p.outputs.iter().map(|o| &o.name))
+                .chain(p.states.iter().map(|s| &s.name));
             self.names.extend(top.cloned());
         }
-        let from = if grown { self.seen[4] } else { 0 };
+        let from = if grown { self.seen[5] } else { 0 };
         self.names
             .extend(p.vars[from..].iter().map(|v| v.name.clone()));
         self.seen = lens;
@@ -413,7 +468,7 @@ impl Program {
         let name = index.fresh(base);
         let id = VarId(self.vars.len() as u32);
         self.vars.push(VarInfo { name, kind, span });
-        index.seen[4] = self.vars.len();
+        index.seen[5] = self.vars.len();
         index.vars_at = self.vars.as_ptr() as usize;
         self.names = index;
         id
@@ -428,6 +483,7 @@ impl Program {
                 VarKind::Vector(ty) => ty,
                 VarKind::Index { .. } => Ty::scalar(ElemTy::I32),
             },
+            VecRef::State(i) => self.states[i as usize].ty,
         }
     }
 
@@ -436,6 +492,7 @@ impl Program {
             VecRef::Input(i) => &self.inputs[i as usize].name,
             VecRef::Global(i) => &self.globals[i as usize].name,
             VecRef::Local(id) => &self.var(id).name,
+            VecRef::State(i) => &self.states[i as usize].name,
         }
     }
 }

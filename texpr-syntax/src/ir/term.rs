@@ -37,6 +37,11 @@ pub fn add(a: Term, b: Term) -> Term {
     bin(TermOp::Add, a, b)
 }
 
+/// `a - b`
+pub fn sub(a: Term, b: Term) -> Term {
+    bin(TermOp::Sub, a, b)
+}
+
 /// `a * c` for a constant `c`.
 pub fn mul(a: Term, c: u64) -> Term {
     bin(TermOp::Mul, a, constant(c as i64))

@@ -11,7 +11,7 @@
 //! `let` its value, then its body; operators and calls their operands. Index
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
-use super::{Expr, ExprKind, IndexMap, Item, MapKind, Program, Term, TermKind, VarId, VecRef};
+use super::{Expr, ExprKind, IndexMap, Item, LoopId, MapKind, Program, Term, TermKind, VarId, VecRef};
 use crate::ast::{Level, MemLevel};
 
 /// The level written on a `compute`, `reduce` (a [`Level`]) or `let` (a [`MemLevel`]).
@@ -154,12 +154,14 @@ impl Expr {
                 n,
                 var,
                 body,
+                steps,
             } => ExprKind::Reduce {
                 level: *level,
                 op: *op,
                 n: *n,
                 var: *var,
                 body: bx(body)?,
+                steps: steps.clone(),
             },
             ExprKind::Let {
                 level,
@@ -198,14 +200,40 @@ impl Expr {
     }
 
     /// Whether index variable `v` occurs in this expression: in an index
-    /// term, an index map's term, or as a value.
+    /// term, an index map's term, a `reduce`'s steps, or as a value.
     pub fn mentions(&self, v: VarId) -> bool {
         self.any(|e| match &e.kind {
             ExprKind::Index { index, .. } => index.mentions(v),
             ExprKind::IndexVar(x) => *x == v,
             ExprKind::Compute { map: Some(m), .. } => m.mentions(v),
+            ExprKind::Reduce { steps: Some(t), .. } => t.mentions(v),
             _ => false,
         })
+    }
+
+    /// Every index term of this node itself (not its children's): a read's
+    /// index, a term map's term, a `reduce`'s steps.
+    pub fn own_terms(&self) -> impl Iterator<Item = &Term> {
+        let (a, b) = match &self.kind {
+            ExprKind::Index { index, .. } => (Some(index), None),
+            ExprKind::Compute {
+                map:
+                    Some(IndexMap {
+                        kind: MapKind::Term(t),
+                        ..
+                    }),
+                ..
+            } => (Some(t), None),
+            ExprKind::Reduce { steps, .. } => (None, steps.as_ref()),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// Whether a `reduce` here runs a number of steps that depends on an
+    /// enclosing index (`reduce i |k|`).
+    pub fn has_dependent_steps(&self) -> bool {
+        self.any(|e| matches!(e.kind, ExprKind::Reduce { steps: Some(_), .. }))
     }
 
     /// Whether this node takes a level (`compute`, `reduce`, `let`).
@@ -344,8 +372,9 @@ impl Program {
         self.items().into_iter().find(|it| it.name(self) == name)
     }
 
-    /// Rewrites every vector reference (`v[t]` and whole reads) of every item
-    /// with `f`: renumbering globals when one is added or removed.
+    /// Rewrites every vector reference (`v[t]` and whole reads) of every item,
+    /// and every state's `init` and `next`, with `f`: renumbering globals when
+    /// one is added or removed.
     pub fn map_vec_refs(&mut self, f: impl Fn(VecRef) -> VecRef) {
         let roots = self.globals.iter_mut().map(|g| &mut g.value);
         for root in roots.chain(self.outputs.iter_mut().map(|o| &mut o.value)) {
@@ -354,6 +383,71 @@ impl Program {
                 _ => {}
             });
         }
+        for s in &mut self.states {
+            s.init = f(s.init);
+            s.next = f(s.next);
+        }
+    }
+
+    /// The loop an item is computed in (innermost), if any.
+    pub fn loop_of(&self, item: Item) -> Option<LoopId> {
+        match item {
+            Item::Global(g) => self.globals[g].within,
+            Item::Output(_) => None,
+        }
+    }
+
+    /// Whether loop `inner` is `outer` or runs within it.
+    pub fn loop_within(&self, inner: Option<LoopId>, outer: LoopId) -> bool {
+        let mut l = inner;
+        while let Some(x) = l {
+            if x == outer {
+                return true;
+            }
+            l = self.loops[x as usize].within;
+        }
+        false
+    }
+
+    /// The globals loop `l` computes each step (its inner loops' included),
+    /// as a range of [`Program::globals`] (empty for a loop without any, which
+    /// the verifier refuses).
+    pub fn loop_body(&self, l: LoopId) -> std::ops::Range<usize> {
+        let inside = |g: &super::Global| self.loop_within(g.within, l);
+        match self.globals.iter().position(inside) {
+            Some(start) => {
+                let len = self.globals[start..].iter().take_while(|g| inside(g)).count();
+                start..start + len
+            }
+            None => 0..0,
+        }
+    }
+
+    /// Whether global `g` is a state's `init` or `next` (the loop reads it
+    /// whole though no expression does: no pass may remove or fuse it).
+    pub fn held_by_state(&self, g: usize) -> bool {
+        let v = VecRef::Global(g as u32);
+        self.states.iter().any(|s| s.init == v || s.next == v)
+    }
+
+    /// How many times loop `inner`'s steps run per run of `outer` (which
+    /// contains it): the product of the step counts of the loops from
+    /// `inner` out to, not including, `outer` (`None`: the top level).
+    /// At least 1 (a loop of 0 steps counts 1: its kernels are still made).
+    pub fn runs_within(&self, inner: Option<LoopId>, outer: Option<LoopId>) -> u64 {
+        let mut runs = 1u64;
+        let mut l = inner;
+        while let Some(x) = l.filter(|x| Some(*x) != outer) {
+            let lp = &self.loops[x as usize];
+            runs = runs.saturating_mul(lp.count.max(1));
+            l = lp.within;
+        }
+        runs
+    }
+
+    /// Whether the program has loops.
+    pub fn has_loops(&self) -> bool {
+        !self.loops.is_empty()
     }
 }
 

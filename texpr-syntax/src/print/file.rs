@@ -140,6 +140,62 @@ fn item(it: &Item) -> String {
             let head = format!("output {}{} =", name.name, opt_ty(ty));
             with_value(head, value)
         }
+        ItemKind::Iterate {
+            output,
+            names,
+            ty,
+            iter,
+        } => {
+            let kw = if *output { "output" } else { "let" };
+            let names = tuple(names.iter().map(|n| n.name.clone()));
+            iterate(format!("{kw} {names}{} =", opt_ty(ty)), iter)
+        }
+    }
+}
+
+/// `a` alone, or `(a, b, ...)`.
+fn tuple(parts: impl Iterator<Item = String>) -> String {
+    let parts: Vec<String> = parts.collect();
+    match parts.as_slice() {
+        [one] => one.clone(),
+        _ => format!("({})", parts.join(", ")),
+    }
+}
+
+/// `head iterate T from INITS |STATES| BODY`; a block's items indented by 4,
+/// one per line, then `yield ...` and the closing brace.
+fn iterate(head: String, it: &Iterate) -> String {
+    let inits = tuple(it.inits.iter().map(flat::expr));
+    let binders: Vec<&str> = it.binders.iter().map(|b| b.name.as_str()).collect();
+    let open = format!(
+        "{head} iterate {} from {inits} |{}|",
+        flat::term(&it.count),
+        binders.join(", ")
+    );
+    match &it.body {
+        IterBody::Expr(e) => {
+            let col = open.len() + 1;
+            if col + flat::expr(e).len() > WIDTH {
+                return format!("{open}\n    {}", layout(e, 4, 4));
+            }
+            format!("{open} {}", layout(e, 0, col))
+        }
+        IterBody::Block { items, results, .. } => {
+            let mut out = format!("{open} {{\n");
+            for i in items {
+                for line in item(i).lines() {
+                    out.push_str("    ");
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+            let results = match results.as_slice() {
+                [one] => layout(one, 4, 10),
+                _ => tuple(results.iter().map(flat::expr)),
+            };
+            out.push_str(&format!("    yield {results}\n}}"));
+            out
+        }
     }
 }
 

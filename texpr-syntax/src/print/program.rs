@@ -10,8 +10,8 @@
 
 use crate::ast::{ReduceOp, TermOp};
 use crate::ir::{
-    DigitPerm, Expr, ExprKind, IndexMap, Layout, MapKind, Program, Scalar, Term, TermKind, Ty,
-    UnaryOp, VarId, VecRef,
+    DigitPerm, Expr, ExprKind, IndexMap, Layout, LoopId, MapKind, Program, Scalar, Term, TermKind,
+    Ty, UnaryOp, VarId, VecRef,
 };
 use std::fmt::Write as _;
 
@@ -25,16 +25,23 @@ pub fn program(p: &Program) -> String {
         let _ = writeln!(out, "input {}: {}", i.name, ty(i.ty));
     }
     let pr = Printer { p };
-    for g in &p.globals {
-        let level = g.level.map_or(String::new(), |l| format!("@{}", l.name()));
-        let head = format!("let{level} {}: {} =", g.name, ty(g.value.ty));
-        out.push_str(&pr.item(head, &g.value));
-    }
+    pr.globals(&mut out, 0..p.globals.len(), None, 0);
     for o in &p.outputs {
         let head = format!("output {}: {} =", o.name, ty(o.value.ty));
         out.push_str(&pr.item(head, &o.value));
     }
     out
+}
+
+/// `text` with every line indented by `ind` spaces.
+fn push_indented(out: &mut String, text: &str, ind: usize) {
+    for line in text.lines() {
+        if !line.is_empty() {
+            out.push_str(&indent(ind));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
 }
 
 /// `f32[1024]`
@@ -67,11 +74,13 @@ fn float(v: f32) -> String {
 
 /// Binding strength: block forms bind loosest, atoms tightest.
 const BLOCK: u8 = 0;
-const CMP: u8 = 1;
-const ADD: u8 = 2;
-const MUL: u8 = 3;
-const UNARY: u8 = 4;
-const ATOM: u8 = 5;
+const OR: u8 = 1;
+const AND: u8 = 2;
+const CMP: u8 = 3;
+const ADD: u8 = 4;
+const MUL: u8 = 5;
+const UNARY: u8 = 6;
+const ATOM: u8 = 7;
 
 struct Printer<'a> {
     p: &'a Program,
@@ -106,6 +115,71 @@ fn multiline(e: &Expr) -> bool {
 }
 
 impl Printer<'_> {
+    /// The globals in `range`, all within loop `within` (or at the top
+    /// level), each inner loop as an `iterate` with its block, at
+    /// indentation `ind`.
+    fn globals(
+        &self,
+        out: &mut String,
+        range: std::ops::Range<usize>,
+        within: Option<LoopId>,
+        ind: usize,
+    ) {
+        let p = self.p;
+        let mut g = range.start;
+        while g < range.end {
+            let global = &p.globals[g];
+            if global.within == within {
+                let level = global.level.map_or(String::new(), |l| format!("@{}", l.name()));
+                let head = format!("let{level} {}: {} =", global.name, ty(global.value.ty));
+                let text = self.item(head, &global.value);
+                push_indented(out, &text, ind);
+                g += 1;
+                continue;
+            }
+            // The outermost loop below `within` that this global runs in.
+            let mut l = global.within.unwrap_or(0);
+            while p.loops[l as usize].within != within {
+                match p.loops[l as usize].within {
+                    Some(outer) => l = outer,
+                    None => break,
+                }
+            }
+            let body = p.loop_body(l);
+            let end = body.end.max(g + 1);
+            self.iterate(out, l, body, ind);
+            g = end;
+        }
+    }
+
+    /// Loop `l` as `let (S..) = iterate N from (I..) |S.., t| { ... yield (X..) }`.
+    fn iterate(&self, out: &mut String, l: LoopId, body: std::ops::Range<usize>, ind: usize) {
+        let p = self.p;
+        let lp = &p.loops[l as usize];
+        let states: Vec<&crate::ir::State> = p.states.iter().filter(|s| s.of == l).collect();
+        let tuple = |xs: Vec<String>| match xs.len() {
+            1 => xs[0].clone(),
+            _ => format!("({})", xs.join(", ")),
+        };
+        let names = tuple(states.iter().map(|s| s.name.clone()).collect());
+        let ann = match states.as_slice() {
+            [one] => format!(": {}", ty(one.ty)),
+            _ => String::new(),
+        };
+        let inits = tuple(states.iter().map(|s| p.vec_name(s.init).to_string()).collect());
+        let mut binders: Vec<&str> = states.iter().map(|s| s.name.as_str()).collect();
+        binders.push(self.name(lp.var));
+        let head = format!(
+            "let {names}{ann} = iterate {} from {inits} |{}| {{\n",
+            lp.count,
+            binders.join(", ")
+        );
+        push_indented(out, &head, ind);
+        self.globals(out, body, Some(l), ind + 4);
+        let nexts = tuple(states.iter().map(|s| p.vec_name(s.next).to_string()).collect());
+        push_indented(out, &format!("    yield {nexts}\n}}\n"), ind);
+    }
+
     fn item(&self, head: String, value: &Expr) -> String {
         if multiline(value)
             && !matches!(
@@ -164,6 +238,7 @@ impl Printer<'_> {
                 n,
                 var,
                 body,
+                steps,
             } => {
                 let lvl = level.map_or(String::new(), |l| format!("@{}", l.name()));
                 let op = if *op == ReduceOp::Add {
@@ -171,6 +246,7 @@ impl Printer<'_> {
                 } else {
                     format!(" {}", op.symbol())
                 };
+                let n = steps.as_ref().map_or(n.to_string(), |t| self.term(t, 0));
                 (
                     self.block(
                         format!("reduce{lvl}{op} {n} |{}|", self.name(*var)),
@@ -303,6 +379,8 @@ impl Printer<'_> {
         let prec = match op.symbol() {
             "+" | "-" => ADD,
             "*" | "/" | "%" => MUL,
+            "&&" => AND,
+            "||" => OR,
             _ => CMP,
         };
         let lhs_min = if prec == CMP { CMP + 1 } else { prec };

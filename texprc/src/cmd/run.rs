@@ -50,14 +50,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
+    // A loop's kernels run once per step.
+    let dispatches = compiled.module.dispatch_count();
+    let kernels = compiled.module.kernels.len();
+    let steps = match dispatches == kernels as u64 {
+        true => String::new(),
+        false => format!(" ({dispatches} dispatches)"),
+    };
     println!(
-        "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
-        compiled.module.kernels.len(),
-        if compiled.module.kernels.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
+        "ran {kernels} kernel{}{steps} on {} in {:.3} ms (schedule: {})",
+        if kernels == 1 { "" } else { "s" },
         gpu.info().name,
         result.gpu_time.as_secs_f64() * 1e3,
         chosen.origin

@@ -2,19 +2,22 @@
 //! always-correct parentheses.
 //!
 //! Precedence levels, lowest first: 0 `compute`/`reduce`/`let` (open to the
-//! right), 1 comparisons, 2 `+ -`, 3 `* / %`, 4 unary `-` and negative
-//! literals, 5 atoms. A child printed where a higher level is required gets
+//! right), 1 `||`, 2 `&&`, 3 comparisons (and a guarded read `v[t] else c`,
+//! parenthesised as an operand for the reader's sake), 4 `+ -`, 5 `* / %`,
+//! 6 unary `-`, `!` and negative literals, 7 atoms. A child printed where a higher level is required gets
 //! parentheses; `-` over a non-negative literal is written `-(3)`, because
 //! `-3` reads back as the literal.
 
 use crate::ast::*;
 
 const OPEN: u8 = 0;
-const COMPARE: u8 = 1;
-const SUM: u8 = 2;
-const PRODUCT: u8 = 3;
-const UNARY: u8 = 4;
-const ATOM: u8 = 5;
+const OR: u8 = 1;
+const AND: u8 = 2;
+const COMPARE: u8 = 3;
+const SUM: u8 = 4;
+const PRODUCT: u8 = 5;
+const UNARY: u8 = 6;
+const ATOM: u8 = 7;
 
 /// An expression on one line.
 pub fn expr(e: &Expr) -> String {
@@ -109,6 +112,8 @@ pub fn prec(e: &Expr) -> u8 {
         ExprKind::Binary { op, .. } => binop_prec(*op),
         ExprKind::Unary { .. } => UNARY,
         ExprKind::Lit(l) if lit_is_negative(l) => UNARY,
+        // A guarded read binds like an atom, but reads better in parentheses.
+        ExprKind::Index { guard: Some(_), .. } => COMPARE,
         _ => ATOM,
     }
 }
@@ -117,7 +122,9 @@ fn binop_prec(op: BinOp) -> u8 {
     match op {
         BinOp::Add | BinOp::Sub => SUM,
         BinOp::Mul | BinOp::Div | BinOp::Rem => PRODUCT,
-        _ => COMPARE,
+        BinOp::And => AND,
+        BinOp::Or => OR,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne => COMPARE,
     }
 }
 
@@ -136,7 +143,11 @@ fn write_expr(out: &mut String, e: &Expr) {
             out.push_str(&format!(" {} ", op.symbol()));
             write_operand(out, rhs, rp);
         }
-        ExprKind::Unary { arg, .. } => write_negation(out, arg),
+        ExprKind::Unary { op: UnOp::Neg, arg } => write_negation(out, arg),
+        ExprKind::Unary { op: UnOp::Not, arg } => {
+            out.push('!');
+            write_operand(out, arg, UNARY);
+        }
         _ => write_atom(out, e),
     }
 }
