@@ -15,6 +15,7 @@ mod harness;
 mod inline;
 mod layering;
 mod long_folds;
+mod loops;
 mod lse;
 mod nonfinite;
 mod opt;

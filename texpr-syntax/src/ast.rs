@@ -188,8 +188,8 @@ pub struct Iterate {
 /// What one step computes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum IterBody {
-    /// The next value of the one state.
-    Expr(Box<Expr>),
+    /// Each state's next value (one expression, or a tuple).
+    Results(Vec<Expr>),
     /// `{ ITEM* yield RESULTS }`: per-step `let`s (and nested loops), then
     /// each state's next value.
     Block {

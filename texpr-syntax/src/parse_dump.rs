@@ -69,7 +69,7 @@ impl Dumper {
             it.inits.iter().for_each(|e| d.expr("init", e));
             it.binders.iter().for_each(|b| d.ident("binder", b));
             match &it.body {
-                IterBody::Expr(e) => d.expr("body", e),
+                IterBody::Results(es) => es.iter().for_each(|e| d.expr("body", e)),
                 IterBody::Block {
                     items,
                     results,

@@ -48,7 +48,7 @@ fn strip_item(kind: &mut ItemKind) {
             iter.inits.iter_mut().for_each(expr);
             iter.binders.iter_mut().for_each(ident);
             match &mut iter.body {
-                IterBody::Expr(e) => expr(e),
+                IterBody::Results(es) => es.iter_mut().for_each(expr),
                 IterBody::Block {
                     items,
                     results,

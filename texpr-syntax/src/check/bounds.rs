@@ -10,10 +10,12 @@
 //!
 //! A variable bound by a `reduce` whose steps depend on enclosing indices
 //! (`reduce i |k|`) also has an *upper term*: `k <= i - 1`. Where such a
-//! variable appears in a form only as a summand `c * k`, the form's range is
-//! the hull of its values at `k = 0` and at `k = upper` (a linear function
-//! takes its extremes at the ends), each ranged again, so `i - 1 - k` is
-//! proved non-negative although `k` alone ranges over `0..n-1`.
+//! variable appears in a form only as a summand `c * k`, the form is
+//! smallest at one end of `0 <= k <= upper` and largest at the other (which
+//! by the sign of `c`), each end ranged again over the other variables, so
+//! `i - 1 - k` is proved non-negative although `k` alone ranges over
+//! `0..n-1`. (Only values `k` takes count: a step that runs has
+//! `upper >= 0`.)
 //!
 //! The checker uses this to prove indices in bounds and the optimizer reuses
 //! it to reason about rewritten terms. Every intermediate value of a term must
@@ -139,13 +141,18 @@ impl Linear {
         let mut low = self.clone();
         low.terms.remove(&Atom::Var(v));
         let high = low.clone().add(up.scale(c)?, 1)?;
-        let (a, b) = (
+        let (at0, atu) = (
             low.range_within(extent, upper)?,
             high.range_within(extent, upper)?,
         );
-        // Within the variable's own range too (the ends may be empty loops).
+        // `c * k` is smallest at one end and largest at the other.
+        let (lo, hi) = match c > 0 {
+            true => (at0.0, atu.1),
+            false => (atu.0, at0.1),
+        };
+        // Within the variable's own range too.
         let plain = self.range(extent)?;
-        Some((a.0.min(b.0).max(plain.0), a.1.max(b.1).min(plain.1)))
+        Some((lo.max(plain.0), hi.min(plain.1)))
     }
 
     /// Whether `v` occurs inside a division, remainder or product atom.

@@ -124,3 +124,26 @@ fn unbound_variables_are_reported() {
         })
     );
 }
+
+/// `k` of `reduce i |k|` inside `compute 8 |i|`: extent 7, upper `i - 1`.
+fn dependent(t: &Term) -> Result<(i64, i64), BoundsError> {
+    let extent = |x: VarId| [8, 7].get(x.0 as usize).copied();
+    let upper = |x: VarId| (x == VarId(1)).then(|| b(Sub, v(0), c(1)));
+    super::bounds::term_range_within(t, &extent, &upper)
+}
+
+#[test]
+fn a_dependent_variable_stays_below_its_count() {
+    // i - 1 - k for k <= i - 1: at least 0 (k alone would allow -7).
+    let t = b(Sub, b(Sub, v(0), c(1)), v(1));
+    assert_eq!(dependent(&t), Ok((0, 6)));
+    // i * 8 + k: at most 7 * 8 + 6 (k below i), not 7 * 8 + 6 from k's extent alone.
+    let t = b(Add, b(Mul, v(0), c(8)), v(1));
+    assert_eq!(dependent(&t), Ok((0, 62)));
+    // k + 1 - i: at most 0 (k below i), at least 1 - 7 (k = 0, i = 7).
+    let t = b(Sub, b(Add, v(1), c(1)), v(0));
+    assert_eq!(dependent(&t), Ok((-6, 0)));
+    // Inside a division k is no summand: the plain range holds (sound, wider).
+    let t = b(Div, b(Sub, b(Add, v(0), c(8)), v(1)), c(2));
+    assert_eq!(dependent(&t), Ok((1, 7)));
+}

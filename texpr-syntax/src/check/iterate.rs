@@ -155,8 +155,8 @@ impl Checker {
                 return Ok(());
             }
             let want = match what {
-                "binder" => format!("{n} or {} (the states, then the step)", n + 1),
-                _ => n.to_string(),
+                "binder" => format!("{n} or {} binders (the states, then the step)", n + 1),
+                _ => count(n as u64, what),
             };
             Err(c.err(
                 Diagnostic::error(
@@ -165,14 +165,17 @@ impl Checker {
                 )
                 .with_primary(at, format!("{} here", count(found as u64, what)))
                 .with_secondary(names_span, format!("{} named here", count(n as u64, "state")))
-                .with_note(format!("an `iterate` of {n} states takes {want} {what}s")),
+                .with_note(format!(
+                    "an `iterate` of {} takes {want}",
+                    count(n as u64, "state")
+                )),
             ))
         };
         let inits_span = it.inits[0].span.to(it.inits[it.inits.len() - 1].span);
         let binders = it.binders.len();
         let binders_span = it.binders[0].span.to(it.binders[binders - 1].span);
         let results = match &it.body {
-            IterBody::Expr(e) => (1, e.span),
+            IterBody::Results(es) => (es.len(), es[0].span.to(es[es.len() - 1].span)),
             IterBody::Block {
                 results, yield_span, ..
             } => (results.len(), *yield_span),
@@ -233,7 +236,7 @@ impl Checker {
             pushed += 1;
         }
         let results: Vec<&ast::Expr> = match &it.body {
-            IterBody::Expr(e) => vec![e],
+            IterBody::Results(es) => es.iter().collect(),
             IterBody::Block { items, results, .. } => {
                 for item in items {
                     self.item_in_block(item);

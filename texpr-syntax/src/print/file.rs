@@ -173,7 +173,11 @@ fn iterate(head: String, it: &Iterate) -> String {
         binders.join(", ")
     );
     match &it.body {
-        IterBody::Expr(e) => {
+        IterBody::Results(es) if es.len() > 1 => {
+            format!("{open} {}", tuple(es.iter().map(flat::expr)))
+        }
+        IterBody::Results(es) => {
+            let e = &es[0];
             let col = open.len() + 1;
             if col + flat::expr(e).len() > WIDTH {
                 return format!("{open}\n    {}", layout(e, 4, 4));
