@@ -6,7 +6,10 @@
 //! each operator, `let` at every level and at the top, guarded reads with
 //! out-of-range offsets, broadcasting, casts, `select` over comparisons,
 //! `f32`, `i32` and `u32` vectors of odd sizes, params and several outputs;
-//! a quarter of the outputs carry hand-written levels ([`levels`]).
+//! a quarter of the outputs carry hand-written levels ([`levels`]); conditions
+//! with `&&`, `||` and `!`; `reduce` counts over an enclosing index; and a
+//! third of the programs a loop (`iterate`, [`loops`]: one or two states, a
+//! few steps, its block's `let`s, sometimes a loop inside).
 //!
 //! Values stay finite and comparable with the interpreter: float magnitudes are
 //! kept bounded (clamped arguments for `exp`, `sin`, `cos`, `pow` and products),
@@ -17,6 +20,7 @@
 mod elem;
 mod expr;
 mod levels;
+mod loops;
 mod rng;
 mod term;
 
@@ -35,7 +39,10 @@ pub fn program(seed: u64) -> String {
     let mut g = Gen::new(seed);
     let mut out = format!("// generated program, seed {seed}\n");
     let env = declare_inputs(&mut g, &mut out);
-    let env = declare_globals(&mut g, &mut out, env);
+    let mut env = declare_globals(&mut g, &mut out, env);
+    if g.rng.chance(0.35) {
+        g.loop_item(&mut out, &mut env, 0, true);
+    }
     let n_out = 1 + g.rng.below(3);
     for k in 0..n_out {
         let ty = (g.elem(), pick_size(&mut g.rng));

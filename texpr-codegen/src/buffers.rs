@@ -156,6 +156,11 @@ impl BufferTable {
         [init, a, b]: [BufferId; 3],
         count: u64,
     ) -> StateBuffers {
+        // An initial value that is an outer state's next value: its buffers.
+        let init_from = self
+            .slot(init)
+            .filter(|s| s.next)
+            .map(|s| (s.loop_id, s.a, s.b));
         let mut slot = |next: bool, suffix: &str| {
             let id = BufferId(SLOT_BASE + self.slots.len() as u32);
             let step = StepBuffer {
@@ -164,6 +169,7 @@ impl BufferTable {
                 init,
                 a,
                 b,
+                init_from,
             };
             let name = self.free_name(&format!("{name}{suffix}"));
             self.slots.push((plan(&name, BufferRole::Scratch, elem, len), step));

@@ -68,7 +68,7 @@ impl Binding {
     /// The buffer bound while each loop `l` is at step `steps[l]`.
     pub fn buffer_at(&self, steps: &[u64]) -> BufferId {
         match &self.step {
-            Some(s) => s.at(steps.get(s.loop_id as usize).copied().unwrap_or(0)),
+            Some(s) => s.at_steps(steps.get(s.loop_id as usize).copied().unwrap_or(0), steps),
             None => self.buffer,
         }
     }
@@ -89,15 +89,30 @@ pub struct StepBuffer {
     pub init: BufferId,
     pub a: BufferId,
     pub b: BufferId,
+    /// When the initial value is itself an outer loop's state's next value
+    /// (a loop inside a step starting from what the step computes): that
+    /// loop and its two buffers, `init` standing for them.
+    pub init_from: Option<(u32, BufferId, BufferId)>,
 }
 
 impl StepBuffer {
     /// The buffer at step `t` of the loop.
     pub fn at(&self, t: u64) -> BufferId {
+        self.at_steps(t, &[])
+    }
+
+    /// The buffer at step `t` of the loop, the outer loops at `steps`.
+    pub fn at_steps(&self, t: u64, steps: &[u64]) -> BufferId {
         match (self.next, t) {
             (true, t) if t % 2 == 0 => self.a,
             (true, _) => self.b,
-            (false, 0) => self.init,
+            (false, 0) => match self.init_from {
+                Some((l, a, b)) => match steps.get(l as usize).copied().unwrap_or(0) % 2 {
+                    0 => a,
+                    _ => b,
+                },
+                None => self.init,
+            },
             (false, t) if t % 2 == 1 => self.a,
             (false, _) => self.b,
         }

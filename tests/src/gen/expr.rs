@@ -155,13 +155,39 @@ impl Gen {
         while !env.fits(n) && n > 1 {
             n /= 2;
         }
+        // A count over an enclosing index (a triangular loop): `n` its largest.
+        // (A `max`, `min` or `lse` of no step gives an infinite identity:
+        // their counts are at least 1.)
+        let may_be_empty = matches!(op, "" | "+ " | "* ");
+        let (count, n) = match self.dependent_count(env, may_be_empty) {
+            Some((count, max)) if !mul_f32 && env.fits(max) => (count, max),
+            _ => (n.to_string(), n),
+        };
         let body = self.expr(ty, &env.with_var(&i, n), depth - 1);
         let body = if mul_f32 {
             format!("min(max({body}, -2.0), 2.0)")
         } else {
             body
         };
-        format!("(reduce {op}{n} |{i}| {body})")
+        format!("(reduce {op}{count} |{i}| {body})")
+    }
+
+    /// Sometimes, a `reduce` count over an index variable in scope, and its
+    /// largest value (at least 1); a count that may be 0 only when allowed.
+    fn dependent_count(&mut self, env: &Env, may_be_empty: bool) -> Option<(String, u64)> {
+        let vars: Vec<&Var> = env.vars.iter().filter(|v| v.extent >= 2).collect();
+        if vars.is_empty() || !self.rng.chance(0.25) {
+            return None;
+        }
+        let v = (*self.rng.pick(&vars)).clone();
+        let e = v.extent;
+        let forms = if may_be_empty { 4 } else { 2 };
+        Some(match self.rng.below(forms) {
+            0 => (format!("{} + 1", v.name), e),
+            1 => (format!("{e} - {}", v.name), e),
+            2 => (v.name.clone(), e - 1),
+            _ => (format!("{} - 1 - {}", e, v.name), e - 1),
+        })
     }
 
     fn let_in(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
@@ -264,14 +290,32 @@ impl Gen {
     }
 
     fn select(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
-        let ce = self.elem();
-        let (l1, l2) = (self.operand_len(ty.1), self.operand_len(ty.1));
-        let c1 = self.exact((ce, l1), env, depth - 1);
-        let c2 = self.exact((ce, l2), env, depth - 1);
-        let cmp = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+        let cond = self.condition(ty.1, env, depth);
         let a = self.operand(ty, env, depth - 1);
         let b = self.expr(ty, env, depth - 1);
-        format!("select({c1} {cmp} {c2}, {a}, {b})")
+        format!("select({cond}, {a}, {b})")
+    }
+
+    /// A condition of length `len` (or 1) over exact values: a comparison,
+    /// or `&&`, `||`, `!` of them.
+    fn condition(&mut self, len: u64, env: &Env, depth: u32) -> String {
+        let compare = |g: &mut Gen| {
+            let ce = g.elem();
+            let (l1, l2) = (g.operand_len(len), g.operand_len(len));
+            let c1 = g.exact((ce, l1), env, depth - 1);
+            let c2 = g.exact((ce, l2), env, depth - 1);
+            let cmp = *g.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+            format!("{c1} {cmp} {c2}")
+        };
+        let c = compare(self);
+        let c = match self.rng.below(8) {
+            0 => format!("{c} && {}", compare(self)),
+            1 => format!("{c} || {}", compare(self)),
+            2 => format!("!({c})"),
+            3 => format!("!({c}) && ({} || {})", compare(self), compare(self)),
+            _ => c,
+        };
+        c
     }
 
     /// A value without rounding differences: integers, or exact float leaves.

@@ -4,7 +4,10 @@
 //! `Program::vars`) and may leave constant sub-terms unfolded; checking the
 //! printed program numbers variables in binding order and folds constants.
 //! `canonicalize(p) == canonicalize(check(parse(print(p))))` for every valid
-//! program, so tests can compare a pass's output with its text form.
+//! program, so tests can compare a pass's output with its text form. A
+//! `reduce` of dependent steps gets the `n` the checker would give it, the
+//! largest value of its steps (a rewrite may leave a looser one, which
+//! means the same).
 
 use super::strip_spans;
 use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
@@ -18,6 +21,7 @@ pub fn canonicalize(p: &Program) -> Program {
         old: std::mem::take(&mut p.vars),
         new: Vec::new(),
         map: BTreeMap::new(),
+        uppers: BTreeMap::new(),
     };
     // A loop's step is bound (as the checker binds it) just before the
     // first global within the loop, and stays bound through its last.
@@ -58,6 +62,8 @@ struct Renumber {
     new: Vec<VarInfo>,
     /// Old id to new id, for the binders in scope.
     map: BTreeMap<VarId, VarId>,
+    /// The upper terms of the dependent `reduce` variables in scope (new ids).
+    uppers: BTreeMap<VarId, Term>,
 }
 
 impl Renumber {
@@ -99,13 +105,28 @@ impl Renumber {
                 }
             }
             ExprKind::Reduce {
-                var, body, steps, ..
+                var,
+                body,
+                steps,
+                n,
+                ..
             } => {
                 if let Some(t) = steps {
                     self.term(t);
+                    if let Some(hi) = self.largest(t) {
+                        *n = hi.max(1) as u64;
+                    }
                 }
                 let b = self.bind(var);
+                if let Some(t) = steps {
+                    if let Some(v) = self.new.get_mut(var.0 as usize) {
+                        v.kind = crate::ir::VarKind::Index { extent: *n };
+                    }
+                    let upper = crate::ir::term::sub(t.clone(), crate::ir::term::constant(1));
+                    self.uppers.insert(*var, upper);
+                }
                 self.expr(body);
+                self.uppers.remove(var);
                 self.unbind(b);
             }
             ExprKind::Let {
@@ -130,6 +151,18 @@ impl Renumber {
             ExprKind::Call(_, xs) => xs.iter_mut().for_each(|x| self.expr(x)),
             ExprKind::Const(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => {}
         }
+    }
+
+    /// The largest value of a term over the new variables in scope.
+    fn largest(&self, t: &Term) -> Option<i64> {
+        let extent = |v: VarId| match self.new.get(v.0 as usize)?.kind {
+            crate::ir::VarKind::Index { extent } => Some(extent),
+            crate::ir::VarKind::Vector(_) => None,
+        };
+        let upper = |v: VarId| self.uppers.get(&v).cloned();
+        super::bounds::term_range_within(t, &extent, &upper)
+            .ok()
+            .map(|r| r.1)
     }
 
     fn vec(&self, v: &mut VecRef) {

@@ -36,9 +36,10 @@
 //!   global directly within its loop, of its type, no other state's `next`;
 //!   a global within a loop is read only by items within that loop, a state
 //!   only within its loop or after it.
-//! - A `reduce` of dependent steps: `n` is the largest value of its steps
-//!   (at least 1) over the variables in scope [E0150]; its variable's upper
-//!   term (`steps - 1`) serves the bounds proofs below it.
+//! - A `reduce` of dependent steps: its steps a valid term (rules above);
+//!   its variable's upper term (`steps - 1`) serves the bounds proofs below
+//!   it. (`n` bounds the steps the program runs: the interpreter and the
+//!   GPU clamp them to it; a rewritten term's range may be tighter.)
 
 use super::levels::LevelCtx;
 use super::terms::{bounds_diag, show_range};
@@ -235,7 +236,10 @@ impl<'p> Verifier<'p> {
                 ..
             } => {
                 if let Some(t) = steps {
-                    self.steps(t, *n, e.span);
+                    // The steps' terms follow the rules of terms (`n`, a
+                    // bound of them where the program means anything, may
+                    // exceed what a rewritten term's range shows).
+                    self.range(t);
                     let upper = crate::ir::term::sub(t.clone(), crate::ir::term::constant(1));
                     self.uppers.insert(*var, upper);
                 }
@@ -323,19 +327,6 @@ impl<'p> Verifier<'p> {
                 crate::diag::count(len, "element")
             );
             self.fail(codes::INDEX_OUT_OF_BOUNDS, index.span, msg);
-        }
-    }
-
-    /// E0150 unless `n` is the largest value of a `reduce`'s `steps` (at least 1).
-    fn steps(&mut self, t: &Term, n: u64, span: Span) {
-        if let Some((_, hi)) = self.range(t)
-            && hi.max(1) as u64 != n
-        {
-            self.fail(
-                codes::IR_TYPE,
-                span,
-                format!("a reduce of dependent steps with n = {n}, its steps at most {hi}"),
-            );
         }
     }
 

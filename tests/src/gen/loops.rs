@@ -1,0 +1,126 @@
+//! Loops for the generator: an `iterate` of one or two states over a few
+//! steps, its block's `let`s and results drawn like any expression, the
+//! step an index variable of the body, and now and then a loop inside it.
+//!
+//! Float states are clamped to `[-4, 4]` at every step (as products are), so
+//! a loop's values stay finite and comparable however many steps it runs;
+//! integer states wrap exactly.
+
+use std::fmt::Write as _;
+
+use super::elem::E;
+use super::expr::{Env, Gen, Ty, VecInfo};
+
+/// A value of type `ty` bounded for another step: float ones clamped.
+fn bounded(ty: Ty, e: String) -> String {
+    match ty.0 {
+        E::F32 => format!("min(max({e}, -4.0), 4.0)"),
+        _ => e,
+    }
+}
+
+impl Gen {
+    /// A loop item (`let` of its states) written to `out` at indentation
+    /// `ind`; `env` gains its final states. `nest`: whether its block may
+    /// hold a loop of its own.
+    pub fn loop_item(&mut self, out: &mut String, env: &mut Env, ind: usize, nest: bool) {
+        let pad = " ".repeat(ind);
+        let steps = self.rng.below(5);
+        let n_states = 1 + self.rng.below(2) as usize;
+        let mut states: Vec<(String, Ty)> = Vec::new();
+        let mut inits = Vec::new();
+        for _ in 0..n_states {
+            let ty = self.state_ty(env);
+            let name = self.fresh("s");
+            // An existing vector of the type as it is, else an expression.
+            let same: Vec<String> = (env.vecs.iter())
+                .filter(|v| v.elem == ty.0 && v.len == ty.1)
+                .map(|v| v.name.clone())
+                .collect();
+            let init = match same.is_empty() || self.rng.chance(0.4) {
+                true => bounded(ty, self.expr(ty, env, 2)),
+                false => self.rng.pick(&same).clone(),
+            };
+            states.push((name, ty));
+            inits.push(init);
+        }
+        let step = self.fresh("t");
+        let mut body = env.with_var(&step, steps.max(1));
+        for (name, ty) in &states {
+            body.vecs.push(VecInfo {
+                name: name.clone(),
+                elem: ty.0,
+                len: ty.1,
+                exact: ty.0 != E::F32,
+            });
+        }
+        let tuple = |xs: Vec<String>| match xs.len() {
+            1 => xs[0].clone(),
+            _ => format!("({})", xs.join(", ")),
+        };
+        let names = tuple(states.iter().map(|s| s.0.clone()).collect());
+        let inits = tuple(inits);
+        let binders: Vec<String> = states.iter().map(|s| s.0.clone()).collect();
+        let _ = writeln!(
+            out,
+            "{pad}let {names} = iterate {steps} from {inits} |{}, {step}| {{",
+            binders.join(", ")
+        );
+        // The block: lets (perhaps an inner loop), then the results.
+        let mut lets: Vec<(String, Ty)> = Vec::new();
+        for _ in 0..self.rng.below(3) {
+            if nest && self.rng.chance(0.2) {
+                self.loop_item(out, &mut body, ind + 4, false);
+                continue;
+            }
+            let ty = match self.rng.chance(0.6) {
+                true => states[self.rng.below(states.len() as u64) as usize].1,
+                false => self.state_ty(&body),
+            };
+            let name = self.fresh("b");
+            let value = bounded(ty, self.expr(ty, &body, 3));
+            let _ = writeln!(out, "{pad}    let {name} = {value}");
+            body.vecs.push(VecInfo {
+                name: name.clone(),
+                elem: ty.0,
+                len: ty.1,
+                exact: ty.0 != E::F32,
+            });
+            lets.push((name, ty));
+        }
+        let results: Vec<String> = (states.iter())
+            .map(|(_, ty)| {
+                let named: Vec<&String> = (lets.iter())
+                    .filter(|(_, t)| t == ty)
+                    .map(|(n, _)| n)
+                    .collect();
+                match named.is_empty() || self.rng.chance(0.5) {
+                    true => bounded(*ty, self.expr(*ty, &body, 3)),
+                    false => (*self.rng.pick(&named)).clone(),
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{pad}    yield {}", tuple(results));
+        let _ = writeln!(out, "{pad}}}");
+        for (name, ty) in states {
+            env.vecs.push(VecInfo {
+                name,
+                elem: ty.0,
+                len: ty.1,
+                exact: ty.0 != E::F32,
+            });
+        }
+    }
+
+    /// A state's type: mostly one a vector in scope has, small.
+    fn state_ty(&mut self, env: &Env) -> Ty {
+        let small: Vec<Ty> = (env.vecs.iter())
+            .filter(|v| v.len <= 257)
+            .map(|v| (v.elem, v.len))
+            .collect();
+        match small.is_empty() || self.rng.chance(0.3) {
+            true => (self.elem(), *self.rng.pick(&[1, 3, 8, 17, 64])),
+            false => *self.rng.pick(&small),
+        }
+    }
+}
