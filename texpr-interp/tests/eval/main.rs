@@ -1,6 +1,9 @@
 //! Whole-program tests of the interpreter on hand-built typed IR.
 
+mod bounds;
 mod build;
+mod chains;
+mod hazards;
 mod kernels;
 mod lse;
 
