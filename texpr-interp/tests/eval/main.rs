@@ -6,6 +6,7 @@ mod chains;
 mod hazards;
 mod kernels;
 mod lse;
+mod select;
 
 use build::*;
 use texpr_interp::{EvalError, Value, eval, random_inputs};
