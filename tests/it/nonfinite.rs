@@ -118,3 +118,28 @@ fn elements_where_a_non_finite_value_arises_are_unspecified() {
         assert_eq!(counts, [(20, 24), (0, 44), (28, 16), (0, 1)]);
     }
 }
+
+/// A `select` takes its bound from the operand it picks: NaN arithmetic in
+/// the operand it does not pick leaves the element specified and bounded,
+/// and the GPU's value is compared with it.
+#[test]
+fn nan_arithmetic_in_the_operand_a_select_does_not_pick_is_compared() {
+    let p = program(
+        "input x: f32[44]\n\
+         output y = compute 44 |i| select(x[i] == x[i], x[i] + 1.0, x[(i + 1) % 44] * 2.0)",
+    );
+    let inputs = [hostile(44)];
+    let want = reference(&p, &inputs).unwrap();
+    // The NaN and infinite x[i] (16 of 44) are unspecified; every other
+    // element picks x[i] + 1.0, 8 of them beside a NaN x[i + 1] (they had
+    // no bound when the other operand's counted).
+    let own = texpr_interp::accuracy::compare("y", &want[0].value, &want[0]).unwrap();
+    assert_eq!((own.compared, own.unspecified, own.unbounded), (28, 16, 0));
+    let Some(found) = run_both(&p, &inputs) else {
+        return;
+    };
+    for checked in found {
+        let c = checked[0];
+        assert_eq!((c.compared, c.unspecified, c.unbounded), (28, 16, 0));
+    }
+}

@@ -357,16 +357,18 @@ impl<'a, S: Shadow> Interp<'a, S> {
         self.index(vec, &t, None)
     }
 
-    /// Element `i` of a vector, `None` when out of bounds.
+    /// Element `i` of a vector, `None` when out of bounds; an input's or a
+    /// global's as read (`Shadow::read`).
     fn lookup(&self, vec: VecRef, i: i64) -> Result<Option<El<S>>, EvalError> {
         let at = |v: &Shadowed<S>| if i < 0 { None } else { v.get(i as usize) };
+        let read = |e: El<S>| (e.0, S::read(e, vec, i as u64));
         match vec {
             VecRef::Input(k) => {
                 let x = (i >= 0).then(|| self.input(k).ok()?.data.get(i as usize));
-                Ok(x.flatten().map(given))
+                Ok(x.flatten().map(given).map(read))
             }
-            VecRef::Global(k) => Ok(at(self.global(k)?)),
-            VecRef::State(k) => Ok(at(self.state(k)?)),
+            VecRef::Global(k) => Ok(at(self.global(k)?).map(read)),
+            VecRef::State(k) => Ok(at(self.state(k)?).map(read)),
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok((i == 0).then_some(*s)),
                 Some(Slot::Vector(val)) => Ok(at(val)),
@@ -396,12 +398,12 @@ impl<'a, S: Shadow> Interp<'a, S> {
         }
     }
 
-    /// A whole vector as a value.
+    /// A whole vector as a value (an input's or a global's as read).
     pub(crate) fn whole(&self, vec: VecRef) -> Result<Shadowed<S>, EvalError> {
         match vec {
-            VecRef::Input(k) => Ok(Shadowed::given(self.input(k)?.data.clone())),
-            VecRef::Global(k) => Ok(self.global(k)?.clone()),
-            VecRef::State(k) => Ok(self.state(k)?.clone()),
+            VecRef::Input(k) => Ok(Shadowed::given(self.input(k)?.data.clone()).read_from(vec)),
+            VecRef::Global(k) => Ok(self.global(k)?.clone().read_from(vec)),
+            VecRef::State(k) => Ok(self.state(k)?.clone().read_from(vec)),
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok(Shadowed::splat(*s, 1)),
                 Some(Slot::Vector(val)) => Ok(val.clone()),

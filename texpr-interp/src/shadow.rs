@@ -6,7 +6,7 @@
 
 use crate::scalar::Sc;
 use texpr_syntax::ast::ReduceOp;
-use texpr_syntax::ir::{BinOp, Func, UnaryOp};
+use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
 
 /// An element with its shadow.
 pub type El<S> = (Sc, S);
@@ -20,6 +20,11 @@ pub trait Shadow: Copy + Default + std::fmt::Debug {
     /// An element given to the program: an input's or a literal's, as it is.
     fn given(_: Sc) -> Self {
         Self::default()
+    }
+    /// Element `i` of an input or a top-level `let` (`vec`), stored as `x`
+    /// with shadow `s`, read: the same value wherever it is read.
+    fn read((_x, s): El<Self>, _vec: VecRef, _i: u64) -> Self {
+        s
     }
     /// `op a`, which gave `r`.
     fn unary(op: UnaryOp, a: El<Self>, r: Sc) -> Self;
@@ -67,6 +72,16 @@ impl<S: Shadow> Shadowed<S> {
             .map(|i| data.get(i).map_or_else(S::exact, S::given))
             .collect();
         Shadowed { data, shadow }
+    }
+
+    /// These elements as read from `vec` (see [`Shadow::read`]).
+    pub fn read_from(mut self, vec: VecRef) -> Shadowed<S> {
+        for (i, s) in self.shadow.iter_mut().enumerate() {
+            if let Some(x) = self.data.get(i) {
+                *s = S::read((x, *s), vec, i as u64);
+            }
+        }
+        self
     }
 
     pub fn with_capacity(elem: texpr_syntax::ast::ElemTy, cap: usize) -> Shadowed<S> {

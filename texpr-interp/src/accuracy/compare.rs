@@ -4,7 +4,7 @@
 //! without a bound counted and not compared, never passed.
 
 use super::Reference;
-use super::running::Bound;
+use super::bound::Bound;
 use crate::{Data, Value};
 
 /// How far an element may be from the interpreter's: twice its bound (both

@@ -8,6 +8,10 @@ use texpr_syntax::ast::ElemTy;
 /// Unit roundoff of f32 (with a factor 2 of slack for flushed subnormals).
 pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;
 
+/// The absolute error a GPU that flushes subnormals may add to any `f32`
+/// result (2^-126), beside the relative rounding error.
+pub(super) const TINY: f64 = 1.0 / (1u128 << 126) as f64;
+
 /// A value range and an absolute error bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Est {

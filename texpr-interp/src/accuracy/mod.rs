@@ -10,13 +10,17 @@
 //! counted and reported, never compared and never passed. Used by
 //! `texprc run --check`, `texprc tune` and every GPU test.
 
+mod bound;
 mod bound_ops;
+mod chain;
 mod compare;
 mod est;
+mod form;
+mod linear;
 mod running;
 
+pub use bound::Bound;
 pub use compare::{Checked, Mismatch, compare, tolerance};
-pub use running::Bound;
 
 use crate::eval::{run, run_elements};
 use crate::{EvalError, Value};

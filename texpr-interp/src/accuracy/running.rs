@@ -6,111 +6,50 @@
 //! The bound of an operation comes from the formulas of `bound_ops`, applied
 //! to the operands' actual values (point ranges) and bounds, so it is as
 //! tight as the values allow: a division by 0.3 has a small bound even when
-//! other elements divide by numbers near 0. Comparisons and float-to-int
-//! conversions count as exact unless the operands' bounds reach across the
-//! comparison or an integer boundary. A fold of `n` terms adds, for any
-//! summation order, `n * EPS * |term|` per term.
+//! other elements divide by numbers near 0. Bounds are absolute and add up
+//! along the way (an operation's operands' bounds, scaled by how much it
+//! amplifies them, plus its own rounding): a chain of well-conditioned steps
+//! grows them by a few ulps of its values per step, never by a factor.
+//! Comparisons and float-to-int conversions count as exact unless the
+//! operands' bounds reach across the comparison or an integer boundary.
+//!
+//! Since a device may reassociate a chain of `+ -` or of `* /`, each
+//! element also carries the chain that ends at it (`chain`): a sum of `n`
+//! terms is bounded for any order by its terms' bounds plus `n - 1`
+//! roundings of the sum of their magnitudes (so a `reduce +` of `n` terms
+//! adds about `n * EPS * |term|` per term, and a fold whose terms are sums
+//! counts their terms too); a product's bound needs no order. A chain ends
+//! where the other kind of operation, a builtin, a conversion or a `select`
+//! reads it, and enters that as one value: reassociation never crosses from
+//! a sum into the product around it. An element is unspecified when some
+//! order of its chain could overflow (`x * 1e30 * 1e30` may be computed as
+//! `x * inf`).
+//!
+//! Sums, products, negation, `fma` and `select`'s move follow their
+//! operands' errors with signs (`linear`, `form`): a stored value read
+//! several times (a stencil's centre, `+ a[i]` and `- 2 * a[i]`) carries
+//! one error, whose weights add before their magnitude counts. Every other
+//! operation takes its operands' whole bounds (`bound_ops`).
 //!
 //! An element is unspecified when an `f32` operation on the way to it (not
 //! a move: reads, `let`, `select`'s chosen operand, conversions) has a
 //! non-finite operand or result; a `select` whose condition is unspecified
-//! is too. A float-to-int conversion of a specified NaN or infinity is
-//! specified (0, or saturated). A subnormal value, given or computed, may be
-//! flushed to 0 by a GPU: every computed `f32` may be off by 2^-126 besides
-//! its rounding. Since a device may reassociate a chain of `+ - * /`, an
-//! element is also unspecified when some order of its chain could overflow
-//! ([`Bound::reach`]: `x * 1e30 * 1e30` may be computed as `x * inf`).
+//! is too, and a `select` takes its bound from the operand it picks (the
+//! other one's only where the condition may flip). A float-to-int
+//! conversion of a specified NaN or infinity is specified (0, or
+//! saturated). A subnormal value, given or computed, may be flushed to 0 by
+//! a GPU: every computed `f32` may be off by 2^-126 besides its rounding.
 
-use super::bound_ops::{binary, call, cast, unary};
-use super::est::{EPS, Est};
+use super::bound::{
+    Bound, collapsed, finite, flush, inputs_ok, leaf, num, point, stays_finite, tiny,
+};
+use super::bound_ops::{binary, cast, unary};
+use super::est::{EPS, TINY};
+use super::linear;
 use crate::scalar::Sc;
 use crate::shadow::{El, Shadow};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{BinOp, Func, UnaryOp};
-
-/// An element's error bound and whether the language specifies it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bound {
-    /// How far any allowed evaluation may be from the exact result (`inf`:
-    /// no bound, the element is ill-conditioned).
-    pub err: f64,
-    pub specified: bool,
-    /// The largest magnitude an intermediate of the chain of `+ - * /` that
-    /// ends here may reach in any order a device may evaluate it (WGSL lets
-    /// it reassociate): the element is unspecified beyond `f32::MAX`.
-    pub reach: f64,
-}
-
-impl Default for Bound {
-    fn default() -> Bound {
-        Bound {
-            err: 0.0,
-            specified: true,
-            reach: 0.0,
-        }
-    }
-}
-
-/// The absolute error a GPU that flushes subnormals may add to any `f32`
-/// result (2^-126), beside the relative rounding error.
-const TINY: f64 = 1.0 / (1u128 << 126) as f64;
-
-fn num(x: Sc) -> f64 {
-    match x {
-        Sc::F(f) => f as f64,
-        Sc::I(i) => i as f64,
-        Sc::U(u) => u as f64,
-        Sc::B(b) => b as u8 as f64,
-    }
-}
-
-fn finite(x: Sc) -> bool {
-    !matches!(x, Sc::F(f) if !f.is_finite())
-}
-
-fn point((x, b): El<Bound>) -> Est {
-    Est {
-        err: b.err,
-        ..Est::point(num(x))
-    }
-}
-
-/// What flushing `x` to 0 may cost: a GPU may flush subnormal `f32`s
-/// (below 2^-126 in magnitude) wherever they arise.
-fn flush(x: Sc) -> f64 {
-    match x {
-        Sc::F(f) if f.is_subnormal() => f.abs() as f64,
-        _ => 0.0,
-    }
-}
-
-/// The bound of an operation's result `r`: `err` (`NaN`: none), plus what
-/// flushing may cost when it `computes` an `f32` (a pick, such as `select`
-/// or `max`, computes nothing); specified when its operands are
-/// (`inputs_ok`), every value stays finite and the chain's `reach` in range.
-fn result(err: f64, r: Sc, inputs_ok: bool, reach: f64, computes: bool) -> Bound {
-    let float = r.elem() == ElemTy::F32;
-    let err = if float && computes { err + TINY } else { err };
-    Bound {
-        err: if err.is_nan() { f64::INFINITY } else { err },
-        specified: inputs_ok && (!float || !computes || reach <= f32::MAX as f64),
-        reach,
-    }
-}
-
-/// A value's reach as a factor of a product: at least 1.
-fn factor(reach: f64) -> f64 {
-    reach.max(1.0)
-}
-
-/// Whether an `f32` operation on `args` giving `r` keeps every value finite.
-fn stays_finite(args: &[El<Bound>], r: Sc) -> bool {
-    finite(r) && args.iter().all(|a| finite(a.0))
-}
-
-fn specified(args: &[El<Bound>]) -> bool {
-    args.iter().all(|a| a.1.specified)
-}
+use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
 
 fn is_comparison(op: BinOp) -> bool {
     matches!(
@@ -131,83 +70,67 @@ fn logical(op: BinOp, a: El<Bound>, b: El<Bound>) -> Bound {
     if decides(a) || decides(b) {
         return Bound::default();
     }
-    Bound {
-        err: if a.1.err > 0.0 || b.1.err > 0.0 { 1.0 } else { 0.0 },
-        specified: a.1.specified && b.1.specified,
-        reach: 0.0,
-    }
+    let err = if a.1.err > 0.0 || b.1.err > 0.0 { 1.0 } else { 0.0 };
+    leaf(err, a.1.specified && b.1.specified)
 }
 
 impl Shadow for Bound {
     fn given(x: Sc) -> Bound {
         Bound {
             err: flush(x),
-            specified: true,
-            reach: num(x).abs(),
+            ..Bound::default()
         }
+    }
+
+    fn read((x, b): El<Bound>, vec: VecRef, i: u64) -> Bound {
+        linear::read(b, x, vec, i)
     }
 
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
-        if op == UnaryOp::Not {
-            return a.1;
+        match op {
+            // A condition flips where its operand may.
+            UnaryOp::Not => a.1,
+            UnaryOp::Neg if r.elem() == ElemTy::F32 => linear::neg(a, r),
+            // A builtin ends any chain.
+            _ => leaf(
+                unary(op, point(a), r.elem()).err + tiny(r),
+                inputs_ok(&[a], r),
+            ),
         }
-        let reach = match op {
-            UnaryOp::Neg | UnaryOp::Abs => a.1.reach,
-            _ => num(r).abs(),
-        };
-        let err = unary(op, point(a), r.elem()).err;
-        result(err, r, a.1.specified && stays_finite(&[a], r), reach, true)
     }
 
     fn binary(op: BinOp, a: El<Bound>, b: El<Bound>, r: Sc) -> Bound {
-        if op.is_logical() {
-            return logical(op, a, b);
-        }
-        // Another evaluation sees each operand within twice its bound of ours.
-        let err = if is_comparison(op) {
-            let may_flip = (num(a.0) - num(b.0)).abs() <= 2.0 * (a.1.err + b.1.err);
-            if may_flip && a.1.err + b.1.err > 0.0 {
-                1.0
-            } else {
-                0.0
+        let float = a.0.elem() == ElemTy::F32;
+        match op {
+            _ if op.is_logical() => logical(op, a, b),
+            // Another evaluation sees each operand within twice its bound of ours.
+            _ if is_comparison(op) => {
+                let may_flip = (num(a.0) - num(b.0)).abs() <= 2.0 * (a.1.err + b.1.err);
+                let err = if may_flip && a.1.err + b.1.err > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                };
+                leaf(err, inputs_ok(&[a, b], r))
             }
-        } else {
-            binary(op, point(a), point(b), a.0.elem()).err
-        };
-        let reach = match op {
-            BinOp::Add | BinOp::Sub => a.1.reach + b.1.reach,
-            BinOp::Mul => factor(a.1.reach) * factor(b.1.reach),
-            BinOp::Div => factor(a.1.reach) * factor(1.0 / num(b.0).abs()),
-            _ => num(r).abs(),
-        };
-        let ok = specified(&[a, b]) && stays_finite(&[a, b], r);
-        result(err, r, ok, reach, true)
+            BinOp::Add | BinOp::Sub if float => linear::sum(a, b, op == BinOp::Sub, r),
+            BinOp::Mul | BinOp::Div if float => linear::product(op, a, b, r),
+            _ => leaf(
+                binary(op, point(a), point(b), a.0.elem()).err + tiny(r),
+                inputs_ok(&[a, b], r),
+            ),
+        }
     }
 
     fn call(f: Func, args: &[El<Bound>], r: Sc) -> Bound {
-        let ests: Vec<Est> = args.iter().map(|&a| point(a)).collect();
-        let err = call(f, &ests, r.elem()).err;
         match (f, args) {
-            // A move of the chosen operand.
-            (Func::Select, [c, a, b]) => {
-                let chosen = if c.0 == Sc::B(true) { a } else { b };
-                let ok = c.1.specified && chosen.1.specified;
-                result(err, r, ok, chosen.1.reach, false)
-            }
-            (Func::Fma, [a, b, c]) => {
-                let reach = factor(a.1.reach) * factor(b.1.reach) + c.1.reach;
-                result(
-                    err,
-                    r,
-                    specified(args) && stays_finite(args, r),
-                    reach,
-                    true,
-                )
-            }
+            (Func::Select, [c, a, b]) => linear::select(*c, *a, *b),
+            (Func::Fma, [a, b, c]) if r.elem() == ElemTy::F32 => linear::fma(*a, *b, *c, r),
             _ => {
-                let ok = specified(args) && stays_finite(args, r);
+                // A pick (`max`, `min`) computes nothing.
                 let picks = matches!(f, Func::Max | Func::Min);
-                result(err, r, ok, num(r).abs(), !picks)
+                let extra = if picks { 0.0 } else { tiny(r) };
+                leaf(collapsed(f, args, r) + extra, inputs_ok(args, r))
             }
         }
     }
@@ -217,41 +140,35 @@ impl Shadow for Bound {
             (Sc::F(x), Sc::I(_) | Sc::U(_)) => truncation_step(x, a.1.err, r.elem()),
             _ => cast(point(a), a.0.elem(), r.elem()).err,
         };
-        Bound {
-            err: if err.is_nan() { f64::INFINITY } else { err },
-            specified: a.1.specified,
-            reach: num(r).abs(),
-        }
+        leaf(err, a.1.specified)
     }
 
     fn fold(op: ReduceOp, n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
-        if op == ReduceOp::Lse {
-            return lse_step(n, acc, x, r, first);
-        }
         let float = r.elem() == ElemTy::F32;
-        let spec = x.1.specified && (!float || stays_finite(&[x], r));
-        let ok = spec && (first || (acc.1.specified && finite(acc.0)));
-        let (acc_err, acc_mag, acc_reach) = match first {
-            true => (0.0, 0.0, None),
-            false => (acc.1.err, num(acc.0).abs(), Some(acc.1.reach)),
-        };
-        let rounding = if float { n as f64 * EPS } else { 0.0 };
-        let (err, reach) = match op {
-            ReduceOp::Add => (
-                acc_err + x.1.err + rounding * num(x.0).abs(),
-                acc_reach.unwrap_or(0.0) + x.1.reach,
-            ),
-            ReduceOp::Mul => (
-                acc_mag * x.1.err
-                    + num(x.0).abs() * acc_err
-                    + acc_err * x.1.err
-                    + rounding * num(r).abs(),
-                acc_reach.map_or(1.0, factor) * factor(x.1.reach),
-            ),
-            ReduceOp::Max | ReduceOp::Min | ReduceOp::Lse => (acc_err.max(x.1.err), num(r).abs()),
-        };
-        let picks = matches!(op, ReduceOp::Max | ReduceOp::Min);
-        result(err, r, ok, reach, !picks)
+        match op {
+            ReduceOp::Lse => lse_step(n, acc, x, r, first),
+            // The identity is not an operand: the first step moves its term.
+            ReduceOp::Add | ReduceOp::Mul if first => {
+                let ok = x.1.specified && (!float || stays_finite(&[x], r));
+                Bound {
+                    specified: ok,
+                    ..x.1
+                }
+            }
+            // Each further step joins the chain: any order of the fold.
+            ReduceOp::Add => Self::binary(BinOp::Add, acc, x, r),
+            ReduceOp::Mul => Self::binary(BinOp::Mul, acc, x, r),
+            ReduceOp::Max | ReduceOp::Min => {
+                let ok = x.1.specified && (!float || stays_finite(&[x], r));
+                let ok = ok && (first || (acc.1.specified && finite(acc.0)));
+                let err = if first {
+                    x.1.err
+                } else {
+                    acc.1.err.max(x.1.err)
+                };
+                leaf(err, ok)
+            }
+        }
     }
 }
 
@@ -295,7 +212,7 @@ fn lse_step(n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
         let growth = (charge - lse_rounding(n, acc.0)).max(0.0);
         (acc.1.err + growth).max(x.1.err + charge)
     };
-    result(err, r, ok, num(r).abs(), true)
+    leaf(err + TINY, ok)
 }
 
 /// Half the largest step between `trunc(x)` and the truncation of any value
@@ -326,8 +243,7 @@ mod tests {
             Sc::F(x),
             Bound {
                 err,
-                specified: true,
-                reach: x.abs() as f64,
+                ..Bound::default()
             },
         )
     }
@@ -407,6 +323,53 @@ mod tests {
         assert!(!again.specified, "1e38 + 3e38 may come first");
         let moved = Bound::call(Func::Max, &[el(1.0, 0.0), el(2.0, 0.0)], Sc::F(2.0));
         assert_eq!(moved.err, 0.0, "a pick computes nothing");
+    }
+
+    #[test]
+    fn a_select_takes_the_bound_of_the_operand_it_picks() {
+        let nan = Bound::binary(BinOp::Mul, el(f32::NAN, 0.0), el(2.0, 0.0), Sc::F(f32::NAN));
+        assert!(!nan.specified && nan.err.is_infinite());
+        let sum = Bound::binary(BinOp::Add, el(1.5, 1e-7), el(1.0, 0.0), Sc::F(2.5));
+        let (picked, other) = ((Sc::F(2.5), sum), (Sc::F(f32::NAN), nan));
+        let exact = (Sc::B(true), Bound::default());
+        let s = Bound::call(Func::Select, &[exact, picked, other], Sc::F(2.5));
+        assert!(s.specified);
+        assert_eq!((s.err, s.form), (sum.err, sum.form));
+        // A condition that may flip: another evaluation may pick the other.
+        let flips = (
+            Sc::B(true),
+            Bound {
+                err: 1.0,
+                ..Bound::default()
+            },
+        );
+        let s = Bound::call(Func::Select, &[flips, picked, other], Sc::F(2.5));
+        assert!(s.specified && s.err.is_infinite(), "ill-conditioned: {s:?}");
+        let s = Bound::call(Func::Select, &[flips, picked, el(2.0, 1e-6)], Sc::F(2.5));
+        assert_eq!(s.err, 1e-6 + 0.5, "both bounds and the jump");
+    }
+
+    #[test]
+    fn a_chain_of_averages_keeps_its_reach() {
+        // `(a + b + c) / 3`, its result read as the next step's terms:
+        // the sum reaches 3, the quotient stays one factor of its value.
+        let mut v = el(0.9, 0.0);
+        for _ in 0..200 {
+            let (x, b) = v;
+            let s2 = Bound::binary(BinOp::Add, v, v, Sc::F(2.0 * num(x) as f32));
+            let s3 = Bound::binary(BinOp::Add, (Sc::F(2.0 * num(x) as f32), s2), v, x);
+            let q = Bound::binary(
+                BinOp::Div,
+                (Sc::F(3.0 * num(x) as f32), s3),
+                el(3.0, 0.0),
+                x,
+            );
+            assert!(q.specified, "{q:?}");
+            assert!(q.chain.reach() <= 3.0 * (0.9 + 2.0 * q.err), "{q:?}");
+            assert!(q.err >= b.err);
+            v = (x, q);
+        }
+        assert!(v.1.err < 200.0 * 8.0 * EPS, "{:?}", v.1);
     }
 
     #[test]

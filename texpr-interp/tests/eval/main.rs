@@ -1,8 +1,12 @@
 //! Whole-program tests of the interpreter on hand-built typed IR.
 
+mod bounds;
 mod build;
+mod chains;
+mod hazards;
 mod kernels;
 mod lse;
+mod select;
 
 use build::*;
 use texpr_interp::{EvalError, Value, eval, random_inputs};
