@@ -8,6 +8,7 @@ mod device_loss;
 mod differential;
 mod docs;
 mod examples;
+mod finite_consts;
 mod folds;
 mod fuzz;
 mod gpu_limits;
