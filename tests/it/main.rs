@@ -2,6 +2,7 @@
 mod baselines;
 mod block;
 mod budgets;
+mod busy_device;
 mod check;
 mod codegen;
 mod device_loss;
