@@ -4,6 +4,11 @@
 //! `run(Args) -> Result<(), Failure>`; adding one is a `pub mod` line in `cmd`,
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
+//! Everything printed on stdout goes through `out` (`outln!`, `out!`): a
+//! stdout its reader closed ends texprc quietly with status 0.
+
+#[macro_use]
+mod out;
 
 mod block_io;
 mod budget;

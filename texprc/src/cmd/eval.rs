@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         write_outputs(&src, dir, &prog, &outputs)?;
     }
     for (out, v) in prog.outputs.iter().zip(&outputs) {
-        println!("{}", summary::line(&out.name, v));
+        outln!("{}", summary::line(&out.name, v));
     }
     Ok(())
 }

@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
-    println!(
+    outln!(
         "ran {} kernel{} on {} in {:.3} ms (schedule: {})",
         compiled.module.kernels.len(),
         if compiled.module.kernels.len() == 1 {
@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         chosen.origin
     );
     for (out, v) in program.outputs.iter().zip(&outputs) {
-        println!("{}", summary::line(&out.name, v));
+        outln!("{}", summary::line(&out.name, v));
     }
     if !args.check {
         return Ok(());
@@ -83,14 +83,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     for (out, checked) in program.outputs.iter().zip(&report) {
         match checked {
             Err(m) => {
-                println!("check {}: MISMATCH: {m}", out.name);
+                outln!("check {}: MISMATCH: {m}", out.name);
                 failed.push(out.name.clone());
             }
-            Ok(c) => println!("check {}: {}", out.name, summary::checked(c)),
+            Ok(c) => outln!("check {}: {}", out.name, summary::checked(c)),
         }
     }
     if failed.is_empty() {
-        println!("check passed: the GPU results match the interpreter");
+        outln!("check passed: the GPU results match the interpreter");
         return Ok(());
     }
     let msg = format!(
