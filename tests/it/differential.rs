@@ -145,7 +145,8 @@ fn a_perturbed_gpu_result_is_caught() {
     );
 }
 
-/// Every example compiles, runs on the GPU and matches the interpreter (at small sizes).
+/// Every example compiles, runs on the GPU and matches the interpreter (at
+/// small sizes), every element of it compared.
 #[test]
 fn examples_match_the_interpreter_on_the_gpu() {
     if gpu().is_none() {
@@ -164,7 +165,10 @@ fn examples_match_the_interpreter_on_the_gpu() {
         let src = std::fs::read_to_string(&path).unwrap();
         let overrides = small_sizes(&src);
         let Some(gpu) = gpu() else { return };
-        if let Err(e) = run_source(gpu, &src, &overrides, 1) {
+        let found = run_source(gpu, &src, &overrides, 1)
+            .map_err(|e| e.to_string())
+            .and_then(|checks| checks.require_all_compared());
+        if let Err(e) = found {
             failures.push(format!("{} (-D {overrides:?}): {e}", path.display()));
         }
     }

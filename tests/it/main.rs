@@ -2,12 +2,14 @@
 mod baselines;
 mod block;
 mod budgets;
+mod busy_device;
 mod check;
 mod codegen;
 mod device_loss;
 mod differential;
 mod docs;
 mod examples;
+mod finite_consts;
 mod folds;
 mod fuzz;
 mod gpu_limits;

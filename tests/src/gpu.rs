@@ -14,7 +14,7 @@ mod program;
 
 pub use convert::{from_host, to_host};
 pub use program::{
-    RunError, check_program, check_program_with, run_program, run_program_with, run_source,
+    Checks, RunError, check_program, check_program_with, run_program, run_program_with, run_source,
 };
 pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare};
 

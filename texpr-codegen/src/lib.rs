@@ -27,11 +27,14 @@
 //! - E0391 internal: a barrier or subgroup operation in non-uniform control flow
 //! - E0392 internal: an unbound variable or vector while emitting
 //! - E0393 a naga backend failed to translate the module
+//! - E0394 internal: a constant expression of a kernel evaluates to an infinity or a NaN
 
 pub mod buffers;
 pub mod checks;
+pub mod consteval;
 pub mod dispatch;
 pub mod emit;
+pub mod finite;
 pub mod grid;
 pub mod plan;
 pub mod translate;

@@ -1,6 +1,7 @@
 //! naga validation of every emitted module: parse, then validate with every
-//! check on and the capabilities the device allows. A failure is an internal
-//! error (E0390) carrying naga's message and the WGSL.
+//! check on and the capabilities the device allows, then check that no
+//! constant expression is an infinity or a NaN (`finite`, E0394). A failure
+//! is an internal error (E0390) carrying naga's message and the WGSL.
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use texpr_syntax::Diagnostic;
@@ -18,7 +19,8 @@ pub fn capabilities(features: &Features) -> Capabilities {
     caps
 }
 
-/// Parses and validates `wgsl`.
+/// Parses and validates `wgsl`; its constant expressions must be finite
+/// ([`crate::finite::check`]).
 pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
         internal(
@@ -40,6 +42,7 @@ pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, Module
                 wgsl,
             )
         })?;
+    crate::finite::check(&module, wgsl)?;
     Ok((module, info))
 }
 

@@ -44,3 +44,6 @@ pub const NOT_UTF8: &str = "E0920";
 pub const EVAL_MEMORY: &str = "E0921";
 /// `eval`: the program performs more element operations than the budget.
 pub const EVAL_OPS: &str = "E0922";
+/// `run --check`: some element of some output was not compared (unspecified
+/// or ill-conditioned), without `--allow-unchecked`.
+pub const CHECK_INCOMPLETE: &str = "E0923";

@@ -4,6 +4,11 @@
 //! `run(Args) -> Result<(), Failure>`; adding one is a `pub mod` line in `cmd`,
 //! a variant in [`Command`] and an arm in [`main`]. Exit codes: 0 success,
 //! 1 errors in the program or its files (printed as diagnostics), 2 usage errors.
+//! Everything printed on stdout goes through `out` (`outln!`, `out!`): a
+//! stdout its reader closed ends texprc quietly with status 0.
+
+#[macro_use]
+mod out;
 
 mod block_io;
 mod budget;
@@ -112,12 +117,18 @@ enum Command {
     /// Run a program on the GPU; with --check, compare with the interpreter
     #[command(
         after_help = "The adapter is wgpu's choice unless --adapter or $TEXPR_ADAPTER names one \
-        (an index or part of its name). With --check, every output is compared with the reference \
-        interpreter within a tolerance derived from the program's operations; exit 1 on a mismatch.\n\n\
+        (an index or part of its name). -o DIR writes each output to DIR/NAME.npy, as eval -o does.\n\n\
+        With --check, every output is compared with the reference interpreter element by element, \
+        each within its own error bound, and each output's line says how many of its elements were \
+        compared out of how many; exit 1 on a mismatch (E0914). An element the language leaves \
+        unspecified (an infinity or NaN arose on the way to it) or whose bound is not finite \
+        (ill-conditioned) is not compared: a check that leaves any element of any output \
+        uncompared also exits 1 (E0923), unless --allow-unchecked.\n\n\
         The schedule: --schedule FILE, --default-schedule, else the one `texprc tune` stored for \
         this program on this adapter, else the heuristic's.\n\n\
         Examples:\n  texprc run examples/matmul.te --random 1 --check\n  \
-        texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy"
+        texprc run examples/saxpy.te --input x=x.npy --input y=y.npy --input a=a.npy -o out/\n  \
+        texprc run prog.te --input x=x.npy --check --allow-unchecked   # NaNs in x"
     )]
     Run(cmd::run::Args),
     /// Measure compile time and GPU time (median after warm-ups), GFLOP/s, GB/s and the share of the roofline

@@ -1,4 +1,5 @@
-//! Reading input vectors from `.npy` files and writing outputs to them (npyz).
+//! Reading input vectors from `.npy` files and writing outputs to them (npyz),
+//! one file per output, `DIR/NAME.npy` (`eval -o DIR`, `run -o DIR`).
 //!
 //! A file may have any shape whose total size is the input's length (C order);
 //! its dtype must be the input's element type: `f32` (`<f4`), `i32` (`<i4`) or
@@ -10,7 +11,7 @@ use std::path::Path;
 use texpr_interp::{Data, Value};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
-use texpr_syntax::ir::Input;
+use texpr_syntax::ir::{Input, Program};
 
 /// Reads `path` as the value of `input`.
 pub fn read(path: &Path, input: &Input) -> Result<Value, Diagnostic> {
@@ -78,6 +79,19 @@ fn check_fits(
         let msg = format!("`{shown}` is in Fortran order; texpr reads row-major (C order) arrays");
         return Err(Diagnostic::error(codes::NPY_FORTRAN, msg)
             .with_note("save it with numpy.ascontiguousarray(...) first"));
+    }
+    Ok(())
+}
+
+/// Writes each output of `prog` (`outputs`, in order) to `DIR/NAME.npy`,
+/// creating `dir` first: what `eval -o DIR` and `run -o DIR` write.
+pub fn write_outputs(dir: &Path, prog: &Program, outputs: &[Value]) -> Result<(), Diagnostic> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        let msg = format!("cannot create `{}`: {e}", dir.display());
+        Diagnostic::error(codes::WRITE_OUTPUT, msg)
+    })?;
+    for (out, v) in prog.outputs.iter().zip(outputs) {
+        write(&dir.join(format!("{}.npy", out.name)), v)?;
     }
     Ok(())
 }

@@ -35,18 +35,22 @@ pub fn line(name: &str, v: &Value) -> String {
     out
 }
 
-/// `ok (1024 elements, largest difference 1.2e-7)`, then what was not compared:
-/// elements the language leaves unspecified (a non-finite value arose on
-/// the way) and elements without a finite error bound.
+/// How many elements were compared out of how many, the largest
+/// difference, then what was not compared: elements the language leaves
+/// unspecified (a non-finite value arose on the way) and elements without a
+/// finite error bound. `ok (1024 of 1024 elements compared, largest
+/// difference 1.2e-7)` only when every element was compared.
 pub fn checked(c: &texpr_interp::accuracy::Checked) -> String {
-    let mut out = if c.compared == 0 {
-        "ok, nothing to compare".to_string()
-    } else {
-        format!(
-            "ok ({} compared, largest difference {})",
-            texpr_syntax::diag::count(c.compared as u64, "element"),
-            number(c.largest_diff, false)
-        )
+    let of = format!(
+        "{} of {} compared",
+        c.compared,
+        texpr_syntax::diag::count(c.total() as u64, "element")
+    );
+    let largest = number(c.largest_diff, false);
+    let mut out = match (c.all_compared(), c.compared) {
+        (true, _) => format!("ok ({of}, largest difference {largest})"),
+        (false, 0) => format!("NOT CHECKED ({of})"),
+        (false, _) => format!("incomplete ({of}, largest difference {largest})"),
     };
     if c.unspecified > 0 {
         out += &format!(
@@ -103,7 +107,7 @@ mod tests {
     }
 
     #[test]
-    fn checks_say_what_was_not_compared() {
+    fn checks_say_how_many_elements_were_compared() {
         use texpr_interp::accuracy::Checked;
         let all = Checked {
             compared: 4,
@@ -112,7 +116,7 @@ mod tests {
         };
         assert_eq!(
             checked(&all),
-            "ok (4 elements compared, largest difference 1.50000e-7)"
+            "ok (4 of 4 elements compared, largest difference 1.50000e-7)"
         );
         let some = Checked {
             compared: 1,
@@ -122,13 +126,15 @@ mod tests {
         };
         assert_eq!(
             checked(&some),
-            "ok (1 element compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned), not compared"
+            "incomplete (1 of 4 elements compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned), not compared"
         );
         let none = Checked {
             unspecified: 3,
             ..Checked::default()
         };
-        assert!(checked(&none).starts_with("ok, nothing to compare; 3 unspecified"));
+        assert!(
+            checked(&none).starts_with("NOT CHECKED (0 of 3 elements compared); 3 unspecified")
+        );
     }
 
     #[test]

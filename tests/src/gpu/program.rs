@@ -9,7 +9,7 @@ use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
 
 use super::convert::{from_host, to_host};
-use texpr_interp::accuracy::{Mismatch, check_outputs};
+use texpr_interp::accuracy::{Checked, Mismatch, check_report};
 
 /// Why a program did not match the interpreter.
 #[derive(Debug)]
@@ -34,6 +34,52 @@ impl std::fmt::Display for RunError {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+/// What a GPU run matching the interpreter compared: the GPU time and, per
+/// output (by name), how many elements were compared, unspecified or
+/// ill-conditioned. A match says nothing of the elements not compared:
+/// tests that must vouch for every element ask [`Checks::require_all_compared`].
+#[derive(Clone, Debug)]
+pub struct Checks {
+    pub gpu_time: Duration,
+    pub outputs: Vec<(String, Checked)>,
+}
+
+impl Checks {
+    /// Elements compared, all outputs together.
+    pub fn compared(&self) -> usize {
+        self.outputs.iter().map(|(_, c)| c.compared).sum()
+    }
+
+    /// Whether every element of every output was compared.
+    pub fn all_compared(&self) -> bool {
+        self.outputs.iter().all(|(_, c)| c.all_compared())
+    }
+
+    /// `Err` naming each output with elements not compared, and how many
+    /// of its elements were.
+    pub fn require_all_compared(&self) -> Result<(), String> {
+        let partial: Vec<String> = (self.outputs.iter())
+            .filter(|(_, c)| !c.all_compared())
+            .map(|(name, c)| {
+                format!(
+                    "`{name}`: {} of {} elements compared ({} unspecified, {} ill-conditioned)",
+                    c.compared,
+                    c.total(),
+                    c.unspecified,
+                    c.unbounded
+                )
+            })
+            .collect();
+        match partial.is_empty() {
+            true => Ok(()),
+            false => Err(format!(
+                "not every element compared: {}",
+                partial.join("; ")
+            )),
         }
     }
 }
@@ -76,8 +122,9 @@ pub fn run_program_with(
 }
 
 /// Runs `p` on random inputs (from `seed`) on the GPU and in the interpreter
-/// and compares every output within the tolerance the program allows.
-pub fn check_program(gpu: &Gpu, p: &Program, seed: u64) -> Result<Duration, RunError> {
+/// and compares every output within the tolerance the program allows: what
+/// it compared, or the mismatches.
+pub fn check_program(gpu: &Gpu, p: &Program, seed: u64) -> Result<Checks, RunError> {
     check_program_with(gpu, p, seed, &ScheduleChoice::Default)
 }
 
@@ -87,15 +134,20 @@ pub fn check_program_with(
     p: &Program,
     seed: u64,
     choice: &ScheduleChoice,
-) -> Result<Duration, RunError> {
+) -> Result<Checks, RunError> {
     let inputs = texpr_interp::random_inputs(p, seed);
     let want = super::reference(p, &inputs).map_err(|e| RunError::Interp(format!("{e:?}")))?;
-    let (got, time) = run_program_with(gpu, p, &inputs, choice)?;
-    let bad = check_outputs(p, &got, &want);
-    if bad.is_empty() {
-        Ok(time)
-    } else {
-        Err(RunError::Mismatch(bad))
+    let (got, gpu_time) = run_program_with(gpu, p, &inputs, choice)?;
+    let (mut outputs, mut bad) = (Vec::new(), Vec::new());
+    for (out, checked) in p.outputs.iter().zip(check_report(p, &got, &want)) {
+        match checked {
+            Ok(c) => outputs.push((out.name.clone(), c)),
+            Err(m) => bad.push(m),
+        }
+    }
+    match bad.is_empty() {
+        true => Ok(Checks { gpu_time, outputs }),
+        false => Err(RunError::Mismatch(bad)),
     }
 }
 
@@ -105,7 +157,7 @@ pub fn run_source(
     src: &str,
     overrides: &[(String, i64)],
     seed: u64,
-) -> Result<Duration, RunError> {
+) -> Result<Checks, RunError> {
     let p = texpr_syntax::frontend(src, overrides)
         .map_err(|d| RunError::Frontend(diagnostics(src, &d)))?;
     check_program(gpu, &p, seed)

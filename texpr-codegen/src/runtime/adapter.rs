@@ -259,6 +259,7 @@ impl Gpu {
             wgpu_limits,
             sink,
             cache: Mutex::new(pipeline::Cache::default()),
+            progress: Default::default(),
         })
     }
 

@@ -10,8 +10,6 @@ use crate::plan::{BufferRole, Module};
 
 /// Kernels encoded into one submit; longer sequences are split.
 const KERNELS_PER_SUBMIT: usize = 16;
-/// How long to wait for one submit before giving up.
-const WAIT_LIMIT: Duration = Duration::from_secs(120);
 
 /// The outputs of one run, in `Output` order, and the time the GPU work took.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,10 +40,10 @@ impl Gpu {
         let readbacks = self.staging(module)?;
         let timer = self.made_timer(passes(&bound))?;
         let start = Instant::now();
-        self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
+        let last = self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
         let gpu_time = start.elapsed();
-        let outputs = self.read_back(&readbacks)?;
-        let kernel_time = timer.map(|t| self.read_timer(&t)).transpose()?;
+        let outputs = self.read_back(&readbacks, &last)?;
+        let kernel_time = timer.map(|t| self.read_timer(&t, &last)).transpose()?;
         self.check_health()?;
         Ok(RunResult {
             outputs,
@@ -88,16 +86,18 @@ impl Gpu {
             .collect()
     }
 
-    /// Encodes and submits every kernel (then the output copies), waiting after each submit.
+    /// Encodes and submits every kernel (then the output copies), waiting
+    /// after each submit; the last submit's index.
     pub(super) fn dispatch_all(
         &self,
         bound: &Bound,
         readbacks: &[Readback],
         timer: Option<&Timer>,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
         let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
         let n_chunks = chunks.len().max(1);
+        let mut last = None;
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
             let copies = if c + 1 == n_chunks { readbacks } else { &[] };
@@ -112,47 +112,25 @@ impl Gpu {
                     let src = &bound.buffers[r.source];
                     encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.len));
                 }
-                self.queue.submit([encoder.finish()])
+                self.submit([encoder.finish()])
             });
             let index = self.checked(during, index, |message| RuntimeError::Execution {
                 during: format!("submitting {}", during()),
                 message,
             })?;
-            self.wait(Some(index), during)?;
+            self.wait(Some(index.clone()), during)?;
+            last = Some(index);
         }
-        Ok(())
+        Ok(last.expect("at least one submit"))
     }
 
-    /// Waits for submission `index` (or all work); `during` says what ran.
-    pub(super) fn wait(
+    /// Maps every staging buffer (filled by submission `last`, this run's
+    /// own, whatever other threads submitted since) and copies its words out.
+    fn read_back(
         &self,
-        index: Option<wgpu::SubmissionIndex>,
-        during: impl Fn() -> String,
-    ) -> Result<(), RuntimeError> {
-        let poll = wgpu::PollType::Wait {
-            submission_index: index,
-            timeout: Some(WAIT_LIMIT),
-        };
-        let polled = self.device.poll(poll);
-        let timed_out = matches!(polled, Err(wgpu::PollError::Timeout));
-        self.checked(
-            &during,
-            polled.map(|_| ()).map_err(|e| e.to_string()),
-            |message| match timed_out {
-                true => RuntimeError::Timeout(format!(
-                    "{} did not complete within {WAIT_LIMIT:?}",
-                    during()
-                )),
-                false => RuntimeError::Execution {
-                    during: during(),
-                    message,
-                },
-            },
-        )
-    }
-
-    /// Maps every staging buffer and copies its words out.
-    fn read_back(&self, readbacks: &[Readback]) -> Result<Vec<HostBuffer>, RuntimeError> {
+        readbacks: &[Readback],
+        last: &wgpu::SubmissionIndex,
+    ) -> Result<Vec<HostBuffer>, RuntimeError> {
         let (tx, rx) = mpsc::channel();
         for (i, r) in readbacks.iter().enumerate() {
             let tx = tx.clone();
@@ -164,7 +142,7 @@ impl Gpu {
         }
         drop(tx);
         let during = || "reading back the outputs".to_string();
-        self.wait(None, during)?;
+        self.wait(Some(last.clone()), during)?;
         for (i, res) in rx.iter() {
             let res = res.map_err(|e| format!("output {i}: {e}"));
             self.checked(during, res, RuntimeError::Readback)?;

@@ -275,18 +275,22 @@ impl Gpu {
 
     /// Waits until everything queued so far (uploads) has run.
     fn settle(&self) -> Result<(), RuntimeError> {
-        let index = self.queue.submit([]);
+        let index = self.submit([]);
         self.wait(Some(index), || "uploading the inputs".into())
     }
 
     fn time_once(&self, p: &Prepared) -> Result<Sample, RuntimeError> {
         let start = Instant::now();
-        match &p.work {
+        let last = match &p.work {
             Work::Kernels(bound) => self.dispatch_all(bound, &[], p.timer.as_ref())?,
             Work::Copy { src, dst, bytes } => self.copy_once(src, dst, *bytes, p.timer.as_ref())?,
-        }
+        };
         let wall = start.elapsed();
-        let gpu = p.timer.as_ref().map(|t| self.read_timer(t)).transpose()?;
+        let gpu = p
+            .timer
+            .as_ref()
+            .map(|t| self.read_timer(t, &last))
+            .transpose()?;
         Ok(Sample { wall, gpu })
     }
 
@@ -296,7 +300,7 @@ impl Gpu {
         dst: &wgpu::Buffer,
         bytes: u64,
         timer: Option<&Timer>,
-    ) -> Result<(), RuntimeError> {
+    ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
         let during = || format!("copying {bytes} bytes between two buffers");
         let index = scoped(&self.device, || {
             let mut encoder = self.device.create_command_encoder(&Default::default());
@@ -308,13 +312,14 @@ impl Gpu {
                 t.write(&mut encoder, 0, true);
                 t.resolve(&mut encoder);
             }
-            self.queue.submit([encoder.finish()])
+            self.submit([encoder.finish()])
         });
         let index = self.checked(during, index, |message| RuntimeError::Execution {
             during: during(),
             message,
         })?;
-        self.wait(Some(index), during)
+        self.wait(Some(index.clone()), during)?;
+        Ok(index)
     }
 }
 

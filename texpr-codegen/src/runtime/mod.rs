@@ -13,7 +13,11 @@
 //! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
 //!   the caller owns and keeps on the device;
 //! - [`Gpu::target`] describes the device (limits, features, profile) for
-//!   planning: a [`Target`] built from the adapter.
+//!   planning: a [`Target`] built from the adapter;
+//! - every wait is bounded by the device's progress (module `progress`): it
+//!   fails (E0415) only after [`Gpu::wait_limit`] in which the device
+//!   completed no work at all, so work other threads queued on the same
+//!   device never times a run out, and a hung kernel is still reported.
 //!
 //! Shader modules and pipelines are cached by (WGSL hash, entry point, layout).
 //! Every wgpu call that can fail runs inside error scopes, and failures come
@@ -49,6 +53,7 @@ mod exec;
 mod harness;
 mod host;
 mod pipeline;
+mod progress;
 pub mod raw;
 mod resident;
 mod scope;
@@ -60,6 +65,7 @@ pub use error::RuntimeError;
 pub use exec::RunResult;
 pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
+pub use progress::WAIT_LIMIT;
 pub use resident::{Commands, DeviceBuffer, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};
@@ -79,6 +85,8 @@ pub struct Gpu {
     /// Errors reported by the uncaptured-error handler or the device-lost callback.
     sink: Arc<ErrorSink>,
     cache: Mutex<pipeline::Cache>,
+    /// Submissions made and completed, and the wait limit (`progress.rs`).
+    progress: progress::Progress,
 }
 
 /// What the device reported outside any error scope.
@@ -126,10 +134,13 @@ impl Gpu {
         let _ = self.device.poll(wgpu::PollType::Poll);
     }
 
-    /// A new device and queue (with an empty pipeline cache) on the adapter
-    /// this one was opened with: how a program goes on after a device loss.
+    /// A new device and queue (with an empty pipeline cache, and this one's
+    /// [`Gpu::wait_limit`]) on the adapter this one was opened with: how a
+    /// program goes on after a device loss.
     pub fn reopen(&self) -> Result<Gpu, RuntimeError> {
-        Gpu::open(&self.choice)
+        let gpu = Gpu::open(&self.choice)?;
+        gpu.set_wait_limit(self.wait_limit());
+        Ok(gpu)
     }
 
     /// [`RuntimeError::DeviceLost`] when the device was lost, naming the step

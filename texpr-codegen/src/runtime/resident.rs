@@ -177,7 +177,7 @@ impl Gpu {
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(&src.buffer, 0, &staging, 0, src.bytes());
-            self.queue.submit([encoder.finish()]);
+            self.submit([encoder.finish()]);
             staging
         });
         let during = || "starting to read a resident buffer back".to_string();
@@ -308,7 +308,7 @@ impl Commands<'_> {
     pub fn submit(self) -> Result<(), RuntimeError> {
         let Commands { gpu, encoder, .. } = self;
         let submitted = scoped(&gpu.device, || {
-            gpu.queue.submit([encoder.finish()]);
+            gpu.submit([encoder.finish()]);
         });
         let during = || "submitting resident copies and kernels".to_string();
         gpu.checked(during, submitted, |message| RuntimeError::Execution {

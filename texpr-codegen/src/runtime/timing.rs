@@ -99,8 +99,12 @@ impl Gpu {
         })
     }
 
-    /// The summed duration of all timed passes.
-    pub(super) fn read_timer(&self, timer: &Timer) -> Result<Duration, RuntimeError> {
+    /// The summed duration of all timed passes, resolved by submission `last`.
+    pub(super) fn read_timer(
+        &self,
+        timer: &Timer,
+        last: &wgpu::SubmissionIndex,
+    ) -> Result<Duration, RuntimeError> {
         let (tx, rx) = mpsc::channel();
         timer
             .read
@@ -109,12 +113,7 @@ impl Gpu {
                 let _ = tx.send(r);
             });
         let during = || "reading back the timestamps".to_string();
-        let polled = self.device.poll(wgpu::PollType::wait_indefinitely());
-        self.checked(
-            during,
-            polled.map_err(|e| e.to_string()),
-            RuntimeError::Readback,
-        )?;
+        self.wait(Some(last.clone()), during)?;
         let mapped = rx.recv().map_err(|e| e.to_string());
         let mapped = self.checked(during, mapped, RuntimeError::Readback)?;
         let mapped = mapped.map_err(|e| format!("timestamps: {e}"));

@@ -2,9 +2,18 @@
 //!
 //! Constants are exact: finite `f32`s print as the shortest decimal that
 //! round-trips (naga parses `...f` literals as `f32` directly), with a `f`
-//! suffix; infinities, NaNs and `-0.0` print as `bitcast<f32>(0x...u)`;
-//! `i32::MIN` prints as a bitcast, so no literal ever overflows. Negative
-//! values are parenthesised so they can stand as any operand.
+//! suffix; `-0.0` prints as `bitcast<f32>(0x80000000u)`; `i32::MIN` prints
+//! as a bitcast, so no literal ever overflows. Negative values are
+//! parenthesised so they can stand as any operand.
+//!
+//! Infinities and NaNs are never constant expressions: Tint (Chromium's
+//! WGSL compiler) rejects a module in which any constant expression
+//! evaluates to one (`value -inf cannot be represented as 'f32'`), also
+//! inside a `select` or a `var` initializer. So [`f32_lit`] spells them
+//! `bitcast<f32>(0x...u | runtime_zero)`: the bits or'ed with the kernel's
+//! [`RUNTIME_ZERO`], a `u32` zero computed from the workgroup id, which
+//! makes the value a run-time one on every target (and keeps it uniform).
+//! `module.rs` declares it at the top of every kernel that spells one.
 
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::Scalar;
@@ -13,8 +22,25 @@ pub fn ty(e: ElemTy) -> &'static str {
     e.name()
 }
 
+/// The name of a kernel's run-time zero (a `u32`, see the module docs):
+/// not a fresh name (those end in `_N`), so nothing else is called so.
+pub const RUNTIME_ZERO: &str = "runtime_zero";
+
+/// The declaration of [`RUNTIME_ZERO`] at the top of an entry point:
+/// `wid.x & 0u`, a zero no compiler may evaluate as a constant expression,
+/// uniform across the workgroup (so it may stand anywhere a barrier or a
+/// subgroup operation needs uniform values).
+pub fn runtime_zero_decl() -> String {
+    format!("let {RUNTIME_ZERO}: u32 = wid.x & 0u;")
+}
+
+/// `x` as WGSL: a literal when finite, a run-time value when infinite or
+/// NaN (see the module docs). Needs [`RUNTIME_ZERO`] in scope for those.
 pub fn f32_lit(x: f32) -> String {
-    if !x.is_finite() || (x == 0.0 && x.is_sign_negative()) {
+    if !x.is_finite() {
+        return format!("bitcast<f32>(0x{:08x}u | {RUNTIME_ZERO})", x.to_bits());
+    }
+    if x == 0.0 && x.is_sign_negative() {
         return format!("bitcast<f32>(0x{:08x}u)", x.to_bits());
     }
     let s = format!("{:?}", x.abs());
@@ -105,7 +131,14 @@ mod tests {
     fn floats_print_exactly() {
         assert_eq!(f32_lit(1.5), "1.5f");
         assert_eq!(f32_lit(-0.1), "(-0.1f)");
-        assert_eq!(f32_lit(f32::NEG_INFINITY), "bitcast<f32>(0xff800000u)");
+        assert_eq!(
+            f32_lit(f32::NEG_INFINITY),
+            "bitcast<f32>(0xff800000u | runtime_zero)"
+        );
+        assert_eq!(
+            f32_lit(f32::from_bits(0x7fc0_1234)),
+            "bitcast<f32>(0x7fc01234u | runtime_zero)"
+        );
         assert_eq!(f32_lit(-0.0), "bitcast<f32>(0x80000000u)");
         for x in [
             f32::MAX,

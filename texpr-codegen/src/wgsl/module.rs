@@ -79,6 +79,7 @@ pub fn kernel(
     for builtin in ["wid", "lid", "sgl", "sgid", "nsg", "sgs", "glin", "g", "l"] {
         cx.w.immutable(builtin);
     }
+    cx.w.immutable(lit::RUNTIME_ZERO);
     read_steps(&mut cx, root, in_loop.within);
     let g = grid_id(&mut cx, sh.groups, dispatch, padded);
     cx.w.line("let l: i32 = i32(lid.x);");
@@ -196,6 +197,11 @@ fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> Ker
     let unrolled_statements = cx.w.unrolled();
     let peak_private = cx.peak_private;
     let (lines, movable) = cx.w.finish();
+    // An infinity or NaN is spelled with the kernel's run-time zero
+    // (`lit::f32_lit`): declared first where any line spells one.
+    if lines.iter().any(|l| l.contains(lit::RUNTIME_ZERO)) {
+        text += &format!("    {}\n", lit::runtime_zero_decl());
+    }
     for line in lines {
         text += &line;
         text.push('\n');

@@ -32,6 +32,20 @@ pub struct Checked {
     pub largest_diff: f64,
 }
 
+impl Checked {
+    /// Elements of the output: compared, unspecified and unbounded (an
+    /// output that compared without a mismatch has no others).
+    pub fn total(&self) -> usize {
+        self.compared + self.unspecified + self.unbounded
+    }
+
+    /// Whether every element was compared (none unspecified or unbounded):
+    /// what a check that vouches for a whole output needs.
+    pub fn all_compared(&self) -> bool {
+        self.compared == self.total()
+    }
+}
+
 /// The worst element of an output that differs beyond its tolerance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch {

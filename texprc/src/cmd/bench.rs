@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let runs = args.runs.max(1);
     let device = format!("{} ({})", gpu.info().name, gpu.info().backend);
     let roofline = header(&gpu, &device, &args);
-    println!(
+    outln!(
         "{:<16} {:>26} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10} {:>9}",
         "program",
         "size",
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let size = job.size();
         let mut bars = Vec::new();
         for row in rows::measure(&gpu, &job, &src, &program, &args) {
-            println!("{}", format_row(&job.name, &size, &row, &work));
+            outln!("{}", format_row(&job.name, &size, &row, &work));
             bars.push(bar(&job.name, &row, &work));
         }
         groups.push(Group {
@@ -109,7 +109,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 ),
             )
         })?;
-        println!("chart: {}", path.display());
+        outln!("chart: {}", path.display());
     }
     Ok(())
 }
@@ -117,26 +117,26 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// The lines above the table: the device and the harness, what the times
 /// are, and the roofline (measured now).
 fn header(gpu: &Gpu, device: &str, args: &Args) -> Option<Roofline> {
-    println!(
+    outln!(
         "device: {device}, {} warm-ups, median of {} runs, a program's rows interleaved",
         args.warmups.max(1),
         args.runs.max(1)
     );
     match gpu.has_timestamps() {
         true => {
-            println!("gpu ms: the GPU's timestamps; wall ms: dispatch + wait; rates from gpu ms")
+            outln!("gpu ms: the GPU's timestamps; wall ms: dispatch + wait; rates from gpu ms")
         }
-        false => println!(
-            "gpu ms: - (no timestamp queries); wall ms: dispatch + wait; rates from wall ms"
-        ),
+        false => {
+            outln!("gpu ms: - (no timestamp queries); wall ms: dispatch + wait; rates from wall ms")
+        }
     }
     match roofline::measure(gpu, args.scale, args.warmups, args.runs.max(1)) {
         Ok(r) => {
-            println!("{}", r.describe());
+            outln!("{}", r.describe());
             Some(r)
         }
         Err(e) => {
-            println!("roofline: not measured: {}", rows::runtime_text(&e));
+            outln!("roofline: not measured: {}", rows::runtime_text(&e));
             None
         }
     }

@@ -167,7 +167,7 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         gpu: gpu.as_ref(),
         pick: &pick,
     };
-    print!(
+    out!(
         "{}",
         emit_all(b, &planned, &backend.target(), &pick).map_err(fail)?
     );
@@ -178,7 +178,7 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     let inputs = BlockInputs::open(&planned.p, &args.inputs, args.random).map_err(fail)?;
     let outcome = run_in_process(&job, &inputs, backend).map_err(fail)?;
     let how = format!("{} ranks as threads of one process", job.n_ranks());
-    print!(
+    out!(
         "{}",
         report(
             &job,
@@ -194,7 +194,7 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         && b.check
     {
         let full = full_inputs(&planned.p, &inputs).map_err(fail)?;
-        print!("{}", check(&planned.p, &full, got).map_err(fail)?);
+        out!("{}", check(&planned.p, &full, got).map_err(fail)?);
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let prog = frontend(&src, &args.defines)?;
-    println!(
+    outln!(
         "{}: ok ({}, {})",
         src.name,
         count(prog.inputs.len() as u64, "input"),

@@ -9,7 +9,6 @@ use crate::common::{
     Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
 };
 use crate::targets::compile_target;
-use std::io::Write as _;
 use std::path::PathBuf;
 use texpr::{Language, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
@@ -85,7 +84,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     Diagnostic::error(codes::BINARY_TO_TERMINAL, msg),
                 ));
             }
-            let _ = std::io::stdout().write_all(&bytes);
+            crate::out::bytes(&bytes);
             Ok(())
         }
     }

@@ -4,13 +4,11 @@
 //! operation budget ([`crate::budget`]) are refused before anything is allocated.
 
 use crate::budget::BudgetArgs;
-use crate::common::{Defines, Failure, Source, frontend, read_source};
+use crate::common::{Defines, Failure, frontend, read_source};
 use crate::inputs::{InputArgs, gather_inputs};
 use crate::{codes, npy, summary};
 use std::path::PathBuf;
-use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,27 +40,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         )
     })?;
     if let Some(dir) = &args.out_dir {
-        write_outputs(&src, dir, &prog, &outputs)?;
+        npy::write_outputs(dir, &prog, &outputs).map_err(|d| Failure::about(&src, d))?;
     }
     for (out, v) in prog.outputs.iter().zip(&outputs) {
-        println!("{}", summary::line(&out.name, v));
-    }
-    Ok(())
-}
-
-fn write_outputs(
-    src: &Source,
-    dir: &PathBuf,
-    prog: &Program,
-    outputs: &[Value],
-) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        let msg = format!("cannot create `{}`: {e}", dir.display());
-        Failure::about(src, Diagnostic::error(codes::WRITE_OUTPUT, msg))
-    })?;
-    for (out, v) in prog.outputs.iter().zip(outputs) {
-        let path = dir.join(format!("{}.npy", out.name));
-        npy::write(&path, v).map_err(|d| Failure::about(src, d))?;
+        outln!("{}", summary::line(&out.name, v));
     }
     Ok(())
 }

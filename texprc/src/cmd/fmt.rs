@@ -19,7 +19,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let canonical =
         texpr_syntax::print::format_source(&src.text).map_err(|d| Failure::new(&src, d))?;
     if !args.check {
-        print!("{canonical}");
+        out!("{canonical}");
         return Ok(());
     }
     match first_difference(&src.text, &canonical) {

@@ -1,17 +1,23 @@
-//! `texprc run FILE`: compile a program, run it on the GPU, print each output;
+//! `texprc run FILE`: compile a program, run it on the GPU, print each output
+//! (and with `-o DIR` write each to `DIR/NAME.npy`, as `eval -o DIR` does);
 //! with `--check`, compare with the reference interpreter element by element
-//! (each within its own error bound) and report the largest difference and
-//! the elements the language leaves unspecified.
+//! (each within its own error bound) and report, per output, how many
+//! elements were compared out of how many, the largest difference, and the
+//! elements not compared: unspecified by the language, or ill-conditioned.
+//! A check that leaves any element of any output uncompared fails (E0923)
+//! unless `--allow-unchecked` is given: it never passes by comparing nothing.
 
 use crate::cache::Cache;
 use crate::codes;
 use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, read_source};
 use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
-use crate::summary;
+use crate::{npy, summary};
 use std::path::PathBuf;
 use texpr::Options;
 use texpr_codegen::runtime::{AdapterChoice, Gpu};
+use texpr_interp::accuracy::{Checked, Mismatch};
 use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::Program;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -19,9 +25,17 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub inputs: InputArgs,
-    /// Also run the reference interpreter and compare; exit 1 on a mismatch
+    /// Also run the reference interpreter and compare; exit 1 on a mismatch,
+    /// or when some element was not compared (see --allow-unchecked)
     #[arg(long)]
     pub check: bool,
+    /// With --check: pass even where elements were not compared (unspecified
+    /// by the language: a NaN or infinity arose; or ill-conditioned)
+    #[arg(long, requires = "check")]
+    pub allow_unchecked: bool,
+    /// Write each output to DIR/NAME.npy
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
     /// Adapter to use: an index or part of its name (default: $TEXPR_ADAPTER, else wgpu's choice)
     #[arg(long, value_name = "ADAPTER")]
     pub adapter: Option<String>,
@@ -57,15 +71,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
         true => String::new(),
         false => format!(" ({dispatches} dispatches)"),
     };
-    println!(
+    outln!(
         "ran {kernels} kernel{}{steps} on {} in {:.3} ms (schedule: {})",
         if kernels == 1 { "" } else { "s" },
         gpu.info().name,
         result.gpu_time.as_secs_f64() * 1e3,
         chosen.origin
     );
+    if let Some(dir) = &args.out_dir {
+        npy::write_outputs(dir, &program, &outputs).map_err(|d| Failure::about(&src, d))?;
+    }
     for (out, v) in program.outputs.iter().zip(&outputs) {
-        println!("{}", summary::line(&out.name, v));
+        outln!("{}", summary::line(&out.name, v));
     }
     if !args.check {
         return Ok(());
@@ -81,28 +98,72 @@ pub fn run(args: Args) -> Result<(), Failure> {
         )
     })?;
     let report = texpr_interp::accuracy::check_report(&program, &outputs, &expected);
+    verdict(&program, &report, args.allow_unchecked).map_err(|d| Failure::about(&src, d))
+}
+
+/// Prints what comparing each output found, then the verdict: a mismatch
+/// fails (E0914), and so does an element left uncompared (E0923) unless
+/// `allow_unchecked`.
+fn verdict(
+    program: &Program,
+    report: &[Result<Checked, Mismatch>],
+    allow_unchecked: bool,
+) -> Result<(), Diagnostic> {
     let mut failed = Vec::new();
-    for (out, checked) in program.outputs.iter().zip(&report) {
+    let mut partial = Vec::new();
+    for (out, checked) in program.outputs.iter().zip(report) {
         match checked {
             Err(m) => {
-                println!("check {}: MISMATCH: {m}", out.name);
+                outln!("check {}: MISMATCH: {m}", out.name);
                 failed.push(out.name.clone());
             }
-            Ok(c) => println!("check {}: {}", out.name, summary::checked(c)),
+            Ok(c) => {
+                outln!("check {}: {}", out.name, summary::checked(c));
+                if !c.all_compared() {
+                    partial.push((out.name.clone(), *c));
+                }
+            }
         }
     }
-    if failed.is_empty() {
-        println!("check passed: the GPU results match the interpreter");
-        return Ok(());
+    if !failed.is_empty() {
+        let msg = format!(
+            "the GPU results differ from the interpreter for `{}`",
+            failed.join("`, `")
+        );
+        return Err(Diagnostic::error(codes::CHECK_MISMATCH, msg));
     }
-    let msg = format!(
-        "the GPU results differ from the interpreter for `{}`",
-        failed.join("`, `")
-    );
-    Err(Failure::about(
-        &src,
-        Diagnostic::error(codes::CHECK_MISMATCH, msg),
-    ))
+    let skipped: usize = partial.iter().map(|(_, c)| c.total() - c.compared).sum();
+    match (partial.first(), allow_unchecked) {
+        (None, _) => {
+            outln!("check passed: the GPU results match the interpreter, every element compared");
+            Ok(())
+        }
+        (Some(_), true) => {
+            outln!(
+                "check passed (--allow-unchecked): the GPU results match the interpreter on every \
+                 compared element; {} not compared",
+                texpr_syntax::diag::count(skipped as u64, "element")
+            );
+            Ok(())
+        }
+        (Some(_), false) => {
+            let which: Vec<String> = partial
+                .iter()
+                .map(|(name, c)| format!("`{name}`: {} of {}", c.compared, c.total()))
+                .collect();
+            let msg = format!(
+                "the check compared only some elements ({}): it cannot vouch for the rest",
+                which.join(", ")
+            );
+            Err(Diagnostic::error(codes::CHECK_INCOMPLETE, msg)
+                .with_note(
+                    "an element is not compared where the language leaves it unspecified (an \
+                     infinity or NaN arose on the way to it) or where its error bound is not \
+                     finite (ill-conditioned); see docs/language.md, \"Non-finite values\"",
+                )
+                .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))
+        }
+    }
 }
 
 /// Opens the adapter named by `--adapter`, else `$TEXPR_ADAPTER`, else the default.

@@ -26,6 +26,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
             gpu.target().clone()
         }
     };
-    print!("{target}");
+    out!("{target}");
     Ok(())
 }

@@ -212,9 +212,9 @@ fn report(
         Some(other) => format!("{:.2}x the {name} ({other:.3} ms)", other / ms),
         None => format!("the {name} did not run"),
     };
-    println!("# tuned for {device}: {ms:.3} ms");
-    println!("# {}, {}", vs("heuristic", &heur), vs("default", &default));
-    print!("{winner}");
+    outln!("# tuned for {device}: {ms:.3} ms");
+    outln!("# {}, {}", vs("heuristic", &heur), vs("default", &default));
+    out!("{winner}");
     Ok(())
 }
 

@@ -91,7 +91,7 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         return Ok(());
     };
     let how = format!("{} MPI processes", job.n_ranks());
-    print!("{emitted}{}", report(&job, &gathered, &how, &device, wall));
+    out!("{emitted}{}", report(&job, &gathered, &how, &device, wall));
     finish_check(b, &planned, &inputs, &gathered).map_err(fail)
 }
 
@@ -132,7 +132,7 @@ fn finish_check(
 ) -> Result<(), Diagnostic> {
     if let (true, Some(got)) = (b.check, &gathered.result) {
         let full = full_inputs(&planned.p, inputs)?;
-        print!("{}", check(&planned.p, &full, got)?);
+        out!("{}", check(&planned.p, &full, got)?);
     }
     Ok(())
 }
