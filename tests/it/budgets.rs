@@ -36,7 +36,7 @@ fn emit(
     target: &Target,
     choice: &ScheduleChoice,
 ) -> Result<Vec<(KernelStats, String)>, Vec<Diagnostic>> {
-    let o = texpr::optimize(p)?;
+    let o = texpr::optimize(p, target)?;
     let chosen = texpr::choose(&o, target, choice)?;
     let scheduled = texpr_opt::apply(&o, target, &chosen.schedule)?;
     let (module, stats) = emit_with_stats(&scheduled, target)?;

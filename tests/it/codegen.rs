@@ -117,7 +117,21 @@ fn storage_buffers_per_stage_just_under_and_just_over() {
     let opts = Options::default();
     let ok = compile(&reading(7), &opts).expect("8 bindings fit");
     assert_eq!(ok.module.kernels[0].bindings.len(), 8);
-    assert_eq!(codes(compile(&reading(8), &opts)), ["E0313"]);
+    let errs = compile(&reading(8), &opts).unwrap_err();
+    assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0313"]);
+    // It names the kernel, and what it reads and writes.
+    let e = &errs[0];
+    assert!(
+        e.message.contains("kernel `k0_y` binds 9 storage buffers"),
+        "{e:#?}"
+    );
+    assert!(
+        e.notes
+            .iter()
+            .any(|n| n.contains("`x0`") && n.contains("`x7`")),
+        "{e:#?}"
+    );
+    assert!(e.notes.iter().any(|n| n.contains("writes `y`")), "{e:#?}");
 }
 
 #[test]

@@ -54,7 +54,7 @@ fn scheduled_programs_match_their_golden_files() {
         let name = path.display();
         let (target, choice) = header(src);
         let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
-        let o = texpr::optimize(&p).unwrap();
+        let o = texpr::optimize(&p, &target).unwrap();
         let chosen =
             texpr::choose(&o, &target, &choice).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         let q = texpr_opt::apply(&o, &target, &chosen.schedule)

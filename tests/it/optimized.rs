@@ -381,7 +381,7 @@ fn the_gpu_profiles_heuristic_schedules_match_the_interpreter() {
     ];
     for (name, defs) in cases {
         let p = example(name, defs);
-        let o = texpr::optimize(&p).expect("the passes run");
+        let o = texpr::optimize(&p, &nvidia).expect("the passes run");
         let chosen = texpr::choose(&o, &nvidia, &ScheduleChoice::Heuristic)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let sched = chosen.schedule.to_string();
@@ -441,7 +441,7 @@ fn the_gpu_profiles_staged_tiles_match_the_interpreter() {
     ];
     for (name, defs, want) in cases {
         let p = example(name, defs);
-        let o = texpr::optimize(&p).expect("the passes run");
+        let o = texpr::optimize(&p, &texpr::Target::default()).expect("the passes run");
         let chosen = texpr::choose(&o, &texpr::Target::default(), &ScheduleChoice::Heuristic)
             .expect("the heuristic chooses");
         assert_eq!(chosen.schedule.get("c").to_string(), want, "{name}");

@@ -44,7 +44,7 @@ fn the_transpose_example_matches_the_interpreter_on_the_gpu() {
 fn the_gpu_heuristic_transposes_through_shared_memory() {
     let p = example(&[("M", 256), ("N", 128)]);
     for target in [Target::default(), Target::builtin("nvidia").unwrap()] {
-        let o = texpr::optimize(&p).unwrap();
+        let o = texpr::optimize(&p, &target).unwrap();
         let chosen = texpr::choose(&o, &target, &ScheduleChoice::Heuristic).unwrap();
         assert_eq!(
             chosen.schedule.get("out"),

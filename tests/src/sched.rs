@@ -79,7 +79,7 @@ pub type Candidates = Vec<(String, Vec<Strategy>)>;
 /// The legal candidates of every item of `p` as `texprc tune` sees them
 /// (`p` optimized first); errors of the passes before scheduling as text.
 pub fn candidates(p: &Program, target: &Target) -> Result<(texpr::Optimized, Candidates), String> {
-    let optimized = texpr::optimize(p).map_err(|d| {
+    let optimized = texpr::optimize(p, target).map_err(|d| {
         let src = texpr_syntax::print::program(p);
         diag::render_with("program.te", &src, &d, false)
     })?;

@@ -5,7 +5,8 @@
 //!   `reduce@group` nodes that use it)
 //! - E0311 invocations per workgroup over the limit (the group-level node)
 //! - E0312 workgroup size x over the per-dimension limit (the group-level node)
-//! - E0313 storage buffers one kernel binds over the per-stage limit (the item)
+//! - E0313 storage buffers one kernel binds over the per-stage limit (the
+//!   item, with the buffers it reads and writes by name)
 //! - E0314 a buffer over the storage-binding size limit (its declaration)
 //! - E0315 a buffer over the buffer size limit (its declaration)
 //! - E0316 a kernel whose invocations run more loop iterations than the
@@ -15,7 +16,7 @@
 //! - E0319 a kernel that unrolling made larger than the device's budget of
 //!   unrolled statements (the item)
 
-use crate::plan::BufferPlan;
+use crate::plan::{Access, BufferPlan};
 use crate::wgsl::module::KernelText;
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
@@ -66,7 +67,13 @@ fn check_workgroup(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     errs
 }
 
-pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
+/// Every limit [`KernelText`] `k` must meet; `buffers` are the program's
+/// (what its bindings name, but for spill buffers).
+pub fn check_kernel(
+    k: &KernelText,
+    limits: &DeviceLimits,
+    buffers: &[BufferPlan],
+) -> Vec<Diagnostic> {
     let mut errs = check_workgroup(k, limits);
     if let Some(max) = limits.max_loop_iterations
         && k.loop_iterations > max
@@ -98,23 +105,67 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
             .with_note("the code generator keeps bodies in loops within the budget; a vector whose every element must be unrolled (a register vector) is what remains: use smaller register tiles or vectors"),
         );
     }
-    let n = k.kernel.bindings.len();
-    if n as u64 > limits.max_storage_buffers_per_stage as u64 {
-        errs.push(
-            Diagnostic::error(
-                "E0313",
-                format!(
-                    "kernel `{}` binds {n} storage buffers; the device allows {}",
-                    k.kernel.entry_point, limits.max_storage_buffers_per_stage
-                ),
-            )
-            .with_primary(
-                k.kernel.span,
-                format!("this computation reads and writes {n} buffers"),
-            ),
-        );
+    if let Some(d) = check_bindings(k, limits, buffers) {
+        errs.push(d);
     }
     errs
+}
+
+/// E0313: more storage buffers than the device binds per stage, pointing at
+/// the item whose kernel it is and naming what it reads and writes (a
+/// kernel computes its item with every value fused into it, so it may read
+/// more than the item as written names).
+fn check_bindings(
+    k: &KernelText,
+    limits: &DeviceLimits,
+    buffers: &[BufferPlan],
+) -> Option<Diagnostic> {
+    let n = k.kernel.bindings.len();
+    if n as u64 <= limits.max_storage_buffers_per_stage as u64 {
+        return None;
+    }
+    let names = |access: Access| {
+        let all: Vec<&str> = k
+            .kernel
+            .bindings
+            .iter()
+            .filter(|b| b.access == access)
+            .map(|b| {
+                buffers
+                    .get(b.buffer.0 as usize)
+                    .map_or("scratch", |p| p.name.as_str())
+            })
+            .collect();
+        const SHOWN: usize = 12;
+        let mut text = all
+            .iter()
+            .take(SHOWN)
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if all.len() > SHOWN {
+            text += &format!(" and {} more", all.len() - SHOWN);
+        }
+        (all.len(), text)
+    };
+    let (reads, read) = names(Access::Read);
+    let (writes, written) = names(Access::ReadWrite);
+    Some(
+        Diagnostic::error(
+            "E0313",
+            format!(
+                "kernel `{}` binds {n} storage buffers; the device allows {}",
+                k.kernel.entry_point, limits.max_storage_buffers_per_stage
+            ),
+        )
+        .with_primary(
+            k.kernel.span,
+            format!("this item's kernel reads {reads} buffers and writes {writes}"),
+        )
+        .with_note(format!("it reads {read}"))
+        .with_note(format!("it writes {written}"))
+        .with_note("split the computation into items that each read fewer vectors (the optimizer never fuses past the limit)"),
+    )
 }
 
 /// E0314/E0315 for `plans` (declared at `spans`).

@@ -86,7 +86,7 @@ pub fn written_kernels(
         };
         match written {
             Ok(kt) => {
-                errs.extend(check_kernel(&kt, limits));
+                errs.extend(check_kernel(&kt, limits, &bufs.plans));
                 for (plan, span) in &kt.spills {
                     spills.push(plan.clone());
                     spans.push(*span);
@@ -227,7 +227,7 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
         };
         match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, &in_loop, target) {
             Ok(kt) => {
-                errs.extend(check_kernel(&kt, limits));
+                errs.extend(check_kernel(&kt, limits, &bufs.plans));
                 let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
                 errs.extend(check_buffers(&plans, &spans, limits));
             }

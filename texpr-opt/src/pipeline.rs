@@ -1,7 +1,8 @@
 //! The optimizer as one pipeline with three verbs:
 //!
-//! 1. [`optimize`]: the passes of [`PASSES`], in order, giving the program
-//!    before and after the optimizing ones ([`Optimized`]);
+//! 1. [`optimize`]: the passes of [`PASSES`], in order, for a target (whose
+//!    limits fusion respects), giving the program before and after the
+//!    optimizing ones ([`Optimized`]);
 //! 2. [`choose`]: a [`ScheduleChoice`] to a [`Schedule`] naming every item
 //!    (the only place a schedule is chosen: `texprc` compile, run, bench
 //!    and tune all come here, through `texpr::choose`);
@@ -22,8 +23,9 @@ use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_target::Target;
 
-/// One pass: the rewrite.
-pub type PassFn = fn(&mut Program) -> Result<(), Vec<Diagnostic>>;
+/// One pass: the rewrite, for the target the program is compiled for (most
+/// passes do not read it; `fuse_globals` keeps kernels within its limits).
+pub type PassFn = fn(&mut Program, &Target) -> Result<(), Vec<Diagnostic>>;
 
 /// A pass of the pipeline.
 #[derive(Clone, Copy, Debug)]
@@ -39,22 +41,22 @@ pub const PASSES: &[Pass] = &[
     Pass {
         name: "mark_globals",
         optimizing: false,
-        run: mark_globals,
+        run: |p, _| mark_globals(p),
     },
     Pass {
         name: "shift_lse",
         optimizing: false,
-        run: shift_lse,
+        run: |p, _| shift_lse(p),
     },
     Pass {
         name: "simplify",
         optimizing: true,
-        run: simplify,
+        run: |p, _| simplify(p),
     },
     Pass {
         name: "inline",
         optimizing: true,
-        run: inline,
+        run: |p, _| inline(p),
     },
     Pass {
         name: "fuse_globals",
@@ -81,14 +83,15 @@ pub fn pass_names() -> Vec<&'static str> {
     PASSES.iter().map(|p| p.name).chain([APPLY]).collect()
 }
 
-/// The passes of [`PASSES`] on a copy of `p`.
-pub fn optimize(p: &Program) -> Result<Optimized, Vec<Diagnostic>> {
-    optimize_with(p, &mut |_, _| {})
+/// The passes of [`PASSES`] on a copy of `p`, compiled for `target`.
+pub fn optimize(p: &Program, target: &Target) -> Result<Optimized, Vec<Diagnostic>> {
+    optimize_with(p, target, &mut |_, _| {})
 }
 
 /// [`optimize`], calling `after(name, program)` after each pass.
 pub fn optimize_with(
     p: &Program,
+    target: &Target,
     after: &mut dyn FnMut(&str, &Program),
 ) -> Result<Optimized, Vec<Diagnostic>> {
     let mut q = p.clone();
@@ -98,7 +101,7 @@ pub fn optimize_with(
         if pass.optimizing && baseline.is_none() {
             baseline = Some(q.clone());
         }
-        (pass.run)(&mut q)?;
+        (pass.run)(&mut q, target)?;
         if check {
             verified(pass.name, &q)?;
         }
@@ -153,7 +156,7 @@ pub fn run_with(
     after: &mut dyn FnMut(&str, &Program),
 ) -> Result<Program, Vec<Diagnostic>> {
     let mut seen: Vec<(&'static str, Program)> = Vec::new();
-    let o = optimize_with(p, &mut |name, q| {
+    let o = optimize_with(p, target, &mut |name, q| {
         let pass = PASSES.iter().find(|x| x.name == name).expect("a pass");
         seen.push((pass.name, q.clone()));
     })?;

@@ -1,6 +1,8 @@
 //! Benchmark: compile time (parse to validated WGSL) of programs large in
-//! the ways that used to be quadratic: 10^4 chained top-level `let`s
-//! (elementwise, which the heuristic fuses, and reductions, which stay 10^4
+//! the ways that used to be quadratic or worse: 10^4 chained top-level
+//! `let`s (elementwise, which the heuristic fuses; elementwise each reading
+//! the one before three times, which fusion once expanded into a tree 3^n
+//! in size and now fuses in runs of two; and reductions, which stay 10^4
 //! kernels) and a 10^4-element vector literal, under the heuristic and the
 //! default schedule (release build).
 //!
@@ -21,6 +23,22 @@ fn chained_lets(n: usize) -> String {
         let _ = writeln!(src, "let t{k} = compute N |i| t{}[i] * 0.5 + x[i]", k - 1);
     }
     let _ = writeln!(src, "output y = compute N |i| t{}[i]", n - 1);
+    src
+}
+
+/// `n` top-level lets, each a smoothing stencil reading the one before
+/// three times per element (issue 25's chain).
+fn chained_stencils(n: usize) -> String {
+    let mut src = String::from("param N = 1024\ninput x: f32[N]\n");
+    let mut prev = "x".to_string();
+    for k in 0..n {
+        let _ = writeln!(
+            src,
+            "let a{k} = compute N |i| {prev}[i] * 0.5 + {prev}[(i + 1) % N] * 0.25 + {prev}[(i + N - 1) % N] * 0.25"
+        );
+        prev = format!("a{k}");
+    }
+    let _ = writeln!(src, "output y = compute N |i| {prev}[i]");
     src
 }
 
@@ -98,6 +116,7 @@ fn main() {
     );
     let programs = [
         ("chained elementwise lets", chained_lets(n)),
+        ("chained lets read 3x", chained_stencils(n)),
         ("chained reduction lets", chained_reductions(n)),
         ("vector literal", literal(n)),
     ];

@@ -46,7 +46,7 @@ fn phases(src: &str, defines: &[(String, i64)], target: &Target) -> [f64; 6] {
         let t0 = Instant::now();
         let program = texpr_syntax::frontend(src, defines).expect("the example checks");
         let t1 = Instant::now();
-        let optimized = optimize(&program).expect("the example optimizes");
+        let optimized = optimize(&program, target).expect("the example optimizes");
         let t2 = Instant::now();
         let chosen = choose(&optimized, target, &ScheduleChoice::Heuristic).expect("a schedule");
         let t3 = Instant::now();

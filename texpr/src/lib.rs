@@ -67,7 +67,7 @@ pub struct Compiled {
 /// The optimizer's three verbs (optimize, choose, apply) with the schedule
 /// `opts` asks for, then code generation.
 pub fn compile(program: &Program, opts: &Options) -> Result<Compiled, Vec<Diagnostic>> {
-    let optimized = optimize(program)?;
+    let optimized = optimize(program, &opts.target)?;
     let chosen = choose(&optimized, &opts.target, &opts.schedule)?;
     let scheduled = texpr_opt::apply(&optimized, &opts.target, &chosen.schedule)?;
     let module = texpr_codegen::emit(&scheduled, &opts.target)?;

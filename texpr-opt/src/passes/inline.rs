@@ -10,24 +10,32 @@
 //! When a `let` is inlined (the rules are in [`super::recompute`]):
 //! - every read of `v` in `BODY` can be recomputed ([`element_reads`]); any
 //!   other whole read keeps the `let`;
-//! - the cost rule `R * E <= F * W` holds ([`worth_inlining`]), `R` the reads
-//!   per evaluation of the `let`, with `F = 1` when `VALUE` holds a `reduce` (inlining
-//!   may never repeat a reduction: softmax's `let m = reduce max ...`, read by
-//!   every element of its row, stays) and `F = 4` when it does not (an
-//!   elementwise value may be recomputed up to four times per element on
-//!   average, which saves its storage: a `let` at an item's root is an array
-//!   every invocation fills whole). A dead `let` (`R = 0`) disappears.
+//! - the cost rule holds along the chain ([`recompute`]): one step is
+//!   `R * E <= F * W`, `R` the reads per evaluation of the `let`, with
+//!   `F = 1` when `VALUE` holds a `reduce` (inlining may never repeat a
+//!   reduction: softmax's `let m = reduce max ...`, read by every element of
+//!   its row, stays) and `F = 4` when it does not (an elementwise value may
+//!   be recomputed up to four times per element on average, which saves its
+//!   storage: a `let` at an item's root is an array every invocation fills
+//!   whole); and the steps multiply: `VALUE`'s operations, which inlining
+//!   inside `VALUE` may already have recomputed, stay within `F` times their
+//!   work as written and [`MAX_COPIES`] copies. A dead `let` (`R = 0`)
+//!   disappears.
 //! - Every inlined copy gets fresh variables, so no two binders share a
 //!   name; a copy that would nest the item deeper than [`MAX_DEPTH`] or grow
 //!   an index term past [`crate::index::elem::MAX_TERM_SIZE`] keeps the `let`.
 //!
 //! [`element_reads`]: super::recompute::element_reads
-//! [`worth_inlining`]: super::recompute::worth_inlining
+//! [`recompute`]: super::recompute::recompute
+//! [`MAX_COPIES`]: super::recompute::MAX_COPIES
 //!
-//! `let`s are visited bottom-up, so an inner `let` is decided first and an
-//! outer one counts the reads the inner inlining left.
+//! `let`s are visited bottom-up, so an inner `let` is decided first: an
+//! outer one counts the reads the inlining in its body left (reads that
+//! inlined consumers multiplied), and knows what the inlining in its value
+//! did to the value's operations ([`Amp`]). The pass is linear in the item
+//! apart from the copies the rule allows.
 
-use super::recompute::{MAX_DEPTH, element_reads, replace_reads, worth_inlining};
+use super::recompute::{Amp, MAX_DEPTH, element_reads, recompute, replace_reads};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::{Expr, ExprKind, Program, VecRef};
 
@@ -38,7 +46,7 @@ pub fn inline(p: &mut Program) -> Result<(), Vec<Diagnostic>> {
         if root.has_levels() {
             continue;
         }
-        let new = inline_in(p, &root);
+        let (new, _) = inline_in(p, &root);
         if new != root && new.depth() <= MAX_DEPTH {
             *item.root_mut(p) = new;
         }
@@ -46,8 +54,17 @@ pub fn inline(p: &mut Program) -> Result<(), Vec<Diagnostic>> {
     Ok(())
 }
 
-fn inline_in(p: &mut Program, e: &Expr) -> Expr {
-    let new = e.map_children(|c| inline_in(p, c));
+/// `e` with its profitable `let`s inlined, and what that did to its
+/// operations.
+fn inline_in(p: &mut Program, e: &Expr) -> (Expr, Amp) {
+    // Each child's amplification, in order (a `let`: its value's, its body's).
+    let mut amps = Vec::with_capacity(2);
+    let new = e.map_children(|c| {
+        let (x, amp) = inline_in(p, c);
+        amps.push(amp);
+        x
+    });
+    let all = amps.iter().fold(Amp::ONE, |a, b| a.max(*b));
     if let ExprKind::Let {
         level: None,
         var,
@@ -56,12 +73,13 @@ fn inline_in(p: &mut Program, e: &Expr) -> Expr {
     } = &new.kind
     {
         let v = VecRef::Local(*var);
+        let factor = if value.has_reduce() { 1 } else { 4 };
         if let Some(r) = element_reads(p, body, v, value.ty.len)
-            && worth_inlining(r, value, if value.has_reduce() { 1 } else { 4 })
+            && let Some(after) = recompute(r, value, amps[0], factor)
             && let Ok(b) = replace_reads(p, body, v, value)
         {
-            return b;
+            return (b, amps[1].max(after));
         }
     }
-    new
+    (new, all)
 }

@@ -8,12 +8,14 @@
 //! - [`simplify`]: index terms simplified, exact identities folded.
 //! - [`inline`]: expression `let`s recomputed where they are read, when that
 //!   is no dearer than storing them.
-//! - [`fuse_globals`]: elementwise top-level lets fused into their readers.
+//! - [`fuse_globals`]: elementwise top-level lets fused into their readers,
+//!   within the target's storage buffers per kernel.
 //!
 //! The last three are *optimizing*: the baseline schedule runs without them.
 //! [`recompute`] holds the cost rule and read replacement `inline` and
-//! `fuse_globals` share. A pass is `fn(&mut Program) -> Result<(), Vec<Diagnostic>>`
-//! and needs nothing else.
+//! `fuse_globals` share (a rule along chains: no pass recomputes a shared
+//! value unboundedly). A pass is `fn(&mut Program) -> Result<(), Vec<Diagnostic>>`
+//! and needs nothing else, but `fuse_globals`, which also takes the `Target`.
 
 pub mod degree;
 pub mod fuse_globals;

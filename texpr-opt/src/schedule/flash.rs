@@ -40,7 +40,7 @@ use super::fail::Fail;
 use super::grid::{compute_at, grid, index, interleaved_rows, let_at, reduce_at};
 use super::shape;
 use crate::index::subst::subst_expr;
-use crate::passes::recompute::{element_reads, replace_reads};
+use crate::passes::recompute::{MAX_COPIES, element_reads, nodes, replace_reads};
 use texpr_syntax::ast::{ElemTy, Level, MemLevel};
 use texpr_syntax::ir::build::{read_local, read_of, whole};
 use texpr_syntax::ir::term::{self, constant, div, linear, rem, var};
@@ -91,9 +91,13 @@ fn not_flash() -> Fail {
 }
 
 /// The row's spine with every vector `let` recomputed where it is read:
-/// the scalar `let`s left, in order, and the row's final value.
+/// the scalar `let`s left, in order, and the row's final value. A chain of
+/// vector `let`s each read several times by the next multiplies the copies;
+/// a row that would grow past [`MAX_COPIES`] times its size as written does
+/// not stream (E0211).
 fn stream(p: &mut Program, mut e: Expr) -> Result<(Vec<(VarId, Expr)>, Expr), Fail> {
     let mut lets = Vec::new();
+    let limit = MAX_COPIES.saturating_mul(nodes(&e));
     loop {
         let ExprKind::Let {
             level: None,
@@ -110,11 +114,20 @@ fn stream(p: &mut Program, mut e: Expr) -> Result<(Vec<(VarId, Expr)>, Expr), Fa
             e = (**body).clone();
             continue;
         }
-        if element_reads(p, body, VecRef::Local(v), len).is_none() {
-            let name = p.var(v).name.clone();
+        let name = p.var(v).name.clone();
+        let Some(reads) = element_reads(p, body, VecRef::Local(v), len) else {
             return Err(Fail::shape(format!(
                 "`flash` recomputes the row's vector `let`s where they are read; \
                  `{name}` is read whole or possibly out of bounds"
+            )));
+        };
+        let grown = nodes(body).saturating_add(reads.sites.saturating_mul(nodes(value)));
+        if grown > limit {
+            return Err(Fail::shape(format!(
+                "`flash` recomputes the row's vector `let`s where they are read; \
+                 `{name}` is read {} times by what follows, which would copy the row's \
+                 values more than {MAX_COPIES} times",
+                reads.sites
             )));
         }
         let value = (**value).clone();

@@ -24,7 +24,7 @@ fn names(s: &Schedule) -> Vec<&str> {
 #[test]
 fn the_baseline_names_every_item_as_written_and_applies_back() {
     let target = Target::default();
-    let o = optimize(&fusable()).unwrap();
+    let o = optimize(&fusable(), &target).unwrap();
     let base = choose(&o, &target, &ScheduleChoice::Default, &accept_all).unwrap();
     assert!(!base.schedule.optimize);
     assert_eq!(names(&base.schedule), ["t", "y"]);
@@ -50,7 +50,7 @@ fn the_baseline_names_every_item_as_written_and_applies_back() {
 fn a_printed_schedule_applies_back_to_the_same_program() {
     for target in [Target::default(), Target::builtin("llvmpipe").unwrap()] {
         for (name, p) in examples() {
-            let o = optimize(&p).unwrap();
+            let o = optimize(&p, &target).unwrap();
             let h = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
             let items: Vec<&str> = o
                 .optimized
@@ -77,7 +77,7 @@ fn code_generation_steers_the_heuristic() {
     let target = Target::default();
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "matmul").unwrap().1;
-    let o = optimize(p).unwrap();
+    let o = optimize(p, &target).unwrap();
     let h = choose(&o, &target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
     assert!(matches!(h.schedule.get("c"), Strategy::Tile { .. }));
     let no_tiles = |q: &Program, items: &[String]| -> Result<(), Vec<Diagnostic>> {
@@ -109,7 +109,7 @@ fn a_tuned_strategy_that_no_longer_fits_falls_back_alone() {
     let src = "param N = 4096\ninput x: f32[N]\noutput total = reduce N |i| x[i]\n\
                output z = compute N |i| x[i] * 3.0\n";
     let p = texpr_syntax::frontend(src, &[]).unwrap();
-    let o = optimize(&p).unwrap();
+    let o = optimize(&p, &Target::default()).unwrap();
     let tuned: Schedule = "total: multipass parts=64 group=64 combine=subgroup\n\
                            z: coarsen group=64 per_thread=8\n"
         .parse()
@@ -158,7 +158,7 @@ fn a_tuned_strategy_that_no_longer_fits_falls_back_alone() {
 
 #[test]
 fn a_pinned_schedule_naming_no_item_is_e0210() {
-    let o = optimize(&fusable()).unwrap();
+    let o = optimize(&fusable(), &Target::default()).unwrap();
     let s: Schedule = "t: coarsen group=8 per_thread=2\n".parse().unwrap();
     let errs = choose(
         &o,
@@ -182,7 +182,7 @@ fn a_pinned_schedule_naming_no_item_is_e0210() {
 fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
     let src = include_str!("../../../examples/matmul.te");
     let p = texpr_syntax::frontend(src, &[]).unwrap();
-    let o = optimize(&p).unwrap();
+    let o = optimize(&p, &Target::default()).unwrap();
     let tile = |target: &Target| {
         let h = choose(&o, target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
         h.schedule.items[0].1.to_string()
@@ -198,7 +198,7 @@ fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
     assert!(!tile(&Target::builtin("nvidia").unwrap()).contains("reg=16x4"));
     // At 32 x 16 a 128 x 32 block pads too much: the usual tiles.
     let small = &examples()[0].1;
-    let o = optimize(small).unwrap();
+    let o = optimize(small, &ranged).unwrap();
     let h = choose(&o, &ranged, &ScheduleChoice::Heuristic, &accept_all).unwrap();
     let l = Target::builtin("llvmpipe").unwrap();
     let hl = choose(&o, &l, &ScheduleChoice::Heuristic, &accept_all).unwrap();

@@ -2,6 +2,7 @@
 //! passes ([`passes`]) and the strategies ([`strategies`]), with the
 //! shorthands over the three verbs they share.
 
+mod chains;
 mod choose;
 mod default;
 mod passes;
@@ -54,12 +55,12 @@ pub fn run_passes(
 
 /// The program as scheduling sees it (after every pass).
 pub fn prepare(p: &Program) -> Result<Program, Vec<Diagnostic>> {
-    optimize(p).map(|o| o.optimized)
+    optimize(p, &Target::default()).map(|o| o.optimized)
 }
 
 /// The heuristic's schedule of `p` on `target`.
 pub fn heuristic(p: &Program, target: &Target) -> crate::Schedule {
-    let o = optimize(p).expect("the passes run");
+    let o = optimize(p, target).expect("the passes run");
     choose(&o, target, &ScheduleChoice::Heuristic, &accept_all)
         .expect("the heuristic chooses")
         .schedule
@@ -67,7 +68,7 @@ pub fn heuristic(p: &Program, target: &Target) -> crate::Schedule {
 
 /// Every item's fitting candidates, as `texprc tune` sees them.
 pub fn candidates(p: &Program, target: &Target) -> Vec<(String, Vec<crate::Strategy>)> {
-    let o = optimize(p).expect("the passes run");
+    let o = optimize(p, target).expect("the passes run");
     fitting(&o, target, &accept_all)
 }
 
@@ -78,5 +79,5 @@ pub fn applied(
     target: &Target,
     s: &crate::Schedule,
 ) -> Result<Program, Vec<Diagnostic>> {
-    apply(&optimize(p)?, target, s)
+    apply(&optimize(p, target)?, target, s)
 }

@@ -176,7 +176,7 @@ fn summary(
 type Schedules = (Schedule, Schedule, Vec<(String, Vec<Strategy>)>);
 
 fn schedules(program: &Program, target: &Target) -> Result<Schedules, Vec<Diagnostic>> {
-    let optimized = texpr::optimize(program)?;
+    let optimized = texpr::optimize(program, target)?;
     let choose = |c: ScheduleChoice| texpr::choose(&optimized, target, &c).map(|c| c.schedule);
     let heuristic = choose(ScheduleChoice::Heuristic)?;
     let baseline = choose(ScheduleChoice::Default)?;
