@@ -40,6 +40,29 @@ fn generated_programs_evaluate_to_finite_values() {
     }
 }
 
+/// Every element of every generated program's outputs is specified and has
+/// a finite error bound, so the GPU comparisons below (and `run --check`)
+/// compare every element: none passes by comparing fewer.
+#[test]
+fn generated_programs_have_every_element_compared() {
+    for seed in 0..2000 {
+        let src = generator::program(seed);
+        let p = texpr_syntax::frontend(&src, &[]).expect("checked above");
+        let inputs = texpr_interp::random_inputs(&p, seed);
+        let refs = reference(&p, &inputs).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
+        for (r, out) in refs.iter().zip(&p.outputs) {
+            let unchecked = (r.bounds.iter())
+                .filter(|b| !b.specified || !b.err.is_finite())
+                .count();
+            assert_eq!(
+                unchecked, 0,
+                "seed {seed}: {unchecked} elements of `{}` would not be compared\n{src}",
+                out.name
+            );
+        }
+    }
+}
+
 /// The number of generated programs to run (`TEXPR_DIFF_N`) and the first seed (`TEXPR_DIFF_SEED`).
 fn diff_range() -> std::ops::Range<u64> {
     let var = |name: &str, default: u64| {

@@ -235,7 +235,10 @@ impl Gen {
             // An unsuffixed literal takes the other operand's type.
             let a = self.expr(ty, env, depth - 1);
             return match op {
-                "%" => format!("({a} % 1.5)"),
+                // A float remainder jumps by the divisor where the quotient
+                // crosses an integer (WGSL's division may round across it):
+                // kept below 1 in magnitude, every device agrees.
+                "%" => format!("(min(max({a}, -1.4), 1.4) % 1.5)"),
                 _ => format!("({a} * {})", self.rng.range(1, 5)),
             };
         }
