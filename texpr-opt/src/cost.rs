@@ -5,51 +5,69 @@
 //!   per element of every elementwise operation and builtin (`fma` counts 2),
 //!   one per element folded by a `reduce`; reads, constants and casts count 0.
 //!   `compute n |i| e` does `n` times the work of `e`. A matmul `M x K x N`
-//!   counts `2 M N K`.
-//! - [`min_bytes`]: the bytes any implementation must move: every input read
-//!   once and every output written once.
+//!   counts `2 M N K`. A `reduce` whose count depends on an index counts the
+//!   middle of its count's range (exact for a count linear in one variable:
+//!   a triangle is half its square); an item in a loop counts once per step.
+//! - [`min_bytes`]: the bytes a step-by-step implementation must move: every
+//!   input read once and every output written once, and every loop state
+//!   read and written once per step (a step's values do not stay on chip).
 
 use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
 
 /// Arithmetic operations of the whole program (globals and outputs).
 pub fn flops(p: &Program) -> u64 {
-    let roots = p
-        .globals
-        .iter()
-        .map(|g| &g.value)
-        .chain(p.outputs.iter().map(|o| &o.value));
-    roots.map(expr_flops).fold(0u64, u64::saturating_add)
+    let globals = (p.globals.iter())
+        .map(|g| expr_flops(p, &g.value) * p.runs_within(g.within, None) as f64);
+    let outputs = p.outputs.iter().map(|o| expr_flops(p, &o.value));
+    // Counted in f64 (a triangle's mean count is a half); `as` saturates.
+    globals.chain(outputs).sum::<f64>().round() as u64
 }
 
-/// Bytes of the inputs plus the outputs (4 bytes an element).
+/// Bytes of the inputs plus the outputs, plus each loop state twice a step
+/// (4 bytes an element).
 pub fn min_bytes(p: &Program) -> u64 {
     let inputs: u64 = p.inputs.iter().map(|i| i.ty.len).sum();
     let outputs: u64 = p.outputs.iter().map(|o| o.value.ty.len).sum();
-    4 * (inputs + outputs)
+    let states = p.states.iter().map(|s| {
+        let steps = p.runs_within(Some(s.of), None);
+        let steps = if p.loops[s.of as usize].count == 0 { 0 } else { steps };
+        2u64.saturating_mul(s.ty.len).saturating_mul(steps)
+    });
+    let states = states.fold(0u64, u64::saturating_add);
+    4u64.saturating_mul(inputs.saturating_add(outputs).saturating_add(states))
 }
 
-fn expr_flops(e: &Expr) -> u64 {
-    let len = e.ty.len;
+/// The steps a `reduce` runs on average: `n`, or for a count over indices
+/// the middle of its range (its ends clamped to `0..=n`).
+fn mean_steps(p: &Program, n: u64, steps: Option<&texpr_syntax::ir::Term>) -> f64 {
+    let clamp = |x: i64| x.clamp(0, n as i64) as f64;
+    match steps.and_then(|t| texpr_syntax::ir::term::range(p, t)) {
+        Some((lo, hi)) => (clamp(lo) + clamp(hi)) / 2.0,
+        None => n as f64,
+    }
+}
+
+fn expr_flops(p: &Program, e: &Expr) -> f64 {
+    let len = e.ty.len as f64;
+    let expr_flops = |e: &Expr| expr_flops(p, e);
     match &e.kind {
-        ExprKind::Compute { n, body, .. } => n.saturating_mul(expr_flops(body)),
-        ExprKind::Reduce { n, body, .. } => {
-            n.saturating_mul(expr_flops(body).saturating_add(body.ty.len))
+        ExprKind::Compute { n, body, .. } => *n as f64 * expr_flops(body),
+        ExprKind::Reduce { n, body, steps, .. } => {
+            mean_steps(p, *n, steps.as_ref()) * (expr_flops(body) + body.ty.len as f64)
         }
-        ExprKind::Let { value, body, .. } => expr_flops(value).saturating_add(expr_flops(body)),
+        ExprKind::Let { value, body, .. } => expr_flops(value) + expr_flops(body),
         ExprKind::Index { .. }
         | ExprKind::Whole(_)
         | ExprKind::IndexVar(_)
         | ExprKind::Const(_)
         | ExprKind::Fill(_)
-        | ExprKind::VecLit(_) => 0,
+        | ExprKind::VecLit(_) => 0.0,
         ExprKind::Broadcast(arg) | ExprKind::Cast(arg) => expr_flops(arg),
-        ExprKind::Unary(_, arg) => len.saturating_add(expr_flops(arg)),
-        ExprKind::Binary(_, a, b) => len
-            .saturating_add(expr_flops(a))
-            .saturating_add(expr_flops(b)),
+        ExprKind::Unary(_, arg) => len + expr_flops(arg),
+        ExprKind::Binary(_, a, b) => len + expr_flops(a) + expr_flops(b),
         ExprKind::Call(func, args) => {
-            let own = if *func == Func::Fma { 2 * len } else { len };
-            args.iter().map(expr_flops).fold(own, u64::saturating_add)
+            let own = if *func == Func::Fma { 2.0 * len } else { len };
+            own + args.iter().map(expr_flops).sum::<f64>()
         }
     }
 }
@@ -79,5 +97,19 @@ mod tests {
         );
         // y: 10 * (fma 2 + exp 1); z: 10 (mul) + 10 (add).
         assert_eq!(flops(&p), 30 + 20);
+    }
+
+    #[test]
+    fn loops_count_every_step_and_triangles_half_their_square() {
+        // 5 steps of 8 additions; the state read and written each step.
+        let p = program(
+            "input x: f32[8]\noutput y = iterate 5 from x |y| compute 8 |i| y[i] + 1.0",
+        );
+        // 5 * 8 adds; the output `y` copies the final state (no flops).
+        assert_eq!(flops(&p), 5 * 8);
+        assert_eq!(min_bytes(&p), 4 * (8 + 8 + 2 * 8 * 5));
+        // reduce i + 1 over i < 8: 1 + 2 + ... + 8 = 36 terms.
+        let p = program("input x: f32[8]\noutput y = compute 8 |i| reduce i + 1 |k| x[k]");
+        assert_eq!(flops(&p), 36);
     }
 }
