@@ -134,6 +134,56 @@ pub fn parse_source_rank(s: &str) -> Result<(usize, usize), Diagnostic> {
     ))
 }
 
+/// Every `-D NAME=V` must name a `param` the program declares.
+fn check_defines(source: &str, defines: &[(String, u64)]) -> Result<(), Vec<Diagnostic>> {
+    let declared = crate::air::parse::declared_params(source);
+    let unknown: Vec<Diagnostic> = defines
+        .iter()
+        .filter(|(name, _)| !declared.contains(name))
+        .map(|(name, _)| {
+            let have = if declared.is_empty() {
+                "the program declares no params".to_string()
+            } else {
+                format!("its params are: {}", declared.join(", "))
+            };
+            Diagnostic::error(
+                codes::BAD_DEFINE,
+                format!("-D {name}: the program has no `param {name}`"),
+            )
+            .with_note(have)
+        })
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(unknown)
+    }
+}
+
+/// Block bodies, devices, messages and files hold `f32` elements only: a
+/// program with another element type is refused here, before it is staged,
+/// planned or run (never run as `f32`).
+fn only_f32(p: &Program) -> Result<(), Vec<Diagnostic>> {
+    let bad: Vec<Diagnostic> = p
+        .regs()
+        .filter(|&r| p.ty(r).elem != crate::air::ElemTy::F32)
+        .take(1)
+        .map(|r| {
+            let inst = p.inst(r);
+            Diagnostic::error(
+                codes::EXEC_ELEM,
+                format!(
+                    "block programs are planned and run in f32 only; %{} is {}",
+                    inst.name, inst.ty
+                ),
+            )
+            .with_primary(inst.span, "not f32")
+            .with_note("integer block matrices type-check, but no block body, device or file of the block layer holds integers yet")
+        })
+        .collect();
+    if bad.is_empty() { Ok(()) } else { Err(bad) }
+}
+
 /// Parses (with overrides) and optimises; the program before and after, and the pass dump.
 fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>> {
     let mut defines = args.defines.clone();
@@ -145,6 +195,7 @@ fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>
         }
         defines.push(("T".into(), t));
     }
+    check_defines(&args.source, &args.defines)?;
     let p = parse(&args.source, &defines)?;
     let mut env = Env::new();
     env.set(FUSE, EnvValue::Bool(args.fuse));
@@ -174,6 +225,7 @@ pub struct Planned {
 /// Parses, optimises, builds the graph and schedules it within the budget.
 pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
     let (p, q, dump) = front(args)?;
+    only_f32(&p)?;
     let mut cfg = GridConfig::new(args.grid.0, args.grid.1);
     cfg.source = crate::dist::RankIndex2D::new(args.source_rank.0, args.source_rank.1);
     let g = prune(&build(&q, cfg).map_err(|d| vec![d])?);

@@ -39,6 +39,27 @@ pub fn parse(src: &str, overrides: &[(String, u64)]) -> Result<Program, Vec<Diag
     p.file(overrides).map_err(|d| vec![d])
 }
 
+/// The names of the `param`s `src` declares, in order (empty when its
+/// header does not lex or parse as far).
+pub fn declared_params(src: &str) -> Vec<String> {
+    let Ok(toks) = lex(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let (Some(Tok::Ident(kw)), Some(Tok::Ident(name))) = (
+        toks.get(k).map(|t| &t.tok),
+        toks.get(k + 1).map(|t| &t.tok),
+    ) {
+        if kw != "param" {
+            break;
+        }
+        out.push(name.clone());
+        k += 4;
+    }
+    out
+}
+
 struct Parser {
     toks: Vec<Token>,
     pos: usize,

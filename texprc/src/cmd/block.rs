@@ -97,19 +97,43 @@ pub fn run(args: Args) -> Result<(), Failure> {
     in_process(&args, &b, &src)
 }
 
+/// The failure of diagnostics from the block layer: a usage error (exit
+/// status 2) when one of them is about the arguments.
+pub fn failure(src: &Source, diags: Vec<Diagnostic>) -> Failure {
+    let usage = diags
+        .iter()
+        .any(|d| texpr_block::codes::is_usage(&d.code));
+    Failure {
+        usage,
+        ..Failure::new(src, diags)
+    }
+}
+
 /// The library's arguments from the command line's.
 fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
-    let fail = |d| Failure::about(src, d);
+    let fail = |d| failure(src, vec![d]);
     let mut b = BlockArgs::new(&src.name, &src.text);
     b.grid = parse_grid(&args.grid).map_err(fail)?;
     b.source_rank = parse_source_rank(&args.source_rank).map_err(fail)?;
+    if b.source_rank.0 >= b.grid.0 || b.source_rank.1 >= b.grid.1 {
+        let (r, c) = b.source_rank;
+        let msg = format!(
+            "--source-rank {r},{c} is outside the {}x{} grid",
+            b.grid.0, b.grid.1
+        );
+        return Err(fail(Diagnostic::error(texpr_block::codes::BAD_ARG, msg)));
+    }
     b.tile = args.tile;
-    b.defines = args
-        .defines
-        .defines
-        .iter()
-        .map(|(n, v)| (n.clone(), (*v).max(0) as u64))
-        .collect();
+    b.defines = Vec::new();
+    for (n, v) in &args.defines.defines {
+        let value = u64::try_from(*v).map_err(|_| {
+            fail(Diagnostic::error(
+                texpr_block::codes::BAD_DEFINE,
+                format!("-D {n}={v}: a param is a size, at least 0"),
+            ))
+        })?;
+        b.defines.push((n.clone(), value));
+    }
     b.emit = args
         .emit
         .iter()
@@ -160,7 +184,7 @@ pub fn picker(gpu: Option<&Gpu>) -> impl Fn(&ir::Program) -> ScheduleChoice + Sy
 
 fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
     let fail = |d| Failure::about(src, d);
-    let planned = plan(b).map_err(|d| Failure::new(src, d))?;
+    let planned = plan(b).map_err(|d| failure(src, d))?;
     let gpu = open_gpu(b).map_err(fail)?;
     let pick = picker(gpu.as_ref());
     let backend = Backend {

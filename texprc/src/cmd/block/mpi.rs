@@ -10,7 +10,7 @@
 //! acknowledges and waits for the abort. A signal (mpirun ends the other
 //! ranks with SIGTERM when one dies) prints a coded error and exits.
 
-use super::{Args, open_gpu, picker, write_outputs};
+use super::{Args, failure, open_gpu, picker, write_outputs};
 use crate::block_io::BlockInputs;
 use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,8 +38,19 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
             let _ = f.report();
         }
         mpi.barrier();
-        Failure::new(src, Vec::new())
+        Failure {
+            usage: f.usage,
+            ..Failure::new(src, Vec::new())
+        }
     };
+    if !b.run {
+        let d = Diagnostic::error(
+            codes::MPI_WITHOUT_RUN,
+            "started by an MPI launcher without --run: only a run needs several processes",
+        )
+        .with_note("add --run, or print the plan without mpirun");
+        return Err(once(failure(src, vec![d])));
+    }
     let (p, q) = b.grid;
     if mpi.size() != p * q {
         let d = Diagnostic::error(
@@ -53,7 +64,7 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         .with_note(format!("run it with mpirun -np {}", p * q));
         return Err(once(Failure::about(src, d)));
     }
-    let planned = plan(b).map_err(|d| once(Failure::new(src, d)))?;
+    let planned = plan(b).map_err(|d| once(failure(src, d)))?;
     let job = job(b, &planned).map_err(|d| once(Failure::about(src, d)))?;
     watch_signals(me);
     let (finished, device, emitted) = mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
