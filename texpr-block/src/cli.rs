@@ -82,6 +82,8 @@ pub struct BlockArgs {
     pub source_rank: (usize, usize),
     /// Gather the result to the source rank (for `-o` and `--check`).
     pub gather: bool,
+    /// How long a rank waits without progress before it stops (E0564).
+    pub watchdog: std::time::Duration,
 }
 
 impl BlockArgs {
@@ -101,6 +103,7 @@ impl BlockArgs {
             seed: 1,
             source_rank: (0, 0),
             gather: true,
+            watchdog: crate::exec::job::DEFAULT_WATCHDOG,
         }
     }
 }

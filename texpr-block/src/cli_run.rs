@@ -58,7 +58,7 @@ impl<'a> Backend<'a> {
 /// The job of running `planned` as `args` asks.
 pub fn job<'a>(args: &BlockArgs, planned: &'a Planned) -> Result<Job<'a>, Diagnostic> {
     let budget = args.budget.unwrap_or(u64::MAX);
-    let job = Job::new(
+    let mut job = Job::new(
         &planned.q,
         &planned.g,
         &planned.plan,
@@ -66,6 +66,7 @@ pub fn job<'a>(args: &BlockArgs, planned: &'a Planned) -> Result<Job<'a>, Diagno
         budget,
         args.gather,
     )?;
+    job.watchdog = args.watchdog;
     job.check_budget()?;
     Ok(job)
 }

@@ -480,3 +480,120 @@ fn killing_a_rank_mid_run_stops_the_others_within_seconds() {
         "the run did not finish"
     );
 }
+
+#[test]
+fn a_stopped_rank_ends_the_job_with_a_coded_error_within_the_watchdog_time() {
+    // SIGSTOP: the rank neither dies nor answers; the others see no progress.
+    let ex = example("gemm_bias_relu");
+    let args = [
+        "block",
+        &ex,
+        "--run",
+        "--grid",
+        "2x2",
+        "-D",
+        "M=256",
+        "-D",
+        "K=256",
+        "-D",
+        "N=256",
+        "--tile",
+        "16",
+        "--watchdog",
+        "3",
+    ];
+    let child = texprc_command(Some(4), &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    let start = Instant::now();
+    let ranks = loop {
+        let ranks = children(child.id());
+        if ranks.len() == 4 || start.elapsed() > Duration::from_secs(60) {
+            break ranks;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(ranks.len(), 4, "mpirun started the ranks");
+    std::thread::sleep(Duration::from_secs(2));
+    let stopped = Command::new("kill")
+        .args(["-STOP", &ranks[1].to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let stopped_at = Instant::now();
+    let o = wait_output(child, Duration::from_secs(60), "mpirun with a stopped rank");
+    let took = stopped_at.elapsed();
+    // The watchdog (3 s), the failing rank's wait for acknowledgements (1 s), the abort.
+    assert!(
+        took < Duration::from_secs(12),
+        "the job took {took:?} to end"
+    );
+    assert_ne!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(err.contains("error[E0564]: rank "), "{err}");
+    assert!(err.contains("no progress for 3.0 s"), "{err}");
+    assert!(
+        err.contains("stopped: rank "),
+        "the other ranks say why: {err}"
+    );
+    assert!(
+        !text(&o.stdout).contains("bytes moved"),
+        "the run did not finish"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_code() {
+    let ex = example("gram");
+    for (args, code) in [
+        (vec!["-D", "Q=3"], "E0551"),
+        (vec!["-D", "M=-5"], "E0551"),
+        (vec!["--grid", "0x2"], "E0550"),
+        (vec!["--grid", "2x2", "--source-rank", "2,0"], "E0550"),
+        (vec!["--source-rank", "1"], "E0550"),
+        (vec!["--emit", "everything"], "E0550"),
+        (vec!["--run", "--watchdog", "0"], "E0550"),
+    ] {
+        let mut all = vec!["block", ex.as_str()];
+        all.extend(&args);
+        let o = run(None, &all);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("error[{code}]")), "{args:?}: {err}");
+    }
+    // Under mpirun, only --run has work for several processes.
+    let o = run(Some(2), &["block", &ex, "--grid", "1x2", "--emit", "plan"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.matches("error[E0552]").count(),
+        1,
+        "printed once: {err}"
+    );
+    // An integer program is refused before it is planned, never run as f32.
+    let dir = scratch("i32");
+    let src = std::fs::read_to_string(&ex)
+        .unwrap()
+        .replace("f32[", "i32[");
+    let path = dir.join("gram_i32.air");
+    std::fs::write(&path, src).unwrap();
+    let o = run(
+        None,
+        &[
+            "block",
+            path.to_str().unwrap(),
+            "--run",
+            "-o",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("error[E0543]"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!dir.join("gram.npy").exists(), "nothing written");
+}

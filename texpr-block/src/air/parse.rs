@@ -47,10 +47,9 @@ pub fn declared_params(src: &str) -> Vec<String> {
     };
     let mut out = Vec::new();
     let mut k = 0;
-    while let (Some(Tok::Ident(kw)), Some(Tok::Ident(name))) = (
-        toks.get(k).map(|t| &t.tok),
-        toks.get(k + 1).map(|t| &t.tok),
-    ) {
+    while let (Some(Tok::Ident(kw)), Some(Tok::Ident(name))) =
+        (toks.get(k).map(|t| &t.tok), toks.get(k + 1).map(|t| &t.tok))
+    {
         if kw != "param" {
             break;
         }

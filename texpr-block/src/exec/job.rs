@@ -30,7 +30,13 @@ pub struct Job<'a> {
     pub chunks: BTreeMap<(Reg, (u64, u64)), NodeId>,
     /// The copy node of each (panel, rank).
     pub copies: BTreeMap<(PanelRef, usize), NodeId>,
+    /// How long a rank may wait without progress (no message or device
+    /// read completing) before it stops with E0564: some rank hangs.
+    pub watchdog: std::time::Duration,
 }
+
+/// The watchdog's default: two minutes without any progress.
+pub const DEFAULT_WATCHDOG: std::time::Duration = std::time::Duration::from_secs(120);
 
 impl<'a> Job<'a> {
     /// The job of running `plan`; `gather`: the result goes to the source rank.
@@ -75,6 +81,7 @@ impl<'a> Job<'a> {
             gather,
             chunks,
             copies,
+            watchdog: DEFAULT_WATCHDOG,
         })
     }
 

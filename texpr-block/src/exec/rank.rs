@@ -81,7 +81,8 @@ pub fn run_rank(
     let mut rank = Rank {
         job,
         me,
-        outbox: Outbox::over(&job.comm, me, 0..job.comm.n_chunk_messages),
+        outbox: Outbox::over(&job.comm, me, 0..job.comm.n_chunk_messages)
+            .with_watchdog(job.watchdog),
         dev,
         tr,
         bufs: BTreeMap::new(),

@@ -66,6 +66,9 @@ pub struct Args {
     /// With -o: write each rank's local matrix to DIR/NAME.rank<R>.npy instead
     #[arg(long, requires = "output")]
     output_per_rank: bool,
+    /// With --run: seconds a rank may wait without progress before every rank stops (E0564)
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    watchdog: f64,
 }
 
 fn parse_input(s: &str) -> Result<(String, PathBuf), String> {
@@ -100,9 +103,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// The failure of diagnostics from the block layer: a usage error (exit
 /// status 2) when one of them is about the arguments.
 pub fn failure(src: &Source, diags: Vec<Diagnostic>) -> Failure {
-    let usage = diags
-        .iter()
-        .any(|d| texpr_block::codes::is_usage(&d.code));
+    let usage = diags.iter().any(|d| texpr_block::codes::is_usage(&d.code));
     Failure {
         usage,
         ..Failure::new(src, diags)
@@ -140,6 +141,14 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
         .map(|e| Emit::parse(e))
         .collect::<Result<_, _>>()
         .map_err(fail)?;
+    if !(args.watchdog > 0.0 && args.watchdog <= 1e6) {
+        let msg = format!(
+            "--watchdog wants seconds above 0 (at most 1e6), not {}",
+            args.watchdog
+        );
+        return Err(fail(Diagnostic::error(texpr_block::codes::BAD_ARG, msg)));
+    }
+    b.watchdog = std::time::Duration::from_secs_f64(args.watchdog);
     b.budget = args.budget;
     b.fuse = !args.no_fuse;
     b.run = args.run;

@@ -77,8 +77,8 @@ pub trait Transport {
     /// Bytes moved so far.
     fn counters(&self) -> Counters;
     /// Tells every other rank this one failed; returns once they have
-    /// acknowledged or after a few seconds.
-    fn report_failure(&mut self, text: &str);
+    /// acknowledged or after `ack_wait` (a hung rank never acknowledges).
+    fn report_failure(&mut self, text: &str, ack_wait: std::time::Duration);
     /// Tells rank `failed` that this rank has seen its failure report.
     fn acknowledge(&mut self, failed: usize);
 }

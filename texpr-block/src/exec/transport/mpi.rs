@@ -34,8 +34,6 @@ const START: i32 = 4;
 const END: i32 = 5;
 /// Words of a failure report: the rank, the text's byte count, the text.
 const REPORT_WORDS: usize = 512;
-/// How long a failing rank waits for the others to acknowledge.
-const ACK_WAIT: Duration = Duration::from_secs(10);
 static ONE: [u32; 1] = [1];
 
 /// An initialised MPI library (finalised when dropped).
@@ -362,7 +360,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         self.counters
     }
 
-    fn report_failure(&mut self, text: &str) {
+    fn report_failure(&mut self, text: &str, ack_wait: Duration) {
         let Some(out) = self.report_out.take() else {
             return;
         };
@@ -379,7 +377,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
             }
         }
         let start = Instant::now();
-        while !reqs.is_empty() && start.elapsed() < ACK_WAIT {
+        while !reqs.is_empty() && start.elapsed() < ack_wait {
             reqs = reqs.into_iter().filter_map(|r| r.test().err()).collect();
             // Another rank failed too: it waits for this rank's word.
             if self.check_reports().is_err() {

@@ -18,7 +18,9 @@ use std::time::Duration;
 use texpr_block::cli::{BlockArgs, emit_all, plan};
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report};
 use texpr_block::codes;
-use texpr_block::exec::threads::{Finished, on_rank, report_text, run_and_finish, stopped_by};
+use texpr_block::exec::threads::{
+    Finished, ack_wait, on_rank, report_text, run_and_finish, stopped_by,
+};
 use texpr_block::exec::transport::mpi::Mpi;
 use texpr_block::exec::{Gathered, Job, RankError};
 use texpr_syntax::Diagnostic;
@@ -72,7 +74,7 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
             Ok(done) => done,
             Err(RankError::Own(d)) => {
                 print_error(src, &on_rank(&job, me, d.clone()));
-                tr.report_failure(&report_text(&d));
+                tr.report_failure(&report_text(&d), ack_wait(&d));
                 mpi.abort(1)
             }
             Err(RankError::Peer { rank, text }) => {
