@@ -117,6 +117,11 @@ pub fn report(
             job.plan.peak[r],
         );
     }
+    let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
+    let _ = writeln!(
+        out,
+        "kernel scratch B per rank: {scratch:?} (with the peak, within the budget)"
+    );
     let measured: (Vec<u64>, Vec<u64>) = s.iter().map(|r| (r.sent, r.received)).unzip();
     let agree = measured.0 == *plan_sent && measured.1 == *plan_received;
     let _ = writeln!(

@@ -597,3 +597,48 @@ fn usage_errors_exit_2_with_a_code() {
     );
     assert!(!dir.join("gram.npy").exists(), "nothing written");
 }
+
+#[test]
+fn the_budget_counts_kernel_scratch_before_the_run() {
+    if !have_gpu() {
+        return;
+    }
+    let ex = example("gemm_bias_relu");
+    let base = [
+        "block", &ex, "--run", "--grid", "2x2", "--device", "gpu", "-D", "M=64", "-D", "K=64",
+        "-D", "N=64", "--tile", "16",
+    ];
+    let out = ok(&run(None, &base));
+    let rows = report_rows(&out);
+    let peak = rows.iter().map(|r| r[r.len() - 1]).max().unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("kernel scratch B per rank: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let scratch: Vec<u64> = line["kernel scratch B per rank: [".len()..]
+        .split(']')
+        .next()
+        .unwrap()
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(scratch.iter().all(|&s| s > 0), "{line}");
+    let most = peak + scratch.iter().max().unwrap();
+    // The planned peak alone is not enough: refused before any rank starts, never mid-run.
+    let tight = peak.to_string();
+    let mut args = base.to_vec();
+    args.extend(["--budget", &tight]);
+    let o = run(None, &args);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error[E0531]") && err.contains("kernel scratch"),
+        "{err}"
+    );
+    assert!(!err.contains("E0546"), "{err}");
+    // Peak plus scratch is.
+    let enough = most.to_string();
+    let mut args = base.to_vec();
+    args.extend(["--budget", &enough]);
+    ok(&run(None, &args));
+}

@@ -33,6 +33,9 @@ pub struct Job<'a> {
     /// How long a rank may wait without progress (no message or device
     /// read completing) before it stops with E0564: some rank hangs.
     pub watchdog: std::time::Duration,
+    /// Per rank, the most elements of one tile it writes from the host into
+    /// a panel taller than the tile (the device stages it: kernel scratch).
+    pub staging: Vec<usize>,
 }
 
 /// The watchdog's default: two minutes without any progress.
@@ -82,7 +85,56 @@ impl<'a> Job<'a> {
             chunks,
             copies,
             watchdog: DEFAULT_WATCHDOG,
-        })
+            staging: Vec::new(),
+        }
+        .with_staging())
+    }
+
+    /// Fills [`Job::staging`]: every tile a TensorCopy places from the host
+    /// (another rank's, or read back to be transposed) into a panel taller
+    /// than the tile.
+    fn with_staging(mut self) -> Job<'a> {
+        let mut staging = vec![0usize; self.n_ranks()];
+        for &n in &self.tasks.ids {
+            let NodeKind::TensorCopy { rank, panel, .. } = self.g.kind(n) else {
+                continue;
+            };
+            if panel.rows.1 - panel.rows.0 < 2 {
+                continue;
+            }
+            let ty = self.p.ty(panel.reg);
+            for j in panel.cols.0..panel.cols.1 {
+                for i in panel.rows.0..panel.rows.1 {
+                    let (base, tile, transposed) =
+                        super::panels::base_tile(self.p, panel.reg, (i, j));
+                    let owner = self.owner(self.chunks[&(base, tile)]);
+                    if owner != rank.0 || transposed {
+                        let len = ty.tile_dims(i, j).len() as usize;
+                        staging[rank.0] = staging[rank.0].max(len);
+                    }
+                }
+            }
+        }
+        self.staging = staging;
+        self
+    }
+
+    /// Fails before rank `me` starts when its planned peak of tiles and
+    /// panels plus its device's kernel scratch (`scratch` bytes, its bodies
+    /// compiled and staging made) is over the budget.
+    pub fn check_rank_budget(&self, me: usize, scratch: u64) -> Result<(), Diagnostic> {
+        let peak = self.plan.peak[me];
+        if peak.saturating_add(scratch) <= self.budget {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            codes::BUDGET,
+            format!(
+                "the plan does not fit the budget of {} B on this rank: {peak} B of tiles and panels and {scratch} B of kernel scratch",
+                self.budget
+            ),
+        )
+        .with_note("kernel scratch is what the device's compiled block bodies hold (partial results, staging); raise --budget"))
     }
 
     pub fn n_ranks(&self) -> usize {

@@ -46,6 +46,8 @@ pub fn run_and_finish(
     source: &dyn TileSource,
 ) -> Result<Finished, RankError> {
     let (compile_ns, kernels) = compile_bodies(job, me, dev)?;
+    dev.reserve_staging(job.staging.get(me).copied().unwrap_or(0))?;
+    job.check_rank_budget(me, dev.scratch_bytes())?;
     start_together(job, me, dev, tr)?;
     let start = Instant::now();
     let mut outcome = run_rank(job, me, dev, tr, source)?;
