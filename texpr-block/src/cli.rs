@@ -365,7 +365,7 @@ fn reduction_len(p: &Program) -> u64 {
         .iter()
         .map(|i| match &i.op {
             Op::Matmul { a, .. } => p.ty(*a).shape.cols,
-            Op::Sum(_, x) => p.ty(*x).shape.len(),
+            Op::Reduce(_, _, x) => p.ty(*x).shape.len(),
             _ => 1,
         })
         .max()

@@ -43,6 +43,8 @@ pub const TYPE_DIFFERS: &str = "E0516";
 pub const BAD_BODY: &str = "E0517";
 /// An element type the block layer does not take (`bool`).
 pub const BAD_ELEM: &str = "E0518";
+/// A `reverse` of a rows or columns extent that is not whole tiles.
+pub const BAD_REVERSE: &str = "E0519";
 /// An invalid distribution (empty grid or block, source rank outside the grid).
 pub const BAD_DISTRIBUTION: &str = "E0530";
 /// A memory budget too small for a task's inputs and output.

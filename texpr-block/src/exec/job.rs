@@ -36,6 +36,8 @@ pub struct Job<'a> {
     /// Per rank, the most elements of one tile it writes from the host into
     /// a panel taller than the tile (the device stages it: kernel scratch).
     pub staging: Vec<usize>,
+    /// The predecessors of every node of the graph.
+    pub preds: Vec<Vec<NodeId>>,
 }
 
 /// The watchdog's default: two minutes without any progress.
@@ -86,13 +88,13 @@ impl<'a> Job<'a> {
             copies,
             watchdog: DEFAULT_WATCHDOG,
             staging: Vec::new(),
+            preds: g.preds(),
         }
         .with_staging())
     }
 
     /// Fills [`Job::staging`]: every tile a TensorCopy places from the host
-    /// (another rank's, or read back to be transposed) into a panel taller
-    /// than the tile.
+    /// (another rank's) into a panel taller than the tile.
     fn with_staging(mut self) -> Job<'a> {
         let mut staging = vec![0usize; self.n_ranks()];
         for &n in &self.tasks.ids {
@@ -105,10 +107,8 @@ impl<'a> Job<'a> {
             let ty = self.p.ty(panel.reg);
             for j in panel.cols.0..panel.cols.1 {
                 for i in panel.rows.0..panel.rows.1 {
-                    let (base, tile, transposed) =
-                        super::panels::base_tile(self.p, panel.reg, (i, j));
-                    let owner = self.owner(self.chunks[&(base, tile)]);
-                    if owner != rank.0 || transposed {
+                    let owner = self.owner(self.chunks[&(panel.reg, (i, j))]);
+                    if owner != rank.0 {
                         let len = ty.tile_dims(i, j).len() as usize;
                         staging[rank.0] = staging[rank.0].max(len);
                     }

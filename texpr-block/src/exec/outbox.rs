@@ -62,10 +62,7 @@ impl Outbox {
     /// Rank `me`'s messages among `ids`.
     pub fn over(plan: &CommPlan, me: usize, ids: std::ops::Range<usize>) -> Outbox {
         let queue = ids
-            .filter(|&id| {
-                let m = &plan.messages[id];
-                m.from == me || m.to.contains(&me)
-            })
+            .filter(|&id| plan.messages[id].involves(me))
             .collect();
         Outbox {
             me,
@@ -133,7 +130,13 @@ impl Outbox {
             }
         }
         while let Some(&id) = self.queue.get(self.posted) {
-            if plan.messages[id].from == self.me {
+            let m = &plan.messages[id];
+            if m.reduce.is_some() {
+                let Some(words) = self.ready.remove(&id) else {
+                    break;
+                };
+                tr.post_reduce(id, &words)?;
+            } else if m.from == self.me {
                 let Some(words) = self.ready.remove(&id) else {
                     break;
                 };
