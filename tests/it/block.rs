@@ -141,6 +141,8 @@ fn gpu_runs_match_the_dense_reference() {
                 ("N".into(), 60),
                 ("T".into(), 16),
             ],
+            // Slices on its tile boundaries: no params to change.
+            "views" => vec![],
             _ => vec![("T".into(), 4)],
         };
         let mut args = BlockArgs::new(&stem, &src);
@@ -214,4 +216,41 @@ fn emit_texpr_shows_each_body_and_its_schedule() {
         .expect("a scheduled body");
     assert!(scheduled.contains("compute@grid"), "{scheduled}");
     assert!(scheduled.contains("reduce@thread"), "{scheduled}");
+}
+
+#[test]
+fn views_on_one_rank_make_no_copies() {
+    // transpose, slice and reverse are read in place by the kernels that use
+    // them (an index map over the tile); on one rank no tile moves at all.
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "views")
+        .expect("examples/blocks/views.air");
+    let mut args = BlockArgs::new("views", &src);
+    args.grid = (1, 1);
+    let planned = plan(&args).unwrap();
+    assert_eq!(planned.g.count("TensorCopy"), 0);
+    assert!(
+        planned.g.count("TensorView") > 0,
+        "the views are in the graph"
+    );
+    let text = texpr_block::cli::plan_text(&planned.g, &planned.plan, planned.cfg);
+    assert!(!text.contains(" copy n"), "{text}");
+    let out = cli("views", &src, |a| {
+        a.grid = (1, 1);
+        a.run = true;
+        a.check = true;
+    });
+    assert!(out.contains("shards and 0 copies on a 1x1 grid"), "{out}");
+    assert!(out.contains("): ok\n"), "{out}");
+    // On 2x2 only other ranks' tiles are copied: one copy per remote tile read.
+    let mut args = BlockArgs::new("views", &src);
+    args.grid = (2, 2);
+    let planned = plan(&args).unwrap();
+    for n in &planned.g.nodes {
+        if let texpr_block::graph::NodeKind::TensorCopy { panel, .. } = &n.kind {
+            assert_eq!(panel.rows.1 - panel.rows.0, 1, "single tiles: {panel:?}");
+            assert_eq!(panel.cols.1 - panel.cols.0, 1, "single tiles: {panel:?}");
+        }
+    }
 }

@@ -295,6 +295,8 @@ pub fn graph_text(g: &Graph) -> String {
         "TensorChunk",
         "TensorView",
         "TensorCopy",
+        "Partial",
+        "TensorReduce",
     ] {
         let _ = writeln!(out, "{kind}: {}", g.count(kind));
     }
@@ -326,9 +328,34 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
     }
     for s in &plan.steps {
         let what = match g.kind(s.node) {
+            crate::graph::NodeKind::BlockShard {
+                op,
+                tile,
+                part: Some(part),
+                ..
+            } => format!(
+                "step #{} ({}, {}) of ({}, {})",
+                op.0, tile.0, tile.1, part.src_tile.0, part.src_tile.1
+            ),
             crate::graph::NodeKind::BlockShard { op, tile, .. } => {
                 format!("shard #{} ({}, {})", op.0, tile.0, tile.1)
             }
+            crate::graph::NodeKind::TensorReduce {
+                tensor,
+                tile,
+                along,
+                ..
+            } => format!(
+                "reduce #{} ({}, {}) along the grid's {}",
+                tensor.0,
+                tile.0,
+                tile.1,
+                if *along == crate::air::SumAxis::Rows {
+                    "row"
+                } else {
+                    "column"
+                }
+            ),
             _ => format!("copy n{}", s.node.0),
         };
         let _ = writeln!(out, "  {} {what} [{}, {})", s.rank, s.start, s.end);

@@ -642,3 +642,43 @@ fn the_budget_counts_kernel_scratch_before_the_run() {
     args.extend(["--budget", &enough]);
     ok(&run(None, &args));
 }
+
+#[test]
+fn reductions_over_512_squared_on_2x2_move_only_the_partials() {
+    // 4x4 tiles of 128: each rank holds 2x2 tiles. Only partials cross ranks:
+    // `sum` a 4-byte partial per grid row, then one along the source's column
+    // (12 B in all, where gathering the matrix moved 786,432 B); `sum_rows` one
+    // 128-row partial per tile row from the other rank of its grid row
+    // (4 x 512 B); `sum_cols` alike along grid columns.
+    let dir = scratch("reduce512");
+    for (op, total) in [("sum", 12u64), ("sum_rows", 2048), ("sum_cols", 2048)] {
+        let src = format!(
+            "func r {{\n  %a = input : f32[512x512, 128x128]\n  %s = {op} %a\n  ret %s\n}}\n"
+        );
+        let path = dir.join(format!("{op}.air"));
+        std::fs::write(&path, src).unwrap();
+        let out = ok(&run(
+            Some(4),
+            &[
+                "block",
+                path.to_str().unwrap(),
+                "--grid",
+                "2x2",
+                "--run",
+                "--check",
+            ],
+        ));
+        assert!(
+            out.contains("bytes moved: as planned on every rank"),
+            "{op}: {out}"
+        );
+        assert!(out.contains("): ok\n"), "{op}: {out}");
+        let rows = report_rows(&out);
+        assert_eq!(rows.len(), 4, "{out}");
+        let sum = |k: usize| rows.iter().map(|r| r[k]).sum::<u64>();
+        // shards, sent, planned sent, received, planned received, ...
+        assert_eq!(sum(1), total, "{op} sent: {out}");
+        assert_eq!(sum(3), total, "{op} received: {out}");
+        assert_eq!((sum(2), sum(4)), (total, total), "{op} planned: {out}");
+    }
+}

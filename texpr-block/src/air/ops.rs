@@ -116,8 +116,18 @@ const AGGS: [Agg; 4] = [Agg::Sum, Agg::Max, Agg::Min, Agg::Mean];
 const AXES: [SumAxis; 3] = [SumAxis::Rows, SumAxis::Cols, SumAxis::All];
 /// Every reduction op's name, as written (`sum`, `max_rows`, `mean_cols`, ...).
 const REDUCE_NAMES: [&str; 12] = [
-    "sum_rows", "sum_cols", "sum", "max_rows", "max_cols", "max", "min_rows", "min_cols", "min",
-    "mean_rows", "mean_cols", "mean",
+    "sum_rows",
+    "sum_cols",
+    "sum",
+    "max_rows",
+    "max_cols",
+    "max",
+    "min_rows",
+    "min_cols",
+    "min",
+    "mean_rows",
+    "mean_cols",
+    "mean",
 ];
 
 impl Agg {

@@ -245,8 +245,11 @@ impl Parser {
                 self.expect(",")?;
                 let (w, span) = self.ident("`rows`, `cols` or `both`")?;
                 let flip = Flip::from_name(&w).ok_or_else(|| {
-                    Diagnostic::error(codes::EXPECTED, format!("expected `rows`, `cols` or `both`, found `{w}`"))
-                        .with_primary(span, "what to reverse")
+                    Diagnostic::error(
+                        codes::EXPECTED,
+                        format!("expected `rows`, `cols` or `both`, found `{w}`"),
+                    )
+                    .with_primary(span, "what to reverse")
                 })?;
                 Op::Reverse(flip, a)
             }

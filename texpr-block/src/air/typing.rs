@@ -198,7 +198,9 @@ fn sum_ty(axis: SumAxis, t: BlockTy) -> BlockTy {
 fn reverse_ty(env: &dyn TyEnv, flip: Flip, a: Reg, span: Span) -> Result<BlockTy, Diagnostic> {
     let t = env.ty_of(a);
     let ragged = |on: bool, extent: u64, tile: u64| on && !extent.is_multiple_of(tile);
-    if ragged(flip.rows(), t.shape.rows, t.tile.rows) || ragged(flip.cols(), t.shape.cols, t.tile.cols) {
+    if ragged(flip.rows(), t.shape.rows, t.tile.rows)
+        || ragged(flip.cols(), t.shape.cols, t.tile.cols)
+    {
         return Err(Diagnostic::error(
             codes::BAD_REVERSE,
             format!(

@@ -173,7 +173,11 @@ impl CommPlan {
     /// The message combining the partials `parts` of TensorReduce `node`.
     fn push_reduce(&mut self, g: &Graph, parts: &[NodeId], node: NodeId, grid: GridSize) {
         let NodeKind::TensorReduce {
-            rank, agg, along, bytes, ..
+            rank,
+            agg,
+            along,
+            bytes,
+            ..
         } = g.kind(node)
         else {
             unreachable!("a reduce")
@@ -200,10 +204,7 @@ impl CommPlan {
             to: vec![root],
             route: if whole { line } else { Route::Direct },
             len: (*bytes / 4) as usize,
-            reduce: Some(ReduceSpec {
-                agg: *agg,
-                members,
-            }),
+            reduce: Some(ReduceSpec { agg: *agg, members }),
         });
     }
 

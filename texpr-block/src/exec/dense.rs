@@ -203,9 +203,9 @@ fn reduce(x: &Matrix, agg: Agg, axis: SumAxis) -> Matrix {
         SumAxis::Cols => Matrix::from_fn(1, x.cols, |_, j| {
             fold(&mut (0..x.rows).map(|i| x.at(i, j)), x.rows)
         }),
-        SumAxis::All => Matrix::from_fn(1, 1, |_, _| {
-            fold(&mut x.data.iter().copied(), x.data.len())
-        }),
+        SumAxis::All => {
+            Matrix::from_fn(1, 1, |_, _| fold(&mut x.data.iter().copied(), x.data.len()))
+        }
     }
 }
 

@@ -61,9 +61,7 @@ pub struct Outbox {
 impl Outbox {
     /// Rank `me`'s messages among `ids`.
     pub fn over(plan: &CommPlan, me: usize, ids: std::ops::Range<usize>) -> Outbox {
-        let queue = ids
-            .filter(|&id| plan.messages[id].involves(me))
-            .collect();
+        let queue = ids.filter(|&id| plan.messages[id].involves(me)).collect();
         Outbox {
             me,
             queue,

@@ -149,7 +149,6 @@ impl Rank<'_, '_> {
         Ok(self.tr.data(id).to_vec())
     }
 
-
     fn load_inputs(&mut self, source: &dyn TileSource) -> Result<(), RankError> {
         let job = self.job;
         for (k, r) in job.p.inputs().into_iter().enumerate() {
@@ -327,7 +326,13 @@ impl Rank<'_, '_> {
         let mut reads = Vec::new();
         for tile in job.owned_tiles(ret, self.me)? {
             // A returned view: the tile it views (here, or copied here), read through its map.
-            let pn = crate::stage::kernel::panel(job.p, "out", ret, (tile.0, tile.0 + 1), (tile.1, tile.1 + 1));
+            let pn = crate::stage::kernel::panel(
+                job.p,
+                "out",
+                ret,
+                (tile.0, tile.0 + 1),
+                (tile.1, tile.1 + 1),
+            );
             let b = self.panel_buf(&pn)?;
             reads.push((tile, pn, self.dev.start_read(b)?));
         }

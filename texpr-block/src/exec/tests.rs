@@ -5,7 +5,6 @@ use super::comm::{CommPlan, Payload, Route};
 use super::device::heuristic;
 use super::device::interp::InterpDevice;
 use super::local_part::{LocalPart, assemble};
-use super::panels::{base_tile, transpose};
 use super::source::{RandomSource, TileSource};
 use super::threads::DeviceMaker;
 use super::*;
@@ -16,6 +15,7 @@ use crate::dist::{Distribution, GlobalElementSize, GlobalTileIndex, GridSize, Ra
 use crate::graph::tasks::tasks;
 use crate::graph::{GridConfig, Plan, Policy, build, prune, schedule};
 use crate::passes::{Env, optimize};
+use crate::stage::view::{TileMap, resolve};
 
 const GEMM: &str = "func gemm {
   %a = input : f32[9x7, 2x2]
@@ -160,9 +160,10 @@ fn a_budget_is_obeyed_and_one_too_small_stops_every_rank() {
     assert!(budget < roomy);
     let out = run(&tight, budget).unwrap();
     assert!(out.gathered.stats.iter().all(|st| st.peak <= budget));
-    // A job that ignores its plan's needs: the executor refuses to go over, naming the rank.
+    // A job that ignores its plan's needs: every rank checks its planned peak
+    // and kernel scratch before it starts, and refuses, naming the rank.
     let err = run(&s, roomy - 4).unwrap_err();
-    assert_eq!(err.code, crate::codes::OUT_OF_MEMORY, "{err:?}");
+    assert_eq!(err.code, crate::codes::BUDGET, "{err:?}");
     assert!(err.message.starts_with("rank "), "{}", err.message);
     let job = Job::new(&s.q, &s.g, &s.plan, s.cfg, roomy - 4, true).unwrap();
     assert_eq!(job.check_budget().unwrap_err().code, crate::codes::BUDGET);
@@ -217,11 +218,27 @@ fn views_resolve_to_the_chunk_they_read() {
         s.p.find("t").unwrap(),
         s.p.find("s").unwrap(),
     );
-    assert_eq!(base_tile(&s.p, t, (1, 2)), (a, (2, 1), true));
+    let tr = TileMap {
+        transpose: true,
+        ..TileMap::default()
+    };
+    assert_eq!(resolve(&s.p, t, (1, 2), (2, 3)), (a, (2, 3), (1, 2), tr));
     // s = t[3..6, 2..6]: t has 3x2 tiles, so tile (0, 1) of s is tile (1, 2) of t.
-    assert_eq!(base_tile(&s.p, sl, (0, 1)), (a, (2, 1), true));
+    assert_eq!(resolve(&s.p, sl, (0, 1), (1, 2)), (a, (2, 3), (1, 2), tr));
+    // A 2x3 rectangle read transposed (as the view sees it, 3x2 of a 2x3 tile).
+    let d = crate::air::Dims::new(3, 2);
     assert_eq!(
-        transpose(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2, 3),
+        tr.apply(d, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
         vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0]
+    );
+    // Reversed rows then columns: the rectangle backwards.
+    let both = TileMap {
+        rev_rows: true,
+        rev_cols: true,
+        ..TileMap::default()
+    };
+    assert_eq!(
+        both.apply(d, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        vec![6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
     );
 }

@@ -353,7 +353,15 @@ impl Builder<'_> {
                             let combined = match nodes.as_slice() {
                                 [only] => *only,
                                 _ => {
-                                    let red = self.reduce_node(r, o, root, agg, SumAxis::Rows, bytes, &nodes);
+                                    let red = self.reduce_node(
+                                        r,
+                                        o,
+                                        root,
+                                        agg,
+                                        SumAxis::Rows,
+                                        bytes,
+                                        &nodes,
+                                    );
                                     let part = self.g.add(NodeKind::Partial {
                                         tensor: r,
                                         tile: o,

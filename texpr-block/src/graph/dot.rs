@@ -93,7 +93,11 @@ fn label(k: &NodeKind) -> String {
             agg.name(),
             tile.0,
             tile.1,
-            if *along == SumAxis::Rows { "row" } else { "column" }
+            if *along == SumAxis::Rows {
+                "row"
+            } else {
+                "column"
+            }
         ),
     }
 }

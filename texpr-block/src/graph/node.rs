@@ -17,7 +17,10 @@ pub enum ViewKind {
     },
     Transpose,
     /// Rows and/or columns in reverse order.
-    Reverse { rows: bool, cols: bool },
+    Reverse {
+        rows: bool,
+        cols: bool,
+    },
     /// A tile-aligned window: element offset `(row, col)`.
     Slice {
         row: u64,
@@ -124,7 +127,9 @@ impl NodeKind {
     pub fn is_task(&self) -> bool {
         matches!(
             self,
-            NodeKind::BlockShard { .. } | NodeKind::TensorCopy { .. } | NodeKind::TensorReduce { .. }
+            NodeKind::BlockShard { .. }
+                | NodeKind::TensorCopy { .. }
+                | NodeKind::TensorReduce { .. }
         )
     }
     /// The rank a task or chunk lives on.
@@ -150,7 +155,10 @@ impl NodeKind {
     }
     /// Whether the node is data on a rank: a chunk, or a partial.
     pub fn is_data(&self) -> bool {
-        matches!(self, NodeKind::TensorChunk { .. } | NodeKind::Partial { .. })
+        matches!(
+            self,
+            NodeKind::TensorChunk { .. } | NodeKind::Partial { .. }
+        )
     }
 }
 

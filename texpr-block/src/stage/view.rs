@@ -68,7 +68,10 @@ impl TileMap {
                 v.to_string()
             }
         };
-        let (a, b) = (flip(self.rev_rows, i, dims.rows), flip(self.rev_cols, j, dims.cols));
+        let (a, b) = (
+            flip(self.rev_rows, i, dims.rows),
+            flip(self.rev_cols, j, dims.cols),
+        );
         if self.transpose {
             format!("{b} + {a} * {}", dims.cols)
         } else {
@@ -125,7 +128,12 @@ pub fn resolve(
         } => {
             let t = p.ty(*src).tile;
             let (dr, dc) = (er.start / t.rows, ec.start / t.cols);
-            resolve(p, *src, (rows.0 + dr, rows.1 + dr), (cols.0 + dc, cols.1 + dc))
+            resolve(
+                p,
+                *src,
+                (rows.0 + dr, rows.1 + dr),
+                (cols.0 + dc, cols.1 + dc),
+            )
         }
         Op::Reverse(flip, src) => {
             let n = p.ty(*src).n_tiles();

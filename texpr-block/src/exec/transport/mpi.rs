@@ -405,14 +405,18 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         let slot = self.slot(id)?;
         if route == Route::Direct {
             if self.me == root {
-                self.parts.entry(id).or_default().push((root, data.to_vec()));
+                self.parts
+                    .entry(id)
+                    .or_default()
+                    .push((root, data.to_vec()));
                 let others = spec.members.iter().filter(|&&r| r != root);
                 let mut rest: &'a mut [u32] = slot;
                 for &r in others {
                     let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
                     rest = tail;
                     let p = self.comms.world.process_at_rank(r as i32);
-                    self.pending[id].push(p.immediate_receive_into_with_tag(self.scope, part, DATA));
+                    self.pending[id]
+                        .push(p.immediate_receive_into_with_tag(self.scope, part, DATA));
                 }
             } else {
                 slot.copy_from_slice(data);
