@@ -254,3 +254,64 @@ fn views_on_one_rank_make_no_copies() {
         }
     }
 }
+
+#[test]
+fn check_holds_every_element_to_its_own_bound() {
+    use texpr_block::cli_run::check;
+    use texpr_block::exec::reference::dense_reference;
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "reductions")
+        .unwrap();
+    let p = parse(&src, &[]).unwrap();
+    let inputs = random_inputs(&p, 7);
+    let exact = eval_dense(&p, &inputs).unwrap();
+    // The dense CPU reference is one allowed evaluation: it passes, every element compared.
+    let out = check(&p, &inputs, &exact, false).unwrap();
+    assert!(
+        out.starts_with("check: 63 of 63 elements compared"),
+        "{out}"
+    );
+    assert!(out.ends_with(": ok\n"), "{out}");
+    // One element moved by a little more than its own tolerance fails.
+    let want = dense_reference(&p, &inputs).unwrap();
+    let k = 17;
+    let tol = texpr_interp::accuracy::tolerance(want.bounds[k], true).unwrap();
+    let mut bad = exact.clone();
+    bad.data[k] = want.value.as_f32().unwrap()[k] + (3.0 * tol) as f32 + 1e-6;
+    let err = check(&p, &inputs, &bad, false).unwrap_err();
+    assert_eq!(err.code, "E0544", "{err:?}");
+    assert!(err.message.contains("1 of 63"), "{}", err.message);
+    // A NaN in an input leaves elements unspecified: not compared, not passed.
+    let mut nan = inputs.clone();
+    nan[0].data[3] = f32::NAN;
+    let got = eval_dense(&p, &nan).unwrap();
+    let err = check(&p, &nan, &got, false).unwrap_err();
+    assert_eq!(err.code, "E0548", "{err:?}");
+    let out = check(&p, &nan, &got, true).unwrap();
+    assert!(out.contains("--allow-unchecked"), "{out}");
+}
+
+#[test]
+fn a_sum_is_checked_against_its_tiles_partials() {
+    // The reference stores each tile's part of the sum, as the block bodies do:
+    // the bound is the tiles' (and their partials'), not one chain of all elements.
+    use texpr_block::exec::reference::dense_reference;
+    let src = "func s {\n  %a = input : f32[64x64, 16x16]\n  %s = sum %a\n  ret %s\n}\n";
+    let p = parse(src, &[]).unwrap();
+    let inputs = random_inputs(&p, 3);
+    let want = dense_reference(&p, &inputs).unwrap();
+    let magnitudes: f64 = inputs[0].data.iter().map(|x| f64::from(x.abs())).sum();
+    let eps = f64::from(f32::EPSILON) / 2.0;
+    let whole_chain = 4095.0 * eps * magnitudes;
+    let err = want.bounds[0].err;
+    assert!(
+        err > 0.0 && err < whole_chain / 4.0,
+        "{err} vs {whole_chain}"
+    );
+    let out = cli("s", src, |a| {
+        a.run = true;
+        a.check = true;
+    });
+    assert!(out.contains("check: 1 of 1 elements compared"), "{out}");
+}

@@ -84,6 +84,8 @@ pub struct BlockArgs {
     pub gather: bool,
     /// How long a rank waits without progress before it stops (E0564).
     pub watchdog: std::time::Duration,
+    /// `--check` passes even where elements were not compared.
+    pub allow_unchecked: bool,
 }
 
 impl BlockArgs {
@@ -104,6 +106,7 @@ impl BlockArgs {
             source_rank: (0, 0),
             gather: true,
             watchdog: crate::exec::job::DEFAULT_WATCHDOG,
+            allow_unchecked: false,
         }
     }
 }

@@ -66,6 +66,9 @@ pub const BAD_DEFINE: &str = "E0551";
 pub const MPI_WITHOUT_RUN: &str = "E0552";
 /// A distributed result that differs from the dense reference beyond the tolerance.
 pub const CHECK_FAILED: &str = "E0544";
+/// `--check` compared fewer than all elements (unspecified, or without a
+/// finite error bound), without `--allow-unchecked`.
+pub const CHECK_INCOMPLETE: &str = "E0548";
 /// No GPU adapter for `--device gpu`.
 pub const NO_GPU: &str = "E0545";
 /// A rank's buffers would exceed `--budget`, or its device cannot make a buffer.

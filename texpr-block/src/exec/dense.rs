@@ -185,7 +185,8 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Matrix {
     c
 }
 
-/// A reduction in order (a mean: the sum divided by the count).
+/// A reduction in order (a mean: the sum divided by the count; `--check`'s
+/// reference, `exec::reference`, sums terms divided by the count instead).
 fn reduce(x: &Matrix, agg: Agg, axis: SumAxis) -> Matrix {
     let fold = |it: &mut dyn Iterator<Item = f32>, count: usize| -> f32 {
         let first = it.next().unwrap_or(0.0);

@@ -176,8 +176,9 @@ fn reduce(p: &Program, agg: Agg, axis: SumAxis, x: Reg, ctx: &BlockContext) -> B
 
 /// The TExpr value reducing panel `pn` of `x` along `axis` (the output's
 /// column-major elements), combined with `prev` (a partial result of the
-/// same shape) when given. A mean's terms are divided by the count of the
-/// whole reduction, so that partial means add up.
+/// same shape) when given. A mean's terms are each multiplied by `1 /
+/// count` of the whole reduction, so that partial means add up (as the
+/// `--check` reference computes them, `exec::reference`).
 fn partial_value(
     p: &Program,
     agg: Agg,
@@ -201,30 +202,22 @@ fn partial_value(
         Agg::Max => ("max ", 1),
         Agg::Min => ("min ", 1),
     };
+    let leaf = scaled(pn, count);
     let (out, inner) = match axis {
         SumAxis::Rows => (
             format!("compute {} |i|", d.rows),
-            format!("reduce {op}{} |j| {}", d.cols, pn.at("i", "j")),
+            format!("reduce {op}{} |j| {leaf}", d.cols),
         ),
         SumAxis::Cols => (
             format!("compute {} |j|", d.cols),
-            format!("reduce {op}{} |i| {}", d.rows, pn.at("i", "j")),
+            format!("reduce {op}{} |i| {leaf}", d.rows),
         ),
         SumAxis::All => (
             "compute 1 |o|".to_string(),
-            format!(
-                "reduce {op}{} |j| reduce {op}{} |i| {}",
-                d.cols,
-                d.rows,
-                pn.at("i", "j")
-            ),
+            format!("reduce {op}{} |j| reduce {op}{} |i| {leaf}", d.cols, d.rows),
         ),
     };
-    let term = if count > 1 {
-        format!("({inner}) * {}", texpr::lit(1.0 / count as f32))
-    } else {
-        format!("({inner})")
-    };
+    let term = format!("({inner})");
     let at = match axis {
         SumAxis::Rows => "i",
         SumAxis::Cols => "j",
@@ -245,16 +238,20 @@ fn partial_value(
 
 /// A whole-matrix reduction of one panel as one element (no partial before it).
 fn inner_all(op: &str, d: Dims, pn: &Panel, count: u64) -> String {
-    let r = format!(
+    format!(
         "reduce {op}{} |j| reduce {op}{} |i| {}",
         d.cols,
         d.rows,
-        pn.at("i", "j")
-    );
+        scaled(pn, count)
+    )
+}
+
+/// Element `(i, j)` of the panel, divided by `count` (a mean's term) when above 1.
+fn scaled(pn: &Panel, count: u64) -> String {
     if count > 1 {
-        format!("compute 1 |o| ({r}) * {}", texpr::lit(1.0 / count as f32))
+        format!("({} * {})", pn.at("i", "j"), texpr::lit(1.0 / count as f32))
     } else {
-        r
+        pn.at("i", "j")
     }
 }
 
@@ -283,7 +280,32 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
         dims: out,
         map: Default::default(),
     };
-    let value = partial_value(p, agg, axis, x, &pn, accumulate.then_some("p"));
-    let inputs = if accumulate { vec![prev, pn] } else { vec![pn] };
-    finish(inputs, out, &value)
+    if !accumulate {
+        let value = partial_value(p, agg, axis, x, &pn, None);
+        return finish(vec![pn], out, &value);
+    }
+    if matches!(agg, Agg::Max | Agg::Min) {
+        // Exact: no rounding to keep apart.
+        let value = partial_value(p, agg, axis, x, &pn, Some("p"));
+        return finish(vec![prev, pn], out, &value);
+    }
+    // A sum's tile is reduced into a stored value first, then added: the
+    // partials are rounded as the `--check` reference models them (a tile's
+    // sum, stored; the stored sums added in any order), never one chain
+    // with the partial before.
+    let tile = partial_value(p, agg, axis, x, &pn, None);
+    let tile = if axis == SumAxis::All && !tile.starts_with("compute") {
+        format!("compute 1 |o| {tile}")
+    } else {
+        tile
+    };
+    let mut body = finish(
+        vec![prev, pn],
+        out,
+        &format!("compute {} |e| (p[e] + t[e])", out.len()),
+    );
+    let at = body.kernel.find("output ").expect("an output");
+    body.kernel
+        .insert_str(at, &format!("let t: f32[{}] = {tile}\n", out.len()));
+    body
 }

@@ -48,9 +48,12 @@ pub struct Args {
     /// Run the program
     #[arg(long)]
     run: bool,
-    /// With --run: compare with the dense CPU reference
+    /// With --run: compare with the interpreter's dense reference, each element within its own error bound
     #[arg(long)]
     check: bool,
+    /// With --check: pass even where elements were not compared (unspecified, or ill-conditioned)
+    #[arg(long, requires = "check")]
+    allow_unchecked: bool,
     /// With --run: where block bodies run, cpu (the interpreter) or gpu
     #[arg(long, default_value = "cpu")]
     device: String,
@@ -153,6 +156,7 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
     b.fuse = !args.no_fuse;
     b.run = args.run;
     b.check = args.check;
+    b.allow_unchecked = args.allow_unchecked;
     b.seed = args.random;
     b.gather = args.check || (args.output.is_some() && !args.output_per_rank);
     b.device = match args.device.as_str() {
@@ -227,7 +231,10 @@ fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         && b.check
     {
         let full = full_inputs(&planned.p, &inputs).map_err(fail)?;
-        out!("{}", check(&planned.p, &full, got).map_err(fail)?);
+        out!(
+            "{}",
+            check(&planned.p, &full, got, b.allow_unchecked).map_err(fail)?
+        );
     }
     Ok(())
 }

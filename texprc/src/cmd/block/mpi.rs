@@ -145,7 +145,7 @@ fn finish_check(
 ) -> Result<(), Diagnostic> {
     if let (true, Some(got)) = (b.check, &gathered.result) {
         let full = full_inputs(&planned.p, inputs)?;
-        out!("{}", check(&planned.p, &full, got)?);
+        out!("{}", check(&planned.p, &full, got, b.allow_unchecked)?);
     }
     Ok(())
 }
