@@ -534,10 +534,11 @@ fn a_stopped_rank_ends_the_job_with_a_coded_error_within_the_watchdog_time() {
     let err = text(&o.stderr);
     assert!(err.contains("error[E0564]: rank "), "{err}");
     assert!(err.contains("no progress for 3.0 s"), "{err}");
-    assert!(
-        err.contains("stopped: rank "),
-        "the other ranks say why: {err}"
-    );
+    // Every live rank says why it stops: its own watchdog (all may be
+    // waiting at once), or another rank's report of it.
+    let coded =
+        err.matches("error[E0564]: rank ").count() + err.matches("error[E0560]: rank ").count();
+    assert!(coded >= 3, "the three live ranks say why: {err}");
     assert!(
         !text(&o.stdout).contains("bytes moved"),
         "the run did not finish"

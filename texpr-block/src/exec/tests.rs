@@ -242,3 +242,103 @@ fn views_resolve_to_the_chunk_they_read() {
         vec![6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
     );
 }
+
+/// The interpreter, but rank `slow`'s first block body takes `pause`.
+struct Sleepy<'s> {
+    inner: InterpDevice<'s>,
+    pause: Option<std::time::Duration>,
+}
+
+impl device::TileDevice for Sleepy<'_> {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn compile(&mut self, k: &str) -> Result<device::KernelId, texpr_syntax::Diagnostic> {
+        self.inner.compile(k)
+    }
+    fn compiled(&self) -> usize {
+        self.inner.compiled()
+    }
+    fn scratch_bytes(&self) -> u64 {
+        self.inner.scratch_bytes()
+    }
+    fn alloc(&mut self, len: usize) -> Result<device::BufId, texpr_syntax::Diagnostic> {
+        self.inner.alloc(len)
+    }
+    fn free(&mut self, b: device::BufId) {
+        self.inner.free(b)
+    }
+    fn write(
+        &mut self,
+        b: device::BufId,
+        o: usize,
+        d: &[f32],
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.write(b, o, d)
+    }
+    fn copy(
+        &mut self,
+        s: (device::BufId, usize),
+        d: (device::BufId, usize),
+        n: usize,
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.copy(s, d, n)
+    }
+    fn run(
+        &mut self,
+        k: device::KernelId,
+        i: &[device::BufId],
+        o: device::BufId,
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        if let Some(p) = self.pause.take() {
+            std::thread::sleep(p);
+        }
+        self.inner.run(k, i, o)
+    }
+    fn flush(&mut self) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.flush()
+    }
+    fn start_read(&mut self, b: device::BufId) -> Result<device::ReadId, texpr_syntax::Diagnostic> {
+        self.inner.start_read(b)
+    }
+    fn try_read(
+        &mut self,
+        r: device::ReadId,
+    ) -> Result<Option<Vec<f32>>, texpr_syntax::Diagnostic> {
+        self.inner.try_read(r)
+    }
+}
+
+#[test]
+fn a_rank_stuck_in_its_device_stops_every_rank_with_the_watchdog() {
+    let s = setup(GEMM, (2, 2), (0, 0), u64::MAX);
+    let mut job = Job::new(&s.q, &s.g, &s.plan, s.cfg, u64::MAX, true).unwrap();
+    job.watchdog = std::time::Duration::from_millis(300);
+    let make: &DeviceMaker<'_> = &|r| {
+        let pause = (r == 1).then_some(std::time::Duration::from_secs(3));
+        Ok(Box::new(Sleepy {
+            inner: InterpDevice::new(&heuristic),
+            pause,
+        }))
+    };
+    let start = std::time::Instant::now();
+    let err = run_threads(&job, &RandomSource { seed: 3 }, make).unwrap_err();
+    assert_eq!(err.code, crate::codes::NO_PROGRESS, "{err:?}");
+    assert!(
+        err.message.contains("no progress for 0.3 s"),
+        "{}",
+        err.message
+    );
+    // The stuck rank ends its body (3 s), sees the others' reports and stops.
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    // A generous watchdog lets the same run finish.
+    job.watchdog = std::time::Duration::from_secs(30);
+    let make: &DeviceMaker<'_> = &|r| {
+        let pause = (r == 1).then_some(std::time::Duration::from_millis(500));
+        Ok(Box::new(Sleepy {
+            inner: InterpDevice::new(&heuristic),
+            pause,
+        }))
+    };
+    run_threads(&job, &RandomSource { seed: 3 }, make).unwrap();
+}
