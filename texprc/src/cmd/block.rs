@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// The failure of diagnostics from the block layer: a usage error (exit
 /// status 2) when one of them is about the arguments.
 pub fn failure(src: &Source, diags: Vec<Diagnostic>) -> Failure {
-    let usage = diags.iter().any(|d| texpr_block::codes::is_usage(&d.code));
+    let usage = diags.iter().any(|d| texpr_block::codes::is_usage(d.code));
     Failure {
         usage,
         ..Failure::new(src, diags)

@@ -10,13 +10,16 @@ use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// The partials of one reduce message: `(rank, words)`.
+type Partials = Vec<(usize, Vec<u32>)>;
+
 /// What the ranks of one process share: their mailboxes and failure reports.
 #[derive(Debug)]
 pub struct Hub<'p> {
     plan: &'p CommPlan,
     boxes: Vec<Mutex<BTreeMap<usize, Vec<u32>>>>,
     /// The partials posted to each reduce message, by member rank.
-    partials: Mutex<BTreeMap<usize, Vec<(usize, Vec<u32>)>>>,
+    partials: Mutex<BTreeMap<usize, Partials>>,
     failures: Mutex<Vec<(usize, String)>>,
     /// Signalled whenever a mailbox or the failures change.
     changed: Condvar,
