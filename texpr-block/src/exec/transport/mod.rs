@@ -18,6 +18,8 @@
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "mpi")]
+pub mod mpi_words;
 
 use super::comm::{CommPlan, Payload};
 

@@ -21,6 +21,7 @@
 //! seconds at most) for each to acknowledge it; a rank that sees a report
 //! fails its next `test` with [`CommError::PeerFailed`].
 
+use super::mpi_words::{as_f32, as_f32_mut, decode_report, encode_report, operation};
 use super::{CommError, Counters, Transport};
 use crate::codes;
 use crate::dist::{CommunicatorRank, GridSize};
@@ -186,26 +187,6 @@ struct Comms<'c> {
 
 type Req<'a, 's> = Request<'a, [u32], &'s LocalScope<'a>>;
 type ReqF<'a, 's> = Request<'a, [f32], &'s LocalScope<'a>>;
-
-/// A message slot's words as the `f32`s they hold (same size and alignment).
-fn as_f32(w: &[u32]) -> &[f32] {
-    bytemuck::cast_slice(w)
-}
-
-fn as_f32_mut(w: &mut [u32]) -> &mut [f32] {
-    bytemuck::cast_slice_mut(w)
-}
-
-/// MPI's operation combining a reduction's partials.
-fn operation(agg: crate::air::Agg) -> mpi::collective::SystemOperation {
-    use crate::air::Agg;
-    use mpi::collective::SystemOperation;
-    match agg {
-        Agg::Sum | Agg::Mean => SystemOperation::sum(),
-        Agg::Max => SystemOperation::max(),
-        Agg::Min => SystemOperation::min(),
-    }
-}
 
 impl std::fmt::Debug for MpiTransport<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -527,28 +508,4 @@ fn tag_of(payload: Payload) -> i32 {
         Payload::Ready | Payload::Go => START,
         Payload::Result | Payload::Counters | Payload::Done => END,
     }
-}
-
-fn encode_report(out: &mut [u32], rank: usize, text: &str) {
-    let bytes = text.as_bytes();
-    let room = (out.len() - 2) * 4;
-    let bytes = &bytes[..bytes.len().min(room)];
-    out[0] = rank as u32;
-    out[1] = bytes.len() as u32;
-    for (k, chunk) in bytes.chunks(4).enumerate() {
-        let mut w = [0u8; 4];
-        w[..chunk.len()].copy_from_slice(chunk);
-        out[2 + k] = u32::from_le_bytes(w);
-    }
-}
-
-fn decode_report(words: &[u32]) -> (usize, String) {
-    let rank = words[0] as usize;
-    let len = (words[1] as usize).min((words.len() - 2) * 4);
-    let bytes: Vec<u8> = words[2..]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(len)
-        .collect();
-    (rank, String::from_utf8_lossy(&bytes).into_owned())
 }
