@@ -7,7 +7,14 @@ mod block_kit;
 use block_kit::*;
 use std::path::Path;
 
-const EXAMPLES: [&str; 4] = ["gemm_bias_relu", "gram", "mlp2", "row_norm"];
+const EXAMPLES: [&str; 6] = [
+    "gemm_bias_relu",
+    "gram",
+    "mlp2",
+    "row_norm",
+    "reductions",
+    "views",
+];
 
 /// Runs `args` in one process and under `mpirun -np N`, writing results to
 /// two directories; checks both pass `--check` and give the same bits.
@@ -60,6 +67,21 @@ fn four_and_six_ranks_on_the_interpreter_equal_one_process() {
         same_in_one_process_and_under_mpi(name, 4, &[&ex, "--grid", "2x2"]);
         same_in_one_process_and_under_mpi(name, 6, &[&ex, "--grid", "2x3", "--source-rank", "1,2"]);
     }
+    // Six partials along a grid row: sent to the reducing rank and added in
+    // rank order, the same bits as the threads'.
+    let ex = example("reductions");
+    let args = [
+        ex.as_str(),
+        "--grid",
+        "1x6",
+        "-D",
+        "M=64",
+        "-D",
+        "N=96",
+        "--tile",
+        "4",
+    ];
+    same_in_one_process_and_under_mpi("reductions-row", 6, &args);
 }
 
 #[test]

@@ -13,9 +13,11 @@
 //!
 //! The partials a TensorReduce combines are one message too, in which every
 //! rank holding one of them takes part: an MPI reduce on the grid row (or
-//! column) communicator when they are the whole row (column), otherwise
-//! sends to the reducing rank, which combines them in rank order. It is
-//! ordered by the plan step of the TensorReduce, before the chunks that step makes.
+//! column) communicator when they are the whole row (column) and the result
+//! cannot depend on the order (a max or min, or a sum of two), otherwise
+//! sends to the reducing rank, which combines them in rank order: every run
+//! and transport gives the same bits. It is ordered by the plan step of the
+//! TensorReduce, before the chunks that step makes.
 //!
 //! After the plan's messages come the start of the run (every rank tells the
 //! source rank it is ready, the source rank answers go) and its end: each
@@ -193,7 +195,11 @@ impl CommPlan {
             SumAxis::Rows => Route::Row,
             _ => Route::Col,
         };
-        let whole = route(grid, root, &others) == line;
+        // MPI may add three or more partials in any order: a sum of that
+        // many goes to the reducing rank, which adds in rank order, so that
+        // every run and transport gives the same bits (max and min are exact).
+        let exact = matches!(agg, Agg::Max | Agg::Min) || members.len() <= 2;
+        let whole = exact && route(grid, root, &others) == line;
         let id = self.messages.len();
         for &p in parts {
             self.by_chunk.insert(p, id);

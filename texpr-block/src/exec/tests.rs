@@ -342,3 +342,60 @@ fn a_rank_stuck_in_its_device_stops_every_rank_with_the_watchdog() {
     };
     run_threads(&job, &RandomSource { seed: 3 }, make).unwrap();
 }
+
+#[test]
+fn partials_travel_by_mpi_reduce_where_the_order_cannot_matter() {
+    let src = "func r {
+  %a = input : f32[8x12, 2x2]
+  %s = sum_rows %a
+  %m = max_rows %a
+  %y = add %s, %m
+  ret %y
+}";
+    let routes = |grid: (usize, usize)| {
+        let s = setup(src, grid, (0, 0), u64::MAX);
+        let comm = CommPlan::new(&s.g, &tasks(&s.g), &s.plan, s.cfg.grid);
+        let mut out: Vec<(crate::air::Agg, usize, Route)> = comm
+            .messages
+            .iter()
+            .filter_map(|m| {
+                let spec = m.reduce.as_ref()?;
+                Some((spec.agg, spec.members.len(), m.route))
+            })
+            .collect();
+        out.sort_by_key(|(a, n, _)| (*a, *n));
+        out.dedup();
+        out
+    };
+    use crate::air::Agg;
+    // Two partials per row: MPI reduces both; six: the max by MPI, the sum by
+    // sends added in rank order (MPI's order would decide its bits).
+    assert_eq!(
+        routes((1, 2)),
+        vec![(Agg::Sum, 2, Route::Row), (Agg::Max, 2, Route::Row)]
+    );
+    assert_eq!(
+        routes((1, 6)),
+        vec![(Agg::Sum, 6, Route::Direct), (Agg::Max, 6, Route::Row)]
+    );
+    // The bytes are each partial once, whatever the route.
+    for grid in [(1, 2), (1, 6), (2, 3)] {
+        let s = setup(src, grid, (0, 0), u64::MAX);
+        let comm = CommPlan::new(&s.g, &tasks(&s.g), &s.plan, s.cfg.grid);
+        assert_eq!(
+            comm.chunk_bytes(s.cfg.n_ranks()),
+            (s.plan.sent.clone(), s.plan.received.clone())
+        );
+        let out = run(&s, u64::MAX).unwrap();
+        let want = eval_dense(&s.p, &random_inputs(&s.p, 3)).unwrap();
+        let diff = max_rel_diff(&want, out.gathered.result.as_ref().unwrap()).unwrap();
+        assert!(diff <= 1e-5, "{grid:?}: {diff}");
+        for (r, st) in out.gathered.stats.iter().enumerate() {
+            assert_eq!(
+                (st.sent, st.received),
+                (s.plan.sent[r], s.plan.received[r]),
+                "{grid:?} rank {r}"
+            );
+        }
+    }
+}
