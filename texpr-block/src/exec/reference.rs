@@ -211,19 +211,41 @@ fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
                 n.rows, n.rows
             ),
         ),
-        SumAxis::All => (
-            format!(
-                "compute {} |u| compute {} |t| reduce {tc} |k| reduce {tr} |l| {}",
+        SumAxis::All => {
+            // Each tile's column sums (stored), then each tile's sum of them
+            // (stored), as a whole-matrix step computes a tile.
+            let columns = format!("{}_cols", name(r));
+            let col = |c: &str| {
+                let read = format!("{columns}[t + ({c}) * {}]", n.rows);
+                if cols.is_multiple_of(tc) {
+                    read
+                } else {
+                    format!("select({c} < {cols}, {read} else 0.0, 0.0)")
+                }
+            };
+            let tiles = format!(
+                "compute {} |u| compute {} |t| reduce {tc} |k| {}",
                 n.cols,
                 n.rows,
-                term(&format!("t * {tr} + l"), &format!("u * {tc} + k"))
-            ),
-            n.rows * n.cols,
-            format!(
-                "compute 1 |j| compute 1 |i| reduce {} |u| reduce {} |t| P[t + u * {}]",
-                n.cols, n.rows, n.rows
-            ),
-        ),
+                col(&format!("u * {tc} + k"))
+            );
+            let part = format!(
+                "compute {cols} |j| compute {} |t| reduce {tr} |k| {}\nlet {}_parts: f32[{}] = {tiles}",
+                n.rows,
+                term(&format!("t * {tr} + k"), "j"),
+                name(r),
+                n.rows * n.cols
+            );
+            return format!(
+                "let {columns}: f32[{}] = {part}\nlet {}: f32[1] = compute 1 |j| compute 1 |i| reduce {} |u| reduce {} |t| {}_parts[t + u * {}]\n",
+                cols * n.rows,
+                name(r),
+                n.cols,
+                n.rows,
+                name(r),
+                n.rows
+            );
+        }
     };
     let partials = format!("{}_parts", name(r));
     format!(

@@ -280,32 +280,46 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
         dims: out,
         map: Default::default(),
     };
-    if !accumulate {
-        let value = partial_value(p, agg, axis, x, &pn, None);
-        return finish(vec![pn], out, &value);
+    let exact = matches!(agg, Agg::Max | Agg::Min);
+    if exact || axis != SumAxis::All {
+        if !accumulate {
+            let value = partial_value(p, agg, axis, x, &pn, None);
+            return finish(vec![pn], out, &value);
+        }
+        if exact {
+            // No rounding to keep apart.
+            let value = partial_value(p, agg, axis, x, &pn, Some("p"));
+            return finish(vec![prev, pn], out, &value);
+        }
     }
-    if matches!(agg, Agg::Max | Agg::Min) {
-        // Exact: no rounding to keep apart.
-        let value = partial_value(p, agg, axis, x, &pn, Some("p"));
-        return finish(vec![prev, pn], out, &value);
-    }
-    // A sum's tile is reduced into a stored value first, then added: the
-    // partials are rounded as the `--check` reference models them (a tile's
-    // sum, stored; the stored sums added in any order), never one chain
-    // with the partial before.
-    let tile = partial_value(p, agg, axis, x, &pn, None);
-    let tile = if axis == SumAxis::All && !tile.starts_with("compute") {
-        format!("compute 1 |o| {tile}")
+    // A sum's tile is reduced into stored values first, then added: the
+    // partials are rounded as the `--check` reference models them, never one
+    // chain with the partial before. A whole tile's sum stores its column
+    // sums first, so no chain is longer than a tile's side.
+    let mut lets = Vec::new();
+    let tile = if axis == SumAxis::All {
+        let count = if agg == Agg::Mean { p.ty(x).shape.len() } else { 1 };
+        lets.push(format!(
+            "let c: f32[{}] = compute {} |j| reduce {} |i| {}",
+            d.cols,
+            d.cols,
+            d.rows,
+            scaled(&pn, count)
+        ));
+        format!("compute 1 |o| reduce {} |j| c[j]", d.cols)
     } else {
-        tile
+        partial_value(p, agg, axis, x, &pn, None)
     };
-    let mut body = finish(
-        vec![prev, pn],
-        out,
-        &format!("compute {} |e| (p[e] + t[e])", out.len()),
-    );
+    let (inputs, value) = if accumulate {
+        lets.push(format!("let t: f32[{}] = {tile}", out.len()));
+        let add = format!("compute {} |e| (p[e] + t[e])", out.len());
+        (vec![prev, pn], add)
+    } else {
+        (vec![pn], tile)
+    };
+    let mut body = finish(inputs, out, &value);
     let at = body.kernel.find("output ").expect("an output");
     body.kernel
-        .insert_str(at, &format!("let t: f32[{}] = {tile}\n", out.len()));
+        .insert_str(at, &lets.iter().map(|l| format!("{l}\n")).collect::<String>());
     body
 }
