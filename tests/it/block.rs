@@ -306,7 +306,10 @@ fn a_sum_is_checked_against_its_tiles_partials() {
     let eps = f64::from(f32::EPSILON) / 2.0;
     let whole_chain = (512.0 * 512.0 - 1.0) * eps * magnitudes;
     let tol = texpr_interp::accuracy::tolerance(want.bounds[0], true).unwrap();
-    assert!(tol > 0.0 && tol < whole_chain / 100.0, "{tol} vs {whole_chain}");
+    assert!(
+        tol > 0.0 && tol < whole_chain / 100.0,
+        "{tol} vs {whole_chain}"
+    );
     // Under 1e-4 of the sum of magnitudes (values in [-1, 1) cancel: the sum
     // itself is some 90, its tolerance about 4)...
     assert!(tol < 1e-4 * magnitudes, "{tol} vs {magnitudes}");

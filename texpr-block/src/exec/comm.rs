@@ -113,8 +113,10 @@ pub struct CommPlan {
     pub start: std::ops::Range<usize>,
     /// The end of the run (result shares, counters, done).
     pub end: std::ops::Range<usize>,
-    /// The message carrying each chunk that crosses ranks.
+    /// The message carrying each chunk that crosses ranks (and each partial to its reduce).
     by_chunk: BTreeMap<NodeId, usize>,
+    /// The message of each TensorReduce whose partials are on several ranks.
+    by_reduce: BTreeMap<NodeId, usize>,
 }
 
 impl CommPlan {
@@ -204,6 +206,7 @@ impl CommPlan {
         for &p in parts {
             self.by_chunk.insert(p, id);
         }
+        self.by_reduce.insert(node, id);
         self.messages.push(Message {
             payload: Payload::Reduce(node),
             from: root,
@@ -276,9 +279,7 @@ impl CommPlan {
 
     /// The reduce message of TensorReduce `node`, if its partials are on several ranks.
     pub fn reduce_of(&self, node: NodeId) -> Option<usize> {
-        self.messages[..self.n_chunk_messages]
-            .iter()
-            .position(|m| m.payload == Payload::Reduce(node))
+        self.by_reduce.get(&node).copied()
     }
 
     /// The message of `payload` sent by `from`, if any.

@@ -298,7 +298,11 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
     // sums first, so no chain is longer than a tile's side.
     let mut lets = Vec::new();
     let tile = if axis == SumAxis::All {
-        let count = if agg == Agg::Mean { p.ty(x).shape.len() } else { 1 };
+        let count = if agg == Agg::Mean {
+            p.ty(x).shape.len()
+        } else {
+            1
+        };
         lets.push(format!(
             "let c: f32[{}] = compute {} |j| reduce {} |i| {}",
             d.cols,
@@ -319,7 +323,9 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
     };
     let mut body = finish(inputs, out, &value);
     let at = body.kernel.find("output ").expect("an output");
-    body.kernel
-        .insert_str(at, &lets.iter().map(|l| format!("{l}\n")).collect::<String>());
+    body.kernel.insert_str(
+        at,
+        &lets.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
     body
 }
