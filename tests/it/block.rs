@@ -141,6 +141,8 @@ fn gpu_runs_match_the_dense_reference() {
                 ("N".into(), 60),
                 ("T".into(), 16),
             ],
+            // Slices on its tile boundaries: no params to change.
+            "views" => vec![],
             _ => vec![("T".into(), 4)],
         };
         let mut args = BlockArgs::new(&stem, &src);
@@ -214,4 +216,115 @@ fn emit_texpr_shows_each_body_and_its_schedule() {
         .expect("a scheduled body");
     assert!(scheduled.contains("compute@grid"), "{scheduled}");
     assert!(scheduled.contains("reduce@thread"), "{scheduled}");
+}
+
+#[test]
+fn views_on_one_rank_make_no_copies() {
+    // transpose, slice and reverse are read in place by the kernels that use
+    // them (an index map over the tile); on one rank no tile moves at all.
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "views")
+        .expect("examples/blocks/views.air");
+    let mut args = BlockArgs::new("views", &src);
+    args.grid = (1, 1);
+    let planned = plan(&args).unwrap();
+    assert_eq!(planned.g.count("TensorCopy"), 0);
+    assert!(
+        planned.g.count("TensorView") > 0,
+        "the views are in the graph"
+    );
+    let text = texpr_block::cli::plan_text(&planned.g, &planned.plan, planned.cfg);
+    assert!(!text.contains(" copy n"), "{text}");
+    let out = cli("views", &src, |a| {
+        a.grid = (1, 1);
+        a.run = true;
+        a.check = true;
+    });
+    assert!(out.contains("shards and 0 copies on a 1x1 grid"), "{out}");
+    assert!(out.contains("): ok\n"), "{out}");
+    // On 2x2 only other ranks' tiles are copied: one copy per remote tile read.
+    let mut args = BlockArgs::new("views", &src);
+    args.grid = (2, 2);
+    let planned = plan(&args).unwrap();
+    for n in &planned.g.nodes {
+        if let texpr_block::graph::NodeKind::TensorCopy { panel, .. } = &n.kind {
+            assert_eq!(panel.rows.1 - panel.rows.0, 1, "single tiles: {panel:?}");
+            assert_eq!(panel.cols.1 - panel.cols.0, 1, "single tiles: {panel:?}");
+        }
+    }
+}
+
+#[test]
+fn check_holds_every_element_to_its_own_bound() {
+    use texpr_block::cli_run::check;
+    use texpr_block::exec::reference::dense_reference;
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(s, _)| s == "reductions")
+        .unwrap();
+    let p = parse(&src, &[]).unwrap();
+    let inputs = random_inputs(&p, 7);
+    let exact = eval_dense(&p, &inputs).unwrap();
+    // The dense CPU reference is one allowed evaluation: it passes, every element compared.
+    let out = check(&p, &inputs, &exact, false).unwrap();
+    assert!(
+        out.starts_with("check: 63 of 63 elements compared"),
+        "{out}"
+    );
+    assert!(out.ends_with(": ok\n"), "{out}");
+    // One element moved by a little more than its own tolerance fails.
+    let want = dense_reference(&p, &inputs).unwrap();
+    let k = 17;
+    let tol = texpr_interp::accuracy::tolerance(want.bounds[k], true).unwrap();
+    let mut bad = exact.clone();
+    bad.data[k] = want.value.as_f32().unwrap()[k] + (3.0 * tol) as f32 + 1e-6;
+    let err = check(&p, &inputs, &bad, false).unwrap_err();
+    assert_eq!(err.code, "E0544", "{err:?}");
+    assert!(err.message.contains("1 of 63"), "{}", err.message);
+    // A NaN in an input leaves elements unspecified: not compared, not passed.
+    let mut nan = inputs.clone();
+    nan[0].data[3] = f32::NAN;
+    let got = eval_dense(&p, &nan).unwrap();
+    let err = check(&p, &nan, &got, false).unwrap_err();
+    assert_eq!(err.code, "E0548", "{err:?}");
+    let out = check(&p, &nan, &got, true).unwrap();
+    assert!(out.contains("--allow-unchecked"), "{out}");
+}
+
+#[test]
+fn a_sum_is_checked_against_its_tiles_partials() {
+    // The reference stores what the block bodies store (each tile's column
+    // sums, each tile's sum, the partials): the bound is a tile side's chain
+    // and the partials', not one chain of all 512^2 elements.
+    use texpr_block::exec::reference::dense_reference;
+    let big = "func s {\n  %a = input : f32[512x512, 128x128]\n  %s = sum %a\n  ret %s\n}\n";
+    let p = parse(big, &[]).unwrap();
+    let mut inputs = random_inputs(&p, 3);
+    let want = dense_reference(&p, &inputs).unwrap();
+    let magnitudes: f64 = inputs[0].data.iter().map(|x| f64::from(x.abs())).sum();
+    let eps = f64::from(f32::EPSILON) / 2.0;
+    let whole_chain = (512.0 * 512.0 - 1.0) * eps * magnitudes;
+    let tol = texpr_interp::accuracy::tolerance(want.bounds[0], true).unwrap();
+    assert!(
+        tol > 0.0 && tol < whole_chain / 100.0,
+        "{tol} vs {whole_chain}"
+    );
+    // Under 1e-4 of the sum of magnitudes (values in [-1, 1) cancel: the sum
+    // itself is some 90, its tolerance about 4)...
+    assert!(tol < 1e-4 * magnitudes, "{tol} vs {magnitudes}");
+    // ... and of the sum itself where nothing cancels.
+    for x in &mut inputs[0].data {
+        *x = x.abs();
+    }
+    let want = dense_reference(&p, &inputs).unwrap();
+    let tol = texpr_interp::accuracy::tolerance(want.bounds[0], true).unwrap();
+    let sum = f64::from(want.value.as_f32().unwrap()[0]);
+    assert!(tol < 1e-4 * sum, "{tol} vs {sum}");
+    let src = "func s {\n  %a = input : f32[64x64, 16x16]\n  %s = sum %a\n  ret %s\n}\n";
+    let out = cli("s", src, |a| {
+        a.run = true;
+        a.check = true;
+    });
+    assert!(out.contains("check: 1 of 1 elements compared"), "{out}");
 }

@@ -82,6 +82,10 @@ pub struct BlockArgs {
     pub source_rank: (usize, usize),
     /// Gather the result to the source rank (for `-o` and `--check`).
     pub gather: bool,
+    /// How long a rank waits without progress before it stops (E0564).
+    pub watchdog: std::time::Duration,
+    /// `--check` passes even where elements were not compared.
+    pub allow_unchecked: bool,
 }
 
 impl BlockArgs {
@@ -101,6 +105,8 @@ impl BlockArgs {
             seed: 1,
             source_rank: (0, 0),
             gather: true,
+            watchdog: crate::exec::job::DEFAULT_WATCHDOG,
+            allow_unchecked: false,
         }
     }
 }
@@ -134,6 +140,56 @@ pub fn parse_source_rank(s: &str) -> Result<(usize, usize), Diagnostic> {
     ))
 }
 
+/// Every `-D NAME=V` must name a `param` the program declares.
+fn check_defines(source: &str, defines: &[(String, u64)]) -> Result<(), Vec<Diagnostic>> {
+    let declared = crate::air::parse::declared_params(source);
+    let unknown: Vec<Diagnostic> = defines
+        .iter()
+        .filter(|(name, _)| !declared.contains(name))
+        .map(|(name, _)| {
+            let have = if declared.is_empty() {
+                "the program declares no params".to_string()
+            } else {
+                format!("its params are: {}", declared.join(", "))
+            };
+            Diagnostic::error(
+                codes::BAD_DEFINE,
+                format!("-D {name}: the program has no `param {name}`"),
+            )
+            .with_note(have)
+        })
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(unknown)
+    }
+}
+
+/// Block bodies, devices, messages and files hold `f32` elements only: a
+/// program with another element type is refused here, before it is staged,
+/// planned or run (never run as `f32`).
+fn only_f32(p: &Program) -> Result<(), Vec<Diagnostic>> {
+    let bad: Vec<Diagnostic> = p
+        .regs()
+        .filter(|&r| p.ty(r).elem != crate::air::ElemTy::F32)
+        .take(1)
+        .map(|r| {
+            let inst = p.inst(r);
+            Diagnostic::error(
+                codes::EXEC_ELEM,
+                format!(
+                    "block programs are planned and run in f32 only; %{} is {}",
+                    inst.name, inst.ty
+                ),
+            )
+            .with_primary(inst.span, "not f32")
+            .with_note("integer block matrices type-check, but no block body, device or file of the block layer holds integers yet")
+        })
+        .collect();
+    if bad.is_empty() { Ok(()) } else { Err(bad) }
+}
+
 /// Parses (with overrides) and optimises; the program before and after, and the pass dump.
 fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>> {
     let mut defines = args.defines.clone();
@@ -145,6 +201,7 @@ fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>
         }
         defines.push(("T".into(), t));
     }
+    check_defines(&args.source, &args.defines)?;
     let p = parse(&args.source, &defines)?;
     let mut env = Env::new();
     env.set(FUSE, EnvValue::Bool(args.fuse));
@@ -174,6 +231,7 @@ pub struct Planned {
 /// Parses, optimises, builds the graph and schedules it within the budget.
 pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
     let (p, q, dump) = front(args)?;
+    only_f32(&p)?;
     let mut cfg = GridConfig::new(args.grid.0, args.grid.1);
     cfg.source = crate::dist::RankIndex2D::new(args.source_rank.0, args.source_rank.1);
     let g = prune(&build(&q, cfg).map_err(|d| vec![d])?);
@@ -240,6 +298,8 @@ pub fn graph_text(g: &Graph) -> String {
         "TensorChunk",
         "TensorView",
         "TensorCopy",
+        "Partial",
+        "TensorReduce",
     ] {
         let _ = writeln!(out, "{kind}: {}", g.count(kind));
     }
@@ -271,9 +331,34 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
     }
     for s in &plan.steps {
         let what = match g.kind(s.node) {
+            crate::graph::NodeKind::BlockShard {
+                op,
+                tile,
+                part: Some(part),
+                ..
+            } => format!(
+                "step #{} ({}, {}) of ({}, {})",
+                op.0, tile.0, tile.1, part.src_tile.0, part.src_tile.1
+            ),
             crate::graph::NodeKind::BlockShard { op, tile, .. } => {
                 format!("shard #{} ({}, {})", op.0, tile.0, tile.1)
             }
+            crate::graph::NodeKind::TensorReduce {
+                tensor,
+                tile,
+                along,
+                ..
+            } => format!(
+                "reduce #{} ({}, {}) along the grid's {}",
+                tensor.0,
+                tile.0,
+                tile.1,
+                if *along == crate::air::SumAxis::Rows {
+                    "row"
+                } else {
+                    "column"
+                }
+            ),
             _ => format!("copy n{}", s.node.0),
         };
         let _ = writeln!(out, "  {} {what} [{}, {})", s.rank, s.start, s.end);
@@ -310,7 +395,7 @@ fn reduction_len(p: &Program) -> u64 {
         .iter()
         .map(|i| match &i.op {
             Op::Matmul { a, .. } => p.ty(*a).shape.cols,
-            Op::Sum(_, x) => p.ty(*x).shape.len(),
+            Op::Reduce(_, _, x) => p.ty(*x).shape.len(),
             _ => 1,
         })
         .max()

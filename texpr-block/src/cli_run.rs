@@ -4,16 +4,13 @@
 //! the command line runs one rank per process with the same executor and
 //! uses [`report`] and [`check`] on the source rank.
 
-use crate::cli::{BlockArgs, Device, Planned, emit_all, plan, tolerance};
+use crate::cli::{BlockArgs, Device, Planned, emit_all, plan};
 use crate::codes;
 use crate::exec::device::gpu::GpuDevice;
 use crate::exec::device::interp::InterpDevice;
 use crate::exec::device::{SchedulePicker, TileDevice, heuristic};
 use crate::exec::threads::DeviceMaker;
-use crate::exec::{
-    Gathered, Job, Matrix, RandomSource, RunOutcome, TileSource, eval_dense, max_rel_diff,
-    run_threads,
-};
+use crate::exec::{Gathered, Job, Matrix, RandomSource, RunOutcome, TileSource, run_threads};
 use std::fmt::Write as _;
 use std::time::Duration;
 use texpr::Target;
@@ -58,7 +55,7 @@ impl<'a> Backend<'a> {
 /// The job of running `planned` as `args` asks.
 pub fn job<'a>(args: &BlockArgs, planned: &'a Planned) -> Result<Job<'a>, Diagnostic> {
     let budget = args.budget.unwrap_or(u64::MAX);
-    let job = Job::new(
+    let mut job = Job::new(
         &planned.q,
         &planned.g,
         &planned.plan,
@@ -66,6 +63,7 @@ pub fn job<'a>(args: &BlockArgs, planned: &'a Planned) -> Result<Job<'a>, Diagno
         budget,
         args.gather,
     )?;
+    job.watchdog = args.watchdog;
     job.check_budget()?;
     Ok(job)
 }
@@ -116,6 +114,11 @@ pub fn report(
             job.plan.peak[r],
         );
     }
+    let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
+    let _ = writeln!(
+        out,
+        "kernel scratch B per rank: {scratch:?} (with the peak, within the budget)"
+    );
     let measured: (Vec<u64>, Vec<u64>) = s.iter().map(|r| (r.sent, r.received)).unzip();
     let agree = measured.0 == *plan_sent && measured.1 == *plan_received;
     let _ = writeln!(
@@ -153,24 +156,66 @@ pub fn full_inputs(
         .collect()
 }
 
-/// Compares with the dense reference of the unoptimised program.
+/// Compares with the interpreter's dense reference of the unoptimised
+/// program, each element within its own error bound
+/// ([`crate::exec::reference`]); says how many elements it compared and the
+/// largest tolerance relative to its element's value. A mismatch fails
+/// (E0544), and so does an element left uncompared (E0548: unspecified, or
+/// without a finite bound) unless `allow_unchecked`.
 pub fn check(
     p: &crate::air::Program,
     inputs: &[Matrix],
     got: &Matrix,
+    allow_unchecked: bool,
 ) -> Result<String, Diagnostic> {
-    let want = eval_dense(p, inputs)?;
-    let tol = tolerance(p);
-    let diff = max_rel_diff(&want, got).unwrap_or(f32::INFINITY);
-    if diff <= tol {
-        return Ok(format!(
-            "check: max relative difference {diff:.3e} (tolerance {tol:.3e}): ok\n"
-        ));
+    let want = crate::exec::reference::dense_reference(p, inputs)?;
+    let checked = texpr_interp::accuracy::compare(
+        &p.name,
+        &texpr_interp::Value::f32(got.data.clone()),
+        &want,
+    );
+    let c = checked.map_err(|m| {
+        Diagnostic::error(
+            codes::CHECK_FAILED,
+            format!("the result differs from the interpreter's dense reference: {m}"),
+        )
+    })?;
+    // The largest tolerance (among the elements compared), and relative to
+    // the largest element.
+    let values = want.value.as_f32().unwrap_or(&[]);
+    let largest = values.iter().fold(0.0f64, |m, v| m.max(f64::from(v.abs())));
+    let tol = want
+        .bounds
+        .iter()
+        .filter(|b| b.specified)
+        .filter_map(|b| texpr_interp::accuracy::tolerance(*b, true))
+        .fold(0.0f64, f64::max);
+    let relative = tol / largest.max(1e-30);
+    let total = c.total();
+    let mut out = format!(
+        "check: {} of {total} elements compared, each within its own error bound (largest difference {:.3e}, largest tolerance {tol:.3e}, {relative:.3e} of the largest element)",
+        c.compared, c.largest_diff
+    );
+    if c.all_compared() {
+        out.push_str(": ok\n");
+        return Ok(out);
+    }
+    let skipped = format!(
+        "{} unspecified (an infinity or NaN arose), {} without a finite bound",
+        c.unspecified, c.unbounded
+    );
+    if allow_unchecked {
+        out.push_str(&format!(": ok (--allow-unchecked; {skipped})\n"));
+        return Ok(out);
     }
     Err(Diagnostic::error(
-        codes::CHECK_FAILED,
-        format!("the result differs from the dense reference by {diff:.3e} (tolerance {tol:.3e})"),
-    ))
+        codes::CHECK_INCOMPLETE,
+        format!(
+            "the check compared {} of {total} elements ({skipped}): it cannot vouch for the rest",
+            c.compared
+        ),
+    )
+    .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))
 }
 
 /// `texprc block` in one process on random inputs (seed `args.seed`) with
@@ -211,7 +256,7 @@ pub fn run_cli(args: &BlockArgs) -> Result<String, Vec<Diagnostic>> {
     out.push_str(&text);
     if let (true, Some(got)) = (args.check, &outcome.gathered.result) {
         let inputs = full_inputs(&planned.p, &source).map_err(one)?;
-        out.push_str(&check(&planned.p, &inputs, got).map_err(one)?);
+        out.push_str(&check(&planned.p, &inputs, got, args.allow_unchecked).map_err(one)?);
     }
     Ok(out)
 }

@@ -43,6 +43,8 @@ pub const TYPE_DIFFERS: &str = "E0516";
 pub const BAD_BODY: &str = "E0517";
 /// An element type the block layer does not take (`bool`).
 pub const BAD_ELEM: &str = "E0518";
+/// A `reverse` of a rows or columns extent that is not whole tiles.
+pub const BAD_REVERSE: &str = "E0519";
 /// An invalid distribution (empty grid or block, source rank outside the grid).
 pub const BAD_DISTRIBUTION: &str = "E0530";
 /// A memory budget too small for a task's inputs and output.
@@ -53,12 +55,20 @@ pub const BAD_INPUT_DATA: &str = "E0540";
 pub const KERNEL_FRONTEND: &str = "E0541";
 /// The interpreter or the GPU failed on a block body.
 pub const KERNEL_RUN: &str = "E0542";
-/// Execution of an element type other than `f32`.
+/// A program with an element type other than `f32`, refused at planning
+/// (and by the dense reference).
 pub const EXEC_ELEM: &str = "E0543";
 /// A bad `texprc block` argument (grid, tile, emit kind).
 pub const BAD_ARG: &str = "E0550";
+/// A `-D NAME=V` naming no `param` of the program, or a negative value.
+pub const BAD_DEFINE: &str = "E0551";
+/// `texprc block` under an MPI launcher without `--run` (there is nothing for several processes to do).
+pub const MPI_WITHOUT_RUN: &str = "E0552";
 /// A distributed result that differs from the dense reference beyond the tolerance.
 pub const CHECK_FAILED: &str = "E0544";
+/// `--check` compared fewer than all elements (unspecified, or without a
+/// finite error bound), without `--allow-unchecked`.
+pub const CHECK_INCOMPLETE: &str = "E0548";
 /// No GPU adapter for `--device gpu`.
 pub const NO_GPU: &str = "E0545";
 /// A rank's buffers would exceed `--budget`, or its device cannot make a buffer.
@@ -71,5 +81,13 @@ pub const RANK_FAILED: &str = "E0560";
 pub const STOPPED: &str = "E0561";
 /// The MPI job has a different number of processes than the grid has ranks.
 pub const RANK_COUNT: &str = "E0562";
+/// A rank made no progress for the watchdog's time (`--watchdog`): some rank hangs.
+pub const NO_PROGRESS: &str = "E0564";
 /// `texprc` was built without MPI (feature `mpi`) but runs under an MPI launcher.
 pub const NO_MPI: &str = "E0563";
+
+/// Whether a code is a usage error of `texprc block` (a bad argument): the
+/// command line exits with status 2 for these, 1 for every other error.
+pub fn is_usage(code: &str) -> bool {
+    [BAD_ARG, BAD_DEFINE, MPI_WITHOUT_RUN].contains(&code)
+}

@@ -43,6 +43,8 @@ pub struct Failure {
     pub file: String,
     pub source: String,
     pub diags: Vec<Diagnostic>,
+    /// A usage error (bad arguments): exit code 2, not 1.
+    pub usage: bool,
 }
 
 impl Failure {
@@ -51,6 +53,7 @@ impl Failure {
             file: src.name.clone(),
             source: src.text.clone(),
             diags,
+            usage: false,
         }
     }
 
@@ -59,13 +62,13 @@ impl Failure {
         Failure::new(src, vec![diag])
     }
 
-    /// Prints the diagnostics to stderr; exit code 1.
+    /// Prints the diagnostics to stderr; exit code 1, or 2 for a usage error.
     pub fn report(&self) -> ExitCode {
         eprint!(
             "{}",
             render_with(&self.file, &self.source, &self.diags, color())
         );
-        ExitCode::from(1)
+        ExitCode::from(if self.usage { 2 } else { 1 })
     }
 }
 

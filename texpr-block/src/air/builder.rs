@@ -2,7 +2,7 @@
 
 use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
-use super::ops::{Fused, Op, Range, SumAxis};
+use super::ops::{Agg, Flip, Fused, Op, Range, SumAxis};
 use super::program::{Inst, Program};
 use super::reg::Reg;
 use super::types::BlockTy;
@@ -101,7 +101,13 @@ impl Builder {
         self.push(None, Op::Broadcast(a), Some(to), Span::DUMMY)
     }
     pub fn sum(&mut self, axis: SumAxis, a: Reg) -> Result<Reg, Diagnostic> {
-        self.op(Op::Sum(axis, a))
+        self.reduce(Agg::Sum, axis, a)
+    }
+    pub fn reduce(&mut self, agg: Agg, axis: SumAxis, a: Reg) -> Result<Reg, Diagnostic> {
+        self.op(Op::Reduce(agg, axis, a))
+    }
+    pub fn reverse(&mut self, flip: Flip, a: Reg) -> Result<Reg, Diagnostic> {
+        self.op(Op::Reverse(flip, a))
     }
     pub fn slice(
         &mut self,

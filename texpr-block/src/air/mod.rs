@@ -30,7 +30,7 @@ mod tests;
 pub use builder::Builder;
 pub use elementwise::{BinOp, UnaryFn};
 pub use expr::EExpr;
-pub use ops::{Bcast, Fused, Op, OpMeta, Operand, Range, SumAxis};
+pub use ops::{Agg, Bcast, Flip, Fused, Op, OpMeta, Operand, Range, SumAxis};
 pub use parse::parse;
 pub use print::print;
 pub use program::{Inst, Program};

@@ -5,12 +5,29 @@ use super::expr::EExpr;
 use super::reg::Reg;
 use std::fmt;
 
-/// Which sum: of each row (`MxN -> Mx1`), of each column (`-> 1xN`) or of all (`-> 1x1`).
+/// Which reduction: of each row (`MxN -> Mx1`), of each column (`-> 1xN`) or of all (`-> 1x1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SumAxis {
     Rows,
     Cols,
     All,
+}
+
+/// What a reduction computes: the sum, the largest or smallest element, or the mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Agg {
+    Sum,
+    Max,
+    Min,
+    Mean,
+}
+
+/// Which axes a `reverse` flips: the order of the rows, of the columns, or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Flip {
+    Rows,
+    Cols,
+    Both,
 }
 
 /// How an operand of a fused op is read: whole, or broadcast from a row
@@ -60,7 +77,10 @@ pub enum Op {
     Transpose(Reg),
     /// A `1xN`, `Mx1` or `1x1` matrix repeated to the written type.
     Broadcast(Reg),
-    Sum(SumAxis, Reg),
+    /// A reduction of a matrix's rows, columns or all of it.
+    Reduce(Agg, SumAxis, Reg),
+    /// The rows and/or columns in reverse order (a view, like `transpose`).
+    Reverse(Flip, Reg),
     Slice {
         src: Reg,
         rows: Range,
@@ -82,12 +102,86 @@ pub struct OpMeta {
 }
 
 impl SumAxis {
+    /// The suffix of the op's name: `_rows`, `_cols`, or nothing for all.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            SumAxis::Rows => "_rows",
+            SumAxis::Cols => "_cols",
+            SumAxis::All => "",
+        }
+    }
+}
+
+const AGGS: [Agg; 4] = [Agg::Sum, Agg::Max, Agg::Min, Agg::Mean];
+const AXES: [SumAxis; 3] = [SumAxis::Rows, SumAxis::Cols, SumAxis::All];
+/// Every reduction op's name, as written (`sum`, `max_rows`, `mean_cols`, ...).
+const REDUCE_NAMES: [&str; 12] = [
+    "sum_rows",
+    "sum_cols",
+    "sum",
+    "max_rows",
+    "max_cols",
+    "max",
+    "min_rows",
+    "min_cols",
+    "min",
+    "mean_rows",
+    "mean_cols",
+    "mean",
+];
+
+impl Agg {
     pub fn name(self) -> &'static str {
         match self {
-            SumAxis::Rows => "sum_rows",
-            SumAxis::Cols => "sum_cols",
-            SumAxis::All => "sum",
+            Agg::Sum => "sum",
+            Agg::Max => "max",
+            Agg::Min => "min",
+            Agg::Mean => "mean",
         }
+    }
+    /// The reduction op named `name` (`sum_rows`, `max`, ...).
+    pub fn parse_op(name: &str) -> Option<(Agg, SumAxis)> {
+        AGGS.iter()
+            .flat_map(|&a| AXES.iter().map(move |&x| (a, x)))
+            .find(|(a, x)| format!("{}{}", a.name(), x.suffix()) == name)
+    }
+    /// The op's name as written.
+    pub fn op_name(self, axis: SumAxis) -> &'static str {
+        let k = AGGS.iter().position(|&a| a == self).expect("listed") * 3
+            + AXES.iter().position(|&x| x == axis).expect("listed");
+        REDUCE_NAMES[k]
+    }
+    /// How partial results combine: `+` for sums and means (a mean's
+    /// partials are already divided by the count), else the extreme.
+    pub fn combine(self, a: f32, b: f32) -> f32 {
+        match self {
+            Agg::Sum | Agg::Mean => a + b,
+            Agg::Max => a.max(b),
+            Agg::Min => a.min(b),
+        }
+    }
+}
+
+impl Flip {
+    pub fn name(self) -> &'static str {
+        match self {
+            Flip::Rows => "rows",
+            Flip::Cols => "cols",
+            Flip::Both => "both",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Flip> {
+        [Flip::Rows, Flip::Cols, Flip::Both]
+            .into_iter()
+            .find(|f| f.name() == s)
+    }
+    /// Whether the rows' order is reversed.
+    pub fn rows(self) -> bool {
+        matches!(self, Flip::Rows | Flip::Both)
+    }
+    /// Whether the columns' order is reversed.
+    pub fn cols(self) -> bool {
+        matches!(self, Flip::Cols | Flip::Both)
     }
 }
 
@@ -126,7 +220,8 @@ impl Op {
             Op::Matmul { .. } => "matmul",
             Op::Transpose(_) => "transpose",
             Op::Broadcast(_) => "broadcast",
-            Op::Sum(axis, _) => axis.name(),
+            Op::Reduce(agg, axis, _) => agg.op_name(*axis),
+            Op::Reverse(..) => "reverse",
             Op::Slice { .. } => "slice",
             Op::Fused(_) => "fused",
         }
@@ -141,7 +236,8 @@ impl Op {
             | Op::Map(_, a)
             | Op::Transpose(a)
             | Op::Broadcast(a)
-            | Op::Sum(_, a) => {
+            | Op::Reduce(_, _, a)
+            | Op::Reverse(_, a) => {
                 vec![*a]
             }
             Op::Slice { src, .. } => vec![*src],
@@ -170,7 +266,8 @@ impl Op {
             | Op::Map(_, a)
             | Op::Transpose(a)
             | Op::Broadcast(a)
-            | Op::Sum(_, a) => *a = f(*a),
+            | Op::Reduce(_, _, a)
+            | Op::Reverse(_, a) => *a = f(*a),
             Op::Slice { src, .. } => *src = f(*src),
             Op::Matmul { a, b, epilogue } => {
                 *a = f(*a);
@@ -192,8 +289,8 @@ impl Op {
         match self {
             Op::Binary(b, ..) => b.meta(),
             Op::Scale(..) | Op::Map(..) | Op::Fused(_) => ew,
-            // Sums add in any order; matmul products associate, (AB)C = A(BC).
-            Op::Sum(..) => OpMeta {
+            // Reductions combine in any order; matmul products associate, (AB)C = A(BC).
+            Op::Reduce(..) => OpMeta {
                 associative: true,
                 commutative: true,
                 elementwise: false,

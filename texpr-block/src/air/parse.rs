@@ -17,7 +17,7 @@ use super::builder::Builder;
 use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
 use super::lexer::{Tok, Token, lex};
-use super::ops::{Bcast, Fused, Op, Operand, Range, SumAxis};
+use super::ops::{Agg, Bcast, Flip, Fused, Op, Operand, Range};
 use super::program::Program;
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
@@ -37,6 +37,26 @@ pub fn parse(src: &str, overrides: &[(String, u64)]) -> Result<Program, Vec<Diag
         regs: BTreeMap::new(),
     };
     p.file(overrides).map_err(|d| vec![d])
+}
+
+/// The names of the `param`s `src` declares, in order (empty when its
+/// header does not lex or parse as far).
+pub fn declared_params(src: &str) -> Vec<String> {
+    let Ok(toks) = lex(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let (Some(Tok::Ident(kw)), Some(Tok::Ident(name))) =
+        (toks.get(k).map(|t| &t.tok), toks.get(k + 1).map(|t| &t.tok))
+    {
+        if kw != "param" {
+            break;
+        }
+        out.push(name.clone());
+        k += 4;
+    }
+    out
 }
 
 struct Parser {
@@ -202,6 +222,9 @@ impl Parser {
             self.expect(",")?;
             return Ok(Op::Binary(bin, a, self.reg_use()?.0));
         }
+        if let Some((agg, axis)) = Agg::parse_op(name) {
+            return Ok(Op::Reduce(agg, axis, self.reg_use()?.0));
+        }
         Ok(match name {
             "input" => Op::Input,
             "scale" => {
@@ -217,15 +240,25 @@ impl Parser {
             "matmul" => self.matmul()?,
             "transpose" => Op::Transpose(self.reg_use()?.0),
             "broadcast" => Op::Broadcast(self.reg_use()?.0),
-            "sum_rows" => Op::Sum(SumAxis::Rows, self.reg_use()?.0),
-            "sum_cols" => Op::Sum(SumAxis::Cols, self.reg_use()?.0),
-            "sum" => Op::Sum(SumAxis::All, self.reg_use()?.0),
+            "reverse" => {
+                let a = self.reg_use()?.0;
+                self.expect(",")?;
+                let (w, span) = self.ident("`rows`, `cols` or `both`")?;
+                let flip = Flip::from_name(&w).ok_or_else(|| {
+                    Diagnostic::error(
+                        codes::EXPECTED,
+                        format!("expected `rows`, `cols` or `both`, found `{w}`"),
+                    )
+                    .with_primary(span, "what to reverse")
+                })?;
+                Op::Reverse(flip, a)
+            }
             "slice" => self.slice()?,
             "fused" => Op::Fused(self.fused()?),
             _ => {
                 return Err(Diagnostic::error(codes::UNKNOWN_OP, format!("unknown op `{name}`"))
                     .with_primary(span, "not an op")
-                    .with_note("ops: input add sub mul div scale map matmul transpose broadcast sum_rows sum_cols sum slice fused"));
+                    .with_note("ops: input add sub mul div scale map matmul transpose reverse broadcast sum max min mean (each also _rows, _cols) slice fused"));
             }
         })
     }

@@ -39,7 +39,10 @@ pub fn op_text(p: &Program, op: &Op) -> String {
         Op::Binary(_, a, b) => format!("{name} {}, {}", reg(p, *a), reg(p, *b)),
         Op::Scale(a, c) => format!("{name} {}, {}", reg(p, *a), super::expr::fmt_f32(*c)),
         Op::Map(f, a) => format!("{name} {}, {}", f.name(), reg(p, *a)),
-        Op::Transpose(a) | Op::Broadcast(a) | Op::Sum(_, a) => format!("{name} {}", reg(p, *a)),
+        Op::Transpose(a) | Op::Broadcast(a) | Op::Reduce(_, _, a) => {
+            format!("{name} {}", reg(p, *a))
+        }
+        Op::Reverse(flip, a) => format!("{name} {}, {}", reg(p, *a), flip.name()),
         Op::Slice { src, rows, cols } => format!(
             "{name} {}, {}..{}, {}..{}",
             reg(p, *src),

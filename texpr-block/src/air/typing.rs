@@ -1,7 +1,7 @@
 //! Type rules of block ops: the result type of an op from its operands, or a coded error at the op.
 
 use super::expr::EExpr;
-use super::ops::{Bcast, Fused, Op, Range, SumAxis};
+use super::ops::{Bcast, Flip, Fused, Op, Range, SumAxis};
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
@@ -57,7 +57,8 @@ fn infer_plain(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnost
         Op::Scale(a, _) | Op::Map(_, a) => Ok(env.ty_of(*a)),
         Op::Transpose(a) => Ok(env.ty_of(*a).transposed()),
         Op::Matmul { a, b, .. } => matmul_ty(env, *a, *b, span),
-        Op::Sum(axis, a) => Ok(sum_ty(*axis, env.ty_of(*a))),
+        Op::Reduce(_, axis, a) => Ok(sum_ty(*axis, env.ty_of(*a))),
+        Op::Reverse(flip, a) => reverse_ty(env, *flip, *a, span),
         Op::Slice { src, rows, cols } => slice_ty(env, *src, *rows, *cols, span),
         Op::Input | Op::Broadcast(_) | Op::Fused(_) => unreachable!("handled by infer"),
     }
@@ -191,6 +192,27 @@ fn sum_ty(axis: SumAxis, t: BlockTy) -> BlockTy {
         SumAxis::All => (Dims::new(1, 1), Dims::new(1, 1)),
     };
     BlockTy::new(t.elem, shape, tile)
+}
+
+/// A reversal maps tiles to tiles only where the reversed extent is whole tiles.
+fn reverse_ty(env: &dyn TyEnv, flip: Flip, a: Reg, span: Span) -> Result<BlockTy, Diagnostic> {
+    let t = env.ty_of(a);
+    let ragged = |on: bool, extent: u64, tile: u64| on && !extent.is_multiple_of(tile);
+    if ragged(flip.rows(), t.shape.rows, t.tile.rows)
+        || ragged(flip.cols(), t.shape.cols, t.tile.cols)
+    {
+        return Err(Diagnostic::error(
+            codes::BAD_REVERSE,
+            format!(
+                "cannot reverse the {} of %{} ({t}): a reversed extent must be whole tiles",
+                flip.name(),
+                env.name_of(a)
+            ),
+        )
+        .with_primary(span, "in this op")
+        .with_note("a reversal is a view: tile i of the result is tile n-1-i of the operand, read backwards"));
+    }
+    Ok(t)
 }
 
 fn slice_ty(

@@ -11,11 +11,20 @@
 //! so collectives on a communicator match, and a message only ever waits for
 //! data that earlier messages carry, which makes the order deadlock-free.
 //!
+//! The partials a TensorReduce combines are one message too, in which every
+//! rank holding one of them takes part: an MPI reduce on the grid row (or
+//! column) communicator when they are the whole row (column) and the result
+//! cannot depend on the order (a max or min, or a sum of two), otherwise
+//! sends to the reducing rank, which combines them in rank order: every run
+//! and transport gives the same bits. It is ordered by the plan step of the
+//! TensorReduce, before the chunks that step makes.
+//!
 //! After the plan's messages come the start of the run (every rank tells the
 //! source rank it is ready, the source rank answers go) and its end: each
 //! rank's share of the result to the source rank (when the result is
 //! gathered), each rank's counters, and the source rank's word that all is done.
 
+use crate::air::{Agg, SumAxis};
 use crate::dist::{CommunicatorRank, GridSize};
 use crate::graph::tasks::Tasks;
 use crate::graph::{Graph, NodeId, NodeKind, Plan};
@@ -37,6 +46,8 @@ pub enum Route {
 pub enum Payload {
     /// A chunk (tile) of a tensor, compact column-major.
     Chunk(NodeId),
+    /// The partials a TensorReduce (this node) combines.
+    Reduce(NodeId),
     /// A rank's local part of the result, gathered to the source rank.
     Result,
     /// A rank's counters, sent to the source rank.
@@ -58,9 +69,27 @@ pub struct Message {
     pub route: Route,
     /// Length in 4-byte words.
     pub len: usize,
+    /// A reduce: what it combines and which ranks take part (`from` and
+    /// `to[0]` are the reducing rank).
+    pub reduce: Option<ReduceSpec>,
+}
+
+/// How the partials of a reduce message combine, and whose they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReduceSpec {
+    pub agg: Agg,
+    /// The ranks holding a partial, ascending (the reducing rank among them).
+    pub members: Vec<usize>,
 }
 
 impl Message {
+    /// Whether rank `r` sends, receives or contributes to the message.
+    pub fn involves(&self, r: usize) -> bool {
+        match &self.reduce {
+            Some(spec) => spec.members.contains(&r),
+            None => self.from == r || self.to.contains(&r),
+        }
+    }
     /// Bytes the sender sends: once per receiver.
     pub fn bytes_sent(&self) -> u64 {
         self.len as u64 * 4 * self.to.len() as u64
@@ -84,8 +113,10 @@ pub struct CommPlan {
     pub start: std::ops::Range<usize>,
     /// The end of the run (result shares, counters, done).
     pub end: std::ops::Range<usize>,
-    /// The message carrying each chunk that crosses ranks.
+    /// The message carrying each chunk that crosses ranks (and each partial to its reduce).
     by_chunk: BTreeMap<NodeId, usize>,
+    /// The message of each TensorReduce whose partials are on several ranks.
+    by_reduce: BTreeMap<NodeId, usize>,
 }
 
 impl CommPlan {
@@ -110,10 +141,21 @@ impl CommPlan {
                 .and_then(|&k| step_of[k])
                 .map_or(-1, |s| s as i64)
         };
-        let mut order: Vec<(i64, NodeId)> = readers.keys().map(|&c| (made_at(c), c)).collect();
+        let preds = g.preds();
+        let mut order: Vec<(i64, u8, NodeId)> =
+            readers.keys().map(|&c| (made_at(c), 1, c)).collect();
+        for (k, &n) in t.ids.iter().enumerate() {
+            if matches!(g.kind(n), NodeKind::TensorReduce { .. }) && preds[n.0 as usize].len() > 1 {
+                order.push((step_of[k].map_or(-1, |s| s as i64), 0, n));
+            }
+        }
         order.sort_unstable();
         let mut cp = CommPlan::default();
-        for (_, c) in order {
+        for (_, kind, c) in order {
+            if kind == 0 {
+                cp.push_reduce(g, &preds[c.0 as usize], c, grid);
+                continue;
+            }
             let mut to = readers.remove(&c).unwrap_or_default();
             to.sort_unstable();
             to.dedup();
@@ -125,10 +167,54 @@ impl CommPlan {
                 route: route(grid, from, &to),
                 to,
                 len: (g.kind(c).bytes() / 4) as usize,
+                reduce: None,
             });
         }
         cp.n_chunk_messages = cp.messages.len();
         cp
+    }
+
+    /// The message combining the partials `parts` of TensorReduce `node`.
+    fn push_reduce(&mut self, g: &Graph, parts: &[NodeId], node: NodeId, grid: GridSize) {
+        let NodeKind::TensorReduce {
+            rank,
+            agg,
+            along,
+            bytes,
+            ..
+        } = g.kind(node)
+        else {
+            unreachable!("a reduce")
+        };
+        let mut members: Vec<usize> = parts
+            .iter()
+            .filter_map(|&p| g.kind(p).rank().map(|r| r.0))
+            .collect();
+        members.sort_unstable();
+        let root = rank.0;
+        let others: Vec<usize> = members.iter().copied().filter(|&r| r != root).collect();
+        let line = match along {
+            SumAxis::Rows => Route::Row,
+            _ => Route::Col,
+        };
+        // MPI may add three or more partials in any order: a sum of that
+        // many goes to the reducing rank, which adds in rank order, so that
+        // every run and transport gives the same bits (max and min are exact).
+        let exact = matches!(agg, Agg::Max | Agg::Min) || members.len() <= 2;
+        let whole = exact && route(grid, root, &others) == line;
+        let id = self.messages.len();
+        for &p in parts {
+            self.by_chunk.insert(p, id);
+        }
+        self.by_reduce.insert(node, id);
+        self.messages.push(Message {
+            payload: Payload::Reduce(node),
+            from: root,
+            to: vec![root],
+            route: if whole { line } else { Route::Direct },
+            len: (*bytes / 4) as usize,
+            reduce: Some(ReduceSpec { agg: *agg, members }),
+        });
     }
 
     /// Adds the start of the run (every rank's ready word to `source`, its go
@@ -165,6 +251,7 @@ impl CommPlan {
                 to: vec![source],
                 route: Route::Direct,
                 len: len(r),
+                reduce: None,
             });
         }
     }
@@ -179,13 +266,20 @@ impl CommPlan {
                 to,
                 route: Route::Direct,
                 len: 1,
+                reduce: None,
             });
         }
     }
 
-    /// The message that carries chunk `c` to other ranks, if any.
+    /// The message that carries chunk `c` to other ranks (or partial `c` to
+    /// its reduce), if any.
     pub fn of_chunk(&self, c: NodeId) -> Option<usize> {
         self.by_chunk.get(&c).copied()
+    }
+
+    /// The reduce message of TensorReduce `node`, if its partials are on several ranks.
+    pub fn reduce_of(&self, node: NodeId) -> Option<usize> {
+        self.by_reduce.get(&node).copied()
     }
 
     /// The message of `payload` sent by `from`, if any.
@@ -199,6 +293,13 @@ impl CommPlan {
     pub fn chunk_bytes(&self, n_ranks: usize) -> (Vec<u64>, Vec<u64>) {
         let (mut sent, mut received) = (vec![0u64; n_ranks], vec![0u64; n_ranks]);
         for m in &self.messages[..self.n_chunk_messages] {
+            if let Some(spec) = &m.reduce {
+                for &r in spec.members.iter().filter(|&&r| r != m.from) {
+                    sent[r] += m.bytes_received();
+                    received[m.from] += m.bytes_received();
+                }
+                continue;
+            }
             sent[m.from] += m.bytes_sent();
             for &r in &m.to {
                 received[r] += m.bytes_received();
@@ -225,7 +326,7 @@ pub fn producers(g: &Graph, t: &Tasks) -> BTreeMap<NodeId, usize> {
     let mut out = BTreeMap::new();
     for (k, &n) in t.ids.iter().enumerate() {
         for &s in &succs[n.0 as usize] {
-            if matches!(g.kind(s), NodeKind::TensorChunk { .. }) {
+            if g.kind(s).is_data() {
                 out.insert(s, k);
             }
         }

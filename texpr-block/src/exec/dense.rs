@@ -1,6 +1,6 @@
 //! The dense CPU reference: evaluates a block program on whole matrices, ignoring tiles.
 
-use crate::air::{Bcast, BlockTy, EExpr, ElemTy, Fused, Op, Program, Reg, SumAxis};
+use crate::air::{Agg, Bcast, BlockTy, EExpr, ElemTy, Fused, Op, Program, Reg, SumAxis};
 use crate::codes;
 use texpr_syntax::Diagnostic;
 
@@ -142,7 +142,12 @@ fn eval_op(p: &Program, r: Reg, op: &Op, vals: &[Matrix]) -> Matrix {
         Op::Slice { src, rows, cols } => Matrix::from_fn(m, n, |i, j| {
             v(src).at(i + rows.start as usize, j + cols.start as usize)
         }),
-        Op::Sum(axis, x) => sum(v(x), *axis),
+        Op::Reduce(agg, axis, x) => reduce(v(x), *agg, *axis),
+        Op::Reverse(flip, x) => Matrix::from_fn(m, n, |i, j| {
+            let a = if flip.rows() { m - 1 - i } else { i };
+            let b = if flip.cols() { n - 1 - j } else { j };
+            v(x).at(a, b)
+        }),
         Op::Fused(f) => Matrix::from_fn(m, n, |i, j| fused_at(f, vals, i, j, 0.0)),
         Op::Matmul { a, b, epilogue } => {
             let prod = matmul(v(a), v(b));
@@ -180,11 +185,28 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Matrix {
     c
 }
 
-fn sum(x: &Matrix, axis: SumAxis) -> Matrix {
+/// A reduction in order (a mean: the sum divided by the count; `--check`'s
+/// reference, `exec::reference`, sums terms divided by the count instead).
+fn reduce(x: &Matrix, agg: Agg, axis: SumAxis) -> Matrix {
+    let fold = |it: &mut dyn Iterator<Item = f32>, count: usize| -> f32 {
+        let first = it.next().unwrap_or(0.0);
+        let folded = it.fold(first, |a, b| agg.combine(a, b));
+        if agg == Agg::Mean {
+            folded / count as f32
+        } else {
+            folded
+        }
+    };
     match axis {
-        SumAxis::Rows => Matrix::from_fn(x.rows, 1, |i, _| (0..x.cols).map(|j| x.at(i, j)).sum()),
-        SumAxis::Cols => Matrix::from_fn(1, x.cols, |_, j| (0..x.rows).map(|i| x.at(i, j)).sum()),
-        SumAxis::All => Matrix::from_fn(1, 1, |_, _| x.data.iter().sum()),
+        SumAxis::Rows => Matrix::from_fn(x.rows, 1, |i, _| {
+            fold(&mut (0..x.cols).map(|j| x.at(i, j)), x.cols)
+        }),
+        SumAxis::Cols => Matrix::from_fn(1, x.cols, |_, j| {
+            fold(&mut (0..x.rows).map(|i| x.at(i, j)), x.rows)
+        }),
+        SumAxis::All => {
+            Matrix::from_fn(1, 1, |_, _| fold(&mut x.data.iter().copied(), x.data.len()))
+        }
     }
 }
 

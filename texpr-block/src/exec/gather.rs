@@ -33,7 +33,7 @@ pub fn finish_run(
     tr: &mut dyn Transport,
 ) -> Result<Option<Gathered>, RankError> {
     let comm = &job.comm;
-    let mut outbox = Outbox::over(comm, me, comm.end.clone());
+    let mut outbox = Outbox::over(comm, me, comm.end.clone()).with_watchdog(job.watchdog);
     let source = job.source();
     let find = |payload, from| comm.find(payload, from);
     if me != source {
@@ -80,7 +80,7 @@ pub fn start_together(
     tr: &mut dyn Transport,
 ) -> Result<(), RankError> {
     let comm = &job.comm;
-    let mut outbox = Outbox::over(comm, me, comm.start.clone());
+    let mut outbox = Outbox::over(comm, me, comm.start.clone()).with_watchdog(job.watchdog);
     if me == job.source() {
         for r in (0..job.n_ranks()).filter(|&r| r != me) {
             if let Some(id) = comm.find(Payload::Ready, r) {

@@ -30,7 +30,18 @@ pub struct Job<'a> {
     pub chunks: BTreeMap<(Reg, (u64, u64)), NodeId>,
     /// The copy node of each (panel, rank).
     pub copies: BTreeMap<(PanelRef, usize), NodeId>,
+    /// How long a rank may wait without progress (no message or device
+    /// read completing) before it stops with E0564: some rank hangs.
+    pub watchdog: std::time::Duration,
+    /// Per rank, the most elements of one tile it writes from the host into
+    /// a panel taller than the tile (the device stages it: kernel scratch).
+    pub staging: Vec<usize>,
+    /// The predecessors of every node of the graph.
+    pub preds: Vec<Vec<NodeId>>,
 }
+
+/// The watchdog's default: two minutes without any progress.
+pub const DEFAULT_WATCHDOG: std::time::Duration = std::time::Duration::from_secs(120);
 
 impl<'a> Job<'a> {
     /// The job of running `plan`; `gather`: the result goes to the source rank.
@@ -75,7 +86,55 @@ impl<'a> Job<'a> {
             gather,
             chunks,
             copies,
-        })
+            watchdog: DEFAULT_WATCHDOG,
+            staging: Vec::new(),
+            preds: g.preds(),
+        }
+        .with_staging())
+    }
+
+    /// Fills [`Job::staging`]: every tile a TensorCopy places from the host
+    /// (another rank's) into a panel taller than the tile.
+    fn with_staging(mut self) -> Job<'a> {
+        let mut staging = vec![0usize; self.n_ranks()];
+        for &n in &self.tasks.ids {
+            let NodeKind::TensorCopy { rank, panel, .. } = self.g.kind(n) else {
+                continue;
+            };
+            if panel.rows.1 - panel.rows.0 < 2 {
+                continue;
+            }
+            let ty = self.p.ty(panel.reg);
+            for j in panel.cols.0..panel.cols.1 {
+                for i in panel.rows.0..panel.rows.1 {
+                    let owner = self.owner(self.chunks[&(panel.reg, (i, j))]);
+                    if owner != rank.0 {
+                        let len = ty.tile_dims(i, j).len() as usize;
+                        staging[rank.0] = staging[rank.0].max(len);
+                    }
+                }
+            }
+        }
+        self.staging = staging;
+        self
+    }
+
+    /// Fails before rank `me` starts when its planned peak of tiles and
+    /// panels plus its device's kernel scratch (`scratch` bytes, its bodies
+    /// compiled and staging made) is over the budget.
+    pub fn check_rank_budget(&self, me: usize, scratch: u64) -> Result<(), Diagnostic> {
+        let peak = self.plan.peak[me];
+        if peak.saturating_add(scratch) <= self.budget {
+            return Ok(());
+        }
+        Err(Diagnostic::error(
+            codes::BUDGET,
+            format!(
+                "the plan does not fit the budget of {} B on this rank: {peak} B of tiles and panels and {scratch} B of kernel scratch",
+                self.budget
+            ),
+        )
+        .with_note("kernel scratch is what the device's compiled block bodies hold (partial results, staging); raise --budget"))
     }
 
     pub fn n_ranks(&self) -> usize {

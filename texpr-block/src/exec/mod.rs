@@ -16,6 +16,7 @@ pub mod outbox;
 pub mod panels;
 pub mod random;
 pub mod rank;
+pub mod reference;
 pub mod runner;
 pub mod source;
 pub mod stats;

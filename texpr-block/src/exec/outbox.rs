@@ -54,17 +54,14 @@ pub struct Outbox {
     reading: BTreeMap<usize, ReadId>,
     /// Time spent waiting for messages.
     pub waited: Duration,
+    /// The longest wait without progress before this rank gives up (E0564).
+    watchdog: Duration,
 }
 
 impl Outbox {
     /// Rank `me`'s messages among `ids`.
     pub fn over(plan: &CommPlan, me: usize, ids: std::ops::Range<usize>) -> Outbox {
-        let queue = ids
-            .filter(|&id| {
-                let m = &plan.messages[id];
-                m.from == me || m.to.contains(&me)
-            })
-            .collect();
+        let queue = ids.filter(|&id| plan.messages[id].involves(me)).collect();
         Outbox {
             me,
             queue,
@@ -72,7 +69,26 @@ impl Outbox {
             ready: BTreeMap::new(),
             reading: BTreeMap::new(),
             waited: Duration::ZERO,
+            watchdog: super::job::DEFAULT_WATCHDOG,
         }
+    }
+
+    /// The same outbox, giving up after `limit` without progress.
+    pub fn with_watchdog(mut self, limit: Duration) -> Outbox {
+        self.watchdog = limit;
+        self
+    }
+
+    /// The error of a wait that saw no progress for the watchdog's time.
+    fn hung(&self, what: String) -> RankError {
+        RankError::Own(Diagnostic::error(
+            crate::codes::NO_PROGRESS,
+            format!(
+                "no progress for {:.1} s {what}: some rank hangs (stopped, or stuck in its device)",
+                self.watchdog.as_secs_f64()
+            ),
+        )
+        .with_note("--watchdog SECONDS sets how long a rank waits without progress"))
     }
 
     /// The words of send `id` are ready.
@@ -92,15 +108,33 @@ impl Outbox {
         dev: &mut dyn TileDevice,
         tr: &mut dyn Transport,
     ) -> Result<(), RankError> {
+        self.pump_progress(plan, dev, tr).map(|_| ())
+    }
+
+    /// [`Outbox::pump`]; whether anything moved (a read completed, a message posted).
+    fn pump_progress(
+        &mut self,
+        plan: &CommPlan,
+        dev: &mut dyn TileDevice,
+        tr: &mut dyn Transport,
+    ) -> Result<bool, RankError> {
+        let mut moved = false;
         let reads: Vec<(usize, ReadId)> = self.reading.iter().map(|(&i, &r)| (i, r)).collect();
         for (id, read) in reads {
             if let Some(values) = dev.try_read(read)? {
                 self.reading.remove(&id);
                 self.ready.insert(id, words_of(&values));
+                moved = true;
             }
         }
         while let Some(&id) = self.queue.get(self.posted) {
-            if plan.messages[id].from == self.me {
+            let m = &plan.messages[id];
+            if m.reduce.is_some() {
+                let Some(words) = self.ready.remove(&id) else {
+                    break;
+                };
+                tr.post_reduce(id, &words)?;
+            } else if m.from == self.me {
                 let Some(words) = self.ready.remove(&id) else {
                     break;
                 };
@@ -109,8 +143,9 @@ impl Outbox {
                 tr.post_receive(id)?;
             }
             self.posted += 1;
+            moved = true;
         }
-        Ok(())
+        Ok(moved)
     }
 
     /// Waits until message `id` is complete on this rank, keeping everything moving.
@@ -124,10 +159,22 @@ impl Outbox {
         let start = Instant::now();
         dev.flush()?;
         let mut nap = Nap::default();
+        let mut progress = Instant::now();
         loop {
-            self.pump(plan, dev, tr)?;
+            if self.pump_progress(plan, dev, tr)? {
+                progress = Instant::now();
+            }
             if self.is_posted(id) && tr.test(id)? {
                 break;
+            }
+            if progress.elapsed() > self.watchdog {
+                let m = &plan.messages[id];
+                let what = if m.from == self.me {
+                    format!("sending message {id} to rank {:?}", m.to)
+                } else {
+                    format!("waiting for message {id} from rank {}", m.from)
+                };
+                return Err(self.hung(what));
             }
             tr.idle(nap.next());
         }
@@ -162,11 +209,17 @@ impl Outbox {
         tr: &mut dyn Transport,
     ) -> Result<Vec<f32>, RankError> {
         let mut nap = Nap::default();
+        let mut progress = Instant::now();
         loop {
             if let Some(v) = dev.try_read(read)? {
                 return Ok(v);
             }
-            self.pump(plan, dev, tr)?;
+            if self.pump_progress(plan, dev, tr)? {
+                progress = Instant::now();
+            }
+            if progress.elapsed() > self.watchdog {
+                return Err(self.hung("waiting for a read from its device".into()));
+            }
             tr.idle(nap.next());
         }
     }

@@ -1,47 +1,19 @@
 //! TensorCopy on a rank: a panel assembled in one device buffer from chunks, wherever they live.
 //!
-//! A panel is a rectangle of tiles of a register, laid side by side into one
-//! column-major buffer. Each tile is found through the views it is read
-//! through (a slice shifts the tile index, a transpose swaps it and
-//! transposes the data) down to a chunk. A chunk of this rank is copied on
-//! the device, one copy per tile when the panel is one tile high, one per
-//! tile column otherwise; a chunk of another rank arrives as a message and
-//! is written from the host. A transposed tile of this rank is read back,
-//! transposed on the host and written (no TExpr kernel runs for a view).
+//! A panel is a rectangle of tiles of a register (never a view: a panel of
+//! a view is the panel of the matrix it views, which the reading kernel
+//! reads through its index map), laid side by side into one column-major
+//! buffer. A chunk of this rank is copied on the device, one copy per tile
+//! when the panel is one tile high, one per tile column otherwise; a chunk
+//! of another rank arrives as a message and is written from the host. No
+//! tile of this rank ever goes through the host.
 
 use super::device::BufId;
 use super::outbox::{RankError, values_of};
 use super::rank::Rank;
-use crate::air::{Dims, Op, Program, Reg};
+use crate::air::{Dims, Reg};
 use crate::graph::{NodeId, PanelRef};
 use crate::stage::kernel::panel as panel_of;
-
-/// Where tile `(i, j)` of `reg` comes from: the register and tile of its
-/// chunk, and whether the data is transposed on the way.
-pub fn base_tile(p: &Program, reg: Reg, (i, j): (u64, u64)) -> (Reg, (u64, u64), bool) {
-    match &p.inst(reg).op {
-        Op::Transpose(src) => {
-            let (r, t, transposed) = base_tile(p, *src, (j, i));
-            (r, t, !transposed)
-        }
-        Op::Slice { src, rows, cols } => {
-            let t = p.ty(*src).tile;
-            base_tile(p, *src, (i + rows.start / t.rows, j + cols.start / t.cols))
-        }
-        _ => (reg, (i, j), false),
-    }
-}
-
-/// `data` of a `rows x cols` column-major tile, transposed.
-pub fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    let mut out = vec![0.0; data.len()];
-    for a in 0..cols {
-        for b in 0..rows {
-            out[a + b * cols] = data[b + a * rows];
-        }
-    }
-    out
-}
 
 /// Where a tile goes in a panel: element offsets and the panel's row count.
 #[derive(Clone, Copy, Debug)]
@@ -93,27 +65,15 @@ impl Rank<'_, '_> {
     /// Puts tile `tile` of `reg` into `slot`.
     fn place(&mut self, reg: Reg, tile: (u64, u64), slot: Slot) -> Result<(), RankError> {
         let job = self.job;
-        let (base, base_tile, transposed) = base_tile(job.p, reg, tile);
-        let chunk = job.chunks[&(base, base_tile)];
-        let mine = job.owner(chunk) == self.me;
-        if mine && !transposed {
+        let chunk = job.chunks[&(reg, tile)];
+        if job.owner(chunk) == self.me {
             return self.copy_tile(self.buf(chunk)?, slot);
         }
-        let values = if mine {
-            self.read_now(self.buf(chunk)?)?
-        } else {
-            let id = job
-                .comm
-                .of_chunk(chunk)
-                .expect("a remote chunk has a message");
-            values_of(&self.receive(id)?)
-        };
-        let (rows, cols) = (slot.dims.rows as usize, slot.dims.cols as usize);
-        let values = if transposed {
-            transpose(&values, cols, rows)
-        } else {
-            values
-        };
+        let id = job
+            .comm
+            .of_chunk(chunk)
+            .expect("a remote chunk has a message");
+        let values = values_of(&self.receive(id)?);
         self.write_tile(&values, slot)
     }
 

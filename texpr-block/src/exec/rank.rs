@@ -15,7 +15,7 @@
 use super::device::{BufId, TileDevice};
 use super::job::Job;
 use super::local_part::LocalPart;
-use super::outbox::{Outbox, RankError, words_of};
+use super::outbox::{Outbox, RankError, values_of, words_of};
 use super::source::TileSource;
 use super::stats::RankStats;
 use super::transport::Transport;
@@ -81,7 +81,8 @@ pub fn run_rank(
     let mut rank = Rank {
         job,
         me,
-        outbox: Outbox::over(&job.comm, me, 0..job.comm.n_chunk_messages),
+        outbox: Outbox::over(&job.comm, me, 0..job.comm.n_chunk_messages)
+            .with_watchdog(job.watchdog),
         dev,
         tr,
         bufs: BTreeMap::new(),
@@ -148,12 +149,6 @@ impl Rank<'_, '_> {
         Ok(self.tr.data(id).to_vec())
     }
 
-    /// Waits for a device read of `b`.
-    pub fn read_now(&mut self, b: BufId) -> Result<Vec<f32>, RankError> {
-        let r = self.dev.start_read(b)?;
-        self.outbox.read(&self.job.comm, r, self.dev, self.tr)
-    }
-
     fn load_inputs(&mut self, source: &dyn TileSource) -> Result<(), RankError> {
         let job = self.job;
         for (k, r) in job.p.inputs().into_iter().enumerate() {
@@ -206,11 +201,19 @@ impl Rank<'_, '_> {
                 self.stats.copies += 1;
             }
             NodeKind::BlockShard {
-                op, tile, kernel, ..
+                op,
+                tile,
+                kernel,
+                part,
+                ..
             } => {
-                self.shard(made, *op, *tile, kernel)?;
+                match part {
+                    Some(part) => self.step(node, made, *op, *part, kernel)?,
+                    None => self.shard(made, *op, *tile, kernel)?,
+                }
                 self.stats.shards += 1;
             }
+            NodeKind::TensorReduce { .. } => self.reduce(node, made)?,
             _ => {}
         }
         if let Some(id) = job.comm.of_chunk(made) {
@@ -241,21 +244,76 @@ impl Rank<'_, '_> {
         };
         let mut inputs = Vec::with_capacity(body.inputs.len());
         for pn in &body.inputs {
-            let panel = crate::graph::PanelRef {
-                reg: pn.src,
-                rows: pn.rows,
-                cols: pn.cols,
-            };
-            let node = match job.copies.get(&(panel, self.me)) {
-                Some(&c) => c,
-                None => job.chunks[&(pn.src, (pn.rows.0, pn.cols.0))],
-            };
-            inputs.push(self.buf(node)?);
+            inputs.push(self.panel_buf(pn)?);
         }
         let k = self.dev.compile(kernel)?;
         let out = self.alloc(made, body.out_len as usize)?;
         self.dev.run(k, &inputs, out)?;
         Ok(())
+    }
+
+    /// A step of a reduction: one tile of the operand (read in place, or a
+    /// copy of another rank's), added to this rank's partial so far.
+    fn step(
+        &mut self,
+        node: NodeId,
+        made: NodeId,
+        op: Reg,
+        part: crate::graph::node::Part,
+        kernel: &str,
+    ) -> Result<(), RankError> {
+        let job = self.job;
+        let body = crate::stage::kernel::partial_body(job.p, op, part.src_tile, part.accumulate);
+        let read = body.inputs.last().expect("a step reads its tile");
+        let mut inputs = Vec::with_capacity(2);
+        if part.accumulate {
+            let prev = job.preds[node.0 as usize]
+                .iter()
+                .copied()
+                .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
+                .expect("an accumulating step reads the partial before it");
+            inputs.push(self.buf(prev)?);
+        }
+        inputs.push(self.panel_buf(read)?);
+        let k = self.dev.compile(kernel)?;
+        let out = self.alloc(made, body.out_len as usize)?;
+        self.dev.run(k, &inputs, out)?;
+        Ok(())
+    }
+
+    /// A TensorReduce on this (the reducing) rank: every member's partial
+    /// combined into `made` (with one member, its partial copied on the device).
+    fn reduce(&mut self, node: NodeId, made: NodeId) -> Result<(), RankError> {
+        let job = self.job;
+        let len = (job.g.kind(node).bytes() / 4) as usize;
+        let out = self.alloc(made, len)?;
+        match job.comm.reduce_of(node) {
+            Some(id) => {
+                let words = self.receive(id)?;
+                self.dev.write(out, 0, &values_of(&words))?;
+            }
+            None => {
+                let part = job.preds[node.0 as usize][0];
+                let src = self.buf(part)?;
+                self.dev.copy((src, 0), (out, 0), len)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The buffer a panel is read from on this rank: its copy here, else the chunk.
+    fn panel_buf(&self, pn: &crate::stage::Panel) -> Result<BufId, RankError> {
+        let job = self.job;
+        let panel = crate::graph::PanelRef {
+            reg: pn.src,
+            rows: pn.rows,
+            cols: pn.cols,
+        };
+        let node = match job.copies.get(&(panel, self.me)) {
+            Some(&c) => c,
+            None => job.chunks[&(pn.src, (pn.rows.0, pn.cols.0))],
+        };
+        self.buf(node)
     }
 
     /// Reads this rank's tiles of the result into its local part.
@@ -267,11 +325,24 @@ impl Rank<'_, '_> {
         let mut part = LocalPart::new(&d, at);
         let mut reads = Vec::new();
         for tile in job.owned_tiles(ret, self.me)? {
-            let b = self.buf(job.chunks[&(ret, tile)])?;
-            reads.push((tile, self.dev.start_read(b)?));
+            // A returned view: the tile it views (here, or copied here), read through its map.
+            let pn = crate::stage::kernel::panel(
+                job.p,
+                "out",
+                ret,
+                (tile.0, tile.0 + 1),
+                (tile.1, tile.1 + 1),
+            );
+            let b = self.panel_buf(&pn)?;
+            reads.push((tile, pn, self.dev.start_read(b)?));
         }
-        for (tile, read) in reads {
+        for (tile, pn, read) in reads {
             let values = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
+            let values = if pn.map.is_identity() {
+                values
+            } else {
+                pn.map.apply(pn.seen(), &values)
+            };
             let g = GlobalTileIndex::new(tile.0 as usize, tile.1 as usize);
             let local = d.local_tile_index(g, at).expect("this rank owns the tile");
             let dims = job.p.ty(ret).tile_dims(tile.0, tile.1);

@@ -5,7 +5,6 @@ use super::comm::{CommPlan, Payload, Route};
 use super::device::heuristic;
 use super::device::interp::InterpDevice;
 use super::local_part::{LocalPart, assemble};
-use super::panels::{base_tile, transpose};
 use super::source::{RandomSource, TileSource};
 use super::threads::DeviceMaker;
 use super::*;
@@ -16,6 +15,7 @@ use crate::dist::{Distribution, GlobalElementSize, GlobalTileIndex, GridSize, Ra
 use crate::graph::tasks::tasks;
 use crate::graph::{GridConfig, Plan, Policy, build, prune, schedule};
 use crate::passes::{Env, optimize};
+use crate::stage::view::{TileMap, resolve};
 
 const GEMM: &str = "func gemm {
   %a = input : f32[9x7, 2x2]
@@ -160,9 +160,10 @@ fn a_budget_is_obeyed_and_one_too_small_stops_every_rank() {
     assert!(budget < roomy);
     let out = run(&tight, budget).unwrap();
     assert!(out.gathered.stats.iter().all(|st| st.peak <= budget));
-    // A job that ignores its plan's needs: the executor refuses to go over, naming the rank.
+    // A job that ignores its plan's needs: every rank checks its planned peak
+    // and kernel scratch before it starts, and refuses, naming the rank.
     let err = run(&s, roomy - 4).unwrap_err();
-    assert_eq!(err.code, crate::codes::OUT_OF_MEMORY, "{err:?}");
+    assert_eq!(err.code, crate::codes::BUDGET, "{err:?}");
     assert!(err.message.starts_with("rank "), "{}", err.message);
     let job = Job::new(&s.q, &s.g, &s.plan, s.cfg, roomy - 4, true).unwrap();
     assert_eq!(job.check_budget().unwrap_err().code, crate::codes::BUDGET);
@@ -217,11 +218,184 @@ fn views_resolve_to_the_chunk_they_read() {
         s.p.find("t").unwrap(),
         s.p.find("s").unwrap(),
     );
-    assert_eq!(base_tile(&s.p, t, (1, 2)), (a, (2, 1), true));
+    let tr = TileMap {
+        transpose: true,
+        ..TileMap::default()
+    };
+    assert_eq!(resolve(&s.p, t, (1, 2), (2, 3)), (a, (2, 3), (1, 2), tr));
     // s = t[3..6, 2..6]: t has 3x2 tiles, so tile (0, 1) of s is tile (1, 2) of t.
-    assert_eq!(base_tile(&s.p, sl, (0, 1)), (a, (2, 1), true));
+    assert_eq!(resolve(&s.p, sl, (0, 1), (1, 2)), (a, (2, 3), (1, 2), tr));
+    // A 2x3 rectangle read transposed (as the view sees it, 3x2 of a 2x3 tile).
+    let d = crate::air::Dims::new(3, 2);
     assert_eq!(
-        transpose(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2, 3),
+        tr.apply(d, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
         vec![1.0, 3.0, 5.0, 2.0, 4.0, 6.0]
     );
+    // Reversed rows then columns: the rectangle backwards.
+    let both = TileMap {
+        rev_rows: true,
+        rev_cols: true,
+        ..TileMap::default()
+    };
+    assert_eq!(
+        both.apply(d, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),
+        vec![6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    );
+}
+
+/// The interpreter, but rank `slow`'s first block body takes `pause`.
+struct Sleepy<'s> {
+    inner: InterpDevice<'s>,
+    pause: Option<std::time::Duration>,
+}
+
+impl device::TileDevice for Sleepy<'_> {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn compile(&mut self, k: &str) -> Result<device::KernelId, texpr_syntax::Diagnostic> {
+        self.inner.compile(k)
+    }
+    fn compiled(&self) -> usize {
+        self.inner.compiled()
+    }
+    fn scratch_bytes(&self) -> u64 {
+        self.inner.scratch_bytes()
+    }
+    fn alloc(&mut self, len: usize) -> Result<device::BufId, texpr_syntax::Diagnostic> {
+        self.inner.alloc(len)
+    }
+    fn free(&mut self, b: device::BufId) {
+        self.inner.free(b)
+    }
+    fn write(
+        &mut self,
+        b: device::BufId,
+        o: usize,
+        d: &[f32],
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.write(b, o, d)
+    }
+    fn copy(
+        &mut self,
+        s: (device::BufId, usize),
+        d: (device::BufId, usize),
+        n: usize,
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.copy(s, d, n)
+    }
+    fn run(
+        &mut self,
+        k: device::KernelId,
+        i: &[device::BufId],
+        o: device::BufId,
+    ) -> Result<(), texpr_syntax::Diagnostic> {
+        if let Some(p) = self.pause.take() {
+            std::thread::sleep(p);
+        }
+        self.inner.run(k, i, o)
+    }
+    fn flush(&mut self) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.flush()
+    }
+    fn start_read(&mut self, b: device::BufId) -> Result<device::ReadId, texpr_syntax::Diagnostic> {
+        self.inner.start_read(b)
+    }
+    fn try_read(
+        &mut self,
+        r: device::ReadId,
+    ) -> Result<Option<Vec<f32>>, texpr_syntax::Diagnostic> {
+        self.inner.try_read(r)
+    }
+}
+
+#[test]
+fn a_rank_stuck_in_its_device_stops_every_rank_with_the_watchdog() {
+    let s = setup(GEMM, (2, 2), (0, 0), u64::MAX);
+    let mut job = Job::new(&s.q, &s.g, &s.plan, s.cfg, u64::MAX, true).unwrap();
+    job.watchdog = std::time::Duration::from_millis(300);
+    let make: &DeviceMaker<'_> = &|r| {
+        let pause = (r == 1).then_some(std::time::Duration::from_secs(3));
+        Ok(Box::new(Sleepy {
+            inner: InterpDevice::new(&heuristic),
+            pause,
+        }))
+    };
+    let start = std::time::Instant::now();
+    let err = run_threads(&job, &RandomSource { seed: 3 }, make).unwrap_err();
+    assert_eq!(err.code, crate::codes::NO_PROGRESS, "{err:?}");
+    assert!(
+        err.message.contains("no progress for 0.3 s"),
+        "{}",
+        err.message
+    );
+    // The stuck rank ends its body (3 s), sees the others' reports and stops.
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    // A generous watchdog lets the same run finish.
+    job.watchdog = std::time::Duration::from_secs(30);
+    let make: &DeviceMaker<'_> = &|r| {
+        let pause = (r == 1).then_some(std::time::Duration::from_millis(500));
+        Ok(Box::new(Sleepy {
+            inner: InterpDevice::new(&heuristic),
+            pause,
+        }))
+    };
+    run_threads(&job, &RandomSource { seed: 3 }, make).unwrap();
+}
+
+#[test]
+fn partials_travel_by_mpi_reduce_where_the_order_cannot_matter() {
+    let src = "func r {
+  %a = input : f32[8x12, 2x2]
+  %s = sum_rows %a
+  %m = max_rows %a
+  %y = add %s, %m
+  ret %y
+}";
+    let routes = |grid: (usize, usize)| {
+        let s = setup(src, grid, (0, 0), u64::MAX);
+        let comm = CommPlan::new(&s.g, &tasks(&s.g), &s.plan, s.cfg.grid);
+        let mut out: Vec<(crate::air::Agg, usize, Route)> = comm
+            .messages
+            .iter()
+            .filter_map(|m| {
+                let spec = m.reduce.as_ref()?;
+                Some((spec.agg, spec.members.len(), m.route))
+            })
+            .collect();
+        out.sort_by_key(|(a, n, _)| (*a, *n));
+        out.dedup();
+        out
+    };
+    use crate::air::Agg;
+    // Two partials per row: MPI reduces both; six: the max by MPI, the sum by
+    // sends added in rank order (MPI's order would decide its bits).
+    assert_eq!(
+        routes((1, 2)),
+        vec![(Agg::Sum, 2, Route::Row), (Agg::Max, 2, Route::Row)]
+    );
+    assert_eq!(
+        routes((1, 6)),
+        vec![(Agg::Sum, 6, Route::Direct), (Agg::Max, 6, Route::Row)]
+    );
+    // The bytes are each partial once, whatever the route.
+    for grid in [(1, 2), (1, 6), (2, 3)] {
+        let s = setup(src, grid, (0, 0), u64::MAX);
+        let comm = CommPlan::new(&s.g, &tasks(&s.g), &s.plan, s.cfg.grid);
+        assert_eq!(
+            comm.chunk_bytes(s.cfg.n_ranks()),
+            (s.plan.sent.clone(), s.plan.received.clone())
+        );
+        let out = run(&s, u64::MAX).unwrap();
+        let want = eval_dense(&s.p, &random_inputs(&s.p, 3)).unwrap();
+        let diff = max_rel_diff(&want, out.gathered.result.as_ref().unwrap()).unwrap();
+        assert!(diff <= 1e-5, "{grid:?}: {diff}");
+        for (r, st) in out.gathered.stats.iter().enumerate() {
+            assert_eq!(
+                (st.sent, st.received),
+                (s.plan.sent[r], s.plan.received[r]),
+                "{grid:?} rank {r}"
+            );
+        }
+    }
 }

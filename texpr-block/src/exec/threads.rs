@@ -46,6 +46,8 @@ pub fn run_and_finish(
     source: &dyn TileSource,
 ) -> Result<Finished, RankError> {
     let (compile_ns, kernels) = compile_bodies(job, me, dev)?;
+    dev.reserve_staging(job.staging.get(me).copied().unwrap_or(0))?;
+    job.check_rank_budget(me, dev.scratch_bytes())?;
     start_together(job, me, dev, tr)?;
     let start = Instant::now();
     let mut outcome = run_rank(job, me, dev, tr, source)?;
@@ -78,7 +80,7 @@ pub fn run_threads(
                     });
                     let result = std::panic::catch_unwind(run).unwrap_or_else(|_| Err(panicked()));
                     if let Err(RankError::Own(d)) = &result {
-                        tr.report_failure(&report_text(d));
+                        tr.report_failure(&report_text(d), ack_wait(d));
                     }
                     result
                 })
@@ -146,6 +148,17 @@ pub fn stopped_by(job: &Job<'_>, me: usize, failed: usize, text: &str) -> Diagno
         crate::codes::RANK_FAILED,
         format!("rank {me} stopped: rank {failed} {at} failed: {text}"),
     )
+}
+
+/// How long a failing rank waits for the others to acknowledge its report
+/// before it ends the job: 10 s, but only 1 s when it failed because some
+/// rank hangs (that rank will never answer; the live ones answer at once).
+pub fn ack_wait(d: &Diagnostic) -> Duration {
+    if d.code == crate::codes::NO_PROGRESS {
+        Duration::from_secs(1)
+    } else {
+        Duration::from_secs(10)
+    }
 }
 
 /// A failure as the text other ranks receive: its code and message.

@@ -3,23 +3,33 @@
 //! Every matrix is distributed 2D block-cyclically with its own tile size over
 //! the same grid and source rank. Inputs come from Source as chunks; each
 //! other op is a BlockOp whose BlockShards (one per output tile, on the rank
-//! that owns the tile) write TensorChunks. `transpose` and `slice` compute
-//! nothing: reads through them are stride-only TensorViews of the source
-//! chunks. A shard reading several tiles (a matmul panel, a sum) reads a
-//! concatenation view, reified on its rank by a TensorCopy (one per panel and
-//! rank, shared by the shards there); a shard reading one tile of another
-//! rank reads a TensorCopy of it too, so shards only ever read their own
-//! rank's chunks and copies, and every byte that crosses ranks crosses in a
-//! TensorCopy. The returned tensor flows to Sink.
+//! that owns the tile) write TensorChunks. `transpose`, `slice` and `reverse`
+//! compute nothing: a shard reads the chunks they view in place, through
+//! TensorView nodes (the kernel's index map does the work). A shard reading
+//! several tiles (a matmul panel) reads a concatenation view, reified on its
+//! rank by a TensorCopy (one per panel and rank, shared by the shards
+//! there); a shard reading one tile of another rank reads a TensorCopy of it
+//! too, so shards only ever read their own rank's chunks and copies, and
+//! every chunk that crosses ranks crosses in a TensorCopy.
+//!
+//! A reduction (`sum`, `max`, `min`, `mean`, of rows, columns or all) is
+//! computed where its operand lives: each rank reduces its own tiles of each
+//! output tile's row (column, or the whole matrix), one step per tile, into
+//! a Partial; a TensorReduce then combines the partials of a grid row (or
+//! column) on the rank that owns the output tile, so only partials cross
+//! ranks. A whole-matrix reduction combines along each grid row, then along
+//! the source rank's grid column. The returned tensor flows to Sink (a
+//! returned view through its views).
 
-use super::node::{Graph, NodeId, NodeKind, PanelRef, ViewKind};
-use crate::air::{Op, Program, Reg};
+use super::node::{Graph, NodeId, NodeKind, PanelRef, Part, ViewKind};
+use crate::air::{Op, Program, Reg, SumAxis};
 use crate::codes;
 use crate::dist::{
     CommunicatorRank, Distribution, GlobalElementSize, GlobalTileIndex, GridSize, RankIndex2D,
     TileElementSize,
 };
-use crate::stage::{BlockBody, BlockMatrixStage, Panel};
+use crate::stage::view::{chain, is_view, resolve};
+use crate::stage::{BlockBody, BlockMatrixStage, Panel, kernel};
 use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
 
@@ -66,7 +76,8 @@ struct Builder<'a> {
     g: Graph,
     tensors: BTreeMap<Reg, NodeId>,
     chunks: BTreeMap<(Reg, (u64, u64)), NodeId>,
-    views: BTreeMap<(Reg, (u64, u64)), NodeId>,
+    /// The view node reading a node through a view register.
+    views: BTreeMap<(NodeId, Reg), NodeId>,
     concats: BTreeMap<ConcatKey, NodeId>,
     copies: BTreeMap<(NodeId, CommunicatorRank), NodeId>,
 }
@@ -88,16 +99,12 @@ pub fn build(p: &Program, cfg: GridConfig) -> Result<Graph, Diagnostic> {
         b.op(r, source)?;
     }
     if is_view(p, p.ret) {
-        b.materialize_view(p.ret)?;
+        b.returned_view(p.ret)?;
     }
     let sink = b.g.add(NodeKind::Sink);
     b.g.edge(b.tensors[&p.ret], sink);
     b.g.normalize();
     Ok(b.g)
-}
-
-fn is_view(p: &Program, r: Reg) -> bool {
-    matches!(p.inst(r).op, Op::Transpose(_) | Op::Slice { .. })
 }
 
 impl Builder<'_> {
@@ -123,6 +130,9 @@ impl Builder<'_> {
         if is_view(self.p, r) {
             self.g.edge(op, tensor);
             return Ok(());
+        }
+        if matches!(inst.op, Op::Reduce(..)) {
+            return self.reduction(r, op, tensor);
         }
         self.shards(r, op, tensor)
     }
@@ -171,6 +181,7 @@ impl Builder<'_> {
                 rank,
                 kernel: task.value.kernel.clone(),
                 flops,
+                part: None,
             });
             self.g.edge(op, shard);
             for src in srcs {
@@ -184,25 +195,54 @@ impl Builder<'_> {
     }
 
     /// The node a shard on `rank` reads panel `pn` from: a chunk of its own
-    /// rank, or a copy (of a view, or of another rank's chunk) made on `rank`.
+    /// rank, or a copy (of a concatenation, or of another rank's chunk) made
+    /// on `rank`; read through the views between the op and the chunks.
     fn panel(&mut self, pn: &Panel, rank: CommunicatorRank) -> NodeId {
         let single = pn.rows.1 - pn.rows.0 == 1 && pn.cols.1 - pn.cols.0 == 1;
         let data = if single {
-            self.resolve(pn.src, (pn.rows.0, pn.cols.0))
+            self.chunks[&(pn.src, (pn.rows.0, pn.cols.0))]
         } else {
             self.concat(pn)
         };
-        if let NodeKind::TensorChunk { rank: owner, .. } = self.g.kind(data)
-            && *owner == rank
-        {
-            return data;
-        }
-        let panel = PanelRef {
-            reg: pn.src,
-            rows: pn.rows,
-            cols: pn.cols,
+        let local = matches!(self.g.kind(data), NodeKind::TensorChunk { rank: owner, .. } if *owner == rank);
+        let reader = if local {
+            data
+        } else {
+            let panel = PanelRef {
+                reg: pn.src,
+                rows: pn.rows,
+                cols: pn.cols,
+            };
+            self.copy(data, rank, pn.dims.len() * 4, panel)
         };
-        self.copy(data, rank, pn.dims.len() * 4, panel)
+        self.through_views(reader, pn.via)
+    }
+
+    /// `node` read through the views of `via`, innermost first.
+    fn through_views(&mut self, mut node: NodeId, via: Reg) -> NodeId {
+        for v in chain(self.p, via).into_iter().rev() {
+            if let Some(&n) = self.views.get(&(node, v)) {
+                node = n;
+                continue;
+            }
+            let view = match &self.p.inst(v).op {
+                Op::Transpose(_) => ViewKind::Transpose,
+                Op::Reverse(flip, _) => ViewKind::Reverse {
+                    rows: flip.rows(),
+                    cols: flip.cols(),
+                },
+                Op::Slice { rows, cols, .. } => ViewKind::Slice {
+                    row: rows.start,
+                    col: cols.start,
+                },
+                _ => unreachable!("chains hold views"),
+            };
+            let n = self.g.add(NodeKind::TensorView { view });
+            self.g.edge(node, n);
+            self.views.insert((node, v), n);
+            node = n;
+        }
+        node
     }
 
     fn copy(
@@ -233,7 +273,7 @@ impl Builder<'_> {
         let v = self.g.add(NodeKind::TensorView { view });
         for j in pn.cols.0..pn.cols.1 {
             for i in pn.rows.0..pn.rows.1 {
-                let part = self.resolve(pn.src, (i, j));
+                let part = self.chunks[&(pn.src, (i, j))];
                 self.g.edge(part, v);
             }
         }
@@ -241,51 +281,180 @@ impl Builder<'_> {
         v
     }
 
-    /// The chunk holding tile `tile` of `r`, or a view of the chunk it comes from.
-    fn resolve(&mut self, r: Reg, tile: (u64, u64)) -> NodeId {
-        if let Some(&c) = self.chunks.get(&(r, tile)) {
-            return c;
-        }
-        if let Some(&v) = self.views.get(&(r, tile)) {
-            return v;
-        }
-        let (src, src_tile, view) = match self.p.inst(r).op {
-            Op::Transpose(src) => (src, (tile.1, tile.0), ViewKind::Transpose),
-            Op::Slice { src, rows, cols } => {
-                let t = self.p.ty(src).tile;
-                let shifted = (tile.0 + rows.start / t.rows, tile.1 + cols.start / t.cols);
-                (
-                    src,
-                    shifted,
-                    ViewKind::Slice {
-                        row: rows.start,
-                        col: cols.start,
-                    },
-                )
-            }
-            _ => unreachable!("every non-view op has chunks for all its tiles"),
-        };
-        let from = self.resolve(src, src_tile);
-        let v = self.g.add(NodeKind::TensorView { view });
-        self.g.edge(from, v);
-        self.views.insert((r, tile), v);
-        v
-    }
-
-    /// A returned view: copied into chunks of its own on the owning ranks.
-    fn materialize_view(&mut self, r: Reg) -> Result<(), Diagnostic> {
+    /// A returned view: each of its tiles is the chunk it views (a copy of
+    /// it on the tile's owner when another rank holds it), read through the
+    /// views when the result is read back. No view is copied.
+    fn returned_view(&mut self, r: Reg) -> Result<(), Diagnostic> {
         let d = self.cfg.distribution(self.p.ty(r))?;
         for t in d.tiles() {
             let tile = (t.row() as u64, t.col() as u64);
-            let view = self.resolve(r, tile);
+            let (base, rows, cols, _) =
+                resolve(self.p, r, (tile.0, tile.0 + 1), (tile.1, tile.1 + 1));
+            let chunk = self.chunks[&(base, (rows.0, cols.0))];
             let rank = self.cfg.owner(&d, tile);
-            let bytes = self.p.ty(r).tile_dims(tile.0, tile.1).len() * 4;
-            let copy = self.copy(view, rank, bytes, PanelRef::tile(r, tile));
-            let chunk = self.chunk(r, tile, &d);
-            self.g.edge(copy, chunk);
-            self.g.edge(chunk, self.tensors[&r]);
+            let reader = if self.g.kind(chunk).rank() == Some(rank) {
+                chunk
+            } else {
+                let bytes = self.g.kind(chunk).bytes();
+                self.copy(chunk, rank, bytes, PanelRef::tile(base, (rows.0, cols.0)))
+            };
+            let v = self.through_views(reader, r);
+            self.g.edge(v, self.tensors[&r]);
         }
         Ok(())
+    }
+
+    /// The steps, partials and reduces of reduction `r` (see the module doc).
+    fn reduction(&mut self, r: Reg, op: NodeId, tensor: NodeId) -> Result<(), Diagnostic> {
+        let Op::Reduce(agg, axis, x) = self.p.inst(r).op else {
+            unreachable!("a reduction")
+        };
+        let dr = self.cfg.distribution(self.p.ty(r))?;
+        let dx = self.cfg.distribution(self.p.ty(x))?;
+        let n = self.p.ty(x).n_tiles();
+        let out = self.p.ty(r).n_tiles();
+        for oj in 0..out.cols {
+            for oi in 0..out.rows {
+                let o = (oi, oj);
+                let tiles: Vec<(u64, u64)> = match axis {
+                    SumAxis::Rows => (0..n.cols).map(|j| (oi, j)).collect(),
+                    SumAxis::Cols => (0..n.rows).map(|i| (i, oj)).collect(),
+                    SumAxis::All => (0..n.cols)
+                        .flat_map(|j| (0..n.rows).map(move |i| (i, j)))
+                        .collect(),
+                };
+                let mut by_rank: BTreeMap<CommunicatorRank, Vec<(u64, u64)>> = BTreeMap::new();
+                for t in tiles {
+                    by_rank.entry(self.cfg.owner(&dx, t)).or_default().push(t);
+                }
+                let mut partials = BTreeMap::new();
+                for (rank, ts) in by_rank {
+                    let last = self.partial_chain(r, op, o, rank, &ts);
+                    partials.insert(rank, last);
+                }
+                let owner = self.cfg.owner(&dr, o);
+                let chunk = self.chunk(r, o, &dr);
+                let bytes = self.g.kind(chunk).bytes();
+                let along = match axis {
+                    SumAxis::Rows => SumAxis::Rows,
+                    SumAxis::Cols => SumAxis::Cols,
+                    SumAxis::All => {
+                        // Each grid row's partials to its rank in the owner's column, first.
+                        let mut rows: BTreeMap<usize, Vec<NodeId>> = BTreeMap::new();
+                        for (rank, node) in &partials {
+                            rows.entry(self.cfg.grid.index_of(*rank).row())
+                                .or_default()
+                                .push(*node);
+                        }
+                        let col = self.cfg.grid.index_of(owner).col();
+                        partials = BTreeMap::new();
+                        for (row, nodes) in rows {
+                            let root = self.cfg.grid.rank_of(RankIndex2D::new(row, col));
+                            let combined = match nodes.as_slice() {
+                                [only] => *only,
+                                _ => {
+                                    let red = self.reduce_node(
+                                        r,
+                                        o,
+                                        root,
+                                        agg,
+                                        SumAxis::Rows,
+                                        bytes,
+                                        &nodes,
+                                    );
+                                    let part = self.g.add(NodeKind::Partial {
+                                        tensor: r,
+                                        tile: o,
+                                        rank: root,
+                                        stage: 1,
+                                        bytes,
+                                    });
+                                    self.g.edge(red, part);
+                                    part
+                                }
+                            };
+                            partials.insert(root, combined);
+                        }
+                        SumAxis::Cols
+                    }
+                };
+                let nodes: Vec<NodeId> = partials.values().copied().collect();
+                let red = self.reduce_node(r, o, owner, agg, along, bytes, &nodes);
+                self.g.edge(red, chunk);
+                self.g.edge(chunk, tensor);
+            }
+        }
+        Ok(())
+    }
+
+    /// The steps of rank `rank` reducing tiles `ts` of the operand for
+    /// output tile `o`, each adding to the partial before it; the last partial.
+    fn partial_chain(
+        &mut self,
+        r: Reg,
+        op: NodeId,
+        o: (u64, u64),
+        rank: CommunicatorRank,
+        ts: &[(u64, u64)],
+    ) -> NodeId {
+        let mut prev: Option<NodeId> = None;
+        for &t in ts {
+            let body = kernel::partial_body(self.p, r, t, prev.is_some());
+            let read = body.inputs.last().expect("a step reads its tile").clone();
+            let src = self.panel(&read, rank);
+            let flops = body.inputs.iter().map(|pn| pn.dims.len()).sum();
+            let shard = self.g.add(NodeKind::BlockShard {
+                op: r,
+                tile: o,
+                rank,
+                kernel: body.kernel,
+                flops,
+                part: Some(Part {
+                    src_tile: t,
+                    accumulate: prev.is_some(),
+                }),
+            });
+            self.g.edge(op, shard);
+            self.g.edge(src, shard);
+            if let Some(p) = prev {
+                self.g.edge(p, shard);
+            }
+            let part = self.g.add(NodeKind::Partial {
+                tensor: r,
+                tile: o,
+                rank,
+                stage: 0,
+                bytes: body.out_len * 4,
+            });
+            self.g.edge(shard, part);
+            prev = Some(part);
+        }
+        prev.expect("every output tile reduces some tile")
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_node(
+        &mut self,
+        r: Reg,
+        o: (u64, u64),
+        root: CommunicatorRank,
+        agg: crate::air::Agg,
+        along: SumAxis,
+        bytes: u64,
+        partials: &[NodeId],
+    ) -> NodeId {
+        let red = self.g.add(NodeKind::TensorReduce {
+            tensor: r,
+            tile: o,
+            rank: root,
+            agg,
+            along,
+            bytes,
+        });
+        for &p in partials {
+            self.g.edge(p, red);
+        }
+        red
     }
 }
 
@@ -295,11 +464,11 @@ pub fn flops(p: &Program, r: Reg, body: &BlockBody) -> u64 {
     let read: u64 = body.inputs.iter().map(|pn| pn.dims.len()).sum();
     match &p.inst(r).op {
         Op::Matmul { epilogue, .. } => {
-            let k = body.inputs[0].dims.cols;
+            let k = body.inputs[0].seen().cols;
             2 * out * k + out * epilogue.as_ref().map_or(0, |f| f.body.size() as u64)
         }
         Op::Fused(f) => out * f.body.size() as u64,
-        Op::Sum(..) => read,
+        Op::Reduce(..) => read,
         _ => out,
     }
 }

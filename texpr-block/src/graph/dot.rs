@@ -1,6 +1,7 @@
 //! Graphviz DOT export of a block graph (deterministic: nodes and edges in id order).
 
 use super::node::{Graph, NodeKind, ViewKind, kind_name};
+use crate::air::SumAxis;
 use std::fmt::Write as _;
 
 /// The graph as a DOT `digraph`.
@@ -34,6 +35,8 @@ fn shape(k: &NodeKind) -> &'static str {
         NodeKind::TensorChunk { .. } => "note",
         NodeKind::TensorView { .. } => "parallelogram",
         NodeKind::TensorCopy { .. } => "cds",
+        NodeKind::Partial { .. } => "note",
+        NodeKind::TensorReduce { .. } => "invtrapezium",
     }
 }
 
@@ -68,6 +71,34 @@ fn label(k: &NodeKind) -> String {
         }
         NodeKind::TensorView { view } => format!("{name}\\n{}", view_text(view)),
         NodeKind::TensorCopy { rank, bytes, .. } => format!("{name}\\n{rank} {bytes} B"),
+        NodeKind::Partial {
+            tensor,
+            tile,
+            rank,
+            stage,
+            bytes,
+        } => format!(
+            "{name} #{} ({}, {}) stage {stage}\\n{rank} {bytes} B",
+            tensor.0, tile.0, tile.1
+        ),
+        NodeKind::TensorReduce {
+            tile,
+            rank,
+            agg,
+            along,
+            bytes,
+            ..
+        } => format!(
+            "{name} {} ({}, {}) along {}\\n{rank} {bytes} B",
+            agg.name(),
+            tile.0,
+            tile.1,
+            if *along == SumAxis::Rows {
+                "row"
+            } else {
+                "column"
+            }
+        ),
     }
 }
 
@@ -75,7 +106,11 @@ pub fn view_text(v: &ViewKind) -> String {
     match v {
         ViewKind::Concat { rows, cols } => format!("concat {rows}x{cols}"),
         ViewKind::Transpose => "transpose".into(),
-        ViewKind::Reverse => "reverse".into(),
+        ViewKind::Reverse { rows, cols } => match (rows, cols) {
+            (true, true) => "reverse both".into(),
+            (true, false) => "reverse rows".into(),
+            _ => "reverse cols".into(),
+        },
         ViewKind::Slice { row, col } => format!("slice +{row},+{col}"),
     }
 }

@@ -174,11 +174,12 @@ impl Memory {
     }
 }
 
-/// The buffer a chunk or copy lives in: a chunk is its own; a copy that makes
-/// a chunk is that chunk's, any other copy its own. `None` for other nodes.
+/// The buffer a chunk, partial or copy lives in: a chunk or partial is its
+/// own; a copy that makes a chunk is that chunk's, any other copy its own.
+/// `None` for other nodes.
 fn buffer_node(g: &Graph, succs: &[Vec<NodeId>], n: NodeId) -> Option<NodeId> {
     match g.kind(n) {
-        NodeKind::TensorChunk { .. } => Some(n),
+        NodeKind::TensorChunk { .. } | NodeKind::Partial { .. } => Some(n),
         NodeKind::TensorCopy { .. } => Some(
             succs[n.0 as usize]
                 .iter()
@@ -190,7 +191,7 @@ fn buffer_node(g: &Graph, succs: &[Vec<NodeId>], n: NodeId) -> Option<NodeId> {
     }
 }
 
-/// The buffer task `n` makes: a shard its chunk, a copy its own buffer.
+/// The buffer task `n` makes: a shard or reduce its chunk (or partial), a copy its own buffer.
 fn made_by(
     g: &Graph,
     succs: &[Vec<NodeId>],
@@ -202,8 +203,8 @@ fn made_by(
         _ => succs[n.0 as usize]
             .iter()
             .copied()
-            .find(|&s| matches!(g.kind(s), NodeKind::TensorChunk { .. }))
-            .expect("a shard makes a chunk"),
+            .find(|&s| g.kind(s).is_data())
+            .expect("a shard or reduce makes a chunk or partial"),
     };
     buf(out).expect("tasks make buffers")
 }
@@ -234,8 +235,22 @@ fn local_reads(
     out
 }
 
-/// Whether a chunk is (part of) the returned tensor.
+/// Whether a buffer is (part of) the returned tensor: its tensor, or the
+/// views a returned view reads it through, flow to Sink.
 fn feeds_sink(g: &Graph, succs: &[Vec<NodeId>], n: NodeId) -> bool {
     let succ = |x: NodeId| succs[x.0 as usize].iter().copied();
-    succ(n).any(|t| succ(t).any(|s| matches!(g.kind(s), NodeKind::Sink)))
+    let mut stack: Vec<NodeId> = succ(n).collect();
+    while let Some(t) = stack.pop() {
+        match g.kind(t) {
+            NodeKind::Tensor { .. } if succ(t).any(|s| matches!(g.kind(s), NodeKind::Sink)) => {
+                return true;
+            }
+            NodeKind::TensorView {
+                view: super::node::ViewKind::Concat { .. },
+            } => {}
+            NodeKind::TensorView { .. } => stack.extend(succ(t)),
+            _ => {}
+        }
+    }
+    false
 }

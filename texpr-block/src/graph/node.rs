@@ -1,6 +1,6 @@
 //! Nodes and edges of the block graph.
 
-use crate::air::{BlockTy, Reg};
+use crate::air::{Agg, BlockTy, Reg, SumAxis};
 use crate::dist::CommunicatorRank;
 
 /// Index into [`Graph::nodes`].
@@ -16,8 +16,11 @@ pub enum ViewKind {
         cols: u64,
     },
     Transpose,
-    /// Rows (and, for a 2D reversal, columns) in reverse order.
-    Reverse,
+    /// Rows and/or columns in reverse order.
+    Reverse {
+        rows: bool,
+        cols: bool,
+    },
     /// A tile-aligned window: element offset `(row, col)`.
     Slice {
         row: u64,
@@ -45,6 +48,14 @@ impl PanelRef {
     }
 }
 
+/// What a reduction step reads: tile `src_tile` of the reduction's operand,
+/// added to the rank's partial so far when `accumulate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub src_tile: (u64, u64),
+    pub accumulate: bool,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
     /// The notional source of all external data.
@@ -55,13 +66,38 @@ pub enum NodeKind {
     Tensor { reg: Reg, name: String, ty: BlockTy },
     /// A block operation; `operation_id` is the op's register index.
     BlockOp { operation_id: u32, op: &'static str },
-    /// One block of an op, run on one rank: computes one tile.
+    /// One block of an op, run on one rank: computes one tile. A step of
+    /// a reduction (`part`) instead reduces one tile of the operand into a
+    /// [`NodeKind::Partial`] of output tile `tile`.
     BlockShard {
         op: Reg,
         tile: (u64, u64),
         rank: CommunicatorRank,
         kernel: String,
         flops: u64,
+        part: Option<Part>,
+    },
+    /// A rank's partial result of a reduction's output tile: what its own
+    /// tiles of the operand reduce to (`stage` 0), or a grid row's partials
+    /// combined (`stage` 1, on the way to a whole-matrix reduction's result).
+    Partial {
+        tensor: Reg,
+        tile: (u64, u64),
+        rank: CommunicatorRank,
+        stage: u8,
+        bytes: u64,
+    },
+    /// Combines the partials of ranks (its predecessors) into one on `rank`:
+    /// an MPI reduce along a grid row or column (or sends to `rank`), which
+    /// makes the reduction's output chunk, or a stage-1 partial.
+    TensorReduce {
+        tensor: Reg,
+        tile: (u64, u64),
+        rank: CommunicatorRank,
+        agg: Agg,
+        /// The axis the partials are combined along: `Rows` a grid row's, `Cols` a grid column's.
+        along: SumAxis,
+        bytes: u64,
     },
     /// One tile of a tensor, stored on one rank.
     TensorChunk {
@@ -91,7 +127,9 @@ impl NodeKind {
     pub fn is_task(&self) -> bool {
         matches!(
             self,
-            NodeKind::BlockShard { .. } | NodeKind::TensorCopy { .. }
+            NodeKind::BlockShard { .. }
+                | NodeKind::TensorCopy { .. }
+                | NodeKind::TensorReduce { .. }
         )
     }
     /// The rank a task or chunk lives on.
@@ -99,16 +137,28 @@ impl NodeKind {
         match self {
             NodeKind::BlockShard { rank, .. }
             | NodeKind::TensorChunk { rank, .. }
-            | NodeKind::TensorCopy { rank, .. } => Some(*rank),
+            | NodeKind::TensorCopy { rank, .. }
+            | NodeKind::Partial { rank, .. }
+            | NodeKind::TensorReduce { rank, .. } => Some(*rank),
             _ => None,
         }
     }
-    /// Bytes a chunk or copy holds.
+    /// Bytes a chunk, copy or partial holds (a reduce: its partials' size).
     pub fn bytes(&self) -> u64 {
         match self {
-            NodeKind::TensorChunk { bytes, .. } | NodeKind::TensorCopy { bytes, .. } => *bytes,
+            NodeKind::TensorChunk { bytes, .. }
+            | NodeKind::TensorCopy { bytes, .. }
+            | NodeKind::Partial { bytes, .. }
+            | NodeKind::TensorReduce { bytes, .. } => *bytes,
             _ => 0,
         }
+    }
+    /// Whether the node is data on a rank: a chunk, or a partial.
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self,
+            NodeKind::TensorChunk { .. } | NodeKind::Partial { .. }
+        )
     }
 }
 
@@ -175,5 +225,7 @@ pub fn kind_name(k: &NodeKind) -> &'static str {
         NodeKind::TensorChunk { .. } => "TensorChunk",
         NodeKind::TensorView { .. } => "TensorView",
         NodeKind::TensorCopy { .. } => "TensorCopy",
+        NodeKind::Partial { .. } => "Partial",
+        NodeKind::TensorReduce { .. } => "TensorReduce",
     }
 }

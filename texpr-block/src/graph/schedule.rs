@@ -111,7 +111,9 @@ fn list_order(
 pub fn cost(g: &Graph, n: NodeId) -> u64 {
     match g.kind(n) {
         NodeKind::BlockShard { flops, .. } => (*flops).max(1),
-        NodeKind::TensorCopy { bytes, .. } => (*bytes).max(1),
+        NodeKind::TensorCopy { bytes, .. } | NodeKind::TensorReduce { bytes, .. } => {
+            (*bytes).max(1)
+        }
         _ => 0,
     }
 }

@@ -10,7 +10,7 @@ pub struct Tasks {
     pub ids: Vec<NodeId>,
     /// Dependencies of each task (indices into `ids`).
     pub deps: Vec<Vec<usize>>,
-    /// Chunks (with their rank and bytes) each task reads, directly or through views.
+    /// Chunks and partials (with their rank and bytes) each task reads, directly or through views.
     pub reads: Vec<Vec<NodeId>>,
 }
 
@@ -30,10 +30,12 @@ pub fn tasks(g: &Graph) -> Tasks {
                 continue;
             }
             match g.kind(n) {
-                NodeKind::BlockShard { .. } | NodeKind::TensorCopy { .. } => {
+                NodeKind::BlockShard { .. }
+                | NodeKind::TensorCopy { .. }
+                | NodeKind::TensorReduce { .. } => {
                     d.extend(index(n));
                 }
-                NodeKind::TensorChunk { .. } => {
+                NodeKind::TensorChunk { .. } | NodeKind::Partial { .. } => {
                     r.insert(n);
                     stack.extend(preds[n.0 as usize].iter().filter(|p| g.kind(**p).is_task()));
                 }

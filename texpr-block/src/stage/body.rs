@@ -1,6 +1,7 @@
 //! What one block computes: its context (tile index and size), the panels it
 //! reads and its TExpr kernel.
 
+use super::view::TileMap;
 use crate::air::{Dims, Reg};
 
 /// A block's context: its tile index and size, nothing else.
@@ -12,16 +13,38 @@ pub struct BlockContext {
 }
 
 /// A rectangle of tiles of a global matrix, read as one column-major vector.
+/// A rectangle of a view is the rectangle of the matrix it views (`src`,
+/// never a view), read through `map`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Panel {
     /// The kernel input's name.
     pub name: String,
+    /// The register the op reads (a view, or `src` itself).
+    pub via: Reg,
     pub src: Reg,
     /// Tile rows `rows.0..rows.1` and tile columns `cols.0..cols.1` of `src`.
     pub rows: (u64, u64),
     pub cols: (u64, u64),
-    /// The panel's size in elements.
+    /// The panel's size in elements (of `src`'s rectangle, as stored).
     pub dims: Dims,
+    /// How the kernel reads it (identity unless read through a view).
+    pub map: TileMap,
+}
+
+impl Panel {
+    /// The rectangle's size as the kernel sees it (transposed by the map).
+    pub fn seen(&self) -> Dims {
+        if self.map.transpose {
+            self.dims.transposed()
+        } else {
+            self.dims
+        }
+    }
+
+    /// TExpr text reading element `(i, j)` (as the kernel sees the rectangle).
+    pub fn at(&self, i: &str, j: &str) -> String {
+        format!("{}[{}]", self.name, self.map.term(self.seen(), i, j))
+    }
 }
 
 /// What one block computes: a TExpr kernel over panels.

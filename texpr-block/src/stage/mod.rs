@@ -6,6 +6,7 @@ pub mod print;
 #[allow(clippy::module_inception)] // `stage::stage`: the stage of one op, as the design names it
 pub mod stage;
 pub mod texpr;
+pub mod view;
 
 #[cfg(test)]
 mod tests;

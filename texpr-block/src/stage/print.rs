@@ -28,8 +28,13 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
                 .inputs
                 .iter()
                 .map(|pn| {
+                    let map = if pn.map.is_identity() {
+                        String::new()
+                    } else {
+                        format!(" ({})", pn.map)
+                    };
                     format!(
-                        "{}=%{}[{}..{}, {}..{}]",
+                        "{}=%{}[{}..{}, {}..{}]{map}",
                         pn.name,
                         p.inst(pn.src).name,
                         pn.rows.0,

@@ -83,6 +83,23 @@ impl<'g> GpuDevice<'g> {
     }
 }
 
+impl GpuDevice<'_> {
+    /// A staging buffer of at least `len` elements (counted as scratch).
+    fn grow_staging(&mut self, len: usize) -> Result<(), Diagnostic> {
+        if self
+            .staging
+            .as_ref()
+            .is_none_or(|s| (s.len() as usize) < len)
+        {
+            let old = self.staging.take().map_or(0, |s| s.bytes());
+            let made = self.make_buffer(len)?;
+            self.scratch = self.scratch - old + made.bytes();
+            self.staging = Some(made);
+        }
+        Ok(())
+    }
+}
+
 fn gpu_error(what: &str, e: texpr_codegen::runtime::RuntimeError) -> Diagnostic {
     device_error(what, format!("{e} ({})", e.code()))
 }
@@ -126,6 +143,13 @@ impl TileDevice for GpuDevice<'_> {
         self.scratch
     }
 
+    fn reserve_staging(&mut self, len: usize) -> Result<(), Diagnostic> {
+        if len > 0 {
+            self.grow_staging(len)?;
+        }
+        Ok(())
+    }
+
     fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic> {
         let b = self.make_buffer(len)?;
         self.bufs.push(Some(b));
@@ -154,16 +178,7 @@ impl TileDevice for GpuDevice<'_> {
         rows: usize,
         data: &[f32],
     ) -> Result<(), Diagnostic> {
-        if self
-            .staging
-            .as_ref()
-            .is_none_or(|s| (s.len() as usize) < data.len())
-        {
-            let old = self.staging.take().map_or(0, |s| s.bytes());
-            let made = self.make_buffer(data.len())?;
-            self.scratch = self.scratch - old + made.bytes();
-            self.staging = Some(made);
-        }
+        self.grow_staging(data.len())?;
         let staging = self.staging.as_ref().expect("made above");
         self.gpu
             .write_buffer(staging, 0, &HostBuffer::from_f32(data))

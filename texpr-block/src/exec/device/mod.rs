@@ -47,6 +47,11 @@ pub trait TileDevice {
     fn compiled(&self) -> usize;
     /// Bytes the device holds for compiled bodies (their scratch buffers).
     fn scratch_bytes(&self) -> u64;
+    /// Makes room, before the run, for the largest tile [`TileDevice::write_columns`]
+    /// will stage (`len` elements), counted in [`TileDevice::scratch_bytes`].
+    fn reserve_staging(&mut self, _len: usize) -> Result<(), Diagnostic> {
+        Ok(())
+    }
     /// A buffer of `len` `f32`s.
     fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic>;
     fn free(&mut self, b: BufId);

@@ -10,11 +10,16 @@ use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// The partials of one reduce message: `(rank, words)`.
+type Partials = Vec<(usize, Vec<u32>)>;
+
 /// What the ranks of one process share: their mailboxes and failure reports.
 #[derive(Debug)]
 pub struct Hub<'p> {
     plan: &'p CommPlan,
     boxes: Vec<Mutex<BTreeMap<usize, Vec<u32>>>>,
+    /// The partials posted to each reduce message, by member rank.
+    partials: Mutex<BTreeMap<usize, Partials>>,
     failures: Mutex<Vec<(usize, String)>>,
     /// Signalled whenever a mailbox or the failures change.
     changed: Condvar,
@@ -27,6 +32,7 @@ impl<'p> Hub<'p> {
         Hub {
             plan,
             boxes: (0..n_ranks).map(|_| Mutex::new(BTreeMap::new())).collect(),
+            partials: Mutex::new(BTreeMap::new()),
             failures: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             gate: Mutex::new(0),
@@ -40,6 +46,7 @@ impl<'p> Hub<'p> {
             rank,
             arrived: BTreeMap::new(),
             counters: Counters::default(),
+            reduced: std::collections::BTreeSet::new(),
         }
     }
 
@@ -61,6 +68,8 @@ pub struct LocalTransport<'h, 'p> {
     rank: usize,
     arrived: BTreeMap<usize, Vec<u32>>,
     counters: Counters,
+    /// Reduce messages this rank has posted its partial to.
+    reduced: std::collections::BTreeSet<usize>,
 }
 
 impl Transport for LocalTransport<'_, '_> {
@@ -82,6 +91,19 @@ impl Transport for LocalTransport<'_, '_> {
         Ok(())
     }
 
+    fn post_reduce(&mut self, id: usize, data: &[u32]) -> Result<(), CommError> {
+        lock(&self.hub.partials)
+            .entry(id)
+            .or_default()
+            .push((self.rank, data.to_vec()));
+        self.reduced.insert(id);
+        if self.hub.plan.messages[id].from != self.rank {
+            self.counters.count_sent(self.hub.plan, id);
+        }
+        self.hub.notify();
+        Ok(())
+    }
+
     fn test(&mut self, id: usize) -> Result<bool, CommError> {
         if let Some((rank, text)) = lock(&self.hub.failures)
             .iter()
@@ -92,7 +114,24 @@ impl Transport for LocalTransport<'_, '_> {
                 text: text.clone(),
             });
         }
-        if self.hub.plan.messages[id].from == self.rank || self.arrived.contains_key(&id) {
+        let m = &self.hub.plan.messages[id];
+        if let Some(spec) = &m.reduce {
+            if m.from != self.rank || self.arrived.contains_key(&id) {
+                return Ok(self.reduced.contains(&id));
+            }
+            let mut all = lock(&self.hub.partials);
+            let parts = all.entry(id).or_default();
+            if parts.len() < spec.members.len() {
+                return Ok(false);
+            }
+            parts.sort_by_key(|(r, _)| *r);
+            let words = super::combine(spec.agg, parts);
+            drop(all);
+            self.counters.count_received(self.hub.plan, id);
+            self.arrived.insert(id, words);
+            return Ok(true);
+        }
+        if m.from == self.rank || self.arrived.contains_key(&id) {
             return Ok(true);
         }
         let Some(words) = lock(&self.hub.boxes[self.rank]).remove(&id) else {
@@ -116,7 +155,7 @@ impl Transport for LocalTransport<'_, '_> {
         self.counters
     }
 
-    fn report_failure(&mut self, text: &str) {
+    fn report_failure(&mut self, text: &str, _ack_wait: Duration) {
         lock(&self.hub.failures).push((self.rank, text.to_string()));
         self.hub.notify();
     }

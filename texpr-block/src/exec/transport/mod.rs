@@ -8,12 +8,18 @@
 //! it arrives. [`local::LocalTransport`] connects ranks that run as threads
 //! of one process; `mpi::MpiTransport` (feature `mpi`) connects MPI processes.
 //!
+//! A reduce message combines its members' partials (`f32` words) with its
+//! [`crate::air::Agg`]: [`combine`] in ascending rank order where the
+//! transport does the arithmetic, MPI's reduce where it does.
+//!
 //! Failures: a rank that fails tells the others ([`Transport::report_failure`]);
 //! from then on their `test` returns [`CommError::PeerFailed`] naming it.
 
 pub mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+#[cfg(feature = "mpi")]
+pub mod mpi_words;
 
 use super::comm::{CommPlan, Payload};
 
@@ -29,19 +35,25 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// Counts message `id` of `plan` as sent by this rank.
+    /// Counts message `id` of `plan` as sent by this rank (a reduce: this
+    /// rank's partial, unless it is the reducing rank).
     pub fn count_sent(&mut self, plan: &CommPlan, id: usize) {
         let m = &plan.messages[id];
         match m.payload {
             Payload::Chunk(_) => self.sent += m.bytes_sent(),
+            Payload::Reduce(_) => self.sent += m.bytes_received(),
             _ => self.end_sent += m.bytes_sent(),
         }
     }
-    /// Counts message `id` of `plan` as received by this rank.
+    /// Counts message `id` of `plan` as received by this rank (a reduce:
+    /// the other members' partials, at the reducing rank).
     pub fn count_received(&mut self, plan: &CommPlan, id: usize) {
         let m = &plan.messages[id];
-        match m.payload {
-            Payload::Chunk(_) => self.received += m.bytes_received(),
+        match (&m.payload, &m.reduce) {
+            (Payload::Reduce(_), Some(spec)) => {
+                self.received += m.bytes_received() * (spec.members.len() as u64 - 1)
+            }
+            (Payload::Chunk(_), _) => self.received += m.bytes_received(),
             _ => self.end_received += m.bytes_received(),
         }
     }
@@ -66,6 +78,10 @@ pub trait Transport {
     fn post_send(&mut self, id: usize, data: &[u32]) -> Result<(), CommError>;
     /// Posts the receive of message `id` (this rank is one of its receivers).
     fn post_receive(&mut self, id: usize) -> Result<(), CommError>;
+    /// Posts this rank's partial `data` to reduce message `id` (this rank is
+    /// one of its members); at the reducing rank, `data` once complete is the
+    /// combination of every member's partial.
+    fn post_reduce(&mut self, id: usize, data: &[u32]) -> Result<(), CommError>;
     /// Makes progress; whether posted message `id` is complete here (a
     /// receiver has its words, a sender's words have left). Fails when
     /// another rank reported a failure.
@@ -77,8 +93,20 @@ pub trait Transport {
     /// Bytes moved so far.
     fn counters(&self) -> Counters;
     /// Tells every other rank this one failed; returns once they have
-    /// acknowledged or after a few seconds.
-    fn report_failure(&mut self, text: &str);
+    /// acknowledged or after `ack_wait` (a hung rank never acknowledges).
+    fn report_failure(&mut self, text: &str, ack_wait: std::time::Duration);
     /// Tells rank `failed` that this rank has seen its failure report.
     fn acknowledge(&mut self, failed: usize);
+}
+
+/// The partials of a reduce, `(rank, words)` in ascending rank order,
+/// combined in that order with `agg` (`f32` words in, `f32` words out).
+pub fn combine(agg: crate::air::Agg, parts: &[(usize, Vec<u32>)]) -> Vec<u32> {
+    let mut acc: Vec<f32> = parts[0].1.iter().map(|&w| f32::from_bits(w)).collect();
+    for (_, words) in &parts[1..] {
+        for (a, &w) in acc.iter_mut().zip(words) {
+            *a = agg.combine(*a, f32::from_bits(w));
+        }
+    }
+    acc.iter().map(|x| x.to_bits()).collect()
 }

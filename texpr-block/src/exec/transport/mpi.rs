@@ -11,11 +11,17 @@
 //! receives, sized from the [`CommPlan`]), and the whole run happens inside
 //! [`Mpi::with_transport`].
 //!
+//! A reduce message on a whole grid row (column) is `MPI_Ireduce` on its
+//! communicator (sum, max or min of `f32`s) to the reducing rank; one on
+//! part of a row is `MPI_Isend`s to the reducing rank, which combines the
+//! partials in rank order ([`super::combine`]).
+//!
 //! Failures: every rank keeps a receive posted for failure reports from any
 //! rank. A failing rank sends its report to all the others and waits (a few
 //! seconds at most) for each to acknowledge it; a rank that sees a report
 //! fails its next `test` with [`CommError::PeerFailed`].
 
+use super::mpi_words::{as_f32, as_f32_mut, decode_report, encode_report, operation};
 use super::{CommError, Counters, Transport};
 use crate::codes;
 use crate::dist::{CommunicatorRank, GridSize};
@@ -34,8 +40,6 @@ const START: i32 = 4;
 const END: i32 = 5;
 /// Words of a failure report: the rank, the text's byte count, the text.
 const REPORT_WORDS: usize = 512;
-/// How long a failing rank waits for the others to acknowledge.
-const ACK_WAIT: Duration = Duration::from_secs(10);
 static ONE: [u32; 1] = [1];
 
 /// An initialised MPI library (finalised when dropped).
@@ -110,7 +114,12 @@ impl Mpi {
         let sizes: Vec<Option<usize>> = plan
             .messages
             .iter()
-            .map(|m| (m.from == me || m.to.contains(&me)).then_some(m.len))
+            .map(|m| match &m.reduce {
+                // The reducing rank of a collective: its partial, then the result.
+                Some(_) if m.from == me && m.route != Route::Direct => Some(2 * m.len),
+                Some(spec) if m.from == me => Some(m.len * (spec.members.len() - 1)),
+                _ => m.involves(me).then_some(m.len),
+            })
             .collect();
         let mut arena = vec![0u32; sizes.iter().flatten().sum()];
         let mut reports_in = vec![0u32; REPORT_WORDS * self.size()];
@@ -130,6 +139,9 @@ impl Mpi {
                 me,
                 slots: slots(&mut arena, &sizes),
                 pending: (0..plan.messages.len()).map(|_| Vec::new()).collect(),
+                pending_f: (0..plan.messages.len()).map(|_| Vec::new()).collect(),
+                parts: std::collections::BTreeMap::new(),
+                combined: std::collections::BTreeMap::new(),
                 received: vec![None; plan.messages.len()],
                 complete: vec![false; plan.messages.len()],
                 counters: Counters::default(),
@@ -174,6 +186,7 @@ struct Comms<'c> {
 }
 
 type Req<'a, 's> = Request<'a, [u32], &'s LocalScope<'a>>;
+type ReqF<'a, 's> = Request<'a, [f32], &'s LocalScope<'a>>;
 
 impl std::fmt::Debug for MpiTransport<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -189,6 +202,12 @@ pub struct MpiTransport<'a, 's> {
     me: usize,
     slots: Vec<Option<&'a mut [u32]>>,
     pending: Vec<Vec<Req<'a, 's>>>,
+    /// Reduce requests (on `f32`s).
+    pending_f: Vec<Vec<ReqF<'a, 's>>>,
+    /// At the reducing rank of a reduce by sends: the partials so far, by rank.
+    parts: std::collections::BTreeMap<usize, Vec<(usize, Vec<u32>)>>,
+    /// At the reducing rank of a reduce: the combined partials.
+    combined: std::collections::BTreeMap<usize, Vec<u32>>,
     received: Vec<Option<&'a [u32]>>,
     complete: Vec<bool>,
     counters: Counters,
@@ -264,17 +283,42 @@ impl<'a, 's> MpiTransport<'a, 's> {
 
     /// Tests every request of message `id`; whether all are done.
     fn test_requests(&mut self, id: usize) -> bool {
-        let receiving = self.plan.messages[id].from != self.me;
+        let m = &self.plan.messages[id];
+        let reducing = m.reduce.is_some() && m.from == self.me;
+        let receiving = m.reduce.is_none() && m.from != self.me;
         let mut left = Vec::new();
         for req in std::mem::take(&mut self.pending[id]) {
             match req.test_with_data() {
                 Ok((_, words)) if receiving => self.received[id] = Some(words),
+                Ok((status, words)) if reducing => self
+                    .parts
+                    .entry(id)
+                    .or_default()
+                    .push((status.source_rank() as usize, words.to_vec())),
                 Ok(_) => {}
                 Err(req) => left.push(req),
             }
         }
-        let done = left.is_empty();
+        let mut left_f = Vec::new();
+        for req in std::mem::take(&mut self.pending_f[id]) {
+            match req.test_with_data() {
+                Ok((_, values)) if reducing => {
+                    let words = values.iter().map(|x| x.to_bits()).collect();
+                    self.combined.insert(id, words);
+                }
+                Ok(_) => {}
+                Err(req) => left_f.push(req),
+            }
+        }
+        let done = left.is_empty() && left_f.is_empty();
+        if done && reducing && !self.combined.contains_key(&id) {
+            let spec = m.reduce.as_ref().expect("a reduce");
+            let mut parts = self.parts.remove(&id).unwrap_or_default();
+            parts.sort_by_key(|(r, _)| *r);
+            self.combined.insert(id, super::combine(spec.agg, &parts));
+        }
         self.pending[id] = left;
+        self.pending_f[id] = left_f;
         done
     }
 
@@ -335,6 +379,53 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         Ok(())
     }
 
+    fn post_reduce(&mut self, id: usize, data: &[u32]) -> Result<(), CommError> {
+        let m = &self.plan.messages[id];
+        let (route, root, len) = (m.route, m.from, m.len);
+        let spec = m.reduce.clone().expect("a reduce message");
+        let slot = self.slot(id)?;
+        if route == Route::Direct {
+            if self.me == root {
+                self.parts
+                    .entry(id)
+                    .or_default()
+                    .push((root, data.to_vec()));
+                let others = spec.members.iter().filter(|&&r| r != root);
+                let mut rest: &'a mut [u32] = slot;
+                for &r in others {
+                    let (part, tail) = std::mem::take(&mut rest).split_at_mut(len);
+                    rest = tail;
+                    let p = self.comms.world.process_at_rank(r as i32);
+                    self.pending[id]
+                        .push(p.immediate_receive_into_with_tag(self.scope, part, DATA));
+                }
+            } else {
+                slot.copy_from_slice(data);
+                let words: &'a [u32] = slot;
+                let p = self.comms.world.process_at_rank(root as i32);
+                self.pending[id].push(p.immediate_send_with_tag(self.scope, words, DATA));
+                self.counters.count_sent(self.plan, id);
+            }
+            return Ok(());
+        }
+        let comm = self.communicator(route);
+        let at = comm.process_at_rank(self.root_rank(route, root));
+        let op = operation(spec.agg);
+        if self.me == root {
+            let (send, recv) = slot.split_at_mut(len);
+            send.copy_from_slice(data);
+            let send: &'a [u32] = send;
+            let req = at.immediate_reduce_into_root(self.scope, as_f32(send), as_f32_mut(recv), op);
+            self.pending_f[id].push(req);
+        } else {
+            slot.copy_from_slice(data);
+            let send: &'a [u32] = slot;
+            self.pending_f[id].push(at.immediate_reduce_into(self.scope, as_f32(send), op));
+            self.counters.count_sent(self.plan, id);
+        }
+        Ok(())
+    }
+
     fn test(&mut self, id: usize) -> Result<bool, CommError> {
         self.check_reports()?;
         if self.complete[id] {
@@ -344,14 +435,18 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
             return Ok(false);
         }
         self.complete[id] = true;
-        if self.plan.messages[id].from != self.me {
+        let m = &self.plan.messages[id];
+        if (m.reduce.is_some()) == (m.from == self.me) {
             self.counters.count_received(self.plan, id);
         }
         Ok(true)
     }
 
     fn data(&self, id: usize) -> &[u32] {
-        self.received[id].unwrap_or(&[])
+        match self.combined.get(&id) {
+            Some(words) => words,
+            None => self.received[id].unwrap_or(&[]),
+        }
     }
 
     fn idle(&mut self, at_most: Duration) {
@@ -362,7 +457,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         self.counters
     }
 
-    fn report_failure(&mut self, text: &str) {
+    fn report_failure(&mut self, text: &str, ack_wait: Duration) {
         let Some(out) = self.report_out.take() else {
             return;
         };
@@ -379,7 +474,7 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
             }
         }
         let start = Instant::now();
-        while !reqs.is_empty() && start.elapsed() < ACK_WAIT {
+        while !reqs.is_empty() && start.elapsed() < ack_wait {
             reqs = reqs.into_iter().filter_map(|r| r.test().err()).collect();
             // Another rank failed too: it waits for this rank's word.
             if self.check_reports().is_err() {
@@ -409,32 +504,8 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
 /// The tag of a direct message: one per phase of the run.
 fn tag_of(payload: Payload) -> i32 {
     match payload {
-        Payload::Chunk(_) => DATA,
+        Payload::Chunk(_) | Payload::Reduce(_) => DATA,
         Payload::Ready | Payload::Go => START,
         Payload::Result | Payload::Counters | Payload::Done => END,
     }
-}
-
-fn encode_report(out: &mut [u32], rank: usize, text: &str) {
-    let bytes = text.as_bytes();
-    let room = (out.len() - 2) * 4;
-    let bytes = &bytes[..bytes.len().min(room)];
-    out[0] = rank as u32;
-    out[1] = bytes.len() as u32;
-    for (k, chunk) in bytes.chunks(4).enumerate() {
-        let mut w = [0u8; 4];
-        w[..chunk.len()].copy_from_slice(chunk);
-        out[2 + k] = u32::from_le_bytes(w);
-    }
-}
-
-fn decode_report(words: &[u32]) -> (usize, String) {
-    let rank = words[0] as usize;
-    let len = (words[1] as usize).min((words.len() - 2) * 4);
-    let bytes: Vec<u8> = words[2..]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(len)
-        .collect();
-    (rank, String::from_utf8_lossy(&bytes).into_owned())
 }

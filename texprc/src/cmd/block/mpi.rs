@@ -10,7 +10,7 @@
 //! acknowledges and waits for the abort. A signal (mpirun ends the other
 //! ranks with SIGTERM when one dies) prints a coded error and exits.
 
-use super::{Args, open_gpu, picker, write_outputs};
+use super::{Args, failure, open_gpu, picker, write_outputs};
 use crate::block_io::BlockInputs;
 use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +18,9 @@ use std::time::Duration;
 use texpr_block::cli::{BlockArgs, emit_all, plan};
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report};
 use texpr_block::codes;
-use texpr_block::exec::threads::{Finished, on_rank, report_text, run_and_finish, stopped_by};
+use texpr_block::exec::threads::{
+    Finished, ack_wait, on_rank, report_text, run_and_finish, stopped_by,
+};
 use texpr_block::exec::transport::mpi::Mpi;
 use texpr_block::exec::{Gathered, Job, RankError};
 use texpr_syntax::Diagnostic;
@@ -38,8 +40,19 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
             let _ = f.report();
         }
         mpi.barrier();
-        Failure::new(src, Vec::new())
+        Failure {
+            usage: f.usage,
+            ..Failure::new(src, Vec::new())
+        }
     };
+    if !b.run {
+        let d = Diagnostic::error(
+            codes::MPI_WITHOUT_RUN,
+            "started by an MPI launcher without --run: only a run needs several processes",
+        )
+        .with_note("add --run, or print the plan without mpirun");
+        return Err(once(failure(src, vec![d])));
+    }
     let (p, q) = b.grid;
     if mpi.size() != p * q {
         let d = Diagnostic::error(
@@ -53,7 +66,7 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
         .with_note(format!("run it with mpirun -np {}", p * q));
         return Err(once(Failure::about(src, d)));
     }
-    let planned = plan(b).map_err(|d| once(Failure::new(src, d)))?;
+    let planned = plan(b).map_err(|d| once(failure(src, d)))?;
     let job = job(b, &planned).map_err(|d| once(Failure::about(src, d)))?;
     watch_signals(me);
     let (finished, device, emitted) = mpi.with_transport(&job.comm, job.cfg.grid, |tr| {
@@ -61,7 +74,7 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
             Ok(done) => done,
             Err(RankError::Own(d)) => {
                 print_error(src, &on_rank(&job, me, d.clone()));
-                tr.report_failure(&report_text(&d));
+                tr.report_failure(&report_text(&d), ack_wait(&d));
                 mpi.abort(1)
             }
             Err(RankError::Peer { rank, text }) => {
@@ -132,7 +145,7 @@ fn finish_check(
 ) -> Result<(), Diagnostic> {
     if let (true, Some(got)) = (b.check, &gathered.result) {
         let full = full_inputs(&planned.p, inputs)?;
-        out!("{}", check(&planned.p, &full, got)?);
+        out!("{}", check(&planned.p, &full, got, b.allow_unchecked)?);
     }
     Ok(())
 }

@@ -1,0 +1,315 @@
+//! `--check`'s reference: the block program as one dense TExpr program,
+//! evaluated by the interpreter with its running error analysis, so that
+//! every element of a distributed result is held to its own error bound
+//! (`texpr_interp::accuracy`, as `texprc run --check` does).
+//!
+//! Every matrix is a column-major vector (element `(i, j)` at `i + j * rows`)
+//! and every op one `let` computing it element by element, as the dense CPU
+//! reference ([`super::dense`]) does; a reduction's terms are summed in any
+//! order the analysis allows, which covers the partials a distributed run
+//! combines. A mean's terms are each scaled by `1 / count` (as the block
+//! bodies scale them), so partial means add up exactly as the reference's
+//! terms do.
+
+use super::dense::Matrix;
+use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
+use crate::codes;
+use crate::stage::texpr::{body, lit};
+use std::fmt::Write as _;
+use texpr_interp::Value;
+use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
+use texpr_syntax::Diagnostic;
+
+/// The TExpr name of register `r`.
+fn name(r: Reg) -> String {
+    format!("r{}", r.0)
+}
+
+/// Element `(i, j)` of `x` read as a matrix of `out`'s shape with broadcast `b`.
+fn read(p: &Program, x: Reg, b: Bcast) -> String {
+    let rows = p.ty(x).shape.rows;
+    match b {
+        Bcast::Full => format!("{}[i + j * {rows}]", name(x)),
+        Bcast::Row => format!("{}[j]", name(x)),
+        Bcast::Col => format!("{}[i]", name(x)),
+        Bcast::All => format!("{}[0]", name(x)),
+    }
+}
+
+fn mode(p: &Program, x: Reg, r: Reg) -> Bcast {
+    crate::air::typing::broadcast_mode(p.ty(x), p.ty(r)).unwrap_or(Bcast::Full)
+}
+
+/// The value of op `r` at element `(i, j)` (index variables `i`, `j`).
+fn element(p: &Program, r: Reg) -> String {
+    let out = p.ty(r).shape;
+    match &p.inst(r).op {
+        Op::Input => unreachable!("inputs are inputs"),
+        Op::Binary(_, _, _) | Op::Map(..) | Op::Scale(..) | Op::Fused(_) | Op::Broadcast(_) => {
+            let f = match &p.inst(r).op {
+                Op::Broadcast(x) => crate::air::Fused {
+                    operands: vec![crate::air::Operand {
+                        reg: *x,
+                        bcast: mode(p, *x, r),
+                    }],
+                    body: crate::air::EExpr::Arg(0),
+                },
+                _ => crate::passes::fuse_elementwise::as_fused(p, r)
+                    .expect("elementwise ops have fused bodies"),
+            };
+            let leaves: Vec<String> = f.operands.iter().map(|o| read(p, o.reg, o.bcast)).collect();
+            body(&f.body, &|k| leaves[k as usize].clone(), "")
+        }
+        Op::Matmul { a, b, epilogue } => {
+            let k = p.ty(*a).shape.cols;
+            let acc = format!(
+                "(reduce {k} |k| {}[i + k * {}] * {}[k + j * {k}])",
+                name(*a),
+                out.rows,
+                name(*b)
+            );
+            match epilogue {
+                None => acc,
+                Some(f) => {
+                    let leaves: Vec<String> =
+                        f.operands.iter().map(|o| read(p, o.reg, o.bcast)).collect();
+                    format!(
+                        "let acc = {acc} in {}",
+                        body(&f.body, &|k| leaves[k as usize].clone(), "acc")
+                    )
+                }
+            }
+        }
+        Op::Transpose(x) => format!("{}[j + i * {}]", name(*x), out.cols),
+        Op::Slice { src, rows, cols } => format!(
+            "{}[(i + {}) + (j + {}) * {}]",
+            name(*src),
+            rows.start,
+            cols.start,
+            p.ty(*src).shape.rows
+        ),
+        Op::Reverse(flip, x) => {
+            let a = if flip.rows() && out.rows > 1 {
+                format!("({} - i)", out.rows - 1)
+            } else if flip.rows() {
+                "0".into()
+            } else {
+                "i".into()
+            };
+            let b = if flip.cols() && out.cols > 1 {
+                format!("({} - j)", out.cols - 1)
+            } else if flip.cols() {
+                "0".into()
+            } else {
+                "j".into()
+            };
+            format!("{}[{a} + {b} * {}]", name(*x), out.rows)
+        }
+        Op::Reduce(agg, axis, x) => {
+            let s = p.ty(*x).shape;
+            let (op, count) = match agg {
+                Agg::Sum => ("", 1),
+                Agg::Max => ("max ", 1),
+                Agg::Min => ("min ", 1),
+                Agg::Mean => (
+                    "",
+                    match axis {
+                        SumAxis::Rows => s.cols,
+                        SumAxis::Cols => s.rows,
+                        SumAxis::All => s.len(),
+                    },
+                ),
+            };
+            let term = |at: String| {
+                let e = format!("{}[{at}]", name(*x));
+                if count > 1 {
+                    format!("({e} * {})", lit(1.0 / count as f32))
+                } else {
+                    e
+                }
+            };
+            match axis {
+                SumAxis::Rows => format!(
+                    "(reduce {op}{} |k| {})",
+                    s.cols,
+                    term(format!("i + k * {}", s.rows))
+                ),
+                SumAxis::Cols => format!(
+                    "(reduce {op}{} |k| {})",
+                    s.rows,
+                    term(format!("k + j * {}", s.rows))
+                ),
+                SumAxis::All => format!(
+                    "(reduce {op}{} |q| reduce {op}{} |k| {})",
+                    s.cols,
+                    s.rows,
+                    term(format!("k + q * {}", s.rows))
+                ),
+            }
+        }
+    }
+}
+
+/// A sum (or mean) as the block layer computes it: each tile of the
+/// operand reduced into a stored partial (the tile's part of each row, of
+/// each column, or of the whole), then the partials added in any order (a
+/// rank adds its own, ranks combine theirs). Elements past a ragged edge
+/// count as 0 (exact).
+fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
+    let ty = p.ty(x);
+    let (rows, cols, tr, tc) = (ty.shape.rows, ty.shape.cols, ty.tile.rows, ty.tile.cols);
+    let n = ty.n_tiles();
+    let count = match (agg, axis) {
+        (Agg::Sum, _) => 1,
+        (_, SumAxis::Rows) => cols,
+        (_, SumAxis::Cols) => rows,
+        (_, SumAxis::All) => rows * cols,
+    };
+    // Element (row, col) of x, 0 past the edges, divided by the count of a mean.
+    let term = |row: &str, col: &str| {
+        let read = format!("{}[{row} + ({col}) * {rows}]", name(x));
+        let mut conds = Vec::new();
+        if !rows.is_multiple_of(tr) {
+            conds.push(format!("{row} < {rows}"));
+        }
+        if !cols.is_multiple_of(tc) {
+            conds.push(format!("{col} < {cols}"));
+        }
+        let e = if conds.is_empty() {
+            read
+        } else {
+            format!("select({}, {read} else 0.0, 0.0)", conds.join(" && "))
+        };
+        if count > 1 {
+            format!("({e} * {})", lit(1.0 / count as f32))
+        } else {
+            e
+        }
+    };
+    let (part, len, value) = match axis {
+        SumAxis::Rows => (
+            format!(
+                "compute {} |t| compute {rows} |i| reduce {tc} |k| {}",
+                n.cols,
+                term("i", &format!("t * {tc} + k"))
+            ),
+            rows * n.cols,
+            format!(
+                "compute 1 |j| compute {rows} |i| reduce {} |t| P[i + t * {rows}]",
+                n.cols
+            ),
+        ),
+        SumAxis::Cols => (
+            format!(
+                "compute {cols} |j| compute {} |t| reduce {tr} |k| {}",
+                n.rows,
+                term(&format!("t * {tr} + k"), "j")
+            ),
+            n.rows * cols,
+            format!(
+                "compute {cols} |j| compute 1 |i| reduce {} |t| P[t + j * {}]",
+                n.rows, n.rows
+            ),
+        ),
+        SumAxis::All => {
+            // Each tile's column sums (stored), then each tile's sum of them
+            // (stored), as a whole-matrix step computes a tile.
+            let columns = format!("{}_cols", name(r));
+            let col = |c: &str| {
+                let read = format!("{columns}[t + ({c}) * {}]", n.rows);
+                if cols.is_multiple_of(tc) {
+                    read
+                } else {
+                    format!("select({c} < {cols}, {read} else 0.0, 0.0)")
+                }
+            };
+            let tiles = format!(
+                "compute {} |u| compute {} |t| reduce {tc} |k| {}",
+                n.cols,
+                n.rows,
+                col(&format!("u * {tc} + k"))
+            );
+            let part = format!(
+                "compute {cols} |j| compute {} |t| reduce {tr} |k| {}\nlet {}_parts: f32[{}] = {tiles}",
+                n.rows,
+                term(&format!("t * {tr} + k"), "j"),
+                name(r),
+                n.rows * n.cols
+            );
+            return format!(
+                "let {columns}: f32[{}] = {part}\nlet {}: f32[1] = compute 1 |j| compute 1 |i| reduce {} |u| reduce {} |t| {}_parts[t + u * {}]\n",
+                cols * n.rows,
+                name(r),
+                n.cols,
+                n.rows,
+                name(r),
+                n.rows
+            );
+        }
+    };
+    let partials = format!("{}_parts", name(r));
+    format!(
+        "let {partials}: f32[{len}] = {part}\nlet {}: f32[{}] = {}\n",
+        name(r),
+        p.ty(r).shape.len(),
+        value.replace("P[", &format!("{partials}[")),
+    )
+}
+
+/// The dense TExpr program of `p`: its inputs, one `let` per op, the
+/// returned matrix as output `out`.
+pub fn dense_program(p: &Program) -> String {
+    let mut src = String::new();
+    for r in p.regs() {
+        let ty = p.ty(r);
+        let len = ty.shape.len();
+        if matches!(p.inst(r).op, Op::Input) {
+            let _ = writeln!(src, "input {}: f32[{len}]", name(r));
+            continue;
+        }
+        if let Op::Reduce(agg @ (Agg::Sum | Agg::Mean), axis, x) = p.inst(r).op {
+            src.push_str(&tiled_sum(p, r, agg, axis, x));
+            continue;
+        }
+        let value = format!(
+            "compute {} |j| compute {} |i| {}",
+            ty.shape.cols,
+            ty.shape.rows,
+            element(p, r)
+        );
+        let _ = writeln!(src, "let {}: f32[{len}] = {value}", name(r));
+    }
+    let _ = writeln!(
+        src,
+        "output out: f32[{}] = {}",
+        p.ty(p.ret).shape.len(),
+        name(p.ret)
+    );
+    src
+}
+
+/// The interpreter's value and per-element bound of `p`'s result on `inputs`.
+pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diagnostic> {
+    super::dense::check_inputs(p, inputs)?;
+    let src = dense_program(p);
+    let prog = super::runner::check_kernel(&src)?;
+    let values: Vec<Value> = inputs.iter().map(|m| Value::f32(m.data.clone())).collect();
+    let mut refs = reference(&prog, &values).map_err(|e| {
+        Diagnostic::error(
+            codes::KERNEL_RUN,
+            format!("the dense reference failed: {e}"),
+        )
+    })?;
+    Ok(refs.remove(0))
+}
+
+/// What `--check` found: every element within its own bound, or the worst
+/// one that is not.
+pub fn check_against(
+    p: &Program,
+    inputs: &[Matrix],
+    got: &Matrix,
+) -> Result<Result<Checked, Mismatch>, Diagnostic> {
+    let want = dense_reference(p, inputs)?;
+    Ok(compare(&p.name, &Value::f32(got.data.clone()), &want))
+}
