@@ -131,7 +131,11 @@ fn loop_programs_print_back_to_themselves() {
             let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{name}: {d:?}"));
             let text = print::program(&c.scheduled);
             let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-            assert_eq!(canonicalize(&q), canonicalize(&c.scheduled), "{name}:\n{text}");
+            assert_eq!(
+                canonicalize(&q),
+                canonicalize(&c.scheduled),
+                "{name}:\n{text}"
+            );
         }
     }
 }
@@ -164,7 +168,11 @@ fn loops_mean_what_the_docs_say() {
         (inputs, out)
     };
     let (inputs, out) = run(source("jacobi1d"), &[("T", 0)]);
-    assert_eq!(out[0].to_f64(), inputs[0].to_f64(), "no step: the initial value");
+    assert_eq!(
+        out[0].to_f64(),
+        inputs[0].to_f64(),
+        "no step: the initial value"
+    );
     // A swap is simultaneous: after an odd number of swaps a holds y.
     let swap = "param N = 4\ninput x: f32[N]\ninput y: f32[N]\n\
                 let (a, b) = iterate 3 from (x, y) |a, b| (b, a)\n\
@@ -179,7 +187,10 @@ fn loops_mean_what_the_docs_say() {
     let empty = "input x: f32[3]\noutput m = compute 3 |i| reduce max i |k| x[k]";
     let (inputs, out) = run(empty, &[]);
     let x = inputs[0].to_f64();
-    assert_eq!(out[0].to_f64(), vec![f64::NEG_INFINITY, x[0], x[0].max(x[1])]);
+    assert_eq!(
+        out[0].to_f64(),
+        vec![f64::NEG_INFINITY, x[0], x[0].max(x[1])]
+    );
 
     let target = Target::builtin("wgpu-default").unwrap();
     let p = frontend(source("nested"), &[]).unwrap();

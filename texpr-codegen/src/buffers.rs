@@ -74,7 +74,13 @@ impl BufferTable {
             constants: BTreeMap::new(),
         };
         for (i, x) in p.inputs.iter().enumerate() {
-            let id = t.add(&x.name, BufferRole::Input(i as u32), x.ty.elem, x.ty.len, x.span);
+            let id = t.add(
+                &x.name,
+                BufferRole::Input(i as u32),
+                x.ty.elem,
+                x.ty.len,
+                x.span,
+            );
             t.inputs.push(id);
         }
         let next_of: BTreeMap<u32, usize> = (p.states.iter().enumerate())
@@ -103,10 +109,28 @@ impl BufferTable {
         for (s, st) in p.states.iter().enumerate() {
             let init = t.of_outside(st.init);
             let role = BufferRole::State(s as u32);
-            let a = t.add(&format!("{}_a", st.name), role, st.ty.elem, st.ty.len, st.span);
-            let b = t.add(&format!("{}_b", st.name), role, st.ty.elem, st.ty.len, st.span);
+            let a = t.add(
+                &format!("{}_a", st.name),
+                role,
+                st.ty.elem,
+                st.ty.len,
+                st.span,
+            );
+            let b = t.add(
+                &format!("{}_b", st.name),
+                role,
+                st.ty.elem,
+                st.ty.len,
+                st.span,
+            );
             let count = p.loops[st.of as usize].count;
-            let bufs = t.slots_of(&st.name, st.of, (st.ty.elem, st.ty.len), [init, a, b], count);
+            let bufs = t.slots_of(
+                &st.name,
+                st.of,
+                (st.ty.elem, st.ty.len),
+                [init, a, b],
+                count,
+            );
             t.states.push(bufs);
             if let VecRef::Global(g) = st.next {
                 t.globals[g as usize] = bufs.next;
@@ -138,7 +162,14 @@ impl BufferTable {
     }
 
     /// Adds a buffer; returns its id.
-    fn add(&mut self, name: &str, role: BufferRole, elem: ElemTy, len: u64, span: Span) -> BufferId {
+    fn add(
+        &mut self,
+        name: &str,
+        role: BufferRole,
+        elem: ElemTy,
+        len: u64,
+        span: Span,
+    ) -> BufferId {
         let id = BufferId(self.plans.len() as u32);
         let name = self.free_name(name);
         self.plans.push(plan(&name, role, elem, len));
@@ -172,7 +203,8 @@ impl BufferTable {
                 init_from,
             };
             let name = self.free_name(&format!("{name}{suffix}"));
-            self.slots.push((plan(&name, BufferRole::Scratch, elem, len), step));
+            self.slots
+                .push((plan(&name, BufferRole::Scratch, elem, len), step));
             (id, step)
         };
         let (current, step) = slot(false, "");
@@ -217,7 +249,9 @@ impl BufferTable {
     /// `base`, or `base` with `_` appended until no buffer has the name.
     fn free_name(&self, base: &str) -> String {
         let mut name = base.to_string();
-        while self.plans.iter().any(|b| b.name == name) || self.slots.iter().any(|s| s.0.name == name) {
+        while self.plans.iter().any(|b| b.name == name)
+            || self.slots.iter().any(|s| s.0.name == name)
+        {
             name.push('_');
         }
         name

@@ -131,7 +131,11 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
     let items = items(p, bufs);
     let n_globals = p.globals.len();
     for (i, item) in items.into_iter().enumerate() {
-        let within = if i < n_globals { p.globals[i].within } else { None };
+        let within = if i < n_globals {
+            p.globals[i].within
+        } else {
+            None
+        };
         let mut in_loop = InLoop {
             within,
             ticks: Vec::new(),
@@ -225,7 +229,14 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
             },
             ticks: Vec::new(),
         };
-        match kernel(p, &bufs, (k, bufs.plans.len() as u32), item, &in_loop, target) {
+        match kernel(
+            p,
+            &bufs,
+            (k, bufs.plans.len() as u32),
+            item,
+            &in_loop,
+            target,
+        ) {
             Ok(kt) => {
                 errs.extend(check_kernel(&kt, limits, &bufs.plans));
                 let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();

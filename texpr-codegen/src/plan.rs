@@ -303,7 +303,8 @@ impl std::fmt::Display for Module {
                         lp.kernels.start,
                         lp.kernels.end,
                         lp.count,
-                        lp.within.map_or(String::new(), |w| format!(" in each step of loop {w}"))
+                        lp.within
+                            .map_or(String::new(), |w| format!(" in each step of loop {w}"))
                     )?;
                 }
             }
@@ -322,10 +323,9 @@ impl std::fmt::Display for Module {
                     Access::ReadWrite => "read_write",
                 };
                 let steps = match &b.step {
-                    Some(s) if s.next => format!(
-                        ", per step: b{} on even steps, b{} on odd",
-                        s.a.0, s.b.0
-                    ),
+                    Some(s) if s.next => {
+                        format!(", per step: b{} on even steps, b{} on odd", s.a.0, s.b.0)
+                    }
                     Some(s) => format!(
                         ", per step: b{} on the first, b{} on odd steps, b{} on even",
                         s.init.0, s.a.0, s.b.0

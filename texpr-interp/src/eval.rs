@@ -147,7 +147,9 @@ impl<'a, S: Shadow> Interp<'a, S> {
     fn run_loop(&mut self, l: LoopId, body: std::ops::Range<usize>) -> Result<(), EvalError> {
         let p = self.prog;
         let lp = &p.loops[l as usize];
-        let states: Vec<usize> = (0..p.states.len()).filter(|&s| p.states[s].of == l).collect();
+        let states: Vec<usize> = (0..p.states.len())
+            .filter(|&s| p.states[s].of == l)
+            .collect();
         for &s in &states {
             let v = self.whole(p.states[s].init)?;
             self.states[s] = Some(v);

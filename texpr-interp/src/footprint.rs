@@ -39,8 +39,14 @@ pub fn footprint(p: &Program) -> Footprint {
         .iter()
         .map(|i| i.ty.len)
         .fold(0, u64::saturating_add);
-    let states = p.states.iter().map(|s| s.ty.len).fold(0, u64::saturating_add);
-    let kept = roots().map(|e| e.ty.len).fold(inputs.saturating_add(states), u64::saturating_add);
+    let states = p
+        .states
+        .iter()
+        .map(|s| s.ty.len)
+        .fold(0, u64::saturating_add);
+    let kept = roots()
+        .map(|e| e.ty.len)
+        .fold(inputs.saturating_add(states), u64::saturating_add);
     let transient = roots().map(|e| held(e, true)).max().unwrap_or(0);
     // How many times each loop runs its body in all.
     let mut runs = vec![1u64; p.loops.len()];
@@ -49,7 +55,10 @@ pub fn footprint(p: &Program) -> Footprint {
         runs[l] = outer.saturating_mul(lp.count);
     }
     let times = |within: Option<u32>| within.map_or(1, |l| runs[l as usize]);
-    let globals = p.globals.iter().map(|g| times(g.within).saturating_mul(ops(&g.value)));
+    let globals = p
+        .globals
+        .iter()
+        .map(|g| times(g.within).saturating_mul(ops(&g.value)));
     let outputs = p.outputs.iter().map(|o| ops(&o.value));
     let inits = p.states.iter().map(|s| {
         let lp = &p.loops[s.of as usize];
@@ -57,7 +66,10 @@ pub fn footprint(p: &Program) -> Footprint {
     });
     Footprint {
         bytes: kept.saturating_add(transient).saturating_mul(4),
-        ops: globals.chain(outputs).chain(inits).fold(0, u64::saturating_add),
+        ops: globals
+            .chain(outputs)
+            .chain(inits)
+            .fold(0, u64::saturating_add),
     }
 }
 

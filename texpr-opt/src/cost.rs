@@ -16,8 +16,8 @@ use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
 
 /// Arithmetic operations of the whole program (globals and outputs).
 pub fn flops(p: &Program) -> u64 {
-    let globals = (p.globals.iter())
-        .map(|g| expr_flops(p, &g.value) * p.runs_within(g.within, None) as f64);
+    let globals =
+        (p.globals.iter()).map(|g| expr_flops(p, &g.value) * p.runs_within(g.within, None) as f64);
     let outputs = p.outputs.iter().map(|o| expr_flops(p, &o.value));
     // Counted in f64 (a triangle's mean count is a half); `as` saturates.
     globals.chain(outputs).sum::<f64>().round() as u64
@@ -30,7 +30,11 @@ pub fn min_bytes(p: &Program) -> u64 {
     let outputs: u64 = p.outputs.iter().map(|o| o.value.ty.len).sum();
     let states = p.states.iter().map(|s| {
         let steps = p.runs_within(Some(s.of), None);
-        let steps = if p.loops[s.of as usize].count == 0 { 0 } else { steps };
+        let steps = if p.loops[s.of as usize].count == 0 {
+            0
+        } else {
+            steps
+        };
         2u64.saturating_mul(s.ty.len).saturating_mul(steps)
     });
     let states = states.fold(0u64, u64::saturating_add);
@@ -102,9 +106,8 @@ mod tests {
     #[test]
     fn loops_count_every_step_and_triangles_half_their_square() {
         // 5 steps of 8 additions; the state read and written each step.
-        let p = program(
-            "input x: f32[8]\noutput y = iterate 5 from x |y| compute 8 |i| y[i] + 1.0",
-        );
+        let p =
+            program("input x: f32[8]\noutput y = iterate 5 from x |y| compute 8 |i| y[i] + 1.0");
         // 5 * 8 adds; the output `y` copies the final state (no flops).
         assert_eq!(flops(&p), 5 * 8);
         assert_eq!(min_bytes(&p), 4 * (8 + 8 + 2 * 8 * 5));

@@ -150,7 +150,8 @@ fn describe(expected: &[String]) -> Vec<String> {
         let grouped = (expr && (OPERAND_START.contains(&e) || EXPR_ONLY_START.contains(&e)))
             || (term && TERM_START.contains(&e))
             || (lit && LIT_START.contains(&e))
-            || (ops && (OPERATORS.contains(&e) || COMPARISONS.contains(&e) || LOGICAL.contains(&e)));
+            || (ops
+                && (OPERATORS.contains(&e) || COMPARISONS.contains(&e) || LOGICAL.contains(&e)));
         let name = terminal_name(e);
         if !grouped && !names.contains(&name) {
             names.push(name);

@@ -242,7 +242,12 @@ impl Gpu {
                 continue;
             };
             let mut entries = Vec::new();
-            for (b, &id) in k.bindings.iter().zip(ids).filter(|(b, _)| b.group == group as u32) {
+            for (b, &id) in k
+                .bindings
+                .iter()
+                .zip(ids)
+                .filter(|(b, _)| b.group == group as u32)
+            {
                 let buffer = buffers.get(id as usize).ok_or_else(|| {
                     RuntimeError::BadPlan(format!(
                         "kernel `{}` binds buffer {} of {}",

@@ -101,7 +101,11 @@ pub fn kernel(
     };
     cx.kernel_body(&sh, w, g, &dest)?;
     for &l in &in_loop.ticks {
-        advance_step(&mut cx, l, "all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))");
+        advance_step(
+            &mut cx,
+            l,
+            "all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))",
+        );
     }
     let kernel = Kernel {
         entry_point: format!("k{k}_{name}"),

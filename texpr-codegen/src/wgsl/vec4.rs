@@ -110,18 +110,14 @@ impl Ctx<'_> {
         reads.sort();
         reads.dedup();
         let all_quads = reads.iter().all(|id| {
-            self.bufs.plan_of(*id).len.is_multiple_of(4)
-                && *id != out_id
-                && !self.octo.contains(id)
+            self.bufs.plan_of(*id).len.is_multiple_of(4) && *id != out_id && !self.octo.contains(id)
         });
         let eights = |len: u64| len.is_multiple_of(8);
         let octo = self.wide_loads
             && m.is_multiple_of(8)
             && out.per_group.is_multiple_of(8)
             && eights(out.len)
-            && reads
-                .iter()
-                .all(|id| eights(self.bufs.plan_of(*id).len))
+            && reads.iter().all(|id| eights(self.bufs.plan_of(*id).len))
             && self.vectorizable(s, *t, 8, &mut Vec::new());
         all_quads.then_some(Quad {
             m: *m,

@@ -64,13 +64,15 @@ fn is_comparison(op: BinOp) -> bool {
 /// certain whatever the other: every device computes the other to some
 /// boolean, and `false && c` is `false`.
 fn logical(op: BinOp, a: El<Bound>, b: El<Bound>) -> Bound {
-    let decides = |x: El<Bound>| {
-        x.1.specified && x.1.err == 0.0 && x.0 == Sc::B(op == BinOp::Or)
-    };
+    let decides = |x: El<Bound>| x.1.specified && x.1.err == 0.0 && x.0 == Sc::B(op == BinOp::Or);
     if decides(a) || decides(b) {
         return Bound::default();
     }
-    let err = if a.1.err > 0.0 || b.1.err > 0.0 { 1.0 } else { 0.0 };
+    let err = if a.1.err > 0.0 || b.1.err > 0.0 {
+        1.0
+    } else {
+        0.0
+    };
     leaf(err, a.1.specified && b.1.specified)
 }
 

@@ -134,12 +134,9 @@ impl Checker {
         let v = self.term_root(|c| c.const_term(t))?;
         if v < 0 {
             return Err(self.err(
-                Diagnostic::error(
-                    codes::ITER_COUNT,
-                    format!("an `iterate` of {v} steps"),
-                )
-                .with_primary(t.span, format!("this count is {v}"))
-                .with_note("a loop runs 0 or more steps"),
+                Diagnostic::error(codes::ITER_COUNT, format!("an `iterate` of {v} steps"))
+                    .with_primary(t.span, format!("this count is {v}"))
+                    .with_note("a loop runs 0 or more steps"),
             ));
         }
         Ok(v as u64)
@@ -161,10 +158,17 @@ impl Checker {
             Err(c.err(
                 Diagnostic::error(
                     codes::ITER_ARITY,
-                    format!("{} for {}", count(found as u64, what), count(n as u64, "state")),
+                    format!(
+                        "{} for {}",
+                        count(found as u64, what),
+                        count(n as u64, "state")
+                    ),
                 )
                 .with_primary(at, format!("{} here", count(found as u64, what)))
-                .with_secondary(names_span, format!("{} named here", count(n as u64, "state")))
+                .with_secondary(
+                    names_span,
+                    format!("{} named here", count(n as u64, "state")),
+                )
                 .with_note(format!(
                     "an `iterate` of {} takes {want}",
                     count(n as u64, "state")
@@ -177,11 +181,25 @@ impl Checker {
         let results = match &it.body {
             IterBody::Results(es) => (es.len(), es[0].span.to(es[es.len() - 1].span)),
             IterBody::Block {
-                results, yield_span, ..
+                results,
+                yield_span,
+                ..
             } => (results.len(), *yield_span),
         };
-        let a = check(self, "initial value", it.inits.len(), it.inits.len() == n, inits_span);
-        let b = check(self, "binder", binders, binders == n || binders == n + 1, binders_span);
+        let a = check(
+            self,
+            "initial value",
+            it.inits.len(),
+            it.inits.len() == n,
+            inits_span,
+        );
+        let b = check(
+            self,
+            "binder",
+            binders,
+            binders == n || binders == n + 1,
+            binders_span,
+        );
         let c = check(self, "result", results.0, results.0 == n, results.1);
         a.and(b).and(c)
     }
@@ -283,7 +301,9 @@ impl Checker {
                 iter,
             } => self.iterate_item(item.span, *output, names, ty.as_ref(), iter),
             // The grammar puts nothing else in a block.
-            ast::ItemKind::Param { .. } | ast::ItemKind::Input { .. } | ast::ItemKind::Output { .. } => {}
+            ast::ItemKind::Param { .. }
+            | ast::ItemKind::Input { .. }
+            | ast::ItemKind::Output { .. } => {}
         }
     }
 
@@ -353,9 +373,17 @@ impl Checker {
         taken.extend(self.outputs.iter().map(|o| o.name.clone()));
         taken.extend(self.vars.iter().map(|v| v.name.clone()));
         taken.extend(self.scopes_top_names());
-        let kept_g = self.globals.iter().enumerate().filter(|(g, _)| !made_g.contains(g));
+        let kept_g = self
+            .globals
+            .iter()
+            .enumerate()
+            .filter(|(g, _)| !made_g.contains(g));
         taken.extend(kept_g.map(|(_, g)| g.name.clone()));
-        let kept_s = self.states.iter().enumerate().filter(|(s, _)| !made_s.contains(s));
+        let kept_s = self
+            .states
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| !made_s.contains(s));
         taken.extend(kept_s.map(|(_, s)| s.name.clone()));
         let mut fresh = |base: &str| {
             let mut name = base.to_string();

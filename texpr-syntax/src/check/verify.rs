@@ -505,28 +505,55 @@ impl Verifier<'_> {
         for (l, lp) in p.loops.iter().enumerate() {
             let span = lp.span;
             if lp.within.is_some_and(|w| w as usize >= l) {
-                self.fail(codes::IR_LOOP, span, format!("loop {l} within a later loop"));
+                self.fail(
+                    codes::IR_LOOP,
+                    span,
+                    format!("loop {l} within a later loop"),
+                );
             }
             let extent = lp.count.max(1);
-            let ok = p.vars.get(lp.var.0 as usize).map(|v| v.kind)
-                == Some(VarKind::Index { extent });
+            let ok =
+                p.vars.get(lp.var.0 as usize).map(|v| v.kind) == Some(VarKind::Index { extent });
             if !ok || lp.count > i32::MAX as u64 {
-                self.fail(codes::IR_LOOP, span, format!("loop {l}'s step is not an index over 0..{extent}"));
+                self.fail(
+                    codes::IR_LOOP,
+                    span,
+                    format!("loop {l}'s step is not an index over 0..{extent}"),
+                );
             }
             let body = p.loop_body(l as u32);
-            let inside = p.globals.iter().filter(|g| p.loop_within(g.within, l as u32)).count();
+            let inside = p
+                .globals
+                .iter()
+                .filter(|g| p.loop_within(g.within, l as u32))
+                .count();
             if body.is_empty() || body.len() != inside {
-                self.fail(codes::IR_LOOP, span, format!("loop {l}'s globals are not one run"));
+                self.fail(
+                    codes::IR_LOOP,
+                    span,
+                    format!("loop {l}'s globals are not one run"),
+                );
             }
         }
-        if p.globals.iter().any(|g| g.within.is_some_and(|l| !self.valid_loop(l))) {
-            self.fail(codes::IR_LOOP, Span::DUMMY, "a global within no loop".into());
+        if p.globals
+            .iter()
+            .any(|g| g.within.is_some_and(|l| !self.valid_loop(l)))
+        {
+            self.fail(
+                codes::IR_LOOP,
+                Span::DUMMY,
+                "a global within no loop".into(),
+            );
         }
         let mut nexts = std::collections::BTreeSet::new();
         for (k, st) in p.states.iter().enumerate() {
             let span = st.span;
             if !self.valid_loop(st.of) {
-                self.fail(codes::IR_LOOP, span, format!("state `{}` of no loop", st.name));
+                self.fail(
+                    codes::IR_LOOP,
+                    span,
+                    format!("state `{}` of no loop", st.name),
+                );
                 continue;
             }
             let body = p.loop_body(st.of);
@@ -550,7 +577,10 @@ impl Verifier<'_> {
                 self.fail(
                     codes::IR_LOOP,
                     span,
-                    format!("state {k} `{}`: init {:?} or next {:?} out of place", st.name, st.init, st.next),
+                    format!(
+                        "state {k} `{}`: init {:?} or next {:?} out of place",
+                        st.name, st.init, st.next
+                    ),
                 );
             }
         }

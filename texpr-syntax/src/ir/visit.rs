@@ -11,7 +11,9 @@
 //! `let` its value, then its body; operators and calls their operands. Index
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
-use super::{Expr, ExprKind, IndexMap, Item, LoopId, MapKind, Program, Term, TermKind, VarId, VecRef};
+use super::{
+    Expr, ExprKind, IndexMap, Item, LoopId, MapKind, Program, Term, TermKind, VarId, VecRef,
+};
 use crate::ast::{Level, MemLevel};
 
 /// The level written on a `compute`, `reduce` (a [`Level`]) or `let` (a [`MemLevel`]).
@@ -416,7 +418,10 @@ impl Program {
         let inside = |g: &super::Global| self.loop_within(g.within, l);
         match self.globals.iter().position(inside) {
             Some(start) => {
-                let len = self.globals[start..].iter().take_while(|g| inside(g)).count();
+                let len = self.globals[start..]
+                    .iter()
+                    .take_while(|g| inside(g))
+                    .count();
                 start..start + len
             }
             None => 0..0,

@@ -130,7 +130,9 @@ impl Printer<'_> {
         while g < range.end {
             let global = &p.globals[g];
             if global.within == within {
-                let level = global.level.map_or(String::new(), |l| format!("@{}", l.name()));
+                let level = global
+                    .level
+                    .map_or(String::new(), |l| format!("@{}", l.name()));
                 let head = format!("let{level} {}: {} =", global.name, ty(global.value.ty));
                 let text = self.item(head, &global.value);
                 push_indented(out, &text, ind);
@@ -166,7 +168,12 @@ impl Printer<'_> {
             [one] => format!(": {}", ty(one.ty)),
             _ => String::new(),
         };
-        let inits = tuple(states.iter().map(|s| p.vec_name(s.init).to_string()).collect());
+        let inits = tuple(
+            states
+                .iter()
+                .map(|s| p.vec_name(s.init).to_string())
+                .collect(),
+        );
         let mut binders: Vec<&str> = states.iter().map(|s| s.name.as_str()).collect();
         binders.push(self.name(lp.var));
         let head = format!(
@@ -176,7 +183,12 @@ impl Printer<'_> {
         );
         push_indented(out, &head, ind);
         self.globals(out, body, Some(l), ind + 4);
-        let nexts = tuple(states.iter().map(|s| p.vec_name(s.next).to_string()).collect());
+        let nexts = tuple(
+            states
+                .iter()
+                .map(|s| p.vec_name(s.next).to_string())
+                .collect(),
+        );
         push_indented(out, &format!("    yield {nexts}\n}}\n"), ind);
     }
 
