@@ -63,6 +63,10 @@ pub fn emit_with_stats(
     Ok((module, stats))
 }
 
+/// What [`written_kernels`] gives: the kernels, the buffers they use and
+/// the loops over them.
+pub type Written = (Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>);
+
 /// Every kernel of `p` as written (before [`single_uses`] and naga's
 /// validation), checked against `target`'s limits, the buffers they use
 /// (the program's, then the spill buffers the kernels add) and the loops
@@ -70,7 +74,7 @@ pub fn emit_with_stats(
 pub fn written_kernels(
     p: &Program,
     target: &Target,
-) -> Result<(Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>), Vec<Diagnostic>> {
+) -> Result<Written, Vec<Diagnostic>> {
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);

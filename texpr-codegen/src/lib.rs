@@ -36,6 +36,7 @@ pub mod dispatch;
 pub mod emit;
 pub mod finite;
 pub mod grid;
+pub mod kir;
 pub mod plan;
 pub mod translate;
 pub mod validate;

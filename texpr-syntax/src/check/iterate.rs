@@ -74,10 +74,7 @@ impl Checker {
     ) -> CResult<Vec<u32>> {
         let count = self.iter_count(&it.count);
         let arity = self.iter_arity(names, it);
-        let want = match ty {
-            Some(a) => Some(self.ty_ann(a)),
-            None => None,
-        };
+        let want = ty.map(|a| self.ty_ann(a));
         let hint = ty.map(|a| a.elem);
         let inits: Vec<CResult<(VecRef, Ty)>> = (it.inits.iter().zip(names))
             .map(|(e, name)| self.init(e, name, hint))

@@ -1,0 +1,648 @@
+//! Building a kernel: values defined in the open block (reused where the same
+//! pure value is in scope), variables, stores, loops, conditionals and
+//! barriers, with the accounts the limit checks need.
+//!
+//! Value reuse: a value whose operation reads nothing that may change while
+//! the kernel runs (its operands, constants, builtins, read-only buffers,
+//! private constants, variables never assigned) is *pure*; asking again for
+//! a pure value already defined in an open block gives that one back, so an
+//! index such as `(g * 256 + l) * 16 + t` is computed once, not once per
+//! read. Loads of written memory, variables' values and subgroup operations
+//! are never reused.
+//!
+//! Uniformity: every block is opened uniform (every invocation of the
+//! workgroup enters it alike) or not; [`Builder::barrier`] and
+//! [`Builder::subgroup`] refuse non-uniform control flow (E0391), so code
+//! generation cannot put one there by mistake.
+//!
+//! Accounts: loop iterations one invocation runs (each loop's trips times
+//! the runs of the block it stands in), statements written inside unrolled
+//! copies after the first ([`Builder::enter_copy`]), all statements.
+
+use super::*;
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
+use texpr_syntax::Diagnostic;
+
+/// A place in an open block where statements can be inserted later
+/// ([`Builder::insert_at`]): declarations hoisted to the top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark(usize);
+
+#[derive(Debug)]
+enum Open {
+    Root,
+    Loop {
+        index: V,
+        start: V,
+        end: V,
+        step: LoopStep,
+        trips: u64,
+    },
+    Then(V),
+    Else(V, Block),
+}
+
+#[derive(Debug)]
+struct Frame {
+    open: Open,
+    stmts: Vec<Stmt>,
+    uniform: bool,
+    /// How often this block's statements run per invocation.
+    runs: u64,
+    /// The pure values defined here, by operation and type.
+    values: HashMap<(Op, Ty), V>,
+    /// The reads of the constant variables declared here, by constant.
+    const_vars: HashMap<Lit, V>,
+}
+
+/// A kernel under construction.
+#[derive(Debug)]
+pub struct Builder {
+    k: Kernel,
+    frames: Vec<Frame>,
+    /// Free values (constants, builtins), shared by all blocks.
+    free: HashMap<(Op, Ty), V>,
+    /// Memory that does not change while the kernel runs.
+    fixed_mem: BTreeSet<Mem>,
+    /// Variables assigned somewhere (their reads are never reused).
+    assigned: BTreeSet<VarId>,
+    next_name: u32,
+    copies: u32,
+    unrolled: u64,
+    statements: u64,
+    iterations: u64,
+    /// Insertion points: (frame depth, statement index), shifted as
+    /// statements are inserted.
+    marks: Vec<(usize, usize)>,
+    /// The top of the function body.
+    top: Mark,
+    runtime_zero: Option<V>,
+    /// Each non-finite constant's value, by bits.
+    nonfinite: HashMap<u32, V>,
+}
+
+impl Builder {
+    pub fn new(name: impl Into<String>, comment: impl Into<String>) -> Builder {
+        Builder {
+            k: Kernel {
+                name: name.into(),
+                workgroup_size: 1,
+                bindings: Vec::new(),
+                shared: Vec::new(),
+                privates: Vec::new(),
+                vars: Vec::new(),
+                values: Vec::new(),
+                body: Block::default(),
+                comment: comment.into(),
+            },
+            frames: vec![Frame {
+                open: Open::Root,
+                stmts: Vec::new(),
+                uniform: true,
+                runs: 1,
+                values: HashMap::default(),
+                const_vars: HashMap::default(),
+            }],
+            free: HashMap::default(),
+            fixed_mem: BTreeSet::new(),
+            assigned: BTreeSet::new(),
+            next_name: 0,
+            copies: 0,
+            unrolled: 0,
+            statements: 0,
+            iterations: 0,
+            marks: vec![(0, 0)],
+            top: Mark(0),
+            runtime_zero: None,
+            nonfinite: HashMap::default(),
+        }
+    }
+
+    /// The top of the function body (for values every statement may read).
+    pub fn top(&self) -> Mark {
+        self.top
+    }
+
+    /// The kernel so far (its body is complete only after [`Builder::finish`]).
+    pub fn kernel(&self) -> &Kernel {
+        &self.k
+    }
+
+    pub fn set_workgroup_size(&mut self, w: u32) {
+        self.k.workgroup_size = w;
+    }
+
+    /// `base_N` with the next number: names are unique within the kernel.
+    pub fn fresh(&mut self, base: &str) -> String {
+        self.next_name += 1;
+        let plain = base.starts_with(|c: char| c.is_ascii_alphabetic())
+            && base.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+        let base: String = match plain {
+            true => base.to_string(),
+            false => {
+                let s: String = base
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                format!("v_{s}")
+            }
+        };
+        format!("{base}_{}", self.next_name)
+    }
+
+    /// Declares a storage buffer binding (binding number = its position).
+    pub fn bind(&mut self, buffer: BufferId, name: String, access: Access, view: Ty) -> u32 {
+        let i = self.k.bindings.len() as u32;
+        self.k.bindings.push(BufferDecl {
+            buffer,
+            name,
+            access,
+            view: View { ty: view },
+        });
+        if access == Access::Read {
+            self.fixed_mem.insert(Mem::Buffer(i));
+        }
+        i
+    }
+
+    /// Changes how a bound buffer is viewed (before any load of it is built).
+    pub fn set_view(&mut self, binding: u32, ty: Ty) {
+        self.k.bindings[binding as usize].view = View { ty };
+    }
+
+    pub fn declare_shared(&mut self, name: String, ty: Ty, len: u32) -> Mem {
+        self.k.shared.push(SharedDecl { name, ty, len });
+        Mem::Shared(self.k.shared.len() as u32 - 1)
+    }
+
+    /// A module-scope array of constants (one per distinct list).
+    pub fn private_array(&mut self, base: &str, ty: Ty, values: Vec<Lit>) -> Mem {
+        if let Some(i) = self.k.privates.iter().position(|p| p.ty == ty && p.values == values) {
+            return Mem::Private(i as u32);
+        }
+        let name = format!("c_{base}_{}", self.k.privates.len());
+        self.k.privates.push(PrivateDecl { name, ty, values });
+        let m = Mem::Private(self.k.privates.len() as u32 - 1);
+        self.fixed_mem.insert(m);
+        m
+    }
+
+    /// A constant. An infinity or a NaN is a run-time value, its bits
+    /// or'ed with a run-time zero defined at the top of the kernel: Tint
+    /// (Chromium's WGSL compiler) rejects a constant expression that
+    /// evaluates to one.
+    pub fn lit(&mut self, l: Lit) -> V {
+        if let Lit::F32(x) = l
+            && !x.is_finite()
+        {
+            return self.nonfinite(x);
+        }
+        self.free_value(Op::Const(l), Ty::scalar(l.scalar()), "c")
+    }
+
+    /// `bitcast<f32>(bits | runtime_zero)`, defined once at the top.
+    fn nonfinite(&mut self, x: f32) -> V {
+        if let Some(&v) = self.nonfinite.get(&x.to_bits()) {
+            return v;
+        }
+        let zero = match self.runtime_zero {
+            Some(z) => z,
+            None => {
+                let wid = self.builtin(Builtin::WorkgroupId(0));
+                let z = self.u32(0);
+                let op = Op::Binary(BinOp::BitAnd, wid, z);
+                let v = self.value_at(self.top, op, Ty::U32, "runtime_zero");
+                self.runtime_zero = Some(v);
+                v
+            }
+        };
+        let bits = self.u32(x.to_bits());
+        let or = self.value_at(self.top, Op::Binary(BinOp::BitOr, bits, zero), Ty::U32, "bits");
+        let v = self.value_at(self.top, Op::Bitcast(or), Ty::F32, "nonfinite");
+        self.nonfinite.insert(x.to_bits(), v);
+        v
+    }
+
+    pub fn i32(&mut self, x: i32) -> V {
+        self.lit(Lit::I32(x))
+    }
+
+    pub fn u32(&mut self, x: u32) -> V {
+        self.lit(Lit::U32(x))
+    }
+
+    pub fn f32(&mut self, x: f32) -> V {
+        self.lit(Lit::F32(x))
+    }
+
+    pub fn builtin(&mut self, b: Builtin) -> V {
+        let name = match b {
+            Builtin::WorkgroupId(_) => "wid",
+            Builtin::LocalId(_) => "lid",
+            Builtin::SubgroupInvocationId => "sgl",
+            Builtin::SubgroupId => "sgid",
+            Builtin::NumSubgroups => "nsg",
+            Builtin::SubgroupSize => "sgs",
+        };
+        self.free_value(Op::Builtin(b), Ty::U32, name)
+    }
+
+    fn free_value(&mut self, op: Op, ty: Ty, name: &str) -> V {
+        if let Some(&v) = self.free.get(&(op.clone(), ty)) {
+            return v;
+        }
+        let v = self.push_value(op.clone(), ty, name.to_string());
+        self.free.insert((op, ty), v);
+        v
+    }
+
+    fn push_value(&mut self, op: Op, ty: Ty, name: String) -> V {
+        self.k.values.push(Value { op, ty, name });
+        V(self.k.values.len() as u32 - 1)
+    }
+
+    /// Whether an operation's result may be reused wherever it is in scope
+    /// (see the module doc).
+    fn pure_op(&self, op: &Op) -> bool {
+        match op {
+            Op::Load(m, _) => self.fixed_mem.contains(m),
+            Op::ReadVar(v) => !self.assigned.contains(v),
+            Op::Subgroup(..) | Op::LoopIndex => false,
+            _ => true,
+        }
+    }
+
+    /// Whether value `v` is pure (may be reused or moved to its use).
+    pub fn is_pure(&self, v: V) -> bool {
+        self.pure_op(&self.k.value(v).op)
+    }
+
+    /// The value of `op` (type `ty`), defined here unless the same pure value
+    /// is in scope; `name` is its base name.
+    pub fn value(&mut self, op: Op, ty: Ty, name: &str) -> V {
+        if op.is_free() {
+            return self.free_value(op, ty, name);
+        }
+        let pure = self.pure_op(&op);
+        if pure {
+            let key = (op.clone(), ty);
+            if let Some(v) = self.frames.iter().rev().find_map(|f| f.values.get(&key)) {
+                return *v;
+            }
+        }
+        let name = self.fresh(name);
+        let v = self.push_value(op.clone(), ty, name);
+        self.push(Stmt::Let(v));
+        if pure {
+            self.frame().values.insert((op, ty), v);
+        }
+        v
+    }
+
+    /// `a op b` (comparisons give booleans).
+    pub fn binary(&mut self, op: BinOp, a: V, b: V) -> V {
+        let at = self.ty(a);
+        let ty = match op.is_comparison() {
+            true => Ty::vec(Scalar::Bool, at.width),
+            false => at,
+        };
+        self.value(Op::Binary(op, a, b), ty, "t")
+    }
+
+    pub fn unary(&mut self, op: UnOp, a: V) -> V {
+        let ty = self.ty(a);
+        self.value(Op::Unary(op, a), ty, "t")
+    }
+
+    /// A builtin function; `All` gives a boolean, the others their first
+    /// value operand's type (`Select`'s second).
+    pub fn call(&mut self, f: Fun, args: Vec<V>) -> V {
+        let ty = match f {
+            Fun::All => Ty::BOOL,
+            Fun::Select => self.ty(args[0]),
+            _ => self.ty(args[0]),
+        };
+        self.value(Op::Call(f, args), ty, "t")
+    }
+
+    /// `cond ? t : f` (WGSL's `select(f, t, cond)`).
+    pub fn select(&mut self, cond: V, t: V, f: V) -> V {
+        self.call(Fun::Select, vec![f, t, cond])
+    }
+
+    pub fn convert(&mut self, ty: Ty, a: V) -> V {
+        if self.ty(a) == ty {
+            return a;
+        }
+        self.value(Op::Convert(a), ty, "t")
+    }
+
+    pub fn bitcast(&mut self, ty: Ty, a: V) -> V {
+        if self.ty(a) == ty {
+            return a;
+        }
+        self.value(Op::Bitcast(a), ty, "t")
+    }
+
+    /// `mem[index]`, of the memory's element type.
+    pub fn load(&mut self, mem: Mem, index: V) -> V {
+        let ty = self.k.mem_ty(mem).expect("declared memory");
+        self.value(Op::Load(mem, index), ty, "t")
+    }
+
+    pub fn read_var(&mut self, v: VarId) -> V {
+        let ty = self.k.var(v).ty;
+        self.value(Op::ReadVar(v), ty, "t")
+    }
+
+    pub fn extract(&mut self, a: V, k: u8) -> V {
+        let ty = Ty::scalar(self.ty(a).scalar);
+        self.value(Op::Extract(a, k), ty, "t")
+    }
+
+    pub fn construct(&mut self, ty: Ty, parts: Vec<V>) -> V {
+        self.value(Op::Construct(parts), ty, "q")
+    }
+
+    /// A subgroup operation: uniform control flow only (E0391).
+    pub fn subgroup(&mut self, op: SgOp, args: Vec<V>) -> Result<V, Diagnostic> {
+        if !self.uniform() {
+            return Err(nonuniform("a subgroup operation"));
+        }
+        let ty = self.ty(args[0]);
+        Ok(self.value(Op::Subgroup(op, args), ty, "t"))
+    }
+
+    /// A function variable (`len`: an array), declared here.
+    pub fn var(&mut self, base: &str, ty: Ty, len: Option<u32>, init: Init) -> VarId {
+        let id = self.new_var(base, ty, len);
+        self.push(Stmt::Var(id, init));
+        id
+    }
+
+    /// A function variable declared at `mark` (hoisted).
+    pub fn var_at(&mut self, mark: Mark, base: &str, ty: Ty, len: Option<u32>) -> VarId {
+        let id = self.new_var(base, ty, len);
+        self.insert_at(mark, Stmt::Var(id, Init::None));
+        id
+    }
+
+    fn new_var(&mut self, base: &str, ty: Ty, len: Option<u32>) -> VarId {
+        let name = self.fresh(base);
+        self.k.vars.push(Var { name, ty, len });
+        VarId(self.k.vars.len() as u32 - 1)
+    }
+
+    /// A variable holding a constant, never assigned: naga evaluates
+    /// arithmetic on a literal when it parses WGSL, and rejects what WGSL
+    /// defines only at run time (an integer division by a literal 0); read
+    /// from a variable, the operand is a run-time value.
+    pub fn const_var(&mut self, l: Lit) -> V {
+        if let Some(v) = self.frames.iter().rev().find_map(|f| f.const_vars.get(&l)) {
+            return *v;
+        }
+        let lit = self.lit(l);
+        let var = self.var("c", Ty::scalar(l.scalar()), None, Init::Value(lit));
+        let v = self.read_var(var);
+        self.frame().const_vars.insert(l, v);
+        v
+    }
+
+    /// `var[index] = value` (`None`: the whole variable).
+    pub fn assign(&mut self, var: VarId, index: Option<V>, value: V) {
+        if self.assigned.insert(var) {
+            // Reads made while it looked constant are not reused past here.
+            for f in &mut self.frames {
+                f.values
+                    .retain(|(op, _), _| !matches!(op, Op::ReadVar(x) | Op::Load(Mem::Var(x), _) if *x == var));
+                f.const_vars.retain(|_, v| !matches!(self.k.values[v.0 as usize].op, Op::ReadVar(x) if x == var));
+            }
+        }
+        self.push(Stmt::Assign(var, index, value));
+    }
+
+    /// `mem[index] = value`.
+    pub fn store(&mut self, mem: Mem, index: V, value: V) {
+        self.push(Stmt::Store(mem, index, value));
+    }
+
+    /// `workgroupBarrier()`: uniform control flow only (E0391).
+    pub fn barrier(&mut self) -> Result<(), Diagnostic> {
+        if !self.uniform() {
+            return Err(nonuniform("a barrier"));
+        }
+        self.push(Stmt::Barrier);
+        Ok(())
+    }
+
+    /// Opens a loop of index `base` from `start` to `end` by `step`, at most
+    /// `trips` trips; returns its index.
+    pub fn open_loop(
+        &mut self,
+        base: &str,
+        (start, end, step): (V, V, LoopStep),
+        uniform: bool,
+        trips: u64,
+    ) -> V {
+        let name = self.fresh(base);
+        let index = self.push_value(Op::LoopIndex, Ty::I32, name);
+        let runs = self.frames.last().map_or(1, |f| f.runs).saturating_mul(trips);
+        self.iterations = self.iterations.saturating_add(runs);
+        self.statements += 1;
+        let uniform = uniform && self.uniform();
+        self.frames.push(Frame {
+            open: Open::Loop {
+                index,
+                start,
+                end,
+                step,
+                trips,
+            },
+            stmts: Vec::new(),
+            uniform,
+            runs,
+            values: HashMap::default(),
+            const_vars: HashMap::default(),
+        });
+        index
+    }
+
+    /// Opens `if (cond)`.
+    pub fn open_if(&mut self, cond: V, uniform: bool) {
+        let runs = self.frames.last().map_or(1, |f| f.runs);
+        let uniform = uniform && self.uniform();
+        self.statements += 1;
+        self.frames.push(Frame {
+            open: Open::Then(cond),
+            stmts: Vec::new(),
+            uniform,
+            runs,
+            values: HashMap::default(),
+            const_vars: HashMap::default(),
+        });
+    }
+
+    /// Closes the open `if`'s then-block and opens its else-block.
+    pub fn open_else(&mut self) {
+        let f = self.frames.pop().expect("an open if");
+        let Open::Then(cond) = f.open else {
+            panic!("else without an if")
+        };
+        self.drop_marks(self.frames.len());
+        self.frames.push(Frame {
+            open: Open::Else(cond, Block { stmts: f.stmts }),
+            stmts: Vec::new(),
+            uniform: f.uniform,
+            runs: f.runs,
+            values: HashMap::default(),
+            const_vars: HashMap::default(),
+        });
+    }
+
+    /// Closes the innermost open loop, `if` or `else`.
+    pub fn close(&mut self) {
+        let f = self.frames.pop().expect("an open block");
+        self.drop_marks(self.frames.len());
+        let body = Block { stmts: f.stmts };
+        let stmt = match f.open {
+            Open::Loop {
+                index,
+                start,
+                end,
+                step,
+                trips,
+            } => Stmt::Loop(Loop {
+                index,
+                start,
+                end,
+                step,
+                body,
+                uniform: f.uniform,
+                trips,
+            }),
+            Open::Then(cond) => Stmt::If(If {
+                cond,
+                then: body,
+                els: None,
+                uniform: f.uniform,
+            }),
+            Open::Else(cond, then) => Stmt::If(If {
+                cond,
+                then,
+                els: Some(body),
+                uniform: f.uniform,
+            }),
+            Open::Root => panic!("the function body cannot be closed"),
+        };
+        self.frames.last_mut().expect("a parent").stmts.push(stmt);
+    }
+
+    /// Marks in closed blocks can no longer be used.
+    fn drop_marks(&mut self, depth: usize) {
+        for m in &mut self.marks {
+            if m.0 >= depth {
+                *m = (usize::MAX, usize::MAX);
+            }
+        }
+    }
+
+    /// Whether the innermost open block is uniform.
+    pub fn uniform(&self) -> bool {
+        self.frames.last().is_none_or(|f| f.uniform)
+    }
+
+    /// Whether any block is open inside the function body.
+    pub fn nested(&self) -> bool {
+        self.frames.len() > 1
+    }
+
+    /// The place after the last statement of the innermost open block.
+    pub fn mark(&mut self) -> Mark {
+        let depth = self.frames.len() - 1;
+        self.marks.push((depth, self.frames[depth].stmts.len()));
+        Mark(self.marks.len() - 1)
+    }
+
+    /// Inserts `s` at `mark` (after anything inserted there before).
+    pub fn insert_at(&mut self, mark: Mark, s: Stmt) {
+        let (depth, at) = self.marks[mark.0];
+        assert!(depth < self.frames.len(), "a mark in a closed block");
+        self.frames[depth].stmts.insert(at, s);
+        self.statements += 1;
+        for m in &mut self.marks {
+            if m.0 == depth && m.1 >= at {
+                m.1 += 1;
+            }
+        }
+        // The mark itself stays after what was inserted.
+    }
+
+    /// Defines value `op` at `mark` instead of here (a value every later
+    /// statement may read: the mark's block must enclose this one).
+    pub fn value_at(&mut self, mark: Mark, op: Op, ty: Ty, name: &str) -> V {
+        let name = self.fresh(name);
+        let v = self.push_value(op, ty, name);
+        self.insert_at(mark, Stmt::Let(v));
+        v
+    }
+
+    /// Starts copy `k` of an unrolled body: statements of every copy after
+    /// the first count as unrolled. Returns what [`Builder::leave_copy`] takes.
+    pub fn enter_copy(&mut self, k: u64) -> bool {
+        let counted = k > 0;
+        self.copies += counted as u32;
+        counted
+    }
+
+    pub fn leave_copy(&mut self, counted: bool) {
+        self.copies -= counted as u32;
+    }
+
+    /// Statements unrolling added so far.
+    pub fn unrolled(&self) -> u64 {
+        self.unrolled
+    }
+
+    /// Statements written so far.
+    pub fn statements(&self) -> u64 {
+        self.statements
+    }
+
+    /// Loop iterations one invocation runs in everything built so far.
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    pub fn ty(&self, v: V) -> Ty {
+        self.k.value(v).ty
+    }
+
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("a block")
+    }
+
+    fn push(&mut self, s: Stmt) {
+        self.statements += 1;
+        if self.copies > 0 {
+            self.unrolled += 1;
+        }
+        self.frame().stmts.push(s);
+    }
+
+    /// The finished kernel (every block closed).
+    pub fn finish(mut self) -> Kernel {
+        assert_eq!(self.frames.len(), 1, "blocks left open");
+        let root = self.frames.pop().expect("the function body");
+        self.k.body = Block { stmts: root.stmts };
+        self.k
+    }
+}
+
+fn nonuniform(what: &str) -> Diagnostic {
+    Diagnostic::error(
+        "E0391",
+        format!("internal error: {what} in non-uniform control flow"),
+    )
+    .with_note("every invocation of a workgroup must reach it alike")
+}
