@@ -16,8 +16,10 @@
 //!   an index with unit stride along the output's rows `a` and another along
 //!   its columns `b` (`x[b*R + a]`); `transpose` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
-//!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
-//!   one), a fold, a transpose, or anything else (elementwise).
+//!   every element folds a long outer product, [`super::contraction`]), a
+//!   row reduction (a [`Rows`] whose body holds a `reduce`, unless it is a
+//!   [`Tiled`] root: then each element folds its own, and the item is
+//!   elementwise), a fold, a transpose, or anything else (elementwise).
 
 use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
@@ -305,7 +307,8 @@ pub fn strides(t: &Term, i: VarId, j: VarId) -> Option<(i64, i64)> {
 /// The heuristic's classes of item roots.
 #[derive(Clone, Debug)]
 pub enum Shape<'e> {
-    /// A [`Tiled`] root whose `S` holds a `reduce` (the first of `k` terms).
+    /// A [`Tiled`] root whose every element folds an outer product of `k`
+    /// steps ([`super::contraction::contraction`]).
     Contraction { tiled: Tiled<'e>, k: u64 },
     /// A [`Rows`] root whose body (of `c` elements) holds a `reduce`, the
     /// longest of `k` terms (attention's row folds over its keys, not over
@@ -337,14 +340,6 @@ pub fn element_cost(root: &Expr) -> u64 {
     cost
 }
 
-/// The terms of the first `reduce` in `e` (pre-order), if any.
-fn first_reduce(e: &Expr) -> Option<u64> {
-    match e.find(|x| matches!(x.kind, ExprKind::Reduce { .. }))?.kind {
-        ExprKind::Reduce { n, .. } => Some(n),
-        _ => None,
-    }
-}
-
 /// The most terms of any `reduce` in `e`.
 fn longest_reduce(e: &Expr) -> Option<u64> {
     let mut most = None;
@@ -357,14 +352,19 @@ fn longest_reduce(e: &Expr) -> Option<u64> {
 }
 
 /// The class of `root`: contraction, row reduction, fold, transpose or
-/// elementwise.
+/// elementwise. A [`Tiled`] root that folds but is no contraction (a
+/// matrix-wide `select` folding in one column, a fold of a few steps or of
+/// a count over an enclosing index, no outer product) is elementwise: its
+/// elements fold independently, and no row shares a fold.
 pub fn classify(root: &Expr) -> Shape<'_> {
-    if let Some(t) = tiled(root)
-        && let Some(k) = first_reduce(t.body)
+    let tiled = tiled(root);
+    if let Some(t) = tiled
+        && let Some(k) = super::contraction::contraction(&t)
     {
         return Shape::Contraction { tiled: t, k };
     }
-    if let Some(r) = rows(root)
+    if tiled.is_none()
+        && let Some(r) = rows(root)
         && let Some(k) = longest_reduce(r.body)
     {
         return Shape::RowReduction {
