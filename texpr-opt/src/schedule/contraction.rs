@@ -1,16 +1,16 @@
 //! Which 2D items are contractions worth tiling: the rule behind
 //! [`super::shape::Shape::Contraction`].
 //!
-//! A register tile computes an `RI x RJ` block of a [`Tiled`] item in one
-//! invocation, and pays when the block's elements share their work: each
-//! step of the fold loads `RI` values that depend on the row (and not the
-//! column) and `RJ` that depend on the column (and not the row), and
-//! combines them in `RI * RJ` products. So an item is a contraction only
+//! A register tile computes an `RI x RJ` block of a `Tiled` item
+//! ([`super::shape::Tiled`]) in one invocation, and pays when the block's
+//! elements share their work: each step of the fold loads `RI` values that
+//! depend on the row (and not the column) and `RJ` that depend on the
+//! column (and not the row), and combines them in `RI * RJ` products. So an item is a contraction only
 //! when *every* element folds a *long* reduction over such operands (an
 //! outer product each step, as `a[i, k] * b[k, j]`):
 //!
-//! - `S` holds exactly one outermost `reduce` ([`single_reduce`]), and not
-//!   in a `select`'s branch picked on a line of the result only (its
+//! - `S` holds exactly one outermost scalar `reduce` ([`single_reduce`]),
+//!   and not in a `select`'s branch picked on a line of the result only (its
 //!   condition pins the row or the column: `j == k`, `i == k && j > k`).
 //!   Code generation computes a branch that folds only where the condition
 //!   picks it ([`Shape`]'s elementwise form keeps that), while a tile folds
@@ -30,24 +30,38 @@
 //!
 //! [`Shape`]: super::shape::Shape
 
-use super::shape::{Tiled, single_reduce};
 use texpr_syntax::ir::{BinOp, Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
 /// The fewest steps of a contraction worth tiling. Measured on llvmpipe
-/// (`c[i, j] - reduce K |k| a[i, k] * b[k, j]`, 512 x 512, `texprc bench
-/// --runs 9`, the heuristic's tile against `default` and `coarsen
-/// group=256 per_thread=16`, GPU ms, two runs): K = 1 0.85 / 0.59 / 0.50
-/// and 0.85 / 1.06 / 0.54 (the tile slowest); K = 2 0.77 / 0.73 / 0.74 and
-/// 1.54 / 1.47 / 1.42 (slowest by 5%); K = 3 0.82 / 0.94 / 0.93 and 1.56 /
-/// 1.83 / 1.84; K = 4 1.58 / 1.83 / 2.27 and 1.63 / 2.38 / 2.31 (the tile
-/// fastest from 3 steps on, by 2-4x from 8). Four is also the shortest fold
-/// a `kstep=4` tile takes.
-pub const MIN_STEPS: u64 = 4;
+/// (`c[i, j] - reduce K |k| a[i, k] * b[k, j]`, 512 x 512; `texprc bench
+/// FILE --runs 15 --warmups 2 --schedule ...`, two runs on a quiet machine,
+/// load 1.5; GPU ms of the tile the heuristic picked before this rule, of
+/// `default`, and of `coarsen group=256 per_thread=16`): K = 2 0.773 /
+/// 0.742 / 0.728 and 0.794 / 0.759 / 0.745 (the tile the slowest, by
+/// 4-7%); K = 3 0.810 / 0.930 / 0.915 and 0.809 / 0.919 / 0.943 (the tile
+/// 13% faster); K = 4 0.838 / 1.167 / 1.142 and 0.847 / 1.204 / 1.109.
+/// Earlier, under load 6, K = 1 took 0.85 ms tiled against 0.50-0.54 ms
+/// coarsened.
+pub const MIN_STEPS: u64 = 3;
 
-/// The number of steps of `t`'s fold when `t` is a contraction worth tiling
-/// (see the module docs), else `None`.
-pub fn contraction(t: &Tiled<'_>) -> Option<u64> {
-    let fold = single_reduce(t.body)?;
+/// The single outermost `reduce` of `s`, when there is exactly one and it is
+/// scalar: `s` is then that reduction's epilogue (a contraction that
+/// register tiles accumulate).
+pub fn single_reduce(s: &Expr) -> Option<&Expr> {
+    let found = s.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
+    match found.as_slice() {
+        [r] if r.ty.len == 1 => Some(*r),
+        _ => None,
+    }
+}
+
+/// The number of steps of the fold of `s`, the element `(i, j)` of a
+/// [`Tiled`] item, when the item is a contraction worth tiling (see the
+/// module docs), else `None`.
+///
+/// [`Tiled`]: super::shape::Tiled
+pub fn contraction(s: &Expr, i: VarId, j: VarId) -> Option<u64> {
+    let fold = single_reduce(s)?;
     let ExprKind::Reduce {
         n,
         var,
@@ -58,7 +72,7 @@ pub fn contraction(t: &Tiled<'_>) -> Option<u64> {
     else {
         return None;
     };
-    if *n < MIN_STEPS || on_a_line(t.body, fold, t.i, t.j) {
+    if *n < MIN_STEPS || on_a_line(s, fold, i, j) {
         return None;
     }
     // Reads hold no reads: the outermost ones are all of them. A `let`'s
@@ -73,7 +87,7 @@ pub fn contraction(t: &Tiled<'_>) -> Option<u64> {
             _ => false,
         })
     };
-    (along(t.i, t.j) && along(t.j, t.i)).then_some(*n)
+    (along(i, j) && along(j, i)).then_some(*n)
 }
 
 /// Whether `node` (a node of `s`) stands in a branch of some `select` of

@@ -21,6 +21,7 @@
 //!   [`Tiled`] root: then each element folds its own, and the item is
 //!   elementwise), a fold, a transpose, or anything else (elementwise).
 
+pub use super::contraction::single_reduce;
 use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
 use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId, VecRef};
@@ -59,16 +60,6 @@ impl Tiled<'_> {
     }
 }
 
-/// The single outermost `reduce` of `s`, when there is exactly one and it is
-/// scalar: `s` is then that reduction's epilogue (a contraction that
-/// register tiles accumulate).
-pub fn single_reduce(s: &Expr) -> Option<&Expr> {
-    let found = s.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
-    match found.as_slice() {
-        [r] if r.ty.len == 1 => Some(*r),
-        _ => None,
-    }
-}
 
 /// The 2D compute of `root`, batched or not.
 pub fn tiled(root: &Expr) -> Option<Tiled<'_>> {
@@ -359,7 +350,7 @@ fn longest_reduce(e: &Expr) -> Option<u64> {
 pub fn classify(root: &Expr) -> Shape<'_> {
     let tiled = tiled(root);
     if let Some(t) = tiled
-        && let Some(k) = super::contraction::contraction(&t)
+        && let Some(k) = super::contraction::contraction(t.body, t.i, t.j)
     {
         return Shape::Contraction { tiled: t, k };
     }
