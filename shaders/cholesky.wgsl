@@ -141,28 +141,26 @@ fn k3_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     let step_1: i32 = b3_step0[0];
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    for (var j_2: i32 = 0i; j_2 < 4i; j_2 = j_2 + 1i) {
-        let t_4: i32 = l * 4i + j_2;
-        var c_5: i32 = 32i;
-        let t_7: bool = (t_4 % c_5) == step_1;
-        let t_8: i32 = t_4 / c_5;
-        let t_10: bool = t_7 && (t_8 > step_1);
-        var pick_11: f32;
-        if (t_10) {
-            let t_13: i32 = t_4 / 32i * 32i;
-            var acc_16: f32 = 0.0f;
-            let t_17: i32 = min(step_1, 31i);
-            for (var p_1_18: i32 = 0i; p_1_18 < t_17; p_1_18 = p_1_18 + 1i) {
-                acc_16 = acc_16 + b3_L_state[t_13 + p_1_18] * b3_L_state[step_1 * 32i + p_1_18];
-            }
-            let t_25: f32 = b3_A[t_13 + step_1] - acc_16;
-            pick_11 = t_25 / b3_d[0i];
+    var c_2: i32 = 32i;
+    let t_4: bool = (l % c_2) == step_1;
+    let t_5: i32 = g * 8i;
+    let t_7: i32 = t_5 + l / c_2;
+    let t_9: bool = t_4 && (t_7 > step_1);
+    var pick_10: f32;
+    if (t_9) {
+        let t_13: i32 = (t_5 + l / 32i) * 32i;
+        var acc_16: f32 = 0.0f;
+        let t_17: i32 = min(step_1, 31i);
+        for (var p_1_18: i32 = 0i; p_1_18 < t_17; p_1_18 = p_1_18 + 1i) {
+            acc_16 = acc_16 + b3_L_state[t_13 + p_1_18] * b3_L_state[step_1 * 32i + p_1_18];
         }
-        else {
-            pick_11 = select(b3_L_state[t_4 / 32i * 32i + t_4 % 32i], b3_d[0i], t_7 && (t_8 == step_1));
-        }
-        b3_L_state_next[g * 1024i + (l * 4i + j_2)] = pick_11;
+        let t_25: f32 = b3_A[t_13 + step_1] - acc_16;
+        pick_10 = t_25 / b3_d[0i];
     }
+    else {
+        pick_10 = select(b3_L_state[(t_5 + l / 32i) * 32i + l % 32i], b3_d[0i], t_4 && (t_7 == step_1));
+    }
+    b3_L_state_next[g * 256i + l] = pick_10;
     if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b3_step0_next[0] = b3_step0[0] + 1i; }
 }
 

@@ -53,36 +53,34 @@ fn k2_LU_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     let step_1: i32 = b2_step0[0];
     let g: i32 = i32(wid.x);
     let l: i32 = i32(lid.x);
-    for (var j_2: i32 = 0i; j_2 < 4i; j_2 = j_2 + 1i) {
-        let t_4: i32 = l * 4i + j_2;
-        var c_5: i32 = 32i;
-        let t_6: i32 = t_4 / c_5;
-        let t_8: i32 = t_4 % c_5;
-        let t_10: bool = (t_6 == step_1) && (t_8 >= step_1);
-        var pick_11: f32;
-        if (t_10) {
-            pick_11 = b2_u[t_4 % 32i];
+    let t_2: i32 = g * 8i;
+    var c_3: i32 = 32i;
+    let t_5: i32 = t_2 + l / c_3;
+    let t_7: i32 = l % c_3;
+    let t_9: bool = (t_5 == step_1) && (t_7 >= step_1);
+    var pick_10: f32;
+    if (t_9) {
+        pick_10 = b2_u[l % 32i];
+    }
+    else {
+        let t_15: bool = (t_7 == step_1) && (t_5 > step_1);
+        var pick_16: f32;
+        if (t_15) {
+            let t_19: i32 = (t_2 + l / 32i) * 32i;
+            var acc_22: f32 = 0.0f;
+            let t_23: i32 = min(step_1, 31i);
+            for (var p_24: i32 = 0i; p_24 < t_23; p_24 = p_24 + 1i) {
+                acc_22 = acc_22 + b2_LU[t_19 + p_24] * b2_LU[p_24 * 32i + step_1];
+            }
+            let t_31: f32 = b2_LU[t_19 + step_1] - acc_22;
+            pick_16 = t_31 / b2_u[step_1];
         }
         else {
-            let t_16: bool = (t_8 == step_1) && (t_6 > step_1);
-            var pick_17: f32;
-            if (t_16) {
-                let t_19: i32 = t_4 / 32i * 32i;
-                var acc_22: f32 = 0.0f;
-                let t_23: i32 = min(step_1, 31i);
-                for (var p_24: i32 = 0i; p_24 < t_23; p_24 = p_24 + 1i) {
-                    acc_22 = acc_22 + b2_LU[t_19 + p_24] * b2_LU[p_24 * 32i + step_1];
-                }
-                let t_31: f32 = b2_LU[t_19 + step_1] - acc_22;
-                pick_17 = t_31 / b2_u[step_1];
-            }
-            else {
-                pick_17 = b2_LU[t_4 / 32i * 32i + t_4 % 32i];
-            }
-            pick_11 = pick_17;
+            pick_16 = b2_LU[(t_2 + l / 32i) * 32i + l % 32i];
         }
-        b2_LU_next[g * 1024i + (l * 4i + j_2)] = pick_11;
+        pick_10 = pick_16;
     }
+    b2_LU_next[g * 256i + l] = pick_10;
     if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b2_step0_next[0] = b2_step0[0] + 1i; }
 }
 

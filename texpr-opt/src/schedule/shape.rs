@@ -24,7 +24,7 @@
 pub use super::contraction::single_reduce;
 use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
-use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Func, MapKind, Term, TermKind, VarId, VecRef};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
@@ -59,7 +59,6 @@ impl Tiled<'_> {
         self.batch.map_or(1, |b| b.0)
     }
 }
-
 
 /// The 2D compute of `root`, batched or not.
 pub fn tiled(root: &Expr) -> Option<Tiled<'_>> {
@@ -310,8 +309,9 @@ pub enum Shape<'e> {
     /// A [`Transposed`] root.
     Transpose(Transposed<'e>),
     /// Anything else, `len` elements, each about `cost` operations
-    /// ([`element_cost`]).
-    Elementwise { len: u64, cost: u64 },
+    /// ([`element_cost`]); `branches` when an element folds in a `select`'s
+    /// branch ([`folds_in_a_branch`]).
+    Elementwise { len: u64, cost: u64, branches: bool },
 }
 
 /// About how many operations (expression and index-term nodes) computing
@@ -329,6 +329,17 @@ pub fn element_cost(root: &Expr) -> u64 {
         }
     });
     cost
+}
+
+/// Whether some `select` of `e` has a `reduce` in its second or third
+/// operand: a loop of the element's own that code generation runs only
+/// where the condition picks it (an `if`/`else`), so an invocation's
+/// elements branch apart (Cholesky's and LU's column updates).
+pub fn folds_in_a_branch(e: &Expr) -> bool {
+    e.any(|x| match &x.kind {
+        ExprKind::Call(Func::Select, args) => args[1..].iter().any(Expr::has_reduce),
+        _ => false,
+    })
 }
 
 /// The most terms of any `reduce` in `e`.
@@ -372,6 +383,7 @@ pub fn classify(root: &Expr) -> Shape<'_> {
         None => Shape::Elementwise {
             len: root.ty.len,
             cost: element_cost(root),
+            branches: folds_in_a_branch(root),
         },
     }
 }

@@ -86,9 +86,11 @@ fn folds_on_a_line_short_dependent_or_unshared_are_elementwise() {
     );
 }
 
-/// A Cholesky step (a matrix-wide select folding in column `k`) and an LU
-/// step take `coarsen` on a CPU and on a GPU, not a tile; the masked
-/// product `M M^T` that Cholesky starts from keeps its tile.
+/// A Cholesky step (a matrix-wide select folding in column `k`) and a
+/// ludcmp step (folding in row `k`) take `coarsen` one element per
+/// invocation on a CPU and on a GPU, not a tile, and a right-looking LU
+/// step (no fold) longer runs; the masked product `M M^T` that Cholesky
+/// starts from keeps its tile.
 #[test]
 fn factorization_steps_are_scheduled_elementwise() {
     let src = "param N = 64\ninput P: f32[N * N]\ninput A: f32[N * N]\ninput d: f32[1]\n\
@@ -98,17 +100,18 @@ fn factorization_steps_are_scheduled_elementwise() {
         output U = compute N |i| compute N |j| select(i == 20 && j >= 20, \
         P[20 * N + j] - (reduce 20 |p| P[20 * N + p] * P[p * N + j]), A[i * N + j])\n\
         output S = compute N |i| compute N |j| \
-        select(j <= i, (reduce N |p| A[i * N + p] * A[j * N + p]) / f32(N), 0.0)\n";
+        select(j <= i, (reduce N |p| A[i * N + p] * A[j * N + p]) / f32(N), 0.0)\n\
+        output R = compute N |i| compute N |j| select(i > 9 && j > 9, \
+        P[i * N + j] - P[i * N + 9] * P[9 * N + j] / P[9 * N + 9], P[i * N + j])\n";
     let p = texpr_syntax::frontend(src, &[]).unwrap();
     for target in [cpu(true), Target::default()] {
         let s = heuristic(&p, &target);
-        for item in ["L", "U"] {
-            assert!(
-                matches!(s.get(item), Strategy::Coarsen { .. }),
-                "{item}: {}",
-                s.get(item)
-            );
-        }
+        let per = |item: &str| match s.get(item) {
+            Strategy::Coarsen { per_thread, .. } => per_thread,
+            other => panic!("{item}: {other}"),
+        };
+        assert_eq!((per("L"), per("U")), (1, 1));
+        assert!(per("R") > 1);
         assert!(
             matches!(s.get("S"), Strategy::Tile { .. }),
             "S: {}",
