@@ -277,6 +277,52 @@ mod tests {
         }
     }
 
+    /// Every chain at small sizes runs on the GPU under the heuristic and
+    /// the default schedule and matches the interpreter on every element
+    /// (each within its bound, none left uncompared).
+    #[test]
+    fn every_chain_matches_the_interpreter_on_the_gpu() {
+        use crate::inputs::{to_host, to_value};
+        use texpr::{Options, ScheduleChoice};
+        let Ok(gpu) = crate::cmd::run::open_gpu(None) else {
+            let required = std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1");
+            assert!(!required, "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter");
+            eprintln!("  (GPU test skipped: no adapter)");
+            return;
+        };
+        for (chain, _) in CHAINS {
+            let defines = vec![("N".to_string(), 6), ("T".to_string(), 2)];
+            let text = source(chain, &defines).unwrap();
+            let defines: Vec<_> = (defines.into_iter())
+                .filter(|(k, _)| text.contains(&format!("param {k} ")))
+                .collect();
+            let p = program(chain, &text, &defines);
+            let inputs = random_inputs(&p, 3);
+            let host: Vec<_> = inputs.iter().map(to_host).collect();
+            let want = texpr_interp::accuracy::reference(&p, &inputs).unwrap();
+            for schedule in [ScheduleChoice::Heuristic, ScheduleChoice::Default] {
+                let opts = Options {
+                    target: gpu.target().clone(),
+                    overrides: defines.clone(),
+                    schedule,
+                };
+                let c = texpr::compile(&p, &opts).unwrap_or_else(|d| panic!("{chain}: {d:?}"));
+                let ran = gpu
+                    .run(&c.module, &host)
+                    .unwrap_or_else(|e| panic!("{chain}: {e}"));
+                let got: Vec<_> = ran.outputs.iter().map(to_value).collect();
+                for r in texpr_interp::accuracy::check_report(&p, &got, &want) {
+                    let checked =
+                        r.unwrap_or_else(|m| panic!("{chain} ({:?}): {m}", opts.schedule));
+                    assert!(
+                        checked.all_compared() && checked.compared > 0,
+                        "{chain}: {checked:?}"
+                    );
+                }
+            }
+        }
+    }
+
     /// A chain has one step per `N` (two sweeps per `T` for the stencil),
     /// and no source without its sizes.
     #[test]
