@@ -61,11 +61,11 @@ pub const CPU: &[(&str, Sizes)] = &[
     ("ludcmp", &[("N", 256)]),
     ("trisolv", &[("N", 1024)]),
     ("floyd_warshall", &[("N", 256)]),
-    ("cholesky_unrolled", &[("N", 64)]),
-    ("cholesky_right_unrolled", &[("N", 64)]),
-    ("lu_unrolled", &[("N", 64)]),
-    ("ludcmp_unrolled", &[("N", 64)]),
-    ("floyd_warshall_unrolled", &[("N", 64)]),
+    ("cholesky_unrolled", &[("N", 128)]),
+    ("cholesky_right_unrolled", &[("N", 128)]),
+    ("lu_unrolled", &[("N", 128)]),
+    ("ludcmp_unrolled", &[("N", 128)]),
+    ("floyd_warshall_unrolled", &[("N", 128)]),
     ("jacobi2d_unrolled", &[("N", 64), ("T", 32)]),
 ];
 
