@@ -3,6 +3,7 @@
 //! reference, and on the GPU it matches the interpreter on every element
 //! (none left uncompared as unspecified or ill-conditioned).
 
+use crate::solver_refs;
 use std::collections::BTreeMap;
 use texpr_interp::{eval, random_inputs};
 
@@ -129,6 +130,30 @@ const CASES: &[Case] = &[
         defines: &[("N", 13)],
         reference: trisolv,
         reduce_len: |q| 8 * p(q, "N"),
+    },
+    Case {
+        name: "cholesky_right",
+        defines: &[("N", 11)],
+        reference: cholesky,
+        reduce_len: |q| 8 * p(q, "N"),
+    },
+    Case {
+        name: "lu",
+        defines: &[("N", 12)],
+        reference: |q, x| solver_refs::lu(p(q, "N"), &x[0]),
+        reduce_len: |q| 8 * p(q, "N"),
+    },
+    Case {
+        name: "ludcmp",
+        defines: &[("N", 10)],
+        reference: |q, x| solver_refs::ludcmp(p(q, "N"), &x[0], &x[1]),
+        reduce_len: |q| 16 * p(q, "N"),
+    },
+    Case {
+        name: "floyd_warshall",
+        defines: &[("N", 14)],
+        reference: |q, x| solver_refs::floyd_warshall(p(q, "N"), &x[0]),
+        reduce_len: |q| 2 * p(q, "N"),
     },
 ];
 

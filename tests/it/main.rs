@@ -28,5 +28,6 @@ mod runtime;
 mod scale;
 mod schedules;
 mod shaders;
+mod solver_refs;
 mod tolerance;
 mod transpose;

@@ -48,7 +48,17 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
                 false => coarse.into_iter().chain(tiles).collect(),
             }
         }
-        Shape::Elementwise { len, cost } => coarsenings(prefs, prefs.coarsen_per, len, cost),
+        Shape::Elementwise {
+            len,
+            cost,
+            branches,
+        } => {
+            let per = match branches {
+                true => prefs.branch_coarsen_per,
+                false => prefs.coarsen_per,
+            };
+            coarsenings(prefs, per, len, cost)
+        }
     };
     out.push(Strategy::Default);
     out

@@ -3,7 +3,8 @@
 //! carried out ([`apply`]).
 //!
 //! - [`shape`]: the typed matches of item roots that strategies take and
-//!   the heuristic classifies (each shape recognised once).
+//!   the heuristic classifies (each shape recognised once);
+//!   [`contraction`]: which 2D items are contractions worth tiling.
 //! - [`prefs`] and [`heuristic`]: the candidates for an item, from the
 //!   device profile's preference tables.
 //! - One file per strategy: [`default`], [`coarsen`], [`rows`],
@@ -23,6 +24,7 @@
 pub mod apply;
 pub mod choose;
 pub mod coarsen;
+pub mod contraction;
 pub mod data;
 pub mod default;
 pub mod fail;

@@ -78,6 +78,11 @@ pub struct Prefs {
     /// The most operations (`shape::element_cost` times the count) one
     /// invocation's coarsened elements may take.
     pub coarsen_unrolled: u64,
+    /// `coarsen` counts per invocation for elements that fold in a
+    /// `select`'s branch (`shape::folds_in_a_branch`): each element an
+    /// `if`/`else`, one of them now and then a loop, so an invocation's
+    /// elements share no loads and its lanes wait on one another's folds.
+    pub branch_coarsen_per: &'static [u64],
     /// `transpose` `(tile, rows)` for transposed 2D items (offered when the
     /// blocks pad the result by at most a quarter), and whether they come
     /// before the coarsenings.
@@ -286,6 +291,12 @@ pub const CPU: Prefs = Prefs {
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
     coarsen_unrolled: 256,
+    // A ludcmp step folding in column 300 of a 512 x 512 select (`texprc
+    // bench FILE --runs 21 --warmups 3 --schedule ...`, three runs, load
+    // 1.5, GPU ms against `default`'s 1024-wide groups): `group=256`
+    // one per invocation 0.90-0.93x, 2 1.21-1.26x, 4 (what the element's
+    // cost gave) 1.10-1.12x, 8 1.01-1.02x, 16 0.94-0.99x.
+    branch_coarsen_per: &[1],
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: false,
     transpose_coarsen_per: &[2, 4, 8, 16],
@@ -345,6 +356,8 @@ pub const GPU: Prefs = Prefs {
     coarsen_per: &[4, 1, 8, 16, 2],
     coarsen_groups: &[256, 64, 128],
     coarsen_unrolled: 256,
+    // As on CPUs (unmeasured: a warp's lanes diverge on the branch alike).
+    branch_coarsen_per: &[1],
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: true,
     transpose_coarsen_per: &[4, 1, 8, 16, 2],

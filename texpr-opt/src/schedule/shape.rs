@@ -16,12 +16,15 @@
 //!   an index with unit stride along the output's rows `a` and another along
 //!   its columns `b` (`x[b*R + a]`); `transpose` takes it.
 //! - [`Shape`]: the heuristic's classes: a contraction (a [`Tiled`] whose
-//!   `S` holds a `reduce`), a row reduction (a [`Rows`] whose body holds
-//!   one), a fold, a transpose, or anything else (elementwise).
+//!   every element folds a long outer product, [`super::contraction`]), a
+//!   row reduction (a [`Rows`] whose body holds a `reduce`, unless it is a
+//!   [`Tiled`] root: then each element folds its own, and the item is
+//!   elementwise), a fold, a transpose, or anything else (elementwise).
 
+pub use super::contraction::single_reduce;
 use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
-use texpr_syntax::ir::{Expr, ExprKind, MapKind, Term, TermKind, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Func, MapKind, Term, TermKind, VarId, VecRef};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
@@ -54,17 +57,6 @@ impl Tiled<'_> {
     /// The batch size (1 without a batch).
     pub fn batch_len(&self) -> u64 {
         self.batch.map_or(1, |b| b.0)
-    }
-}
-
-/// The single outermost `reduce` of `s`, when there is exactly one and it is
-/// scalar: `s` is then that reduction's epilogue (a contraction that
-/// register tiles accumulate).
-pub fn single_reduce(s: &Expr) -> Option<&Expr> {
-    let found = s.find_outermost(|e| matches!(e.kind, ExprKind::Reduce { .. }));
-    match found.as_slice() {
-        [r] if r.ty.len == 1 => Some(*r),
-        _ => None,
     }
 }
 
@@ -305,7 +297,8 @@ pub fn strides(t: &Term, i: VarId, j: VarId) -> Option<(i64, i64)> {
 /// The heuristic's classes of item roots.
 #[derive(Clone, Debug)]
 pub enum Shape<'e> {
-    /// A [`Tiled`] root whose `S` holds a `reduce` (the first of `k` terms).
+    /// A [`Tiled`] root whose every element folds an outer product of `k`
+    /// steps ([`super::contraction::contraction`]).
     Contraction { tiled: Tiled<'e>, k: u64 },
     /// A [`Rows`] root whose body (of `c` elements) holds a `reduce`, the
     /// longest of `k` terms (attention's row folds over its keys, not over
@@ -316,8 +309,9 @@ pub enum Shape<'e> {
     /// A [`Transposed`] root.
     Transpose(Transposed<'e>),
     /// Anything else, `len` elements, each about `cost` operations
-    /// ([`element_cost`]).
-    Elementwise { len: u64, cost: u64 },
+    /// ([`element_cost`]); `branches` when an element folds in a `select`'s
+    /// branch ([`folds_in_a_branch`]).
+    Elementwise { len: u64, cost: u64, branches: bool },
 }
 
 /// About how many operations (expression and index-term nodes) computing
@@ -337,12 +331,15 @@ pub fn element_cost(root: &Expr) -> u64 {
     cost
 }
 
-/// The terms of the first `reduce` in `e` (pre-order), if any.
-fn first_reduce(e: &Expr) -> Option<u64> {
-    match e.find(|x| matches!(x.kind, ExprKind::Reduce { .. }))?.kind {
-        ExprKind::Reduce { n, .. } => Some(n),
-        _ => None,
-    }
+/// Whether some `select` of `e` has a `reduce` in its second or third
+/// operand: a loop of the element's own that code generation runs only
+/// where the condition picks it (an `if`/`else`), so an invocation's
+/// elements branch apart (Cholesky's and LU's column updates).
+pub fn folds_in_a_branch(e: &Expr) -> bool {
+    e.any(|x| match &x.kind {
+        ExprKind::Call(Func::Select, args) => args[1..].iter().any(Expr::has_reduce),
+        _ => false,
+    })
 }
 
 /// The most terms of any `reduce` in `e`.
@@ -357,14 +354,19 @@ fn longest_reduce(e: &Expr) -> Option<u64> {
 }
 
 /// The class of `root`: contraction, row reduction, fold, transpose or
-/// elementwise.
+/// elementwise. A [`Tiled`] root that folds but is no contraction (a
+/// matrix-wide `select` folding in one column, a fold of a few steps or of
+/// a count over an enclosing index, no outer product) is elementwise: its
+/// elements fold independently, and no row shares a fold.
 pub fn classify(root: &Expr) -> Shape<'_> {
-    if let Some(t) = tiled(root)
-        && let Some(k) = first_reduce(t.body)
+    let tiled = tiled(root);
+    if let Some(t) = tiled
+        && let Some(k) = super::contraction::contraction(t.body, t.i, t.j)
     {
         return Shape::Contraction { tiled: t, k };
     }
-    if let Some(r) = rows(root)
+    if tiled.is_none()
+        && let Some(r) = rows(root)
         && let Some(k) = longest_reduce(r.body)
     {
         return Shape::RowReduction {
@@ -381,6 +383,7 @@ pub fn classify(root: &Expr) -> Shape<'_> {
         None => Shape::Elementwise {
             len: root.ty.len,
             cost: element_cost(root),
+            branches: folds_in_a_branch(root),
         },
     }
 }

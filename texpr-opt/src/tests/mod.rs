@@ -4,6 +4,7 @@
 
 mod chains;
 mod choose;
+mod contraction;
 mod default;
 mod passes;
 mod staging;

@@ -24,6 +24,7 @@ mod args;
 mod roofline;
 mod rows;
 mod suite;
+mod unrolled;
 
 pub use args::Args;
 

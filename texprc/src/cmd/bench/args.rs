@@ -9,7 +9,7 @@ pub struct Args {
     /// Programs to measure (.te files)
     #[arg(required_unless_present = "suite")]
     pub files: Vec<PathBuf>,
-    /// Measure every example in examples/ at a realistic size, and the hand-written baselines
+    /// Measure every example in examples/ at a realistic size, the loop examples unrolled into chains of lets, and the hand-written baselines
     #[arg(long, conflicts_with = "files")]
     pub suite: bool,
     /// With --suite: only these programs (comma-separated names, e.g. `matmul,sum`)

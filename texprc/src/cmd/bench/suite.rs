@@ -1,7 +1,13 @@
 //! What `texprc bench` measures: the programs (files, or the suite at the
 //! sizes of a [`Scale`]), loaded and checked, and the hand-written baselines
 //! that compute what a suite program computes.
+//!
+//! The suite holds every example, `axpb` (built-in text) and the loop
+//! examples' steps unrolled into chains of `let`s ([`unrolled`]): the
+//! programs on which `texprc bench --suite` shows the heuristic against the
+//! default schedule (BENCHMARKS.md: never more than 5% slower).
 
+use super::unrolled;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
 use std::path::{Path, PathBuf};
 use texpr_codegen::runtime::raw::{RawProgram, baselines};
@@ -47,6 +53,20 @@ pub const CPU: &[(&str, Sizes)] = &[
     ("conv1d", &[("N", 1 << 22), ("K", 7)]),
     ("stencil2d", &[("H", 2048), ("W", 2048)]),
     ("attention", &[("S", 128), ("T", 128), ("D", 64)]),
+    ("jacobi2d", &[("N", 512), ("T", 50)]),
+    ("heat3d", &[("N", 64), ("T", 20)]),
+    ("cholesky", &[("N", 256)]),
+    ("cholesky_right", &[("N", 256)]),
+    ("lu", &[("N", 256)]),
+    ("ludcmp", &[("N", 256)]),
+    ("trisolv", &[("N", 1024)]),
+    ("floyd_warshall", &[("N", 256)]),
+    ("cholesky_unrolled", &[("N", 128)]),
+    ("cholesky_right_unrolled", &[("N", 128)]),
+    ("lu_unrolled", &[("N", 128)]),
+    ("ludcmp_unrolled", &[("N", 128)]),
+    ("floyd_warshall_unrolled", &[("N", 128)]),
+    ("jacobi2d_unrolled", &[("N", 64), ("T", 32)]),
 ];
 
 /// The suite at [`Scale::Gpu`] (the sizes of the H100 measurements in
@@ -72,6 +92,20 @@ pub const GPU: &[(&str, Sizes)] = &[
     ("conv1d", &[("N", 1 << 22), ("K", 7)]),
     ("stencil2d", &[("H", 8192), ("W", 8192)]),
     ("attention", &[("S", 1024), ("T", 1024), ("D", 64)]),
+    ("jacobi2d", &[("N", 4096), ("T", 100)]),
+    ("heat3d", &[("N", 256), ("T", 50)]),
+    ("cholesky", &[("N", 2048)]),
+    ("cholesky_right", &[("N", 2048)]),
+    ("lu", &[("N", 2048)]),
+    ("ludcmp", &[("N", 2048)]),
+    ("trisolv", &[("N", 8192)]),
+    ("floyd_warshall", &[("N", 2048)]),
+    ("cholesky_unrolled", &[("N", 256)]),
+    ("cholesky_right_unrolled", &[("N", 256)]),
+    ("lu_unrolled", &[("N", 256)]),
+    ("ludcmp_unrolled", &[("N", 256)]),
+    ("floyd_warshall_unrolled", &[("N", 256)]),
+    ("jacobi2d_unrolled", &[("N", 1024), ("T", 64)]),
 ];
 
 impl Scale {
@@ -83,11 +117,19 @@ impl Scale {
     }
 }
 
+/// Where a job's source comes from.
+enum Origin {
+    File(PathBuf),
+    /// [`AXPB`].
+    Axpb,
+    /// An unrolled chain, made at the job's sizes ([`unrolled::source`]).
+    Unrolled,
+}
+
 /// One program to measure.
 pub struct Job {
     pub name: String,
-    /// Where the source comes from: a file, or built-in text.
-    file: Option<PathBuf>,
+    origin: Origin,
     pub defines: Vec<(String, i64)>,
     /// Whether to run the hand-written baselines of this program.
     pub baselines: bool,
@@ -101,7 +143,7 @@ impl Job {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            file: Some(file.to_path_buf()),
+            origin: Origin::File(file.to_path_buf()),
             defines: defines.to_vec(),
             baselines: false,
         }
@@ -126,7 +168,11 @@ pub fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
         .filter(|(name, _)| only.is_empty() || only.iter().any(|o| o == name))
         .map(|(name, defs)| Job {
             name: name.to_string(),
-            file: (*name != "axpb").then(|| Path::new("examples").join(format!("{name}.te"))),
+            origin: match *name {
+                "axpb" => Origin::Axpb,
+                _ if unrolled::CHAINS.iter().any(|(n, _)| n == name) => Origin::Unrolled,
+                _ => Origin::File(Path::new("examples").join(format!("{name}.te"))),
+            },
             defines: defs.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             baselines: true,
         })
@@ -135,12 +181,17 @@ pub fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
 
 /// The job's source and its checked program.
 pub fn load(job: &Job) -> Result<(Source, Program), Failure> {
-    let src = match &job.file {
-        Some(file) => read_source(file)?,
-        None => Source {
-            name: format!("<{}>", job.name),
-            text: AXPB.to_string(),
-        },
+    let built_in = |text: String| Source {
+        name: format!("<{}>", job.name),
+        text,
+    };
+    let src = match &job.origin {
+        Origin::File(file) => read_source(file)?,
+        Origin::Axpb => built_in(AXPB.to_string()),
+        // The suite's table gives each chain its sizes (a test holds it to that).
+        Origin::Unrolled => built_in(
+            unrolled::source(&job.name, &job.defines).expect("the suite sizes every chain"),
+        ),
     };
     let defs = Defines {
         defines: job.defines.clone(),
@@ -196,7 +247,11 @@ mod tests {
     fn load_from_repo(job: &Job) -> Program {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         let job = Job {
-            file: job.file.as_ref().map(|f| root.join(f)),
+            origin: match &job.origin {
+                Origin::File(f) => Origin::File(root.join(f)),
+                Origin::Axpb => Origin::Axpb,
+                Origin::Unrolled => Origin::Unrolled,
+            },
             name: job.name.clone(),
             defines: job.defines.clone(),
             baselines: job.baselines,
@@ -204,6 +259,20 @@ mod tests {
         load(&job)
             .unwrap_or_else(|f| panic!("{}: {:?}", job.name, f.diags))
             .1
+    }
+
+    /// The heuristic's schedule of `job` on `target`.
+    fn heuristic(job: &Job, target: &str) -> texpr::Schedule {
+        let program = load_from_repo(job);
+        let opts = Options {
+            target: Target::builtin(target).unwrap(),
+            overrides: job.defines.clone(),
+            schedule: ScheduleChoice::Heuristic,
+        };
+        match texpr::compile(&program, &opts) {
+            Ok(c) => c.schedule,
+            Err(d) => panic!("{} {} on {target}: {:?}", job.name, job.size(), d),
+        }
     }
 
     /// `--scale gpu` names every suite program, at the sizes of issue 11,
@@ -238,19 +307,66 @@ mod tests {
             assert!(sizes.iter().any(|s| s == want), "{want} not in {sizes:?}");
         }
         for job in &jobs {
-            let program = load_from_repo(job);
-            let opts = Options {
-                target: Target::builtin("nvidia").unwrap(),
-                overrides: job.defines.clone(),
-                schedule: ScheduleChoice::Heuristic,
-            };
-            if let Err(d) = texpr::compile(&program, &opts) {
-                panic!("{} {}: {:?}", job.name, job.size(), d);
-            }
+            heuristic(job, "nvidia");
         }
         // Lavapipe's sizes are those of before.
         let cpu_jobs = suite_jobs(Scale::Cpu, &[]);
         assert_eq!(cpu_jobs.len(), CPU.len());
         assert!(cpu_jobs.iter().any(|j| j.size() == "M=1024,N=1024,K=1024"));
+    }
+
+    /// The suite holds every example and every unrolled chain, and each
+    /// program of `--scale cpu` compiles with the heuristic for llvmpipe.
+    #[test]
+    fn the_cpu_scale_suite_holds_every_example_and_compiles_for_llvmpipe() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let examples = std::fs::read_dir(root.join("examples")).unwrap();
+        let mut names: Vec<String> = examples
+            .filter_map(|e| {
+                let path = e.ok()?.path();
+                (path.extension()? == "te")
+                    .then(|| path.file_stem().unwrap().to_string_lossy().into_owned())
+            })
+            .collect();
+        names.extend(unrolled::CHAINS.iter().map(|(n, _)| n.to_string()));
+        for name in &names {
+            assert!(
+                CPU.iter().any(|(n, _)| n == name),
+                "{name} is not in the suite"
+            );
+        }
+        for job in suite_jobs(Scale::Cpu, &[]) {
+            heuristic(&job, "llvmpipe");
+        }
+    }
+
+    /// Unrolling a loop makes each step's number a constant; that must not
+    /// make a step look like a contraction worth tiling (a matrix-wide
+    /// `select` folding in one column, a fold of a few steps): every
+    /// chain's heuristic tiles, on a CPU and on a GPU, no more items than
+    /// its loop example's (the product `M M^T` that Cholesky factors).
+    #[test]
+    fn unrolled_steps_are_tiled_no_more_than_their_loop() {
+        let tiles = |s: &texpr::Schedule| {
+            (s.items.iter())
+                .filter(|(_, st)| matches!(st, texpr::Strategy::Tile { .. }))
+                .count()
+        };
+        let jobs = suite_jobs(Scale::Cpu, &[]);
+        let job = |name: &str| jobs.iter().find(|j| j.name == name).unwrap();
+        for (chain, example) in unrolled::CHAINS {
+            for target in ["llvmpipe", "nvidia"] {
+                let (c, e) = (
+                    heuristic(job(chain), target),
+                    heuristic(job(example), target),
+                );
+                assert!(
+                    tiles(&c) <= tiles(&e),
+                    "{chain} on {target}: {} tiled items, {example} {}\n{c}",
+                    tiles(&c),
+                    tiles(&e)
+                );
+            }
+        }
     }
 }
