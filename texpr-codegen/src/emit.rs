@@ -71,10 +71,7 @@ pub type Written = (Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>);
 /// validation), checked against `target`'s limits, the buffers they use
 /// (the program's, then the spill buffers the kernels add) and the loops
 /// over them.
-pub fn written_kernels(
-    p: &Program,
-    target: &Target,
-) -> Result<Written, Vec<Diagnostic>> {
+pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diagnostic>> {
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
