@@ -5,7 +5,7 @@
 
 use texpr_runtime::raw::{RawBuffer, RawKernel, RawProgram, baselines};
 use texpr_runtime::{HostBuffer, RuntimeError};
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 /// Deterministic values in [-1, 1).

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::Span;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 /// Invocations of one spin dispatch (a workgroup of 64 each).

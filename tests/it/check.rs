@@ -5,9 +5,9 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use texpr_syntax::ast::{ElemTy, TermOp};
 use texpr_syntax::check::{canonicalize, strip_spans, verify};
 use texpr_syntax::ir::{self, ExprKind, Program, Term, TermKind, VarId};
+use texpr_syntax::ir::{ElemTy, TermOp};
 use texpr_syntax::{diag, frontend, print};
 use texpr_tests::golden;
 

@@ -4,8 +4,8 @@
 
 use texpr::{DeviceLimits, Options, ScheduleChoice, Target, compile};
 use texpr_codegen::emit;
-use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
+use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Program, Ty, VecRef};
 
 fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
@@ -214,7 +214,7 @@ fn unscheduled_or_unmappable_programs_are_coded_errors() {
     let map = texpr_syntax::ir::IndexMap {
         var: k,
         len: 4,
-        kind: texpr_syntax::ir::MapKind::Term(tb(texpr_syntax::ast::TermOp::Sub, tc(3), tv(k))),
+        kind: texpr_syntax::ir::MapKind::Term(tb(texpr_syntax::ir::TermOp::Sub, tc(3), tv(k))),
     };
     let root = compute_map(Some(Level::Grid), 4, g, map, read(&p, x, tv(g)));
     output(&mut p, "y", root);

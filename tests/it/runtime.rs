@@ -4,7 +4,7 @@
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 use texpr_runtime::{AdapterChoice, Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::Span;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 fn buffer(name: &str, role: BufferRole, elem: ElemTy, len: u64) -> BufferPlan {

@@ -16,7 +16,7 @@
 use crate::plan::{BufferId, BufferPlan, BufferRole, StepBuffer};
 use std::collections::BTreeMap;
 use texpr_syntax::Span;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program, Scalar, VecRef};
 
 /// The first slot id (ids below are buffers, of the program or a kernel's spills).

@@ -9,7 +9,7 @@
 //! must carry a level (E0304).
 
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::Level;
+use texpr_syntax::ir::Level;
 use texpr_syntax::ir::{Expr, ExprKind, Layout, MapKind, VarId};
 
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 //! prints it.
 
 use texpr_syntax::Span;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// Index into [`Module::buffers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -15,7 +15,7 @@ use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use crate::value::Value;
-use texpr_syntax::ast::ReduceOp;
+use texpr_syntax::ir::ReduceOp;
 use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program, Scalar, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,

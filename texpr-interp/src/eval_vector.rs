@@ -6,7 +6,7 @@ use crate::eval::Interp;
 use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
-use texpr_syntax::ast::{ElemTy, ReduceOp};
+use texpr_syntax::ir::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId};
 
 impl<S: Shadow> Interp<'_, S> {

@@ -1,7 +1,7 @@
 //! Index terms: `i64` arithmetic over the current index variables, floor `/` and `%`.
 
 use crate::error::{EvalError, malformed};
-use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::TermOp;
 use texpr_syntax::ir::{Term, TermKind};
 
 /// Evaluates `t` with index variable `v` bound to `vars[v]`. Arithmetic wraps

@@ -1,7 +1,7 @@
 //! Deterministic random inputs for tests: splitmix64, no external crate.
 
 use crate::value::{Data, Value};
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::Program;
 
 /// The splitmix64 generator (Steele, Lea, Flood 2014).

@@ -5,8 +5,8 @@
 //! `i32::MIN % -1 = 0`; casts follow WGSL (see [`cast`]).
 
 use crate::error::{EvalError, malformed};
-use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{BinOp, Func, Scalar, UnaryOp};
+use texpr_syntax::ir::{ElemTy, ReduceOp};
 
 /// One element of a vector of any element type (including the comparison-only `bool`).
 #[derive(Clone, Copy, Debug, PartialEq)]

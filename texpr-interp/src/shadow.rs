@@ -5,7 +5,7 @@
 //! matching method with its operands and its result.
 
 use crate::scalar::Sc;
-use texpr_syntax::ast::ReduceOp;
+use texpr_syntax::ir::ReduceOp;
 use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
 
 /// An element with its shadow.
@@ -84,7 +84,7 @@ impl<S: Shadow> Shadowed<S> {
         self
     }
 
-    pub fn with_capacity(elem: texpr_syntax::ast::ElemTy, cap: usize) -> Shadowed<S> {
+    pub fn with_capacity(elem: texpr_syntax::ir::ElemTy, cap: usize) -> Shadowed<S> {
         Shadowed {
             data: crate::Data::with_capacity(elem, cap),
             shadow: Vec::with_capacity(cap),

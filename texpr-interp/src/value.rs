@@ -2,7 +2,7 @@
 
 use crate::error::{EvalError, malformed};
 use crate::scalar::Sc;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::Ty;
 
 /// The elements of a vector. `Bool` only appears inside an evaluation (a

@@ -1,9 +1,9 @@
 //! Hand-built sample programs covering every IR node, for tests in this and
 //! later crates (written as IR, so they do not depend on the front end).
 
-use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
 use texpr_syntax::ir::MapKind;
 use texpr_syntax::ir::build::*;
+use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
 use texpr_syntax::ir::{Func, IndexMap, Program, Scalar, Ty, UnaryOp};
 
 /// `out = compute n |i| a[0] * x[i] + y[i]`

@@ -20,7 +20,7 @@
 //! - E0416 creating or filling a buffer failed
 
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RuntimeError {

@@ -26,7 +26,7 @@ pub struct RunResult {
 #[derive(Debug)]
 pub(super) struct Readback {
     source: usize,
-    elem: texpr_syntax::ast::ElemTy,
+    elem: texpr_syntax::ir::ElemTy,
     len: u64,
     staging: wgpu::Buffer,
 }

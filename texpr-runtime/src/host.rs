@@ -1,6 +1,6 @@
 //! Host-side vectors: 4-byte words with an element type, as uploaded and read back.
 
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// A vector on the host: `data` holds the raw 4-byte words of `elem` values.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 
 use naga::valid::{ValidationFlags, Validator};
 use texpr_syntax::Span;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 use super::{BufferPool, Gpu, HostBuffer, Prepared, RunResult, RuntimeError, Timing};
 use texpr_codegen::plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
@@ -214,7 +214,7 @@ fn raw_kernel(
 pub mod baselines {
     use super::{RawBuffer, RawKernel, RawProgram};
     use crate::{HostBuffer, RuntimeError};
-    use texpr_syntax::ast::ElemTy;
+    use texpr_syntax::ir::ElemTy;
 
     const MATMUL_NAIVE: &str = include_str!("../../shaders/baselines/matmul_naive.wgsl");
     const MATMUL_TILED: &str = include_str!("../../shaders/baselines/matmul_tiled.wgsl");

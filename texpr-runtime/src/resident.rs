@@ -24,7 +24,7 @@ use super::buffers::{Step, byte_size, read_staging};
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::{BufferPlan, Module};
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// A storage buffer on the device, owned by the caller.
 #[derive(Debug)]

@@ -43,8 +43,8 @@ fn every_sample_translates_to_every_target() {
 /// not constant-fold `5 / 0`, `i32::MAX + 1` or `-i32::MIN` into an error.
 #[test]
 fn constant_operands_never_fold_into_errors() {
-    use texpr_syntax::ast::{BinOp, ElemTy};
     use texpr_syntax::ir::build::*;
+    use texpr_syntax::ir::{BinOp, ElemTy};
     use texpr_syntax::ir::{Scalar, UnaryOp};
     let mut p = program();
     let i = index(&mut p, "i", 4);

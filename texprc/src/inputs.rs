@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use texpr_interp::{Data, Value};
 use texpr_runtime::HostBuffer;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::Program;
 
 #[derive(Debug, Default, clap::Args)]

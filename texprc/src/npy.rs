@@ -10,7 +10,7 @@ use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
 use std::path::Path;
 use texpr_interp::{Data, Value};
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::{Input, Program};
 
 /// Reads `path` as the value of `input`.

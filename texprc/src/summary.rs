@@ -1,7 +1,7 @@
 //! A one-line look at an output vector: its type, first values, sum, min and max.
 
 use texpr_interp::Value;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// How many leading values the summary shows.
 const SHOWN: usize = 6;

@@ -2,7 +2,7 @@
 
 use texpr_interp::{Data, Value};
 use texpr_runtime::HostBuffer;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// A value as 4-byte words for upload (`Bool` vectors never leave a program).
 pub fn to_host(v: &Value) -> HostBuffer {

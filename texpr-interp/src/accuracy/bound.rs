@@ -7,7 +7,7 @@ use super::est::{Est, TINY};
 use super::form::Form;
 use crate::scalar::Sc;
 use crate::shadow::El;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// An element's error bound and whether the language specifies it.
 #[derive(Clone, Copy, Debug, PartialEq)]

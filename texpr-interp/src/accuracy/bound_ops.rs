@@ -1,6 +1,6 @@
 //! The error analysis of single operations: unary functions, binary operators, calls and casts.
 
-use texpr_syntax::ast::{BinOp, ElemTy};
+use texpr_syntax::ir::{BinOp, ElemTy};
 use texpr_syntax::ir::{Func, UnaryOp};
 
 use super::est::{EPS, Est};

@@ -20,7 +20,7 @@ use super::est::TINY;
 use super::form::{Form, value_id};
 use crate::scalar::Sc;
 use crate::shadow::El;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::{BinOp, VecRef};
 
 /// `a` as a term of a sum.

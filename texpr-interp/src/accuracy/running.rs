@@ -48,8 +48,8 @@ use super::est::{EPS, TINY};
 use super::linear;
 use crate::scalar::Sc;
 use crate::shadow::{El, Shadow};
-use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
+use texpr_syntax::ir::{ElemTy, ReduceOp};
 
 fn is_comparison(op: BinOp) -> bool {
     matches!(

@@ -2,9 +2,9 @@
 //! for hand-made, unscheduled programs (the interpreter is tested before,
 //! and independently of, the parser and checker).
 
-use texpr_syntax::ast::{BinOp, ElemTy, ReduceOp};
 use texpr_syntax::ir::build;
 use texpr_syntax::ir::*;
+use texpr_syntax::ir::{BinOp, ElemTy, ReduceOp};
 
 pub use texpr_syntax::ir::build::{tb, tc, tv};
 

@@ -3,8 +3,8 @@
 
 use crate::build::*;
 use texpr_interp::{eval, random_inputs};
-use texpr_syntax::ast::{ElemTy, ReduceOp, TermOp};
 use texpr_syntax::ir::{BinOp, Ty, UnaryOp, VecRef};
+use texpr_syntax::ir::{ElemTy, ReduceOp, TermOp};
 
 fn row_major(
     r: texpr_syntax::ir::VarId,

@@ -15,9 +15,9 @@
 use super::simplify::simplify_term;
 use super::subst::subst_expr;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::{Level, MemLevel, TermOp};
 use texpr_syntax::ir::term::{self, as_const, bin, constant};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarKind, VecRef};
+use texpr_syntax::ir::{Level, MemLevel, TermOp};
 
 /// Index terms larger than this are refused (E0207) rather than built:
 /// nested index maps that mention their variable twice double the term per level.

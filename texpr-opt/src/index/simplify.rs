@@ -9,7 +9,7 @@
 //! `(x / a) / b -> x / (a*b)`. The result never has a wider [`range`] than the
 //! input.
 
-use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::TermOp;
 use texpr_syntax::ir::term::{as_const, bin, constant, fold, range};
 use texpr_syntax::ir::{Program, Term, TermKind, VarKind};
 

@@ -17,7 +17,7 @@
 //! arithmetic, whatever `c` is.
 
 use std::collections::BTreeMap;
-use texpr_syntax::ast::{BinOp, ReduceOp};
+use texpr_syntax::ir::{BinOp, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
 /// The degree of `e` in `m` (see the module doc), or `None` when `e` uses

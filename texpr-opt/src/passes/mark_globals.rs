@@ -4,7 +4,7 @@
 //! `@global`; a top-level let written `@shared` or `@reg` is error E0201.
 
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::MemLevel;
+use texpr_syntax::ir::MemLevel;
 use texpr_syntax::ir::Program;
 
 pub fn mark_globals(p: &mut Program) -> Result<(), Vec<Diagnostic>> {

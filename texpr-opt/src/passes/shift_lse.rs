@@ -30,8 +30,8 @@ use super::simplify::simplify_expr;
 use crate::index::subst::subst_expr;
 use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::check::strip_expr_spans;
+use texpr_syntax::ir::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, Ty, VarId, VecRef, term};
 
 /// The `shift_lse` pass over every item.

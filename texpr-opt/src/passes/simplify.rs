@@ -17,7 +17,7 @@
 
 use crate::index::simplify::simplify_term;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::BinOp;
+use texpr_syntax::ir::BinOp;
 use texpr_syntax::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, UnaryOp};
 
 /// The `simplify` pass over every item.
@@ -81,7 +81,7 @@ fn identity(kind: &ExprKind, at: &Expr) -> Option<Expr> {
     match kind {
         ExprKind::Binary(op, a, b) => {
             let (ca, cb) = (splat(a), splat(b));
-            let int = !matches!(at.ty.elem, texpr_syntax::ast::ElemTy::F32);
+            let int = !matches!(at.ty.elem, texpr_syntax::ir::ElemTy::F32);
             match op {
                 BinOp::Mul if ca.is_some_and(is_one) => same(b),
                 BinOp::Mul | BinOp::Div if cb.is_some_and(is_one) => same(a),

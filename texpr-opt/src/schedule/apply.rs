@@ -29,7 +29,7 @@ use super::transpose::transpose;
 use super::wide_rows::wide_rows;
 use std::collections::BTreeSet;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::MemLevel;
+use texpr_syntax::ir::MemLevel;
 use texpr_syntax::ir::{Expr, Global, Item, Program, VecRef};
 use texpr_target::Target;
 

@@ -7,7 +7,7 @@
 use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, lane, wrapped};
 use crate::index::elem::elem;
-use texpr_syntax::ast::Level;
+use texpr_syntax::ir::Level;
 use texpr_syntax::ir::term::{add, mul, var};
 use texpr_syntax::ir::{Expr, Program};
 

@@ -13,7 +13,7 @@
 use super::grid::{compute_at, grid_over, index, lane, wrapped};
 use crate::index::elem::elem;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::Level;
+use texpr_syntax::ir::Level;
 use texpr_syntax::ir::{Expr, Program};
 use texpr_target::Target;
 

@@ -16,8 +16,8 @@
 //! E0206 (a `compute@grid` nested in another grid: not supported).
 
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarKind};
+use texpr_syntax::ir::{Level, MemLevel};
 use texpr_target::Target;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

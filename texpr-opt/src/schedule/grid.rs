@@ -4,9 +4,9 @@
 
 use super::fail::Fail;
 use texpr_syntax::Span;
-use texpr_syntax::ast::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build;
 use texpr_syntax::ir::term::{self, var};
+use texpr_syntax::ir::{BinOp, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{
     DigitPerm, Expr, ExprKind, Func, IndexMap, Layout, MapKind, Program, Term, Ty, UnaryOp, VarId,
     VarKind, VecRef,

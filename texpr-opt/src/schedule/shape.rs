@@ -22,9 +22,9 @@
 //!   elementwise), a fold, a transpose, or anything else (elementwise).
 
 pub use super::contraction::single_reduce;
-use texpr_syntax::ast::{ReduceOp, TermOp};
 use texpr_syntax::ir::term::{as_const, summands};
 use texpr_syntax::ir::{Expr, ExprKind, Func, MapKind, Term, TermKind, VarId, VecRef};
+use texpr_syntax::ir::{ReduceOp, TermOp};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {

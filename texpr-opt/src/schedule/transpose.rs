@@ -33,10 +33,10 @@ use super::shape;
 use super::tile::blocks::Blocks;
 use super::tile::epilogue;
 use crate::index::subst::subst_expr;
-use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, div, mul, rem, var};
 use texpr_syntax::ir::{Expr, Program, Term, VarId, VarKind};
+use texpr_syntax::ir::{Level, MemLevel};
 use texpr_target::Target;
 
 pub fn transpose(

@@ -9,7 +9,7 @@ use super::apply::{Verdict, apply_strategy};
 use super::data::Strategy;
 use std::collections::{BTreeMap, BTreeSet};
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::{Expr, ExprKind, Global, Item, Output, Program, Scalar, VecRef};
 use texpr_target::Target;
 

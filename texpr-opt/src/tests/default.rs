@@ -4,8 +4,8 @@
 use super::{default_schedule, run_passes};
 use crate::samples;
 use texpr_interp::{Value, eval, random_inputs};
-use texpr_syntax::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::*;
+use texpr_syntax::ir::{ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
 use texpr_target::{DeviceLimits, Target};
 
@@ -228,8 +228,8 @@ fn nested_grids_are_refused() {
 
 #[test]
 fn exploding_index_arithmetic_is_refused_not_built() {
-    use texpr_syntax::ast::TermOp;
     use texpr_syntax::ir::IndexMap;
+    use texpr_syntax::ir::TermOp;
     // 20 nested maps `{k -> (k + k) / 2}`: k twice per level, so 2^20 copies
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 1);

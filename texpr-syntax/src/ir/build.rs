@@ -7,12 +7,12 @@
 //! scheduled node still points at the source it came from); leaves get
 //! [`Span::DUMMY`] unless set with [`Expr::at`].
 
+use super::basic::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
 use super::term;
 use super::{
     Expr, ExprKind, Global, IndexMap, Input, Output, Program, Scalar, Term, Ty, UnaryOp, VarId,
     VarKind, VecRef,
 };
-use crate::ast::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
 use crate::span::Span;
 
 pub use super::Func;

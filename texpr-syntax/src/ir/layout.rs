@@ -26,9 +26,9 @@
 //! element extraction read) and an inverse ([`Layout::inverse_term`], where
 //! code generation writes raw element `raw`; padding goes to `len` or past it).
 
+use super::basic::TermOp;
 use super::term::{bin, constant, sum, var};
 use super::{Term, VarId};
-use crate::ast::TermOp;
 /// One digit of both mixed-radix numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Digit {

@@ -18,6 +18,7 @@
 //! The IR's toolkit lives beside it: [`visit`] (children, searches, levels,
 //! rewrites), [`build`] (constructors) and [`term`] (index-term algebra).
 
+pub mod basic;
 pub mod build;
 pub mod layout;
 pub mod term;
@@ -26,11 +27,10 @@ pub mod visit;
 pub use layout::{Digit, DigitPerm, Layout, Padded, Strided};
 pub use visit::AnyLevel;
 
-use crate::ast::{ElemTy, Level, MemLevel, ReduceOp};
 use crate::span::Span;
 use std::collections::{HashMap, HashSet};
 
-pub use crate::ast::{BinOp, ElemTy as Elem};
+pub use basic::{BinOp, ElemTy, ElemTy as Elem, Level, MemLevel, ReduceOp, TermOp, UnOp};
 
 /// The type of every value: a flat vector of `len >= 1` elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,7 +115,7 @@ pub struct Term {
 pub enum TermKind {
     Const(i64),
     Var(VarId),
-    Binary(crate::ast::TermOp, Box<Term>, Box<Term>),
+    Binary(TermOp, Box<Term>, Box<Term>),
 }
 
 /// `out[k] = raw[f(k)]` for `k` in `0..len`; `f` maps `0..len` into the raw range.

@@ -6,8 +6,8 @@
 //! with (each variable over `0..extent`, no correlation between operands);
 //! the checker's proof of bounds is the finer analysis in `check::bounds`.
 
+use super::basic::TermOp;
 use super::{Program, Term, TermKind, VarId, VarKind};
-use crate::ast::TermOp;
 use crate::span::Span;
 
 pub fn constant(c: i64) -> Term {

@@ -11,10 +11,10 @@
 //! `let` its value, then its body; operators and calls their operands. Index
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
+use super::basic::{Level, MemLevel};
 use super::{
     Expr, ExprKind, IndexMap, Item, LoopId, MapKind, Program, Term, TermKind, VarId, VecRef,
 };
-use crate::ast::{Level, MemLevel};
 
 /// The level written on a `compute`, `reduce` (a [`Level`]) or `let` (a [`MemLevel`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
 use texpr_runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule};
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 
 /// A compiled body: its prepared module and the scratch buffers it owns,
 /// by buffer position in the module's plan.

@@ -14,7 +14,7 @@ use super::super::grid::{compute_at, index};
 use super::super::shape::Tiled;
 use crate::index::subst::subst_expr;
 use texpr_syntax::Span;
-use texpr_syntax::ast::Level;
+use texpr_syntax::ir::Level;
 use texpr_syntax::ir::term::{add, constant, div, mul, rem, var};
 use texpr_syntax::ir::{Expr, Program, Term, VarId};
 

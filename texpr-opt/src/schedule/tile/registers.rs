@@ -13,10 +13,10 @@ use super::epilogue;
 use super::staging::{self, Staged};
 use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
-use texpr_syntax::ast::{Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::var;
 use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
+use texpr_syntax::ir::{Level, MemLevel, ReduceOp};
 use texpr_target::Target;
 
 /// The tile of a contraction whose one scalar reduction is `reduce` (a

@@ -36,12 +36,12 @@ use super::super::grid::{compute_at, fits_shared, index, let_at};
 use super::blocks::Blocks;
 use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
-use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, div, linear, mul, rem, unit_stride as steps_by_one, var};
 use texpr_syntax::ir::{
     Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, VarId, VarKind,
 };
+use texpr_syntax::ir::{Level, MemLevel};
 use texpr_target::Target;
 
 /// The reduction split into blocks of `kb` steps: `kb_var` counts the
