@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use texpr_tests::golden::repo_root;
 
 /// Every crate of the workspace, by directory.
-const CRATES: [&str; 10] = [
+const CRATES: [&str; 11] = [
     "texpr-target",
     "texpr-syntax",
     "texpr-interp",
@@ -20,6 +20,7 @@ const CRATES: [&str; 10] = [
     "texpr-codegen",
     "texpr-runtime",
     "texpr",
+    "texpr-tune",
     "texpr-block",
     "texprc",
     "tests",

@@ -9,14 +9,13 @@ use texpr_runtime::Gpu;
 /// The environment variable that makes a missing adapter an error (CI sets it).
 pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";
 
-mod convert;
 mod program;
 
-pub use convert::{from_host, to_host};
 pub use program::{
     Checks, RunError, check_program, check_program_with, run_program, run_program_with, run_source,
 };
 pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare};
+pub use texpr_tune::values::{to_host, to_value as from_host};
 
 /// The interpreter's reference for `p` on `inputs`, with the tolerance a
 /// device running the optimizer's rounding rewrite of `p` needs

@@ -1,7 +1,6 @@
 //! What every subcommand shares: reading a source, `-D` overrides, running the
 //! front end, and reporting failures as rendered diagnostics.
 
-use crate::cache::{self, Cache};
 use crate::codes;
 use std::fmt;
 use std::io::IsTerminal;
@@ -12,6 +11,7 @@ use texpr_runtime::GpuInfo;
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
+use texpr_tune::cache::{self, Cache};
 
 /// `-D NAME=VALUE` param overrides.
 #[derive(Clone, Debug, Default, clap::Args)]

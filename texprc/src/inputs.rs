@@ -1,13 +1,12 @@
 //! Program inputs on the command line: `--input NAME=PATH.npy` and `--random SEED`,
-//! shared by `eval`, `run` and `bench`; conversions to and from the runtime's buffers.
+//! shared by `eval`, `run` and `bench` (conversions to and from the runtime's
+//! buffers are `texpr_tune::values`).
 
 use crate::{codes, npy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use texpr_interp::{Data, Value};
-use texpr_runtime::HostBuffer;
+use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::Program;
 
 #[derive(Debug, Default, clap::Args)]
@@ -71,27 +70,4 @@ pub fn gather_inputs(prog: &Program, args: &InputArgs) -> Result<Vec<Value>, Dia
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// A value as the runtime's 4-byte words.
-pub fn to_host(v: &Value) -> HostBuffer {
-    match &v.data {
-        Data::F32(x) => HostBuffer::from_f32(x),
-        Data::I32(x) => HostBuffer::from_i32(x),
-        Data::U32(x) => HostBuffer::from_u32(x),
-        Data::Bool(x) => HostBuffer {
-            elem: ElemTy::Bool,
-            data: x.iter().map(|&b| u32::from(b)).collect(),
-        },
-    }
-}
-
-/// Read-back words as a value of their element type.
-pub fn to_value(h: &HostBuffer) -> Value {
-    match h.elem {
-        ElemTy::F32 => Value::f32(h.to_f32()),
-        ElemTy::I32 => Value::i32(h.to_i32()),
-        ElemTy::U32 => Value::u32(h.to_u32()),
-        ElemTy::Bool => Value::new(Data::Bool(h.data.iter().map(|&w| w != 0).collect())),
-    }
 }

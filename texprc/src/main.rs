@@ -12,7 +12,6 @@ mod out;
 
 mod block_io;
 mod budget;
-mod cache;
 mod codes;
 mod common;
 mod inputs;
@@ -21,7 +20,6 @@ mod plot;
 mod quiet;
 mod summary;
 mod targets;
-mod trials;
 
 mod cmd {
     pub mod bench;

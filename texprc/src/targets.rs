@@ -3,12 +3,12 @@
 //! schedule cache stores for the device `--device NAME` names (what
 //! `texprc tune` measured on), else `wgpu-default`.
 
-use crate::cache::Cache;
 use crate::codes;
 use crate::common::{Failure, line_span, no_source, read_source};
 use std::path::Path;
 use texpr::Target;
 use texpr_syntax::Diagnostic;
+use texpr_tune::cache::Cache;
 
 /// A built-in target by name, or the target file at `spec` (errors point at
 /// the file's line, E0601-E0605).

@@ -8,7 +8,7 @@ use texpr_runtime::{Gpu, RuntimeError};
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
 
-use super::convert::{from_host, to_host};
+use super::{from_host, to_host};
 use texpr_interp::accuracy::{Checked, Mismatch, check_report};
 
 /// Why a program did not match the interpreter.

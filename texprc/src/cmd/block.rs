@@ -8,7 +8,6 @@
 mod mpi;
 
 use crate::block_io::{BlockInputs, write_matrix};
-use crate::cache::{self, Cache};
 use crate::common::{Defines, Failure, Source, read_source};
 use std::path::PathBuf;
 use texpr::ScheduleChoice;
@@ -20,6 +19,7 @@ use texpr_block::exec::{LocalPart, Matrix};
 use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir;
+use texpr_tune::cache::{self, Cache};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

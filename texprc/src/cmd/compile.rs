@@ -3,7 +3,6 @@
 //! shading language through naga's back ends; the schedule it used
 //! (`--emit schedule`), or the program after a pass (`--dump-after`).
 
-use crate::cache::Cache;
 use crate::codes;
 use crate::common::{
     Defines, Failure, ScheduleArgs, Source, compile_chosen, frontend, read_source,
@@ -12,6 +11,7 @@ use crate::targets::compile_target;
 use std::path::PathBuf;
 use texpr::{Language, Options, Target, Translated};
 use texpr_syntax::Diagnostic;
+use texpr_tune::cache::Cache;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Emit {

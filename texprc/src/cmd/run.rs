@@ -7,10 +7,9 @@
 //! A check that leaves any element of any output uncompared fails (E0923)
 //! unless `--allow-unchecked` is given: it never passes by comparing nothing.
 
-use crate::cache::Cache;
 use crate::codes;
 use crate::common::{Defines, Failure, ScheduleArgs, compile_chosen, frontend, read_source};
-use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
+use crate::inputs::{InputArgs, gather_inputs};
 use crate::{npy, summary};
 use std::path::PathBuf;
 use texpr::Options;
@@ -18,6 +17,8 @@ use texpr_interp::accuracy::{Checked, Mismatch};
 use texpr_runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
+use texpr_tune::cache::Cache;
+use texpr_tune::values::{to_host, to_value};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -6,7 +6,6 @@
 use super::args::Args;
 use super::suite::{Job, baselines_of};
 use crate::common::{Defines, Source, frontend};
-use crate::inputs::to_host;
 use crate::plot::Series;
 use std::time::{Duration, Instant};
 use texpr::{Options, Schedule, ScheduleChoice};
@@ -14,6 +13,7 @@ use texpr_codegen::Module;
 use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
+use texpr_tune::values::to_host;
 
 /// One row of the table: a schedule or a baseline of a program.
 pub struct Row {
@@ -147,7 +147,7 @@ fn schedules(program: &Program, gpu: &Gpu, args: &Args) -> Vec<(Series, String, 
 
 /// The schedule the cache holds for `program` on this device.
 fn tuned(program: &Program, gpu: &Gpu) -> Option<Schedule> {
-    crate::cache::Cache::open_default().get(&crate::cache::key(program, gpu))
+    texpr_tune::cache::Cache::open_default().get(&texpr_tune::cache::key(program, gpu))
 }
 
 /// Compiles one schedule from source text `runs` times: the module and

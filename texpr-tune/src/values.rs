@@ -18,7 +18,7 @@ pub fn to_host(v: &Value) -> HostBuffer {
 }
 
 /// Read-back words as a value of their element type.
-pub fn from_host(h: &HostBuffer) -> Value {
+pub fn to_value(h: &HostBuffer) -> Value {
     match h.elem {
         ElemTy::F32 => Value::f32(h.to_f32()),
         ElemTy::I32 => Value::i32(h.to_i32()),

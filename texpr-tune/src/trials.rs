@@ -1,4 +1,4 @@
-//! Trials of candidate schedules for `texprc tune`: each is compiled, run
+//! Trials of candidate schedules for the search ([`crate::search`]): each is compiled, run
 //! once and compared with the interpreter, then the ones that pass are timed
 //! together by the runtime's harness (`Gpu::prepare`, `Gpu::time`): warm,
 //! their runs interleaved round-robin, a candidate over [`CUTOFF`] times the
@@ -13,10 +13,10 @@
 //! included; `texpr_interp::accuracy::reference_elements`): interpreting a 1024^3 matmul
 //! whole takes over a minute, its sample a fraction of a second.
 
-use crate::cmd::run::runtime_diag;
-use crate::inputs::{to_host, to_value};
+use crate::values::{to_host, to_value};
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::fmt;
+use std::time::{Duration, Instant};
 use texpr::{Options, ScheduleChoice};
 use texpr_codegen::Module;
 use texpr_interp::Value;
@@ -53,6 +53,29 @@ impl Outcome {
     }
 }
 
+/// How `texprc tune` reports an outcome: the time (and the wall time where
+/// the GPU's timestamps gave the time), or why it is out.
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        match self {
+            Outcome::Time(t) => {
+                write!(f, "{:.3} ms", ms(t.primary()))?;
+                if t.gpu().is_some() {
+                    write!(f, " (wall {:.3} ms)", ms(t.wall()))?;
+                }
+                if t.cut {
+                    let n = t.samples.len();
+                    write!(f, " (warm, {n} run(s): too slow to time further)")?;
+                }
+                Ok(())
+            }
+            Outcome::Failed(why) => write!(f, "skipped, failed to compile or run: {why}"),
+            Outcome::Wrong(why) => write!(f, "WRONG, differs from the interpreter: {why}"),
+        }
+    }
+}
+
 /// What checking a schedule found: its module, or why it is out.
 #[derive(Clone, Debug)]
 enum Check {
@@ -79,6 +102,17 @@ pub struct Trials<'a> {
     pub wrong: usize,
     /// How many times the device was lost and reopened.
     pub reopened: usize,
+}
+
+impl fmt::Debug for Trials<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Trials")
+            .field("checked", &self.checked.len())
+            .field("failed", &self.failed)
+            .field("wrong", &self.wrong)
+            .field("reopened", &self.reopened)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Trials<'a> {
@@ -252,7 +286,7 @@ impl<'a> Trials<'a> {
                         self.fail(k, &why, &mut out);
                     }
                     (Err(_), Some(_)) => left.push(k.clone()),
-                    (Err(e), None) => self.fail(k, &first(&[runtime_diag(&e)]), &mut out),
+                    (Err(e), None) => self.fail(k, &first(&[e.to_diagnostic()]), &mut out),
                 }
             }
         }
@@ -270,7 +304,7 @@ impl<'a> Trials<'a> {
     /// The error's first line; when it lost the device, a new device first
     /// (and a new pool on it), so that the next candidate runs.
     fn runtime_failure(&mut self, e: &RuntimeError) -> String {
-        let why = first(&[runtime_diag(e)]);
+        let why = first(&[e.to_diagnostic()]);
         if !self.gpu.is_lost() {
             return why;
         }
@@ -281,7 +315,7 @@ impl<'a> Trials<'a> {
                 self.reopened += 1;
                 format!("{why} (the device was reopened)")
             }
-            Err(e) => format!("{why} (reopening failed: {})", first(&[runtime_diag(&e)])),
+            Err(e) => format!("{why} (reopening failed: {})", first(&[e.to_diagnostic()])),
         }
     }
 }
@@ -342,7 +376,6 @@ fn pick(values: &[Value], picks: &[Vec<u64>]) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::common::{Defines, Source, frontend};
     use texpr::Schedule;
 
     const CHAIN: &str = "param N = 4096
@@ -350,11 +383,7 @@ input x: f32[N]
 output y: f32[N] = compute N |i| (x[i] * 2.0 + 1.0) * x[i] - 3.0";
 
     fn program() -> Program {
-        let src = Source {
-            name: "chain".into(),
-            text: CHAIN.into(),
-        };
-        frontend(&src, &Defines::default()).unwrap()
+        texpr_syntax::frontend(CHAIN, &[]).unwrap()
     }
 
     fn coarse(per_thread: u32) -> ScheduleChoice {
