@@ -124,12 +124,10 @@ const fn prefetched(kb: u64, pad: u64) -> Staging {
 /// GPU kernel, a 128x128 block with 8x8 per invocation in 16x16 workgroups,
 /// blocks of 8 steps, rows padded by one element against bank conflicts and
 /// filled with `vec4` loads; then 64x64 and 32x32 blocks the same way, and
-/// the unpadded scalar fills. Chosen from the H100 tune logs
-/// (`/work/shared/perf/h100/tune/a1_matmul.txt`: the staged tiles without
-/// padding or `vec4` fills lost to register tiles, 11.8 ms against 7.2 ms
-/// at 4096^3, and the best register tiles were 128-wide blocks, `group=8x16
-/// reg=8x4`) and GPU practice; the padded `vec4` forms are unmeasured on a
-/// GPU. The same block double-buffered through registers (`prefetch=on`:
+/// the unpadded scalar fills. Chosen from the H100 tune logs (the staged
+/// tiles without padding or `vec4` fills lost to register tiles, and the
+/// best register tiles were 128-wide blocks) and GPU practice
+/// (BENCHMARKS.md, *The preference tables*); the padded `vec4` forms are unmeasured on a GPU. The same block double-buffered through registers (`prefetch=on`:
 /// the next block's `vec4` loads in flight while the current one
 /// computes) comes second, for `tune` to weigh (unmeasured). Small blocks of
 /// 4 steps come last, for short reductions.
@@ -175,60 +173,34 @@ const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
 /// `transpose` tiles `(T, rows)`: the classic 32 x 32 block through shared
 /// memory with 8 rows of 32 invocations (4 elements each), then 16 x 16
 /// with 4 rows, then 8 x 8 for small results. On GPUs they come before
-/// the coarsenings (a coarsened transpose reads or writes uncoalesced: 1.49
-/// ms at 8192^2 on an H100, against 0.18 ms of copy bandwidth, issue 11);
-/// the tiles themselves are not yet measured on a GPU. On llvmpipe they
-/// come after the coarsenings: examples/transpose.te at 2048^2 (`texprc
-/// bench --runs 9`, rows interleaved, load 5.5-6.2, GPU timestamps) took
-/// 30.3 ms under `coarsen group=256 per_thread=16`, 98.0 ms under
-/// `transpose tile=32 rows=8`, 118.3 under 16/4, 173.8 under 8/2 and 80.2
-/// under 64/4 (the barrier and the staged copy cost more than the strided
-/// reads they save, where a workgroup runs on one CPU thread).
+/// the coarsenings (a coarsened transpose reads or writes uncoalesced, an
+/// eighth of the copy bandwidth on an H100); the tiles themselves are not
+/// yet measured on a GPU. On llvmpipe they come after the coarsenings,
+/// which ran 3-6x faster: the barrier and the staged copy cost more than
+/// the strided reads they save, where a workgroup runs on one CPU thread
+/// (BENCHMARKS.md, *The preference tables*).
 const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 
-/// CPU adapters. Measured on llvmpipe:
-/// - tiles (1024^3): 8x8 registers in 8x8 groups 3.7 GFLOP/s, 8x4 2.6, 4x4 1.9;
-///   once A's rows are loaded once per subgroup and broadcast
-///   (codegen's `lanes.rs`), taller tiles pay: 16x4 in 8x8 groups against
-///   8x8 (`texprc bench examples/matmul.te -D M=1024 -D N=1024 -D K=1024
-///   --runs 5 --schedule`, two runs, quiet machine) 108.0 / 127.0 and 99.5 /
-///   127.8 ms; batched_matmul 8x128^3 (`--runs 9`) 2.73 / 3.21 and 2.26 /
-///   2.56 ms. Without the broadcast 16x4 lost (166.5 against 130.5 ms);
-/// - rows: softmax rows of 1024 run best in groups of 64; a 7-tap
-///   convolution (rows of one element, 7 terms) in groups of 256, twice as
-///   fast as in groups of 64;
-/// - coarsen (2^24 elements, vec4 loads and stores): 16 per invocation in
-///   groups of 256 beat 4 and 8 per invocation and groups of 64; for costly
-///   elements only while the copies stay within `coarsen_unrolled`
-///   operations: stencil2d 2048^2 (about 45 per element) 26.3 ms at 4 per
-///   invocation, 31.2 at 8, 39.4 at 16, default 37.4 (one bench, load 7.6);
-/// - register tiles advancing four reduction steps per load (`kstep=4`: A
-///   read as vec4s along K): matmul 1024^3 8x8 in 8x8 groups 246.7 ms
-///   against 378.8 ms one step per load (one bench, load 5);
-/// - fold combines (sum of 2^24, `texprc bench --runs 15`, five interleaved
-///   repeats on a loaded 2-core machine; best / median ms): serial
-///   parts=4096 group=64 13.5 / 19.7, tree 14.5 / 15.0, subgroup 14.1 / 21.5
-///   (group=256: tree 14.2 / 24.0, subgroup 14.1 / 16.8). The first pass's
-///   memory traffic dominates; the combines are within the noise, so the
-///   serial one keeps its place.
-/// - gridstride (sum of 2^24, hand-written WGSL timed interleaved, load
-///   ~9, GPU timestamps): one contiguous run of vec4 loads per invocation
-///   17.6-19.6 ms for 16-256 workgroups of 8-256; scalar loads in the same
-///   runs 31 ms (what `multipass` makes); neighbouring invocations on
-///   neighbouring vec4s 90-138 ms (llvmpipe's lanes gather). So contiguous
-///   runs, 16 workgroups of 64 (lavapipe runs a workgroup on one thread;
-///   its thread count is not reported, 8 assumed), each invocation writing
-///   its partial (no barrier), before `multipass`; grids only where each
-///   invocation sweeps at least 4096 quads (`texprc tune` at 2^24 kept
-///   `groups=16 group=64`, 4096 sweeps; dot at 2^22, one bench, load 0.6:
-///   `groups=16 group=64` (1024 sweeps) 6.97 ms, `groups=4 group=64` 5.49,
-///   `groups=16 group=16` 5.61, `groups=64 group=64` 5.84,
-///   `groups=2 group=16` 6.20); eight terms a sweep as one `vec4<u64>`
-///   load (`width=8`, hand-written, timed interleaved in one process):
-///   3.3-3.6 ms against 5.3-5.6 for the `vec4` runs, `vec2<u64>` 4.0;
-/// - transposes (2048^2, one bench, load 0.6): `coarsen group=256
-///   per_thread=2` 16.5 ms, 4: 18.8, 8: 20.1, 16: 20.9 (the reads gather,
-///   so long runs buy no `vec4` loads); `transpose` tiles 2.5-6x slower.
+/// CPU adapters, as measured on llvmpipe (BENCHMARKS.md, *The preference tables*):
+/// - tiles: 8x8 registers in 8x8 groups first; taller tiles (16x4) only
+///   with A's rows loaded once per subgroup and broadcast (codegen's
+///   `lanes.rs`), which they need to pay;
+/// - rows: rows of 1024 in groups of 64; rows of one element (a 7-tap
+///   convolution) in groups of 256 (`short_rows`);
+/// - coarsen: 16 per invocation in groups of 256 with `vec4` loads and
+///   stores; for costly elements only while the copies stay within
+///   `coarsen_unrolled` operations;
+/// - register tiles advancing four reduction steps per load (`kstep=4`)
+///   first;
+/// - fold combines: the first pass's memory traffic dominates and the
+///   combines are within the noise, so the serial one keeps its place;
+/// - gridstride: contiguous runs of `vec4` loads per invocation (neighbouring
+///   invocations on neighbouring `vec4`s gather on llvmpipe's lanes), 16
+///   workgroups of 64, each invocation writing its partial (no barrier),
+///   before `multipass`; grids only where each invocation sweeps at least
+///   4096 quads; eight terms a sweep as one `vec4<u64>` load;
+/// - transposes: short coarsening, 2 per invocation (the reads gather, so
+///   long runs buy no `vec4` loads); `transpose` tiles last.
 pub const CPU: Prefs = Prefs {
     staged_tiles: STAGED_CPU,
     staged_first: false,
@@ -262,16 +234,11 @@ pub const CPU: Prefs = Prefs {
     // Lavapipe's subgroups are its SIMD lanes: a tree first, as measured
     // before subgroups existed here; tune weighs both.
     wide_combines: &[Combine::Tree, Combine::Subgroup],
-    // Attention (`texprc bench examples/attention.te -D ... --runs 5
-    // --schedule`, `flash group=8` against the heuristic `rows group=64`,
-    // two runs each on a quiet machine): S=T=256, D=16 3.72 / 4.88 and 3.63
-    // / 3.93 ms; D=64 16.8 / 17.5 and 17.8 / 17.4; S=T=128, D=64 4.44 /
-    // 4.22 and 4.19 / 4.41; S=T=512, D=32 26.5 / 28.5 and 20.5 / 28.9: a
-    // median 0.93x the time, never more than 5% over. But its unrolled
-    // query row and 64 accumulators compile in 5.5 ms at the example's size
-    // against `rows`' 1.5 (the 5 ms goal), for 7%: `rows` stays first.
-    // Every `split` above 1 repeats the scores' work per part and costs in
-    // proportion (7.0 ms at 2, 13.4 at 4, S=T=128).
+    // Attention: `flash group=8` runs a little faster than `rows group=64`
+    // but its unrolled query row and 64 accumulators compile past the
+    // compile-time goal, so `rows` stays first; every `split` above 1
+    // repeats the scores' work per part and costs in proportion
+    // (BENCHMARKS.md, *The preference tables*).
     flash: &[(8, 1), (64, 1), (16, 2)],
     flash_first: false,
     fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
@@ -291,11 +258,9 @@ pub const CPU: Prefs = Prefs {
     coarsen_per: &[16, 8, 4, 32, 64, 2],
     coarsen_groups: &[256, 64, 16],
     coarsen_unrolled: 256,
-    // A ludcmp step folding in column 300 of a 512 x 512 select (`texprc
-    // bench FILE --runs 21 --warmups 3 --schedule ...`, three runs, load
-    // 1.5, GPU ms against `default`'s 1024-wide groups): `group=256`
-    // one per invocation 0.90-0.93x, 2 1.21-1.26x, 4 (what the element's
-    // cost gave) 1.10-1.12x, 8 1.01-1.02x, 16 0.94-0.99x.
+    // An element folding in a select's branch, one per invocation: the
+    // only count faster than the default on a ludcmp step
+    // (BENCHMARKS.md, *The preference tables*).
     branch_coarsen_per: &[1],
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: false,
@@ -308,7 +273,7 @@ pub const CPU: Prefs = Prefs {
 /// 4-8 workgroups of 256 per SM (132 SMs on an H100), neighbouring
 /// invocations on neighbouring vec4s, before `multipass` (whose 256 terms
 /// per invocation left 2^20 partials at 2^28 and reached a quarter of the
-/// bandwidth, issue 11). Not yet measured on a GPU.
+/// bandwidth on an H100). Not yet measured on a GPU.
 pub const GPU: Prefs = Prefs {
     staged_tiles: STAGED_GPU,
     staged_first: true,
