@@ -218,8 +218,8 @@ impl Target {
     /// `vec4<u64>`: on CPU devices with 64-bit integers. llvmpipe makes
     /// every load instruction a loop over the lanes and components, and a
     /// `vec4<u64>` moves twice the bytes of a `vec4<f32>` for the same four
-    /// components (a sum of 2^24 `f32`s: 3.3-3.6 ms against 5.3-5.6 ms,
-    /// hand-written, timed interleaved in one process). A GPU's widest load
+    /// components (a sum of 2^24 `f32`s ran in two thirds of the time,
+    /// (BENCHMARKS.md, *The preference tables*)). A GPU's widest load
     /// is 16 bytes a lane, which `vec4<f32>` has already. The split assumes
     /// little-endian memory; the runtime reports no `int64` for a CPU
     /// device on a big-endian host.

@@ -32,16 +32,9 @@
 
 use texpr_syntax::ir::{BinOp, Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
-/// The fewest steps of a contraction worth tiling. Measured on llvmpipe
-/// (`c[i, j] - reduce K |k| a[i, k] * b[k, j]`, 512 x 512; `texprc bench
-/// FILE --runs 15 --warmups 2 --schedule ...`, two runs on a quiet machine,
-/// load 1.5; GPU ms of the tile the heuristic picked before this rule, of
-/// `default`, and of `coarsen group=256 per_thread=16`): K = 2 0.773 /
-/// 0.742 / 0.728 and 0.794 / 0.759 / 0.745 (the tile the slowest, by
-/// 4-7%); K = 3 0.810 / 0.930 / 0.915 and 0.809 / 0.919 / 0.943 (the tile
-/// 13% faster); K = 4 0.838 / 1.167 / 1.142 and 0.847 / 1.204 / 1.109.
-/// Earlier, under load 6, K = 1 took 0.85 ms tiled against 0.50-0.54 ms
-/// coarsened.
+/// The fewest steps of a contraction worth tiling: on llvmpipe a tile of
+/// 2 steps ran slower than the default and coarsening, one of 3 faster
+/// (BENCHMARKS.md, *The preference tables*).
 pub const MIN_STEPS: u64 = 3;
 
 /// The single outermost `reduce` of `s`, when there is exactly one and it is

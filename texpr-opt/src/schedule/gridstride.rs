@@ -8,9 +8,8 @@
 //! t%K` in sweep `t`
 //! (`K = 1`: `t*S + v`, neighbouring invocations on neighbouring quads, the
 //! classic grid-stride loop GPUs coalesce; `K = T`: `v*T + t`, one
-//! contiguous run per invocation, what llvmpipe streams fastest: 18 ms
-//! against 90-130 ms for `K = 1` at 2^24, hand-written, `shaders/baselines/`
-//! style, see `prefs.rs`):
+//! contiguous run per invocation, what llvmpipe streams fastest, 5-7x
+//! faster than `K = 1` (BENCHMARKS.md, *The preference tables*)):
 //!
 //! ```text
 //! ITEM_partials = compute@grid G |g| COMBINE W |l|
