@@ -4,13 +4,14 @@
 //! Rules (each exact for floor division with a positive constant divisor):
 //! constant folding; `x+0`, `x*1`, `x*0`, `x/1`, `x%1`; a variable of extent 1
 //! is `0`; `x % m -> x` and `x / m -> 0` when `0 <= x < m`;
-//! `(a*c + b) / m -> a*(c/m) + b/m` and `(a*c + b) % m -> b % m` when `m | c`
-//! and `b >= 0`; `(a*c) / m -> a*(c/m)` and `(a*c) % m -> 0` when `m | c`;
+//! `(x + b) / m -> x/m + b/m` and `(x + b) % m -> b % m` when `x` is
+//! visibly a multiple of `m` (`term::divide`: `a*c` with `m | c`, sums of
+//! such) and `b >= 0`; `x / m -> x/m` and `x % m -> 0` for such `x`;
 //! `(x / a) / b -> x / (a*b)`. The result never has a wider [`range`] than the
 //! input.
 
 use texpr_syntax::ir::TermOp;
-use texpr_syntax::ir::term::{as_const, bin, constant, fold, range};
+use texpr_syntax::ir::term::{as_const, bin, constant, divide, fold, multiple_of, range};
 use texpr_syntax::ir::{Program, Term, TermKind, VarKind};
 
 /// An equal, usually smaller term.
@@ -61,34 +62,18 @@ fn nonneg(p: &Program, t: &Term) -> bool {
     matches!(range(p, t), Some((lo, _)) if lo >= 0)
 }
 
-/// `a * c` with `m | c`: the pair `(a, c)`.
-fn multiple_of(t: &Term, m: i64) -> Option<(&Term, i64)> {
-    match &t.kind {
-        TermKind::Binary(TermOp::Mul, x, y) => match (as_const(x), as_const(y)) {
-            (_, Some(c)) if c % m == 0 => Some((x, c)),
-            (Some(c), _) if c % m == 0 => Some((y, c)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn scaled(p: &Program, a: &Term, c: i64) -> Term {
-    rewrite(p, TermOp::Mul, a.clone(), constant(c))
-}
-
 fn div(p: &Program, a: Term, m: i64) -> Term {
     if nonneg_below(p, &a, m) {
         return constant(0);
     }
-    if let Some((x, c)) = multiple_of(&a, m) {
-        return scaled(p, x, c / m);
+    if let Some(q) = divide(&a, m) {
+        return simplify_term(p, &q);
     }
     if let TermKind::Binary(op, x, y) = &a.kind {
         match op {
             TermOp::Add if nonneg(p, y) => {
-                if let Some((u, c)) = multiple_of(x, m) {
-                    let hi = scaled(p, u, c / m);
+                if let Some(q) = divide(x, m) {
+                    let hi = simplify_term(p, &q);
                     let lo = div(p, (**y).clone(), m);
                     return rewrite(p, TermOp::Add, hi, lo);
                 }
@@ -111,12 +96,12 @@ fn rem(p: &Program, a: Term, m: i64) -> Term {
     if nonneg_below(p, &a, m) {
         return a;
     }
-    if multiple_of(&a, m).is_some() {
+    if multiple_of(&a, m) {
         return constant(0);
     }
     if let TermKind::Binary(TermOp::Add, x, y) = &a.kind
         && nonneg(p, y)
-        && multiple_of(x, m).is_some()
+        && multiple_of(x, m)
     {
         return rem(p, (**y).clone(), m);
     }

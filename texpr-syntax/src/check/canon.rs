@@ -160,7 +160,7 @@ impl Renumber {
             crate::ir::VarKind::Vector(_) => None,
         };
         let upper = |v: VarId| self.uppers.get(&v).cloned();
-        super::bounds::term_range_within(t, &extent, &upper)
+        crate::ir::linear::term_range_within(t, &extent, &upper)
             .ok()
             .map(|r| r.1)
     }

@@ -2,7 +2,7 @@
 //!
 //! [`check`] resolves names, substitutes `param`s, evaluates sizes, types every
 //! expression (coercing unsuffixed integer literals, making broadcasts
-//! explicit), proves every index in bounds with [`bounds`], and checks level
+//! explicit), proves every index in bounds with [`crate::ir::linear`], and checks level
 //! placement with [`levels`]. It keeps going after an error: a failed
 //! sub-expression yields [`Reported`], which its parents pass on silently, so
 //! one run reports every independent mistake once.
@@ -10,9 +10,6 @@
 //! [`verify`] re-checks the invariants of any [`Program`], for the optimizer to
 //! run after each pass. Codes are listed in [`codes`].
 
-pub mod bounds;
-#[cfg(test)]
-mod bounds_tests;
 mod calls;
 mod canon;
 pub mod codes;

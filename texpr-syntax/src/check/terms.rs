@@ -1,11 +1,11 @@
 //! Size terms (evaluated over params) and index terms (lowered to `ir::Term`, then bounded).
 
-use super::bounds::{self, BoundsError};
 use super::scope::{LocalKind, Resolved, TopKind};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, Ident, TermKind, TermOp};
 use crate::diag::Diagnostic;
 use crate::ir;
+use crate::ir::linear::{self as bounds, BoundsError};
 use crate::span::Span;
 
 const I32_MAX: i64 = i32::MAX as i64;

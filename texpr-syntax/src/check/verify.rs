@@ -21,7 +21,7 @@
 //! - Terms: divisors positive constants [E0113], dividends non-negative
 //!   [E0114], every sub-term within `i32` [E0108]; unguarded indices provably in
 //!   bounds [E0111]; index maps within the raw length [E0112] (all by
-//!   [`super::bounds`]); a layout map a permutation that fits the raw result
+//!   [`crate::ir::linear`]); a layout map a permutation that fits the raw result
 //!   and the map's length [E0142].
 //! - Levels: non-increasing along every path [E0120], no `reduce@grid`
 //!   [E0121], `let@shared`/`@global`/`@reg` placed legally [E0122-E0124] (see
@@ -43,9 +43,10 @@
 
 use super::levels::LevelCtx;
 use super::terms::{bounds_diag, show_range};
-use super::{MAX_NESTING, bounds, codes};
+use super::{MAX_NESTING, codes};
 use crate::ast::{ElemTy, Level};
 use crate::diag::Diagnostic;
+use crate::ir::linear as bounds;
 use crate::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
 use crate::span::Span;
 use std::collections::BTreeMap;

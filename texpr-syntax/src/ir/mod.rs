@@ -21,6 +21,9 @@
 pub mod basic;
 pub mod build;
 pub mod layout;
+pub mod linear;
+#[cfg(test)]
+mod linear_tests;
 pub mod term;
 pub mod visit;
 

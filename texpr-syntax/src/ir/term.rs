@@ -103,44 +103,43 @@ pub fn size(t: &Term) -> usize {
 }
 
 /// An inclusive interval `lo..=hi` containing every value `t` takes while
-/// each index variable ranges over `0..extent`; `None` when unknown or when
-/// an intermediate value could leave `i64`.
+/// each index variable ranges over `0..extent`, by the linear normal form
+/// ([`super::linear`]: equal atoms merge, so `(i + 1) - i` is exactly `1`);
+/// `None` when a variable is not an index of `p`, or when `t` breaks a rule
+/// of index terms (a dividend that may be negative, a value past `i32`).
 pub fn range(p: &Program, t: &Term) -> Option<(i64, i64)> {
-    match &t.kind {
-        TermKind::Const(c) => Some((*c, *c)),
-        TermKind::Var(v) => match p.var(*v).kind {
-            VarKind::Index { extent } if extent >= 1 => Some((0, extent as i64 - 1)),
-            _ => None,
+    let extent = |v: VarId| match p.vars.get(v.0 as usize)?.kind {
+        VarKind::Index { extent } if extent >= 1 => Some(extent),
+        _ => None,
+    };
+    super::linear::term_range(t, extent).ok()
+}
+
+/// `x / d` as a term, when `x` is visibly a multiple of `d` (`d > 0`): a
+/// constant `d` divides, a product one of whose factors is, a sum or
+/// difference of such. Exact for any sign of `x`, so floor division by `d`
+/// gives the same value.
+pub fn divide(x: &Term, d: i64) -> Option<Term> {
+    match &x.kind {
+        TermKind::Const(c) => (c % d == 0).then(|| constant(c / d)),
+        TermKind::Binary(TermOp::Mul, a, b) => match (divide(a, d), divide(b, d)) {
+            (_, Some(qb)) if as_const(&qb) == Some(1) => Some((**a).clone()),
+            (Some(qa), _) if as_const(&qa) == Some(1) => Some((**b).clone()),
+            (_, Some(qb)) => Some(bin(TermOp::Mul, (**a).clone(), qb)),
+            (Some(qa), None) => Some(bin(TermOp::Mul, qa, (**b).clone())),
+            (None, None) => None,
         },
-        TermKind::Binary(op, a, b) => binary_range(*op, range(p, a)?, range(p, b)?),
+        TermKind::Binary(op @ (TermOp::Add | TermOp::Sub), a, b) => {
+            Some(bin(*op, divide(a, d)?, divide(b, d)?))
+        }
+        _ => None,
     }
 }
 
-fn binary_range(op: TermOp, (alo, ahi): (i64, i64), (blo, bhi): (i64, i64)) -> Option<(i64, i64)> {
-    match op {
-        TermOp::Add => Some((alo.checked_add(blo)?, ahi.checked_add(bhi)?)),
-        TermOp::Sub => Some((alo.checked_sub(bhi)?, ahi.checked_sub(blo)?)),
-        TermOp::Mul => {
-            let c = [
-                alo.checked_mul(blo)?,
-                alo.checked_mul(bhi)?,
-                ahi.checked_mul(blo)?,
-                ahi.checked_mul(bhi)?,
-            ];
-            Some((*c.iter().min()?, *c.iter().max()?))
-        }
-        TermOp::Div if blo > 0 => {
-            let c = [
-                alo.div_euclid(blo),
-                alo.div_euclid(bhi),
-                ahi.div_euclid(blo),
-                ahi.div_euclid(bhi),
-            ];
-            Some((*c.iter().min()?, *c.iter().max()?))
-        }
-        TermOp::Rem if blo > 0 && alo >= 0 => Some((0, ahi.min(bhi - 1))),
-        _ => None,
-    }
+/// Whether `x` is visibly a multiple of `d` for every value of its
+/// variables ([`divide`] succeeds).
+pub fn multiple_of(x: &Term, d: i64) -> bool {
+    divide(x, d).is_some()
 }
 
 /// Folds one binary operation on constants; `None` on overflow of `i32`
@@ -204,5 +203,28 @@ mod tests {
         assert!(unit_stride(&t, i).is_none());
         assert!(unit_stride(&add(var(k), var(k)), k).is_none());
         assert!(unit_stride(&add(var(k), mul(var(k), 2)), k).is_none());
+    }
+
+    #[test]
+    fn exact_division_divides_every_summand_or_gives_up() {
+        let (i, k) = (VarId(0), VarId(1));
+        // i * 8 + 16 - k * 4, by 4: i * 2 + 4 - k.
+        let t = bin(
+            TermOp::Sub,
+            add(mul(var(i), 8), constant(16)),
+            mul(var(k), 4),
+        );
+        let q = divide(&t, 4).unwrap();
+        let expect = bin(TermOp::Sub, add(mul(var(i), 2), constant(4)), var(k));
+        assert_eq!(q.kind, expect.kind);
+        assert!(multiple_of(&t, 4) && multiple_of(&t, 2));
+        // By 8, k * 4 is not visibly a multiple; nor is a bare variable.
+        assert!(divide(&t, 8).is_none() && !multiple_of(&t, 8));
+        assert!(!multiple_of(&var(i), 2));
+        // A factor that is the divisor leaves the other factor.
+        assert_eq!(
+            divide(&mul(var(i), 4), 4).map(|q| q.kind),
+            Some(var(i).kind)
+        );
     }
 }

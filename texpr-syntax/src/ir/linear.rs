@@ -1,4 +1,6 @@
-//! Interval analysis of index terms: a linear normal form, then interval arithmetic.
+//! Index arithmetic's one home (with `term.rs`'s constructors, folding and
+//! exact symbolic division): interval analysis of index terms, a linear
+//! normal form, then interval arithmetic.
 //!
 //! A term is normalised to `c0 + sum(coef * atom)` where an atom is an index
 //! variable, a floor division or remainder by a positive constant, or a
@@ -17,13 +19,13 @@
 //! `0..n-1`. (Only values `k` takes count: a step that runs has
 //! `upper >= 0`.)
 //!
-//! The checker uses this to prove indices in bounds and the optimizer reuses
-//! it to reason about rewritten terms. Every intermediate value of a term must
+//! The checker uses this to prove indices in bounds; the optimizer and code
+//! generation range terms with it through [`super::term::range`]. Every intermediate value of a term must
 //! fit in an `i32` (the GPU computes in 32 bits); a violation is reported at
 //! the sub-term.
 
-use crate::ast::TermOp;
-use crate::ir::{Term, TermKind, VarId};
+use super::basic::TermOp;
+use super::{Term, TermKind, VarId};
 use crate::span::Span;
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Unit tests of the interval analysis of index terms.
 
-use super::bounds::{BoundsError, term_range};
-use crate::ast::TermOp::{self, *};
+use super::basic::TermOp::{self, *};
+use super::linear::{BoundsError, term_range};
 use crate::ir::{Term, TermKind, VarId};
 use crate::span::Span;
 
@@ -129,7 +129,7 @@ fn unbound_variables_are_reported() {
 fn dependent(t: &Term) -> Result<(i64, i64), BoundsError> {
     let extent = |x: VarId| [8, 7].get(x.0 as usize).copied();
     let upper = |x: VarId| (x == VarId(1)).then(|| b(Sub, v(0), c(1)));
-    super::bounds::term_range_within(t, &extent, &upper)
+    super::linear::term_range_within(t, &extent, &upper)
 }
 
 #[test]
