@@ -14,6 +14,7 @@
 pub mod builder;
 pub mod elementwise;
 pub mod expr;
+pub mod gather;
 pub mod lexer;
 pub mod ops;
 pub mod parse;
@@ -30,7 +31,7 @@ mod tests;
 pub use builder::Builder;
 pub use elementwise::{BinOp, UnaryFn};
 pub use expr::EExpr;
-pub use ops::{Agg, Bcast, Flip, Fused, Op, OpMeta, Operand, Range, SumAxis};
+pub use ops::{Agg, Axis, Bcast, Flip, Fused, Op, OpMeta, Operand, Range, SumAxis};
 pub use parse::parse;
 pub use print::print;
 pub use program::{Inst, Program};

@@ -17,7 +17,7 @@ use super::builder::Builder;
 use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
 use super::lexer::{Tok, Token, lex};
-use super::ops::{Agg, Bcast, Flip, Fused, Op, Operand, Range};
+use super::ops::{Agg, Axis, Bcast, Flip, Fused, Op, Operand, Range};
 use super::program::Program;
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
@@ -227,6 +227,13 @@ impl Parser {
         }
         Ok(match name {
             "input" => Op::Input,
+            "select" => {
+                let c = self.reg_use()?.0;
+                self.expect(",")?;
+                let a = self.reg_use()?.0;
+                self.expect(",")?;
+                Op::Select(c, a, self.reg_use()?.0)
+            }
             "scale" => {
                 let a = self.reg_use()?.0;
                 self.expect(",")?;
@@ -254,11 +261,37 @@ impl Parser {
                 Op::Reverse(flip, a)
             }
             "slice" => self.slice()?,
+            "diag" => Op::Diag(self.reg_use()?.0),
+            "concat_rows" | "concat_cols" => {
+                let mut parts = vec![self.reg_use()?.0];
+                while self.eat(",") {
+                    parts.push(self.reg_use()?.0);
+                }
+                Op::Concat {
+                    parts,
+                    axis: axis_of(name),
+                }
+            }
+            "filter_rows" | "filter_cols" => {
+                let src = self.reg_use()?.0;
+                self.expect(",")?;
+                self.expect("[")?;
+                let mut keep = vec![self.int("an index")?];
+                while self.eat(",") {
+                    keep.push(self.int("an index")?);
+                }
+                self.expect("]")?;
+                Op::Filter {
+                    src,
+                    axis: axis_of(name),
+                    keep,
+                }
+            }
             "fused" => Op::Fused(self.fused()?),
             _ => {
                 return Err(Diagnostic::error(codes::UNKNOWN_OP, format!("unknown op `{name}`"))
                     .with_primary(span, "not an op")
-                    .with_note("ops: input add sub mul div scale map matmul transpose reverse broadcast sum max min mean (each also _rows, _cols) slice fused"));
+                    .with_note(format!("ops: input {} select scale map matmul transpose reverse broadcast sum prod max min mean var std (each also _rows, _cols) slice concat_rows concat_cols filter_rows filter_cols diag fused", BinOp::all_names().replace(',', ""))));
             }
         })
     }
@@ -382,6 +415,11 @@ impl Parser {
         let e = if let Some(op) = BinOp::from_name(&name) {
             self.expect(",")?;
             EExpr::bin(op, a, self.eexpr()?)
+        } else if name == "select" {
+            self.expect(",")?;
+            let b = self.eexpr()?;
+            self.expect(",")?;
+            EExpr::select(a, b, self.eexpr()?)
         } else if let Some(f) = UnaryFn::from_name(&name) {
             EExpr::map(f, a)
         } else {
@@ -389,7 +427,8 @@ impl Parser {
                 Diagnostic::error(codes::UNKNOWN_FN, format!("unknown function `{name}`"))
                     .with_primary(span, "not a function")
                     .with_note(format!(
-                        "functions: add, sub, mul, div, {}",
+                        "functions: {}, select, {}",
+                        BinOp::all_names(),
                         UnaryFn::all_names()
                     )),
             );
@@ -452,6 +491,15 @@ impl Parser {
             .with_primary(span, "here"));
         }
         Ok(v)
+    }
+}
+
+/// The axis an op's name ends in (`concat_rows`: rows).
+fn axis_of(name: &str) -> Axis {
+    if name.ends_with("_rows") {
+        Axis::Rows
+    } else {
+        Axis::Cols
     }
 }
 

@@ -131,7 +131,13 @@ fn errors_are_coded_and_point_at_the_op() {
             "  %c = matmul %a, %b\n  %d = matmul %c, %c\n  ret %d\n}",
             codes::MATMUL_SHAPE,
         ),
-        ("  %c = slice %a, 2..8, 0..8\n  ret %c\n}", codes::BAD_SLICE),
+        ("  %c = slice %a, 2..2, 0..8\n  ret %c\n}", codes::BAD_SLICE),
+        ("  %c = concat_rows %a, %b\n  ret %c\n}", codes::BAD_CONCAT),
+        ("  %c = concat_cols %a\n  ret %c\n}", codes::BAD_CONCAT),
+        (
+            "  %c = filter_rows %a, [1, 8]\n  ret %c\n}",
+            codes::BAD_FILTER,
+        ),
         ("  %c = slice %a, 0..9, 0..8\n  ret %c\n}", codes::BAD_SLICE),
         (
             "  %c = broadcast %a : f32[16x8, 4x4]\n  ret %c\n}",

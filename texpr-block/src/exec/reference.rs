@@ -14,7 +14,7 @@
 use super::dense::Matrix;
 use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
 use crate::codes;
-use crate::stage::texpr::{body, lit};
+use crate::stage::texpr::{bands as bands_text, body, lit, offset};
 use std::fmt::Write as _;
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
@@ -43,9 +43,36 @@ fn mode(p: &Program, x: Reg, r: Reg) -> Bcast {
 /// The value of op `r` at element `(i, j)` (index variables `i`, `j`).
 fn element(p: &Program, r: Reg) -> String {
     let out = p.ty(r).shape;
+    if let Some(g) = crate::air::gather::gather(p, r) {
+        let var = match g.axis {
+            crate::air::Axis::Rows => "i",
+            crate::air::Axis::Cols => "j",
+        };
+        let bands: Vec<(u64, String)> = g
+            .pieces
+            .iter()
+            .map(|pc| {
+                let col = if pc.col_from_row { "i" } else { "j" };
+                let read = format!(
+                    "{}[{} + {} * {}]",
+                    name(pc.part),
+                    offset("i", pc.dr),
+                    offset(col, pc.dc),
+                    p.ty(pc.part).shape.rows
+                );
+                (pc.hi, read)
+            })
+            .collect();
+        return bands_text(var, &bands);
+    }
     match &p.inst(r).op {
         Op::Input => unreachable!("inputs are inputs"),
-        Op::Binary(_, _, _) | Op::Map(..) | Op::Scale(..) | Op::Fused(_) | Op::Broadcast(_) => {
+        Op::Binary(..)
+        | Op::Select(..)
+        | Op::Map(..)
+        | Op::Scale(..)
+        | Op::Fused(_)
+        | Op::Broadcast(_) => {
             let f = match &p.inst(r).op {
                 Op::Broadcast(x) => crate::air::Fused {
                     operands: vec![crate::air::Operand {
@@ -81,6 +108,9 @@ fn element(p: &Program, r: Reg) -> String {
             }
         }
         Op::Transpose(x) => format!("{}[j + i * {}]", name(*x), out.cols),
+        Op::Concat { .. } | Op::Filter { .. } | Op::Diag(_) => {
+            unreachable!("gathers are read through their bands above")
+        }
         Op::Slice { src, rows, cols } => format!(
             "{}[(i + {}) + (j + {}) * {}]",
             name(*src),
@@ -111,6 +141,8 @@ fn element(p: &Program, r: Reg) -> String {
                 Agg::Sum => ("", 1),
                 Agg::Max => ("max ", 1),
                 Agg::Min => ("min ", 1),
+                Agg::Prod => ("* ", 1),
+                Agg::Var | Agg::Std => unreachable!("expanded into means first"),
                 Agg::Mean => (
                     "",
                     match axis {
@@ -259,6 +291,9 @@ fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
 /// The dense TExpr program of `p`: its inputs, one `let` per op, the
 /// returned matrix as output `out`.
 pub fn dense_program(p: &Program) -> String {
+    // A variance is what the block layer defines it as: two passes (`passes::stats`).
+    let (expanded, _) = crate::passes::stats::expand(p);
+    let p = &expanded;
     let mut src = String::new();
     for r in p.regs() {
         let ty = p.ty(r);

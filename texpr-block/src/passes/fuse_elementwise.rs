@@ -1,6 +1,6 @@
 //! Pass `fuse_elementwise`: chains of elementwise ops become one `fused` op with one block body.
 //!
-//! An elementwise op (`add`, `sub`, `mul`, `div`, `scale`, `map`, `fused`)
+//! An elementwise op (a binary op, `select`, `scale`, `map`, `fused`)
 //! absorbs each operand that is itself elementwise, of the same type and
 //! read only by it, and each operand that is a `broadcast` (read through a
 //! `.row`, `.col` or `.all` operand instead). Operands stay within
@@ -21,20 +21,19 @@ pub fn as_fused(p: &Program, r: Reg) -> Option<Fused> {
         reg: x,
         bcast: broadcast_mode(p.ty(x), inst.ty).unwrap_or(Bcast::Full),
     };
-    let (operands, body) = match &inst.op {
-        Op::Binary(op, a, b) if a == b => (
-            vec![operand(*a)],
-            EExpr::bin(*op, EExpr::Arg(0), EExpr::Arg(0)),
-        ),
-        Op::Binary(op, a, b) => (
-            vec![operand(*a), operand(*b)],
-            EExpr::bin(*op, EExpr::Arg(0), EExpr::Arg(1)),
-        ),
-        Op::Scale(a, c) => (
-            vec![operand(*a)],
-            EExpr::bin(crate::air::BinOp::Mul, EExpr::Arg(0), EExpr::Const(*c)),
-        ),
-        Op::Map(f, a) => (vec![operand(*a)], EExpr::map(*f, EExpr::Arg(0))),
+    let mut operands = Vec::new();
+    let mut leaf = |x: Reg| EExpr::Arg(operand_index(&mut operands, operand(x)));
+    let body = match &inst.op {
+        Op::Binary(op, a, b) => {
+            let (a, b) = (leaf(*a), leaf(*b));
+            EExpr::bin(*op, a, b)
+        }
+        Op::Select(c, a, b) => {
+            let (c, a, b) = (leaf(*c), leaf(*a), leaf(*b));
+            EExpr::select(c, a, b)
+        }
+        Op::Scale(a, c) => EExpr::bin(crate::air::BinOp::Mul, leaf(*a), EExpr::Const(*c)),
+        Op::Map(f, a) => EExpr::map(*f, leaf(*a)),
         Op::Fused(f) => return Some(f.clone()),
         _ => return None,
     };

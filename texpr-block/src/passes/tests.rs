@@ -116,7 +116,8 @@ fn fusion_can_be_switched_off() {
     let mut env = Env::new();
     env.set(FUSE, EnvValue::Bool(false));
     let stages = run(&p, &mut env).unwrap();
-    assert_eq!(stages.after.len(), 4);
+    // annotate, expand_stats, explicit_broadcast, cse, dce: no fusion pass
+    assert_eq!(stages.after.len(), 5);
     assert_eq!(ops(stages.last().unwrap()), vec!["add", "map"]);
 }
 
