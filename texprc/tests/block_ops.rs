@@ -5,7 +5,8 @@
 //! threads on 3x2 ranks and under `mpirun` on 2x2 (a product's partials
 //! cross ranks by MPI's product; a gather's panels by copies), and its
 //! `-o` output is compared with numpy's meaning computed here in `f64`,
-//! independently of the block layer.
+//! independently of the block layer. The MPI runs follow the greedy
+//! scheduler's plan.
 
 mod block_kit;
 
@@ -41,6 +42,10 @@ fn run_against(
         let mut args = vec!["block", &ex, "--run", "--grid", grid, "-o", &out_str];
         for f in &files {
             args.extend(["--input", f]);
+        }
+        if np.is_some() {
+            // Every process plans the same greedy schedule and follows it.
+            args.extend(["--scheduler", "greedy"]);
         }
         let report = ok(&run(np, &args));
         if np.is_some() {
