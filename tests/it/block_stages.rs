@@ -68,7 +68,9 @@ fn a_composed_stage_keeps_its_childrens_globals_once() {
     // The chain's leaves, each once, though c and r are read by several of its ops.
     assert_eq!(globals, ["a", "b", "c", "r"], "{globals:?}");
     for (_, g) in &last.global_vals {
-        let GlobalVal::Matrix { reg, .. } = g;
+        let GlobalVal::Matrix { reg, .. } = g else {
+            panic!("inputs are matrices: {g:?}")
+        };
         assert!(matches!(
             planned.q.inst(*reg).op,
             texpr_block::air::Op::Input
@@ -116,4 +118,43 @@ fn the_chosen_scheduler_is_the_one_that_runs() {
         });
         assert!(text.contains(&format!("{} (runs):", s.name())), "{text}");
     }
+}
+
+#[test]
+fn a_random_matrix_is_made_where_its_tiles_live() {
+    use texpr_block::cli_run::{Backend, job, run_in_process};
+    use texpr_block::exec::RandomSource;
+    use texpr_block::exec::device::heuristic;
+    use texpr_block::exec::random::random_element;
+    let src = "func noise {\n  %w = random 7 : f32[9x8, 2x3]\n  %y = map exp, %w\n  ret %y\n}";
+    let mut args = BlockArgs::new("noise", src);
+    args.grid = (2, 2);
+    let planned = plan(&args).unwrap();
+    // The seed is the global: no tile crosses ranks.
+    assert_eq!(planned.g.count("TensorCopy"), 0);
+    assert!(
+        planned.plan.sent.iter().all(|&b| b == 0),
+        "{:?}",
+        planned.plan.sent
+    );
+    let stages = texpr_block::stage::print_stages(&planned.q, &lower(&planned.q));
+    assert!(
+        stages.contains("global w = random 7 : f32[9x8, 2x3]"),
+        "{stages}"
+    );
+    let job = job(&args, &planned).unwrap();
+    let backend = Backend {
+        gpu: None,
+        pick: &heuristic,
+    };
+    let out = run_in_process(&job, &RandomSource { seed: 1 }, backend).unwrap();
+    let got = out.gathered.result.as_ref().unwrap();
+    for i in 0..9 {
+        for j in 0..8 {
+            let want = random_element(7, i, j).exp();
+            assert!((got.at(i, j) - want).abs() <= 1e-6 * want, "({i}, {j})");
+        }
+    }
+    // Two tiles differ: the matrix is not one tile repeated.
+    assert_ne!(got.at(0, 0), got.at(2, 3));
 }

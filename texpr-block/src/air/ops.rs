@@ -90,6 +90,11 @@ pub struct Range {
 pub enum Op {
     /// An input matrix (its type is written).
     Input,
+    /// `random SEED : TYPE`: the matrix whose element `(i, j)` is
+    /// `exec::random::random_element(SEED, i, j)`, in `[-1, 1)` (its type is
+    /// written). A heavy context stored as a global: every rank makes the
+    /// tiles it owns from the seed alone; nothing is broadcast.
+    Random(u64),
     Binary(BinOp, Reg, Reg),
     /// `select %c, %a, %b`: `a` where `c` is not 0, else `b` (numpy's `where`).
     Select(Reg, Reg, Reg),
@@ -265,6 +270,7 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match self {
             Op::Input => "input",
+            Op::Random(_) => "random",
             Op::Binary(b, ..) => b.name(),
             Op::Select(..) => "select",
             Op::Scale(..) => "scale",
@@ -295,7 +301,7 @@ impl Op {
     /// Every register the op reads, in order.
     pub fn args(&self) -> Vec<Reg> {
         match self {
-            Op::Input => vec![],
+            Op::Input | Op::Random(_) => vec![],
             Op::Binary(_, a, b) => vec![*a, *b],
             Op::Select(c, a, b) => vec![*c, *a, *b],
             Op::Scale(a, _)
@@ -325,7 +331,7 @@ impl Op {
     /// Rewrites every register the op reads.
     pub fn map_args(&mut self, f: impl Fn(Reg) -> Reg) {
         match self {
-            Op::Input => {}
+            Op::Input | Op::Random(_) => {}
             Op::Binary(_, a, b) => {
                 *a = f(*a);
                 *b = f(*b);

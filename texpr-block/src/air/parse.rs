@@ -227,6 +227,7 @@ impl Parser {
         }
         Ok(match name {
             "input" => Op::Input,
+            "random" => Op::Random(self.int("a seed")?),
             "select" => {
                 let c = self.reg_use()?.0;
                 self.expect(",")?;
@@ -291,7 +292,7 @@ impl Parser {
             _ => {
                 return Err(Diagnostic::error(codes::UNKNOWN_OP, format!("unknown op `{name}`"))
                     .with_primary(span, "not an op")
-                    .with_note(format!("ops: input {} select scale map matmul transpose reverse broadcast sum prod max min mean var std (each also _rows, _cols) slice concat_rows concat_cols filter_rows filter_cols diag fused", BinOp::all_names().replace(',', ""))));
+                    .with_note(format!("ops: input random {} select scale map matmul transpose reverse broadcast sum prod max min mean var std (each also _rows, _cols) slice concat_rows concat_cols filter_rows filter_cols diag fused", BinOp::all_names().replace(',', ""))));
             }
         })
     }

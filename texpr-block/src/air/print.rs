@@ -36,6 +36,7 @@ pub fn op_text(p: &Program, op: &Op) -> String {
     let name = op.name();
     match op {
         Op::Input => name.to_string(),
+        Op::Random(seed) => format!("{name} {seed}"),
         Op::Binary(_, a, b) => format!("{name} {}, {}", reg(p, *a), reg(p, *b)),
         Op::Select(c, a, b) => format!("{name} {}, {}, {}", reg(p, *c), reg(p, *a), reg(p, *b)),
         Op::Scale(a, c) => format!("{name} {}, {}", reg(p, *a), super::expr::fmt_f32(*c)),

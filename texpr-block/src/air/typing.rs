@@ -25,7 +25,7 @@ pub fn infer(
         check_well_formed(w).map_err(|m| err(codes::BAD_ELEM, m))?;
     }
     let ty = match op {
-        Op::Input | Op::Broadcast(_) => written.ok_or_else(|| {
+        Op::Input | Op::Random(_) | Op::Broadcast(_) => written.ok_or_else(|| {
             err(
                 codes::MISSING_TYPE,
                 format!("`{}` needs a written type", op.name()),
@@ -72,7 +72,9 @@ fn infer_plain(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnost
                 Dims::new(t.tile.rows.min(n), 1),
             ))
         }
-        Op::Input | Op::Broadcast(_) | Op::Fused(_) => unreachable!("handled by infer"),
+        Op::Input | Op::Random(_) | Op::Broadcast(_) | Op::Fused(_) => {
+            unreachable!("handled by infer")
+        }
     }
 }
 

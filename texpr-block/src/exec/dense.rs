@@ -117,6 +117,10 @@ pub fn eval_dense(p: &Program, inputs: &[Matrix]) -> Result<Matrix, Diagnostic> 
         check_f32(p.ty(r), p, r)?;
         let v = match &p.inst(r).op {
             Op::Input => next_input.next().expect("checked count").clone(),
+            Op::Random(seed) => {
+                let s = p.ty(r).shape;
+                Matrix::random(s.rows as usize, s.cols as usize, *seed)
+            }
             op => eval_op(p, r, op, &vals),
         };
         vals.push(v);
@@ -138,7 +142,7 @@ fn eval_op(p: &Program, r: Reg, op: &Op, vals: &[Matrix]) -> Matrix {
         });
     }
     match op {
-        Op::Input => unreachable!("inputs are bound by eval_dense"),
+        Op::Input | Op::Random(_) => unreachable!("leaves are bound by eval_dense"),
         Op::Binary(b, x, y) => Matrix::from_fn(m, n, |i, j| {
             b.apply(v(x).read(mode(x), i, j), v(y).read(mode(y), i, j))
         }),

@@ -177,8 +177,14 @@ impl Rank<'_, '_> {
 
     fn load_inputs(&mut self, source: &dyn TileSource) -> Result<(), RankError> {
         let job = self.job;
-        for (k, r) in job.p.inputs().into_iter().enumerate() {
+        let inputs = job.p.inputs();
+        for r in job.p.leaves() {
             let ty = job.p.ty(r);
+            // An input's tiles come from the source; a random matrix's from its seed.
+            let seed = match job.p.inst(r).op {
+                crate::air::Op::Random(seed) => Some(seed),
+                _ => None,
+            };
             for tile in job.owned_tiles(r, self.me)? {
                 let Some(&chunk) = job.chunks.get(&(r, tile)) else {
                     continue;
@@ -195,9 +201,14 @@ impl Rank<'_, '_> {
                 );
                 let rows = r0..r0 + d.rows as usize;
                 let cols = c0..c0 + d.cols as usize;
-                let data = source
-                    .block(k, rows, cols)
-                    .map_err(|d| self.input_error(r, d))?;
+                let data = match seed {
+                    Some(seed) => super::source::RandomSource { seed }.block(0, rows, cols),
+                    None => {
+                        let k = inputs.iter().position(|&x| x == r).expect("an input");
+                        source.block(k, rows, cols)
+                    }
+                }
+                .map_err(|d| self.input_error(r, d))?;
                 if kept {
                     let b = self.alloc(chunk, data.len())?;
                     self.dev.write(b, 0, &data)?;

@@ -66,7 +66,7 @@ fn element(p: &Program, r: Reg) -> String {
         return bands_text(var, &bands);
     }
     match &p.inst(r).op {
-        Op::Input => unreachable!("inputs are inputs"),
+        Op::Input | Op::Random(_) => unreachable!("leaves are inputs of the reference"),
         Op::Binary(..)
         | Op::Select(..)
         | Op::Map(..)
@@ -298,7 +298,8 @@ pub fn dense_program(p: &Program) -> String {
     for r in p.regs() {
         let ty = p.ty(r);
         let len = ty.shape.len();
-        if matches!(p.inst(r).op, Op::Input) {
+        // A random matrix is an input of the reference too (its values made here).
+        if matches!(p.inst(r).op, Op::Input | Op::Random(_)) {
             let _ = writeln!(src, "input {}: f32[{len}]", name(r));
             continue;
         }
@@ -328,7 +329,20 @@ pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diag
     super::dense::check_inputs(p, inputs)?;
     let src = dense_program(p);
     let prog = super::runner::check_kernel(&src)?;
-    let values: Vec<Value> = inputs.iter().map(|m| Value::f32(m.data.clone())).collect();
+    // The program `dense_program` wrote: its leaves, in order, are its inputs.
+    let (expanded, _) = crate::passes::stats::expand(p);
+    let mut given = inputs.iter();
+    let values: Vec<Value> = expanded
+        .leaves()
+        .into_iter()
+        .map(|r| match expanded.inst(r).op {
+            Op::Random(seed) => {
+                let s = expanded.ty(r).shape;
+                Value::f32(Matrix::random(s.rows as usize, s.cols as usize, seed).data)
+            }
+            _ => Value::f32(given.next().expect("checked count").data.clone()),
+        })
+        .collect();
     let mut refs = reference(&prog, &values).map_err(|e| {
         Diagnostic::error(
             codes::KERNEL_RUN,

@@ -103,7 +103,9 @@ fn shared_intermediates_read_only_elementwise_are_recomputed() {
 
 #[test]
 fn shared_intermediates_a_matmul_reads_are_stored() {
-    let p = prog("  %c = add %a, %b\n  %d = map exp, %c\n  %e = mul %c, %d\n  %m = matmul %c, %w\n  %s = add %e, %m\n  ret %s");
+    let p = prog(
+        "  %c = add %a, %b\n  %d = map exp, %c\n  %e = mul %c, %d\n  %m = matmul %c, %w\n  %s = add %e, %m\n  ret %s",
+    );
     let mut env = Env::new();
     let q = optimize(&p, &mut env).unwrap();
     // %c is read by a matmul too: it is stored once and read by the rest.

@@ -18,7 +18,7 @@ pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
         _ if gather.is_some() => {
             super::gather::body(p, reg, gather.as_ref().expect("checked"), ctx)
         }
-        Op::Input => (vec![], "0.0".to_string()),
+        Op::Input | Op::Random(_) => (vec![], "0.0".to_string()),
         Op::Matmul { a, b, epilogue } => matmul(p, *a, *b, epilogue.as_ref(), ctx),
         // A view's tile, read in place through its index map.
         Op::Transpose(_) | Op::Slice { .. } | Op::Reverse(..) => {
