@@ -1,7 +1,8 @@
 //! The block layer's operations beyond matmul and sums, end to end from
 //! `.npy` files: elementwise functions with an outer broadcast, products,
 //! variances and standard deviations, and gathers (concatenations, filters,
-//! the diagonal, a slice off the tile boundaries). Each example runs as
+//! the diagonal, a slice off the tile boundaries) and random matrices made
+//! on the ranks that own their tiles. Each example runs as
 //! threads on 3x2 ranks and under `mpirun` on 2x2 (a product's partials
 //! cross ranks by MPI's product; a gather's panels by copies), and its
 //! `-o` output is compared with numpy's meaning computed here in `f64`,
@@ -165,4 +166,23 @@ fn concatenations_filters_diagonals_and_ragged_slices_match_numpy() {
     };
     // A gather moves values: exact.
     run_against("gathers", &[("a", m, n, a), ("b", 5, n, b)], &want, 0.0);
+}
+
+#[test]
+fn random_matrices_made_on_their_owners_match_the_generator() {
+    use texpr_block::exec::random::random_element;
+    let (m, n, k) = (9, 6, 4);
+    let (a, at_a) = matrix(m, n, 8);
+    // numpy: a @ w + 0.01 * n, w and n the generator's matrices of seeds 7 and 11
+    let want = Want {
+        rows: m,
+        cols: k,
+        at: Box::new(move |i, j| {
+            let dot: f64 = (0..n)
+                .map(|p| at_a(i, p) * random_element(7, p, j) as f64)
+                .sum();
+            dot + 0.01 * random_element(11, i, j) as f64
+        }),
+    };
+    run_against("random", &[("a", m, n, a)], &want, 1e-5);
 }
