@@ -186,3 +186,35 @@ fn random_matrices_made_on_their_owners_match_the_generator() {
     };
     run_against("random", &[("a", m, n, a)], &want, 1e-5);
 }
+
+#[test]
+fn comparisons_as_masks_and_every_axis_of_the_new_reductions_match_numpy() {
+    let (m, n) = (8, 5);
+    let (a, at_a) = matrix(m, n, 9);
+    let (b, at_b) = matrix(m, n, 10);
+    let mask = |c: bool| if c { 1.0 } else { 0.0 };
+    let var = |xs: &[f64]| {
+        let mu = xs.iter().sum::<f64>() / xs.len() as f64;
+        xs.iter().map(|x| (x - mu).powi(2)).sum::<f64>() / xs.len() as f64
+    };
+    let all_b: Vec<f64> = (0..m)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .map(|(i, j)| at_b(i, j))
+        .collect();
+    let va = var(&all_b);
+    // numpy: ((a<b) + (a<=b) - (a>=b)*(a==a) + (a!=b) + var(a, axis=0)) * std(b, axis=0)
+    //        + prod(where(a<b, a, b), axis=1)[:, None] + var(b)
+    let want = Want {
+        rows: m,
+        cols: n,
+        at: Box::new(move |i, j| {
+            let (x, y) = (at_a(i, j), at_b(i, j));
+            let masks = mask(x < y) + mask(x <= y) - mask(x >= y) * mask(x == x) + mask(x != y);
+            let col_a: Vec<f64> = (0..m).map(|k| at_a(k, j)).collect();
+            let col_b: Vec<f64> = (0..m).map(|k| at_b(k, j)).collect();
+            let pr: f64 = (0..n).map(|k| at_a(i, k).min(at_b(i, k))).product();
+            (masks + var(&col_a)) * var(&col_b).sqrt() + pr + va
+        }),
+    };
+    run_against("masks", &[("a", m, n, a), ("b", m, n, b)], &want, 1e-5);
+}
