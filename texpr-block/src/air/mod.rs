@@ -18,6 +18,7 @@ pub mod gather;
 pub mod lexer;
 pub mod ops;
 pub mod parse;
+mod parse_op;
 pub mod print;
 pub mod program;
 pub mod reg;

@@ -8,15 +8,20 @@
 //! a tile crossed by several bands picks each element's band by `select`
 //! on the band variable, each band's read guarded (`else 0.0`).
 
-use super::body::{BlockContext, Panel};
-use super::kernel::panel;
+use super::body::{BlockBody, BlockContext, Panel};
+use super::kernel::{panel, tile_body};
 use super::texpr::{bands, offset};
 use crate::air::gather::Gather;
 use crate::air::{Axis, Program, Reg};
 
-/// The panels and the element expression (over `i`, `j`) of block `ctx`
-/// of gather `reg`, whose bands are `g`.
-pub fn body(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> (Vec<Panel>, String) {
+/// The body of block `ctx` of gather `reg`, whose bands are `g`.
+pub fn body(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> BlockBody {
+    let (panels, expr) = reads(p, reg, g, ctx);
+    tile_body(panels, ctx.dims, &expr)
+}
+
+/// The panels and the element expression (over `i`, `j`) of block `ctx`.
+fn reads(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> (Vec<Panel>, String) {
     let t = p.ty(reg).tile;
     let (r0, c0) = (ctx.i * t.rows, ctx.j * t.cols);
     let (rows, cols) = (r0..r0 + ctx.dims.rows, c0..c0 + ctx.dims.cols);

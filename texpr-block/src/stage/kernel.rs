@@ -10,14 +10,10 @@ use super::view::resolve;
 use crate::air::{Agg, Bcast, Dims, EExpr, Fused, Op, Operand, Program, Reg, SumAxis};
 use std::fmt::Write as _;
 
-/// The body of block `ctx` of op `reg`.
+/// The body of block `ctx` of op `reg`, which is no gather (those are
+/// `stage::gather`'s).
 pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
-    let (r, c) = (ctx.dims.rows, ctx.dims.cols);
-    let gather = crate::air::gather::gather(p, reg);
     let (inputs, expr) = match &p.inst(reg).op {
-        _ if gather.is_some() => {
-            super::gather::body(p, reg, gather.as_ref().expect("checked"), ctx)
-        }
         Op::Input | Op::Random(_) => (vec![], "0.0".to_string()),
         Op::Matmul { a, b, epilogue } => matmul(p, *a, *b, epilogue.as_ref(), ctx),
         // A view's tile, read in place through its index map.
@@ -29,9 +25,15 @@ pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
         Op::Reduce(agg, axis, x) => return reduce(p, *agg, *axis, *x, ctx),
         op => elementwise(p, reg, op, ctx),
     };
+    tile_body(inputs, ctx.dims, &expr)
+}
+
+/// The kernel writing a tile of `dims` whose element `(i, j)` is `expr`.
+pub fn tile_body(inputs: Vec<Panel>, dims: Dims, expr: &str) -> BlockBody {
+    let (r, c) = (dims.rows, dims.cols);
     finish(
         inputs,
-        ctx.dims,
+        dims,
         &format!("compute {c} |j| compute {r} |i| {expr}"),
     )
 }

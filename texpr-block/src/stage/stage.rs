@@ -91,7 +91,10 @@ impl BlockMatrixStage {
 
     /// The block body for a context: a TExpr kernel and the panels it reads.
     pub fn block_body(&self, ctx: &BlockContext) -> BlockBody {
-        kernel::body(&self.program, self.reg, ctx)
+        match crate::air::gather::gather(&self.program, self.reg) {
+            Some(g) => super::gather::body(&self.program, self.reg, &g, ctx),
+            None => kernel::body(&self.program, self.reg, ctx),
+        }
     }
 
     /// Every block (column-major order, or `ordering` when given) with
