@@ -203,7 +203,7 @@ fn comparisons_as_masks_and_every_axis_of_the_new_reductions_match_numpy() {
         .collect();
     let va = var(&all_b);
     // numpy: ((a<b) + (a<=b) - (a>=b)*(a==a) + (a!=b) + var(a, axis=0)) * std(b, axis=0)
-    //        + prod(where(a<b, a, b), axis=1)[:, None] + var(b)
+    //        + prod(where(a<b, a, b), axis=1)[:, None] + var(b) - std(a, axis=1)[:, None]
     let want = Want {
         rows: m,
         cols: n,
@@ -213,7 +213,8 @@ fn comparisons_as_masks_and_every_axis_of_the_new_reductions_match_numpy() {
             let col_a: Vec<f64> = (0..m).map(|k| at_a(k, j)).collect();
             let col_b: Vec<f64> = (0..m).map(|k| at_b(k, j)).collect();
             let pr: f64 = (0..n).map(|k| at_a(i, k).min(at_b(i, k))).product();
-            (masks + var(&col_a)) * var(&col_b).sqrt() + pr + va
+            let row_a: Vec<f64> = (0..n).map(|k| at_a(i, k)).collect();
+            (masks + var(&col_a)) * var(&col_b).sqrt() + pr + va - var(&row_a).sqrt()
         }),
     };
     run_against("masks", &[("a", m, n, a), ("b", m, n, b)], &want, 1e-5);
