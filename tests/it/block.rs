@@ -234,7 +234,8 @@ fn views_on_one_rank_make_no_copies() {
         planned.g.count("TensorView") > 0,
         "the views are in the graph"
     );
-    let text = texpr_block::cli::plan_text(&planned.g, &planned.plan, planned.cfg);
+    let text =
+        texpr_block::cli::plan_text(&planned.g, &planned.plan, planned.cfg, planned.scheduler);
     assert!(!text.contains(" copy n"), "{text}");
     let out = cli("views", &src, |a| {
         a.grid = (1, 1);

@@ -2,6 +2,7 @@
 //!
 //! `texprc block FILE [--grid PxQ] [--tile N] [-D NAME=V] [--source-rank R,C]
 //! [--emit ir|passes|stages|graph|dot|plan|texpr] [--budget BYTES] [--no-fuse]
+//! [--scheduler greedy|critical-path]
 //! [--run [--check] [--device cpu|gpu] [--random SEED] [--input NAME=PATH.npy]
 //! [-o DIR [--output-per-rank]]]`
 //!
@@ -54,6 +55,42 @@ impl Emit {
     }
 }
 
+/// Which scheduler orders the tasks that run (`--scheduler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
+    /// The seed's: any task whose inputs are done, lowest node id first.
+    /// It plans without the budget, which the run still holds the plan's
+    /// peak to (E0531).
+    Greedy,
+    /// Longest remaining path first, within the budget (the default).
+    CriticalPath,
+}
+
+impl Scheduler {
+    pub fn parse(s: &str) -> Result<Scheduler, Diagnostic> {
+        match s {
+            "greedy" => Ok(Scheduler::Greedy),
+            "critical-path" => Ok(Scheduler::CriticalPath),
+            _ => Err(bad_arg(format!(
+                "--scheduler wants greedy or critical-path, not `{s}`"
+            ))),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Greedy => "greedy",
+            Scheduler::CriticalPath => "critical-path",
+        }
+    }
+    /// The graph scheduler's policy within `budget` bytes per rank.
+    pub fn policy(self, budget: u64) -> Policy {
+        match self {
+            Scheduler::Greedy => Policy::Greedy,
+            Scheduler::CriticalPath => Policy::CriticalPath { budget },
+        }
+    }
+}
+
 /// Where `--run` runs block bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Device {
@@ -72,6 +109,8 @@ pub struct BlockArgs {
     pub defines: Vec<(String, u64)>,
     pub emit: Vec<Emit>,
     pub budget: Option<u64>,
+    /// The scheduler whose plan runs (and whose steps `--emit plan` lists).
+    pub scheduler: Scheduler,
     pub fuse: bool,
     pub run: bool,
     pub check: bool,
@@ -98,6 +137,7 @@ impl BlockArgs {
             defines: Vec::new(),
             emit: Vec::new(),
             budget: None,
+            scheduler: Scheduler::CriticalPath,
             fuse: true,
             run: false,
             check: false,
@@ -224,6 +264,8 @@ pub struct Planned {
     pub g: Graph,
     pub plan: Plan,
     pub cfg: GridConfig,
+    /// The scheduler that made `plan`.
+    pub scheduler: Scheduler,
     /// The program after every pass, and the environment.
     pub dump: String,
 }
@@ -236,13 +278,14 @@ pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
     cfg.source = crate::dist::RankIndex2D::new(args.source_rank.0, args.source_rank.1);
     let g = prune(&build(&q, cfg).map_err(|d| vec![d])?);
     let budget = args.budget.unwrap_or(u64::MAX);
-    let plan = schedule(&g, cfg.n_ranks(), Policy::CriticalPath { budget });
+    let plan = schedule(&g, cfg.n_ranks(), args.scheduler.policy(budget));
     Ok(Planned {
         p,
         q,
         g,
         plan,
         cfg,
+        scheduler: args.scheduler,
         dump,
     })
 }
@@ -273,6 +316,7 @@ fn emit(e: Emit, planned: &Planned) -> String {
         plan,
         cfg,
         dump,
+        scheduler,
         ..
     } = planned;
     match e {
@@ -281,7 +325,7 @@ fn emit(e: Emit, planned: &Planned) -> String {
         Emit::Stages => print_stages(q, &lower(q)),
         Emit::Graph => graph_text(g),
         Emit::Dot => to_dot(g, &q.name),
-        Emit::Plan => plan_text(g, plan, *cfg),
+        Emit::Plan => plan_text(g, plan, *cfg, *scheduler),
         Emit::Texpr => String::new(),
     }
 }
@@ -307,9 +351,19 @@ pub fn graph_text(g: &Graph) -> String {
     out
 }
 
-/// Both schedulers' cost, then the critical-path schedule step by step.
-pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
-    let greedy = schedule(g, cfg.n_ranks(), Policy::Greedy);
+/// Both schedulers' cost (the one that made `plan`, which runs, marked),
+/// then `plan` step by step.
+pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig, runs: Scheduler) -> String {
+    let other = match runs {
+        Scheduler::Greedy => Scheduler::CriticalPath,
+        Scheduler::CriticalPath => Scheduler::Greedy,
+    };
+    // Beside a greedy plan, the critical-path one is shown without a budget.
+    let other_plan = schedule(g, cfg.n_ranks(), other.policy(u64::MAX));
+    let (greedy, critical) = match runs {
+        Scheduler::Greedy => (plan, &other_plan),
+        Scheduler::CriticalPath => (&other_plan, plan),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -318,10 +372,15 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig) -> String {
         cfg.grid.cols(),
         plan.steps.len()
     );
-    for (name, pl) in [("greedy", &greedy), ("critical-path", plan)] {
+    for (sched, pl) in [
+        (Scheduler::Greedy, greedy),
+        (Scheduler::CriticalPath, critical),
+    ] {
+        let name = sched.name();
+        let runs = if sched == runs { " (runs)" } else { "" };
         let _ = writeln!(
             out,
-            "{name}: makespan {}, sent {:?} B, received {:?} B, peak {:?} B{}",
+            "{name}{runs}: makespan {}, sent {:?} B, received {:?} B, peak {:?} B{}",
             pl.makespan,
             pl.sent,
             pl.received,

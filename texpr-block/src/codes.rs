@@ -35,7 +35,7 @@ pub const ELEM_MISMATCH: &str = "E0513";
 /// A broadcast from something that is not a row, column or scalar, or to a
 /// shape it does not fit.
 pub const BAD_BROADCAST: &str = "E0514";
-/// A slice out of bounds, empty, or not on tile boundaries.
+/// A slice out of bounds or empty (a slice off tile boundaries is a gather).
 pub const BAD_SLICE: &str = "E0515";
 /// A written type that differs from the op's type.
 pub const TYPE_DIFFERS: &str = "E0516";
@@ -45,6 +45,11 @@ pub const BAD_BODY: &str = "E0517";
 pub const BAD_ELEM: &str = "E0518";
 /// A `reverse` of a rows or columns extent that is not whole tiles.
 pub const BAD_REVERSE: &str = "E0519";
+/// A `concat_rows` (`concat_cols`) whose parts differ in columns (rows) or
+/// element type, or that has fewer than two parts.
+pub const BAD_CONCAT: &str = "E0520";
+/// A `filter_rows` (`filter_cols`) keeping no index, or one past the extent.
+pub const BAD_FILTER: &str = "E0521";
 /// An invalid distribution (empty grid or block, source rank outside the grid).
 pub const BAD_DISTRIBUTION: &str = "E0530";
 /// A memory budget too small for a task's inputs and output.

@@ -182,6 +182,7 @@ fn usage_errors_exit_2_with_a_code() {
         (vec!["--source-rank", "1"], "E0550"),
         (vec!["--emit", "everything"], "E0550"),
         (vec!["--run", "--watchdog", "0"], "E0550"),
+        (vec!["--scheduler", "fastest"], "E0550"),
     ] {
         let mut all = vec!["block", ex.as_str()];
         all.extend(&args);

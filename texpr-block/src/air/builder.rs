@@ -81,6 +81,10 @@ impl Builder {
     pub fn div(&mut self, a: Reg, b: Reg) -> Result<Reg, Diagnostic> {
         self.binary(BinOp::Div, a, b)
     }
+    /// `select %c, %a, %b`: `a` where `c` is not 0, else `b`.
+    pub fn select(&mut self, c: Reg, a: Reg, b: Reg) -> Result<Reg, Diagnostic> {
+        self.op(Op::Select(c, a, b))
+    }
     pub fn scale(&mut self, a: Reg, c: f32) -> Result<Reg, Diagnostic> {
         self.op(Op::Scale(a, c))
     }

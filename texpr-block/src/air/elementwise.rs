@@ -1,14 +1,42 @@
 //! The elementwise operators of block programs and fused bodies: binary
 //! operators and unary functions.
 
-/// Elementwise binary operators.
+/// Elementwise binary operators: arithmetic, the language's two-operand
+/// functions (`min`, `max`, `pow`), and comparisons, which give `1.0` where
+/// they hold and `0.0` elsewhere (a mask: a block matrix holds numbers, not
+/// booleans; `select` picks by it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BinOp {
     Add,
     Sub,
     Mul,
     Div,
+    Minimum,
+    Maximum,
+    Pow,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
 }
+
+const BINARY: [BinOp; 13] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Minimum,
+    BinOp::Maximum,
+    BinOp::Pow,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::Eq,
+    BinOp::Ne,
+];
 
 /// Unary functions for `map` and fused bodies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,25 +57,65 @@ pub enum UnaryFn {
 }
 
 impl BinOp {
+    /// The op's name as written (numpy's: `maximum` is elementwise, `max`
+    /// a reduction).
     pub fn name(self) -> &'static str {
         match self {
             BinOp::Add => "add",
             BinOp::Sub => "sub",
             BinOp::Mul => "mul",
             BinOp::Div => "div",
+            BinOp::Minimum => "minimum",
+            BinOp::Maximum => "maximum",
+            BinOp::Pow => "pow",
+            BinOp::Lt => "lt",
+            BinOp::Le => "le",
+            BinOp::Gt => "gt",
+            BinOp::Ge => "ge",
+            BinOp::Eq => "eq",
+            BinOp::Ne => "ne",
         }
     }
     pub fn from_name(s: &str) -> Option<BinOp> {
-        [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]
-            .into_iter()
-            .find(|b| b.name() == s)
+        BINARY.into_iter().find(|b| b.name() == s)
     }
+    /// Every binary op's name, for error notes.
+    pub fn all_names() -> String {
+        BINARY.map(|b| b.name()).join(", ")
+    }
+    /// The comparison's TExpr operator, for a comparison.
+    pub fn comparison(self) -> Option<&'static str> {
+        Some(match self {
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            _ => return None,
+        })
+    }
+    /// Whether the op is defined on integers too (`pow` is `f32` only).
+    pub fn works_on_ints(self) -> bool {
+        self != BinOp::Pow
+    }
+    /// The op in f32, as the dense reference computes it (a comparison: 1 or 0).
     pub fn apply(self, a: f32, b: f32) -> f32 {
+        let mask = |c: bool| if c { 1.0 } else { 0.0 };
         match self {
             BinOp::Add => a + b,
             BinOp::Sub => a - b,
             BinOp::Mul => a * b,
             BinOp::Div => a / b,
+            BinOp::Minimum => a.min(b),
+            BinOp::Maximum => a.max(b),
+            BinOp::Pow => a.powf(b),
+            BinOp::Lt => mask(a < b),
+            BinOp::Le => mask(a <= b),
+            BinOp::Gt => mask(a > b),
+            BinOp::Ge => mask(a >= b),
+            BinOp::Eq => mask(a == b),
+            BinOp::Ne => mask(a != b),
         }
     }
 }

@@ -12,6 +12,9 @@ pub enum EExpr {
     Const(f32),
     Bin(BinOp, Box<EExpr>, Box<EExpr>),
     Map(UnaryFn, Box<EExpr>),
+    /// `select(c, a, b)`: `a` where `c` is not 0, else `b` (`c` a mask,
+    /// such as a comparison's).
+    Select(Box<EExpr>, Box<EExpr>, Box<EExpr>),
 }
 
 impl EExpr {
@@ -21,12 +24,26 @@ impl EExpr {
     pub fn map(f: UnaryFn, a: EExpr) -> EExpr {
         EExpr::Map(f, Box::new(a))
     }
+    pub fn select(c: EExpr, a: EExpr, b: EExpr) -> EExpr {
+        EExpr::Select(Box::new(c), Box::new(a), Box::new(b))
+    }
+
+    /// The node's operands, in order.
+    pub fn children(&self) -> Vec<&EExpr> {
+        match self {
+            EExpr::Bin(_, a, b) => vec![a, b],
+            EExpr::Map(_, a) => vec![a],
+            EExpr::Select(c, a, b) => vec![c, a, b],
+            EExpr::Arg(_) | EExpr::Acc | EExpr::Const(_) => vec![],
+        }
+    }
 
     /// Replaces every leaf with `leaf(leaf)`.
     pub fn subst(&self, leaf: &impl Fn(&EExpr) -> EExpr) -> EExpr {
         match self {
             EExpr::Bin(op, a, b) => EExpr::bin(*op, a.subst(leaf), b.subst(leaf)),
             EExpr::Map(f, a) => EExpr::map(*f, a.subst(leaf)),
+            EExpr::Select(c, a, b) => EExpr::select(c.subst(leaf), a.subst(leaf), b.subst(leaf)),
             other => leaf(other),
         }
     }
@@ -35,21 +52,22 @@ impl EExpr {
     pub fn args(&self, out: &mut Vec<u32>) {
         match self {
             EExpr::Arg(i) => out.push(*i),
-            EExpr::Bin(_, a, b) => {
-                a.args(out);
-                b.args(out);
-            }
-            EExpr::Map(_, a) => a.args(out),
-            EExpr::Acc | EExpr::Const(_) => {}
+            other => other.children().into_iter().for_each(|c| c.args(out)),
         }
     }
 
     pub fn uses_acc(&self) -> bool {
         match self {
             EExpr::Acc => true,
-            EExpr::Bin(_, a, b) => a.uses_acc() || b.uses_acc(),
-            EExpr::Map(_, a) => a.uses_acc(),
-            _ => false,
+            other => other.children().into_iter().any(EExpr::uses_acc),
+        }
+    }
+
+    /// How many times the body reads `$acc`.
+    pub fn acc_uses(&self) -> usize {
+        match self {
+            EExpr::Acc => 1,
+            other => other.children().into_iter().map(EExpr::acc_uses).sum(),
         }
     }
 
@@ -61,15 +79,26 @@ impl EExpr {
             EExpr::Const(c) => *c,
             EExpr::Bin(op, a, b) => op.apply(a.eval(arg, acc), b.eval(arg, acc)),
             EExpr::Map(f, a) => f.apply(a.eval(arg, acc)),
+            EExpr::Select(c, a, b) => {
+                if c.eval(arg, acc) != 0.0 {
+                    a.eval(arg, acc)
+                } else {
+                    b.eval(arg, acc)
+                }
+            }
         }
     }
 
     /// Number of nodes (fusion keeps bodies small).
     pub fn size(&self) -> usize {
+        1 + self.children().into_iter().map(EExpr::size).sum::<usize>()
+    }
+
+    /// Operations the body computes (its nodes that are no leaves).
+    pub fn ops(&self) -> usize {
         match self {
-            EExpr::Bin(_, a, b) => 1 + a.size() + b.size(),
-            EExpr::Map(_, a) => 1 + a.size(),
-            _ => 1,
+            EExpr::Arg(_) | EExpr::Acc | EExpr::Const(_) => 0,
+            other => 1 + other.children().into_iter().map(EExpr::ops).sum::<usize>(),
         }
     }
 }
@@ -96,6 +125,7 @@ impl fmt::Display for EExpr {
             EExpr::Const(c) => write!(f, "{}", fmt_f32(*c)),
             EExpr::Bin(op, a, b) => write!(f, "{}({a}, {b})", op.name()),
             EExpr::Map(u, a) => write!(f, "{}({a})", u.name()),
+            EExpr::Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
         }
     }
 }

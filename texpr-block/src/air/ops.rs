@@ -13,13 +13,19 @@ pub enum SumAxis {
     All,
 }
 
-/// What a reduction computes: the sum, the largest or smallest element, or the mean.
+/// What a reduction computes: the sum, the product, the largest or smallest
+/// element, the mean, or the (population) variance and standard deviation,
+/// which the pass `expand_stats` computes in two passes over the data (the
+/// mean, then the mean of the squared deviations from it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Agg {
     Sum,
     Max,
     Min,
     Mean,
+    Prod,
+    Var,
+    Std,
 }
 
 /// Which axes a `reverse` flips: the order of the rows, of the columns, or both.
@@ -28,6 +34,25 @@ pub enum Flip {
     Rows,
     Cols,
     Both,
+}
+
+/// An axis of a matrix: its rows, or its columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Axis {
+    Rows,
+    Cols,
+}
+
+impl Axis {
+    pub fn name(self) -> &'static str {
+        match self {
+            Axis::Rows => "rows",
+            Axis::Cols => "cols",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Axis> {
+        [Axis::Rows, Axis::Cols].into_iter().find(|a| a.name() == s)
+    }
 }
 
 /// How an operand of a fused op is read: whole, or broadcast from a row
@@ -65,7 +90,14 @@ pub struct Range {
 pub enum Op {
     /// An input matrix (its type is written).
     Input,
+    /// `random SEED : TYPE`: the matrix whose element `(i, j)` is
+    /// `exec::random::random_element(SEED, i, j)`, in `[-1, 1)` (its type is
+    /// written). A heavy context stored as a global: every rank makes the
+    /// tiles it owns from the seed alone; nothing is broadcast.
+    Random(u64),
     Binary(BinOp, Reg, Reg),
+    /// `select %c, %a, %b`: `a` where `c` is not 0, else `b` (numpy's `where`).
+    Select(Reg, Reg, Reg),
     Scale(Reg, f32),
     Map(UnaryFn, Reg),
     /// `a * b`, then an optional elementwise epilogue over `$acc`.
@@ -81,11 +113,29 @@ pub enum Op {
     Reduce(Agg, SumAxis, Reg),
     /// The rows and/or columns in reverse order (a view, like `transpose`).
     Reverse(Flip, Reg),
+    /// A window: a view read in place when it starts on tile boundaries
+    /// (and ends on one or at the edge), else a gather that computes its
+    /// tiles (`stage::view::is_view`, `air::gather`).
     Slice {
         src: Reg,
         rows: Range,
         cols: Range,
     },
+    /// The operands one after the other along `axis` (`rows`: stacked
+    /// vertically, numpy's `concatenate(axis=0)`).
+    Concat {
+        parts: Vec<Reg>,
+        axis: Axis,
+    },
+    /// The rows (or columns) of `src` at the indices `keep`, in that order
+    /// (Hail's filter, numpy's `take`).
+    Filter {
+        src: Reg,
+        axis: Axis,
+        keep: Vec<u64>,
+    },
+    /// The diagonal of `src` as a column (`min(M, N) x 1`).
+    Diag(Reg),
     /// Fused elementwise ops: one block body.
     Fused(Fused),
 }
@@ -112,53 +162,59 @@ impl SumAxis {
     }
 }
 
-const AGGS: [Agg; 4] = [Agg::Sum, Agg::Max, Agg::Min, Agg::Mean];
+const AGGS: [Agg; 7] = [
+    Agg::Sum,
+    Agg::Max,
+    Agg::Min,
+    Agg::Mean,
+    Agg::Prod,
+    Agg::Var,
+    Agg::Std,
+];
 const AXES: [SumAxis; 3] = [SumAxis::Rows, SumAxis::Cols, SumAxis::All];
-/// Every reduction op's name, as written (`sum`, `max_rows`, `mean_cols`, ...).
-const REDUCE_NAMES: [&str; 12] = [
-    "sum_rows",
-    "sum_cols",
-    "sum",
-    "max_rows",
-    "max_cols",
-    "max",
-    "min_rows",
-    "min_cols",
-    "min",
-    "mean_rows",
-    "mean_cols",
-    "mean",
+/// Every reduction op's name, as written (`sum`, `max_rows`, `mean_cols`,
+/// ...): one row per [`AGGS`], one column per [`AXES`].
+const REDUCE_NAMES: [[&str; 3]; 7] = [
+    ["sum_rows", "sum_cols", "sum"],
+    ["max_rows", "max_cols", "max"],
+    ["min_rows", "min_cols", "min"],
+    ["mean_rows", "mean_cols", "mean"],
+    ["prod_rows", "prod_cols", "prod"],
+    ["var_rows", "var_cols", "var"],
+    ["std_rows", "std_cols", "std"],
 ];
 
 impl Agg {
     pub fn name(self) -> &'static str {
-        match self {
-            Agg::Sum => "sum",
-            Agg::Max => "max",
-            Agg::Min => "min",
-            Agg::Mean => "mean",
-        }
+        self.op_name(SumAxis::All)
     }
     /// The reduction op named `name` (`sum_rows`, `max`, ...).
     pub fn parse_op(name: &str) -> Option<(Agg, SumAxis)> {
         AGGS.iter()
             .flat_map(|&a| AXES.iter().map(move |&x| (a, x)))
-            .find(|(a, x)| format!("{}{}", a.name(), x.suffix()) == name)
+            .find(|(a, x)| a.op_name(*x) == name)
     }
     /// The op's name as written.
     pub fn op_name(self, axis: SumAxis) -> &'static str {
-        let k = AGGS.iter().position(|&a| a == self).expect("listed") * 3
-            + AXES.iter().position(|&x| x == axis).expect("listed");
-        REDUCE_NAMES[k]
+        let a = AGGS.iter().position(|&g| g == self).expect("listed");
+        let x = AXES.iter().position(|&x| x == axis).expect("listed");
+        REDUCE_NAMES[a][x]
     }
     /// How partial results combine: `+` for sums and means (a mean's
-    /// partials are already divided by the count), else the extreme.
+    /// partials are already divided by the count), `*` for products, else
+    /// the extreme. Variances are expanded into means before anything
+    /// combines (`passes::stats`).
     pub fn combine(self, a: f32, b: f32) -> f32 {
         match self {
-            Agg::Sum | Agg::Mean => a + b,
+            Agg::Sum | Agg::Mean | Agg::Var | Agg::Std => a + b,
+            Agg::Prod => a * b,
             Agg::Max => a.max(b),
             Agg::Min => a.min(b),
         }
+    }
+    /// Whether the partials give the same bits in any order (a max or min).
+    pub fn exact(self) -> bool {
+        matches!(self, Agg::Max | Agg::Min)
     }
 }
 
@@ -200,10 +256,10 @@ impl Bcast {
 impl BinOp {
     /// The algebraic facts of the operator, as an op.
     pub fn meta(self) -> OpMeta {
-        let ca = matches!(self, BinOp::Add | BinOp::Mul);
+        use BinOp::*;
         OpMeta {
-            commutative: ca,
-            associative: ca,
+            commutative: matches!(self, Add | Mul | Minimum | Maximum | Eq | Ne),
+            associative: matches!(self, Add | Mul | Minimum | Maximum),
             elementwise: true,
         }
     }
@@ -214,7 +270,9 @@ impl Op {
     pub fn name(&self) -> &'static str {
         match self {
             Op::Input => "input",
+            Op::Random(_) => "random",
             Op::Binary(b, ..) => b.name(),
+            Op::Select(..) => "select",
             Op::Scale(..) => "scale",
             Op::Map(..) => "map",
             Op::Matmul { .. } => "matmul",
@@ -223,6 +281,19 @@ impl Op {
             Op::Reduce(agg, axis, _) => agg.op_name(*axis),
             Op::Reverse(..) => "reverse",
             Op::Slice { .. } => "slice",
+            Op::Concat {
+                axis: Axis::Rows, ..
+            } => "concat_rows",
+            Op::Concat {
+                axis: Axis::Cols, ..
+            } => "concat_cols",
+            Op::Filter {
+                axis: Axis::Rows, ..
+            } => "filter_rows",
+            Op::Filter {
+                axis: Axis::Cols, ..
+            } => "filter_cols",
+            Op::Diag(_) => "diag",
             Op::Fused(_) => "fused",
         }
     }
@@ -230,17 +301,20 @@ impl Op {
     /// Every register the op reads, in order.
     pub fn args(&self) -> Vec<Reg> {
         match self {
-            Op::Input => vec![],
+            Op::Input | Op::Random(_) => vec![],
             Op::Binary(_, a, b) => vec![*a, *b],
+            Op::Select(c, a, b) => vec![*c, *a, *b],
             Op::Scale(a, _)
             | Op::Map(_, a)
             | Op::Transpose(a)
             | Op::Broadcast(a)
             | Op::Reduce(_, _, a)
-            | Op::Reverse(_, a) => {
+            | Op::Reverse(_, a)
+            | Op::Diag(a) => {
                 vec![*a]
             }
-            Op::Slice { src, .. } => vec![*src],
+            Op::Slice { src, .. } | Op::Filter { src, .. } => vec![*src],
+            Op::Concat { parts, .. } => parts.clone(),
             Op::Matmul { a, b, epilogue } => {
                 let mut v = vec![*a, *b];
                 v.extend(
@@ -257,8 +331,13 @@ impl Op {
     /// Rewrites every register the op reads.
     pub fn map_args(&mut self, f: impl Fn(Reg) -> Reg) {
         match self {
-            Op::Input => {}
+            Op::Input | Op::Random(_) => {}
             Op::Binary(_, a, b) => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Op::Select(c, a, b) => {
+                *c = f(*c);
                 *a = f(*a);
                 *b = f(*b);
             }
@@ -267,8 +346,10 @@ impl Op {
             | Op::Transpose(a)
             | Op::Broadcast(a)
             | Op::Reduce(_, _, a)
-            | Op::Reverse(_, a) => *a = f(*a),
-            Op::Slice { src, .. } => *src = f(*src),
+            | Op::Reverse(_, a)
+            | Op::Diag(a) => *a = f(*a),
+            Op::Slice { src, .. } | Op::Filter { src, .. } => *src = f(*src),
+            Op::Concat { parts, .. } => parts.iter_mut().for_each(|a| *a = f(*a)),
             Op::Matmul { a, b, epilogue } => {
                 *a = f(*a);
                 *b = f(*b);
@@ -288,7 +369,7 @@ impl Op {
         };
         match self {
             Op::Binary(b, ..) => b.meta(),
-            Op::Scale(..) | Op::Map(..) | Op::Fused(_) => ew,
+            Op::Scale(..) | Op::Map(..) | Op::Fused(_) | Op::Select(..) => ew,
             // Reductions combine in any order; matmul products associate, (AB)C = A(BC).
             Op::Reduce(..) => OpMeta {
                 associative: true,

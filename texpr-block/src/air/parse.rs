@@ -7,17 +7,21 @@
 //! args    := (per op) REG, REG | REG, NUMBER | FN, REG | REG, INT..INT, INT..INT
 //!          | REG, REG 'epilogue' operands body            (matmul)
 //!          | operands body                                (fused)
+//!          | REG (',' REG)+                               (concat_rows, concat_cols)
+//!          | REG ',' '[' INT (',' INT)* ']'               (filter_rows, filter_cols)
+//!          | INT                                          (random; its type written)
 //! operand := REG ['.' ('row' | 'col' | 'all')]
 //! body    := '{' eexpr '}'
 //! eexpr   := '$'INT | '$acc' | ['-'] NUMBER | FN '(' eexpr (',' eexpr)* ')'
 //! ```
-//! Every error is a coded diagnostic (E0500-E0519) at the offending text.
+//! Every error is a coded diagnostic (E0500-E0521) at the offending text.
+//! The ops' arguments are parsed in `parse_op.rs`.
 
 use super::builder::Builder;
 use super::elementwise::{BinOp, UnaryFn};
 use super::expr::EExpr;
 use super::lexer::{Tok, Token, lex};
-use super::ops::{Agg, Bcast, Flip, Fused, Op, Operand, Range};
+use super::ops::{Bcast, Fused, Operand};
 use super::program::Program;
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
@@ -25,7 +29,7 @@ use crate::codes;
 use std::collections::BTreeMap;
 use texpr_syntax::{Diagnostic, Span};
 
-type PResult<T> = Result<T, Diagnostic>;
+pub(super) type PResult<T> = Result<T, Diagnostic>;
 
 /// Parses and type-checks a block program; `overrides` replace `param` values.
 pub fn parse(src: &str, overrides: &[(String, u64)]) -> Result<Program, Vec<Diagnostic>> {
@@ -59,7 +63,7 @@ pub fn declared_params(src: &str) -> Vec<String> {
     out
 }
 
-struct Parser {
+pub(super) struct Parser {
     toks: Vec<Token>,
     pos: usize,
     params: BTreeMap<String, u64>,
@@ -67,23 +71,23 @@ struct Parser {
 }
 
 impl Parser {
-    fn peek(&self) -> &Tok {
+    pub(super) fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
-    fn span(&self) -> Span {
+    pub(super) fn span(&self) -> Span {
         self.toks[self.pos].span
     }
-    fn prev_end(&self) -> usize {
+    pub(super) fn prev_end(&self) -> usize {
         self.toks[self.pos.saturating_sub(1)].span.end as usize
     }
-    fn bump(&mut self) -> Token {
+    pub(super) fn bump(&mut self) -> Token {
         let t = self.toks[self.pos].clone();
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
         t
     }
-    fn expected(&self, what: &str) -> Diagnostic {
+    pub(super) fn expected(&self, what: &str) -> Diagnostic {
         let found = match self.peek() {
             Tok::Eof => "end of input".to_string(),
             t => format!("`{}`", tok_text(t)),
@@ -91,7 +95,7 @@ impl Parser {
         Diagnostic::error(codes::EXPECTED, format!("expected {what}, found {found}"))
             .with_primary(self.span(), format!("expected {what}"))
     }
-    fn eat(&mut self, p: &str) -> bool {
+    pub(super) fn eat(&mut self, p: &str) -> bool {
         if matches!(self.peek(), Tok::Punct(q) if *q == p) {
             self.bump();
             true
@@ -99,14 +103,14 @@ impl Parser {
             false
         }
     }
-    fn expect(&mut self, p: &str) -> PResult<()> {
+    pub(super) fn expect(&mut self, p: &str) -> PResult<()> {
         if self.eat(p) {
             Ok(())
         } else {
             Err(self.expected(&format!("`{p}`")))
         }
     }
-    fn eat_kw(&mut self, kw: &str) -> bool {
+    pub(super) fn eat_kw(&mut self, kw: &str) -> bool {
         if matches!(self.peek(), Tok::Ident(w) if w == kw) {
             self.bump();
             true
@@ -114,13 +118,13 @@ impl Parser {
             false
         }
     }
-    fn ident(&mut self, what: &str) -> PResult<(String, Span)> {
+    pub(super) fn ident(&mut self, what: &str) -> PResult<(String, Span)> {
         match self.peek().clone() {
             Tok::Ident(w) => Ok((w, self.bump().span)),
             _ => Err(self.expected(what)),
         }
     }
-    fn int(&mut self, what: &str) -> PResult<u64> {
+    pub(super) fn int(&mut self, what: &str) -> PResult<u64> {
         match *self.peek() {
             Tok::Int(v) => {
                 self.bump();
@@ -130,7 +134,7 @@ impl Parser {
         }
     }
 
-    fn file(&mut self, overrides: &[(String, u64)]) -> PResult<Program> {
+    pub(super) fn file(&mut self, overrides: &[(String, u64)]) -> PResult<Program> {
         let mut b = Builder::new("");
         while self.eat_kw("param") {
             let (name, span) = self.ident("a param name")?;
@@ -174,7 +178,7 @@ impl Parser {
         Ok(prog)
     }
 
-    fn reg_use(&mut self) -> PResult<(Reg, Span)> {
+    pub(super) fn reg_use(&mut self) -> PResult<(Reg, Span)> {
         let span = self.span();
         let Tok::Reg(name) = self.peek().clone() else {
             return Err(self.expected("a register"));
@@ -190,7 +194,7 @@ impl Parser {
         Ok((r, span))
     }
 
-    fn inst(&mut self, b: &mut Builder) -> PResult<()> {
+    pub(super) fn inst(&mut self, b: &mut Builder) -> PResult<()> {
         let start = self.span();
         let Tok::Reg(name) = self.bump().tok else {
             unreachable!("checked by the caller")
@@ -216,84 +220,7 @@ impl Parser {
         Ok(())
     }
 
-    fn op(&mut self, name: &str, span: Span) -> PResult<Op> {
-        if let Some(bin) = BinOp::from_name(name) {
-            let a = self.reg_use()?.0;
-            self.expect(",")?;
-            return Ok(Op::Binary(bin, a, self.reg_use()?.0));
-        }
-        if let Some((agg, axis)) = Agg::parse_op(name) {
-            return Ok(Op::Reduce(agg, axis, self.reg_use()?.0));
-        }
-        Ok(match name {
-            "input" => Op::Input,
-            "scale" => {
-                let a = self.reg_use()?.0;
-                self.expect(",")?;
-                Op::Scale(a, self.float()?)
-            }
-            "map" => {
-                let f = self.func()?;
-                self.expect(",")?;
-                Op::Map(f, self.reg_use()?.0)
-            }
-            "matmul" => self.matmul()?,
-            "transpose" => Op::Transpose(self.reg_use()?.0),
-            "broadcast" => Op::Broadcast(self.reg_use()?.0),
-            "reverse" => {
-                let a = self.reg_use()?.0;
-                self.expect(",")?;
-                let (w, span) = self.ident("`rows`, `cols` or `both`")?;
-                let flip = Flip::from_name(&w).ok_or_else(|| {
-                    Diagnostic::error(
-                        codes::EXPECTED,
-                        format!("expected `rows`, `cols` or `both`, found `{w}`"),
-                    )
-                    .with_primary(span, "what to reverse")
-                })?;
-                Op::Reverse(flip, a)
-            }
-            "slice" => self.slice()?,
-            "fused" => Op::Fused(self.fused()?),
-            _ => {
-                return Err(Diagnostic::error(codes::UNKNOWN_OP, format!("unknown op `{name}`"))
-                    .with_primary(span, "not an op")
-                    .with_note("ops: input add sub mul div scale map matmul transpose reverse broadcast sum max min mean (each also _rows, _cols) slice fused"));
-            }
-        })
-    }
-
-    fn matmul(&mut self) -> PResult<Op> {
-        let a = self.reg_use()?.0;
-        self.expect(",")?;
-        let b = self.reg_use()?.0;
-        let epilogue = if self.eat_kw("epilogue") {
-            Some(self.fused()?)
-        } else {
-            None
-        };
-        Ok(Op::Matmul { a, b, epilogue })
-    }
-
-    fn slice(&mut self) -> PResult<Op> {
-        let src = self.reg_use()?.0;
-        self.expect(",")?;
-        let rows = self.range()?;
-        self.expect(",")?;
-        let cols = self.range()?;
-        Ok(Op::Slice { src, rows, cols })
-    }
-
-    fn range(&mut self) -> PResult<Range> {
-        let start = self.int("a range start")?;
-        self.expect("..")?;
-        Ok(Range {
-            start,
-            end: self.int("a range end")?,
-        })
-    }
-
-    fn fused(&mut self) -> PResult<Fused> {
+    pub(super) fn fused(&mut self) -> PResult<Fused> {
         let mut operands = Vec::new();
         while matches!(self.peek(), Tok::Reg(_)) {
             operands.push(self.operand()?);
@@ -307,7 +234,7 @@ impl Parser {
         Ok(Fused { operands, body })
     }
 
-    fn operand(&mut self) -> PResult<Operand> {
+    pub(super) fn operand(&mut self) -> PResult<Operand> {
         let reg = self.reg_use()?.0;
         if !self.eat(".") {
             return Ok(Operand {
@@ -330,7 +257,7 @@ impl Parser {
         Ok(Operand { reg, bcast })
     }
 
-    fn float(&mut self) -> PResult<f32> {
+    pub(super) fn float(&mut self) -> PResult<f32> {
         let neg = self.eat("-");
         let span = self.span();
         let (v, inf) = match *self.peek() {
@@ -351,7 +278,7 @@ impl Parser {
         }
     }
 
-    fn func(&mut self) -> PResult<UnaryFn> {
+    pub(super) fn func(&mut self) -> PResult<UnaryFn> {
         let (name, span) = self.ident("a function name")?;
         UnaryFn::from_name(&name).ok_or_else(|| {
             Diagnostic::error(codes::UNKNOWN_FN, format!("unknown function `{name}`"))
@@ -360,7 +287,7 @@ impl Parser {
         })
     }
 
-    fn eexpr(&mut self) -> PResult<EExpr> {
+    pub(super) fn eexpr(&mut self) -> PResult<EExpr> {
         match self.peek().clone() {
             Tok::Arg(i) => {
                 self.bump();
@@ -375,13 +302,18 @@ impl Parser {
         }
     }
 
-    fn call(&mut self) -> PResult<EExpr> {
+    pub(super) fn call(&mut self) -> PResult<EExpr> {
         let (name, span) = self.ident("a function name")?;
         self.expect("(")?;
         let a = self.eexpr()?;
         let e = if let Some(op) = BinOp::from_name(&name) {
             self.expect(",")?;
             EExpr::bin(op, a, self.eexpr()?)
+        } else if name == "select" {
+            self.expect(",")?;
+            let b = self.eexpr()?;
+            self.expect(",")?;
+            EExpr::select(a, b, self.eexpr()?)
         } else if let Some(f) = UnaryFn::from_name(&name) {
             EExpr::map(f, a)
         } else {
@@ -389,7 +321,8 @@ impl Parser {
                 Diagnostic::error(codes::UNKNOWN_FN, format!("unknown function `{name}`"))
                     .with_primary(span, "not a function")
                     .with_note(format!(
-                        "functions: add, sub, mul, div, {}",
+                        "functions: {}, select, {}",
+                        BinOp::all_names(),
                         UnaryFn::all_names()
                     )),
             );
@@ -398,7 +331,7 @@ impl Parser {
         Ok(e)
     }
 
-    fn ty(&mut self) -> PResult<BlockTy> {
+    pub(super) fn ty(&mut self) -> PResult<BlockTy> {
         let (name, span) = self.ident("an element type")?;
         let elem = match name.as_str() {
             "f32" => ElemTy::F32,
@@ -420,7 +353,7 @@ impl Parser {
         Ok(BlockTy::new(elem, shape, tile))
     }
 
-    fn dims(&mut self) -> PResult<Dims> {
+    pub(super) fn dims(&mut self) -> PResult<Dims> {
         let rows = self.dim()?;
         if !self.eat_kw("x") {
             return Err(self.expected("`x`"));
@@ -428,7 +361,7 @@ impl Parser {
         Ok(Dims::new(rows, self.dim()?))
     }
 
-    fn dim(&mut self) -> PResult<u64> {
+    pub(super) fn dim(&mut self) -> PResult<u64> {
         let span = self.span();
         let v = match self.peek().clone() {
             Tok::Int(v) => {

@@ -36,7 +36,9 @@ pub fn op_text(p: &Program, op: &Op) -> String {
     let name = op.name();
     match op {
         Op::Input => name.to_string(),
+        Op::Random(seed) => format!("{name} {seed}"),
         Op::Binary(_, a, b) => format!("{name} {}, {}", reg(p, *a), reg(p, *b)),
+        Op::Select(c, a, b) => format!("{name} {}, {}, {}", reg(p, *c), reg(p, *a), reg(p, *b)),
         Op::Scale(a, c) => format!("{name} {}, {}", reg(p, *a), super::expr::fmt_f32(*c)),
         Op::Map(f, a) => format!("{name} {}, {}", f.name(), reg(p, *a)),
         Op::Transpose(a) | Op::Broadcast(a) | Op::Reduce(_, _, a) => {
@@ -51,6 +53,15 @@ pub fn op_text(p: &Program, op: &Op) -> String {
             cols.start,
             cols.end
         ),
+        Op::Diag(a) => format!("{name} {}", reg(p, *a)),
+        Op::Concat { parts, .. } => {
+            let parts: Vec<String> = parts.iter().map(|&x| reg(p, x)).collect();
+            format!("{name} {}", parts.join(", "))
+        }
+        Op::Filter { src, keep, .. } => {
+            let keep: Vec<String> = keep.iter().map(u64::to_string).collect();
+            format!("{name} {}, [{}]", reg(p, *src), keep.join(", "))
+        }
         Op::Matmul { a, b, epilogue } => {
             let mut s = format!("{name} {}, {}", reg(p, *a), reg(p, *b));
             if let Some(f) = epilogue {

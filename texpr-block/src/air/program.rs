@@ -44,6 +44,13 @@ impl Program {
             .filter(|&r| matches!(self.inst(r).op, Op::Input))
             .collect()
     }
+    /// The registers whose tiles no op computes (inputs, and `random`
+    /// matrices made from their seed), in order: the block graph's Source.
+    pub fn leaves(&self) -> Vec<Reg> {
+        self.regs()
+            .filter(|&r| matches!(self.inst(r).op, Op::Input | Op::Random(_)))
+            .collect()
+    }
     /// How many times each register is read (the return counts as a read).
     pub fn use_counts(&self) -> Vec<usize> {
         let mut uses = vec![0; self.insts.len()];

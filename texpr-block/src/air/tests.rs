@@ -131,7 +131,13 @@ fn errors_are_coded_and_point_at_the_op() {
             "  %c = matmul %a, %b\n  %d = matmul %c, %c\n  ret %d\n}",
             codes::MATMUL_SHAPE,
         ),
-        ("  %c = slice %a, 2..8, 0..8\n  ret %c\n}", codes::BAD_SLICE),
+        ("  %c = slice %a, 2..2, 0..8\n  ret %c\n}", codes::BAD_SLICE),
+        ("  %c = concat_rows %a, %b\n  ret %c\n}", codes::BAD_CONCAT),
+        ("  %c = concat_cols %a\n  ret %c\n}", codes::BAD_CONCAT),
+        (
+            "  %c = filter_rows %a, [1, 8]\n  ret %c\n}",
+            codes::BAD_FILTER,
+        ),
         ("  %c = slice %a, 0..9, 0..8\n  ret %c\n}", codes::BAD_SLICE),
         (
             "  %c = broadcast %a : f32[16x8, 4x4]\n  ret %c\n}",
@@ -207,5 +213,61 @@ proptest! {
         if let Ok(p) = parse(&src, &[]) {
             prop_assert_eq!(print(&parse(&print(&p), &[]).unwrap()), print(&p));
         }
+    }
+}
+
+#[test]
+fn new_ops_have_numpys_shapes() {
+    let src = "func f {
+  %a = input : f32[7x10, 3x4]
+  %c = input : f32[7x1, 3x1]
+  %r = input : f32[1x10, 1x4]
+  %o = sub %c, %r
+  %k = gt %c, %r
+  %s = select %k, %o, %a
+  %d = diag %a
+  %e = concat_rows %a, %o, %s
+  %f = filter_cols %a, [9, 9, 0]
+  %g = slice %a, 1..6, 3..9
+  %w = random 3 : f32[2x2, 1x1]
+  %v = std_cols %g
+  ret %v
+}";
+    let p = parse(src, &[]).unwrap();
+    let ty = |name: &str| {
+        let r = p.regs().find(|&r| p.inst(r).name == name).unwrap();
+        p.ty(r)
+    };
+    // A column with a row: their outer product's shape, tiled by each.
+    assert_eq!(ty("o"), BlockTy::f32(7, 10, 3, 4));
+    assert_eq!(ty("k"), BlockTy::f32(7, 10, 3, 4));
+    assert_eq!(ty("s"), BlockTy::f32(7, 10, 3, 4));
+    assert_eq!(ty("d"), BlockTy::f32(7, 1, 3, 1));
+    assert_eq!(ty("e"), BlockTy::f32(21, 10, 3, 4));
+    assert_eq!(ty("f"), BlockTy::f32(7, 3, 3, 3));
+    assert_eq!(ty("g"), BlockTy::f32(5, 6, 3, 4));
+    assert_eq!(ty("w"), BlockTy::f32(2, 2, 1, 1));
+    assert_eq!(ty("v"), BlockTy::f32(1, 6, 1, 4));
+    verify(&p).unwrap();
+    // The text form parses back to the same program.
+    assert_eq!(print(&parse(&print(&p), &[]).unwrap()), print(&p));
+}
+
+#[test]
+fn new_ops_refuse_what_numpy_refuses() {
+    let head = "func f {\n  %a = input : f32[6x8, 3x4]\n  %i = input : i32[6x8, 3x4]\n";
+    for (tail, want) in [
+        ("  %c = pow %i, %i\n", codes::ELEM_MISMATCH),
+        ("  %c = select %a, %i, %a\n", codes::ELEM_MISMATCH),
+        ("  %c = concat_cols %a, %i\n", codes::BAD_CONCAT),
+        ("  %c = filter_rows %a, [6]\n", codes::BAD_FILTER),
+        ("  %c = random 1\n", codes::MISSING_TYPE),
+        (
+            "  %b = input : f32[6x1, 2x1]\n  %c = add %a, %b\n",
+            codes::TILE_MISMATCH,
+        ),
+    ] {
+        let src = format!("{head}{tail}  ret %c\n}}");
+        assert_eq!(code(&src), want, "{tail}");
     }
 }

@@ -1,7 +1,7 @@
 //! Type rules of block ops: the result type of an op from its operands, or a coded error at the op.
 
 use super::expr::EExpr;
-use super::ops::{Bcast, Flip, Fused, Op, Range, SumAxis};
+use super::ops::{Axis, Bcast, Flip, Fused, Op, Range, SumAxis};
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
@@ -25,7 +25,7 @@ pub fn infer(
         check_well_formed(w).map_err(|m| err(codes::BAD_ELEM, m))?;
     }
     let ty = match op {
-        Op::Input | Op::Broadcast(_) => written.ok_or_else(|| {
+        Op::Input | Op::Random(_) | Op::Broadcast(_) => written.ok_or_else(|| {
             err(
                 codes::MISSING_TYPE,
                 format!("`{}` needs a written type", op.name()),
@@ -53,14 +53,28 @@ fn check_well_formed(t: BlockTy) -> Result<(), String> {
 
 fn infer_plain(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
     match op {
-        Op::Binary(_, a, b) => elementwise2(env, *a, *b, span),
+        Op::Binary(_, a, b) => elementwise_n(env, &[*a, *b], span),
+        Op::Select(c, a, b) => elementwise_n(env, &[*c, *a, *b], span),
         Op::Scale(a, _) | Op::Map(_, a) => Ok(env.ty_of(*a)),
         Op::Transpose(a) => Ok(env.ty_of(*a).transposed()),
         Op::Matmul { a, b, .. } => matmul_ty(env, *a, *b, span),
         Op::Reduce(_, axis, a) => Ok(sum_ty(*axis, env.ty_of(*a))),
         Op::Reverse(flip, a) => reverse_ty(env, *flip, *a, span),
         Op::Slice { src, rows, cols } => slice_ty(env, *src, *rows, *cols, span),
-        Op::Input | Op::Broadcast(_) | Op::Fused(_) => unreachable!("handled by infer"),
+        Op::Concat { parts, axis } => concat_ty(env, parts, *axis, span),
+        Op::Filter { src, axis, keep } => filter_ty(env, *src, *axis, keep, span),
+        Op::Diag(a) => {
+            let t = env.ty_of(*a);
+            let n = t.shape.rows.min(t.shape.cols);
+            Ok(BlockTy::new(
+                t.elem,
+                Dims::new(n, 1),
+                Dims::new(t.tile.rows.min(n), 1),
+            ))
+        }
+        Op::Input | Op::Random(_) | Op::Broadcast(_) | Op::Fused(_) => {
+            unreachable!("handled by infer")
+        }
     }
 }
 
@@ -84,35 +98,48 @@ fn mismatch(
     .with_primary(span, "in this op")
 }
 
-/// Elementwise operands: equal types, or one a row / column / scalar that broadcasts.
-fn elementwise2(env: &dyn TyEnv, a: Reg, b: Reg, span: Span) -> Result<BlockTy, Diagnostic> {
-    let (ta, tb) = (env.ty_of(a), env.ty_of(b));
-    if ta.elem != tb.elem {
+/// Elementwise operands: each has the result's shape or broadcasts to it
+/// (a row `1xN`, a column `Mx1` or a scalar `1x1`). The result is as many
+/// rows as the tallest operand and as many columns as the widest, so a
+/// column and a row broadcast to their outer `MxN` (tiled by the column's
+/// tile rows and the row's tile columns).
+fn elementwise_n(env: &dyn TyEnv, regs: &[Reg], span: Span) -> Result<BlockTy, Diagnostic> {
+    let tys: Vec<BlockTy> = regs.iter().map(|&r| env.ty_of(r)).collect();
+    if let Some(k) = tys.iter().position(|t| t.elem != tys[0].elem) {
         return Err(mismatch(
             env,
             codes::ELEM_MISMATCH,
             "element types differ",
-            a,
-            b,
+            regs[0],
+            regs[k],
             span,
         ));
     }
-    let (big, small) = if tb.shape.len() > ta.shape.len() {
-        (tb, ta)
-    } else {
-        (ta, tb)
-    };
-    match broadcast_mode(small, big) {
-        Ok(_) => Ok(big),
-        Err(code) => {
-            let what = if code == codes::TILE_MISMATCH {
-                "tiles do not line up"
-            } else {
-                "shapes differ"
-            };
-            Err(mismatch(env, code, what, a, b, span))
-        }
+    let rows = tys.iter().map(|t| t.shape.rows).max().unwrap_or(1);
+    let cols = tys.iter().map(|t| t.shape.cols).max().unwrap_or(1);
+    // The operand that fixes each extent's tiling, and the first that does not fit.
+    let tall = tys.iter().position(|t| t.shape.rows == rows).unwrap_or(0);
+    let wide = tys.iter().position(|t| t.shape.cols == cols).unwrap_or(0);
+    let out = BlockTy::new(
+        tys[0].elem,
+        Dims::new(rows, cols),
+        Dims::new(tys[tall].tile.rows, tys[wide].tile.cols),
+    );
+    for (k, t) in tys.iter().enumerate() {
+        let Err(code) = broadcast_mode(*t, out) else {
+            continue;
+        };
+        let what = if code == codes::TILE_MISMATCH {
+            "tiles do not line up"
+        } else {
+            "shapes differ"
+        };
+        // Name it beside another operand, in the op's order.
+        let other = (0..tys.len()).find(|&j| j != k).unwrap_or(k);
+        let (a, b) = (other.min(k), other.max(k));
+        return Err(mismatch(env, code, what, regs[a], regs[b], span));
     }
+    Ok(out)
 }
 
 /// How `small` is read as `big`: whole, or broadcast. Errors are the code of
@@ -223,19 +250,14 @@ fn slice_ty(
     span: Span,
 ) -> Result<BlockTy, Diagnostic> {
     let t = env.ty_of(src);
-    let check = |r: Range, extent: u64, tile: u64, what: &str| -> Result<(), Diagnostic> {
+    // A window off the tile boundaries is a gather (`air::gather`), not an error.
+    let check = |r: Range, extent: u64, _tile: u64, what: &str| -> Result<(), Diagnostic> {
         let bad = |m: String| {
             Err(Diagnostic::error(codes::BAD_SLICE, m).with_primary(span, "in this slice"))
         };
         if r.start >= r.end || r.end > extent {
             return bad(format!(
                 "{what} {}..{} is empty or outside 0..{extent}",
-                r.start, r.end
-            ));
-        }
-        if !r.start.is_multiple_of(tile) || (!r.end.is_multiple_of(tile) && r.end != extent) {
-            return bad(format!(
-                "{what} {}..{} does not fall on the tile boundaries (tile {tile})",
                 r.start, r.end
             ));
         }
@@ -248,6 +270,81 @@ fn slice_ty(
         Dims::new(rows.end - rows.start, cols.end - cols.start),
         t.tile,
     ))
+}
+
+/// `concat_rows` (`concat_cols`): two or more parts of one element type and
+/// as many columns (rows); the result is tiled as the first part.
+fn concat_ty(
+    env: &dyn TyEnv,
+    parts: &[Reg],
+    axis: Axis,
+    span: Span,
+) -> Result<BlockTy, Diagnostic> {
+    let bad = |m: String| Diagnostic::error(codes::BAD_CONCAT, m).with_primary(span, "in this op");
+    let Some(&first) = parts.first().filter(|_| parts.len() >= 2) else {
+        return Err(bad("a concatenation needs two or more parts".into()));
+    };
+    let t0 = env.ty_of(first);
+    let mut along = 0;
+    for &x in parts {
+        let t = env.ty_of(x);
+        let (n, across, across0) = match axis {
+            Axis::Rows => (t.shape.rows, t.shape.cols, t0.shape.cols),
+            Axis::Cols => (t.shape.cols, t.shape.rows, t0.shape.rows),
+        };
+        if t.elem != t0.elem || across != across0 {
+            return Err(bad(format!(
+                "%{} ({t}) does not stack with %{} ({t0}) along {}",
+                env.name_of(x),
+                env.name_of(first),
+                axis.name()
+            )));
+        }
+        along += n;
+    }
+    let shape = match axis {
+        Axis::Rows => Dims::new(along, t0.shape.cols),
+        Axis::Cols => Dims::new(t0.shape.rows, along),
+    };
+    Ok(BlockTy::new(t0.elem, shape, t0.tile))
+}
+
+/// `filter_rows` (`filter_cols`): one or more indices, each within the extent.
+fn filter_ty(
+    env: &dyn TyEnv,
+    src: Reg,
+    axis: Axis,
+    keep: &[u64],
+    span: Span,
+) -> Result<BlockTy, Diagnostic> {
+    let t = env.ty_of(src);
+    let extent = match axis {
+        Axis::Rows => t.shape.rows,
+        Axis::Cols => t.shape.cols,
+    };
+    let bad = |m: String| Diagnostic::error(codes::BAD_FILTER, m).with_primary(span, "in this op");
+    if keep.is_empty() {
+        return Err(bad("a filter keeps at least one index".into()));
+    }
+    if let Some(k) = keep.iter().find(|&&k| k >= extent) {
+        return Err(bad(format!(
+            "index {k} is outside the {} 0..{extent} of %{}",
+            axis.name(),
+            env.name_of(src)
+        )));
+    }
+    let n = keep.len() as u64;
+    let (shape, tile) = match axis {
+        Axis::Rows => (
+            Dims::new(n, t.shape.cols),
+            Dims::new(t.tile.rows.min(n), t.tile.cols),
+        ),
+        Axis::Cols => (
+            Dims::new(t.shape.rows, n),
+            Dims::new(t.tile.rows, t.tile.cols.min(n)),
+        ),
+    };
+    Ok(BlockTy::new(t.elem, shape, tile))
 }
 
 /// A fused op: the type of its whole operands (or the written type).
@@ -292,6 +389,10 @@ fn check_op_specific(env: &dyn TyEnv, op: &Op, ty: BlockTy, span: Span) -> Resul
         Op::Map(f, a) if !f.works_on_ints() && env.ty_of(*a).elem != ElemTy::F32 => err(
             codes::ELEM_MISMATCH,
             format!("`{}` needs f32 values", f.name()),
+        ),
+        Op::Binary(b, a, _) if !b.works_on_ints() && env.ty_of(*a).elem != ElemTy::F32 => err(
+            codes::ELEM_MISMATCH,
+            format!("`{}` needs f32 values", b.name()),
         ),
         Op::Fused(f) => check_fused(env, f, ty, false, span),
         Op::Matmul {
@@ -354,12 +455,16 @@ fn check_fused(
 }
 
 fn check_body_elem(e: &EExpr, elem: ElemTy) -> Option<String> {
-    match e {
-        EExpr::Map(f, a) if !f.works_on_ints() && elem != ElemTy::F32 => {
-            Some(format!("`{}` needs f32 values", f.name())).or_else(|| check_body_elem(a, elem))
-        }
-        EExpr::Map(_, a) => check_body_elem(a, elem),
-        EExpr::Bin(_, a, b) => check_body_elem(a, elem).or_else(|| check_body_elem(b, elem)),
+    let name = match e {
+        EExpr::Map(f, _) if !f.works_on_ints() => Some(f.name()),
+        EExpr::Bin(b, ..) if !b.works_on_ints() => Some(b.name()),
         _ => None,
+    };
+    match name {
+        Some(n) if elem != ElemTy::F32 => Some(format!("`{n}` needs f32 values")),
+        _ => e
+            .children()
+            .into_iter()
+            .find_map(|c| check_body_elem(c, elem)),
     }
 }

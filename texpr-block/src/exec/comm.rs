@@ -200,7 +200,7 @@ impl CommPlan {
         // MPI may add three or more partials in any order: a sum of that
         // many goes to the reducing rank, which adds in rank order, so that
         // every run and transport gives the same bits (max and min are exact).
-        let exact = matches!(agg, Agg::Max | Agg::Min) || members.len() <= 2;
+        let exact = agg.exact() || members.len() <= 2;
         let whole = exact && route(grid, root, &others) == line;
         let id = self.messages.len();
         for &p in parts {

@@ -117,6 +117,10 @@ pub fn eval_dense(p: &Program, inputs: &[Matrix]) -> Result<Matrix, Diagnostic> 
         check_f32(p.ty(r), p, r)?;
         let v = match &p.inst(r).op {
             Op::Input => next_input.next().expect("checked count").clone(),
+            Op::Random(seed) => {
+                let s = p.ty(r).shape;
+                Matrix::random(s.rows as usize, s.cols as usize, *seed)
+            }
             op => eval_op(p, r, op, &vals),
         };
         vals.push(v);
@@ -130,15 +134,32 @@ fn eval_op(p: &Program, r: Reg, op: &Op, vals: &[Matrix]) -> Matrix {
     let v = |x: &Reg| &vals[x.index()];
     let mode =
         |x: &Reg| crate::air::typing::broadcast_mode(p.ty(*x), p.ty(r)).unwrap_or(Bcast::Full);
+    if let Some(g) = crate::air::gather::gather(p, r) {
+        return Matrix::from_fn(m, n, |i, j| {
+            let pc = g.piece_at(i as u64, j as u64);
+            let (si, sj) = pc.source(i as u64, j as u64);
+            v(&pc.part).at(si as usize, sj as usize)
+        });
+    }
     match op {
-        Op::Input => unreachable!("inputs are bound by eval_dense"),
+        Op::Input | Op::Random(_) => unreachable!("leaves are bound by eval_dense"),
         Op::Binary(b, x, y) => Matrix::from_fn(m, n, |i, j| {
             b.apply(v(x).read(mode(x), i, j), v(y).read(mode(y), i, j))
+        }),
+        Op::Select(c, x, y) => Matrix::from_fn(m, n, |i, j| {
+            if v(c).read(mode(c), i, j) != 0.0 {
+                v(x).read(mode(x), i, j)
+            } else {
+                v(y).read(mode(y), i, j)
+            }
         }),
         Op::Scale(x, c) => Matrix::from_fn(m, n, |i, j| v(x).at(i, j) * c),
         Op::Map(f, x) => Matrix::from_fn(m, n, |i, j| f.apply(v(x).at(i, j))),
         Op::Broadcast(x) => Matrix::from_fn(m, n, |i, j| v(x).read(mode(x), i, j)),
         Op::Transpose(x) => Matrix::from_fn(m, n, |i, j| v(x).at(j, i)),
+        Op::Concat { .. } | Op::Filter { .. } | Op::Diag(_) => {
+            unreachable!("gathers are read through their bands above")
+        }
         Op::Slice { src, rows, cols } => Matrix::from_fn(m, n, |i, j| {
             v(src).at(i + rows.start as usize, j + cols.start as usize)
         }),
@@ -186,27 +207,32 @@ pub fn matmul(a: &Matrix, b: &Matrix) -> Matrix {
 }
 
 /// A reduction in order (a mean: the sum divided by the count; `--check`'s
-/// reference, `exec::reference`, sums terms divided by the count instead).
+/// reference, `exec::reference`, sums terms divided by the count instead; a
+/// variance: the mean of the squared deviations from the mean, in `f64`).
 fn reduce(x: &Matrix, agg: Agg, axis: SumAxis) -> Matrix {
-    let fold = |it: &mut dyn Iterator<Item = f32>, count: usize| -> f32 {
-        let first = it.next().unwrap_or(0.0);
-        let folded = it.fold(first, |a, b| agg.combine(a, b));
-        if agg == Agg::Mean {
-            folded / count as f32
-        } else {
-            folded
+    let fold = |values: &mut dyn Iterator<Item = f32>| -> f32 {
+        let v: Vec<f32> = values.collect();
+        let n = v.len() as f64;
+        let mean = || v.iter().map(|&a| f64::from(a)).sum::<f64>() / n;
+        let var = || {
+            let m = mean();
+            v.iter().map(|&a| (f64::from(a) - m).powi(2)).sum::<f64>() / n
+        };
+        match agg {
+            Agg::Mean => v.iter().fold(0.0f32, |a, &b| a + b) / v.len() as f32,
+            Agg::Var => var() as f32,
+            Agg::Std => var().sqrt() as f32,
+            _ => v[1..].iter().fold(v[0], |a, &b| agg.combine(a, b)),
         }
     };
     match axis {
-        SumAxis::Rows => Matrix::from_fn(x.rows, 1, |i, _| {
-            fold(&mut (0..x.cols).map(|j| x.at(i, j)), x.cols)
-        }),
-        SumAxis::Cols => Matrix::from_fn(1, x.cols, |_, j| {
-            fold(&mut (0..x.rows).map(|i| x.at(i, j)), x.rows)
-        }),
-        SumAxis::All => {
-            Matrix::from_fn(1, 1, |_, _| fold(&mut x.data.iter().copied(), x.data.len()))
+        SumAxis::Rows => {
+            Matrix::from_fn(x.rows, 1, |i, _| fold(&mut (0..x.cols).map(|j| x.at(i, j))))
         }
+        SumAxis::Cols => {
+            Matrix::from_fn(1, x.cols, |_, j| fold(&mut (0..x.rows).map(|i| x.at(i, j))))
+        }
+        SumAxis::All => Matrix::from_fn(1, 1, |_, _| fold(&mut x.data.iter().copied())),
     }
 }
 

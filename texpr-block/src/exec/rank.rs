@@ -24,8 +24,8 @@ use crate::codes;
 use crate::dist::{GlobalTileIndex, TileElementSize};
 use crate::graph::memory::Memory;
 use crate::graph::{NodeId, NodeKind};
-use crate::stage::BlockMatrixStage;
-use std::collections::BTreeMap;
+use crate::stage::{BlockBody, BlockMatrixStage, BlockTask};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 use texpr_syntax::Diagnostic;
 
@@ -48,7 +48,33 @@ pub(super) struct Rank<'r, 'a> {
     mem: Memory,
     held: u64,
     pub stats: RankStats,
-    stages: BTreeMap<Reg, BlockMatrixStage>,
+    /// Each stage's blocks this rank computes, still to run, in plan order.
+    bodies: BTreeMap<Reg, VecDeque<BlockTask<BlockBody>>>,
+}
+
+/// The blocks rank `me` computes of each stage, as the stage's `to_ir`
+/// lowers them with the plan's order of this rank's shards as its
+/// `ordering` (the seed's): the shards then take their bodies in turn.
+fn planned_bodies(job: &Job<'_>, me: usize) -> BTreeMap<Reg, VecDeque<BlockTask<BlockBody>>> {
+    let mut order: BTreeMap<Reg, Vec<(u64, u64)>> = BTreeMap::new();
+    for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        if let NodeKind::BlockShard {
+            op,
+            tile,
+            part: None,
+            ..
+        } = job.g.kind(step.node)
+        {
+            order.entry(*op).or_default().push(*tile);
+        }
+    }
+    order
+        .into_iter()
+        .map(|(op, tiles)| {
+            let stage = BlockMatrixStage::new(job.p, op);
+            (op, stage.to_ir(|_, body| body, Some(&tiles)).into())
+        })
+        .collect()
 }
 
 /// Compiles every distinct block body rank `me` runs (before its run
@@ -89,7 +115,7 @@ pub fn run_rank(
         mem: Memory::new(job.g, &job.tasks, job.n_ranks()),
         held: 0,
         stats: RankStats::default(),
-        stages: BTreeMap::new(),
+        bodies: planned_bodies(job, me),
     };
     rank.load_inputs(source)?;
     for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
@@ -151,8 +177,14 @@ impl Rank<'_, '_> {
 
     fn load_inputs(&mut self, source: &dyn TileSource) -> Result<(), RankError> {
         let job = self.job;
-        for (k, r) in job.p.inputs().into_iter().enumerate() {
+        let inputs = job.p.inputs();
+        for r in job.p.leaves() {
             let ty = job.p.ty(r);
+            // An input's tiles come from the source; a random matrix's from its seed.
+            let seed = match job.p.inst(r).op {
+                crate::air::Op::Random(seed) => Some(seed),
+                _ => None,
+            };
             for tile in job.owned_tiles(r, self.me)? {
                 let Some(&chunk) = job.chunks.get(&(r, tile)) else {
                     continue;
@@ -169,9 +201,14 @@ impl Rank<'_, '_> {
                 );
                 let rows = r0..r0 + d.rows as usize;
                 let cols = c0..c0 + d.cols as usize;
-                let data = source
-                    .block(k, rows, cols)
-                    .map_err(|d| self.input_error(r, d))?;
+                let data = match seed {
+                    Some(seed) => super::source::RandomSource { seed }.block(0, rows, cols),
+                    None => {
+                        let k = inputs.iter().position(|&x| x == r).expect("an input");
+                        source.block(k, rows, cols)
+                    }
+                }
+                .map_err(|d| self.input_error(r, d))?;
                 if kept {
                     let b = self.alloc(chunk, data.len())?;
                     self.dev.write(b, 0, &data)?;
@@ -234,14 +271,20 @@ impl Rank<'_, '_> {
         tile: (u64, u64),
         kernel: &str,
     ) -> Result<(), RankError> {
-        let job = self.job;
-        let body = {
-            let stage = self
-                .stages
-                .entry(op)
-                .or_insert_with(|| BlockMatrixStage::new(job.p, op));
-            stage.block_body(&stage.block_context(tile.0, tile.1))
+        let next = self.bodies.get_mut(&op).and_then(VecDeque::pop_front);
+        let Some(BlockTask { ctx, value: body }) = next.filter(|t| (t.ctx.i, t.ctx.j) == tile)
+        else {
+            return Err(RankError::Own(Diagnostic::error(
+                codes::KERNEL_RUN,
+                format!(
+                    "block ({}, {}) of %{} is not the next its stage lowered in plan order (a bug of this layer)",
+                    tile.0,
+                    tile.1,
+                    self.job.p.inst(op).name
+                ),
+            )));
         };
+        debug_assert_eq!(ctx.dims.len(), body.out_len);
         let mut inputs = Vec::with_capacity(body.inputs.len());
         for pn in &body.inputs {
             inputs.push(self.panel_buf(pn)?);

@@ -14,7 +14,7 @@
 use super::dense::Matrix;
 use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
 use crate::codes;
-use crate::stage::texpr::{body, lit};
+use crate::stage::texpr::{bands as bands_text, body, lit, offset};
 use std::fmt::Write as _;
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
@@ -43,9 +43,36 @@ fn mode(p: &Program, x: Reg, r: Reg) -> Bcast {
 /// The value of op `r` at element `(i, j)` (index variables `i`, `j`).
 fn element(p: &Program, r: Reg) -> String {
     let out = p.ty(r).shape;
+    if let Some(g) = crate::air::gather::gather(p, r) {
+        let var = match g.axis {
+            crate::air::Axis::Rows => "i",
+            crate::air::Axis::Cols => "j",
+        };
+        let bands: Vec<(u64, String)> = g
+            .pieces
+            .iter()
+            .map(|pc| {
+                let col = if pc.col_from_row { "i" } else { "j" };
+                let read = format!(
+                    "{}[{} + {} * {}]",
+                    name(pc.part),
+                    offset("i", pc.dr),
+                    offset(col, pc.dc),
+                    p.ty(pc.part).shape.rows
+                );
+                (pc.hi, read)
+            })
+            .collect();
+        return bands_text(var, &bands);
+    }
     match &p.inst(r).op {
-        Op::Input => unreachable!("inputs are inputs"),
-        Op::Binary(_, _, _) | Op::Map(..) | Op::Scale(..) | Op::Fused(_) | Op::Broadcast(_) => {
+        Op::Input | Op::Random(_) => unreachable!("leaves are inputs of the reference"),
+        Op::Binary(..)
+        | Op::Select(..)
+        | Op::Map(..)
+        | Op::Scale(..)
+        | Op::Fused(_)
+        | Op::Broadcast(_) => {
             let f = match &p.inst(r).op {
                 Op::Broadcast(x) => crate::air::Fused {
                     operands: vec![crate::air::Operand {
@@ -81,6 +108,9 @@ fn element(p: &Program, r: Reg) -> String {
             }
         }
         Op::Transpose(x) => format!("{}[j + i * {}]", name(*x), out.cols),
+        Op::Concat { .. } | Op::Filter { .. } | Op::Diag(_) => {
+            unreachable!("gathers are read through their bands above")
+        }
         Op::Slice { src, rows, cols } => format!(
             "{}[(i + {}) + (j + {}) * {}]",
             name(*src),
@@ -111,6 +141,8 @@ fn element(p: &Program, r: Reg) -> String {
                 Agg::Sum => ("", 1),
                 Agg::Max => ("max ", 1),
                 Agg::Min => ("min ", 1),
+                Agg::Prod => ("* ", 1),
+                Agg::Var | Agg::Std => unreachable!("expanded into means first"),
                 Agg::Mean => (
                     "",
                     match axis {
@@ -259,11 +291,15 @@ fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
 /// The dense TExpr program of `p`: its inputs, one `let` per op, the
 /// returned matrix as output `out`.
 pub fn dense_program(p: &Program) -> String {
+    // A variance is what the block layer defines it as: two passes (`passes::stats`).
+    let (expanded, _) = crate::passes::stats::expand(p);
+    let p = &expanded;
     let mut src = String::new();
     for r in p.regs() {
         let ty = p.ty(r);
         let len = ty.shape.len();
-        if matches!(p.inst(r).op, Op::Input) {
+        // A random matrix is an input of the reference too (its values made here).
+        if matches!(p.inst(r).op, Op::Input | Op::Random(_)) {
             let _ = writeln!(src, "input {}: f32[{len}]", name(r));
             continue;
         }
@@ -293,7 +329,20 @@ pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diag
     super::dense::check_inputs(p, inputs)?;
     let src = dense_program(p);
     let prog = super::runner::check_kernel(&src)?;
-    let values: Vec<Value> = inputs.iter().map(|m| Value::f32(m.data.clone())).collect();
+    // The program `dense_program` wrote: its leaves, in order, are its inputs.
+    let (expanded, _) = crate::passes::stats::expand(p);
+    let mut given = inputs.iter();
+    let values: Vec<Value> = expanded
+        .leaves()
+        .into_iter()
+        .map(|r| match expanded.inst(r).op {
+            Op::Random(seed) => {
+                let s = expanded.ty(r).shape;
+                Value::f32(Matrix::random(s.rows as usize, s.cols as usize, seed).data)
+            }
+            _ => Value::f32(given.next().expect("checked count").data.clone()),
+        })
+        .collect();
     let mut refs = reference(&prog, &values).map_err(|e| {
         Diagnostic::error(
             codes::KERNEL_RUN,

@@ -90,6 +90,10 @@ pub fn run_tiled(
         let ty = p.ty(r);
         let tiles = match p.inst(r).op {
             Op::Input => Tiles::from_dense(ty, next.next().expect("checked count")),
+            Op::Random(seed) => Tiles::from_dense(
+                ty,
+                &Matrix::random(ty.shape.rows as usize, ty.shape.cols as usize, seed),
+            ),
             _ => run_stage(p, r, &vals, runner)?,
         };
         vals.insert(r, tiles);

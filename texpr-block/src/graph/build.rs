@@ -116,7 +116,8 @@ impl Builder<'_> {
             ty: inst.ty,
         });
         self.tensors.insert(r, tensor);
-        if matches!(inst.op, Op::Input) {
+        // Inputs and random matrices: tiles made on their owners, not computed.
+        if matches!(inst.op, Op::Input | Op::Random(_)) {
             self.g.edge(source, tensor);
             return self.input_chunks(r, tensor);
         }

@@ -1,7 +1,8 @@
 //! Pass `explicit_broadcast`: every implicit broadcast of an elementwise operand becomes a `broadcast` op.
 //!
-//! Expects: a verified program. Guarantees: both operands of every `add`,
-//! `sub`, `mul` and `div` have the op's type.
+//! Expects: a verified program. Guarantees: every operand of every binary
+//! op (`add`, `maximum`, `lt`, ...) and of every `select` has the op's type
+//! (a column and a row of an outer broadcast both become `broadcast` ops).
 
 use super::env::{BROADCASTS_INSERTED, Env};
 use super::rewrite::Rewriter;
@@ -12,10 +13,10 @@ pub fn explicit_broadcast(p: &Program, env: &mut Env) -> Program {
     let mut inserted = 0;
     for r in p.regs() {
         let inst = p.inst(r);
-        let Op::Binary(op, a, b) = inst.op else {
+        if !matches!(inst.op, Op::Binary(..) | Op::Select(..)) {
             rw.copy(p, r);
             continue;
-        };
+        }
         let mut widen = |x: Reg, rw: &mut Rewriter| {
             let nx = rw.get(x);
             if rw.ty(nx) == inst.ty {
@@ -30,11 +31,17 @@ pub fn explicit_broadcast(p: &Program, env: &mut Env) -> Program {
                 span: inst.span,
             })
         };
-        let (na, nb) = (widen(a, &mut rw), widen(b, &mut rw));
-        let new = rw.emit(Inst {
-            op: Op::Binary(op, na, nb),
-            ..inst.clone()
-        });
+        // Each operand widened once, in order (`add %a, %a` reads one broadcast).
+        let mut done: Vec<(Reg, Reg)> = Vec::new();
+        let mut op = inst.op.clone();
+        for x in inst.op.args() {
+            if done.iter().all(|(old, _)| *old != x) {
+                let nx = widen(x, &mut rw);
+                done.push((x, nx));
+            }
+        }
+        op.map_args(|x| done.iter().find(|(old, _)| *old == x).expect("widened").1);
+        let new = rw.emit(Inst { op, ..inst.clone() });
         rw.set(r, new);
     }
     env.add(BROADCASTS_INSERTED, inserted);

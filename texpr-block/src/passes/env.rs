@@ -8,6 +8,7 @@
 //! | `passes.run` | pipeline | the passes run so far, in order |
 //! | `stats.broadcasts_inserted` | `explicit_broadcast` | broadcasts made explicit |
 //! | `stats.cse_merged` | `cse` | ops merged with an equal earlier op |
+//! | `stats.stats_expanded` | `expand_stats` | variances and standard deviations expanded into two passes |
 //! | `stats.dce_removed` | `dce` and the fusion passes | ops removed as dead |
 //! | `stats.fused_elementwise` | `fuse_elementwise` | fused ops made |
 //! | `stats.fused_epilogues` | `fuse_epilogue` | elementwise epilogues fused into a matmul |
@@ -21,6 +22,7 @@ pub const OP_META: &str = "op.meta";
 pub const PASSES_RUN: &str = "passes.run";
 pub const BROADCASTS_INSERTED: &str = "stats.broadcasts_inserted";
 pub const CSE_MERGED: &str = "stats.cse_merged";
+pub const STATS_EXPANDED: &str = "stats.stats_expanded";
 pub const DCE_REMOVED: &str = "stats.dce_removed";
 pub const FUSED_ELEMENTWISE: &str = "stats.fused_elementwise";
 pub const FUSED_EPILOGUES: &str = "stats.fused_epilogues";

@@ -1,9 +1,14 @@
 //! Pass `fuse_elementwise`: chains of elementwise ops become one `fused` op with one block body.
 //!
-//! An elementwise op (`add`, `sub`, `mul`, `div`, `scale`, `map`, `fused`)
+//! An elementwise op (a binary op, `select`, `scale`, `map`, `fused`)
 //! absorbs each operand that is itself elementwise, of the same type and
 //! read only by it, and each operand that is a `broadcast` (read through a
-//! `.row`, `.col` or `.all` operand instead). Operands stay within
+//! `.row`, `.col` or `.all` operand instead). An elementwise operand read
+//! several times is absorbed too (recomputed in each reader) when every
+//! reader is an elementwise op of its type, it is not returned, and its
+//! body has at most [`RECOMPUTE_MAX_NODES`] nodes: then no reader needs it
+//! stored, and a chain whose values branch and meet again (`%o` read by
+//! `%lo` and by `%y`) is still one body per tile. Operands stay within
 //! `fuse.max_operands`. Expects: a verified program. Guarantees: no
 //! elementwise op reads a single-use elementwise op of its own type (unless
 //! the operand limit prevented it); absorbed ops are removed.
@@ -14,6 +19,11 @@ use super::rewrite::Rewriter;
 use crate::air::typing::broadcast_mode;
 use crate::air::{Bcast, EExpr, Fused, Op, Operand, Program, Reg};
 
+/// The largest body (in nodes) an elementwise op read several times may
+/// have to be recomputed in each of its readers (a small bound: bodies grow
+/// at most by this much per absorbed read, never exponentially).
+pub const RECOMPUTE_MAX_NODES: usize = 8;
+
 /// An op's elementwise body over original registers, if it has one.
 pub fn as_fused(p: &Program, r: Reg) -> Option<Fused> {
     let inst = p.inst(r);
@@ -21,20 +31,19 @@ pub fn as_fused(p: &Program, r: Reg) -> Option<Fused> {
         reg: x,
         bcast: broadcast_mode(p.ty(x), inst.ty).unwrap_or(Bcast::Full),
     };
-    let (operands, body) = match &inst.op {
-        Op::Binary(op, a, b) if a == b => (
-            vec![operand(*a)],
-            EExpr::bin(*op, EExpr::Arg(0), EExpr::Arg(0)),
-        ),
-        Op::Binary(op, a, b) => (
-            vec![operand(*a), operand(*b)],
-            EExpr::bin(*op, EExpr::Arg(0), EExpr::Arg(1)),
-        ),
-        Op::Scale(a, c) => (
-            vec![operand(*a)],
-            EExpr::bin(crate::air::BinOp::Mul, EExpr::Arg(0), EExpr::Const(*c)),
-        ),
-        Op::Map(f, a) => (vec![operand(*a)], EExpr::map(*f, EExpr::Arg(0))),
+    let mut operands = Vec::new();
+    let mut leaf = |x: Reg| EExpr::Arg(operand_index(&mut operands, operand(x)));
+    let body = match &inst.op {
+        Op::Binary(op, a, b) => {
+            let (a, b) = (leaf(*a), leaf(*b));
+            EExpr::bin(*op, a, b)
+        }
+        Op::Select(c, a, b) => {
+            let (c, a, b) = (leaf(*c), leaf(*a), leaf(*b));
+            EExpr::select(c, a, b)
+        }
+        Op::Scale(a, c) => EExpr::bin(crate::air::BinOp::Mul, leaf(*a), EExpr::Const(*c)),
+        Op::Map(f, a) => EExpr::map(*f, leaf(*a)),
         Op::Fused(f) => return Some(f.clone()),
         _ => return None,
     };
@@ -53,6 +62,9 @@ pub fn operand_index(ops: &mut Vec<Operand>, o: Operand) -> u32 {
 struct Fuser<'a> {
     p: &'a Program,
     uses: Vec<usize>,
+    /// Whether every reader of the register is an elementwise op of its
+    /// type (and it is not returned): it may be recomputed in each.
+    only_elementwise_readers: Vec<bool>,
     /// The expanded body of every elementwise op, over original registers.
     expanded: Vec<Option<Fused>>,
     max_operands: usize,
@@ -61,9 +73,12 @@ struct Fuser<'a> {
 impl Fuser<'_> {
     /// Whether `x`, read by `r`, can be inlined into `r`'s body.
     fn inlinable(&self, r: Reg, x: Reg) -> bool {
-        self.uses[x.index()] == 1
-            && self.p.ty(x) == self.p.ty(r)
-            && self.expanded[x.index()].is_some()
+        let Some(body) = &self.expanded[x.index()] else {
+            return false;
+        };
+        let recomputable =
+            self.only_elementwise_readers[x.index()] && body.body.size() <= RECOMPUTE_MAX_NODES;
+        self.p.ty(x) == self.p.ty(r) && (self.uses[x.index()] == 1 || recomputable)
     }
 
     /// `r`'s body with fusable operands inlined; `None` if nothing was.
@@ -113,9 +128,17 @@ impl Fuser<'_> {
 }
 
 pub fn fuse_elementwise(p: &Program, env: &mut Env) -> Program {
+    let mut only_elementwise_readers: Vec<bool> = p.regs().map(|x| x != p.ret).collect();
+    for r in p.regs() {
+        let elementwise = as_fused(p, r).is_some();
+        for x in p.inst(r).op.args() {
+            only_elementwise_readers[x.index()] &= elementwise && p.ty(r) == p.ty(x);
+        }
+    }
     let mut f = Fuser {
         p,
         uses: p.use_counts(),
+        only_elementwise_readers,
         expanded: vec![None; p.insts.len()],
         max_operands: env.int_or(FUSE_MAX_OPERANDS, 7).max(1) as usize,
     };

@@ -9,6 +9,7 @@ pub mod fuse_elementwise;
 pub mod fuse_epilogue;
 pub mod pipeline;
 pub mod rewrite;
+pub mod stats;
 
 #[cfg(test)]
 mod tests;

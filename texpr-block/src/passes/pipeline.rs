@@ -1,7 +1,7 @@
 //! The pass pipeline: the ordered list of passes, the verifier after each, and a dump of each stage.
 
 use super::env::{Env, FUSE, PASSES_RUN};
-use super::{annotate, broadcast, cse, dce, fuse_elementwise, fuse_epilogue};
+use super::{annotate, broadcast, cse, dce, fuse_elementwise, fuse_epilogue, stats};
 use crate::air::{Program, verify};
 use texpr_syntax::Diagnostic;
 
@@ -15,10 +15,15 @@ pub struct Pass {
 }
 
 /// The passes, in order.
-pub const PASSES: [Pass; 6] = [
+pub const PASSES: [Pass; 7] = [
     Pass {
         name: "annotate",
         run: annotate::annotate,
+        fusion: false,
+    },
+    Pass {
+        name: "expand_stats",
+        run: stats::expand_stats,
         fusion: false,
     },
     Pass {

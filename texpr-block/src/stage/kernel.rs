@@ -10,11 +10,11 @@ use super::view::resolve;
 use crate::air::{Agg, Bcast, Dims, EExpr, Fused, Op, Operand, Program, Reg, SumAxis};
 use std::fmt::Write as _;
 
-/// The body of block `ctx` of op `reg`.
+/// The body of block `ctx` of op `reg`, which is no gather (those are
+/// `stage::gather`'s).
 pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
-    let (r, c) = (ctx.dims.rows, ctx.dims.cols);
     let (inputs, expr) = match &p.inst(reg).op {
-        Op::Input => (vec![], "0.0".to_string()),
+        Op::Input | Op::Random(_) => (vec![], "0.0".to_string()),
         Op::Matmul { a, b, epilogue } => matmul(p, *a, *b, epilogue.as_ref(), ctx),
         // A view's tile, read in place through its index map.
         Op::Transpose(_) | Op::Slice { .. } | Op::Reverse(..) => {
@@ -25,9 +25,15 @@ pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
         Op::Reduce(agg, axis, x) => return reduce(p, *agg, *axis, *x, ctx),
         op => elementwise(p, reg, op, ctx),
     };
+    tile_body(inputs, ctx.dims, &expr)
+}
+
+/// The kernel writing a tile of `dims` whose element `(i, j)` is `expr`.
+pub fn tile_body(inputs: Vec<Panel>, dims: Dims, expr: &str) -> BlockBody {
+    let (r, c) = (dims.rows, dims.cols);
     finish(
         inputs,
-        ctx.dims,
+        dims,
         &format!("compute {c} |j| compute {r} |i| {expr}"),
     )
 }
@@ -137,9 +143,7 @@ fn matmul(
     let Some(f) = epi else { return (panels, acc) };
     let (more, leaves) = operand_leaves(p, &f.operands, ctx);
     panels.extend(more);
-    let mut uses = 0;
-    count_acc(&f.body, &mut uses);
-    let expr = if uses > 1 {
+    let expr = if f.body.acc_uses() > 1 {
         format!(
             "let acc = {acc} in {}",
             texpr::body(&f.body, &|k| leaves[k as usize].clone(), "acc")
@@ -148,18 +152,6 @@ fn matmul(
         texpr::body(&f.body, &|k| leaves[k as usize].clone(), &acc)
     };
     (panels, expr)
-}
-
-fn count_acc(e: &EExpr, n: &mut usize) {
-    match e {
-        EExpr::Acc => *n += 1,
-        EExpr::Bin(_, a, b) => {
-            count_acc(a, n);
-            count_acc(b, n);
-        }
-        EExpr::Map(_, a) => count_acc(a, n),
-        _ => {}
-    }
 }
 
 fn reduce(p: &Program, agg: Agg, axis: SumAxis, x: Reg, ctx: &BlockContext) -> BlockBody {
@@ -201,6 +193,8 @@ fn partial_value(
         ),
         Agg::Max => ("max ", 1),
         Agg::Min => ("min ", 1),
+        Agg::Prod => ("* ", 1),
+        Agg::Var | Agg::Std => unreachable!("expanded into means by the passes"),
     };
     let leaf = scaled(pn, count);
     let (out, inner) = match axis {
@@ -228,6 +222,8 @@ fn partial_value(
         (Some(q), Agg::Sum | Agg::Mean) => format!("({q}[{at}] + {term})"),
         (Some(q), Agg::Max) => format!("max({q}[{at}], {term})"),
         (Some(q), Agg::Min) => format!("min({q}[{at}], {term})"),
+        (Some(q), Agg::Prod) => format!("({q}[{at}] * {term})"),
+        (Some(_), Agg::Var | Agg::Std) => unreachable!("expanded into means by the passes"),
     };
     match (axis, prev) {
         // A whole reduction's value is one element: no compute around it.
@@ -280,14 +276,16 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
         dims: out,
         map: Default::default(),
     };
-    let exact = matches!(agg, Agg::Max | Agg::Min);
-    if exact || axis != SumAxis::All {
+    // A max or min rounds nothing; a product's relative errors add up the
+    // same in any order: one chain with the partial before is what the
+    // `--check` reference bounds.
+    let chain = matches!(agg, Agg::Max | Agg::Min | Agg::Prod);
+    if chain || axis != SumAxis::All {
         if !accumulate {
             let value = partial_value(p, agg, axis, x, &pn, None);
             return finish(vec![pn], out, &value);
         }
-        if exact {
-            // No rounding to keep apart.
+        if chain {
             let value = partial_value(p, agg, axis, x, &pn, Some("p"));
             return finish(vec![prev, pn], out, &value);
         }

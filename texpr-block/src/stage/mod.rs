@@ -1,6 +1,7 @@
 //! Block stages: each op of a block program as global values, per-block contexts and TExpr block bodies.
 
 pub mod body;
+pub mod gather;
 pub mod kernel;
 pub mod print;
 #[allow(clippy::module_inception)] // `stage::stage`: the stage of one op, as the design names it

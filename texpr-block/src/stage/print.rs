@@ -16,8 +16,16 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
             p.inst(st.reg).op.name(),
             st.ty
         );
-        for (name, GlobalVal::Matrix { ty, .. }) in &st.global_vals {
-            let _ = writeln!(out, "  global {name} = matrix %{name} : {ty}");
+        for (name, g) in &st.global_vals {
+            let _ = match g {
+                GlobalVal::Matrix { ty, .. } => {
+                    writeln!(out, "  global {name} = matrix %{name} : {ty}")
+                }
+                GlobalVal::Random { seed, ty, .. } => writeln!(
+                    out,
+                    "  global {name} = random {seed} : {ty} (each tile made on its owner)"
+                ),
+            };
         }
         let _ = writeln!(out, "  context {}", st.ctx_type);
         let mut kernels: Vec<String> = Vec::new();

@@ -15,6 +15,9 @@ use std::fmt;
 pub enum GlobalVal {
     /// A block matrix the blocks read tiles of (an input or an earlier stage's result).
     Matrix { reg: Reg, ty: BlockTy },
+    /// A random matrix: its seed is the global, the heavy value it stands
+    /// for is made tile by tile on the ranks that own the tiles.
+    Random { reg: Reg, seed: u64, ty: BlockTy },
 }
 
 /// The type of a block's context: which fields it has.
@@ -53,13 +56,18 @@ impl BlockMatrixStage {
         for a in inst.op.args() {
             let name = p.inst(a).name.clone();
             if global_vals.iter().all(|(n, _)| *n != name) {
-                global_vals.push((
-                    name,
-                    GlobalVal::Matrix {
+                let value = match p.inst(a).op {
+                    crate::air::Op::Random(seed) => GlobalVal::Random {
+                        reg: a,
+                        seed,
+                        ty: p.ty(a),
+                    },
+                    _ => GlobalVal::Matrix {
                         reg: a,
                         ty: p.ty(a),
                     },
-                ));
+                };
+                global_vals.push((name, value));
             }
         }
         BlockMatrixStage {
@@ -83,7 +91,10 @@ impl BlockMatrixStage {
 
     /// The block body for a context: a TExpr kernel and the panels it reads.
     pub fn block_body(&self, ctx: &BlockContext) -> BlockBody {
-        kernel::body(&self.program, self.reg, ctx)
+        match crate::air::gather::gather(&self.program, self.reg) {
+            Some(g) => super::gather::body(&self.program, self.reg, &g, ctx),
+            None => kernel::body(&self.program, self.reg, ctx),
+        }
     }
 
     /// Every block (column-major order, or `ordering` when given) with
@@ -115,7 +126,12 @@ impl BlockMatrixStage {
 /// The stages of every non-input op of a program, in order.
 pub fn lower(p: &Program) -> Vec<BlockMatrixStage> {
     p.regs()
-        .filter(|&r| !matches!(p.inst(r).op, crate::air::Op::Input))
+        .filter(|&r| {
+            !matches!(
+                p.inst(r).op,
+                crate::air::Op::Input | crate::air::Op::Random(_)
+            )
+        })
         .map(|r| BlockMatrixStage::new(p, r))
         .collect()
 }

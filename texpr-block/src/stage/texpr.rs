@@ -32,12 +32,20 @@ pub fn unary(f: UnaryFn, x: &str) -> String {
     }
 }
 
-fn binop(op: BinOp) -> &'static str {
+/// `a op b` in TExpr, for already-written operands (a comparison: its mask, 1 or 0).
+pub fn binary(op: BinOp, a: &str, b: &str) -> String {
     match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
+        BinOp::Add => format!("({a} + {b})"),
+        BinOp::Sub => format!("({a} - {b})"),
+        BinOp::Mul => format!("({a} * {b})"),
+        BinOp::Div => format!("({a} / {b})"),
+        BinOp::Minimum => format!("min({a}, {b})"),
+        BinOp::Maximum => format!("max({a}, {b})"),
+        BinOp::Pow => format!("pow({a}, {b})"),
+        cmp => format!(
+            "select({a} {} {b}, 1.0, 0.0)",
+            cmp.comparison().expect("the rest compare")
+        ),
     }
 }
 
@@ -47,12 +55,61 @@ pub fn body(e: &EExpr, leaf: &dyn Fn(u32) -> String, acc: &str) -> String {
         EExpr::Arg(i) => leaf(*i),
         EExpr::Acc => acc.to_string(),
         EExpr::Const(c) => lit(*c),
-        EExpr::Bin(op, a, b) => format!(
-            "({} {} {})",
+        EExpr::Bin(op, a, b) => binary(*op, &body(a, leaf, acc), &body(b, leaf, acc)),
+        EExpr::Map(f, a) => unary(*f, &body(a, leaf, acc)),
+        EExpr::Select(c, a, b) => format!(
+            "select({}, {}, {})",
+            condition(c, leaf, acc),
             body(a, leaf, acc),
-            binop(*op),
             body(b, leaf, acc)
         ),
-        EExpr::Map(f, a) => unary(*f, &body(a, leaf, acc)),
+    }
+}
+
+/// A mask as a TExpr condition: a comparison as itself, any other value `!= 0`.
+fn condition(c: &EExpr, leaf: &dyn Fn(u32) -> String, acc: &str) -> String {
+    match c {
+        EExpr::Bin(op, a, b) if op.comparison().is_some() => format!(
+            "{} {} {}",
+            body(a, leaf, acc),
+            op.comparison().expect("a comparison"),
+            body(b, leaf, acc)
+        ),
+        other => format!("{} != 0.0", body(other, leaf, acc)),
+    }
+}
+
+/// `v + d` as TExpr text over an index variable (or term) `v`.
+pub fn offset(v: &str, d: i64) -> String {
+    match d {
+        0 => v.to_string(),
+        d if d > 0 => format!("({v} + {d})"),
+        d => format!("({v} - {})", -d),
+    }
+}
+
+/// A gather's bands as one value: `select(v < hi_0, read_0, select(v < hi_1,
+/// read_1, ... read_n))` over the band variable `v`, each band's read
+/// guarded (`else 0.0`) when there are several, since every branch is
+/// indexed (an unguarded read is what a single band gets).
+pub fn bands(v: &str, bands: &[(u64, String)]) -> String {
+    match bands {
+        [(_, only)] => only.clone(),
+        [(hi, first), rest @ ..] => format!(
+            "select({v} < {hi}, ({first} else 0.0), {})",
+            guarded_tail(v, rest)
+        ),
+        [] => "0.0".to_string(),
+    }
+}
+
+fn guarded_tail(v: &str, bands: &[(u64, String)]) -> String {
+    match bands {
+        [(_, last)] => format!("({last} else 0.0)"),
+        [(hi, first), rest @ ..] => format!(
+            "select({v} < {hi}, ({first} else 0.0), {})",
+            guarded_tail(v, rest)
+        ),
+        [] => "0.0".to_string(),
     }
 }

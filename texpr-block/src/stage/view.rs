@@ -125,7 +125,7 @@ pub fn resolve(
             src,
             rows: er,
             cols: ec,
-        } => {
+        } if is_view(p, reg) => {
             let t = p.ty(*src).tile;
             let (dr, dc) = (er.start / t.rows, ec.start / t.cols);
             resolve(
@@ -152,12 +152,14 @@ pub fn resolve(
     }
 }
 
-/// Whether `reg` is a view (computes nothing; read in place).
+/// Whether `reg` is a view (computes nothing; read in place): a transpose,
+/// a reverse, or a slice on tile boundaries (one off them is a gather).
 pub fn is_view(p: &Program, reg: Reg) -> bool {
-    matches!(
-        p.inst(reg).op,
-        Op::Transpose(_) | Op::Slice { .. } | Op::Reverse(..)
-    )
+    match p.inst(reg).op {
+        Op::Transpose(_) | Op::Reverse(..) => true,
+        Op::Slice { src, rows, cols } => crate::air::gather::slice_on_tiles(p, src, rows, cols),
+        _ => false,
+    }
 }
 
 /// The views between `reg` and the matrix it views, outermost first.

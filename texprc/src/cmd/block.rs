@@ -12,7 +12,7 @@ use crate::common::{Defines, Failure, Source, read_source};
 use std::path::PathBuf;
 use texpr::ScheduleChoice;
 use texpr_block::cli::{
-    BlockArgs, Device, Emit, Planned, emit_all, parse_grid, parse_source_rank, plan,
+    BlockArgs, Device, Emit, Planned, Scheduler, emit_all, parse_grid, parse_source_rank, plan,
 };
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report, run_in_process};
 use texpr_block::exec::{LocalPart, Matrix};
@@ -42,6 +42,9 @@ pub struct Args {
     /// Memory budget per rank in bytes: the scheduler plans within it, the executor never exceeds it
     #[arg(long)]
     budget: Option<u64>,
+    /// The scheduler whose plan runs: greedy (the seed's, ready tasks in node order) or critical-path (within the budget)
+    #[arg(long, default_value = "critical-path")]
+    scheduler: String,
     /// Skip the fusion passes
     #[arg(long)]
     no_fuse: bool,
@@ -153,6 +156,7 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
     }
     b.watchdog = std::time::Duration::from_secs_f64(args.watchdog);
     b.budget = args.budget;
+    b.scheduler = Scheduler::parse(&args.scheduler).map_err(fail)?;
     b.fuse = !args.no_fuse;
     b.run = args.run;
     b.check = args.check;

@@ -16,7 +16,8 @@ pub fn as_f32_mut(w: &mut [u32]) -> &mut [f32] {
 /// MPI's operation combining a reduction's partials.
 pub fn operation(agg: Agg) -> SystemOperation {
     match agg {
-        Agg::Sum | Agg::Mean => SystemOperation::sum(),
+        Agg::Sum | Agg::Mean | Agg::Var | Agg::Std => SystemOperation::sum(),
+        Agg::Prod => SystemOperation::product(),
         Agg::Max => SystemOperation::max(),
         Agg::Min => SystemOperation::min(),
     }
