@@ -3,8 +3,8 @@
 
 use std::path::Path;
 use texpr_block::air::parse;
-use texpr_block::cli::{BlockArgs, Emit, plan};
-use texpr_block::cli_run::{Backend, job, run_cli, run_in_process};
+use texpr_block::driver::run::{Backend, job, run_cli, run_in_process};
+use texpr_block::driver::{BlockOptions, Emit, plan};
 use texpr_block::exec::device::heuristic;
 use texpr_block::exec::{RandomSource, eval_dense, max_rel_diff, random_inputs};
 use texpr_block::graph::{GridConfig, Policy, build, prune, schedule};
@@ -21,8 +21,8 @@ fn examples() -> Vec<(String, String)> {
         .collect()
 }
 
-fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockArgs)) -> String {
-    let mut args = BlockArgs::new(name, src);
+fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockOptions)) -> String {
+    let mut args = BlockOptions::new(name, src);
     f(&mut args);
     run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(name, src, &d)))
 }
@@ -145,7 +145,7 @@ fn gpu_runs_match_the_dense_reference() {
             "views" => vec![],
             _ => vec![("T".into(), 4)],
         };
-        let mut args = BlockArgs::new(&stem, &src);
+        let mut args = BlockOptions::new(&stem, &src);
         args.defines = defines;
         let planned = plan(&args).unwrap();
         let job = job(&args, &planned).unwrap();
@@ -161,7 +161,7 @@ fn gpu_runs_match_the_dense_reference() {
         let got = outcome.gathered.result.as_ref().unwrap();
         let diff = max_rel_diff(&want, got).unwrap();
         assert!(
-            diff <= texpr_block::cli::tolerance(&planned.p) * 10.0,
+            diff <= texpr_block::driver::tolerance(&planned.p) * 10.0,
             "{stem}: diff {diff}"
         );
         // every distinct block body compiled once per rank, reused by its other shards
@@ -226,7 +226,7 @@ fn views_on_one_rank_make_no_copies() {
         .into_iter()
         .find(|(s, _)| s == "views")
         .expect("examples/blocks/views.air");
-    let mut args = BlockArgs::new("views", &src);
+    let mut args = BlockOptions::new("views", &src);
     args.grid = (1, 1);
     let planned = plan(&args).unwrap();
     assert_eq!(planned.g.count("TensorCopy"), 0);
@@ -235,7 +235,7 @@ fn views_on_one_rank_make_no_copies() {
         "the views are in the graph"
     );
     let text =
-        texpr_block::cli::plan_text(&planned.g, &planned.plan, planned.cfg, planned.scheduler);
+        texpr_block::driver::plan_text(&planned.g, &planned.plan, planned.cfg, planned.scheduler);
     assert!(!text.contains(" copy n"), "{text}");
     let out = cli("views", &src, |a| {
         a.grid = (1, 1);
@@ -245,7 +245,7 @@ fn views_on_one_rank_make_no_copies() {
     assert!(out.contains("shards and 0 copies on a 1x1 grid"), "{out}");
     assert!(out.contains("): ok\n"), "{out}");
     // On 2x2 only other ranks' tiles are copied: one copy per remote tile read.
-    let mut args = BlockArgs::new("views", &src);
+    let mut args = BlockOptions::new("views", &src);
     args.grid = (2, 2);
     let planned = plan(&args).unwrap();
     for n in &planned.g.nodes {
@@ -258,7 +258,7 @@ fn views_on_one_rank_make_no_copies() {
 
 #[test]
 fn check_holds_every_element_to_its_own_bound() {
-    use texpr_block::cli_run::check;
+    use texpr_block::driver::run::check;
     use texpr_block::exec::reference::dense_reference;
     let (_, src) = examples()
         .into_iter()

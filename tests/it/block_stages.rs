@@ -3,8 +3,8 @@
 //! rank once; `--scheduler` picks the plan the executor follows.
 
 use texpr_block::air::parse;
-use texpr_block::cli::{BlockArgs, Scheduler, plan};
-use texpr_block::cli_run::run_cli;
+use texpr_block::driver::run::run_cli;
+use texpr_block::driver::{BlockOptions, Scheduler, plan};
 use texpr_block::graph::NodeKind;
 use texpr_block::stage::{GlobalVal, lower};
 use texpr_tests::golden;
@@ -14,8 +14,8 @@ fn example(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockArgs)) -> String {
-    let mut args = BlockArgs::new(name, src);
+fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockOptions)) -> String {
+    let mut args = BlockOptions::new(name, src);
     f(&mut args);
     run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(name, src, &d)))
 }
@@ -61,7 +61,7 @@ fn an_elementwise_chain_runs_as_one_body_per_tile() {
 #[test]
 fn a_composed_stage_keeps_its_childrens_globals_once() {
     let src = example("elementwise");
-    let planned = plan(&BlockArgs::new("elementwise", &src)).unwrap();
+    let planned = plan(&BlockOptions::new("elementwise", &src)).unwrap();
     let stages = lower(&planned.q);
     let last = stages.last().unwrap();
     let globals: Vec<&str> = last.global_vals.iter().map(|(n, _)| n.as_str()).collect();
@@ -95,7 +95,7 @@ fn a_composed_stage_keeps_its_childrens_globals_once() {
 fn the_chosen_scheduler_is_the_one_that_runs() {
     let src = example("gathers");
     let peaks = |s: Scheduler| {
-        let mut args = BlockArgs::new("gathers", &src);
+        let mut args = BlockOptions::new("gathers", &src);
         args.scheduler = s;
         plan(&args).unwrap().plan.peak
     };
@@ -114,7 +114,7 @@ fn the_chosen_scheduler_is_the_one_that_runs() {
         assert_eq!(&measured_peaks(&report), want, "{}: {report}", s.name());
         let text = cli("gathers", &src, |a| {
             a.scheduler = s;
-            a.emit = vec![texpr_block::cli::Emit::Plan];
+            a.emit = vec![texpr_block::driver::Emit::Plan];
         });
         assert!(text.contains(&format!("{} (runs):", s.name())), "{text}");
     }
@@ -122,12 +122,12 @@ fn the_chosen_scheduler_is_the_one_that_runs() {
 
 #[test]
 fn a_random_matrix_is_made_where_its_tiles_live() {
-    use texpr_block::cli_run::{Backend, job, run_in_process};
+    use texpr_block::driver::run::{Backend, job, run_in_process};
     use texpr_block::exec::RandomSource;
     use texpr_block::exec::device::heuristic;
     use texpr_block::exec::random::random_element;
     let src = "func noise {\n  %w = random 7 : f32[9x8, 2x3]\n  %y = map exp, %w\n  ret %y\n}";
-    let mut args = BlockArgs::new("noise", src);
+    let mut args = BlockOptions::new("noise", src);
     args.grid = (2, 2);
     let planned = plan(&args).unwrap();
     // The seed is the global: no tile crosses ranks.

@@ -4,8 +4,8 @@
 //! both use the optimizer's heuristic schedule for the GPU.
 
 use std::time::Instant;
-use texpr_block::cli::{BlockArgs, plan};
-use texpr_block::cli_run::{Backend, job, run_in_process};
+use texpr_block::driver::run::{Backend, job, run_in_process};
+use texpr_block::driver::{BlockOptions, plan};
 use texpr_block::exec::device::heuristic;
 use texpr_block::exec::{RandomSource, random_inputs};
 use texpr_runtime::HostBuffer;
@@ -21,7 +21,7 @@ fn main() {
         "func mm {{\n  %a = input : f32[{n}x{n}, {t}x{t}]\n  %b = input : f32[{n}x{n}, {t}x{t}]\n  %c = matmul %a, %b\n  ret %c\n}}"
     );
     let gpu = texpr_runtime::Gpu::open_from_env().expect("a GPU adapter");
-    let mut b = BlockArgs::new("mm.air", &src);
+    let mut b = BlockOptions::new("mm.air", &src);
     b.grid = (2, 2);
     let planned = plan(&b).expect("plans");
     let job = job(&b, &planned).expect("a job");

@@ -7,14 +7,13 @@
 //! - [`graph`]: the block graph, pruning, DOT export and schedulers;
 //! - [`exec`]: the dense reference, tiled execution, and distributed runs over ranks
 //!   (threads of one process, or MPI processes with feature `mpi`);
-//! - [`cli`], [`cli_run`]: `texprc block` as library functions;
+//! - [`driver`]: a block program from source to plan, texts and run, as a host (`texprc block`) calls it;
 //! - [`codes`]: every diagnostic code of this layer.
 
 pub mod air;
-pub mod cli;
-pub mod cli_run;
 pub mod codes;
 pub mod dist;
+pub mod driver;
 pub mod exec;
 pub mod graph;
 pub mod passes;

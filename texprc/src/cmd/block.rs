@@ -4,6 +4,7 @@
 //! under `mpirun -np P*Q` each process runs one rank ([`mpi`],
 //! feature `mpi`). Both use the same executor.
 
+mod flags;
 #[cfg(feature = "mpi")]
 mod mpi;
 
@@ -11,10 +12,8 @@ use crate::block_io::{BlockInputs, write_matrix};
 use crate::common::{Defines, Failure, Source, read_source};
 use std::path::PathBuf;
 use texpr::ScheduleChoice;
-use texpr_block::cli::{
-    BlockArgs, Device, Emit, Planned, Scheduler, emit_all, parse_grid, parse_source_rank, plan,
-};
-use texpr_block::cli_run::{Backend, check, full_inputs, job, report, run_in_process};
+use texpr_block::driver::run::{Backend, check, full_inputs, job, report, run_in_process};
+use texpr_block::driver::{BlockOptions, Device, Emit, Planned, emit_all, plan};
 use texpr_block::exec::{LocalPart, Matrix};
 use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
@@ -117,11 +116,11 @@ pub fn failure(src: &Source, diags: Vec<Diagnostic>) -> Failure {
 }
 
 /// The library's arguments from the command line's.
-fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
+fn block_args(args: &Args, src: &Source) -> Result<BlockOptions, Failure> {
     let fail = |d| failure(src, vec![d]);
-    let mut b = BlockArgs::new(&src.name, &src.text);
-    b.grid = parse_grid(&args.grid).map_err(fail)?;
-    b.source_rank = parse_source_rank(&args.source_rank).map_err(fail)?;
+    let mut b = BlockOptions::new(&src.name, &src.text);
+    b.grid = flags::grid(&args.grid).map_err(fail)?;
+    b.source_rank = flags::source_rank(&args.source_rank).map_err(fail)?;
     if b.source_rank.0 >= b.grid.0 || b.source_rank.1 >= b.grid.1 {
         let (r, c) = b.source_rank;
         let msg = format!(
@@ -144,7 +143,7 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
     b.emit = args
         .emit
         .iter()
-        .map(|e| Emit::parse(e))
+        .map(|e| flags::emit(e))
         .collect::<Result<_, _>>()
         .map_err(fail)?;
     if !(args.watchdog > 0.0 && args.watchdog <= 1e6) {
@@ -156,7 +155,7 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
     }
     b.watchdog = std::time::Duration::from_secs_f64(args.watchdog);
     b.budget = args.budget;
-    b.scheduler = Scheduler::parse(&args.scheduler).map_err(fail)?;
+    b.scheduler = flags::scheduler(&args.scheduler).map_err(fail)?;
     b.fuse = !args.no_fuse;
     b.run = args.run;
     b.check = args.check;
@@ -175,7 +174,7 @@ fn block_args(args: &Args, src: &Source) -> Result<BlockArgs, Failure> {
 }
 
 /// Opens the GPU when `--device gpu` needs one.
-pub fn open_gpu(b: &BlockArgs) -> Result<Option<Gpu>, Diagnostic> {
+pub fn open_gpu(b: &BlockOptions) -> Result<Option<Gpu>, Diagnostic> {
     if b.device != Device::Gpu || !(b.run || b.emit.contains(&Emit::Texpr)) {
         return Ok(None);
     }
@@ -199,7 +198,7 @@ pub fn picker(gpu: Option<&Gpu>) -> impl Fn(&ir::Program) -> ScheduleChoice + Sy
     }
 }
 
-fn in_process(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
+fn in_process(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure> {
     let fail = |d| Failure::about(src, d);
     let planned = plan(b).map_err(|d| failure(src, d))?;
     let gpu = open_gpu(b).map_err(fail)?;

@@ -15,9 +15,9 @@ use crate::block_io::BlockInputs;
 use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use texpr_block::cli::{BlockArgs, emit_all, plan};
-use texpr_block::cli_run::{Backend, check, full_inputs, job, report};
 use texpr_block::codes;
+use texpr_block::driver::run::{Backend, check, full_inputs, job, report};
+use texpr_block::driver::{BlockOptions, emit_all, plan};
 use texpr_block::exec::threads::{
     Finished, ack_wait, on_rank, report_text, run_and_finish, stopped_by,
 };
@@ -29,7 +29,7 @@ use texpr_syntax::diag::render_with;
 /// Set once this rank has printed why it stops, so a later signal stays quiet.
 static REPORTED: AtomicBool = AtomicBool::new(false);
 
-pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
+pub fn run(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure> {
     let mpi = Mpi::init().map_err(|d| Failure::about(src, d))?;
     let me = mpi.rank();
     // Errors before the run are the same on every rank: rank 0 prints them,
@@ -113,8 +113,8 @@ pub fn run(args: &Args, b: &BlockArgs, src: &Source) -> Result<(), Failure> {
 /// a file one rank cannot read stops every rank.
 fn run_rank(
     args: &Args,
-    b: &BlockArgs,
-    planned: &texpr_block::cli::Planned,
+    b: &BlockOptions,
+    planned: &texpr_block::driver::Planned,
     job: &Job<'_>,
     me: usize,
     tr: &mut dyn texpr_block::exec::transport::Transport,
@@ -138,8 +138,8 @@ fn run_rank(
 }
 
 fn finish_check(
-    b: &BlockArgs,
-    planned: &texpr_block::cli::Planned,
+    b: &BlockOptions,
+    planned: &texpr_block::driver::Planned,
     inputs: &BlockInputs,
     gathered: &Gathered,
 ) -> Result<(), Diagnostic> {

@@ -1,10 +1,10 @@
-//! `texprc block --run`: running a planned program over ranks, its report, and `--check`.
+//! Running a planned block program over ranks, its report, and `--check`.
 //!
 //! [`run_in_process`] runs every rank as a thread of this process; under MPI
 //! the command line runs one rank per process with the same executor and
 //! uses [`report`] and [`check`] on the source rank.
 
-use crate::cli::{BlockArgs, Device, Planned, emit_all, plan};
+use super::{BlockOptions, Device, Planned, emit_all, plan};
 use crate::codes;
 use crate::exec::device::gpu::GpuDevice;
 use crate::exec::device::interp::InterpDevice;
@@ -53,7 +53,7 @@ impl<'a> Backend<'a> {
 }
 
 /// The job of running `planned` as `args` asks.
-pub fn job<'a>(args: &BlockArgs, planned: &'a Planned) -> Result<Job<'a>, Diagnostic> {
+pub fn job<'a>(args: &BlockOptions, planned: &'a Planned) -> Result<Job<'a>, Diagnostic> {
     let budget = args.budget.unwrap_or(u64::MAX);
     let mut job = Job::new(
         &planned.q,
@@ -220,11 +220,11 @@ pub fn check(
 
 /// `texprc block` in one process on random inputs (seed `args.seed`) with
 /// the heuristic schedule: the text to print.
-pub fn run_cli(args: &BlockArgs) -> Result<String, Vec<Diagnostic>> {
+pub fn run_cli(args: &BlockOptions) -> Result<String, Vec<Diagnostic>> {
     let one = |d: Diagnostic| vec![d];
     let planned = plan(args)?;
     let gpu = match args.device {
-        Device::Gpu if args.run || args.emit.contains(&crate::cli::Emit::Texpr) => {
+        Device::Gpu if args.run || args.emit.contains(&crate::driver::Emit::Texpr) => {
             Some(Gpu::open_from_env().map_err(|e| {
                 one(Diagnostic::error(
                     codes::NO_GPU,

@@ -1,14 +1,12 @@
-//! `texprc block`: everything but argument parsing, files and printing, as library functions.
+//! A block program from source to a plan, its texts and its run, as a host
+//! calls it (`texprc block` parses its arguments into [`BlockOptions`]).
 //!
-//! `texprc block FILE [--grid PxQ] [--tile N] [-D NAME=V] [--source-rank R,C]
-//! [--emit ir|passes|stages|graph|dot|plan|texpr] [--budget BYTES] [--no-fuse]
-//! [--scheduler greedy|critical-path]
-//! [--run [--check] [--device cpu|gpu] [--random SEED] [--input NAME=PATH.npy]
-//! [-o DIR [--output-per-rank]]]`
-//!
-//! `--tile N` sets the program's `param T` (the examples' tile size).
-//! [`plan`] parses, optimises, builds the graph and schedules it; [`emit`]
-//! prints any stage; running is in [`crate::cli_run`].
+//! [`plan`] parses (with `-D` overrides; [`BlockOptions::tile`] sets the
+//! program's `param T`, the examples' tile size), optimises, builds the
+//! graph and schedules it; [`emit_all`] gives the text of any stage;
+//! running, its report and `--check` are in [`run`].
+
+pub mod run;
 
 use crate::air::{Op, Program, parse, print};
 use crate::codes;
@@ -36,25 +34,6 @@ pub enum Emit {
     Texpr,
 }
 
-impl Emit {
-    pub fn parse(s: &str) -> Result<Emit, Diagnostic> {
-        Ok(match s {
-            "ir" => Emit::Ir,
-            "passes" => Emit::Passes,
-            "stages" => Emit::Stages,
-            "graph" => Emit::Graph,
-            "dot" => Emit::Dot,
-            "plan" => Emit::Plan,
-            "texpr" => Emit::Texpr,
-            _ => {
-                return Err(bad_arg(format!(
-                    "unknown --emit `{s}` (ir, passes, stages, graph, dot, plan, texpr)"
-                )));
-            }
-        })
-    }
-}
-
 /// Which scheduler orders the tasks that run (`--scheduler`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scheduler {
@@ -67,15 +46,6 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
-    pub fn parse(s: &str) -> Result<Scheduler, Diagnostic> {
-        match s {
-            "greedy" => Ok(Scheduler::Greedy),
-            "critical-path" => Ok(Scheduler::CriticalPath),
-            _ => Err(bad_arg(format!(
-                "--scheduler wants greedy or critical-path, not `{s}`"
-            ))),
-        }
-    }
     pub fn name(self) -> &'static str {
         match self {
             Scheduler::Greedy => "greedy",
@@ -101,7 +71,7 @@ pub enum Device {
 }
 
 #[derive(Clone, Debug)]
-pub struct BlockArgs {
+pub struct BlockOptions {
     pub file_name: String,
     pub source: String,
     pub grid: (usize, usize),
@@ -127,9 +97,9 @@ pub struct BlockArgs {
     pub allow_unchecked: bool,
 }
 
-impl BlockArgs {
-    pub fn new(file_name: &str, source: &str) -> BlockArgs {
-        BlockArgs {
+impl BlockOptions {
+    pub fn new(file_name: &str, source: &str) -> BlockOptions {
+        BlockOptions {
             file_name: file_name.into(),
             source: source.into(),
             grid: (2, 2),
@@ -153,31 +123,6 @@ impl BlockArgs {
 
 fn bad_arg(msg: String) -> Diagnostic {
     Diagnostic::error(codes::BAD_ARG, msg)
-}
-
-/// `PxQ` (e.g. `2x2`, `1x3`).
-pub fn parse_grid(s: &str) -> Result<(usize, usize), Diagnostic> {
-    let bad = || bad_arg(format!("--grid wants PxQ with P, Q >= 1, not `{s}`"));
-    let (p, q) = s.split_once('x').ok_or_else(bad)?;
-    let (p, q): (usize, usize) = (p.parse().map_err(|_| bad())?, q.parse().map_err(|_| bad())?);
-    if p == 0 || q == 0 || p * q > 1024 {
-        return Err(bad());
-    }
-    Ok((p, q))
-}
-
-/// `R,C` (e.g. `1,0`): a position in the grid.
-pub fn parse_source_rank(s: &str) -> Result<(usize, usize), Diagnostic> {
-    let bad = || {
-        bad_arg(format!(
-            "--source-rank wants R,C (a grid row and column), not `{s}`"
-        ))
-    };
-    let (r, c) = s.split_once(',').ok_or_else(bad)?;
-    Ok((
-        r.trim().parse().map_err(|_| bad())?,
-        c.trim().parse().map_err(|_| bad())?,
-    ))
 }
 
 /// Every `-D NAME=V` must name a `param` the program declares.
@@ -231,7 +176,7 @@ fn only_f32(p: &Program) -> Result<(), Vec<Diagnostic>> {
 }
 
 /// Parses (with overrides) and optimises; the program before and after, and the pass dump.
-fn front(args: &BlockArgs) -> Result<(Program, Program, String), Vec<Diagnostic>> {
+fn front(args: &BlockOptions) -> Result<(Program, Program, String), Vec<Diagnostic>> {
     let mut defines = args.defines.clone();
     if let Some(t) = args.tile {
         if !args.source.contains("param T ") {
@@ -271,7 +216,7 @@ pub struct Planned {
 }
 
 /// Parses, optimises, builds the graph and schedules it within the budget.
-pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
+pub fn plan(args: &BlockOptions) -> Result<Planned, Vec<Diagnostic>> {
     let (p, q, dump) = front(args)?;
     only_f32(&p)?;
     let mut cfg = GridConfig::new(args.grid.0, args.grid.1);
@@ -293,7 +238,7 @@ pub fn plan(args: &BlockArgs) -> Result<Planned, Vec<Diagnostic>> {
 /// The text of every `--emit`; block bodies are compiled for `target`
 /// with the schedule `pick` chooses.
 pub fn emit_all(
-    args: &BlockArgs,
+    args: &BlockOptions,
     planned: &Planned,
     target: &texpr::Target,
     pick: &SchedulePicker,
