@@ -177,6 +177,9 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
             // little-endian order: a CPU device's memory is its host's.
             int64: features.contains(wgpu::Features::SHADER_INT64)
                 && (info.device_type != wgpu::DeviceType::Cpu || cfg!(target_endian = "little")),
+            // wgpu compiles with naga, which wants `enable f16;` and
+            // rejects `enable subgroups;`.
+            enables: vec![texpr_target::Extension::F16],
         },
         profile: Profile {
             kind: match info.device_type {

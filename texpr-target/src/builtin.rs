@@ -1,4 +1,5 @@
-//! The built-in targets.
+//! The built-in targets. Each is compiled for by naga's rules (wgpu's):
+//! `enable f16;` where a module uses `f16`, no `enable subgroups;`.
 //!
 //! - `wgpu-default`: wgpu's `Limits::default()`, the portable WebGPU
 //!   baseline every adapter meets; no subgroups, no timestamps. What
@@ -13,13 +14,16 @@
 //!   dimension, storage bindings and buffers up to 4 GiB - 1 (a 1 GiB buffer
 //!   binds and runs), subgroups of 32, timestamps, 64-bit integers, 132 SMs.
 
-use crate::{DeviceKind, DeviceLimits, Features, Profile, Target};
+use crate::{DeviceKind, DeviceLimits, Extension, Features, Profile, Target};
 
 pub fn wgpu_default() -> Target {
     Target {
         name: "wgpu-default".into(),
         limits: DeviceLimits::default(),
-        features: Features::default(),
+        features: Features {
+            enables: vec![Extension::F16],
+            ..Features::default()
+        },
         profile: Profile::default(),
     }
 }
@@ -43,6 +47,7 @@ pub fn llvmpipe() -> Target {
             subgroup_size: Some((8, 8)),
             timestamps: true,
             int64: true,
+            enables: vec![Extension::F16],
         },
         profile: Profile {
             kind: DeviceKind::Cpu,
@@ -71,6 +76,7 @@ pub fn nvidia() -> Target {
             subgroup_size: Some((32, 32)),
             timestamps: true,
             int64: true,
+            enables: vec![Extension::F16],
         },
         profile: Profile {
             kind: DeviceKind::DiscreteGpu,

@@ -121,6 +121,34 @@ pub struct Features {
     /// 64-bit integers in shaders (`u64`, `wgpu::Features::SHADER_INT64`),
     /// which code generation uses only for [`Target::wide_loads`].
     pub int64: bool,
+    /// The language extensions the consumer of the WGSL wants declared
+    /// with `enable NAME;` before the module uses them: Chromium's Tint
+    /// requires `enable subgroups;`, which naga 30 (and so wgpu) rejects.
+    /// Code generation prints a directive for each listed extension a
+    /// module uses; validation is on the built module, so naga never
+    /// parses one it rejects.
+    pub enables: Vec<Extension>,
+}
+
+/// A WGSL language extension a module may need declared (`enable NAME;`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Extension {
+    /// `subgroups`: `subgroupAdd`, `subgroupBroadcast`, `subgroup_size`, ...
+    Subgroups,
+    /// `f16`: the 16-bit float type.
+    F16,
+}
+
+impl Extension {
+    pub const ALL: [Extension; 2] = [Extension::Subgroups, Extension::F16];
+
+    /// The name in `enable NAME;` and in the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Extension::Subgroups => "subgroups",
+            Extension::F16 => "f16",
+        }
+    }
 }
 
 /// What kind of device it is, as far as choosing a schedule cares.

@@ -22,9 +22,10 @@
 //! subgroup_size = 32
 //! timestamps = true
 //! int64 = true
+//! enables = f16
 //! ```
 
-use crate::{DeviceKind, Target};
+use crate::{DeviceKind, Extension, Target};
 use std::fmt;
 
 /// A target description that does not read: the line (1-based; 0 when not
@@ -228,7 +229,46 @@ pub const KEYS: &[Key] = &[
             Ok(())
         },
     },
+    Key {
+        name: "enables",
+        doc: "extensions the WGSL's consumer wants declared by `enable NAME;` \
+              (comma-separated: subgroups, f16), or `none`",
+        get: |t| match t.features.enables.is_empty() {
+            true => "none".into(),
+            false => {
+                let names: Vec<&str> = t.features.enables.iter().map(|e| e.name()).collect();
+                names.join(", ")
+            }
+        },
+        set: |t, v| {
+            t.features.enables = extensions(v)?;
+            Ok(())
+        },
+    },
 ];
+
+/// `none`, or extension names separated by commas, each once, kept sorted.
+fn extensions(v: &str) -> Result<Vec<Extension>, String> {
+    if v == "none" {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for name in v.split(',').map(str::trim) {
+        let Some(e) = Extension::ALL.into_iter().find(|e| e.name() == name) else {
+            let known: Vec<&str> = Extension::ALL.iter().map(|e| e.name()).collect();
+            return Err(format!(
+                "unknown extension `{name}` (known: {})",
+                known.join(", ")
+            ));
+        };
+        if out.contains(&e) {
+            return Err(format!("extension `{name}` given twice"));
+        }
+        out.push(e);
+    }
+    out.sort();
+    Ok(out)
+}
 
 fn boolean(v: &str) -> Result<bool, String> {
     match v {
@@ -329,6 +369,25 @@ mod tests {
     }
 
     #[test]
+    fn extensions_to_enable_read_in_any_order_and_print_sorted() {
+        let t = Target::parse("enables = f16, subgroups").unwrap();
+        assert_eq!(t.features.enables, [Extension::Subgroups, Extension::F16]);
+        assert!(t.to_string().contains("enables = subgroups, f16\n"));
+        assert!(
+            Target::parse("enables = none")
+                .unwrap()
+                .features
+                .enables
+                .is_empty()
+        );
+        // naga's rules: every built-in wants `enable f16;`, none `enable subgroups;`.
+        for name in Target::BUILTINS {
+            let t = Target::builtin(name).unwrap();
+            assert_eq!(t.features.enables, [Extension::F16], "{name}");
+        }
+    }
+
+    #[test]
     fn missing_keys_keep_the_portable_defaults() {
         let t =
             Target::parse("# a comment\nname = tiny\n\nsubgroup_size = 4..64 # range\n").unwrap();
@@ -349,6 +408,13 @@ mod tests {
             ("max_loop_iterations = lots", 1, "E0603", "or `none`"),
             ("timestamps = yes", 1, "E0603", "true or false"),
             ("int64 = 1", 1, "E0603", "true or false"),
+            (
+                "enables = tensors",
+                1,
+                "E0603",
+                "unknown extension `tensors`",
+            ),
+            ("enables = f16, f16", 1, "E0603", "given twice"),
             ("kind = gpu", 1, "E0603", "discrete-gpu"),
             ("name = a\n\nname = b", 3, "E0604", "given twice"),
         ];
