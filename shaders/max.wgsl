@@ -69,19 +69,26 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
 
 @compute @workgroup_size(1)
 fn k1_m(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32;
-    for (var q_1_2: i32 = 0i; q_1_2 < 128i; q_1_2 = q_1_2 + 8i) {
-        let t_3: f32 = b1_m_partials[q_1_2];
-        acc_1 = select(max(acc_1, t_3), t_3, q_1_2 == 0i);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 1i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 2i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 3i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 4i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 5i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 6i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 7i]);
+    var acc_3: f32;
+    for (var q_1_4: i32 = 0i; q_1_4 < 128i; q_1_4 = q_1_4 + 8i) {
+        let t_5: f32 = b1_m_partials[q_1_4];
+        let t_7: f32 = acc_3;
+        acc_3 = select(max(t_7, t_5), t_5, q_1_4 == 0i);
+        let t_12: f32 = acc_3;
+        acc_3 = max(t_12, b1_m_partials[q_1_4 + 1i]);
+        let t_16: f32 = acc_3;
+        acc_3 = max(t_16, b1_m_partials[q_1_4 + 2i]);
+        let t_20: f32 = acc_3;
+        acc_3 = max(t_20, b1_m_partials[q_1_4 + 3i]);
+        let t_24: f32 = acc_3;
+        acc_3 = max(t_24, b1_m_partials[q_1_4 + 4i]);
+        let t_28: f32 = acc_3;
+        acc_3 = max(t_28, b1_m_partials[q_1_4 + 5i]);
+        let t_32: f32 = acc_3;
+        acc_3 = max(t_32, b1_m_partials[q_1_4 + 6i]);
+        let t_36: f32 = acc_3;
+        acc_3 = max(t_36, b1_m_partials[q_1_4 + 7i]);
     }
-    b1_m[g * 1i + l] = acc_1;
+    let t_38: f32 = acc_3;
+    b1_m[i32(wid.x) + i32(lid.x)] = t_38;
 }

@@ -65,18 +65,25 @@ fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 
 @compute @workgroup_size(1)
 fn k1_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var q_1_2: i32 = 0i; q_1_2 < 128i; q_1_2 = q_1_2 + 8i) {
-        acc_1 = acc_1 + b1_total_partials[q_1_2];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 1i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 2i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 3i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 4i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 5i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 6i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 7i];
+    var acc_3: f32 = 0.0f;
+    for (var q_1_4: i32 = 0i; q_1_4 < 128i; q_1_4 = q_1_4 + 8i) {
+        let t_6: f32 = acc_3;
+        acc_3 = t_6 + b1_total_partials[q_1_4];
+        let t_10: f32 = acc_3;
+        acc_3 = t_10 + b1_total_partials[q_1_4 + 1i];
+        let t_14: f32 = acc_3;
+        acc_3 = t_14 + b1_total_partials[q_1_4 + 2i];
+        let t_18: f32 = acc_3;
+        acc_3 = t_18 + b1_total_partials[q_1_4 + 3i];
+        let t_22: f32 = acc_3;
+        acc_3 = t_22 + b1_total_partials[q_1_4 + 4i];
+        let t_26: f32 = acc_3;
+        acc_3 = t_26 + b1_total_partials[q_1_4 + 5i];
+        let t_30: f32 = acc_3;
+        acc_3 = t_30 + b1_total_partials[q_1_4 + 6i];
+        let t_34: f32 = acc_3;
+        acc_3 = t_34 + b1_total_partials[q_1_4 + 7i];
     }
-    b1_total[g * 1i + l] = acc_1;
+    let t_36: f32 = acc_3;
+    b1_total[i32(wid.x) + i32(lid.x)] = t_36;
 }

@@ -37,6 +37,7 @@ pub mod emit;
 pub mod finite;
 pub mod grid;
 pub mod kir;
+pub mod lower;
 pub mod plan;
 pub mod translate;
 pub mod validate;

@@ -46,6 +46,35 @@ pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, Module
     Ok((module, info))
 }
 
+/// Validates a kernel built in the kernel IR: verified (debug builds), its
+/// naga module built directly and validated, its constant expressions
+/// finite; `wgsl` is its printed text, for the error message (and, in
+/// debug builds, parsed and validated too, a cross-check of the printer).
+pub fn validate_kir(
+    k: &crate::kir::Kernel,
+    wgsl: &str,
+    features: &Features,
+) -> Result<(), Diagnostic> {
+    if cfg!(debug_assertions) {
+        let errs = crate::kir::verify(k);
+        if !errs.is_empty() {
+            return Err(internal(
+                format!("the kernel IR does not verify: {}", errs.join("; ")),
+                wgsl,
+            ));
+        }
+    }
+    let module = crate::kir::to_naga::module(k);
+    Validator::new(ValidationFlags::all(), capabilities(features))
+        .validate(&module)
+        .map_err(|e| internal(format!("naga rejects the kernel's module: {e:?}"), wgsl))?;
+    crate::finite::check(&module, wgsl)?;
+    if cfg!(debug_assertions) {
+        validate(wgsl, features)?;
+    }
+    Ok(())
+}
+
 fn internal(message: String, wgsl: &str) -> Diagnostic {
     Diagnostic::error(
         "E0390",

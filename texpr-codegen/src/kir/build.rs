@@ -178,7 +178,12 @@ impl Builder {
 
     /// A module-scope array of constants (one per distinct list).
     pub fn private_array(&mut self, base: &str, ty: Ty, values: Vec<Lit>) -> Mem {
-        if let Some(i) = self.k.privates.iter().position(|p| p.ty == ty && p.values == values) {
+        if let Some(i) = self
+            .k
+            .privates
+            .iter()
+            .position(|p| p.ty == ty && p.values == values)
+        {
             return Mem::Private(i as u32);
         }
         let name = format!("c_{base}_{}", self.k.privates.len());
@@ -218,7 +223,12 @@ impl Builder {
             }
         };
         let bits = self.u32(x.to_bits());
-        let or = self.value_at(self.top, Op::Binary(BinOp::BitOr, bits, zero), Ty::U32, "bits");
+        let or = self.value_at(
+            self.top,
+            Op::Binary(BinOp::BitOr, bits, zero),
+            Ty::U32,
+            "bits",
+        );
         let v = self.value_at(self.top, Op::Bitcast(or), Ty::F32, "nonfinite");
         self.nonfinite.insert(x.to_bits(), v);
         v
@@ -388,7 +398,8 @@ impl Builder {
         id
     }
 
-    fn new_var(&mut self, base: &str, ty: Ty, len: Option<u32>) -> VarId {
+    /// A variable, not yet declared (see [`Builder::insert_at`]).
+    pub fn new_var(&mut self, base: &str, ty: Ty, len: Option<u32>) -> VarId {
         let name = self.fresh(base);
         self.k.vars.push(Var { name, ty, len });
         VarId(self.k.vars.len() as u32 - 1)
@@ -416,7 +427,9 @@ impl Builder {
             for f in &mut self.frames {
                 f.values
                     .retain(|(op, _), _| !matches!(op, Op::ReadVar(x) | Op::Load(Mem::Var(x), _) if *x == var));
-                f.const_vars.retain(|_, v| !matches!(self.k.values[v.0 as usize].op, Op::ReadVar(x) if x == var));
+                f.const_vars.retain(
+                    |_, v| !matches!(self.k.values[v.0 as usize].op, Op::ReadVar(x) if x == var),
+                );
             }
         }
         self.push(Stmt::Assign(var, index, value));
@@ -447,7 +460,11 @@ impl Builder {
     ) -> V {
         let name = self.fresh(base);
         let index = self.push_value(Op::LoopIndex, Ty::I32, name);
-        let runs = self.frames.last().map_or(1, |f| f.runs).saturating_mul(trips);
+        let runs = self
+            .frames
+            .last()
+            .map_or(1, |f| f.runs)
+            .saturating_mul(trips);
         self.iterations = self.iterations.saturating_add(runs);
         self.statements += 1;
         let uniform = uniform && self.uniform();

@@ -28,7 +28,14 @@ pub fn kernel(k: &Kernel) -> String {
     }
     for c in &k.privates {
         let items: Vec<String> = c.values.iter().map(|l| super::wgsl::lit(*l)).collect();
-        let _ = writeln!(out, "  private {}: array<{}, {}> = [{}]", c.name, c.ty, c.values.len(), items.join(", "));
+        let _ = writeln!(
+            out,
+            "  private {}: array<{}, {}> = [{}]",
+            c.name,
+            c.ty,
+            c.values.len(),
+            items.join(", ")
+        );
     }
     for v in &k.vars {
         let len = v.len.map_or(String::new(), |n| format!("[{n}]"));
@@ -79,7 +86,13 @@ fn block(out: &mut String, k: &Kernel, b: &Block, depth: usize) {
     for s in &b.stmts {
         match s {
             Stmt::Let(v) => {
-                let _ = writeln!(out, "{pad}%{}: {} = {}", k.value(*v).name, k.value(*v).ty, op(k, *v));
+                let _ = writeln!(
+                    out,
+                    "{pad}%{}: {} = {}",
+                    k.value(*v).name,
+                    k.value(*v).ty,
+                    op(k, *v)
+                );
             }
             Stmt::Var(x, init) => {
                 let init = match init {
@@ -94,11 +107,22 @@ fn block(out: &mut String, k: &Kernel, b: &Block, depth: usize) {
             }
             Stmt::Assign(x, i, v) => {
                 let at = i.map_or(String::new(), |i| format!("[{}]", val(k, i)));
-                let _ = writeln!(out, "{pad}assign var {}{at} = {}", k.var(*x).name, val(k, *v));
+                let _ = writeln!(
+                    out,
+                    "{pad}assign var {}{at} = {}",
+                    k.var(*x).name,
+                    val(k, *v)
+                );
             }
             Stmt::Store(m, i, v) => {
                 let ty = k.value(*v).ty;
-                let _ = writeln!(out, "{pad}store {}[{}]: {ty} = {}", mem(k, *m), val(k, *i), val(k, *v));
+                let _ = writeln!(
+                    out,
+                    "{pad}store {}[{}]: {ty} = {}",
+                    mem(k, *m),
+                    val(k, *i),
+                    val(k, *v)
+                );
             }
             Stmt::Loop(l) => {
                 let step = match l.step {

@@ -111,13 +111,25 @@ fn the_verifier_refuses_broken_kernels() {
     assert!(!verify(&k).is_empty());
     let mut b = Builder::new("k", "");
     let lid = b.builtin(Builtin::LocalId(0));
-    b.open_if(b.kernel().values.first().map(|_| lid).map(|_| {
-        // a condition: lid == 0u
-        lid
-    }).unwrap(), false);
+    b.open_if(
+        b.kernel()
+            .values
+            .first()
+            .map(|_| lid)
+            .map(|_| {
+                // a condition: lid == 0u
+                lid
+            })
+            .unwrap(),
+        false,
+    );
     b.close();
     let k = b.finish();
-    assert!(verify(&k).iter().any(|e| e.contains("not a bool")), "{:?}", verify(&k));
+    assert!(
+        verify(&k).iter().any(|e| e.contains("not a bool")),
+        "{:?}",
+        verify(&k)
+    );
     // A barrier in non-uniform control flow is refused by the builder.
     let mut b = Builder::new("k", "");
     let t = b.lit(Lit::Bool(true));

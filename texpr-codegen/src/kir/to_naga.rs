@@ -127,10 +127,11 @@ impl<'k> Build<'k> {
         }
         let base = self.ty(m, t);
         let bytes = if t.scalar == Scalar::U64 { 8 } else { 4 };
-        let stride = bytes * match t.width {
-            3 => 4,
-            w => w as u32,
-        };
+        let stride = bytes
+            * match t.width {
+                3 => 4,
+                w => w as u32,
+            };
         let size = match len.and_then(std::num::NonZeroU32::new) {
             Some(n) => ArraySize::Constant(n),
             None => ArraySize::Dynamic,
@@ -244,7 +245,10 @@ impl<'k> Build<'k> {
             match v.op {
                 Op::Const(l) => {
                     let _ = m;
-                    let h = self.f.expressions.append(Expression::Literal(literal(l)), Span::UNDEFINED);
+                    let h = self
+                        .f
+                        .expressions
+                        .append(Expression::Literal(literal(l)), Span::UNDEFINED);
                     self.values[i] = Some(h);
                 }
                 Op::Builtin(b) => {
@@ -256,7 +260,10 @@ impl<'k> Build<'k> {
                         Builtin::NumSubgroups => (4, None),
                         Builtin::SubgroupSize => (5, None),
                     };
-                    let a = self.f.expressions.append(Expression::FunctionArgument(arg), Span::UNDEFINED);
+                    let a = self
+                        .f
+                        .expressions
+                        .append(Expression::FunctionArgument(arg), Span::UNDEFINED);
                     let h = match index {
                         Some(c) => {
                             self.start_emit();
@@ -380,7 +387,8 @@ impl<'k> Build<'k> {
                 self.expr(Expression::Binary { op, left, right })
             }
             Op::Call(Fun::Select, args) => {
-                let (reject, accept, condition) = (self.get(args[0]), self.get(args[1]), self.get(args[2]));
+                let (reject, accept, condition) =
+                    (self.get(args[0]), self.get(args[1]), self.get(args[2]));
                 self.expr(Expression::Select {
                     condition,
                     accept,

@@ -129,7 +129,9 @@ impl Verifier<'_> {
                     self.read(o, &format!("`{name}`"));
                 }
                 if matches!(value.op, Op::Subgroup(..)) && !uniform {
-                    self.fail(format!("`{name}`: a subgroup operation in non-uniform control flow"));
+                    self.fail(format!(
+                        "`{name}`: a subgroup operation in non-uniform control flow"
+                    ));
                 }
                 self.types(&value, &name);
                 self.define(*v);
@@ -141,13 +143,23 @@ impl Verifier<'_> {
                 for o in s.operands() {
                     self.read(o, &format!("var `{}`", var.name));
                     if self.ty(o) != var.ty {
-                        self.fail(format!("var `{}` of {} initialised with {}", var.name, var.ty, self.ty(o)));
+                        self.fail(format!(
+                            "var `{}` of {} initialised with {}",
+                            var.name,
+                            var.ty,
+                            self.ty(o)
+                        ));
                     }
                 }
                 if let Init::Elements(vs) = init
                     && Some(vs.len() as u32) != var.len
                 {
-                    self.fail(format!("var `{}`: {} elements for {:?}", var.name, vs.len(), var.len));
+                    self.fail(format!(
+                        "var `{}`: {} elements for {:?}",
+                        var.name,
+                        vs.len(),
+                        var.len
+                    ));
                 }
             }
             Stmt::Assign(x, i, v) => {
@@ -161,7 +173,11 @@ impl Verifier<'_> {
                 }
                 self.read(*v, &by);
                 if self.ty(*v) != var.ty {
-                    self.fail(format!("{by}: a {} value for a {} variable", self.ty(*v), var.ty));
+                    self.fail(format!(
+                        "{by}: a {} value for a {} variable",
+                        self.ty(*v),
+                        var.ty
+                    ));
                 }
             }
             Stmt::Store(m, i, v) => {
@@ -176,7 +192,12 @@ impl Verifier<'_> {
                 }
                 match m {
                     Mem::Buffer(b) => {
-                        if self.k.bindings.get(*b as usize).is_some_and(|d| d.access != Access::ReadWrite) {
+                        if self
+                            .k
+                            .bindings
+                            .get(*b as usize)
+                            .is_some_and(|d| d.access != Access::ReadWrite)
+                        {
                             self.fail(format!("a store to read-only buffer {b}"));
                         }
                     }
@@ -228,7 +249,9 @@ impl Verifier<'_> {
         let t = |v: &V| self.ty(*v);
         let bad = match &value.op {
             Op::Unary(UnOp::Not, a) => t(a).scalar != Scalar::Bool || t(a) != ty,
-            Op::Unary(UnOp::Neg, a) => t(a) != ty || matches!(ty.scalar, Scalar::Bool | Scalar::U32),
+            Op::Unary(UnOp::Neg, a) => {
+                t(a) != ty || matches!(ty.scalar, Scalar::Bool | Scalar::U32)
+            }
             Op::Binary(op, a, b) if op.is_comparison() => {
                 t(a) != t(b) || ty != Ty::vec(Scalar::Bool, t(a).width)
             }
@@ -248,7 +271,11 @@ impl Verifier<'_> {
                 self.index(*i, name);
                 self.mem(*m, name).is_some_and(|mt| mt != ty)
             }
-            Op::ReadVar(x) => self.k.vars.get(x.0 as usize).is_none_or(|v| v.ty != ty || v.len.is_some()),
+            Op::ReadVar(x) => self
+                .k
+                .vars
+                .get(x.0 as usize)
+                .is_none_or(|v| v.ty != ty || v.len.is_some()),
             Op::Extract(a, c) => t(a).width <= *c || ty != Ty::scalar(t(a).scalar),
             Op::Construct(parts) => {
                 parts.is_empty()
@@ -259,7 +286,10 @@ impl Verifier<'_> {
             Op::Const(_) | Op::Builtin(_) | Op::LoopIndex => false,
         };
         if bad {
-            self.fail(format!("`{name}`: operand types do not fit {:?} giving {ty}", value.op));
+            self.fail(format!(
+                "`{name}`: operand types do not fit {:?} giving {ty}",
+                value.op
+            ));
         }
     }
 }

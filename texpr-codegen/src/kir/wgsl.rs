@@ -50,12 +50,21 @@ pub fn kernel(k: &Kernel) -> String {
         );
     }
     for s in &k.shared {
-        let _ = writeln!(out, "var<workgroup> {}: array<{}, {}>;", s.name, s.ty, s.len);
+        let _ = writeln!(
+            out,
+            "var<workgroup> {}: array<{}, {}>;",
+            s.name, s.ty, s.len
+        );
     }
     for c in &k.privates {
         let items: Vec<String> = c.values.iter().map(|l| lit(*l)).collect();
         let ty = format!("array<{}, {}>", c.ty, c.values.len());
-        let _ = writeln!(out, "var<private> {}: {ty} = {ty}({});", c.name, items.join(", "));
+        let _ = writeln!(
+            out,
+            "var<private> {}: {ty} = {ty}({});",
+            c.name,
+            items.join(", ")
+        );
     }
     let mut args = vec![
         "@builtin(workgroup_id) wid: vec3<u32>".to_string(),
@@ -63,7 +72,11 @@ pub fn kernel(k: &Kernel) -> String {
     ];
     let builtins = k.builtins();
     let subgroups = [
-        (Builtin::SubgroupInvocationId, "subgroup_invocation_id", "sgl"),
+        (
+            Builtin::SubgroupInvocationId,
+            "subgroup_invocation_id",
+            "sgl",
+        ),
         (Builtin::SubgroupId, "subgroup_id", "sgid"),
         (Builtin::NumSubgroups, "num_subgroups", "nsg"),
         (Builtin::SubgroupSize, "subgroup_size", "sgs"),

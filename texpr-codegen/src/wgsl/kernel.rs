@@ -36,7 +36,7 @@ use texpr_syntax::{Diagnostic, Span};
 /// nothing on llvmpipe and make naga's front end, which is quadratic in a
 /// function's expressions, the larger part of compile time (stencil2d: 16
 /// copies of 35 statements).
-const FULL_UNROLL_STATEMENTS: u64 = 256;
+pub(crate) const FULL_UNROLL_STATEMENTS: u64 = 256;
 
 /// Where the kernel writes and how it guards.
 #[derive(Debug)]
@@ -444,7 +444,7 @@ impl Ctx<'_> {
 
 /// `value` without its `strided(C, S)` layout, and the layout, when it has
 /// one (a padded workgroup array).
-fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
+pub(crate) fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
     let ExprKind::Compute {
         level,
         n,

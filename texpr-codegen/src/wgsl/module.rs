@@ -35,6 +35,16 @@ pub struct KernelText {
     pub spills: Vec<(crate::plan::BufferPlan, Span)>,
     /// The `let`s [`super::inline::single_uses`] may write into their use.
     pub movable: super::lets::Lets,
+    /// The buffers bound, in binding order.
+    pub used: Vec<BufferId>,
+    /// Some buffer is read or written four or eight elements at a time
+    /// (`vec4.rs`, `wide.rs`): a choice [`crate::lower`] does not make yet.
+    pub vectorized: bool,
+    /// The kernel as lowered to the kernel IR, when [`crate::lower`]
+    /// builds it (then its text is printed from it).
+    pub kir: Option<crate::kir::Kernel>,
+    /// Why it is not (`None` before [`crate::emit`] tries).
+    pub not_lowered: Option<&'static str>,
 }
 
 /// Where a kernel's item stands among the program's loops: the loop it is
@@ -200,6 +210,8 @@ fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> Ker
     let loop_iterations = cx.w.iterations();
     let unrolled_statements = cx.w.unrolled();
     let peak_private = cx.peak_private;
+    let used = cx.used.iter().copied().collect();
+    let vectorized = !cx.vec4.is_empty() || !cx.octo.is_empty();
     let (lines, movable) = cx.w.finish();
     // An infinity or NaN is spelled with the kernel's run-time zero
     // (`lit::f32_lit`): declared first where any line spells one.
@@ -222,6 +234,10 @@ fn assemble(mut cx: Ctx<'_>, kernel: Kernel, name: &str, size_span: Span) -> Ker
         unrolled_statements,
         spills,
         movable,
+        used,
+        vectorized,
+        kir: None,
+        not_lowered: None,
     }
 }
 
