@@ -127,10 +127,8 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_L_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b1_L_init[(g * 1024i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b1_L_init[(i32(wid.x) * 1024i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 2: d

@@ -94,10 +94,8 @@ fn k2_LU_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 
 @compute @workgroup_size(8)
 fn k3_y_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b3_y_init[(g * 32i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b3_y_init[(i32(wid.x) * 32i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 4: y_next
@@ -139,10 +137,8 @@ fn k4_y_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(8)
 fn k5_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b5_x_init[(g * 32i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b5_x_init[(i32(wid.x) * 32i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 6: x_state_next

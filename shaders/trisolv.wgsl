@@ -32,10 +32,8 @@ fn k0_L(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(16)
 fn k1_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b1_x_init[(g * 64i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b1_x_init[(i32(wid.x) * 64i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 2: x_state_next

@@ -225,6 +225,10 @@ impl<'k> Printer<'k> {
             ),
             Op::Load(m, i) => (format!("{}[{}]", self.mem(*m), self.operand(*i, 0)), ATOM),
             Op::ReadVar(x) => (self.k.var(*x).name.clone(), ATOM),
+            Op::Component(a, i) => (
+                format!("{}[{}]", self.operand(*a, ATOM), self.operand(*i, 0)),
+                ATOM,
+            ),
             Op::Extract(a, c) => {
                 let comp = ["x", "y", "z", "w"][*c as usize];
                 (format!("{}.{comp}", self.operand(*a, ATOM)), ATOM)

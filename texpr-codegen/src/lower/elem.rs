@@ -5,7 +5,7 @@
 //! its identity, a `max` or `min` from its first element), every `let@reg`
 //! a value or an array.
 
-use super::{Fail, Ix, Lower, R};
+use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, V};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::{MemLevel, TermOp};
@@ -39,24 +39,34 @@ impl Lower<'_> {
                 value,
                 body,
             } => match level {
-                Some(MemLevel::Global) => Err(Fail::Error(
-                    Diagnostic::error("E0303", "this let cannot be placed here").with_primary(
-                        e.span,
-                        "`let@global` may only stand at the top level of an item",
-                    ),
-                )),
+                Some(MemLevel::Global) => {
+                    Err(
+                        Diagnostic::error("E0303", "this let cannot be placed here").with_primary(
+                            e.span,
+                            "`let@global` may only stand at the top level of an item",
+                        ),
+                    )
+                }
                 Some(MemLevel::Shared) => {
                     let body = self.staged_shared(e)?;
                     self.elem(body, idx)
                 }
-                Some(MemLevel::Prefetch) => Err(Fail::Unported("a prefetch")),
                 _ => {
+                    let live = self.live_private;
                     let loc = self.local_vector(*var, value)?;
                     self.bind_local(*var, loc);
-                    self.elem(body, idx)
+                    let v = self.elem(body, idx);
+                    // The vector is dead once its body's element is computed.
+                    self.live_private = live;
+                    v
                 }
             },
             ExprKind::Index { vec, index, guard } => {
+                if guard.is_none()
+                    && let Some(v) = self.wide_read(*vec, index)
+                {
+                    return Ok(v);
+                }
                 let t = self.term(index)?;
                 self.read(*vec, t, *guard, e)
             }
@@ -124,15 +134,13 @@ impl Lower<'_> {
     /// done), the cooperative fills, a barrier. Returns the body after them.
     pub fn staged_shared<'e>(&mut self, e: &'e Expr) -> R<&'e Expr> {
         if !self.b.uniform() {
-            return Err(Fail::Error(
-                Diagnostic::error(
-                    "E0303",
-                    "this `let@shared` stands where invocations diverge",
-                )
-                .with_primary(
-                    e.span,
-                    "the invocations of a workgroup do not all reach this point together",
-                ),
+            return Err(Diagnostic::error(
+                "E0303",
+                "this `let@shared` stands where invocations diverge",
+            )
+            .with_primary(
+                e.span,
+                "the invocations of a workgroup do not all reach this point together",
             ));
         }
         if self.b.nested() {
@@ -147,11 +155,12 @@ impl Lower<'_> {
         } = &e.kind
         {
             let name = self.p.var(*var).name.clone();
-            let loc = self.fill_shared(&name, value, self.group_size)?;
+            let loc = self.fill_shared(&name, value, self.group_size, e.span)?;
             self.bind_local(*var, loc);
             e = body;
         }
         self.b.barrier()?;
+        self.prefetch_next()?;
         Ok(e)
     }
 

@@ -13,9 +13,9 @@
 //! folds into them (one set of registers, the flat order the program
 //! wrote), and the offering fold's step adds nothing for it.
 
-use super::{Fail, Ix, Lower, R, ops};
+use super::cost::{expr_size, unroll_factor};
+use super::{Ix, Lower, R, ops};
 use crate::kir::{BinOp as K, Fun, Init, LoopStep, V, VarId};
-use crate::wgsl::cost::{expr_size, unroll_factor};
 use texpr_syntax::ast::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind};
 
@@ -56,9 +56,6 @@ impl Lower<'_> {
         };
         let elem = e.ty.elem;
         let online = *op == ReduceOp::Lse;
-        if online && into.is_some() {
-            return Err(Fail::Unported("an lse folded into another"));
-        }
         let init = ops::identity(*op, elem);
         let absorbs = into.is_some();
         let accs: Vec<VarId> = match into {
@@ -83,9 +80,12 @@ impl Lower<'_> {
             }
             None => None,
         };
-        let u = match end {
-            Some(_) => 1,
-            None => self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each),
+        let (u, wide) = match end {
+            Some(_) => (1, Vec::new()),
+            None => {
+                let u = self.fit_unroll(unroll_factor(*n, expr_size(body) as u64), each);
+                (u, self.wide_fold_reads(body, *var, *n, u))
+            }
         };
         let zero = self.b.i32(0);
         let name = self.p.var(*var).name.clone();
@@ -110,6 +110,7 @@ impl Lower<'_> {
                 k => self.arith(K::Add, Ix::Val(i), Ix::Const(k as i64)),
             };
             self.idx.insert(*var, at);
+            self.wide_step(&wide, *var, k)?;
             if offer {
                 self.fold_into = Some(FoldInto {
                     op: *op,
@@ -118,7 +119,13 @@ impl Lower<'_> {
                 });
             }
             self.absorbed = false;
+            self.trips.push(super::lanes::Trip {
+                var: *var,
+                at,
+                n: *n,
+            });
             let vals = step(self);
+            self.trips.pop();
             self.fold_into = None;
             let vals = vals?;
             if std::mem::take(&mut self.absorbed) {
@@ -143,6 +150,7 @@ impl Lower<'_> {
             self.b.leave_copy(copy);
         }
         self.b.close();
+        self.wide_done(*var);
         self.absorbed = absorbs;
         let results: Vec<V> = match online {
             true => accs.iter().map(|a| self.online_close(*a)).collect(),

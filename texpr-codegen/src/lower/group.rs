@@ -6,21 +6,22 @@
 
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Builtin, Fun, Init, LoopStep, Mem, SgOp, Ty, V};
+use texpr_syntax::Span;
 use texpr_syntax::ast::ReduceOp;
 use texpr_syntax::ir::Expr;
 
 impl Lower<'_> {
     /// The tree of `reduce@group W |l| body`: a workgroup array whose first
     /// `m` elements hold the result (the tree ends with a barrier).
-    pub fn tree_into(&mut self, op: ReduceOp, body: &Expr, w: u64) -> R<Mem> {
+    pub fn tree_into(&mut self, op: ReduceOp, body: &Expr, w: u64, span: Span) -> R<Mem> {
         let m = body.ty.len as i64;
-        let red = self.shared_array("red", body.ty.elem, w * m as u64);
+        let red = self.shared_array("red", body.ty.elem, w * m as u64, span);
         let store: &super::spine::Sink<'_> = &|cx, at, v| {
             let at = cx.ix(at);
             cx.b.store(red, at, v);
             Ok(())
         };
-        super::spine::own_elements(self, body, store, 1)?;
+        super::spine::own_elements(self, body, store, 1, None)?;
         self.b.barrier()?;
         let top = w.next_power_of_two() as i64 / 2;
         let (start, zero) = (self.b.i32(top as i32), self.b.i32(0));
@@ -82,11 +83,11 @@ impl Lower<'_> {
         &mut self,
         op: ReduceOp,
         body: &Expr,
-        w: u64,
+        (w, span): (u64, Span),
         out: Option<&super::spine::Sink<'_>>,
     ) -> R<Mem> {
         let m = body.ty.len as i64;
-        let part = self.shared_array("part", body.ty.elem, w * m as u64);
+        let part = self.shared_array("part", body.ty.elem, w * m as u64, span);
         let sgid = self.b.builtin(Builtin::SubgroupId);
         let sg = self.b.convert(Ty::I32, sgid);
         let combine: &super::spine::Sink<'_> = &|cx, at, v| {
@@ -116,7 +117,7 @@ impl Lower<'_> {
             cx.b.close();
             Ok(())
         };
-        super::spine::own_elements(self, body, combine, 5)?;
+        super::spine::own_elements(self, body, combine, 5, None)?;
         self.b.barrier()?;
         let nsg = self.b.builtin(Builtin::NumSubgroups);
         let sgs = self.b.builtin(Builtin::SubgroupSize);

@@ -1,60 +1,58 @@
-//! Lowering a scheduled item to the kernel IR ([`crate::kir`]): the same
-//! rules as the text writer in `wgsl/` (the order of every fold, the guards,
-//! the unrolling within the kernel's budget, the cooperative fills and
-//! barriers), building typed values with [`kir::Builder`] instead of lines.
+//! Lowering a scheduled program to the kernel IR ([`crate::kir`]): one
+//! kernel per item (and per loop step advanced alone), built with
+//! [`kir::Builder`] from the item's grid root, with the accounts the limit
+//! checks need (`checks.rs`).
 //!
-//! This is the first part of the port (issue #26): it covers the kernels
-//! built from loops, arrays and workgroup fills. A kernel that needs a part
-//! not ported yet ([`Unported`]: register tiles, prefetches, workgroup and
-//! subgroup trees, online `lse` pairs, spills, and the `vec4` / wide loads
-//! the text writer chose for it) is written by the text writer instead, so
-//! every kernel keeps the strategy it had; `emit` says which path each
-//! kernel took (`KernelText::kir`).
+//! The rules are those of the text writer this replaced: every fold in
+//! index order, unrolled within the kernel's budget of statements
+//! (`cost.rs`); reads in bounds (guarded ones clamp and select); workgroup
+//! memory filled cooperatively between barriers, which stand only in
+//! uniform control flow (E0391); a runtime value wherever WGSL defines an
+//! operation at run time only (`ops.rs`). One file a concern:
 //!
-//! Expects a kernel the text writer wrote without error (its diagnostics,
-//! limits and buffer set stand); guarantees a kernel binding the same
-//! buffers in the same order, computing the same elements.
+//! - `item.rs`: the entry point (grid id, dispatch padding, loop steps,
+//!   bindings in buffer order); `spine.rs`: the grid body's `let`s and its
+//!   final value, elements written through the layout's inverse;
+//! - `elem.rs`: one element of an expression; `index` terms; `fold.rs`:
+//!   folds, `online.rs` the online `lse` pair; `group.rs`: workgroup
+//!   trees and subgroup reductions;
+//! - `read.rs`: `let`-bound vectors and reads; `vector.rs`: register
+//!   tiles; `prefetch.rs`: registers loaded a trip ahead; `spill.rs`:
+//!   arrays past the memory budget in scratch buffers;
+//! - `vec4.rs`, `wide.rs`, `lanes.rs`, `aligned.rs`: four or eight
+//!   elements a load, and loads shared by a subgroup's lanes.
 
+mod aligned;
+pub mod cost;
 mod elem;
 mod fold;
 mod group;
+mod item;
+mod lanes;
 mod online;
 mod ops;
+mod prefetch;
 mod read;
+mod spill;
 mod spine;
+mod vec4;
 mod vector;
+mod wide;
+
+pub use item::{InLoop, KernelText, kernel, step_kernel, workgroup_size};
+pub use lanes::Lanes;
 
 use crate::buffers::{BufferTable, SLOT_BASE};
-use crate::grid::grid_root;
 use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
-use crate::plan::{BufferId, BufferPlan, Kernel as Plan};
-use crate::wgsl::cost::Cost;
-use crate::wgsl::ctx::buffer_var;
-use crate::wgsl::module::InLoop;
-use std::collections::BTreeMap;
+use crate::plan::{Access, BufferId, BufferPlan};
+use cost::Cost;
+use std::collections::{BTreeMap, BTreeSet};
 use texpr_syntax::ast::ElemTy;
-use texpr_syntax::ir::{Expr, LoopId, Program, VarId, VecRef};
+use texpr_syntax::ir::{LoopId, Program, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
-/// A part of the language this lowering does not build yet.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unported(pub &'static str);
-
-/// Why lowering stopped: a part not ported, or an error in the program.
-#[derive(Debug)]
-pub enum Fail {
-    Unported(&'static str),
-    Error(Diagnostic),
-}
-
-impl From<Diagnostic> for Fail {
-    fn from(d: Diagnostic) -> Fail {
-        Fail::Error(d)
-    }
-}
-
-pub type R<T> = Result<T, Fail>;
+pub type R<T> = Result<T, Diagnostic>;
 
 /// An `i32` index: a constant or a value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,6 +71,35 @@ pub enum Loc {
     Scalar(V),
     /// A short vector, one value per element (a register tile).
     Regs(Vec<V>),
+    /// Registers held in variables (a prefetched tile, `prefetch.rs`).
+    Vars(Vec<kir::VarId>),
+    /// An array in a scratch buffer, one slot per invocation (`spill.rs`).
+    Spilled(kir::Mem),
+}
+
+/// A kernel's budgets (from [`texpr_target::DeviceLimits`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Function-memory elements per invocation.
+    pub private: u64,
+    /// Statements unrolling may add.
+    pub unrolled: u64,
+}
+
+/// Function memory one invocation holds: an array or a register vector,
+/// with the source responsible.
+#[derive(Clone, Debug)]
+pub struct PrivateDecl {
+    pub what: String,
+    pub len: u64,
+    pub span: Span,
+}
+
+/// A workgroup array a kernel declares, with the source responsible.
+#[derive(Clone, Debug)]
+pub struct SharedDecl {
+    pub len: u64,
+    pub span: Span,
 }
 
 /// The state of one kernel being lowered.
@@ -81,17 +108,56 @@ pub struct Lower<'p> {
     pub p: &'p Program,
     pub bufs: &'p BufferTable,
     pub k: usize,
+    /// The item the kernel computes.
+    pub item: String,
     pub b: Builder,
     pub idx: BTreeMap<VarId, Ix>,
     pub vecs: BTreeMap<VarId, Loc>,
-    /// Each bound buffer's binding.
+    /// Each bound buffer's binding (bound at first use; sorted by buffer
+    /// when the kernel is finished).
     bound: BTreeMap<BufferId, u32>,
+    /// The buffer the kernel writes and the slots it advances (bound
+    /// read-write, like its spills).
+    pub out: Option<BufferId>,
+    pub writes: BTreeSet<BufferId>,
+    /// Buffers viewed four (`vec4<f32>`) or eight (`vec4<u64>`) elements an
+    /// entry (`vec4.rs`, `wide.rs`), and whether the device loads wide.
+    pub vec4: BTreeSet<BufferId>,
+    pub octo: BTreeSet<BufferId>,
+    pub wide_loads: bool,
+    /// Prefetches waiting for the next trip's load (`prefetch.rs`).
+    pub pending: Vec<prefetch::Pending>,
+    /// Invocations of the kernel (padded dispatch times workgroup size);
+    /// the group id an invocation's linear id is computed from, where that
+    /// id goes and, once built, its value (`spill.rs`).
+    pub invocations: u64,
+    pub g: Option<V>,
+    pub inv_at: Option<kir::build::Mark>,
+    pub inv: Option<V>,
+    /// Scratch buffers for arrays over the budget, numbered from
+    /// `first_spill`, with the `let` each holds.
+    pub spills: Vec<(BufferPlan, Span)>,
+    pub spill_of: BTreeMap<VarId, BufferId>,
+    pub first_spill: u32,
+    /// Function memory declared so far, live now and at most at once.
+    pub private: Vec<PrivateDecl>,
+    pub live_private: u64,
+    pub peak_private: u64,
+    pub shared: Vec<SharedDecl>,
+    /// Private arrays of literals already counted, by memory.
+    literals: BTreeSet<kir::Mem>,
+    pub budget: Budget,
+    /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
+    pub lanes: Option<Lanes>,
+    /// The reads the open wide folds loaded eight at a time (`wide.rs`).
+    pub wide: Vec<wide::WideRead>,
+    /// The thread-level loops open now, innermost last.
+    pub trips: Vec<lanes::Trip>,
+    /// The loop the item is computed in (its states and step are slots).
     pub within: Option<LoopId>,
     pub group_size: u64,
     /// The local id, as an `i32`.
     pub l: Option<V>,
-    /// Statements unrolling may add; the longest register vector.
-    pub unrolled_budget: u64,
     pub cost: Cost,
     /// The accumulators an enclosing fold offers to a fold in its tail,
     /// and whether the fold just built folded into them (`fold.rs`).
@@ -115,35 +181,53 @@ pub fn ty(e: ElemTy) -> Ty {
 }
 
 impl<'p> Lower<'p> {
-    /// A kernel named `entry` binding `used` (in that order) as `plan` does.
-    fn new(
+    /// Kernel number `k` (`entry`, `comment`), its spill buffers numbered
+    /// from `first_spill`, for `target`.
+    pub fn new(
         p: &'p Program,
         bufs: &'p BufferTable,
-        k: usize,
-        (plan, used, comment): (&Plan, &[BufferId], String),
+        (k, first_spill): (usize, u32),
+        (entry, comment): (String, String),
         target: &Target,
-    ) -> R<Lower<'p>> {
-        let mut b = Builder::new(plan.entry_point.clone(), comment);
-        b.set_workgroup_size(plan.workgroup_size[0]);
-        let mut bound = BTreeMap::new();
-        for (binding, &id) in plan.bindings.iter().zip(used) {
-            let bp = plan_of(bufs, id).ok_or(Fail::Unported("a spill buffer"))?;
-            let i = b.bind(id, buffer_var(k, &bp.name), binding.access, ty(bp.elem));
-            bound.insert(id, i);
-        }
+    ) -> Lower<'p> {
         let limits = &target.limits;
-        Ok(Lower {
+        Lower {
             p,
             bufs,
             k,
-            b,
+            item: String::new(),
+            b: Builder::new(entry, comment),
             idx: BTreeMap::new(),
             vecs: BTreeMap::new(),
-            bound,
+            bound: BTreeMap::new(),
+            out: None,
+            writes: BTreeSet::new(),
+            vec4: BTreeSet::new(),
+            octo: BTreeSet::new(),
+            wide_loads: target.wide_loads(),
+            pending: Vec::new(),
+            invocations: 1,
+            g: None,
+            inv_at: None,
+            inv: None,
+            spills: Vec::new(),
+            spill_of: BTreeMap::new(),
+            first_spill,
+            private: Vec::new(),
+            live_private: 0,
+            peak_private: 0,
+            shared: Vec::new(),
+            literals: BTreeSet::new(),
+            budget: Budget {
+                private: limits.max_private_elements,
+                unrolled: limits.max_unrolled_statements,
+            },
+            lanes: None,
+            wide: Vec::new(),
+            trips: Vec::new(),
             within: None,
             group_size: 1,
             l: None,
-            unrolled_budget: limits.max_unrolled_statements,
             cost: Cost {
                 register_vector: limits.max_unrolled_elements,
             },
@@ -151,19 +235,57 @@ impl<'p> Lower<'p> {
             absorbed: false,
             pairs: BTreeMap::new(),
             regs_at: BTreeMap::new(),
-        })
+        }
     }
 
-    /// The memory of a buffer the kernel binds.
-    pub fn buffer(&self, id: BufferId) -> R<kir::Mem> {
-        (self.bound.get(&id).map(|&i| kir::Mem::Buffer(i)))
-            .ok_or(Fail::Unported("an unbound buffer"))
+    /// The plan of buffer `id`: the program's (a slot's), or one of this
+    /// kernel's spills.
+    pub fn plan(&self, id: BufferId) -> &BufferPlan {
+        if id.0 >= SLOT_BASE {
+            return self.bufs.plan_of(id);
+        }
+        match id.0.checked_sub(self.first_spill) {
+            Some(i) => &self.spills[i as usize].0,
+            None => &self.bufs.plans[id.0 as usize],
+        }
+    }
+
+    /// The memory of buffer `id`, bound at its first use: read-write when
+    /// the kernel writes it (its output, a slot it advances, a spill),
+    /// else read-only; viewed as its element type, or four or eight of
+    /// them an entry (`vec4.rs`).
+    pub fn buffer(&mut self, id: BufferId) -> kir::Mem {
+        if let Some(&b) = self.bound.get(&id) {
+            return kir::Mem::Buffer(b);
+        }
+        let spill = id.0 >= self.first_spill && id.0 < SLOT_BASE;
+        let access = match Some(id) == self.out || self.writes.contains(&id) || spill {
+            true => Access::ReadWrite,
+            false => Access::Read,
+        };
+        let plan = self.plan(id);
+        let (name, elem) = (format!("b{}_{}", self.k, plan.name), plan.elem);
+        let view = match (self.vec4.contains(&id), self.octo.contains(&id)) {
+            (true, _) => vec4::VEC4,
+            (false, true) => vec4::OCTO,
+            _ => ty(elem),
+        };
+        let b = self.b.bind(id, name, access, view);
+        self.bound.insert(id, b);
+        kir::Mem::Buffer(b)
     }
 
     /// The buffer holding an input, global or state.
-    pub fn vec_buffer(&self, v: VecRef) -> Option<R<kir::Mem>> {
+    pub fn vec_buffer(&mut self, v: VecRef) -> Option<kir::Mem> {
         let id = self.bufs.of(v, self.p, self.within)?;
         Some(self.buffer(id))
+    }
+
+    /// Records `len` elements of function memory (`what`, from `span`).
+    pub fn note_private(&mut self, what: String, len: u64, span: Span) {
+        self.private.push(PrivateDecl { what, len, span });
+        self.live_private += len;
+        self.peak_private = self.peak_private.max(self.live_private);
     }
 
     /// An index as a value.
@@ -176,13 +298,13 @@ impl<'p> Lower<'p> {
 
     pub fn index_var(&self, v: VarId) -> R<Ix> {
         self.idx.get(&v).copied().ok_or_else(|| {
-            Fail::Error(Diagnostic::error(
+            Diagnostic::error(
                 "E0392",
                 format!(
                     "internal error: index variable `{}` is not bound",
                     self.p.var(v).name
                 ),
-            ))
+            )
         })
     }
 
@@ -203,7 +325,7 @@ impl<'p> Lower<'p> {
     /// kernel's budget of unrolled statements.
     pub fn may_unroll(&self, copies: u64, each: u64) -> bool {
         let extra = copies.saturating_sub(1).saturating_mul(each);
-        self.b.unrolled().saturating_add(extra) <= self.unrolled_budget
+        self.b.unrolled().saturating_add(extra) <= self.budget.unrolled
     }
 
     /// `u` halved until `u` copies of `each` statements fit the budget.
@@ -258,79 +380,8 @@ impl<'p> Lower<'p> {
     }
 }
 
-/// The plan of a program buffer or slot (`None` for a spill buffer).
-fn plan_of(bufs: &BufferTable, id: BufferId) -> Option<&BufferPlan> {
-    match id.0 >= SLOT_BASE {
-        true => Some(bufs.plan_of(id)),
-        false => bufs.plans.get(id.0 as usize),
-    }
-}
-
-/// What the text writer decided for a kernel that lowering takes as given:
-/// its plan (bindings, workgroup size) and the buffers it binds in order.
-#[derive(Debug)]
-pub struct Given<'a> {
-    pub plan: &'a Plan,
-    pub used: &'a [BufferId],
-}
-
-/// Kernel number `k` for item `name` (root `root`) writing `out`, as the
-/// text writer planned it (`given`); [`Unported`] when it needs a part not
-/// ported yet.
-pub fn kernel(
-    p: &Program,
-    bufs: &BufferTable,
-    k: usize,
-    (name, root, out): (&str, &Expr, BufferId),
-    in_loop: &InLoop,
-    target: &Target,
-    given: Given<'_>,
-) -> Result<Result<kir::Kernel, Unported>, Diagnostic> {
-    let comment = format!("kernel {k}: {name}");
-    let run = || -> R<kir::Kernel> {
-        let mut cx = Lower::new(p, bufs, k, (given.plan, given.used, comment), target)?;
-        cx.within = in_loop.within;
-        let sh = grid_root(root)?;
-        spine::item(&mut cx, &sh, root, out, given.plan)?;
-        for &l in &in_loop.ticks {
-            spine::advance_step(&mut cx, l, true)?;
-        }
-        Ok(cx.b.finish())
-    };
-    finish(run())
-}
-
-/// Kernel number `k` that only advances loop `l`'s step.
-pub fn step_kernel(
-    p: &Program,
-    bufs: &BufferTable,
-    k: usize,
-    l: LoopId,
-    target: &Target,
-    given: Given<'_>,
-) -> Result<Result<kir::Kernel, Unported>, Diagnostic> {
-    let comment = format!("kernel {k}: step{l}");
-    let run = || -> R<kir::Kernel> {
-        let mut cx = Lower::new(p, bufs, k, (given.plan, given.used, comment), target)?;
-        cx.within = Some(l);
-        spine::advance_step(&mut cx, l, false)?;
-        Ok(cx.b.finish())
-    };
-    finish(run())
-}
-
-fn finish(r: R<kir::Kernel>) -> Result<Result<kir::Kernel, Unported>, Diagnostic> {
-    match r {
-        Ok(k) => Ok(Ok(k)),
-        Err(Fail::Unported(what)) => Ok(Err(Unported(what))),
-        Err(Fail::Error(d)) => Err(d),
-    }
-}
-
 /// A span-less internal error for a read with no storage.
-pub fn unbound(span: Span) -> Fail {
-    Fail::Error(
-        Diagnostic::error("E0392", "internal error: a vector read has no storage")
-            .with_primary(span, "this read"),
-    )
+pub fn unbound(span: Span) -> Diagnostic {
+    Diagnostic::error("E0392", "internal error: a vector read has no storage")
+        .with_primary(span, "this read")
 }

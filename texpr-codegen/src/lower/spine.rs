@@ -6,17 +6,25 @@
 //! tree, or elements `l, l+W, ...`; each element written at `g*M + j`
 //! (through a tiled layout's inverse), guarded as the grid needs.
 
-use super::{Fail, Ix, Loc, Lower, R};
+use super::cost::{expr_size, unroll_factor};
+use super::{Ix, Loc, Lower, R};
 use crate::grid::GridRoot;
-use crate::kir::{BinOp as K, Builtin, LoopStep, Mem, Op, Ty, V};
-use crate::plan::{BufferId, Kernel as Plan};
-use crate::wgsl::cost::{expr_size, unroll_factor};
-use crate::wgsl::kernel::{FULL_UNROLL_STATEMENTS, strided_rows};
-use texpr_syntax::Diagnostic;
+use crate::kir::{BinOp as K, LoopStep, Mem, V};
+use crate::plan::BufferId;
 use texpr_syntax::ast::{Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Layout, LoopId};
+use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided};
+use texpr_syntax::{Diagnostic, Span};
+
+/// The most statements a short elementwise body's copies may take when
+/// written fully unrolled (one copy per element); longer ones go in a loop
+/// unrolled by [`super::cost::unroll_factor`]. Big unrolled bodies buy
+/// nothing on llvmpipe and make naga's front end, which is quadratic in a
+/// function's expressions, the larger part of compile time (stencil2d: 16
+/// copies of 35 statements).
+const FULL_UNROLL_STATEMENTS: u64 = 256;
 
 /// Where the kernel writes and how it guards.
+#[derive(Debug)]
 pub struct Out<'e> {
     pub mem: Mem,
     pub per_group: u64,
@@ -31,108 +39,15 @@ pub struct Out<'e> {
 /// What to do with element `j` once computed.
 pub type Sink<'a> = dyn Fn(&mut Lower<'_>, Ix, V) -> R<()> + 'a;
 
-/// The kernel body for grid root `sh` (item `root`) writing buffer `out`.
-pub fn item(
-    cx: &mut Lower<'_>,
-    sh: &GridRoot<'_>,
-    root: &Expr,
-    out: BufferId,
-    plan: &Plan,
-) -> R<()> {
-    read_steps(cx, root)?;
-    let [x, y, _] = plan.dispatch;
-    let dispatched = plan.dispatch.iter().map(|&d| d as u64).product::<u64>();
-    let padded = dispatched > sh.groups;
-    let wid = |cx: &mut Lower<'_>, c| cx.b.builtin(Builtin::WorkgroupId(c));
-    let mut lin = wid(cx, 0);
-    if (x as u64) < sh.groups {
-        let (w1, w2) = (wid(cx, 1), wid(cx, 2));
-        let (cx_, cxy) = (cx.b.u32(x), cx.b.u32((x as u64 * y as u64) as u32));
-        let a = cx.b.binary(K::Mul, w1, cx_);
-        let b = cx.b.binary(K::Mul, w2, cxy);
-        let s = cx.b.binary(K::Add, lin, a);
-        lin = cx.b.binary(K::Add, s, b);
-    }
-    let (g, in_grid) = match padded {
-        true => {
-            let groups = cx.b.u32(sh.groups as u32);
-            let in_grid = cx.b.binary(K::Lt, lin, groups);
-            let last = cx.b.u32((sh.groups - 1) as u32);
-            let g = cx.b.call(crate::kir::Fun::Min, vec![lin, last]);
-            (cx.b.value(Op::Convert(g), Ty::I32, "g"), Some(in_grid))
-        }
-        false => (cx.b.value(Op::Convert(lin), Ty::I32, "g"), None),
-    };
-    cx.local();
-    let dest = Out {
-        mem: cx.buffer(out)?,
-        per_group: sh.per_group,
-        len: sh.len,
-        in_grid,
-        perm: sh.perm,
-        guard_len: sh.len < sh.groups * sh.per_group,
-    };
-    cx.idx.insert(sh.grid_var, Ix::Val(g));
-    cx.group_size = plan.workgroup_size[0] as u64;
-    body(cx, sh.body, g, &dest)
-}
-
-/// Binds each step of a loop around the item that its root reads.
-fn read_steps(cx: &mut Lower<'_>, root: &Expr) -> R<()> {
-    let mut l = cx.within;
-    while let Some(x) = l {
-        let lp = &cx.p.loops[x as usize];
-        if let Some(step) = cx.bufs.step(x)
-            && root.mentions(lp.var)
-        {
-            let buf = cx.buffer(step.current)?;
-            let zero = cx.b.i32(0);
-            let t = cx.b.load(buf, zero);
-            cx.idx.insert(lp.var, Ix::Val(t));
-        }
-        l = lp.within;
-    }
-    Ok(())
-}
-
-/// Writes the next step of loop `l` (one more than this one), from the
-/// first invocation of the first workgroup only when `first_only`.
-pub fn advance_step(cx: &mut Lower<'_>, l: LoopId, first_only: bool) -> R<()> {
-    let Some(step) = cx.bufs.step(l) else {
-        return Ok(());
-    };
-    let cur = cx.buffer(step.current)?;
-    let next = cx.buffer(step.next)?;
-    if first_only {
-        let zero = cx.b.u32(0);
-        let mut cond = None;
-        for b in [0, 1, 2]
-            .map(Builtin::WorkgroupId)
-            .into_iter()
-            .chain([0, 1, 2].map(Builtin::LocalId))
-        {
-            let v = cx.b.builtin(b);
-            let z = cx.b.binary(K::Eq, v, zero);
-            cond = Some(match cond {
-                None => z,
-                Some(c) => cx.b.binary(K::And, c, z),
-            });
-        }
-        cx.b.open_if(cond.expect("six conditions"), false);
-    }
-    let zero = cx.b.i32(0);
-    let t = cx.b.load(cur, zero);
-    let one = cx.b.i32(1);
-    let t1 = cx.b.binary(K::Add, t, one);
-    cx.b.store(next, zero, t1);
-    if first_only {
-        cx.b.close();
-    }
-    Ok(())
-}
-
-fn body(cx: &mut Lower<'_>, root_body: &Expr, g: V, out: &Out<'_>) -> R<()> {
+/// The grid body of `sh`: its `let`s, then its final value into `out`.
+pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: BufferId) -> R<()> {
     let w = cx.group_size;
+    let root_body = sh.body;
+    if let Some(lanes) = &mut cx.lanes {
+        lanes.grid = Some(sh.grid_var);
+    }
+    cx.mark_quad_tiles(root_body, out_id);
+    cx.mark_wide_folds(root_body, out_id);
     let mut e = root_body;
     while let ExprKind::Let {
         level,
@@ -144,17 +59,18 @@ fn body(cx: &mut Lower<'_>, root_body: &Expr, g: V, out: &Out<'_>) -> R<()> {
         let name = cx.p.var(*var).name.clone();
         let loc = match level {
             Some(MemLevel::Shared) => {
-                let loc = cx.fill_shared(&name, value, w)?;
+                let loc = cx.fill_shared(&name, value, w, e.span)?;
                 cx.b.barrier()?;
                 loc
             }
             Some(MemLevel::Reg) => cx.local_vector(*var, value)?,
-            Some(MemLevel::Prefetch) => return Err(Fail::Unported("a prefetch")),
+            Some(MemLevel::Prefetch) => cx.local_vector(*var, value)?,
             _ => {
-                return Err(Fail::Error(
-                    Diagnostic::error("E0303", "`let@global` cannot stand inside an expression")
-                        .with_primary(e.span, "this let"),
-                ));
+                return Err(Diagnostic::error(
+                    "E0303",
+                    "`let@global` cannot stand inside an expression",
+                )
+                .with_primary(e.span, "this let"));
             }
         };
         cx.bind_local(*var, loc);
@@ -171,7 +87,17 @@ fn body(cx: &mut Lower<'_>, root_body: &Expr, g: V, out: &Out<'_>) -> R<()> {
         } if *n == w => {
             let l = cx.local();
             cx.idx.insert(*var, Ix::Val(l));
-            own_elements(cx, body, sink, write_cost(out))
+            if let Some(lanes) = &mut cx.lanes {
+                lanes.local = Some(*var);
+            }
+            // Four at a time when nothing before has read a buffer.
+            if std::ptr::eq(e, root_body)
+                && let Some(q) = cx.quad(body, out, out_id)
+                && cx.may_unroll(q.m / 4, cx.cost.elem(q.s) + 4)
+            {
+                return cx.quad_elements(&q, out, out_id, g);
+            }
+            own_elements(cx, body, sink, write_cost(out), Some((out, out_id, g)))
         }
         ExprKind::Reduce {
             level: Some(level @ (Level::Group | Level::Subgroup)),
@@ -184,9 +110,9 @@ fn body(cx: &mut Lower<'_>, root_body: &Expr, g: V, out: &Out<'_>) -> R<()> {
             let l = cx.local();
             cx.idx.insert(*var, Ix::Val(l));
             let arr = match level {
-                Level::Group => cx.tree_into(*op, body, w)?,
+                Level::Group => cx.tree_into(*op, body, w, e.span)?,
                 _ => {
-                    cx.subgroup_into(*op, body, w, Some(sink))?;
+                    cx.subgroup_into(*op, body, (w, e.span), Some(sink))?;
                     return Ok(());
                 }
             };
@@ -214,10 +140,10 @@ fn hoist_lets<'e>(cx: &mut Lower<'_>, mut e: &'e Expr) -> R<(&'e Expr, bool)> {
         body,
     } = &e.kind
     {
-        if *level == MemLevel::Prefetch {
-            return Err(Fail::Unported("a prefetch"));
-        }
-        let loc = cx.local_vector(*var, value)?;
+        let loc = match level {
+            MemLevel::Prefetch => cx.prefetched(*var, value)?,
+            _ => cx.local_vector(*var, value)?,
+        };
         cx.bind_local(*var, loc);
         any = true;
         e = body;
@@ -228,7 +154,17 @@ fn hoist_lets<'e>(cx: &mut Lower<'_>, mut e: &'e Expr) -> R<(&'e Expr, bool)> {
 /// Invocation `l` computes elements `l*m + j` of `compute@group W |l| body`
 /// and hands each to `sink`: unrolled when short and within the budget,
 /// else in a loop unrolled by up to 8 as the budget allows.
-pub fn own_elements(cx: &mut Lower<'_>, body: &Expr, sink: &Sink<'_>, sink_cost: u64) -> R<()> {
+///
+/// Where the device loads wide, a compute's reads of a row go eight a load
+/// (`wide.rs`), and with `out` (the kernel's output, which `sink` writes,
+/// its id and the group id) eight elements go out a `vec4<u64>` store.
+pub fn own_elements(
+    cx: &mut Lower<'_>,
+    body: &Expr,
+    sink: &Sink<'_>,
+    sink_cost: u64,
+    out: Option<(&Out<'_>, BufferId, V)>,
+) -> R<()> {
     let (body, hoisted) = hoist_lets(cx, body)?;
     let m = body.ty.len as i64;
     let l = cx.local();
@@ -251,18 +187,50 @@ pub fn own_elements(cx: &mut Lower<'_>, body: &Expr, sink: &Sink<'_>, sink_cost:
             (u, Some(j))
         }
     };
+    let index = |cx: &mut Lower<'_>, step: u64| match j {
+        Some(j) if step == 0 => Ix::Val(j),
+        Some(j) => cx.arith(K::Add, Ix::Val(j), Ix::Const(step as i64)),
+        None => Ix::Const(step as i64),
+    };
+    // A compute's reads of a row, eight at a time where the device loads
+    // so: one element per step of its variable.
+    let wide = match &body.kind {
+        ExprKind::Compute {
+            n,
+            var,
+            body: inner,
+            ..
+        } if *n == m as u64 => Some((*var, cx.wide_fold_reads(inner, *var, m as u64, steps))),
+        _ => None,
+    };
+    let out = out.filter(|(o, id, _)| cx.wide_output(o, *id, m as u64, steps));
+    let mut eight = Vec::new();
     for step in 0..steps {
         let copy = cx.b.enter_copy(step);
-        let at = match j {
-            Some(j) if step == 0 => Ix::Val(j),
-            Some(j) => cx.arith(K::Add, Ix::Val(j), Ix::Const(step as i64)),
-            None => Ix::Const(step as i64),
-        };
+        let at = index(cx, step);
+        if let Some((var, reads)) = &wide {
+            cx.idx.insert(*var, at);
+            cx.wide_step(reads, *var, step)?;
+        }
         let v = cx.elem(body, at)?;
-        let base = cx.arith(K::Mul, Ix::Val(l), Ix::Const(m));
-        let at = cx.arith(K::Add, base, at);
-        sink(cx, at, v)?;
+        match out {
+            Some((o, _, g)) => {
+                eight.push(v);
+                if eight.len() == 8 {
+                    let first = index(cx, step - 7);
+                    cx.wide_store(o, g, m as u64, first, &std::mem::take(&mut eight));
+                }
+            }
+            None => {
+                let base = cx.arith(K::Mul, Ix::Val(l), Ix::Const(m));
+                let at = cx.arith(K::Add, base, at);
+                sink(cx, at, v)?;
+            }
+        }
         cx.b.leave_copy(copy);
+    }
+    if let Some((var, _)) = wide {
+        cx.wide_done(var);
     }
     if j.is_some() {
         cx.b.close();
@@ -291,7 +259,7 @@ fn strided(cx: &mut Lower<'_>, e: &Expr, w: u64, sink: &Sink<'_>) -> R<()> {
 impl Lower<'_> {
     /// Declares a workgroup array and fills it with `value` cooperatively
     /// (no barrier); a workgroup tree's array holds its result.
-    pub fn fill_shared(&mut self, name: &str, value: &Expr, w: u64) -> R<Loc> {
+    pub fn fill_shared(&mut self, name: &str, value: &Expr, w: u64, span: Span) -> R<Loc> {
         if let ExprKind::Reduce {
             level: Some(level @ (Level::Group | Level::Subgroup)),
             op,
@@ -305,11 +273,13 @@ impl Lower<'_> {
             let l = self.local();
             self.idx.insert(*var, Ix::Val(l));
             return match level {
-                Level::Group => self.tree_into(*op, body, w).map(Loc::Array),
-                _ => self.subgroup_into(*op, body, w, None).map(Loc::Array),
+                Level::Group => self.tree_into(*op, body, w, span).map(Loc::Array),
+                _ => self
+                    .subgroup_into(*op, body, (w, span), None)
+                    .map(Loc::Array),
             };
         }
-        let arr = self.shared_array(name, value.ty.elem, value.ty.len);
+        let arr = self.shared_array(name, value.ty.elem, value.ty.len, span);
         if let Some((raw, rows)) = strided_rows(value) {
             // Padded against bank conflicts: raw element `r` at
             // `(r / C) * S + r % C`.
@@ -336,7 +306,14 @@ impl Lower<'_> {
     }
 
     /// A `var<workgroup>` array of `len` elements.
-    pub fn shared_array(&mut self, base: &str, elem: texpr_syntax::ast::ElemTy, len: u64) -> Mem {
+    pub fn shared_array(
+        &mut self,
+        base: &str,
+        elem: texpr_syntax::ast::ElemTy,
+        len: u64,
+        span: Span,
+    ) -> Mem {
+        self.shared.push(super::SharedDecl { len, span });
         let name = format!("s{}_{}", self.k, self.b.fresh(base));
         self.b.declare_shared(name, super::ty(elem), len as u32)
     }
@@ -354,7 +331,7 @@ impl Lower<'_> {
             } if *n == w => {
                 let l = self.local();
                 self.idx.insert(*var, Ix::Val(l));
-                own_elements(self, body, sink, 1)
+                own_elements(self, body, sink, 1, None)
             }
             _ => strided(self, value, w, sink),
         }
@@ -374,10 +351,17 @@ fn write(cx: &mut Lower<'_>, out: &Out<'_>, g: V, j: Ix, v: V) -> R<()> {
         cx.idx.remove(&raw);
     }
     let at = cx.ix(lin);
+    guarded(cx, out, at, |cx| cx.b.store(out.mem, at, v));
+    Ok(())
+}
+
+/// Runs `store` for output position `lin`, inside `if (in_grid && lin <
+/// len)` as far as the grid needs either guard.
+pub fn guarded(cx: &mut Lower<'_>, out: &Out<'_>, lin: V, store: impl FnOnce(&mut Lower<'_>)) {
     let mut cond = out.in_grid;
     if out.guard_len {
         let len = cx.b.i32(out.len as i32);
-        let inside = cx.b.binary(K::Lt, at, len);
+        let inside = cx.b.binary(K::Lt, lin, len);
         cond = Some(match cond {
             Some(c) => cx.b.binary(K::And, c, inside),
             None => inside,
@@ -386,17 +370,50 @@ fn write(cx: &mut Lower<'_>, out: &Out<'_>, g: V, j: Ix, v: V) -> R<()> {
     match cond {
         Some(c) => {
             cx.b.open_if(c, false);
-            cx.b.store(out.mem, at, v);
+            store(cx);
             cx.b.close();
         }
-        None => cx.b.store(out.mem, at, v),
+        None => store(cx),
     }
-    Ok(())
 }
 
 /// Statements one write takes (its position, a layout's inverse, guards).
 fn write_cost(out: &Out<'_>) -> u64 {
     let raw = texpr_syntax::ir::term::var(texpr_syntax::ir::VarId(u32::MAX));
-    let perm = (out.perm).map_or(0, |p| crate::wgsl::cost::term_cost(&p.inverse_term(raw)));
+    let perm = (out.perm).map_or(0, |p| super::cost::term_cost(&p.inverse_term(raw)));
     3 + perm + 2 * (out.in_grid.is_some() || out.guard_len) as u64
+}
+
+/// `value` without its `strided(C, S)` layout, and the layout, when it has
+/// one (a padded workgroup array).
+fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
+    let ExprKind::Compute {
+        level,
+        n,
+        var,
+        map: Some(m),
+        body,
+    } = &value.kind
+    else {
+        return None;
+    };
+    let Some(Layout::Strided(rows)) = m.layout() else {
+        return None;
+    };
+    let kind = ExprKind::Compute {
+        level: *level,
+        n: *n,
+        var: *var,
+        map: None,
+        body: body.clone(),
+    };
+    let ty = texpr_syntax::ir::Ty::new(value.ty.elem, n * body.ty.len);
+    Some((
+        Expr {
+            kind,
+            ty,
+            span: value.span,
+        },
+        *rows,
+    ))
 }

@@ -24,19 +24,13 @@ impl Lower<'_> {
                 value,
                 body,
             } => {
-                if matches!(
-                    e.kind,
-                    ExprKind::Let {
-                        level: Some(MemLevel::Prefetch),
-                        ..
-                    }
-                ) {
-                    return Err(super::Fail::Unported("a prefetch"));
-                }
+                let live = self.live_private;
                 let loc = self.local_vector(*var, value)?;
                 self.bind_local(*var, loc);
                 self.fold_into = into;
-                self.vector(body)
+                let vals = self.vector(body);
+                self.live_private = live;
+                vals
             }
             ExprKind::Let {
                 level: Some(MemLevel::Shared),
@@ -97,7 +91,7 @@ impl Lower<'_> {
 
     /// Register vector `var` (`vals`) as an array to index at run time: one
     /// copy, made where the vector was computed, for every such read.
-    pub fn regs_array(&mut self, var: VarId, vals: &[V]) -> Mem {
+    pub fn regs_array(&mut self, var: VarId, vals: &[V], span: texpr_syntax::Span) -> Mem {
         if let Some((_, Some(arr))) = self.regs_at.get(&var) {
             return *arr;
         }
@@ -112,6 +106,11 @@ impl Lower<'_> {
             None => self.b.var("tile", ty, Some(vals.len() as u32), init),
         };
         let mem = Mem::Var(arr);
+        let what = format!(
+            "register vector `{}` copied for run-time indexing",
+            self.p.var(var).name
+        );
+        self.note_private(what, vals.len() as u64, span);
         if let Some(entry) = self.regs_at.get_mut(&var) {
             entry.1 = Some(mem);
         }
