@@ -1,10 +1,10 @@
 //! The hand-written WGSL baselines of `texprc bench --suite`
-//! (`shaders/baselines/`, run through `texpr_codegen::runtime::raw`) compute
+//! (`shaders/baselines/`, run through `texpr_runtime::raw`) compute
 //! what they claim: each is checked against a plain-Rust reference at small,
 //! uneven sizes; and the raw harness reports bad WGSL and bad bindings as errors.
 
-use texpr_codegen::runtime::raw::{RawBuffer, RawKernel, RawProgram, baselines};
-use texpr_codegen::runtime::{HostBuffer, RuntimeError};
+use texpr_runtime::raw::{RawBuffer, RawKernel, RawProgram, baselines};
+use texpr_runtime::{HostBuffer, RuntimeError};
 use texpr_syntax::ast::ElemTy;
 use texpr_tests::gpu::gpu;
 

@@ -12,8 +12,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use texpr_codegen::runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::Span;
 use texpr_syntax::ast::ElemTy;
 use texpr_tests::gpu::gpu;
@@ -80,7 +80,7 @@ fn own_device() -> Option<Gpu> {
 }
 
 /// Reads `buf` back, waiting (the device's work is bounded).
-fn read(gpu: &Gpu, buf: &texpr_codegen::runtime::DeviceBuffer) -> Vec<f32> {
+fn read(gpu: &Gpu, buf: &texpr_runtime::DeviceBuffer) -> Vec<f32> {
     let pending = gpu.start_read(buf).unwrap();
     loop {
         if let Some(h) = gpu.finish_read(&pending).unwrap() {
@@ -185,7 +185,7 @@ fn a_submission_the_device_does_not_finish_in_time_is_reported() {
         d.message
     );
     // The device finishes the work and runs again.
-    own.set_wait_limit(texpr_codegen::runtime::WAIT_LIMIT);
+    own.set_wait_limit(texpr_runtime::WAIT_LIMIT);
     let (small, x, want) = small(&own);
     let r = own.run(&small, &[HostBuffer::from_f32(&x)]).unwrap();
     assert_eq!(r.outputs[0].to_f32(), want);

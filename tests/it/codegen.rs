@@ -358,7 +358,7 @@ const HAND_SCHEDULED: &[&str] = &[
 
 /// Compiles `p` for `target`, runs it on the test GPU and compares with the
 /// interpreter within the tolerance the program allows.
-fn check_on_gpu(gpu: &texpr_codegen::runtime::Gpu, name: &str, p: &Program, target: Target) {
+fn check_on_gpu(gpu: &texpr_runtime::Gpu, name: &str, p: &Program, target: Target) {
     use texpr_tests::gpu::{compare, from_host, reference, to_host};
     let c = compile(
         p,

@@ -4,7 +4,7 @@
 //! the test harness reopens by itself; wgpu's text stays whole in a note.
 
 use texpr::{Options, compile_source};
-use texpr_codegen::runtime::{Gpu, HostBuffer, RuntimeError};
+use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_tests::gpu::{DeviceSlot, gpu};
 
 const DOUBLE: &str = "input x: f32[64]\noutput y = compute 64 |i| x[i] * 2.0";

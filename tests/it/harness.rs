@@ -4,8 +4,8 @@
 //! and a device lost mid-timing named by the sequence that found it.
 
 use texpr::{Options, ScheduleChoice, compile_source};
-use texpr_codegen::runtime::raw::baselines;
-use texpr_codegen::runtime::{BufferPool, CUT_AFTER, Gpu, HostBuffer, TimingPlan};
+use texpr_runtime::raw::baselines;
+use texpr_runtime::{BufferPool, CUT_AFTER, Gpu, HostBuffer, TimingPlan};
 use texpr_tests::gpu::gpu;
 
 const CHAIN: &str = "param N = 65536

@@ -12,12 +12,13 @@ use std::path::{Path, PathBuf};
 use texpr_tests::golden::repo_root;
 
 /// Every crate of the workspace, by directory.
-const CRATES: [&str; 9] = [
+const CRATES: [&str; 10] = [
     "texpr-target",
     "texpr-syntax",
     "texpr-interp",
     "texpr-opt",
     "texpr-codegen",
+    "texpr-runtime",
     "texpr",
     "texpr-block",
     "texprc",
@@ -303,4 +304,53 @@ fn no_optimizer_file_is_over_500_lines() {
         })
         .collect();
     assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+/// A crate's own dependencies, from the `[dependencies]` table of its
+/// `Cargo.toml` (names only; dev- and build-dependencies are not linked
+/// into its users).
+fn dependencies(krate: &str) -> Vec<String> {
+    let path = repo_root().join(krate).join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut deps = Vec::new();
+    let mut in_deps = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+            deps.push(name.to_string());
+        }
+    }
+    deps
+}
+
+/// The compiler, from the front end to the facade, names no device API:
+/// it builds for `wasm32-unknown-unknown` (a browser or Python host brings
+/// its own device), and running a plan is `texpr-runtime`'s.
+#[test]
+fn the_compiler_crates_depend_on_no_device_api() {
+    const DEVICE: [&str; 3] = ["wgpu", "pollster", "mpi"];
+    let mut seen = BTreeSet::new();
+    let mut todo = vec!["texpr".to_string()];
+    let mut bad = Vec::new();
+    while let Some(krate) = todo.pop() {
+        if !seen.insert(krate.clone()) {
+            continue;
+        }
+        for dep in dependencies(&krate) {
+            if DEVICE.contains(&dep.as_str()) {
+                bad.push(format!("{krate} depends on {dep}"));
+            } else if CRATES.contains(&dep.as_str()) {
+                todo.push(dep);
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // The walk reached the whole compiler, so the check covers it.
+    for krate in ["texpr-syntax", "texpr-target", "texpr-opt", "texpr-codegen"] {
+        assert!(seen.contains(krate), "{krate} not reached from texpr");
+    }
+    // And the runtime is where the device API is.
+    assert!(dependencies("texpr-runtime").contains(&"wgpu".to_string()));
 }

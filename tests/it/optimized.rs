@@ -2,7 +2,7 @@
 //! picks for the examples computes what the interpreter computes.
 
 use texpr::{Schedule, ScheduleChoice};
-use texpr_codegen::runtime::Gpu;
+use texpr_runtime::Gpu;
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
 fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {

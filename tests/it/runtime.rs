@@ -1,8 +1,8 @@
 //! The wgpu runtime on hand-written WGSL: upload, dispatch, readback, kernel
 //! sequences, folded dispatches, limits, and errors that come back as values.
 
-use texpr_codegen::runtime::{AdapterChoice, Gpu, HostBuffer, RuntimeError};
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+use texpr_runtime::{AdapterChoice, Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::Span;
 use texpr_syntax::ast::ElemTy;
 use texpr_tests::gpu::gpu;

@@ -132,7 +132,7 @@ impl Tally {
     /// Runs `p` under `choice`; `what` names the pair in messages.
     fn run(
         &mut self,
-        gpu: &texpr_codegen::runtime::Gpu,
+        gpu: &texpr_runtime::Gpu,
         p: &Program,
         seed: u64,
         choice: &ScheduleChoice,

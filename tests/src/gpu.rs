@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use texpr_codegen::runtime::Gpu;
+use texpr_runtime::Gpu;
 
 /// The environment variable that makes a missing adapter an error (CI sets it).
 pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";

@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use texpr::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
-use texpr_codegen::runtime::Gpu;
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Reference, check_outputs};
+use texpr_runtime::Gpu;
 use texpr_syntax::diag;
 use texpr_syntax::ir::Program;
 use texpr_target::Target;

@@ -8,7 +8,7 @@ use texpr_block::cli::{BlockArgs, plan};
 use texpr_block::cli_run::{Backend, job, run_in_process};
 use texpr_block::exec::device::heuristic;
 use texpr_block::exec::{RandomSource, random_inputs};
-use texpr_codegen::runtime::HostBuffer;
+use texpr_runtime::HostBuffer;
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -20,7 +20,7 @@ fn main() {
     let src = format!(
         "func mm {{\n  %a = input : f32[{n}x{n}, {t}x{t}]\n  %b = input : f32[{n}x{n}, {t}x{t}]\n  %c = matmul %a, %b\n  ret %c\n}}"
     );
-    let gpu = texpr_codegen::runtime::Gpu::open_from_env().expect("a GPU adapter");
+    let gpu = texpr_runtime::Gpu::open_from_env().expect("a GPU adapter");
     let mut b = BlockArgs::new("mm.air", &src);
     b.grid = (2, 2);
     let planned = plan(&b).expect("plans");

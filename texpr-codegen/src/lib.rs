@@ -1,4 +1,6 @@
-//! Kernel planning and WGSL emission for scheduled TExpr; naga validation; the wgpu runtime.
+//! Kernel planning and WGSL emission for scheduled TExpr; naga validation.
+//! Running a plan on a device is `texpr-runtime`'s; this crate names no device API, so it
+//! builds for `wasm32-unknown-unknown`.
 //!
 //! - [`emit`]: a scheduled program to a [`Module`] (WGSL validated by naga,
 //!   buffers, kernels with bindings and dispatch), within a target's limits.
@@ -46,6 +48,3 @@ pub use emit::{KernelStats, check_items, emit, emit_with_stats, written_kernels}
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 pub use texpr_target::{DeviceLimits, Target};
 pub use translate::{Language, Translated, translate};
-
-#[cfg(feature = "runtime")]
-pub mod runtime;

@@ -2,7 +2,7 @@
 //!
 //! A [`Module`] is one WGSL module (one or more entry points), the buffers the
 //! program uses, and the kernels to dispatch in order. It is plain data: the
-//! runtime (feature `runtime`) executes it, and `texprc compile --emit kernels`
+//! runtime (`texpr-runtime`) executes it, and `texprc compile --emit kernels`
 //! prints it.
 
 use texpr_syntax::Span;

@@ -7,7 +7,7 @@
 //! where they meet, so that none of them depends on another's internals.
 //!
 //! Compiling source text with options, and reading the kernels and the buffer
-//! plan (running them is in `texpr_codegen::runtime`):
+//! plan (running them is in `texpr_runtime`):
 //!
 //! ```
 //! use texpr::{BufferRole, Options, ScheduleChoice, compile_source};

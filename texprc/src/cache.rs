@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use texpr::{Schedule, Target};
-use texpr_codegen::runtime::{Gpu, GpuInfo};
+use texpr_runtime::{Gpu, GpuInfo};
 use texpr_syntax::ir::Program;
 
 /// What a cached schedule is for.

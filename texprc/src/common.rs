@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texpr::{Compiled, Options, Schedule, ScheduleChoice};
-use texpr_codegen::runtime::GpuInfo;
+use texpr_runtime::GpuInfo;
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};

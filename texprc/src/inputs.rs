@@ -4,8 +4,8 @@
 use crate::{codes, npy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use texpr_codegen::runtime::HostBuffer;
 use texpr_interp::{Data, Value};
+use texpr_runtime::HostBuffer;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
 use texpr_syntax::ir::Program;

@@ -19,10 +19,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 use texpr::{Options, ScheduleChoice};
 use texpr_codegen::Module;
-use texpr_codegen::runtime::{
-    BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan,
-};
 use texpr_interp::Value;
+use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -139,7 +137,7 @@ impl<'a> Trials<'a> {
     /// (a cut one's figure is the median of as few as [`CUT_AFTER`] runs,
     /// which one run slowed by the load can set).
     ///
-    /// [`CUT_AFTER`]: texpr_codegen::runtime::CUT_AFTER
+    /// [`CUT_AFTER`]: texpr_runtime::CUT_AFTER
     pub fn compare_uncut(&mut self, choices: &[ScheduleChoice]) -> Vec<Option<Outcome>> {
         let cutoff = self.plan.cutoff.take();
         let out = self.compare(choices, None);

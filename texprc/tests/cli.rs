@@ -259,7 +259,7 @@ fn help_shows_examples() {
 /// is kept off (`src/quiet.rs`).
 #[test]
 fn a_successful_run_writes_nothing_to_stderr() {
-    if texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+    if texpr_runtime::Gpu::list_adapters().is_empty() {
         eprintln!("  (GPU test skipped: no adapter)");
         return;
     }

@@ -1,7 +1,7 @@
 //! Conversions between the interpreter's `Value`s and the runtime's `HostBuffer`s.
 
-use texpr_codegen::runtime::HostBuffer;
 use texpr_interp::{Data, Value};
+use texpr_runtime::HostBuffer;
 use texpr_syntax::ast::ElemTy;
 
 /// A value as 4-byte words for upload (`Bool` vectors never leave a program).

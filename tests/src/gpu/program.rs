@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use texpr::{Options, ScheduleChoice, compile};
-use texpr_codegen::runtime::{Gpu, RuntimeError};
 use texpr_interp::Value;
+use texpr_runtime::{Gpu, RuntimeError};
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, diag};
 

@@ -14,7 +14,7 @@
 //!
 //! With `--suite`, the hand-written WGSL baselines of `shaders/baselines/` run
 //! beside the programs they compute (matmul, sum, axpb) through the same
-//! harness ([`texpr_codegen::runtime::raw`]): the same inputs, warm-ups, runs,
+//! harness ([`texpr_runtime::raw`]): the same inputs, warm-ups, runs,
 //! median and timing, and rates from the same work and traffic counts. A
 //! schedule that fails to compile or run prints its error in its row; the rest
 //! of the suite goes on. `--scale gpu` gives the suite (and the roofline
@@ -34,7 +34,7 @@ use crate::plot::{self, Bar, Group, Limits, Series};
 use roofline::Roofline;
 use rows::{Outcome, Row};
 use std::time::Duration;
-use texpr_codegen::runtime::Gpu;
+use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
 
 /// The programs to measure: the files given, or the suite.

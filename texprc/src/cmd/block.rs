@@ -17,7 +17,7 @@ use texpr_block::cli::{
 };
 use texpr_block::cli_run::{Backend, check, full_inputs, job, report, run_in_process};
 use texpr_block::exec::{LocalPart, Matrix};
-use texpr_codegen::runtime::Gpu;
+use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir;
 

@@ -14,8 +14,8 @@ use crate::inputs::{InputArgs, gather_inputs, to_host, to_value};
 use crate::{npy, summary};
 use std::path::PathBuf;
 use texpr::Options;
-use texpr_codegen::runtime::{AdapterChoice, Gpu};
 use texpr_interp::accuracy::{Checked, Mismatch};
+use texpr_runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 
@@ -175,6 +175,6 @@ pub fn open_gpu(flag: Option<&str>) -> Result<Gpu, Diagnostic> {
 }
 
 /// A runtime error as a diagnostic: texpr's explanation, wgpu's text whole in a note.
-pub fn runtime_diag(e: &texpr_codegen::runtime::RuntimeError) -> Diagnostic {
+pub fn runtime_diag(e: &texpr_runtime::RuntimeError) -> Diagnostic {
     e.to_diagnostic()
 }

@@ -26,7 +26,7 @@ pub fn texprc(args: &[&str]) -> Output {
 /// Whether a GPU adapter exists; without one, says so loudly (and fails
 /// when `TEXPR_REQUIRE_GPU=1`).
 pub fn have_gpu() -> bool {
-    if !texpr_codegen::runtime::Gpu::list_adapters().is_empty() {
+    if !texpr_runtime::Gpu::list_adapters().is_empty() {
         return true;
     }
     assert!(

@@ -12,9 +12,7 @@ use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, d
 use crate::codes;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
-use texpr_codegen::runtime::{
-    Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule,
-};
+use texpr_runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ast::ElemTy;
 
@@ -100,7 +98,7 @@ impl GpuDevice<'_> {
     }
 }
 
-fn gpu_error(what: &str, e: texpr_codegen::runtime::RuntimeError) -> Diagnostic {
+fn gpu_error(what: &str, e: texpr_runtime::RuntimeError) -> Diagnostic {
     device_error(what, format!("{e} ({})", e.code()))
 }
 

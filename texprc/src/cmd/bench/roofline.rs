@@ -14,8 +14,8 @@
 //! `texpr_opt::cost::flops`); its share is that time over its measured one.
 
 use super::suite::Scale;
-use texpr_codegen::runtime::raw::baselines;
-use texpr_codegen::runtime::{BufferPool, Gpu, RuntimeError, TimingPlan};
+use texpr_runtime::raw::baselines;
+use texpr_runtime::{BufferPool, Gpu, RuntimeError, TimingPlan};
 
 /// The measured limits, in GB/s and GFLOP/s.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,9 +11,7 @@ use crate::plot::Series;
 use std::time::{Duration, Instant};
 use texpr::{Options, Schedule, ScheduleChoice};
 use texpr_codegen::Module;
-use texpr_codegen::runtime::{
-    BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan,
-};
+use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 

@@ -10,8 +10,8 @@
 use super::unrolled;
 use crate::common::{Defines, Failure, Source, frontend, read_source};
 use std::path::{Path, PathBuf};
-use texpr_codegen::runtime::raw::{RawProgram, baselines};
-use texpr_codegen::runtime::{HostBuffer, RuntimeError};
+use texpr_runtime::raw::{RawProgram, baselines};
+use texpr_runtime::{HostBuffer, RuntimeError};
 use texpr_syntax::ir::Program;
 
 /// `y = 2x + 1`: the program the `axpb_vec4` baseline computes, benched with it.

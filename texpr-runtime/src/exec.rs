@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::buffers::{Bound, Step, byte_size};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use crate::plan::{BufferRole, Module};
+use texpr_codegen::plan::{BufferRole, Module};
 
 /// Kernels encoded into one submit; longer sequences are split.
 const KERNELS_PER_SUBMIT: usize = 16;

@@ -5,7 +5,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use super::{Gpu, RuntimeError, scope::scoped};
-use crate::plan::{Access, Binding, Kernel};
+use texpr_codegen::plan::{Access, Binding, Kernel};
 
 /// Cached entries beyond this many are dropped all at once (a test run compiles thousands).
 const CAPACITY: usize = 1024;

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 use super::buffers::{Step, byte_size, read_staging};
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use crate::plan::{BufferPlan, Module};
+use texpr_codegen::plan::{BufferPlan, Module};
 use texpr_syntax::ast::ElemTy;
 
 /// A storage buffer on the device, owned by the caller.

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use crate::plan::{BufferPlan, BufferRole, Kernel, Module};
+use texpr_codegen::plan::{BufferPlan, BufferRole, Kernel, Module};
 use texpr_syntax::ast::ElemTy;
 
 /// A plan bound to device buffers, ready to dispatch any number of times.

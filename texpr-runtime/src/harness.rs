@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use super::buffers::{Bound, BufferPool};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use crate::plan::Module;
+use texpr_codegen::plan::Module;
 
 /// Timed runs a sequence has at least before the cut-off may stop it.
 pub const CUT_AFTER: usize = 2;

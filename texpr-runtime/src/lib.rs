@@ -1,4 +1,4 @@
-//! The wgpu runtime: opens a device, runs a kernel plan ([`crate::plan::Module`]) on it.
+//! The wgpu runtime: opens a device, runs a kernel plan ([`texpr_codegen::plan::Module`]) on it.
 //!
 //! - [`Gpu::open`] picks an adapter ([`AdapterChoice`], from `TEXPR_ADAPTER` or a
 //!   flag), requests the adapter's own limits and subgroups where present, and
@@ -33,7 +33,7 @@
 //!
 //! ```no_run
 //! use texpr_codegen::emit;
-//! use texpr_codegen::runtime::{Gpu, HostBuffer};
+//! use texpr_runtime::{Gpu, HostBuffer};
 //!
 //! let gpu = Gpu::open_from_env().expect("a GPU adapter");
 //! // A scheduled program (`texpr::compile` schedules any program).

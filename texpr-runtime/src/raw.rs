@@ -16,7 +16,7 @@ use texpr_syntax::Span;
 use texpr_syntax::ast::ElemTy;
 
 use super::{BufferPool, Gpu, HostBuffer, Prepared, RunResult, RuntimeError, Timing};
-use crate::plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+use texpr_codegen::plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
 
 /// A storage buffer of a raw program.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +88,7 @@ impl Gpu {
             .map_err(|e| RuntimeError::ShaderModule(e.emit_to_string(&program.wgsl)))?;
         let info = Validator::new(
             ValidationFlags::all(),
-            crate::validate::capabilities(&self.target.features),
+            texpr_codegen::validate::capabilities(&self.target.features),
         )
         .validate(&naga_module)
         .map_err(|e| RuntimeError::ShaderModule(e.emit_to_string(&program.wgsl)))?;
@@ -213,15 +213,15 @@ fn raw_kernel(
 /// substituted for the `{NAME}` placeholders and their dispatch computed.
 pub mod baselines {
     use super::{RawBuffer, RawKernel, RawProgram};
-    use crate::runtime::{HostBuffer, RuntimeError};
+    use crate::{HostBuffer, RuntimeError};
     use texpr_syntax::ast::ElemTy;
 
-    const MATMUL_NAIVE: &str = include_str!("../../../shaders/baselines/matmul_naive.wgsl");
-    const MATMUL_TILED: &str = include_str!("../../../shaders/baselines/matmul_tiled.wgsl");
-    const MATMUL_REGK4: &str = include_str!("../../../shaders/baselines/matmul_regk4.wgsl");
-    const SUM_TREE: &str = include_str!("../../../shaders/baselines/sum_tree.wgsl");
-    const AXPB_VEC4: &str = include_str!("../../../shaders/baselines/axpb_vec4.wgsl");
-    const FMA_PEAK: &str = include_str!("../../../shaders/baselines/fma_peak.wgsl");
+    const MATMUL_NAIVE: &str = include_str!("../../shaders/baselines/matmul_naive.wgsl");
+    const MATMUL_TILED: &str = include_str!("../../shaders/baselines/matmul_tiled.wgsl");
+    const MATMUL_REGK4: &str = include_str!("../../shaders/baselines/matmul_regk4.wgsl");
+    const SUM_TREE: &str = include_str!("../../shaders/baselines/sum_tree.wgsl");
+    const AXPB_VEC4: &str = include_str!("../../shaders/baselines/axpb_vec4.wgsl");
+    const FMA_PEAK: &str = include_str!("../../shaders/baselines/fma_peak.wgsl");
 
     /// Scalar multiply-adds per loop iteration of one invocation of [`fma_peak`].
     pub const FMA_PER_ITERATION: u64 = 64;
