@@ -34,66 +34,46 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
             let t_46: f32 = s0_stage_1_20[t_42 + t_44];
             let t_47: i32 = t_44 + 1i;
             let t_49: f32 = s0_stage_1_20[t_42 + t_47];
-            let t_54: f32 = acc_3;
-            acc_3 = t_54 + t_37 * t_46;
-            let t_56: f32 = acc_4;
-            acc_4 = t_56 + t_37 * t_49;
-            let t_58: f32 = acc_5;
-            acc_5 = t_58 + t_41 * t_46;
-            let t_60: f32 = acc_6;
-            acc_6 = t_60 + t_41 * t_49;
+            acc_3 = acc_3 + t_37 * t_46;
+            acc_4 = acc_4 + t_37 * t_49;
+            acc_5 = acc_5 + t_41 * t_46;
+            acc_6 = acc_6 + t_41 * t_49;
             let t_62: i32 = kk_32 + 1i;
             let t_64: f32 = s0_stage_8[t_35 + t_62];
             let t_66: f32 = s0_stage_8[t_39 + t_62];
             let t_67: i32 = t_62 * 16i;
             let t_69: f32 = s0_stage_1_20[t_67 + t_44];
             let t_71: f32 = s0_stage_1_20[t_67 + t_47];
-            let t_76: f32 = acc_3;
-            acc_3 = t_76 + t_64 * t_69;
-            let t_78: f32 = acc_4;
-            acc_4 = t_78 + t_64 * t_71;
-            let t_80: f32 = acc_5;
-            acc_5 = t_80 + t_66 * t_69;
-            let t_82: f32 = acc_6;
-            acc_6 = t_82 + t_66 * t_71;
+            acc_3 = acc_3 + t_64 * t_69;
+            acc_4 = acc_4 + t_64 * t_71;
+            acc_5 = acc_5 + t_66 * t_69;
+            acc_6 = acc_6 + t_66 * t_71;
             let t_84: i32 = kk_32 + 2i;
             let t_86: f32 = s0_stage_8[t_35 + t_84];
             let t_88: f32 = s0_stage_8[t_39 + t_84];
             let t_89: i32 = t_84 * 16i;
             let t_91: f32 = s0_stage_1_20[t_89 + t_44];
             let t_93: f32 = s0_stage_1_20[t_89 + t_47];
-            let t_98: f32 = acc_3;
-            acc_3 = t_98 + t_86 * t_91;
-            let t_100: f32 = acc_4;
-            acc_4 = t_100 + t_86 * t_93;
-            let t_102: f32 = acc_5;
-            acc_5 = t_102 + t_88 * t_91;
-            let t_104: f32 = acc_6;
-            acc_6 = t_104 + t_88 * t_93;
+            acc_3 = acc_3 + t_86 * t_91;
+            acc_4 = acc_4 + t_86 * t_93;
+            acc_5 = acc_5 + t_88 * t_91;
+            acc_6 = acc_6 + t_88 * t_93;
             let t_106: i32 = kk_32 + 3i;
             let t_108: f32 = s0_stage_8[t_35 + t_106];
             let t_110: f32 = s0_stage_8[t_39 + t_106];
             let t_111: i32 = t_106 * 16i;
             let t_113: f32 = s0_stage_1_20[t_111 + t_44];
             let t_115: f32 = s0_stage_1_20[t_111 + t_47];
-            let t_120: f32 = acc_3;
-            acc_3 = t_120 + t_108 * t_113;
-            let t_122: f32 = acc_4;
-            acc_4 = t_122 + t_108 * t_115;
-            let t_124: f32 = acc_5;
-            acc_5 = t_124 + t_110 * t_113;
-            let t_126: f32 = acc_6;
-            acc_6 = t_126 + t_110 * t_115;
+            acc_3 = acc_3 + t_108 * t_113;
+            acc_4 = acc_4 + t_108 * t_115;
+            acc_5 = acc_5 + t_110 * t_113;
+            acc_6 = acc_6 + t_110 * t_115;
         }
         let t_128: f32 = acc_3;
         let t_129: f32 = acc_4;
         let t_130: f32 = acc_5;
         let t_131: f32 = acc_6;
     }
-    let t_132: f32 = acc_3;
-    let t_133: f32 = acc_4;
-    let t_134: f32 = acc_5;
-    let t_135: f32 = acc_6;
     var c_136: i32 = 32i;
     let t_138: f32 = f32(c_136);
     var c_140: i32 = 2i;
@@ -108,18 +88,18 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let t_160: i32 = g_1 * 256i;
     let t_161: i32 = t_160 + t_159;
     let t_178: i32 = t_161 % 2i + t_161 / 4i % 8i * 2i + t_161 / 256i % 2i * 16i + t_161 / 2i % 2i * 32i + t_161 / 32i % 8i * 64i;
-    b0_A[t_178 + t_161 / 512i * 512i] = t_132 / t_138 + select(0.0f, 1.0f, t_149 == t_155);
+    b0_A[t_178 + t_161 / 512i * 512i] = acc_3 / t_138 + select(0.0f, 1.0f, t_149 == t_155);
     let t_183: i32 = t_154 + 1i;
     let t_188: i32 = t_160 + (t_159 + 1i);
     let t_205: i32 = t_188 % 2i + t_188 / 4i % 8i * 2i + t_188 / 256i % 2i * 16i + t_188 / 2i % 2i * 32i + t_188 / 32i % 8i * 64i;
-    b0_A[t_205 + t_188 / 512i * 512i] = t_133 / t_138 + select(0.0f, 1.0f, t_149 == t_183);
+    b0_A[t_205 + t_188 / 512i * 512i] = acc_4 / t_138 + select(0.0f, 1.0f, t_149 == t_183);
     let t_210: i32 = t_148 + 1i;
     let t_215: i32 = t_160 + (t_159 + 2i);
     let t_232: i32 = t_215 % 2i + t_215 / 4i % 8i * 2i + t_215 / 256i % 2i * 16i + t_215 / 2i % 2i * 32i + t_215 / 32i % 8i * 64i;
-    b0_A[t_232 + t_215 / 512i * 512i] = t_134 / t_138 + select(0.0f, 1.0f, t_210 == t_155);
+    b0_A[t_232 + t_215 / 512i * 512i] = acc_5 / t_138 + select(0.0f, 1.0f, t_210 == t_155);
     let t_241: i32 = t_160 + (t_159 + 3i);
     let t_258: i32 = t_241 % 2i + t_241 / 4i % 8i * 2i + t_241 / 256i % 2i * 16i + t_241 / 2i % 2i * 32i + t_241 / 32i % 8i * 64i;
-    b0_A[t_258 + t_241 / 512i * 512i] = t_135 / t_138 + select(0.0f, 1.0f, t_210 == t_183);
+    b0_A[t_258 + t_241 / 512i * 512i] = acc_6 / t_138 + select(0.0f, 1.0f, t_210 == t_183);
 }
 
 // kernel 1: L_init
@@ -145,11 +125,9 @@ fn k2_d(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     let t_8: i32 = min(t_1, 31i);
     for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
         let t_11: f32 = b2_L_state[t_4 + p_9];
-        let t_13: f32 = acc_7;
-        acc_7 = t_13 + t_11 * t_11;
+        acc_7 = acc_7 + t_11 * t_11;
     }
-    let t_15: f32 = acc_7;
-    b2_d[i32(wid.x) + i32(lid.x)] = sqrt(b2_A[t_4 + t_1] - t_15);
+    b2_d[i32(wid.x) + i32(lid.x)] = sqrt(b2_A[t_4 + t_1] - acc_7);
 }
 
 // kernel 3: L_state_next
@@ -177,16 +155,13 @@ fn k3_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
         var acc_19: f32 = 0.0f;
         let t_20: i32 = min(t_1, 31i);
         for (var p_1_21: i32 = 0i; p_1_21 < t_20; p_1_21 = p_1_21 + 1i) {
-            let t_28: f32 = acc_19;
-            acc_19 = t_28 + b3_L_state[t_16 + p_1_21] * b3_L_state[t_1 * 32i + p_1_21];
+            acc_19 = acc_19 + b3_L_state[t_16 + p_1_21] * b3_L_state[t_1 * 32i + p_1_21];
         }
-        let t_30: f32 = acc_19;
-        pick_13 = (b3_A[t_16 + t_1] - t_30) / b3_d[0i];
+        pick_13 = (b3_A[t_16 + t_1] - acc_19) / b3_d[0i];
     } else {
         pick_13 = select(b3_L_state[(t_8 + l_3 / 32i) * 32i + l_3 % 32i], b3_d[0i], t_7 & (t_10 == t_1));
     }
-    let t_44: f32 = pick_13;
-    b3_L_state_next[g_2 * 256i + l_3] = t_44;
+    b3_L_state_next[g_2 * 256i + l_3] = pick_13;
     let t_57: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
     if (t_57) {
         b3_step0_next[0i] = t_1 + 1i;

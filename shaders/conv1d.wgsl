@@ -12,9 +12,7 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var acc_3: f32 = 0.0f;
     for (var j_4: i32 = 0i; j_4 < 7i; j_4 = j_4 + 1i) {
         let t_9: i32 = g_1 * 64i + l_2 + j_4 - 3i;
-        let t_17: f32 = acc_3;
-        acc_3 = t_17 + b0_w[j_4] * select(0.0f, b0_x[clamp(t_9, 0i, 262143i)], (t_9 >= 0i) & (t_9 < 262144i));
+        acc_3 = acc_3 + b0_w[j_4] * select(0.0f, b0_x[clamp(t_9, 0i, 262143i)], (t_9 >= 0i) & (t_9 < 262144i));
     }
-    let t_19: f32 = acc_3;
-    b0_y[g_1 * 64i + l_2] = t_19;
+    b0_y[g_1 * 64i + l_2] = acc_3;
 }

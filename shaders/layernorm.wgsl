@@ -17,13 +17,10 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var acc_4: f32 = 0.0f;
     for (var t_5: i32 = 0i; t_5 < 6i; t_5 = t_5 + 2i) {
         let t_6: i32 = g_1 * 768i;
-        let t_11: f32 = acc_4;
-        acc_4 = t_11 + b0_x[t_6 + (t_5 * 128i + l_2)];
-        let t_18: f32 = acc_4;
-        acc_4 = t_18 + b0_x[t_6 + ((t_5 + 1i) * 128i + l_2)];
+        acc_4 = acc_4 + b0_x[t_6 + (t_5 * 128i + l_2)];
+        acc_4 = acc_4 + b0_x[t_6 + ((t_5 + 1i) * 128i + l_2)];
     }
-    let t_20: f32 = acc_4;
-    s0_red_3[l_2] = t_20;
+    s0_red_3[l_2] = acc_4;
     workgroupBarrier();
     for (var s_21: i32 = 64i; s_21 > 0i; s_21 = s_21 / 2i) {
         let t_22: i32 = l_2 + s_21;
@@ -48,16 +45,13 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         let t_43: f32 = b0_x[t_39 + (t_1_38 * 128i + l_2)];
         let t_44: f32 = s0_mean_29[0i];
         let t_46: f32 = s0_mean_29[0i];
-        let t_49: f32 = acc_37;
-        acc_37 = t_49 + (t_43 - t_44) * (t_43 - t_46);
+        acc_37 = acc_37 + (t_43 - t_44) * (t_43 - t_46);
         let t_55: f32 = b0_x[t_39 + ((t_1_38 + 1i) * 128i + l_2)];
         let t_56: f32 = s0_mean_29[0i];
         let t_58: f32 = s0_mean_29[0i];
-        let t_61: f32 = acc_37;
-        acc_37 = t_61 + (t_55 - t_56) * (t_55 - t_58);
+        acc_37 = acc_37 + (t_55 - t_56) * (t_55 - t_58);
     }
-    let t_63: f32 = acc_37;
-    s0_red_36[l_2] = t_63;
+    s0_red_36[l_2] = acc_37;
     workgroupBarrier();
     for (var s_64: i32 = 64i; s_64 > 0i; s_64 = s_64 / 2i) {
         let t_65: i32 = l_2 + s_64;

@@ -34,11 +34,9 @@ fn k1_u(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     var acc_7: f32 = 0.0f;
     let t_8: i32 = min(t_1, 31i);
     for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
-        let t_16: f32 = acc_7;
-        acc_7 = t_16 + b1_LU[t_4 + p_9] * b1_LU[p_9 * 32i + l_3];
+        acc_7 = acc_7 + b1_LU[t_4 + p_9] * b1_LU[p_9 * 32i + l_3];
     }
-    let t_18: f32 = acc_7;
-    b1_u[i32(wid.x) * 32i + l_3] = b1_LU[t_4 + l_3] - t_18;
+    b1_u[i32(wid.x) * 32i + l_3] = b1_LU[t_4 + l_3] - acc_7;
 }
 
 // kernel 2: LU_next
@@ -70,19 +68,15 @@ fn k2_LU_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
             var acc_25: f32 = 0.0f;
             let t_26: i32 = min(t_1, 31i);
             for (var p_27: i32 = 0i; p_27 < t_26; p_27 = p_27 + 1i) {
-                let t_34: f32 = acc_25;
-                acc_25 = t_34 + b2_LU[t_22 + p_27] * b2_LU[p_27 * 32i + t_1];
+                acc_25 = acc_25 + b2_LU[t_22 + p_27] * b2_LU[p_27 * 32i + t_1];
             }
-            let t_36: f32 = acc_25;
-            pick_19 = (b2_LU[t_22 + t_1] - t_36) / b2_u[t_1];
+            pick_19 = (b2_LU[t_22 + t_1] - acc_25) / b2_u[t_1];
         } else {
             pick_19 = b2_LU[(t_4 + l_3 / 32i) * 32i + l_3 % 32i];
         }
-        let t_46: f32 = pick_19;
-        pick_13 = t_46;
+        pick_13 = pick_19;
     }
-    let t_47: f32 = pick_13;
-    b2_LU_next[g_2 * 256i + l_3] = t_47;
+    b2_LU_next[g_2 * 256i + l_3] = pick_13;
     let t_60: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
     if (t_60) {
         b2_step0_next[0i] = t_1 + 1i;
@@ -116,16 +110,13 @@ fn k4_y_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
         var acc_7: f32 = 0.0f;
         let t_8: i32 = min(t_1, 31i);
         for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
-            let t_15: f32 = acc_7;
-            acc_7 = t_15 + b4_LU_b[t_1 * 32i + p_9] * b4_y[p_9];
+            acc_7 = acc_7 + b4_LU_b[t_1 * 32i + p_9] * b4_y[p_9];
         }
-        let t_17: f32 = acc_7;
-        pick_5 = b4_b[t_1] - t_17;
+        pick_5 = b4_b[t_1] - acc_7;
     } else {
         pick_5 = b4_y[l_3];
     }
-    let t_20: f32 = pick_5;
-    b4_y_next[i32(wid.x) * 32i + l_3] = t_20;
+    b4_y_next[i32(wid.x) * 32i + l_3] = pick_5;
     let t_33: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
     if (t_33) {
         b4_step1_next[0i] = t_1 + 1i;
@@ -160,16 +151,13 @@ fn k6_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
         var acc_11: f32 = 0.0f;
         let t_12: i32 = min(t_1, 31i);
         for (var p_13: i32 = 0i; p_13 < t_12; p_13 = p_13 + 1i) {
-            let t_22: f32 = acc_11;
-            acc_11 = t_22 + b6_LU_b[l_3 * 32i + 32i - 1i - p_13] * b6_x_state[31i - p_13];
+            acc_11 = acc_11 + b6_LU_b[l_3 * 32i + 32i - 1i - p_13] * b6_x_state[31i - p_13];
         }
-        let t_24: f32 = acc_11;
-        pick_9 = (b6_y_b[l_3] - t_24) / b6_LU_b[l_3 * 32i + l_3];
+        pick_9 = (b6_y_b[l_3] - acc_11) / b6_LU_b[l_3 * 32i + l_3];
     } else {
         pick_9 = b6_x_state[l_3];
     }
-    let t_31: f32 = pick_9;
-    b6_x_state_next[i32(wid.x) * 32i + l_3] = t_31;
+    b6_x_state_next[i32(wid.x) * 32i + l_3] = pick_9;
     let t_44: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
     if (t_44) {
         b6_step2_next[0i] = t_1 + 1i;

@@ -14,20 +14,15 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     for (var t_5: i32 = 0i; t_5 < 8i; t_5 = t_5 + 4i) {
         let t_6: i32 = g_1 * 2048i;
         let t_8: i32 = t_5 * 256i + l_2;
-        let t_13: f32 = acc_4;
-        acc_4 = t_13 + b0_a[t_6 + t_8] * b0_x[t_8];
+        acc_4 = acc_4 + b0_a[t_6 + t_8] * b0_x[t_8];
         let t_17: i32 = (t_5 + 1i) * 256i + l_2;
-        let t_22: f32 = acc_4;
-        acc_4 = t_22 + b0_a[t_6 + t_17] * b0_x[t_17];
+        acc_4 = acc_4 + b0_a[t_6 + t_17] * b0_x[t_17];
         let t_26: i32 = (t_5 + 2i) * 256i + l_2;
-        let t_31: f32 = acc_4;
-        acc_4 = t_31 + b0_a[t_6 + t_26] * b0_x[t_26];
+        acc_4 = acc_4 + b0_a[t_6 + t_26] * b0_x[t_26];
         let t_35: i32 = (t_5 + 3i) * 256i + l_2;
-        let t_40: f32 = acc_4;
-        acc_4 = t_40 + b0_a[t_6 + t_35] * b0_x[t_35];
+        acc_4 = acc_4 + b0_a[t_6 + t_35] * b0_x[t_35];
     }
-    let t_42: f32 = acc_4;
-    s0_red_3[l_2] = t_42;
+    s0_red_3[l_2] = acc_4;
     workgroupBarrier();
     for (var s_43: i32 = 128i; s_43 > 0i; s_43 = s_43 / 2i) {
         let t_44: i32 = l_2 + s_43;

@@ -32,9 +32,7 @@ fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
         acc_s_5 = select(t_34 + t_40, t_34 * t_40 + 1.0f, t_32 > t_33);
         acc_m_4 = t_35;
     }
-    let t_46: f32 = acc_m_4;
-    let t_47: f32 = acc_s_5;
-    s0_red_3[l_2] = t_46 + log(t_47);
+    s0_red_3[l_2] = acc_m_4 + log(acc_s_5);
     workgroupBarrier();
     for (var s_50: i32 = 32i; s_50 > 0i; s_50 = s_50 / 2i) {
         let t_51: i32 = l_2 + s_50;

@@ -16,56 +16,33 @@ fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
     for (var t_8: i32 = 0i; t_8 < 8i; t_8 = t_8 + 4i) {
         let t_11: i32 = g_1 * 256i + l_2;
         let t_13: vec4<f32> = b0_x[t_8 * 32768i + t_11];
-        let t_18: f32 = acc_4;
-        acc_4 = t_18 + t_13.x;
-        let t_20: f32 = acc_5;
-        acc_5 = t_20 + t_13.y;
-        let t_22: f32 = acc_6;
-        acc_6 = t_22 + t_13.z;
-        let t_24: f32 = acc_7;
-        acc_7 = t_24 + t_13.w;
+        acc_4 = acc_4 + t_13.x;
+        acc_5 = acc_5 + t_13.y;
+        acc_6 = acc_6 + t_13.z;
+        acc_7 = acc_7 + t_13.w;
         let t_29: vec4<f32> = b0_x[(t_8 + 1i) * 32768i + t_11];
-        let t_34: f32 = acc_4;
-        acc_4 = t_34 + t_29.x;
-        let t_36: f32 = acc_5;
-        acc_5 = t_36 + t_29.y;
-        let t_38: f32 = acc_6;
-        acc_6 = t_38 + t_29.z;
-        let t_40: f32 = acc_7;
-        acc_7 = t_40 + t_29.w;
+        acc_4 = acc_4 + t_29.x;
+        acc_5 = acc_5 + t_29.y;
+        acc_6 = acc_6 + t_29.z;
+        acc_7 = acc_7 + t_29.w;
         let t_45: vec4<f32> = b0_x[(t_8 + 2i) * 32768i + t_11];
-        let t_50: f32 = acc_4;
-        acc_4 = t_50 + t_45.x;
-        let t_52: f32 = acc_5;
-        acc_5 = t_52 + t_45.y;
-        let t_54: f32 = acc_6;
-        acc_6 = t_54 + t_45.z;
-        let t_56: f32 = acc_7;
-        acc_7 = t_56 + t_45.w;
+        acc_4 = acc_4 + t_45.x;
+        acc_5 = acc_5 + t_45.y;
+        acc_6 = acc_6 + t_45.z;
+        acc_7 = acc_7 + t_45.w;
         let t_61: vec4<f32> = b0_x[(t_8 + 3i) * 32768i + t_11];
-        let t_66: f32 = acc_4;
-        acc_4 = t_66 + t_61.x;
-        let t_68: f32 = acc_5;
-        acc_5 = t_68 + t_61.y;
-        let t_70: f32 = acc_6;
-        acc_6 = t_70 + t_61.z;
-        let t_72: f32 = acc_7;
-        acc_7 = t_72 + t_61.w;
+        acc_4 = acc_4 + t_61.x;
+        acc_5 = acc_5 + t_61.y;
+        acc_6 = acc_6 + t_61.z;
+        acc_7 = acc_7 + t_61.w;
     }
-    let t_74: f32 = acc_4;
-    let t_75: f32 = acc_5;
-    let t_76: f32 = acc_6;
-    let t_77: f32 = acc_7;
-    var tile_80: array<f32, 4> = array<f32, 4>(t_74, t_75, t_76, t_77);
+    var tile_80: array<f32, 4> = array<f32, 4>(acc_4, acc_5, acc_6, acc_7);
     var acc_78: f32 = 0.0f;
     for (var c_1_79: i32 = 0i; c_1_79 < 4i; c_1_79 = c_1_79 + 2i) {
-        let t_82: f32 = acc_78;
-        acc_78 = t_82 + tile_80[c_1_79];
-        let t_86: f32 = acc_78;
-        acc_78 = t_86 + tile_80[c_1_79 + 1i];
+        acc_78 = acc_78 + tile_80[c_1_79];
+        acc_78 = acc_78 + tile_80[c_1_79 + 1i];
     }
-    let t_88: f32 = acc_78;
-    s0_red_3[l_2] = t_88;
+    s0_red_3[l_2] = acc_78;
     workgroupBarrier();
     for (var s_89: i32 = 128i; s_89 > 0i; s_89 = s_89 / 2i) {
         let t_90: i32 = l_2 + s_89;
@@ -91,23 +68,14 @@ fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 fn k1_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     var acc_3: f32 = 0.0f;
     for (var q_1_4: i32 = 0i; q_1_4 < 128i; q_1_4 = q_1_4 + 8i) {
-        let t_6: f32 = acc_3;
-        acc_3 = t_6 + b1_total_partials[q_1_4];
-        let t_10: f32 = acc_3;
-        acc_3 = t_10 + b1_total_partials[q_1_4 + 1i];
-        let t_14: f32 = acc_3;
-        acc_3 = t_14 + b1_total_partials[q_1_4 + 2i];
-        let t_18: f32 = acc_3;
-        acc_3 = t_18 + b1_total_partials[q_1_4 + 3i];
-        let t_22: f32 = acc_3;
-        acc_3 = t_22 + b1_total_partials[q_1_4 + 4i];
-        let t_26: f32 = acc_3;
-        acc_3 = t_26 + b1_total_partials[q_1_4 + 5i];
-        let t_30: f32 = acc_3;
-        acc_3 = t_30 + b1_total_partials[q_1_4 + 6i];
-        let t_34: f32 = acc_3;
-        acc_3 = t_34 + b1_total_partials[q_1_4 + 7i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 1i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 2i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 3i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 4i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 5i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 6i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 7i];
     }
-    let t_36: f32 = acc_3;
-    b1_total[i32(wid.x) + i32(lid.x)] = t_36;
+    b1_total[i32(wid.x) + i32(lid.x)] = acc_3;
 }

@@ -54,16 +54,13 @@ fn k2_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
         var acc_7: f32 = 0.0f;
         let t_8: i32 = min(t_1, 63i);
         for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
-            let t_15: f32 = acc_7;
-            acc_7 = t_15 + b2_L[t_1 * 64i + p_9] * b2_x_state[p_9];
+            acc_7 = acc_7 + b2_L[t_1 * 64i + p_9] * b2_x_state[p_9];
         }
-        let t_17: f32 = acc_7;
-        pick_5 = (b2_b[t_1] - t_17) / b2_L[t_1 * 64i + t_1];
+        pick_5 = (b2_b[t_1] - acc_7) / b2_L[t_1 * 64i + t_1];
     } else {
         pick_5 = b2_x_state[l_3];
     }
-    let t_24: f32 = pick_5;
-    b2_x_state_next[i32(wid.x) * 64i + l_3] = t_24;
+    b2_x_state_next[i32(wid.x) * 64i + l_3] = pick_5;
     let t_37: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
     if (t_37) {
         b2_step0_next[0i] = t_1 + 1i;
