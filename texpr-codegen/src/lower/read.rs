@@ -140,16 +140,7 @@ impl Lower<'_> {
                 false => self.constant(g),
             });
         }
-        let at = self.ix(ix);
-        let (zero, n, last) = (
-            self.b.i32(0),
-            self.b.i32(len as i32),
-            self.b.i32(len as i32 - 1),
-        );
-        let lo = self.b.binary(K::Ge, at, zero);
-        let hi = self.b.binary(K::Lt, at, n);
-        let ok = self.b.binary(K::And, lo, hi);
-        let clamped = self.b.call(Fun::Clamp, vec![at, zero, last]);
+        let (ok, clamped) = self.in_bounds(ix, len);
         let value = self.element(mem, Ix::Val(clamped), width);
         let g = self.constant(g);
         Ok(self.b.select(ok, value, g))
@@ -202,6 +193,16 @@ impl Lower<'_> {
 
     /// A guarded read of a spilled array: the guard's value out of bounds,
     /// else the element at the clamped index's slot.
+    /// Whether index `ix` is in `0..len`, and the index clamped into it.
+    fn in_bounds(&mut self, ix: Ix, len: i64) -> (V, V) {
+        let at = self.ix(ix);
+        let (zero, n, last) = (self.b.i32(0), self.b.i32(len as i32), self.b.i32(len as i32 - 1));
+        let lo = self.b.binary(K::Ge, at, zero);
+        let hi = self.b.binary(K::Lt, at, n);
+        let ok = self.b.binary(K::And, lo, hi);
+        (ok, self.b.call(Fun::Clamp, vec![at, zero, last]))
+    }
+
     fn guarded_spill(&mut self, mem: Mem, ix: Ix, guard: Option<Scalar>, len: i64) -> R<V> {
         let g = self.constant(guard.expect("a guard"));
         if let Ix::Const(c) = ix {
@@ -212,16 +213,7 @@ impl Lower<'_> {
             let at = self.ix(at);
             return Ok(self.b.load(mem, at));
         }
-        let at = self.ix(ix);
-        let (zero, n, last) = (
-            self.b.i32(0),
-            self.b.i32(len as i32),
-            self.b.i32(len as i32 - 1),
-        );
-        let lo = self.b.binary(K::Ge, at, zero);
-        let hi = self.b.binary(K::Lt, at, n);
-        let ok = self.b.binary(K::And, lo, hi);
-        let clamped = self.b.call(Fun::Clamp, vec![at, zero, last]);
+        let (ok, clamped) = self.in_bounds(ix, len);
         let slot = self.spill_index(Ix::Val(clamped));
         let slot = self.ix(slot);
         let value = self.b.load(mem, slot);
