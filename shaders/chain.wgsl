@@ -6,16 +6,12 @@
 
 @compute @workgroup_size(256)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_3: vec4<f32> = b0_x[g * 256i + l];
-    var q_4: vec4<f32> = vec4<f32>(2.0f);
-    let t_5: vec4<f32> = t_3 * q_4;
-    var q_6: vec4<f32> = vec4<f32>(1.0f);
-    let t_7: vec4<f32> = t_5 + q_6;
-    var q_8: vec4<f32> = vec4<f32>(0.5f);
-    let t_9: vec4<f32> = t_7 * q_8;
-    var q_10: vec4<f32> = vec4<f32>(0.25f);
-    let t_11: vec4<f32> = t_9 - q_10;
-    b0_y[(g * 1024i + l * 4i + 0i) / 4i] = t_11 * t_3;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_5: vec4<f32> = b0_x[g_1 * 256i + l_2];
+    var q_7: vec4<f32> = vec4<f32>(2.0f);
+    var q_11: vec4<f32> = vec4<f32>(1.0f);
+    var q_15: vec4<f32> = vec4<f32>(0.5f);
+    var q_19: vec4<f32> = vec4<f32>(0.25f);
+    b0_y[(g_1 * 1024i + l_2 * 4i) / 4i] = ((t_5 * q_7 + q_11) * q_15 - q_19) * t_5;
 }

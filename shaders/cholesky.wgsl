@@ -3,96 +3,103 @@
 // kernel 0: A
 @group(0) @binding(0) var<storage, read> b0_M: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_A: array<f32>;
-var<workgroup> s0_stage_6: array<f32, 128>;
-var<workgroup> s0_stage_1_18: array<f32, 128>;
+var<workgroup> s0_stage_8: array<f32, 128>;
+var<workgroup> s0_stage_1_20: array<f32, 128>;
 
 @compute @workgroup_size(64)
 fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    var acc_2: f32 = 0.0f;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
     var acc_3: f32 = 0.0f;
     var acc_4: f32 = 0.0f;
-    for (var kb_5: i32 = 0i; kb_5 < 4i; kb_5 = kb_5 + 1i) {
+    var acc_5: f32 = 0.0f;
+    var acc_6: f32 = 0.0f;
+    for (var kb_7: i32 = 0i; kb_7 < 4i; kb_7 = kb_7 + 1i) {
         workgroupBarrier();
-        for (var e_7: i32 = l; e_7 < 128i; e_7 = e_7 + 64i) {
-            s0_stage_6[e_7] = b0_M[(g / 2i * 16i + e_7 / 8i) * 32i + (kb_5 * 8i + e_7 % 8i)];
+        for (var e_9: i32 = l_2; e_9 < 128i; e_9 = e_9 + 64i) {
+            s0_stage_8[e_9] = b0_M[(g_1 / 2i * 16i + e_9 / 8i) * 32i + (kb_7 * 8i + e_9 % 8i)];
         }
-        for (var e_19: i32 = l; e_19 < 128i; e_19 = e_19 + 64i) {
-            s0_stage_1_18[e_19] = b0_M[(g % 2i * 16i + e_19 % 16i) * 32i + (kb_5 * 8i + e_19 / 16i)];
+        for (var e_21: i32 = l_2; e_21 < 128i; e_21 = e_21 + 64i) {
+            s0_stage_1_20[e_21] = b0_M[(g_1 % 2i * 16i + e_21 % 16i) * 32i + (kb_7 * 8i + e_21 / 16i)];
         }
         workgroupBarrier();
-        for (var kk_30: i32 = 0i; kk_30 < 8i; kk_30 = kk_30 + 4i) {
-            let t_32: i32 = l / 8i * 2i;
-            let t_34: i32 = (t_32 + 0i) * 8i;
-            let t_36: f32 = s0_stage_6[t_34 + kk_30];
-            let t_38: i32 = (t_32 + 1i) * 8i;
-            let t_40: f32 = s0_stage_6[t_38 + kk_30];
-            let t_41: i32 = kk_30 * 16i;
-            let t_43: i32 = l % 8i * 2i;
-            let t_44: i32 = t_43 + 0i;
-            let t_46: f32 = s0_stage_1_18[t_41 + t_44];
-            let t_47: i32 = t_43 + 1i;
-            let t_49: f32 = s0_stage_1_18[t_41 + t_47];
-            acc_1 = acc_1 + t_36 * t_46;
-            acc_2 = acc_2 + t_36 * t_49;
-            acc_3 = acc_3 + t_40 * t_46;
-            acc_4 = acc_4 + t_40 * t_49;
-            let t_54: i32 = kk_30 + 1i;
-            let t_56: f32 = s0_stage_6[t_34 + t_54];
-            let t_58: f32 = s0_stage_6[t_38 + t_54];
-            let t_59: i32 = t_54 * 16i;
-            let t_61: f32 = s0_stage_1_18[t_59 + t_44];
-            let t_63: f32 = s0_stage_1_18[t_59 + t_47];
-            acc_1 = acc_1 + t_56 * t_61;
-            acc_2 = acc_2 + t_56 * t_63;
-            acc_3 = acc_3 + t_58 * t_61;
-            acc_4 = acc_4 + t_58 * t_63;
-            let t_68: i32 = kk_30 + 2i;
-            let t_70: f32 = s0_stage_6[t_34 + t_68];
-            let t_72: f32 = s0_stage_6[t_38 + t_68];
-            let t_73: i32 = t_68 * 16i;
-            let t_75: f32 = s0_stage_1_18[t_73 + t_44];
-            let t_77: f32 = s0_stage_1_18[t_73 + t_47];
-            acc_1 = acc_1 + t_70 * t_75;
-            acc_2 = acc_2 + t_70 * t_77;
-            acc_3 = acc_3 + t_72 * t_75;
-            acc_4 = acc_4 + t_72 * t_77;
-            let t_82: i32 = kk_30 + 3i;
-            let t_84: f32 = s0_stage_6[t_34 + t_82];
-            let t_86: f32 = s0_stage_6[t_38 + t_82];
-            let t_87: i32 = t_82 * 16i;
-            let t_89: f32 = s0_stage_1_18[t_87 + t_44];
-            let t_91: f32 = s0_stage_1_18[t_87 + t_47];
-            acc_1 = acc_1 + t_84 * t_89;
-            acc_2 = acc_2 + t_84 * t_91;
-            acc_3 = acc_3 + t_86 * t_89;
-            acc_4 = acc_4 + t_86 * t_91;
+        for (var kk_32: i32 = 0i; kk_32 < 8i; kk_32 = kk_32 + 4i) {
+            let t_34: i32 = l_2 / 8i * 2i;
+            let t_35: i32 = t_34 * 8i;
+            let t_37: f32 = s0_stage_8[t_35 + kk_32];
+            let t_39: i32 = (t_34 + 1i) * 8i;
+            let t_41: f32 = s0_stage_8[t_39 + kk_32];
+            let t_42: i32 = kk_32 * 16i;
+            let t_44: i32 = l_2 % 8i * 2i;
+            let t_46: f32 = s0_stage_1_20[t_42 + t_44];
+            let t_47: i32 = t_44 + 1i;
+            let t_49: f32 = s0_stage_1_20[t_42 + t_47];
+            acc_3 = acc_3 + t_37 * t_46;
+            acc_4 = acc_4 + t_37 * t_49;
+            acc_5 = acc_5 + t_41 * t_46;
+            acc_6 = acc_6 + t_41 * t_49;
+            let t_62: i32 = kk_32 + 1i;
+            let t_64: f32 = s0_stage_8[t_35 + t_62];
+            let t_66: f32 = s0_stage_8[t_39 + t_62];
+            let t_67: i32 = t_62 * 16i;
+            let t_69: f32 = s0_stage_1_20[t_67 + t_44];
+            let t_71: f32 = s0_stage_1_20[t_67 + t_47];
+            acc_3 = acc_3 + t_64 * t_69;
+            acc_4 = acc_4 + t_64 * t_71;
+            acc_5 = acc_5 + t_66 * t_69;
+            acc_6 = acc_6 + t_66 * t_71;
+            let t_84: i32 = kk_32 + 2i;
+            let t_86: f32 = s0_stage_8[t_35 + t_84];
+            let t_88: f32 = s0_stage_8[t_39 + t_84];
+            let t_89: i32 = t_84 * 16i;
+            let t_91: f32 = s0_stage_1_20[t_89 + t_44];
+            let t_93: f32 = s0_stage_1_20[t_89 + t_47];
+            acc_3 = acc_3 + t_86 * t_91;
+            acc_4 = acc_4 + t_86 * t_93;
+            acc_5 = acc_5 + t_88 * t_91;
+            acc_6 = acc_6 + t_88 * t_93;
+            let t_106: i32 = kk_32 + 3i;
+            let t_108: f32 = s0_stage_8[t_35 + t_106];
+            let t_110: f32 = s0_stage_8[t_39 + t_106];
+            let t_111: i32 = t_106 * 16i;
+            let t_113: f32 = s0_stage_1_20[t_111 + t_44];
+            let t_115: f32 = s0_stage_1_20[t_111 + t_47];
+            acc_3 = acc_3 + t_108 * t_113;
+            acc_4 = acc_4 + t_108 * t_115;
+            acc_5 = acc_5 + t_110 * t_113;
+            acc_6 = acc_6 + t_110 * t_115;
         }
+        let t_128: f32 = acc_3;
+        let t_129: f32 = acc_4;
+        let t_130: f32 = acc_5;
+        let t_131: f32 = acc_6;
     }
-    var c_96: i32 = 32i;
-    let t_97: f32 = f32(c_96);
-    let t_98: f32 = acc_1 / t_97;
-    var c_99: i32 = 2i;
-    var c_102: i32 = 8i;
-    let t_105: i32 = (g / c_99 * 8i + l / c_102) * 2i;
-    let t_106: i32 = t_105 + 0i;
-    let t_111: i32 = (g % c_99 * 8i + l % c_102) * 2i;
-    let t_112: i32 = t_111 + 0i;
-    let t_117: i32 = g * 256i + (l * 4i + 0i);
-    b0_A[t_117 % 2i + t_117 / 4i % 8i * 2i + t_117 / 256i % 2i * 16i + t_117 / 2i % 2i * 32i + t_117 / 32i % 8i * 64i + t_117 / 512i * 512i] = t_98 + select(0.0f, 1.0f, t_106 == t_112);
-    let t_138: f32 = acc_2 / t_97;
-    let t_139: i32 = t_111 + 1i;
-    let t_144: i32 = g * 256i + (l * 4i + 1i);
-    b0_A[t_144 % 2i + t_144 / 4i % 8i * 2i + t_144 / 256i % 2i * 16i + t_144 / 2i % 2i * 32i + t_144 / 32i % 8i * 64i + t_144 / 512i * 512i] = t_138 + select(0.0f, 1.0f, t_106 == t_139);
-    let t_165: f32 = acc_3 / t_97;
-    let t_166: i32 = t_105 + 1i;
-    let t_171: i32 = g * 256i + (l * 4i + 2i);
-    b0_A[t_171 % 2i + t_171 / 4i % 8i * 2i + t_171 / 256i % 2i * 16i + t_171 / 2i % 2i * 32i + t_171 / 32i % 8i * 64i + t_171 / 512i * 512i] = t_165 + select(0.0f, 1.0f, t_166 == t_112);
-    let t_192: f32 = acc_4 / t_97;
-    let t_197: i32 = g * 256i + (l * 4i + 3i);
-    b0_A[t_197 % 2i + t_197 / 4i % 8i * 2i + t_197 / 256i % 2i * 16i + t_197 / 2i % 2i * 32i + t_197 / 32i % 8i * 64i + t_197 / 512i * 512i] = t_192 + select(0.0f, 1.0f, t_166 == t_139);
+    var c_136: i32 = 32i;
+    let t_138: f32 = f32(c_136);
+    var c_140: i32 = 2i;
+    let t_141: i32 = c_140;
+    var c_144: i32 = 8i;
+    let t_145: i32 = c_144;
+    let t_148: i32 = (g_1 / t_141 * 8i + l_2 / t_145) * 2i;
+    let t_149: i32 = t_148 + 0i;
+    let t_154: i32 = (g_1 % t_141 * 8i + l_2 % t_145) * 2i;
+    let t_155: i32 = t_154 + 0i;
+    let t_159: i32 = l_2 * 4i;
+    let t_160: i32 = g_1 * 256i;
+    let t_161: i32 = t_160 + t_159;
+    let t_178: i32 = t_161 % 2i + t_161 / 4i % 8i * 2i + t_161 / 256i % 2i * 16i + t_161 / 2i % 2i * 32i + t_161 / 32i % 8i * 64i;
+    b0_A[t_178 + t_161 / 512i * 512i] = acc_3 / t_138 + select(0.0f, 1.0f, t_149 == t_155);
+    let t_183: i32 = t_154 + 1i;
+    let t_188: i32 = t_160 + (t_159 + 1i);
+    let t_205: i32 = t_188 % 2i + t_188 / 4i % 8i * 2i + t_188 / 256i % 2i * 16i + t_188 / 2i % 2i * 32i + t_188 / 32i % 8i * 64i;
+    b0_A[t_205 + t_188 / 512i * 512i] = acc_4 / t_138 + select(0.0f, 1.0f, t_149 == t_183);
+    let t_210: i32 = t_148 + 1i;
+    let t_215: i32 = t_160 + (t_159 + 2i);
+    let t_232: i32 = t_215 % 2i + t_215 / 4i % 8i * 2i + t_215 / 256i % 2i * 16i + t_215 / 2i % 2i * 32i + t_215 / 32i % 8i * 64i;
+    b0_A[t_232 + t_215 / 512i * 512i] = acc_5 / t_138 + select(0.0f, 1.0f, t_210 == t_155);
+    let t_241: i32 = t_160 + (t_159 + 3i);
+    let t_258: i32 = t_241 % 2i + t_241 / 4i % 8i * 2i + t_241 / 256i % 2i * 16i + t_241 / 2i % 2i * 32i + t_241 / 32i % 8i * 64i;
+    b0_A[t_258 + t_241 / 512i * 512i] = acc_6 / t_138 + select(0.0f, 1.0f, t_210 == t_183);
 }
 
 // kernel 1: L_init
@@ -100,10 +107,8 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_L_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b1_L_init[(g * 1024i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b1_L_init[(i32(wid.x) * 1024i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 2: d
@@ -114,18 +119,15 @@ fn k1_L_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(1)
 fn k2_d(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b2_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: i32 = step_1 * 32i;
-    var acc_5: f32 = 0.0f;
-    let t_6: i32 = min(step_1, 31i);
-    for (var p_7: i32 = 0i; p_7 < t_6; p_7 = p_7 + 1i) {
-        let t_9: f32 = b2_L_state[t_2 + p_7];
-        acc_5 = acc_5 + t_9 * t_9;
+    let t_1: i32 = b2_step0[0i];
+    let t_4: i32 = t_1 * 32i;
+    var acc_7: f32 = 0.0f;
+    let t_8: i32 = min(t_1, 31i);
+    for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
+        let t_11: f32 = b2_L_state[t_4 + p_9];
+        acc_7 = acc_7 + t_11 * t_11;
     }
-    let t_11: f32 = b2_A[t_2 + step_1] - acc_5;
-    b2_d[g * 1i + l] = sqrt(t_11);
+    b2_d[i32(wid.x) + i32(lid.x)] = sqrt(b2_A[t_4 + t_1] - acc_7);
 }
 
 // kernel 3: L_state_next
@@ -138,30 +140,32 @@ fn k2_d(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k3_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b3_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var c_2: i32 = 32i;
-    let t_4: bool = (l % c_2) == step_1;
-    let t_5: i32 = g * 8i;
-    let t_7: i32 = t_5 + l / c_2;
-    let t_9: bool = t_4 && (t_7 > step_1);
-    var pick_10: f32;
-    if (t_9) {
-        let t_13: i32 = (t_5 + l / 32i) * 32i;
-        var acc_16: f32 = 0.0f;
-        let t_17: i32 = min(step_1, 31i);
-        for (var p_1_18: i32 = 0i; p_1_18 < t_17; p_1_18 = p_1_18 + 1i) {
-            acc_16 = acc_16 + b3_L_state[t_13 + p_1_18] * b3_L_state[step_1 * 32i + p_1_18];
+    let t_1: i32 = b3_step0[0i];
+    let g_2: i32 = i32(wid.x);
+    let l_3: i32 = i32(lid.x);
+    var c_4: i32 = 32i;
+    let t_5: i32 = c_4;
+    let t_7: bool = l_3 % t_5 == t_1;
+    let t_8: i32 = g_2 * 8i;
+    let t_10: i32 = t_8 + l_3 / t_5;
+    let t_12: bool = t_7 & (t_10 > t_1);
+    var pick_13: f32;
+    if (t_12) {
+        let t_16: i32 = (t_8 + l_3 / 32i) * 32i;
+        var acc_19: f32 = 0.0f;
+        let t_20: i32 = min(t_1, 31i);
+        for (var p_1_21: i32 = 0i; p_1_21 < t_20; p_1_21 = p_1_21 + 1i) {
+            acc_19 = acc_19 + b3_L_state[t_16 + p_1_21] * b3_L_state[t_1 * 32i + p_1_21];
         }
-        let t_25: f32 = b3_A[t_13 + step_1] - acc_16;
-        pick_10 = t_25 / b3_d[0i];
+        pick_13 = (b3_A[t_16 + t_1] - acc_19) / b3_d[0i];
+    } else {
+        pick_13 = select(b3_L_state[(t_8 + l_3 / 32i) * 32i + l_3 % 32i], b3_d[0i], t_7 & (t_10 == t_1));
     }
-    else {
-        pick_10 = select(b3_L_state[(t_5 + l / 32i) * 32i + l % 32i], b3_d[0i], t_4 && (t_7 == step_1));
+    b3_L_state_next[g_2 * 256i + l_3] = pick_13;
+    let t_57: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_57) {
+        b3_step0_next[0i] = t_1 + 1i;
     }
-    b3_L_state_next[g * 256i + l] = pick_10;
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b3_step0_next[0] = b3_step0[0] + 1i; }
 }
 
 // kernel 4: L
@@ -170,11 +174,13 @@ fn k3_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(256)
 fn k4_L(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    b4_L[g * 1024i + (l * 4i + 0i)] = b4_L_state_b[t_1 + 0i];
-    b4_L[g * 1024i + (l * 4i + 1i)] = b4_L_state_b[t_1 + 1i];
-    b4_L[g * 1024i + (l * 4i + 2i)] = b4_L_state_b[t_1 + 2i];
-    b4_L[g * 1024i + (l * 4i + 3i)] = b4_L_state_b[t_1 + 3i];
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_5: i32 = i32(wid.x) * 1024i;
+    b4_L[t_5 + t_3] = b4_L_state_b[t_3];
+    let t_7: i32 = t_3 + 1i;
+    b4_L[t_5 + t_7] = b4_L_state_b[t_7];
+    let t_10: i32 = t_3 + 2i;
+    b4_L[t_5 + t_10] = b4_L_state_b[t_10];
+    let t_13: i32 = t_3 + 3i;
+    b4_L[t_5 + t_13] = b4_L_state_b[t_13];
 }

@@ -3,96 +3,103 @@
 // kernel 0: A
 @group(0) @binding(0) var<storage, read> b0_M: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_A: array<f32>;
-var<workgroup> s0_stage_6: array<f32, 128>;
-var<workgroup> s0_stage_1_18: array<f32, 128>;
+var<workgroup> s0_stage_8: array<f32, 128>;
+var<workgroup> s0_stage_1_20: array<f32, 128>;
 
 @compute @workgroup_size(64)
 fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    var acc_2: f32 = 0.0f;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
     var acc_3: f32 = 0.0f;
     var acc_4: f32 = 0.0f;
-    for (var kb_5: i32 = 0i; kb_5 < 4i; kb_5 = kb_5 + 1i) {
+    var acc_5: f32 = 0.0f;
+    var acc_6: f32 = 0.0f;
+    for (var kb_7: i32 = 0i; kb_7 < 4i; kb_7 = kb_7 + 1i) {
         workgroupBarrier();
-        for (var e_7: i32 = l; e_7 < 128i; e_7 = e_7 + 64i) {
-            s0_stage_6[e_7] = b0_M[(g / 2i * 16i + e_7 / 8i) * 32i + (kb_5 * 8i + e_7 % 8i)];
+        for (var e_9: i32 = l_2; e_9 < 128i; e_9 = e_9 + 64i) {
+            s0_stage_8[e_9] = b0_M[(g_1 / 2i * 16i + e_9 / 8i) * 32i + (kb_7 * 8i + e_9 % 8i)];
         }
-        for (var e_19: i32 = l; e_19 < 128i; e_19 = e_19 + 64i) {
-            s0_stage_1_18[e_19] = b0_M[(g % 2i * 16i + e_19 % 16i) * 32i + (kb_5 * 8i + e_19 / 16i)];
+        for (var e_21: i32 = l_2; e_21 < 128i; e_21 = e_21 + 64i) {
+            s0_stage_1_20[e_21] = b0_M[(g_1 % 2i * 16i + e_21 % 16i) * 32i + (kb_7 * 8i + e_21 / 16i)];
         }
         workgroupBarrier();
-        for (var kk_30: i32 = 0i; kk_30 < 8i; kk_30 = kk_30 + 4i) {
-            let t_32: i32 = l / 8i * 2i;
-            let t_34: i32 = (t_32 + 0i) * 8i;
-            let t_36: f32 = s0_stage_6[t_34 + kk_30];
-            let t_38: i32 = (t_32 + 1i) * 8i;
-            let t_40: f32 = s0_stage_6[t_38 + kk_30];
-            let t_41: i32 = kk_30 * 16i;
-            let t_43: i32 = l % 8i * 2i;
-            let t_44: i32 = t_43 + 0i;
-            let t_46: f32 = s0_stage_1_18[t_41 + t_44];
-            let t_47: i32 = t_43 + 1i;
-            let t_49: f32 = s0_stage_1_18[t_41 + t_47];
-            acc_1 = acc_1 + t_36 * t_46;
-            acc_2 = acc_2 + t_36 * t_49;
-            acc_3 = acc_3 + t_40 * t_46;
-            acc_4 = acc_4 + t_40 * t_49;
-            let t_54: i32 = kk_30 + 1i;
-            let t_56: f32 = s0_stage_6[t_34 + t_54];
-            let t_58: f32 = s0_stage_6[t_38 + t_54];
-            let t_59: i32 = t_54 * 16i;
-            let t_61: f32 = s0_stage_1_18[t_59 + t_44];
-            let t_63: f32 = s0_stage_1_18[t_59 + t_47];
-            acc_1 = acc_1 + t_56 * t_61;
-            acc_2 = acc_2 + t_56 * t_63;
-            acc_3 = acc_3 + t_58 * t_61;
-            acc_4 = acc_4 + t_58 * t_63;
-            let t_68: i32 = kk_30 + 2i;
-            let t_70: f32 = s0_stage_6[t_34 + t_68];
-            let t_72: f32 = s0_stage_6[t_38 + t_68];
-            let t_73: i32 = t_68 * 16i;
-            let t_75: f32 = s0_stage_1_18[t_73 + t_44];
-            let t_77: f32 = s0_stage_1_18[t_73 + t_47];
-            acc_1 = acc_1 + t_70 * t_75;
-            acc_2 = acc_2 + t_70 * t_77;
-            acc_3 = acc_3 + t_72 * t_75;
-            acc_4 = acc_4 + t_72 * t_77;
-            let t_82: i32 = kk_30 + 3i;
-            let t_84: f32 = s0_stage_6[t_34 + t_82];
-            let t_86: f32 = s0_stage_6[t_38 + t_82];
-            let t_87: i32 = t_82 * 16i;
-            let t_89: f32 = s0_stage_1_18[t_87 + t_44];
-            let t_91: f32 = s0_stage_1_18[t_87 + t_47];
-            acc_1 = acc_1 + t_84 * t_89;
-            acc_2 = acc_2 + t_84 * t_91;
-            acc_3 = acc_3 + t_86 * t_89;
-            acc_4 = acc_4 + t_86 * t_91;
+        for (var kk_32: i32 = 0i; kk_32 < 8i; kk_32 = kk_32 + 4i) {
+            let t_34: i32 = l_2 / 8i * 2i;
+            let t_35: i32 = t_34 * 8i;
+            let t_37: f32 = s0_stage_8[t_35 + kk_32];
+            let t_39: i32 = (t_34 + 1i) * 8i;
+            let t_41: f32 = s0_stage_8[t_39 + kk_32];
+            let t_42: i32 = kk_32 * 16i;
+            let t_44: i32 = l_2 % 8i * 2i;
+            let t_46: f32 = s0_stage_1_20[t_42 + t_44];
+            let t_47: i32 = t_44 + 1i;
+            let t_49: f32 = s0_stage_1_20[t_42 + t_47];
+            acc_3 = acc_3 + t_37 * t_46;
+            acc_4 = acc_4 + t_37 * t_49;
+            acc_5 = acc_5 + t_41 * t_46;
+            acc_6 = acc_6 + t_41 * t_49;
+            let t_62: i32 = kk_32 + 1i;
+            let t_64: f32 = s0_stage_8[t_35 + t_62];
+            let t_66: f32 = s0_stage_8[t_39 + t_62];
+            let t_67: i32 = t_62 * 16i;
+            let t_69: f32 = s0_stage_1_20[t_67 + t_44];
+            let t_71: f32 = s0_stage_1_20[t_67 + t_47];
+            acc_3 = acc_3 + t_64 * t_69;
+            acc_4 = acc_4 + t_64 * t_71;
+            acc_5 = acc_5 + t_66 * t_69;
+            acc_6 = acc_6 + t_66 * t_71;
+            let t_84: i32 = kk_32 + 2i;
+            let t_86: f32 = s0_stage_8[t_35 + t_84];
+            let t_88: f32 = s0_stage_8[t_39 + t_84];
+            let t_89: i32 = t_84 * 16i;
+            let t_91: f32 = s0_stage_1_20[t_89 + t_44];
+            let t_93: f32 = s0_stage_1_20[t_89 + t_47];
+            acc_3 = acc_3 + t_86 * t_91;
+            acc_4 = acc_4 + t_86 * t_93;
+            acc_5 = acc_5 + t_88 * t_91;
+            acc_6 = acc_6 + t_88 * t_93;
+            let t_106: i32 = kk_32 + 3i;
+            let t_108: f32 = s0_stage_8[t_35 + t_106];
+            let t_110: f32 = s0_stage_8[t_39 + t_106];
+            let t_111: i32 = t_106 * 16i;
+            let t_113: f32 = s0_stage_1_20[t_111 + t_44];
+            let t_115: f32 = s0_stage_1_20[t_111 + t_47];
+            acc_3 = acc_3 + t_108 * t_113;
+            acc_4 = acc_4 + t_108 * t_115;
+            acc_5 = acc_5 + t_110 * t_113;
+            acc_6 = acc_6 + t_110 * t_115;
         }
+        let t_128: f32 = acc_3;
+        let t_129: f32 = acc_4;
+        let t_130: f32 = acc_5;
+        let t_131: f32 = acc_6;
     }
-    var c_96: i32 = 2i;
-    var c_99: i32 = 8i;
-    let t_102: i32 = (g % c_96 * 8i + l % c_99) * 2i;
-    let t_103: i32 = t_102 + 0i;
-    let t_108: i32 = (g / c_96 * 8i + l / c_99) * 2i;
-    let t_109: i32 = t_108 + 0i;
-    var c_111: i32 = 32i;
-    let t_112: f32 = f32(c_111);
-    let t_113: f32 = acc_1 / t_112;
-    let t_119: i32 = g * 256i + (l * 4i + 0i);
-    b0_A[t_119 % 2i + t_119 / 4i % 8i * 2i + t_119 / 256i % 2i * 16i + t_119 / 2i % 2i * 32i + t_119 / 32i % 8i * 64i + t_119 / 512i * 512i] = select(0.0f, t_113 + select(0.0f, 1.0f, t_109 == t_103), t_103 <= t_109);
-    let t_140: i32 = t_102 + 1i;
-    let t_142: f32 = acc_2 / t_112;
-    let t_148: i32 = g * 256i + (l * 4i + 1i);
-    b0_A[t_148 % 2i + t_148 / 4i % 8i * 2i + t_148 / 256i % 2i * 16i + t_148 / 2i % 2i * 32i + t_148 / 32i % 8i * 64i + t_148 / 512i * 512i] = select(0.0f, t_142 + select(0.0f, 1.0f, t_109 == t_140), t_140 <= t_109);
-    let t_169: i32 = t_108 + 1i;
-    let t_171: f32 = acc_3 / t_112;
-    let t_177: i32 = g * 256i + (l * 4i + 2i);
-    b0_A[t_177 % 2i + t_177 / 4i % 8i * 2i + t_177 / 256i % 2i * 16i + t_177 / 2i % 2i * 32i + t_177 / 32i % 8i * 64i + t_177 / 512i * 512i] = select(0.0f, t_171 + select(0.0f, 1.0f, t_169 == t_103), t_103 <= t_169);
-    let t_199: f32 = acc_4 / t_112;
-    let t_205: i32 = g * 256i + (l * 4i + 3i);
-    b0_A[t_205 % 2i + t_205 / 4i % 8i * 2i + t_205 / 256i % 2i * 16i + t_205 / 2i % 2i * 32i + t_205 / 32i % 8i * 64i + t_205 / 512i * 512i] = select(0.0f, t_199 + select(0.0f, 1.0f, t_169 == t_140), t_140 <= t_169);
+    var c_136: i32 = 2i;
+    let t_137: i32 = c_136;
+    var c_140: i32 = 8i;
+    let t_141: i32 = c_140;
+    let t_144: i32 = (g_1 % t_137 * 8i + l_2 % t_141) * 2i;
+    let t_145: i32 = t_144 + 0i;
+    let t_150: i32 = (g_1 / t_137 * 8i + l_2 / t_141) * 2i;
+    let t_151: i32 = t_150 + 0i;
+    var c_153: i32 = 32i;
+    let t_155: f32 = f32(c_153);
+    let t_161: i32 = l_2 * 4i;
+    let t_162: i32 = g_1 * 256i;
+    let t_163: i32 = t_162 + t_161;
+    let t_180: i32 = t_163 % 2i + t_163 / 4i % 8i * 2i + t_163 / 256i % 2i * 16i + t_163 / 2i % 2i * 32i + t_163 / 32i % 8i * 64i;
+    b0_A[t_180 + t_163 / 512i * 512i] = select(0.0f, acc_3 / t_155 + select(0.0f, 1.0f, t_151 == t_145), t_145 <= t_151);
+    let t_184: i32 = t_144 + 1i;
+    let t_192: i32 = t_162 + (t_161 + 1i);
+    let t_209: i32 = t_192 % 2i + t_192 / 4i % 8i * 2i + t_192 / 256i % 2i * 16i + t_192 / 2i % 2i * 32i + t_192 / 32i % 8i * 64i;
+    b0_A[t_209 + t_192 / 512i * 512i] = select(0.0f, acc_4 / t_155 + select(0.0f, 1.0f, t_151 == t_184), t_184 <= t_151);
+    let t_213: i32 = t_150 + 1i;
+    let t_221: i32 = t_162 + (t_161 + 2i);
+    let t_238: i32 = t_221 % 2i + t_221 / 4i % 8i * 2i + t_221 / 256i % 2i * 16i + t_221 / 2i % 2i * 32i + t_221 / 32i % 8i * 64i;
+    b0_A[t_238 + t_221 / 512i * 512i] = select(0.0f, acc_5 / t_155 + select(0.0f, 1.0f, t_213 == t_145), t_145 <= t_213);
+    let t_249: i32 = t_162 + (t_161 + 3i);
+    let t_266: i32 = t_249 % 2i + t_249 / 4i % 8i * 2i + t_249 / 256i % 2i * 16i + t_249 / 2i % 2i * 32i + t_249 / 32i % 8i * 64i;
+    b0_A[t_266 + t_249 / 512i * 512i] = select(0.0f, acc_6 / t_155 + select(0.0f, 1.0f, t_213 == t_184), t_184 <= t_213);
 }
 
 // kernel 1: L_state_next
@@ -103,33 +110,39 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b1_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    for (var j_2: i32 = 0i; j_2 < 4i; j_2 = j_2 + 2i) {
-        let t_3: i32 = l * 4i;
-        let t_4: i32 = t_3 + j_2;
-        var c_5: i32 = 32i;
-        let t_6: i32 = t_4 % c_5;
-        let t_8: i32 = t_4 / c_5;
-        let t_12: i32 = t_4 / 32i * 32i;
-        let t_14: f32 = b1_L_state[t_12 + step_1];
-        let t_17: f32 = b1_L_state[step_1 * 32i + step_1];
-        let t_18: f32 = sqrt(t_17);
-        let t_23: i32 = t_4 % 32i;
-        let t_25: f32 = b1_L_state[t_12 + t_23];
-        b1_L_state_next[g * 1024i + (l * 4i + j_2)] = select(select(t_25, t_25 - t_14 * b1_L_state[t_23 * 32i + step_1] / t_17, (t_6 > step_1) && (t_8 >= t_6)), t_14 / t_18, (t_6 == step_1) && (t_8 >= step_1));
-        let t_36: i32 = j_2 + 1i;
-        let t_37: i32 = t_3 + t_36;
-        let t_38: i32 = t_37 % c_5;
-        let t_40: i32 = t_37 / c_5;
-        let t_44: i32 = t_37 / 32i * 32i;
-        let t_46: f32 = b1_L_state[t_44 + step_1];
-        let t_51: i32 = t_37 % 32i;
-        let t_53: f32 = b1_L_state[t_44 + t_51];
-        b1_L_state_next[g * 1024i + (l * 4i + t_36)] = select(select(t_53, t_53 - t_46 * b1_L_state[t_51 * 32i + step_1] / t_17, (t_38 > step_1) && (t_40 >= t_38)), t_46 / t_18, (t_38 == step_1) && (t_40 >= step_1));
+    let t_1: i32 = b1_step0[0i];
+    let g_2: i32 = i32(wid.x);
+    let l_3: i32 = i32(lid.x);
+    for (var j_4: i32 = 0i; j_4 < 4i; j_4 = j_4 + 2i) {
+        let t_5: i32 = l_3 * 4i;
+        let t_6: i32 = t_5 + j_4;
+        var c_7: i32 = 32i;
+        let t_8: i32 = c_7;
+        let t_9: i32 = t_6 % t_8;
+        let t_11: i32 = t_6 / t_8;
+        let t_15: i32 = t_6 / 32i * 32i;
+        let t_17: f32 = b1_L_state[t_15 + t_1];
+        let t_20: f32 = b1_L_state[t_1 * 32i + t_1];
+        let t_21: f32 = sqrt(t_20);
+        let t_26: i32 = t_6 % 32i;
+        let t_28: f32 = b1_L_state[t_15 + t_26];
+        let t_35: f32 = select(t_28, t_28 - t_17 * b1_L_state[t_26 * 32i + t_1] / t_20, (t_9 > t_1) & (t_11 >= t_9));
+        let t_37: i32 = g_2 * 1024i;
+        b1_L_state_next[t_37 + t_6] = select(t_35, t_17 / t_21, (t_9 == t_1) & (t_11 >= t_1));
+        let t_40: i32 = t_5 + (j_4 + 1i);
+        let t_41: i32 = t_40 % t_8;
+        let t_43: i32 = t_40 / t_8;
+        let t_47: i32 = t_40 / 32i * 32i;
+        let t_49: f32 = b1_L_state[t_47 + t_1];
+        let t_54: i32 = t_40 % 32i;
+        let t_56: f32 = b1_L_state[t_47 + t_54];
+        let t_63: f32 = select(t_56, t_56 - t_49 * b1_L_state[t_54 * 32i + t_1] / t_20, (t_41 > t_1) & (t_43 >= t_41));
+        b1_L_state_next[t_37 + t_40] = select(t_63, t_49 / t_21, (t_41 == t_1) & (t_43 >= t_1));
     }
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b1_step0_next[0] = b1_step0[0] + 1i; }
+    let t_76: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_76) {
+        b1_step0_next[0i] = t_1 + 1i;
+    }
 }
 
 // kernel 2: L
@@ -138,11 +151,13 @@ fn k1_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(256)
 fn k2_L(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    b2_L[g * 1024i + (l * 4i + 0i)] = b2_L_state_b[t_1 + 0i];
-    b2_L[g * 1024i + (l * 4i + 1i)] = b2_L_state_b[t_1 + 1i];
-    b2_L[g * 1024i + (l * 4i + 2i)] = b2_L_state_b[t_1 + 2i];
-    b2_L[g * 1024i + (l * 4i + 3i)] = b2_L_state_b[t_1 + 3i];
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_5: i32 = i32(wid.x) * 1024i;
+    b2_L[t_5 + t_3] = b2_L_state_b[t_3];
+    let t_7: i32 = t_3 + 1i;
+    b2_L[t_5 + t_7] = b2_L_state_b[t_7];
+    let t_10: i32 = t_3 + 2i;
+    b2_L[t_5 + t_10] = b2_L_state_b[t_10];
+    let t_13: i32 = t_3 + 3i;
+    b2_L[t_5 + t_13] = b2_L_state_b[t_13];
 }

@@ -7,12 +7,12 @@
 
 @compute @workgroup_size(64)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var j_2: i32 = 0i; j_2 < 7i; j_2 = j_2 + 1i) {
-        let t_7: i32 = g * 64i + l + j_2 - 3i;
-        acc_1 = acc_1 + b0_w[j_2] * select(0.0f, b0_x[clamp(t_7, 0i, 262143i)], t_7 >= 0i && t_7 < 262144i);
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    var acc_3: f32 = 0.0f;
+    for (var j_4: i32 = 0i; j_4 < 7i; j_4 = j_4 + 1i) {
+        let t_9: i32 = g_1 * 64i + l_2 + j_4 - 3i;
+        acc_3 = acc_3 + b0_w[j_4] * select(0.0f, b0_x[clamp(t_9, 0i, 262143i)], (t_9 >= 0i) & (t_9 < 262144i));
     }
-    b0_y[g * 64i + l] = acc_1;
+    b0_y[g_1 * 64i + l_2] = acc_3;
 }

@@ -4,67 +4,68 @@
 @group(0) @binding(0) var<storage, read> b0_x: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> b0_y: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> b0_out_partials: array<f32>;
-var<workgroup> s0_red_1: array<f32, 256>;
+var<workgroup> s0_red_3: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn k0_out_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2: f32 = 0.0f;
-    var acc_3: f32 = 0.0f;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
     var acc_4: f32 = 0.0f;
     var acc_5: f32 = 0.0f;
-    for (var t_6: i32 = 0i; t_6 < 8i; t_6 = t_6 + 4i) {
-        let t_9: i32 = g * 256i + l;
-        let t_10: i32 = t_6 * 32768i + t_9;
-        let t_11: vec4<f32> = b0_x[t_10];
-        let t_16: vec4<f32> = b0_y[t_10];
-        acc_2 = acc_2 + t_11.x * t_16.x;
-        acc_3 = acc_3 + t_11.y * t_16.y;
-        acc_4 = acc_4 + t_11.z * t_16.z;
-        acc_5 = acc_5 + t_11.w * t_16.w;
-        let t_27: i32 = (t_6 + 1i) * 32768i + t_9;
-        let t_28: vec4<f32> = b0_x[t_27];
-        let t_33: vec4<f32> = b0_y[t_27];
-        acc_2 = acc_2 + t_28.x * t_33.x;
-        acc_3 = acc_3 + t_28.y * t_33.y;
-        acc_4 = acc_4 + t_28.z * t_33.z;
-        acc_5 = acc_5 + t_28.w * t_33.w;
-        let t_44: i32 = (t_6 + 2i) * 32768i + t_9;
-        let t_45: vec4<f32> = b0_x[t_44];
-        let t_50: vec4<f32> = b0_y[t_44];
-        acc_2 = acc_2 + t_45.x * t_50.x;
-        acc_3 = acc_3 + t_45.y * t_50.y;
-        acc_4 = acc_4 + t_45.z * t_50.z;
-        acc_5 = acc_5 + t_45.w * t_50.w;
-        let t_61: i32 = (t_6 + 3i) * 32768i + t_9;
-        let t_62: vec4<f32> = b0_x[t_61];
-        let t_67: vec4<f32> = b0_y[t_61];
-        acc_2 = acc_2 + t_62.x * t_67.x;
-        acc_3 = acc_3 + t_62.y * t_67.y;
-        acc_4 = acc_4 + t_62.z * t_67.z;
-        acc_5 = acc_5 + t_62.w * t_67.w;
+    var acc_6: f32 = 0.0f;
+    var acc_7: f32 = 0.0f;
+    for (var t_8: i32 = 0i; t_8 < 8i; t_8 = t_8 + 4i) {
+        let t_11: i32 = g_1 * 256i + l_2;
+        let t_12: i32 = t_8 * 32768i + t_11;
+        let t_13: vec4<f32> = b0_x[t_12];
+        let t_18: vec4<f32> = b0_y[t_12];
+        acc_4 = acc_4 + t_13.x * t_18.x;
+        acc_5 = acc_5 + t_13.y * t_18.y;
+        acc_6 = acc_6 + t_13.z * t_18.z;
+        acc_7 = acc_7 + t_13.w * t_18.w;
+        let t_37: i32 = (t_8 + 1i) * 32768i + t_11;
+        let t_38: vec4<f32> = b0_x[t_37];
+        let t_43: vec4<f32> = b0_y[t_37];
+        acc_4 = acc_4 + t_38.x * t_43.x;
+        acc_5 = acc_5 + t_38.y * t_43.y;
+        acc_6 = acc_6 + t_38.z * t_43.z;
+        acc_7 = acc_7 + t_38.w * t_43.w;
+        let t_62: i32 = (t_8 + 2i) * 32768i + t_11;
+        let t_63: vec4<f32> = b0_x[t_62];
+        let t_68: vec4<f32> = b0_y[t_62];
+        acc_4 = acc_4 + t_63.x * t_68.x;
+        acc_5 = acc_5 + t_63.y * t_68.y;
+        acc_6 = acc_6 + t_63.z * t_68.z;
+        acc_7 = acc_7 + t_63.w * t_68.w;
+        let t_87: i32 = (t_8 + 3i) * 32768i + t_11;
+        let t_88: vec4<f32> = b0_x[t_87];
+        let t_93: vec4<f32> = b0_y[t_87];
+        acc_4 = acc_4 + t_88.x * t_93.x;
+        acc_5 = acc_5 + t_88.y * t_93.y;
+        acc_6 = acc_6 + t_88.z * t_93.z;
+        acc_7 = acc_7 + t_88.w * t_93.w;
     }
-    var tile_78: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
-    var acc_76: f32 = 0.0f;
-    for (var c_1_77: i32 = 0i; c_1_77 < 4i; c_1_77 = c_1_77 + 2i) {
-        let t_79: f32 = tile_78[c_1_77];
-        acc_76 = acc_76 + t_79;
-        let t_81: f32 = tile_78[c_1_77 + 1i];
-        acc_76 = acc_76 + t_81;
+    var tile_116: array<f32, 4> = array<f32, 4>(acc_4, acc_5, acc_6, acc_7);
+    var acc_114: f32 = 0.0f;
+    for (var c_1_115: i32 = 0i; c_1_115 < 4i; c_1_115 = c_1_115 + 2i) {
+        acc_114 = acc_114 + tile_116[c_1_115];
+        acc_114 = acc_114 + tile_116[c_1_115 + 1i];
     }
-    s0_red_1[l] = acc_76;
+    s0_red_3[l_2] = acc_114;
     workgroupBarrier();
-    for (var s_82: i32 = 128i; s_82 > 0i; s_82 = s_82 / 2i) {
-        if (l < s_82 && l + s_82 < 256i) {
-            let t_83: i32 = l + s_82;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_83];
+    for (var s_125: i32 = 128i; s_125 > 0i; s_125 = s_125 / 2i) {
+        let t_126: i32 = l_2 + s_125;
+        let t_129: bool = (l_2 < s_125) & (t_126 < 256i);
+        if (t_129) {
+            let t_130: f32 = s0_red_3[l_2];
+            let t_131: f32 = s0_red_3[t_126];
+            s0_red_3[l_2] = t_130 + t_131;
         }
         workgroupBarrier();
     }
-    for (var e_84: i32 = l; e_84 < 1i; e_84 = e_84 + 256i) {
-        let t_85: f32 = s0_red_1[e_84];
-        b0_out_partials[g * 1i + e_84] = t_85;
+    for (var e_133: i32 = l_2; e_133 < 1i; e_133 = e_133 + 256i) {
+        let t_134: f32 = s0_red_3[e_133];
+        b0_out_partials[g_1 + e_133] = t_134;
     }
 }
 
@@ -74,18 +75,16 @@ fn k0_out_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(1)
 fn k1_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var q_2_2: i32 = 0i; q_2_2 < 128i; q_2_2 = q_2_2 + 8i) {
-        acc_1 = acc_1 + b1_out_partials[q_2_2];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 1i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 2i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 3i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 4i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 5i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 6i];
-        acc_1 = acc_1 + b1_out_partials[q_2_2 + 7i];
+    var acc_3: f32 = 0.0f;
+    for (var q_2_4: i32 = 0i; q_2_4 < 128i; q_2_4 = q_2_4 + 8i) {
+        acc_3 = acc_3 + b1_out_partials[q_2_4];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 1i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 2i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 3i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 4i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 5i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 6i];
+        acc_3 = acc_3 + b1_out_partials[q_2_4 + 7i];
     }
-    b1_out[g * 1i + l] = acc_1;
+    b1_out[i32(wid.x) + i32(lid.x)] = acc_3;
 }

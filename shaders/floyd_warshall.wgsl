@@ -6,18 +6,21 @@
 
 @compute @workgroup_size(256)
 fn k0_D0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_3: i32 = (g * 256i + l) * 4i;
-    let t_4: i32 = t_3 + 0i;
-    var c_5: i32 = 64i;
-    b0_D0[g * 1024i + (l * 4i + 0i)] = select(abs(b0_W[t_4 / 64i * 64i + t_4 % 64i]) + 1.0f, 0.0f, (t_4 / c_5) == (t_4 % c_5));
-    let t_19: i32 = t_3 + 1i;
-    b0_D0[g * 1024i + (l * 4i + 1i)] = select(abs(b0_W[t_19 / 64i * 64i + t_19 % 64i]) + 1.0f, 0.0f, (t_19 / c_5) == (t_19 % c_5));
-    let t_33: i32 = t_3 + 2i;
-    b0_D0[g * 1024i + (l * 4i + 2i)] = select(abs(b0_W[t_33 / 64i * 64i + t_33 % 64i]) + 1.0f, 0.0f, (t_33 / c_5) == (t_33 % c_5));
-    let t_47: i32 = t_3 + 3i;
-    b0_D0[g * 1024i + (l * 4i + 3i)] = select(abs(b0_W[t_47 / 64i * 64i + t_47 % 64i]) + 1.0f, 0.0f, (t_47 / c_5) == (t_47 % c_5));
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_5: i32 = (g_1 * 256i + l_2) * 4i;
+    let t_6: i32 = t_5 + 0i;
+    var c_7: i32 = 64i;
+    let t_8: i32 = c_7;
+    let t_20: i32 = l_2 * 4i;
+    let t_21: i32 = g_1 * 1024i;
+    b0_D0[t_21 + t_20] = select(abs(b0_W[t_5 / 64i * 64i + t_5 % 64i]) + 1.0f, 0.0f, t_6 / t_8 == t_6 % t_8);
+    let t_23: i32 = t_5 + 1i;
+    b0_D0[t_21 + (t_20 + 1i)] = select(abs(b0_W[t_23 / 64i * 64i + t_23 % 64i]) + 1.0f, 0.0f, t_23 / t_8 == t_23 % t_8);
+    let t_37: i32 = t_5 + 2i;
+    b0_D0[t_21 + (t_20 + 2i)] = select(abs(b0_W[t_37 / 64i * 64i + t_37 % 64i]) + 1.0f, 0.0f, t_37 / t_8 == t_37 % t_8);
+    let t_51: i32 = t_5 + 3i;
+    b0_D0[t_21 + (t_20 + 3i)] = select(abs(b0_W[t_51 / 64i * 64i + t_51 % 64i]) + 1.0f, 0.0f, t_51 / t_8 == t_51 % t_8);
 }
 
 // kernel 1: D_state_next
@@ -28,28 +31,32 @@ fn k0_D0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
 
 @compute @workgroup_size(256)
 fn k1_D_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b1_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_4: i32 = (g * 256i + l) * 4i;
-    let t_5: i32 = t_4 + 0i;
-    let t_7: i32 = t_5 / 64i * 64i;
-    let t_8: i32 = t_5 % 64i;
-    let t_13: i32 = step_1 * 64i;
-    b1_D_state_next[g * 1024i + (l * 4i + 0i)] = min(b1_D_state[t_7 + t_8], b1_D_state[t_7 + step_1] + b1_D_state[t_13 + t_8]);
-    let t_20: i32 = t_4 + 1i;
-    let t_22: i32 = t_20 / 64i * 64i;
-    let t_23: i32 = t_20 % 64i;
-    b1_D_state_next[g * 1024i + (l * 4i + 1i)] = min(b1_D_state[t_22 + t_23], b1_D_state[t_22 + step_1] + b1_D_state[t_13 + t_23]);
-    let t_34: i32 = t_4 + 2i;
-    let t_36: i32 = t_34 / 64i * 64i;
-    let t_37: i32 = t_34 % 64i;
-    b1_D_state_next[g * 1024i + (l * 4i + 2i)] = min(b1_D_state[t_36 + t_37], b1_D_state[t_36 + step_1] + b1_D_state[t_13 + t_37]);
-    let t_48: i32 = t_4 + 3i;
-    let t_50: i32 = t_48 / 64i * 64i;
-    let t_51: i32 = t_48 % 64i;
-    b1_D_state_next[g * 1024i + (l * 4i + 3i)] = min(b1_D_state[t_50 + t_51], b1_D_state[t_50 + step_1] + b1_D_state[t_13 + t_51]);
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b1_step0_next[0] = b1_step0[0] + 1i; }
+    let t_1: i32 = b1_step0[0i];
+    let g_2: i32 = i32(wid.x);
+    let l_3: i32 = i32(lid.x);
+    let t_6: i32 = (g_2 * 256i + l_3) * 4i;
+    let t_8: i32 = t_6 / 64i * 64i;
+    let t_9: i32 = t_6 % 64i;
+    let t_14: i32 = t_1 * 64i;
+    let t_19: i32 = l_3 * 4i;
+    let t_20: i32 = g_2 * 1024i;
+    b1_D_state_next[t_20 + t_19] = min(b1_D_state[t_8 + t_9], b1_D_state[t_8 + t_1] + b1_D_state[t_14 + t_9]);
+    let t_22: i32 = t_6 + 1i;
+    let t_24: i32 = t_22 / 64i * 64i;
+    let t_25: i32 = t_22 % 64i;
+    b1_D_state_next[t_20 + (t_19 + 1i)] = min(b1_D_state[t_24 + t_25], b1_D_state[t_24 + t_1] + b1_D_state[t_14 + t_25]);
+    let t_36: i32 = t_6 + 2i;
+    let t_38: i32 = t_36 / 64i * 64i;
+    let t_39: i32 = t_36 % 64i;
+    b1_D_state_next[t_20 + (t_19 + 2i)] = min(b1_D_state[t_38 + t_39], b1_D_state[t_38 + t_1] + b1_D_state[t_14 + t_39]);
+    let t_50: i32 = t_6 + 3i;
+    let t_52: i32 = t_50 / 64i * 64i;
+    let t_53: i32 = t_50 % 64i;
+    b1_D_state_next[t_20 + (t_19 + 3i)] = min(b1_D_state[t_52 + t_53], b1_D_state[t_52 + t_1] + b1_D_state[t_14 + t_53]);
+    let t_74: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_74) {
+        b1_step0_next[0i] = t_1 + 1i;
+    }
 }
 
 // kernel 2: D
@@ -58,11 +65,13 @@ fn k1_D_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(256)
 fn k2_D(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_3: i32 = (g * 256i + l) * 4i;
-    b2_D[g * 1024i + (l * 4i + 0i)] = b2_D_state_b[t_3 + 0i];
-    b2_D[g * 1024i + (l * 4i + 1i)] = b2_D_state_b[t_3 + 1i];
-    b2_D[g * 1024i + (l * 4i + 2i)] = b2_D_state_b[t_3 + 2i];
-    b2_D[g * 1024i + (l * 4i + 3i)] = b2_D_state_b[t_3 + 3i];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_5: i32 = (g_1 * 256i + l_2) * 4i;
+    let t_7: i32 = l_2 * 4i;
+    let t_8: i32 = g_1 * 1024i;
+    b2_D[t_8 + t_7] = b2_D_state_b[t_5];
+    b2_D[t_8 + (t_7 + 1i)] = b2_D_state_b[t_5 + 1i];
+    b2_D[t_8 + (t_7 + 2i)] = b2_D_state_b[t_5 + 2i];
+    b2_D[t_8 + (t_7 + 3i)] = b2_D_state_b[t_5 + 3i];
 }

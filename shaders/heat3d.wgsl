@@ -6,29 +6,29 @@
 
 @compute @workgroup_size(256)
 fn k0_B(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: i32 = l / 16i;
-    let t_3: i32 = g * 16i + t_2;
-    let t_5: i32 = l % 16i;
-    let t_6: i32 = t_3 * 16i + t_5;
-    let t_7: f32 = b0_A_state[t_6];
-    var c_9: i32 = 16i;
-    let t_10: i32 = c_9 - 1i;
-    let t_13: i32 = l / c_9;
-    let t_18: i32 = l % c_9;
-    let t_27: i32 = ((g + 1i) * 16i + t_2) * 16i + t_5;
-    let t_31: f32 = 2.0f * t_7;
-    let t_37: i32 = ((g - 1i) * 16i + t_2) * 16i + t_5;
-    let t_41: f32 = select(0.0f, b0_A_state[clamp(t_27, 0i, 4095i)], t_27 >= 0i && t_27 < 4096i) - t_31 + select(0.0f, b0_A_state[clamp(t_37, 0i, 4095i)], t_37 >= 0i && t_37 < 4096i);
-    let t_44: i32 = (t_3 + 1i) * 16i + t_5;
-    let t_51: i32 = (t_3 - 1i) * 16i + t_5;
-    let t_55: f32 = select(0.0f, b0_A_state[clamp(t_44, 0i, 4095i)], t_44 >= 0i && t_44 < 4096i) - t_31 + select(0.0f, b0_A_state[clamp(t_51, 0i, 4095i)], t_51 >= 0i && t_51 < 4096i);
-    let t_57: i32 = t_6 + 1i;
-    let t_62: i32 = t_6 - 1i;
-    let t_66: f32 = select(0.0f, b0_A_state[clamp(t_57, 0i, 4095i)], t_57 >= 0i && t_57 < 4096i) - t_31 + select(0.0f, b0_A_state[clamp(t_62, 0i, 4095i)], t_62 >= 0i && t_62 < 4096i);
-    let t_70: f32 = select(t_7, 0.125f * (t_41 + t_55 + t_66) + t_7, (((((g > 0i) && (g < t_10)) && (t_13 > 0i)) && (t_13 < t_10)) && (t_18 > 0i)) && (t_18 < t_10));
-    b0_B[g * 256i + l] = t_70;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_4: i32 = l_2 / 16i;
+    let t_5: i32 = g_1 * 16i + t_4;
+    let t_7: i32 = l_2 % 16i;
+    let t_8: i32 = t_5 * 16i + t_7;
+    let t_9: f32 = b0_A_state[t_8];
+    var c_11: i32 = 16i;
+    let t_12: i32 = c_11;
+    let t_13: i32 = t_12 - 1i;
+    let t_16: i32 = l_2 / t_12;
+    let t_21: i32 = l_2 % t_12;
+    let t_30: i32 = ((g_1 + 1i) * 16i + t_4) * 16i + t_7;
+    let t_37: f32 = 2.0f * t_9;
+    let t_43: i32 = ((g_1 - 1i) * 16i + t_4) * 16i + t_7;
+    let t_50: f32 = select(0.0f, b0_A_state[clamp(t_30, 0i, 4095i)], (t_30 >= 0i) & (t_30 < 4096i)) - t_37 + select(0.0f, b0_A_state[clamp(t_43, 0i, 4095i)], (t_43 >= 0i) & (t_43 < 4096i));
+    let t_53: i32 = (t_5 + 1i) * 16i + t_7;
+    let t_63: i32 = (t_5 - 1i) * 16i + t_7;
+    let t_70: f32 = select(0.0f, b0_A_state[clamp(t_53, 0i, 4095i)], (t_53 >= 0i) & (t_53 < 4096i)) - t_37 + select(0.0f, b0_A_state[clamp(t_63, 0i, 4095i)], (t_63 >= 0i) & (t_63 < 4096i));
+    let t_72: i32 = t_8 + 1i;
+    let t_80: i32 = t_8 - 1i;
+    let t_87: f32 = select(0.0f, b0_A_state[clamp(t_72, 0i, 4095i)], (t_72 >= 0i) & (t_72 < 4096i)) - t_37 + select(0.0f, b0_A_state[clamp(t_80, 0i, 4095i)], (t_80 >= 0i) & (t_80 < 4096i));
+    b0_B[g_1 * 256i + l_2] = select(t_9, 0.125f * (t_50 + t_70 + t_87) + t_9, (((((g_1 > 0i) & (g_1 < t_13)) & (t_16 > 0i)) & (t_16 < t_13)) & (t_21 > 0i)) & (t_21 < t_13));
 }
 
 // kernel 1: A_state_next
@@ -37,28 +37,28 @@ fn k0_B(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_A_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: i32 = l / 16i;
-    let t_3: i32 = g * 16i + t_2;
-    let t_5: i32 = l % 16i;
-    let t_6: i32 = t_3 * 16i + t_5;
-    let t_7: f32 = b1_B[t_6];
-    var c_9: i32 = 16i;
-    let t_10: i32 = c_9 - 1i;
-    let t_13: i32 = l / c_9;
-    let t_18: i32 = l % c_9;
-    let t_27: i32 = ((g + 1i) * 16i + t_2) * 16i + t_5;
-    let t_31: f32 = 2.0f * t_7;
-    let t_37: i32 = ((g - 1i) * 16i + t_2) * 16i + t_5;
-    let t_44: i32 = (t_3 + 1i) * 16i + t_5;
-    let t_51: i32 = (t_3 - 1i) * 16i + t_5;
-    let t_56: f32 = select(0.0f, b1_B[clamp(t_27, 0i, 4095i)], t_27 >= 0i && t_27 < 4096i) - t_31 + select(0.0f, b1_B[clamp(t_37, 0i, 4095i)], t_37 >= 0i && t_37 < 4096i) + (select(0.0f, b1_B[clamp(t_44, 0i, 4095i)], t_44 >= 0i && t_44 < 4096i) - t_31 + select(0.0f, b1_B[clamp(t_51, 0i, 4095i)], t_51 >= 0i && t_51 < 4096i));
-    let t_57: i32 = t_6 + 1i;
-    let t_62: i32 = t_6 - 1i;
-    let t_68: f32 = 0.125f * (t_56 + (select(0.0f, b1_B[clamp(t_57, 0i, 4095i)], t_57 >= 0i && t_57 < 4096i) - t_31 + select(0.0f, b1_B[clamp(t_62, 0i, 4095i)], t_62 >= 0i && t_62 < 4096i)));
-    let t_70: f32 = select(t_7, t_68 + t_7, (((((g > 0i) && (g < t_10)) && (t_13 > 0i)) && (t_13 < t_10)) && (t_18 > 0i)) && (t_18 < t_10));
-    b1_A_state_next[g * 256i + l] = t_70;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_4: i32 = l_2 / 16i;
+    let t_5: i32 = g_1 * 16i + t_4;
+    let t_7: i32 = l_2 % 16i;
+    let t_8: i32 = t_5 * 16i + t_7;
+    let t_9: f32 = b1_B[t_8];
+    var c_11: i32 = 16i;
+    let t_12: i32 = c_11;
+    let t_13: i32 = t_12 - 1i;
+    let t_16: i32 = l_2 / t_12;
+    let t_21: i32 = l_2 % t_12;
+    let t_30: i32 = ((g_1 + 1i) * 16i + t_4) * 16i + t_7;
+    let t_37: f32 = 2.0f * t_9;
+    let t_43: i32 = ((g_1 - 1i) * 16i + t_4) * 16i + t_7;
+    let t_53: i32 = (t_5 + 1i) * 16i + t_7;
+    let t_63: i32 = (t_5 - 1i) * 16i + t_7;
+    let t_71: f32 = select(0.0f, b1_B[clamp(t_30, 0i, 4095i)], (t_30 >= 0i) & (t_30 < 4096i)) - t_37 + select(0.0f, b1_B[clamp(t_43, 0i, 4095i)], (t_43 >= 0i) & (t_43 < 4096i)) + (select(0.0f, b1_B[clamp(t_53, 0i, 4095i)], (t_53 >= 0i) & (t_53 < 4096i)) - t_37 + select(0.0f, b1_B[clamp(t_63, 0i, 4095i)], (t_63 >= 0i) & (t_63 < 4096i)));
+    let t_72: i32 = t_8 + 1i;
+    let t_80: i32 = t_8 - 1i;
+    let t_88: f32 = t_71 + (select(0.0f, b1_B[clamp(t_72, 0i, 4095i)], (t_72 >= 0i) & (t_72 < 4096i)) - t_37 + select(0.0f, b1_B[clamp(t_80, 0i, 4095i)], (t_80 >= 0i) & (t_80 < 4096i)));
+    b1_A_state_next[g_1 * 256i + l_2] = select(t_9, 0.125f * t_88 + t_9, (((((g_1 > 0i) & (g_1 < t_13)) & (t_16 > 0i)) & (t_16 < t_13)) & (t_21 > 0i)) & (t_21 < t_13));
 }
 
 // kernel 2: A
@@ -67,11 +67,13 @@ fn k1_A_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(256)
 fn k2_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_3: i32 = (g * 256i + l) * 4i;
-    b2_A[g * 1024i + (l * 4i + 0i)] = b2_A_state_b[t_3 + 0i];
-    b2_A[g * 1024i + (l * 4i + 1i)] = b2_A_state_b[t_3 + 1i];
-    b2_A[g * 1024i + (l * 4i + 2i)] = b2_A_state_b[t_3 + 2i];
-    b2_A[g * 1024i + (l * 4i + 3i)] = b2_A_state_b[t_3 + 3i];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_5: i32 = (g_1 * 256i + l_2) * 4i;
+    let t_7: i32 = l_2 * 4i;
+    let t_8: i32 = g_1 * 1024i;
+    b2_A[t_8 + t_7] = b2_A_state_b[t_5];
+    b2_A[t_8 + (t_7 + 1i)] = b2_A_state_b[t_5 + 1i];
+    b2_A[t_8 + (t_7 + 2i)] = b2_A_state_b[t_5 + 2i];
+    b2_A[t_8 + (t_7 + 3i)] = b2_A_state_b[t_5 + 3i];
 }

@@ -6,24 +6,25 @@
 
 @compute @workgroup_size(256)
 fn k0_B(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = g * 4i;
-    var c_2: i32 = 64i;
-    let t_4: i32 = t_1 + l / c_2;
-    let t_6: i32 = c_2 - 1i;
-    let t_9: i32 = l % c_2;
-    let t_15: i32 = t_1 + l / 64i;
-    let t_17: i32 = l % 64i;
-    let t_18: i32 = t_15 * 64i + t_17;
-    let t_19: f32 = b0_A_state[t_18];
-    let t_20: i32 = t_18 - 1i;
-    let t_25: i32 = t_18 + 1i;
-    let t_29: f32 = t_19 + select(0.0f, b0_A_state[clamp(t_20, 0i, 4095i)], t_20 >= 0i && t_20 < 4096i) + select(0.0f, b0_A_state[clamp(t_25, 0i, 4095i)], t_25 >= 0i && t_25 < 4096i);
-    let t_32: i32 = (t_15 + 1i) * 64i + t_17;
-    let t_39: i32 = (t_15 - 1i) * 64i + t_17;
-    let t_43: f32 = t_29 + select(0.0f, b0_A_state[clamp(t_32, 0i, 4095i)], t_32 >= 0i && t_32 < 4096i) + select(0.0f, b0_A_state[clamp(t_39, 0i, 4095i)], t_39 >= 0i && t_39 < 4096i);
-    b0_B[g * 256i + l] = select(t_19, 0.2f * t_43, (((t_4 > 0i) && (t_4 < t_6)) && (t_9 > 0i)) && (t_9 < t_6));
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_3: i32 = g_1 * 4i;
+    var c_4: i32 = 64i;
+    let t_5: i32 = c_4;
+    let t_7: i32 = t_3 + l_2 / t_5;
+    let t_9: i32 = t_5 - 1i;
+    let t_12: i32 = l_2 % t_5;
+    let t_18: i32 = t_3 + l_2 / 64i;
+    let t_20: i32 = l_2 % 64i;
+    let t_21: i32 = t_18 * 64i + t_20;
+    let t_22: f32 = b0_A_state[t_21];
+    let t_23: i32 = t_21 - 1i;
+    let t_31: i32 = t_21 + 1i;
+    let t_38: f32 = t_22 + select(0.0f, b0_A_state[clamp(t_23, 0i, 4095i)], (t_23 >= 0i) & (t_23 < 4096i)) + select(0.0f, b0_A_state[clamp(t_31, 0i, 4095i)], (t_31 >= 0i) & (t_31 < 4096i));
+    let t_41: i32 = (t_18 + 1i) * 64i + t_20;
+    let t_51: i32 = (t_18 - 1i) * 64i + t_20;
+    let t_58: f32 = t_38 + select(0.0f, b0_A_state[clamp(t_41, 0i, 4095i)], (t_41 >= 0i) & (t_41 < 4096i)) + select(0.0f, b0_A_state[clamp(t_51, 0i, 4095i)], (t_51 >= 0i) & (t_51 < 4096i));
+    b0_B[g_1 * 256i + l_2] = select(t_22, 0.2f * t_58, (((t_7 > 0i) & (t_7 < t_9)) & (t_12 > 0i)) & (t_12 < t_9));
 }
 
 // kernel 1: A_state_next
@@ -32,23 +33,24 @@ fn k0_B(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_A_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = g * 4i;
-    var c_2: i32 = 64i;
-    let t_4: i32 = t_1 + l / c_2;
-    let t_6: i32 = c_2 - 1i;
-    let t_9: i32 = l % c_2;
-    let t_15: i32 = t_1 + l / 64i;
-    let t_17: i32 = l % 64i;
-    let t_18: i32 = t_15 * 64i + t_17;
-    let t_19: f32 = b1_B[t_18];
-    let t_20: i32 = t_18 - 1i;
-    let t_25: i32 = t_18 + 1i;
-    let t_32: i32 = (t_15 + 1i) * 64i + t_17;
-    let t_36: f32 = t_19 + select(0.0f, b1_B[clamp(t_20, 0i, 4095i)], t_20 >= 0i && t_20 < 4096i) + select(0.0f, b1_B[clamp(t_25, 0i, 4095i)], t_25 >= 0i && t_25 < 4096i) + select(0.0f, b1_B[clamp(t_32, 0i, 4095i)], t_32 >= 0i && t_32 < 4096i);
-    let t_39: i32 = (t_15 - 1i) * 64i + t_17;
-    b1_A_state_next[g * 256i + l] = select(t_19, 0.2f * (t_36 + select(0.0f, b1_B[clamp(t_39, 0i, 4095i)], t_39 >= 0i && t_39 < 4096i)), (((t_4 > 0i) && (t_4 < t_6)) && (t_9 > 0i)) && (t_9 < t_6));
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_3: i32 = g_1 * 4i;
+    var c_4: i32 = 64i;
+    let t_5: i32 = c_4;
+    let t_7: i32 = t_3 + l_2 / t_5;
+    let t_9: i32 = t_5 - 1i;
+    let t_12: i32 = l_2 % t_5;
+    let t_18: i32 = t_3 + l_2 / 64i;
+    let t_20: i32 = l_2 % 64i;
+    let t_21: i32 = t_18 * 64i + t_20;
+    let t_22: f32 = b1_B[t_21];
+    let t_23: i32 = t_21 - 1i;
+    let t_31: i32 = t_21 + 1i;
+    let t_41: i32 = (t_18 + 1i) * 64i + t_20;
+    let t_48: f32 = t_22 + select(0.0f, b1_B[clamp(t_23, 0i, 4095i)], (t_23 >= 0i) & (t_23 < 4096i)) + select(0.0f, b1_B[clamp(t_31, 0i, 4095i)], (t_31 >= 0i) & (t_31 < 4096i)) + select(0.0f, b1_B[clamp(t_41, 0i, 4095i)], (t_41 >= 0i) & (t_41 < 4096i));
+    let t_51: i32 = (t_18 - 1i) * 64i + t_20;
+    b1_A_state_next[g_1 * 256i + l_2] = select(t_22, 0.2f * (t_48 + select(0.0f, b1_B[clamp(t_51, 0i, 4095i)], (t_51 >= 0i) & (t_51 < 4096i))), (((t_7 > 0i) & (t_7 < t_9)) & (t_12 > 0i)) & (t_12 < t_9));
 }
 
 // kernel 2: A
@@ -57,11 +59,13 @@ fn k1_A_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(256)
 fn k2_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_3: i32 = (g * 256i + l) * 4i;
-    b2_A[g * 1024i + (l * 4i + 0i)] = b2_A_state_b[t_3 + 0i];
-    b2_A[g * 1024i + (l * 4i + 1i)] = b2_A_state_b[t_3 + 1i];
-    b2_A[g * 1024i + (l * 4i + 2i)] = b2_A_state_b[t_3 + 2i];
-    b2_A[g * 1024i + (l * 4i + 3i)] = b2_A_state_b[t_3 + 3i];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    let t_5: i32 = (g_1 * 256i + l_2) * 4i;
+    let t_7: i32 = l_2 * 4i;
+    let t_8: i32 = g_1 * 1024i;
+    b2_A[t_8 + t_7] = b2_A_state_b[t_5];
+    b2_A[t_8 + (t_7 + 1i)] = b2_A_state_b[t_5 + 1i];
+    b2_A[t_8 + (t_7 + 2i)] = b2_A_state_b[t_5 + 2i];
+    b2_A[t_8 + (t_7 + 3i)] = b2_A_state_b[t_5 + 3i];
 }

@@ -5,94 +5,100 @@
 @group(0) @binding(1) var<storage, read> b0_gamma: array<f32>;
 @group(0) @binding(2) var<storage, read> b0_beta: array<f32>;
 @group(0) @binding(3) var<storage, read_write> b0_y: array<f32>;
-var<workgroup> s0_red_1: array<f32, 128>;
-var<workgroup> s0_mean_16: array<f32, 1>;
-var<workgroup> s0_red_22: array<f32, 128>;
-var<workgroup> s0_inv_47: array<f32, 1>;
+var<workgroup> s0_red_3: array<f32, 128>;
+var<workgroup> s0_mean_29: array<f32, 1>;
+var<workgroup> s0_red_36: array<f32, 128>;
+var<workgroup> s0_inv_72: array<f32, 1>;
 
 @compute @workgroup_size(128)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2: f32 = 0.0f;
-    for (var t_3: i32 = 0i; t_3 < 6i; t_3 = t_3 + 2i) {
-        let t_4: i32 = g * 768i;
-        acc_2 = acc_2 + b0_x[t_4 + (t_3 * 128i + l)];
-        acc_2 = acc_2 + b0_x[t_4 + ((t_3 + 1i) * 128i + l)];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    var acc_4: f32 = 0.0f;
+    for (var t_5: i32 = 0i; t_5 < 6i; t_5 = t_5 + 2i) {
+        let t_6: i32 = g_1 * 768i;
+        acc_4 = acc_4 + b0_x[t_6 + (t_5 * 128i + l_2)];
+        acc_4 = acc_4 + b0_x[t_6 + ((t_5 + 1i) * 128i + l_2)];
     }
-    s0_red_1[l] = acc_2;
+    s0_red_3[l_2] = acc_4;
     workgroupBarrier();
-    for (var s_14: i32 = 64i; s_14 > 0i; s_14 = s_14 / 2i) {
-        if (l < s_14 && l + s_14 < 128i) {
-            let t_15: i32 = l + s_14;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_15];
+    for (var s_21: i32 = 64i; s_21 > 0i; s_21 = s_21 / 2i) {
+        let t_22: i32 = l_2 + s_21;
+        let t_25: bool = (l_2 < s_21) & (t_22 < 128i);
+        if (t_25) {
+            let t_26: f32 = s0_red_3[l_2];
+            let t_27: f32 = s0_red_3[t_22];
+            s0_red_3[l_2] = t_26 + t_27;
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_17: i32 = l; e_17 < 1i; e_17 = e_17 + 128i) {
-        let t_18: f32 = s0_red_1[0i];
-        var c_19: i32 = 768i;
-        s0_mean_16[e_17] = t_18 / f32(c_19);
+    for (var e_30: i32 = l_2; e_30 < 1i; e_30 = e_30 + 128i) {
+        let t_31: f32 = s0_red_3[0i];
+        var c_32: i32 = 768i;
+        s0_mean_29[e_30] = t_31 / f32(c_32);
     }
     workgroupBarrier();
-    var acc_23: f32 = 0.0f;
-    for (var t_1_24: i32 = 0i; t_1_24 < 6i; t_1_24 = t_1_24 + 2i) {
-        let t_25: i32 = g * 768i;
-        let t_29: f32 = b0_x[t_25 + (t_1_24 * 128i + l)];
-        let t_30: f32 = s0_mean_16[0i];
-        let t_32: f32 = s0_mean_16[0i];
-        acc_23 = acc_23 + (t_29 - t_30) * (t_29 - t_32);
-        let t_39: f32 = b0_x[t_25 + ((t_1_24 + 1i) * 128i + l)];
-        let t_40: f32 = s0_mean_16[0i];
-        let t_42: f32 = s0_mean_16[0i];
-        acc_23 = acc_23 + (t_39 - t_40) * (t_39 - t_42);
+    var acc_37: f32 = 0.0f;
+    for (var t_1_38: i32 = 0i; t_1_38 < 6i; t_1_38 = t_1_38 + 2i) {
+        let t_39: i32 = g_1 * 768i;
+        let t_43: f32 = b0_x[t_39 + (t_1_38 * 128i + l_2)];
+        let t_44: f32 = s0_mean_29[0i];
+        let t_46: f32 = s0_mean_29[0i];
+        acc_37 = acc_37 + (t_43 - t_44) * (t_43 - t_46);
+        let t_55: f32 = b0_x[t_39 + ((t_1_38 + 1i) * 128i + l_2)];
+        let t_56: f32 = s0_mean_29[0i];
+        let t_58: f32 = s0_mean_29[0i];
+        acc_37 = acc_37 + (t_55 - t_56) * (t_55 - t_58);
     }
-    s0_red_22[l] = acc_23;
+    s0_red_36[l_2] = acc_37;
     workgroupBarrier();
-    for (var s_45: i32 = 64i; s_45 > 0i; s_45 = s_45 / 2i) {
-        if (l < s_45 && l + s_45 < 128i) {
-            let t_46: i32 = l + s_45;
-            s0_red_22[l] = s0_red_22[l] + s0_red_22[t_46];
+    for (var s_64: i32 = 64i; s_64 > 0i; s_64 = s_64 / 2i) {
+        let t_65: i32 = l_2 + s_64;
+        let t_68: bool = (l_2 < s_64) & (t_65 < 128i);
+        if (t_68) {
+            let t_69: f32 = s0_red_36[l_2];
+            let t_70: f32 = s0_red_36[t_65];
+            s0_red_36[l_2] = t_69 + t_70;
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_48: i32 = l; e_48 < 1i; e_48 = e_48 + 128i) {
-        let t_49: f32 = s0_red_22[0i];
-        var c_50: i32 = 768i;
-        s0_inv_47[e_48] = inverseSqrt(t_49 / f32(c_50) + 1e-5f);
+    for (var e_73: i32 = l_2; e_73 < 1i; e_73 = e_73 + 128i) {
+        let t_74: f32 = s0_red_36[0i];
+        var c_75: i32 = 768i;
+        s0_inv_72[e_73] = inverseSqrt(t_74 / f32(c_75) + 1e-5f);
     }
     workgroupBarrier();
-    let t_55: i32 = g * 768i;
-    let t_56: i32 = 0i + l;
-    let t_59: f32 = s0_mean_16[0i];
-    let t_61: f32 = s0_inv_47[0i];
-    let t_68: i32 = g * 768i + (l * 6i + 0i);
-    b0_y[t_68 / 6i % 128i + t_68 % 6i * 128i + t_68 / 768i * 768i] = (b0_x[t_55 + t_56] - t_59) * t_61 * b0_gamma[t_56] + b0_beta[t_56];
-    let t_77: i32 = 128i + l;
-    let t_80: f32 = s0_mean_16[0i];
-    let t_82: f32 = s0_inv_47[0i];
-    let t_89: i32 = g * 768i + (l * 6i + 1i);
-    b0_y[t_89 / 6i % 128i + t_89 % 6i * 128i + t_89 / 768i * 768i] = (b0_x[t_55 + t_77] - t_80) * t_82 * b0_gamma[t_77] + b0_beta[t_77];
-    let t_98: i32 = 256i + l;
-    let t_101: f32 = s0_mean_16[0i];
-    let t_103: f32 = s0_inv_47[0i];
-    let t_110: i32 = g * 768i + (l * 6i + 2i);
-    b0_y[t_110 / 6i % 128i + t_110 % 6i * 128i + t_110 / 768i * 768i] = (b0_x[t_55 + t_98] - t_101) * t_103 * b0_gamma[t_98] + b0_beta[t_98];
-    let t_119: i32 = 384i + l;
-    let t_122: f32 = s0_mean_16[0i];
-    let t_124: f32 = s0_inv_47[0i];
-    let t_131: i32 = g * 768i + (l * 6i + 3i);
-    b0_y[t_131 / 6i % 128i + t_131 % 6i * 128i + t_131 / 768i * 768i] = (b0_x[t_55 + t_119] - t_122) * t_124 * b0_gamma[t_119] + b0_beta[t_119];
-    let t_140: i32 = 512i + l;
-    let t_143: f32 = s0_mean_16[0i];
-    let t_145: f32 = s0_inv_47[0i];
-    let t_152: i32 = g * 768i + (l * 6i + 4i);
-    b0_y[t_152 / 6i % 128i + t_152 % 6i * 128i + t_152 / 768i * 768i] = (b0_x[t_55 + t_140] - t_143) * t_145 * b0_gamma[t_140] + b0_beta[t_140];
-    let t_161: i32 = 640i + l;
-    let t_164: f32 = s0_mean_16[0i];
-    let t_166: f32 = s0_inv_47[0i];
-    let t_173: i32 = g * 768i + (l * 6i + 5i);
-    b0_y[t_173 / 6i % 128i + t_173 % 6i * 128i + t_173 / 768i * 768i] = (b0_x[t_55 + t_161] - t_164) * t_166 * b0_gamma[t_161] + b0_beta[t_161];
+    let t_81: i32 = g_1 * 768i;
+    let t_84: f32 = s0_mean_29[0i];
+    let t_86: f32 = s0_inv_72[0i];
+    let t_92: i32 = l_2 * 6i;
+    let t_93: i32 = t_81 + t_92;
+    b0_y[t_93 / 6i % 128i + t_93 % 6i * 128i + t_93 / 768i * 768i] = (b0_x[t_81 + l_2] - t_84) * t_86 * b0_gamma[l_2] + b0_beta[l_2];
+    let t_102: i32 = 128i + l_2;
+    let t_105: f32 = s0_mean_29[0i];
+    let t_107: f32 = s0_inv_72[0i];
+    let t_114: i32 = t_81 + (t_92 + 1i);
+    b0_y[t_114 / 6i % 128i + t_114 % 6i * 128i + t_114 / 768i * 768i] = (b0_x[t_81 + t_102] - t_105) * t_107 * b0_gamma[t_102] + b0_beta[t_102];
+    let t_123: i32 = 256i + l_2;
+    let t_126: f32 = s0_mean_29[0i];
+    let t_128: f32 = s0_inv_72[0i];
+    let t_135: i32 = t_81 + (t_92 + 2i);
+    b0_y[t_135 / 6i % 128i + t_135 % 6i * 128i + t_135 / 768i * 768i] = (b0_x[t_81 + t_123] - t_126) * t_128 * b0_gamma[t_123] + b0_beta[t_123];
+    let t_144: i32 = 384i + l_2;
+    let t_147: f32 = s0_mean_29[0i];
+    let t_149: f32 = s0_inv_72[0i];
+    let t_156: i32 = t_81 + (t_92 + 3i);
+    b0_y[t_156 / 6i % 128i + t_156 % 6i * 128i + t_156 / 768i * 768i] = (b0_x[t_81 + t_144] - t_147) * t_149 * b0_gamma[t_144] + b0_beta[t_144];
+    let t_165: i32 = 512i + l_2;
+    let t_168: f32 = s0_mean_29[0i];
+    let t_170: f32 = s0_inv_72[0i];
+    let t_177: i32 = t_81 + (t_92 + 4i);
+    b0_y[t_177 / 6i % 128i + t_177 % 6i * 128i + t_177 / 768i * 768i] = (b0_x[t_81 + t_165] - t_168) * t_170 * b0_gamma[t_165] + b0_beta[t_165];
+    let t_186: i32 = 640i + l_2;
+    let t_189: f32 = s0_mean_29[0i];
+    let t_191: f32 = s0_inv_72[0i];
+    let t_198: i32 = t_81 + (t_92 + 5i);
+    b0_y[t_198 / 6i % 128i + t_198 % 6i * 128i + t_198 / 768i * 768i] = (b0_x[t_81 + t_186] - t_189) * t_191 * b0_gamma[t_186] + b0_beta[t_186];
 }

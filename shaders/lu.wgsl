@@ -6,19 +6,19 @@
 
 @compute @workgroup_size(256)
 fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    let t_2: i32 = t_1 + 0i;
-    var c_8: i32 = 32i;
-    let t_12: f32 = f32(c_8);
-    b0_A[g * 1024i + (l * 4i + 0i)] = b0_A0[t_2 / 32i * 32i + t_2 % 32i] + select(0.0f, t_12, (t_2 / c_8) == (t_2 % c_8));
-    let t_17: i32 = t_1 + 1i;
-    b0_A[g * 1024i + (l * 4i + 1i)] = b0_A0[t_17 / 32i * 32i + t_17 % 32i] + select(0.0f, t_12, (t_17 / c_8) == (t_17 % c_8));
-    let t_30: i32 = t_1 + 2i;
-    b0_A[g * 1024i + (l * 4i + 2i)] = b0_A0[t_30 / 32i * 32i + t_30 % 32i] + select(0.0f, t_12, (t_30 / c_8) == (t_30 % c_8));
-    let t_43: i32 = t_1 + 3i;
-    b0_A[g * 1024i + (l * 4i + 3i)] = b0_A0[t_43 / 32i * 32i + t_43 % 32i] + select(0.0f, t_12, (t_43 / c_8) == (t_43 % c_8));
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_9: i32 = t_3 + 0i;
+    var c_10: i32 = 32i;
+    let t_11: i32 = c_10;
+    let t_15: f32 = f32(t_11);
+    let t_18: i32 = i32(wid.x) * 1024i;
+    b0_A[t_18 + t_3] = b0_A0[t_3 / 32i * 32i + t_3 % 32i] + select(0.0f, t_15, t_9 / t_11 == t_9 % t_11);
+    let t_20: i32 = t_3 + 1i;
+    b0_A[t_18 + t_20] = b0_A0[t_20 / 32i * 32i + t_20 % 32i] + select(0.0f, t_15, t_20 / t_11 == t_20 % t_11);
+    let t_32: i32 = t_3 + 2i;
+    b0_A[t_18 + t_32] = b0_A0[t_32 / 32i * 32i + t_32 % 32i] + select(0.0f, t_15, t_32 / t_11 == t_32 % t_11);
+    let t_44: i32 = t_3 + 3i;
+    b0_A[t_18 + t_44] = b0_A0[t_44 / 32i * 32i + t_44 % 32i] + select(0.0f, t_15, t_44 / t_11 == t_44 % t_11);
 }
 
 // kernel 1: LU_state_next
@@ -29,33 +29,37 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k1_LU_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b1_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    for (var j_2: i32 = 0i; j_2 < 4i; j_2 = j_2 + 2i) {
-        let t_3: i32 = l * 4i;
-        let t_4: i32 = t_3 + j_2;
-        var c_5: i32 = 32i;
-        let t_7: bool = (t_4 / c_5) > step_1;
-        let t_8: i32 = t_4 % c_5;
-        let t_12: i32 = t_4 / 32i * 32i;
-        let t_13: i32 = t_4 % 32i;
-        let t_15: f32 = b1_LU_state[t_12 + t_13];
-        let t_17: f32 = b1_LU_state[t_12 + step_1];
-        let t_18: i32 = step_1 * 32i;
-        let t_23: f32 = b1_LU_state[t_18 + step_1];
-        b1_LU_state_next[g * 1024i + (l * 4i + j_2)] = select(select(t_15, t_17 / t_23, t_7 && (t_8 == step_1)), t_15 - t_17 * b1_LU_state[t_18 + t_13] / t_23, t_7 && (t_8 > step_1));
-        let t_33: i32 = j_2 + 1i;
-        let t_34: i32 = t_3 + t_33;
-        let t_36: bool = (t_34 / c_5) > step_1;
-        let t_37: i32 = t_34 % c_5;
-        let t_41: i32 = t_34 / 32i * 32i;
-        let t_42: i32 = t_34 % 32i;
-        let t_44: f32 = b1_LU_state[t_41 + t_42];
-        let t_46: f32 = b1_LU_state[t_41 + step_1];
-        b1_LU_state_next[g * 1024i + (l * 4i + t_33)] = select(select(t_44, t_46 / t_23, t_36 && (t_37 == step_1)), t_44 - t_46 * b1_LU_state[t_18 + t_42] / t_23, t_36 && (t_37 > step_1));
+    let t_1: i32 = b1_step0[0i];
+    let g_2: i32 = i32(wid.x);
+    let l_3: i32 = i32(lid.x);
+    for (var j_4: i32 = 0i; j_4 < 4i; j_4 = j_4 + 2i) {
+        let t_5: i32 = l_3 * 4i;
+        let t_6: i32 = t_5 + j_4;
+        var c_7: i32 = 32i;
+        let t_8: i32 = c_7;
+        let t_10: bool = t_6 / t_8 > t_1;
+        let t_11: i32 = t_6 % t_8;
+        let t_15: i32 = t_6 / 32i * 32i;
+        let t_16: i32 = t_6 % 32i;
+        let t_18: f32 = b1_LU_state[t_15 + t_16];
+        let t_20: f32 = b1_LU_state[t_15 + t_1];
+        let t_21: i32 = t_1 * 32i;
+        let t_26: f32 = b1_LU_state[t_21 + t_1];
+        let t_34: i32 = g_2 * 1024i;
+        b1_LU_state_next[t_34 + t_6] = select(select(t_18, t_20 / t_26, t_10 & (t_11 == t_1)), t_18 - t_20 * b1_LU_state[t_21 + t_16] / t_26, t_10 & (t_11 > t_1));
+        let t_37: i32 = t_5 + (j_4 + 1i);
+        let t_39: bool = t_37 / t_8 > t_1;
+        let t_40: i32 = t_37 % t_8;
+        let t_44: i32 = t_37 / 32i * 32i;
+        let t_45: i32 = t_37 % 32i;
+        let t_47: f32 = b1_LU_state[t_44 + t_45];
+        let t_49: f32 = b1_LU_state[t_44 + t_1];
+        b1_LU_state_next[t_34 + t_37] = select(select(t_47, t_49 / t_26, t_39 & (t_40 == t_1)), t_47 - t_49 * b1_LU_state[t_21 + t_45] / t_26, t_39 & (t_40 > t_1));
     }
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b1_step0_next[0] = b1_step0[0] + 1i; }
+    let t_71: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_71) {
+        b1_step0_next[0i] = t_1 + 1i;
+    }
 }
 
 // kernel 2: LU
@@ -64,11 +68,13 @@ fn k1_LU_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoca
 
 @compute @workgroup_size(256)
 fn k2_LU(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    b2_LU[g * 1024i + (l * 4i + 0i)] = b2_LU_state_b[t_1 + 0i];
-    b2_LU[g * 1024i + (l * 4i + 1i)] = b2_LU_state_b[t_1 + 1i];
-    b2_LU[g * 1024i + (l * 4i + 2i)] = b2_LU_state_b[t_1 + 2i];
-    b2_LU[g * 1024i + (l * 4i + 3i)] = b2_LU_state_b[t_1 + 3i];
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_5: i32 = i32(wid.x) * 1024i;
+    b2_LU[t_5 + t_3] = b2_LU_state_b[t_3];
+    let t_7: i32 = t_3 + 1i;
+    b2_LU[t_5 + t_7] = b2_LU_state_b[t_7];
+    let t_10: i32 = t_3 + 2i;
+    b2_LU[t_5 + t_10] = b2_LU_state_b[t_10];
+    let t_13: i32 = t_3 + 3i;
+    b2_LU[t_5 + t_13] = b2_LU_state_b[t_13];
 }

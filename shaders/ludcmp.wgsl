@@ -6,19 +6,19 @@
 
 @compute @workgroup_size(256)
 fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    let t_2: i32 = t_1 + 0i;
-    var c_8: i32 = 32i;
-    let t_12: f32 = f32(c_8);
-    b0_A[g * 1024i + (l * 4i + 0i)] = b0_A0[t_2 / 32i * 32i + t_2 % 32i] + select(0.0f, t_12, (t_2 / c_8) == (t_2 % c_8));
-    let t_17: i32 = t_1 + 1i;
-    b0_A[g * 1024i + (l * 4i + 1i)] = b0_A0[t_17 / 32i * 32i + t_17 % 32i] + select(0.0f, t_12, (t_17 / c_8) == (t_17 % c_8));
-    let t_30: i32 = t_1 + 2i;
-    b0_A[g * 1024i + (l * 4i + 2i)] = b0_A0[t_30 / 32i * 32i + t_30 % 32i] + select(0.0f, t_12, (t_30 / c_8) == (t_30 % c_8));
-    let t_43: i32 = t_1 + 3i;
-    b0_A[g * 1024i + (l * 4i + 3i)] = b0_A0[t_43 / 32i * 32i + t_43 % 32i] + select(0.0f, t_12, (t_43 / c_8) == (t_43 % c_8));
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_9: i32 = t_3 + 0i;
+    var c_10: i32 = 32i;
+    let t_11: i32 = c_10;
+    let t_15: f32 = f32(t_11);
+    let t_18: i32 = i32(wid.x) * 1024i;
+    b0_A[t_18 + t_3] = b0_A0[t_3 / 32i * 32i + t_3 % 32i] + select(0.0f, t_15, t_9 / t_11 == t_9 % t_11);
+    let t_20: i32 = t_3 + 1i;
+    b0_A[t_18 + t_20] = b0_A0[t_20 / 32i * 32i + t_20 % 32i] + select(0.0f, t_15, t_20 / t_11 == t_20 % t_11);
+    let t_32: i32 = t_3 + 2i;
+    b0_A[t_18 + t_32] = b0_A0[t_32 / 32i * 32i + t_32 % 32i] + select(0.0f, t_15, t_32 / t_11 == t_32 % t_11);
+    let t_44: i32 = t_3 + 3i;
+    b0_A[t_18 + t_44] = b0_A0[t_44 / 32i * 32i + t_44 % 32i] + select(0.0f, t_15, t_44 / t_11 == t_44 % t_11);
 }
 
 // kernel 1: u
@@ -28,17 +28,15 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(32)
 fn k1_u(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b1_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: i32 = step_1 * 32i;
-    var acc_5: f32 = 0.0f;
-    let t_6: i32 = min(step_1, 31i);
-    for (var p_7: i32 = 0i; p_7 < t_6; p_7 = p_7 + 1i) {
-        acc_5 = acc_5 + b1_LU[t_2 + p_7] * b1_LU[p_7 * 32i + l];
+    let t_1: i32 = b1_step0[0i];
+    let l_3: i32 = i32(lid.x);
+    let t_4: i32 = t_1 * 32i;
+    var acc_7: f32 = 0.0f;
+    let t_8: i32 = min(t_1, 31i);
+    for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
+        acc_7 = acc_7 + b1_LU[t_4 + p_9] * b1_LU[p_9 * 32i + l_3];
     }
-    let t_14: f32 = b1_LU[t_2 + l] - acc_5;
-    b1_u[g * 32i + l] = t_14;
+    b1_u[i32(wid.x) * 32i + l_3] = b1_LU[t_4 + l_3] - acc_7;
 }
 
 // kernel 2: LU_next
@@ -50,38 +48,39 @@ fn k1_u(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(256)
 fn k2_LU_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b2_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: i32 = g * 8i;
-    var c_3: i32 = 32i;
-    let t_5: i32 = t_2 + l / c_3;
-    let t_7: i32 = l % c_3;
-    let t_9: bool = (t_5 == step_1) && (t_7 >= step_1);
-    var pick_10: f32;
-    if (t_9) {
-        pick_10 = b2_u[l % 32i];
-    }
-    else {
-        let t_15: bool = (t_7 == step_1) && (t_5 > step_1);
-        var pick_16: f32;
-        if (t_15) {
-            let t_19: i32 = (t_2 + l / 32i) * 32i;
-            var acc_22: f32 = 0.0f;
-            let t_23: i32 = min(step_1, 31i);
-            for (var p_24: i32 = 0i; p_24 < t_23; p_24 = p_24 + 1i) {
-                acc_22 = acc_22 + b2_LU[t_19 + p_24] * b2_LU[p_24 * 32i + step_1];
+    let t_1: i32 = b2_step0[0i];
+    let g_2: i32 = i32(wid.x);
+    let l_3: i32 = i32(lid.x);
+    let t_4: i32 = g_2 * 8i;
+    var c_5: i32 = 32i;
+    let t_6: i32 = c_5;
+    let t_8: i32 = t_4 + l_3 / t_6;
+    let t_10: i32 = l_3 % t_6;
+    let t_12: bool = (t_8 == t_1) & (t_10 >= t_1);
+    var pick_13: f32;
+    if (t_12) {
+        pick_13 = b2_u[l_3 % 32i];
+    } else {
+        let t_18: bool = (t_10 == t_1) & (t_8 > t_1);
+        var pick_19: f32;
+        if (t_18) {
+            let t_22: i32 = (t_4 + l_3 / 32i) * 32i;
+            var acc_25: f32 = 0.0f;
+            let t_26: i32 = min(t_1, 31i);
+            for (var p_27: i32 = 0i; p_27 < t_26; p_27 = p_27 + 1i) {
+                acc_25 = acc_25 + b2_LU[t_22 + p_27] * b2_LU[p_27 * 32i + t_1];
             }
-            let t_31: f32 = b2_LU[t_19 + step_1] - acc_22;
-            pick_16 = t_31 / b2_u[step_1];
+            pick_19 = (b2_LU[t_22 + t_1] - acc_25) / b2_u[t_1];
+        } else {
+            pick_19 = b2_LU[(t_4 + l_3 / 32i) * 32i + l_3 % 32i];
         }
-        else {
-            pick_16 = b2_LU[(t_2 + l / 32i) * 32i + l % 32i];
-        }
-        pick_10 = pick_16;
+        pick_13 = pick_19;
     }
-    b2_LU_next[g * 256i + l] = pick_10;
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b2_step0_next[0] = b2_step0[0] + 1i; }
+    b2_LU_next[g_2 * 256i + l_3] = pick_13;
+    let t_60: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_60) {
+        b2_step0_next[0i] = t_1 + 1i;
+    }
 }
 
 // kernel 3: y_init
@@ -89,10 +88,8 @@ fn k2_LU_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 
 @compute @workgroup_size(8)
 fn k3_y_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b3_y_init[(g * 32i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b3_y_init[(i32(wid.x) * 32i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 4: y_next
@@ -105,25 +102,25 @@ fn k3_y_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(32)
 fn k4_y_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b4_step1[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: bool = l == step_1;
-    var pick_3: f32;
-    if (t_2) {
-        var acc_5: f32 = 0.0f;
-        let t_6: i32 = min(step_1, 31i);
-        for (var p_7: i32 = 0i; p_7 < t_6; p_7 = p_7 + 1i) {
-            acc_5 = acc_5 + b4_LU_b[step_1 * 32i + p_7] * b4_y[p_7];
+    let t_1: i32 = b4_step1[0i];
+    let l_3: i32 = i32(lid.x);
+    let t_4: bool = l_3 == t_1;
+    var pick_5: f32;
+    if (t_4) {
+        var acc_7: f32 = 0.0f;
+        let t_8: i32 = min(t_1, 31i);
+        for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
+            acc_7 = acc_7 + b4_LU_b[t_1 * 32i + p_9] * b4_y[p_9];
         }
-        let t_13: f32 = b4_b[step_1] - acc_5;
-        pick_3 = t_13;
+        pick_5 = b4_b[t_1] - acc_7;
+    } else {
+        pick_5 = b4_y[l_3];
     }
-    else {
-        pick_3 = b4_y[l];
+    b4_y_next[i32(wid.x) * 32i + l_3] = pick_5;
+    let t_33: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_33) {
+        b4_step1_next[0i] = t_1 + 1i;
     }
-    b4_y_next[g * 32i + l] = pick_3;
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b4_step1_next[0] = b4_step1[0] + 1i; }
 }
 
 // kernel 5: x_init
@@ -131,10 +128,8 @@ fn k4_y_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(8)
 fn k5_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b5_x_init[(g * 32i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b5_x_init[(i32(wid.x) * 32i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 6: x_state_next
@@ -147,26 +142,26 @@ fn k5_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(32)
 fn k6_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b6_step2[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var c_2: i32 = 32i;
-    let t_5: bool = l == (c_2 - 1i - step_1);
-    var pick_6: f32;
-    if (t_5) {
-        var acc_8: f32 = 0.0f;
-        let t_9: i32 = min(step_1, 31i);
-        for (var p_10: i32 = 0i; p_10 < t_9; p_10 = p_10 + 1i) {
-            acc_8 = acc_8 + b6_LU_b[l * 32i + 32i - 1i - p_10] * b6_x_state[31i - p_10];
+    let t_1: i32 = b6_step2[0i];
+    let l_3: i32 = i32(lid.x);
+    var c_4: i32 = 32i;
+    let t_8: bool = l_3 == c_4 - 1i - t_1;
+    var pick_9: f32;
+    if (t_8) {
+        var acc_11: f32 = 0.0f;
+        let t_12: i32 = min(t_1, 31i);
+        for (var p_13: i32 = 0i; p_13 < t_12; p_13 = p_13 + 1i) {
+            acc_11 = acc_11 + b6_LU_b[l_3 * 32i + 32i - 1i - p_13] * b6_x_state[31i - p_13];
         }
-        let t_19: f32 = b6_y_b[l] - acc_8;
-        pick_6 = t_19 / b6_LU_b[l * 32i + l];
+        pick_9 = (b6_y_b[l_3] - acc_11) / b6_LU_b[l_3 * 32i + l_3];
+    } else {
+        pick_9 = b6_x_state[l_3];
     }
-    else {
-        pick_6 = b6_x_state[l];
+    b6_x_state_next[i32(wid.x) * 32i + l_3] = pick_9;
+    let t_44: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_44) {
+        b6_step2_next[0i] = t_1 + 1i;
     }
-    b6_x_state_next[g * 32i + l] = pick_6;
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b6_step2_next[0] = b6_step2[0] + 1i; }
 }
 
 // kernel 7: x
@@ -175,11 +170,13 @@ fn k6_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(8)
 fn k7_x(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    b7_x[g * 32i + (l * 4i + 0i)] = b7_x_state_b[t_1 + 0i];
-    b7_x[g * 32i + (l * 4i + 1i)] = b7_x_state_b[t_1 + 1i];
-    b7_x[g * 32i + (l * 4i + 2i)] = b7_x_state_b[t_1 + 2i];
-    b7_x[g * 32i + (l * 4i + 3i)] = b7_x_state_b[t_1 + 3i];
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_5: i32 = i32(wid.x) * 32i;
+    b7_x[t_5 + t_3] = b7_x_state_b[t_3];
+    let t_7: i32 = t_3 + 1i;
+    b7_x[t_5 + t_7] = b7_x_state_b[t_7];
+    let t_10: i32 = t_3 + 2i;
+    b7_x[t_5 + t_10] = b7_x_state_b[t_10];
+    let t_13: i32 = t_3 + 3i;
+    b7_x[t_5 + t_13] = b7_x_state_b[t_13];
 }

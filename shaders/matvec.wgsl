@@ -4,35 +4,38 @@
 @group(0) @binding(0) var<storage, read> b0_a: array<f32>;
 @group(0) @binding(1) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> b0_y: array<f32>;
-var<workgroup> s0_red_1: array<f32, 256>;
+var<workgroup> s0_red_3: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2: f32 = 0.0f;
-    for (var t_3: i32 = 0i; t_3 < 8i; t_3 = t_3 + 4i) {
-        let t_4: i32 = g * 2048i;
-        let t_6: i32 = t_3 * 256i + l;
-        acc_2 = acc_2 + b0_a[t_4 + t_6] * b0_x[t_6];
-        let t_13: i32 = (t_3 + 1i) * 256i + l;
-        acc_2 = acc_2 + b0_a[t_4 + t_13] * b0_x[t_13];
-        let t_20: i32 = (t_3 + 2i) * 256i + l;
-        acc_2 = acc_2 + b0_a[t_4 + t_20] * b0_x[t_20];
-        let t_27: i32 = (t_3 + 3i) * 256i + l;
-        acc_2 = acc_2 + b0_a[t_4 + t_27] * b0_x[t_27];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    var acc_4: f32 = 0.0f;
+    for (var t_5: i32 = 0i; t_5 < 8i; t_5 = t_5 + 4i) {
+        let t_6: i32 = g_1 * 2048i;
+        let t_8: i32 = t_5 * 256i + l_2;
+        acc_4 = acc_4 + b0_a[t_6 + t_8] * b0_x[t_8];
+        let t_17: i32 = (t_5 + 1i) * 256i + l_2;
+        acc_4 = acc_4 + b0_a[t_6 + t_17] * b0_x[t_17];
+        let t_26: i32 = (t_5 + 2i) * 256i + l_2;
+        acc_4 = acc_4 + b0_a[t_6 + t_26] * b0_x[t_26];
+        let t_35: i32 = (t_5 + 3i) * 256i + l_2;
+        acc_4 = acc_4 + b0_a[t_6 + t_35] * b0_x[t_35];
     }
-    s0_red_1[l] = acc_2;
+    s0_red_3[l_2] = acc_4;
     workgroupBarrier();
-    for (var s_32: i32 = 128i; s_32 > 0i; s_32 = s_32 / 2i) {
-        if (l < s_32 && l + s_32 < 256i) {
-            let t_33: i32 = l + s_32;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_33];
+    for (var s_43: i32 = 128i; s_43 > 0i; s_43 = s_43 / 2i) {
+        let t_44: i32 = l_2 + s_43;
+        let t_47: bool = (l_2 < s_43) & (t_44 < 256i);
+        if (t_47) {
+            let t_48: f32 = s0_red_3[l_2];
+            let t_49: f32 = s0_red_3[t_44];
+            s0_red_3[l_2] = t_48 + t_49;
         }
         workgroupBarrier();
     }
-    for (var e_34: i32 = l; e_34 < 1i; e_34 = e_34 + 256i) {
-        let t_35: f32 = s0_red_1[e_34];
-        b0_y[g * 1i + e_34] = t_35;
+    for (var e_51: i32 = l_2; e_51 < 1i; e_51 = e_51 + 256i) {
+        let t_52: f32 = s0_red_3[e_51];
+        b0_y[g_1 + e_51] = t_52;
     }
 }

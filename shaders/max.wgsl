@@ -3,63 +3,66 @@
 // kernel 0: m_partials
 @group(0) @binding(0) var<storage, read> b0_x: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> b0_m_partials: array<f32>;
-var<workgroup> s0_red_1: array<f32, 256>;
+var<workgroup> s0_red_3: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2: f32;
-    var acc_3: f32;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
     var acc_4: f32;
     var acc_5: f32;
-    for (var t_6: i32 = 0i; t_6 < 8i; t_6 = t_6 + 4i) {
-        let t_9: i32 = g * 256i + l;
-        let t_11: vec4<f32> = b0_x[t_6 * 32768i + t_9];
-        let t_12: f32 = t_11.x;
-        let t_13: f32 = t_11.y;
-        let t_14: f32 = t_11.z;
-        let t_15: f32 = t_11.w;
-        acc_2 = select(max(acc_2, t_12), t_12, t_6 == 0i);
-        acc_3 = select(max(acc_3, t_13), t_13, t_6 == 0i);
-        acc_4 = select(max(acc_4, t_14), t_14, t_6 == 0i);
-        acc_5 = select(max(acc_5, t_15), t_15, t_6 == 0i);
-        let t_19: vec4<f32> = b0_x[(t_6 + 1i) * 32768i + t_9];
-        acc_2 = max(acc_2, t_19.x);
-        acc_3 = max(acc_3, t_19.y);
-        acc_4 = max(acc_4, t_19.z);
-        acc_5 = max(acc_5, t_19.w);
-        let t_27: vec4<f32> = b0_x[(t_6 + 2i) * 32768i + t_9];
-        acc_2 = max(acc_2, t_27.x);
-        acc_3 = max(acc_3, t_27.y);
-        acc_4 = max(acc_4, t_27.z);
-        acc_5 = max(acc_5, t_27.w);
-        let t_35: vec4<f32> = b0_x[(t_6 + 3i) * 32768i + t_9];
-        acc_2 = max(acc_2, t_35.x);
-        acc_3 = max(acc_3, t_35.y);
-        acc_4 = max(acc_4, t_35.z);
-        acc_5 = max(acc_5, t_35.w);
+    var acc_6: f32;
+    var acc_7: f32;
+    for (var t_8: i32 = 0i; t_8 < 8i; t_8 = t_8 + 4i) {
+        let t_11: i32 = g_1 * 256i + l_2;
+        let t_13: vec4<f32> = b0_x[t_8 * 32768i + t_11];
+        let t_14: f32 = t_13.x;
+        let t_15: f32 = t_13.y;
+        let t_16: f32 = t_13.z;
+        let t_17: f32 = t_13.w;
+        let t_18: bool = t_8 == 0i;
+        acc_4 = select(max(acc_4, t_14), t_14, t_18);
+        acc_5 = select(max(acc_5, t_15), t_15, t_18);
+        acc_6 = select(max(acc_6, t_16), t_16, t_18);
+        acc_7 = select(max(acc_7, t_17), t_17, t_18);
+        let t_34: vec4<f32> = b0_x[(t_8 + 1i) * 32768i + t_11];
+        acc_4 = max(acc_4, t_34.x);
+        acc_5 = max(acc_5, t_34.y);
+        acc_6 = max(acc_6, t_34.z);
+        acc_7 = max(acc_7, t_34.w);
+        let t_50: vec4<f32> = b0_x[(t_8 + 2i) * 32768i + t_11];
+        acc_4 = max(acc_4, t_50.x);
+        acc_5 = max(acc_5, t_50.y);
+        acc_6 = max(acc_6, t_50.z);
+        acc_7 = max(acc_7, t_50.w);
+        let t_66: vec4<f32> = b0_x[(t_8 + 3i) * 32768i + t_11];
+        acc_4 = max(acc_4, t_66.x);
+        acc_5 = max(acc_5, t_66.y);
+        acc_6 = max(acc_6, t_66.z);
+        acc_7 = max(acc_7, t_66.w);
     }
-    var tile_42: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
-    var acc_40: f32;
-    for (var c_1_41: i32 = 0i; c_1_41 < 4i; c_1_41 = c_1_41 + 2i) {
-        let t_43: f32 = tile_42[c_1_41];
-        acc_40 = select(max(acc_40, t_43), t_43, c_1_41 == 0i);
-        let t_45: f32 = tile_42[c_1_41 + 1i];
-        acc_40 = max(acc_40, t_45);
+    var tile_85: array<f32, 4> = array<f32, 4>(acc_4, acc_5, acc_6, acc_7);
+    var acc_83: f32;
+    for (var c_1_84: i32 = 0i; c_1_84 < 4i; c_1_84 = c_1_84 + 2i) {
+        let t_86: f32 = tile_85[c_1_84];
+        acc_83 = select(max(acc_83, t_86), t_86, c_1_84 == 0i);
+        acc_83 = max(acc_83, tile_85[c_1_84 + 1i]);
     }
-    s0_red_1[l] = acc_40;
+    s0_red_3[l_2] = acc_83;
     workgroupBarrier();
-    for (var s_46: i32 = 128i; s_46 > 0i; s_46 = s_46 / 2i) {
-        if (l < s_46 && l + s_46 < 256i) {
-            let t_47: i32 = l + s_46;
-            s0_red_1[l] = max(s0_red_1[l], s0_red_1[t_47]);
+    for (var s_96: i32 = 128i; s_96 > 0i; s_96 = s_96 / 2i) {
+        let t_97: i32 = l_2 + s_96;
+        let t_100: bool = (l_2 < s_96) & (t_97 < 256i);
+        if (t_100) {
+            let t_101: f32 = s0_red_3[l_2];
+            let t_102: f32 = s0_red_3[t_97];
+            s0_red_3[l_2] = max(t_101, t_102);
         }
         workgroupBarrier();
     }
-    for (var e_48: i32 = l; e_48 < 1i; e_48 = e_48 + 256i) {
-        let t_49: f32 = s0_red_1[e_48];
-        b0_m_partials[g * 1i + e_48] = t_49;
+    for (var e_104: i32 = l_2; e_104 < 1i; e_104 = e_104 + 256i) {
+        let t_105: f32 = s0_red_3[e_104];
+        b0_m_partials[g_1 + e_104] = t_105;
     }
 }
 
@@ -69,19 +72,17 @@ fn k0_m_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocatio
 
 @compute @workgroup_size(1)
 fn k1_m(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32;
-    for (var q_1_2: i32 = 0i; q_1_2 < 128i; q_1_2 = q_1_2 + 8i) {
-        let t_3: f32 = b1_m_partials[q_1_2];
-        acc_1 = select(max(acc_1, t_3), t_3, q_1_2 == 0i);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 1i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 2i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 3i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 4i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 5i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 6i]);
-        acc_1 = max(acc_1, b1_m_partials[q_1_2 + 7i]);
+    var acc_3: f32;
+    for (var q_1_4: i32 = 0i; q_1_4 < 128i; q_1_4 = q_1_4 + 8i) {
+        let t_5: f32 = b1_m_partials[q_1_4];
+        acc_3 = select(max(acc_3, t_5), t_5, q_1_4 == 0i);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 1i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 2i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 3i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 4i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 5i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 6i]);
+        acc_3 = max(acc_3, b1_m_partials[q_1_4 + 7i]);
     }
-    b1_m[g * 1i + l] = acc_1;
+    b1_m[i32(wid.x) + i32(lid.x)] = acc_3;
 }

@@ -8,10 +8,9 @@
 
 @compute @workgroup_size(256)
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_2: vec4<f32> = vec4<f32>(b0_a[0i]);
-    let t_4: i32 = g * 256i + l;
-    let t_6: vec4<f32> = q_2 * b0_x[t_4];
-    b0_out[(g * 1024i + l * 4i + 0i) / 4i] = t_6 + b0_y[t_4];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    var q_5: vec4<f32> = vec4<f32>(b0_a[0i]);
+    let t_8: i32 = g_1 * 256i + l_2;
+    b0_out[(g_1 * 1024i + l_2 * 4i) / 4i] = q_5 * b0_x[t_8] + b0_y[t_8];
 }

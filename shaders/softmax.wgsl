@@ -3,62 +3,66 @@
 // kernel 0: y
 @group(0) @binding(0) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_y: array<f32>;
-var<workgroup> s0_red_1: array<f32, 64>;
-var<workgroup> s0_m_32: array<f32, 1>;
+var<workgroup> s0_red_3: array<f32, 64>;
+var<workgroup> s0_m_66: array<f32, 1>;
 
 @compute @workgroup_size(64)
 fn k0_y(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2_m: f32;
-    var acc_2_s: f32;
-    for (var t_3: i32 = 0i; t_3 < 4i; t_3 = t_3 + 2i) {
-        let t_4: i32 = g * 256i;
-        let t_8: f32 = b0_x[t_4 + (t_3 * 64i + l)];
-        let t_9: f32 = max(acc_2_m, t_8);
-        let t_10: f32 = min(acc_2_m, t_8);
-        let t_13: f32 = select(exp(t_10 - t_9), 1.0f, t_10 == t_9);
-        let t_14: f32 = select(acc_2_s + t_13, acc_2_s * t_13 + 1.0f, t_8 > acc_2_m);
-        acc_2_s = select(t_14, 1.0f, t_3 == 0i);
-        acc_2_m = select(t_9, t_8, t_3 == 0i);
-        let t_19: f32 = b0_x[t_4 + ((t_3 + 1i) * 64i + l)];
-        let t_20: f32 = max(acc_2_m, t_19);
-        let t_21: f32 = min(acc_2_m, t_19);
-        let t_24: f32 = select(exp(t_21 - t_20), 1.0f, t_21 == t_20);
-        let t_25: f32 = select(acc_2_s + t_24, acc_2_s * t_24 + 1.0f, t_19 > acc_2_m);
-        acc_2_s = t_25;
-        acc_2_m = t_20;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    var acc_m_4: f32;
+    var acc_s_5: f32;
+    for (var t_6: i32 = 0i; t_6 < 4i; t_6 = t_6 + 2i) {
+        let t_7: i32 = g_1 * 256i;
+        let t_11: f32 = b0_x[t_7 + (t_6 * 64i + l_2)];
+        let t_12: bool = t_6 == 0i;
+        let t_13: f32 = acc_m_4;
+        let t_14: f32 = acc_s_5;
+        let t_15: f32 = max(t_13, t_11);
+        let t_16: f32 = min(t_13, t_11);
+        let t_20: f32 = select(exp(t_16 - t_15), 1.0f, t_16 == t_15);
+        acc_s_5 = select(select(t_14 + t_20, t_14 * t_20 + 1.0f, t_11 > t_13), 1.0f, t_12);
+        acc_m_4 = select(t_15, t_11, t_12);
+        let t_32: f32 = b0_x[t_7 + ((t_6 + 1i) * 64i + l_2)];
+        let t_33: f32 = acc_m_4;
+        let t_34: f32 = acc_s_5;
+        let t_35: f32 = max(t_33, t_32);
+        let t_36: f32 = min(t_33, t_32);
+        let t_40: f32 = select(exp(t_36 - t_35), 1.0f, t_36 == t_35);
+        acc_s_5 = select(t_34 + t_40, t_34 * t_40 + 1.0f, t_32 > t_33);
+        acc_m_4 = t_35;
     }
-    let t_26: f32 = log(acc_2_s);
-    let t_27: f32 = acc_2_m + t_26;
-    s0_red_1[l] = t_27;
+    s0_red_3[l_2] = acc_m_4 + log(acc_s_5);
     workgroupBarrier();
-    for (var s_28: i32 = 32i; s_28 > 0i; s_28 = s_28 / 2i) {
-        if (l < s_28 && l + s_28 < 64i) {
-            let t_29: i32 = l + s_28;
-            let t_30: f32 = s0_red_1[l];
-            let t_31: f32 = s0_red_1[t_29];
-            s0_red_1[l] = max(t_30, t_31) + select(log(1.0f + exp(min(t_30, t_31) - max(t_30, t_31))), 0.6931472f, t_30 == t_31);
+    for (var s_50: i32 = 32i; s_50 > 0i; s_50 = s_50 / 2i) {
+        let t_51: i32 = l_2 + s_50;
+        let t_54: bool = (l_2 < s_50) & (t_51 < 64i);
+        if (t_54) {
+            let t_55: f32 = s0_red_3[l_2];
+            let t_56: f32 = s0_red_3[t_51];
+            let t_57: f32 = max(t_55, t_56);
+            s0_red_3[l_2] = t_57 + select(log(1.0f + exp(min(t_55, t_56) - t_57)), 0.6931472f, t_55 == t_56);
         }
         workgroupBarrier();
     }
     workgroupBarrier();
-    for (var e_33: i32 = l; e_33 < 1i; e_33 = e_33 + 64i) {
-        let t_34: f32 = s0_red_1[0i];
-        s0_m_32[e_33] = t_34;
+    for (var e_67: i32 = l_2; e_67 < 1i; e_67 = e_67 + 64i) {
+        let t_68: f32 = s0_red_3[0i];
+        s0_m_66[e_67] = t_68;
     }
     workgroupBarrier();
-    let t_35: i32 = g * 256i;
-    let t_39: f32 = s0_m_32[0i];
-    let t_43: i32 = g * 256i + (l * 4i + 0i);
-    b0_y[t_43 / 4i % 64i + t_43 % 4i * 64i + t_43 / 256i * 256i] = exp(b0_x[t_35 + (0i + l)] - t_39);
-    let t_55: f32 = s0_m_32[0i];
-    let t_59: i32 = g * 256i + (l * 4i + 1i);
-    b0_y[t_59 / 4i % 64i + t_59 % 4i * 64i + t_59 / 256i * 256i] = exp(b0_x[t_35 + (64i + l)] - t_55);
-    let t_71: f32 = s0_m_32[0i];
-    let t_75: i32 = g * 256i + (l * 4i + 2i);
-    b0_y[t_75 / 4i % 64i + t_75 % 4i * 64i + t_75 / 256i * 256i] = exp(b0_x[t_35 + (128i + l)] - t_71);
-    let t_87: f32 = s0_m_32[0i];
-    let t_91: i32 = g * 256i + (l * 4i + 3i);
-    b0_y[t_91 / 4i % 64i + t_91 % 4i * 64i + t_91 / 256i * 256i] = exp(b0_x[t_35 + (192i + l)] - t_87);
+    let t_69: i32 = g_1 * 256i;
+    let t_72: f32 = s0_m_66[0i];
+    let t_75: i32 = l_2 * 4i;
+    let t_76: i32 = t_69 + t_75;
+    b0_y[t_76 / 4i % 64i + t_76 % 4i * 64i + t_76 / 256i * 256i] = exp(b0_x[t_69 + l_2] - t_72);
+    let t_88: f32 = s0_m_66[0i];
+    let t_92: i32 = t_69 + (t_75 + 1i);
+    b0_y[t_92 / 4i % 64i + t_92 % 4i * 64i + t_92 / 256i * 256i] = exp(b0_x[t_69 + (64i + l_2)] - t_88);
+    let t_104: f32 = s0_m_66[0i];
+    let t_108: i32 = t_69 + (t_75 + 2i);
+    b0_y[t_108 / 4i % 64i + t_108 % 4i * 64i + t_108 / 256i * 256i] = exp(b0_x[t_69 + (128i + l_2)] - t_104);
+    let t_120: f32 = s0_m_66[0i];
+    let t_124: i32 = t_69 + (t_75 + 3i);
+    b0_y[t_124 / 4i % 64i + t_124 % 4i * 64i + t_124 / 256i * 256i] = exp(b0_x[t_69 + (192i + l_2)] - t_120);
 }

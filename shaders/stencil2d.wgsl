@@ -6,34 +6,37 @@
 
 @compute @workgroup_size(256)
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    for (var j_1: i32 = 0i; j_1 < 4i; j_1 = j_1 + 2i) {
-        let t_4: i32 = (g * 256i + l) * 4i;
-        let t_5: i32 = t_4 + j_1;
-        let t_6: i32 = t_5 / 512i;
-        let t_9: i32 = t_5 % 512i;
-        let t_10: i32 = (t_6 - 1i) * 512i + t_9;
-        let t_16: i32 = (t_6 + 1i) * 512i + t_9;
-        var c_21: i32 = 512i;
-        let t_22: i32 = t_5 % c_21;
-        let t_25: i32 = t_6 * 512i + t_9;
-        let t_26: i32 = t_25 - 1i;
-        let t_31: f32 = select(0.0f, b0_u[clamp(t_10, 0i, 262143i)], t_10 >= 0i && t_10 < 262144i) + select(0.0f, b0_u[clamp(t_16, 0i, 262143i)], t_16 >= 0i && t_16 < 262144i) + select(0.0f, select(0.0f, b0_u[clamp(t_26, 0i, 262143i)], t_26 >= 0i && t_26 < 262144i), t_22 > 0i);
-        let t_32: i32 = c_21 - 1i;
-        let t_34: i32 = t_25 + 1i;
-        b0_out[g * 1024i + (l * 4i + j_1)] = 0.25f * (t_31 + select(0.0f, select(0.0f, b0_u[clamp(t_34, 0i, 262143i)], t_34 >= 0i && t_34 < 262144i), t_22 < t_32));
-        let t_43: i32 = j_1 + 1i;
-        let t_44: i32 = t_4 + t_43;
-        let t_45: i32 = t_44 / 512i;
-        let t_48: i32 = t_44 % 512i;
-        let t_49: i32 = (t_45 - 1i) * 512i + t_48;
-        let t_55: i32 = (t_45 + 1i) * 512i + t_48;
-        let t_60: i32 = t_44 % c_21;
-        let t_63: i32 = t_45 * 512i + t_48;
-        let t_64: i32 = t_63 - 1i;
-        let t_69: f32 = select(0.0f, b0_u[clamp(t_49, 0i, 262143i)], t_49 >= 0i && t_49 < 262144i) + select(0.0f, b0_u[clamp(t_55, 0i, 262143i)], t_55 >= 0i && t_55 < 262144i) + select(0.0f, select(0.0f, b0_u[clamp(t_64, 0i, 262143i)], t_64 >= 0i && t_64 < 262144i), t_60 > 0i);
-        let t_71: i32 = t_63 + 1i;
-        b0_out[g * 1024i + (l * 4i + t_43)] = 0.25f * (t_69 + select(0.0f, select(0.0f, b0_u[clamp(t_71, 0i, 262143i)], t_71 >= 0i && t_71 < 262144i), t_60 < t_32));
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    for (var j_3: i32 = 0i; j_3 < 4i; j_3 = j_3 + 2i) {
+        let t_6: i32 = (g_1 * 256i + l_2) * 4i;
+        let t_7: i32 = t_6 + j_3;
+        let t_8: i32 = t_7 / 512i;
+        let t_11: i32 = t_7 % 512i;
+        let t_12: i32 = (t_8 - 1i) * 512i + t_11;
+        let t_21: i32 = (t_8 + 1i) * 512i + t_11;
+        var c_29: i32 = 512i;
+        let t_30: i32 = c_29;
+        let t_31: i32 = t_7 % t_30;
+        let t_34: i32 = t_8 * 512i + t_11;
+        let t_35: i32 = t_34 - 1i;
+        let t_43: f32 = select(0.0f, b0_u[clamp(t_12, 0i, 262143i)], (t_12 >= 0i) & (t_12 < 262144i)) + select(0.0f, b0_u[clamp(t_21, 0i, 262143i)], (t_21 >= 0i) & (t_21 < 262144i)) + select(0.0f, select(0.0f, b0_u[clamp(t_35, 0i, 262143i)], (t_35 >= 0i) & (t_35 < 262144i)), t_31 > 0i);
+        let t_44: i32 = t_30 - 1i;
+        let t_46: i32 = t_34 + 1i;
+        let t_56: i32 = l_2 * 4i;
+        let t_58: i32 = g_1 * 1024i;
+        b0_out[t_58 + (t_56 + j_3)] = 0.25f * (t_43 + select(0.0f, select(0.0f, b0_u[clamp(t_46, 0i, 262143i)], (t_46 >= 0i) & (t_46 < 262144i)), t_31 < t_44));
+        let t_60: i32 = j_3 + 1i;
+        let t_61: i32 = t_6 + t_60;
+        let t_62: i32 = t_61 / 512i;
+        let t_65: i32 = t_61 % 512i;
+        let t_66: i32 = (t_62 - 1i) * 512i + t_65;
+        let t_75: i32 = (t_62 + 1i) * 512i + t_65;
+        let t_83: i32 = t_61 % t_30;
+        let t_86: i32 = t_62 * 512i + t_65;
+        let t_87: i32 = t_86 - 1i;
+        let t_95: f32 = select(0.0f, b0_u[clamp(t_66, 0i, 262143i)], (t_66 >= 0i) & (t_66 < 262144i)) + select(0.0f, b0_u[clamp(t_75, 0i, 262143i)], (t_75 >= 0i) & (t_75 < 262144i)) + select(0.0f, select(0.0f, b0_u[clamp(t_87, 0i, 262143i)], (t_87 >= 0i) & (t_87 < 262144i)), t_83 > 0i);
+        let t_97: i32 = t_86 + 1i;
+        b0_out[t_58 + (t_56 + t_60)] = 0.25f * (t_95 + select(0.0f, select(0.0f, b0_u[clamp(t_97, 0i, 262143i)], (t_97 >= 0i) & (t_97 < 262144i)), t_83 < t_44));
     }
 }

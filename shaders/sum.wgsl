@@ -3,59 +3,60 @@
 // kernel 0: total_partials
 @group(0) @binding(0) var<storage, read> b0_x: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read_write> b0_total_partials: array<f32>;
-var<workgroup> s0_red_1: array<f32, 256>;
+var<workgroup> s0_red_3: array<f32, 256>;
 
 @compute @workgroup_size(256)
 fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_2: f32 = 0.0f;
-    var acc_3: f32 = 0.0f;
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
     var acc_4: f32 = 0.0f;
     var acc_5: f32 = 0.0f;
-    for (var t_6: i32 = 0i; t_6 < 8i; t_6 = t_6 + 4i) {
-        let t_9: i32 = g * 256i + l;
-        let t_11: vec4<f32> = b0_x[t_6 * 32768i + t_9];
-        acc_2 = acc_2 + t_11.x;
-        acc_3 = acc_3 + t_11.y;
-        acc_4 = acc_4 + t_11.z;
-        acc_5 = acc_5 + t_11.w;
-        let t_19: vec4<f32> = b0_x[(t_6 + 1i) * 32768i + t_9];
-        acc_2 = acc_2 + t_19.x;
-        acc_3 = acc_3 + t_19.y;
-        acc_4 = acc_4 + t_19.z;
-        acc_5 = acc_5 + t_19.w;
-        let t_27: vec4<f32> = b0_x[(t_6 + 2i) * 32768i + t_9];
-        acc_2 = acc_2 + t_27.x;
-        acc_3 = acc_3 + t_27.y;
-        acc_4 = acc_4 + t_27.z;
-        acc_5 = acc_5 + t_27.w;
-        let t_35: vec4<f32> = b0_x[(t_6 + 3i) * 32768i + t_9];
-        acc_2 = acc_2 + t_35.x;
-        acc_3 = acc_3 + t_35.y;
-        acc_4 = acc_4 + t_35.z;
-        acc_5 = acc_5 + t_35.w;
+    var acc_6: f32 = 0.0f;
+    var acc_7: f32 = 0.0f;
+    for (var t_8: i32 = 0i; t_8 < 8i; t_8 = t_8 + 4i) {
+        let t_11: i32 = g_1 * 256i + l_2;
+        let t_13: vec4<f32> = b0_x[t_8 * 32768i + t_11];
+        acc_4 = acc_4 + t_13.x;
+        acc_5 = acc_5 + t_13.y;
+        acc_6 = acc_6 + t_13.z;
+        acc_7 = acc_7 + t_13.w;
+        let t_29: vec4<f32> = b0_x[(t_8 + 1i) * 32768i + t_11];
+        acc_4 = acc_4 + t_29.x;
+        acc_5 = acc_5 + t_29.y;
+        acc_6 = acc_6 + t_29.z;
+        acc_7 = acc_7 + t_29.w;
+        let t_45: vec4<f32> = b0_x[(t_8 + 2i) * 32768i + t_11];
+        acc_4 = acc_4 + t_45.x;
+        acc_5 = acc_5 + t_45.y;
+        acc_6 = acc_6 + t_45.z;
+        acc_7 = acc_7 + t_45.w;
+        let t_61: vec4<f32> = b0_x[(t_8 + 3i) * 32768i + t_11];
+        acc_4 = acc_4 + t_61.x;
+        acc_5 = acc_5 + t_61.y;
+        acc_6 = acc_6 + t_61.z;
+        acc_7 = acc_7 + t_61.w;
     }
-    var tile_42: array<f32, 4> = array<f32, 4>(acc_2, acc_3, acc_4, acc_5);
-    var acc_40: f32 = 0.0f;
-    for (var c_1_41: i32 = 0i; c_1_41 < 4i; c_1_41 = c_1_41 + 2i) {
-        let t_43: f32 = tile_42[c_1_41];
-        acc_40 = acc_40 + t_43;
-        let t_45: f32 = tile_42[c_1_41 + 1i];
-        acc_40 = acc_40 + t_45;
+    var tile_80: array<f32, 4> = array<f32, 4>(acc_4, acc_5, acc_6, acc_7);
+    var acc_78: f32 = 0.0f;
+    for (var c_1_79: i32 = 0i; c_1_79 < 4i; c_1_79 = c_1_79 + 2i) {
+        acc_78 = acc_78 + tile_80[c_1_79];
+        acc_78 = acc_78 + tile_80[c_1_79 + 1i];
     }
-    s0_red_1[l] = acc_40;
+    s0_red_3[l_2] = acc_78;
     workgroupBarrier();
-    for (var s_46: i32 = 128i; s_46 > 0i; s_46 = s_46 / 2i) {
-        if (l < s_46 && l + s_46 < 256i) {
-            let t_47: i32 = l + s_46;
-            s0_red_1[l] = s0_red_1[l] + s0_red_1[t_47];
+    for (var s_89: i32 = 128i; s_89 > 0i; s_89 = s_89 / 2i) {
+        let t_90: i32 = l_2 + s_89;
+        let t_93: bool = (l_2 < s_89) & (t_90 < 256i);
+        if (t_93) {
+            let t_94: f32 = s0_red_3[l_2];
+            let t_95: f32 = s0_red_3[t_90];
+            s0_red_3[l_2] = t_94 + t_95;
         }
         workgroupBarrier();
     }
-    for (var e_48: i32 = l; e_48 < 1i; e_48 = e_48 + 256i) {
-        let t_49: f32 = s0_red_1[e_48];
-        b0_total_partials[g * 1i + e_48] = t_49;
+    for (var e_97: i32 = l_2; e_97 < 1i; e_97 = e_97 + 256i) {
+        let t_98: f32 = s0_red_3[e_97];
+        b0_total_partials[g_1 + e_97] = t_98;
     }
 }
 
@@ -65,18 +66,16 @@ fn k0_total_partials(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invoc
 
 @compute @workgroup_size(1)
 fn k1_total(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var acc_1: f32 = 0.0f;
-    for (var q_1_2: i32 = 0i; q_1_2 < 128i; q_1_2 = q_1_2 + 8i) {
-        acc_1 = acc_1 + b1_total_partials[q_1_2];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 1i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 2i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 3i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 4i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 5i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 6i];
-        acc_1 = acc_1 + b1_total_partials[q_1_2 + 7i];
+    var acc_3: f32 = 0.0f;
+    for (var q_1_4: i32 = 0i; q_1_4 < 128i; q_1_4 = q_1_4 + 8i) {
+        acc_3 = acc_3 + b1_total_partials[q_1_4];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 1i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 2i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 3i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 4i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 5i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 6i];
+        acc_3 = acc_3 + b1_total_partials[q_1_4 + 7i];
     }
-    b1_total[g * 1i + l] = acc_1;
+    b1_total[i32(wid.x) + i32(lid.x)] = acc_3;
 }

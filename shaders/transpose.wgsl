@@ -3,28 +3,30 @@
 // kernel 0: out
 @group(0) @binding(0) var<storage, read> b0_x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b0_out: array<f32>;
-var<workgroup> s0_tile_1: array<f32, 1056>;
+var<workgroup> s0_tile_3: array<f32, 1056>;
 
 @compute @workgroup_size(256)
 fn k0_out(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    for (var e_2: i32 = l; e_2 < 1056i; e_2 = e_2 + 256i) {
-        s0_tile_1[e_2] = b0_x[(g % 16i * 32i + e_2 / 33i) * 256i + (g / 16i * 32i + e_2 % 33i % 32i)];
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    for (var e_4: i32 = l_2; e_4 < 1056i; e_4 = e_4 + 256i) {
+        s0_tile_3[e_4] = b0_x[(g_1 % 16i * 32i + e_4 / 33i) * 256i + (g_1 / 16i * 32i + e_4 % 33i % 32i)];
     }
     workgroupBarrier();
-    let t_16: i32 = l % 32i * 33i;
-    let t_18: i32 = l / 32i * 4i;
-    let t_21: f32 = s0_tile_1[t_16 + (t_18 + 0i)];
-    let t_23: i32 = g * 1024i + (l * 4i + 0i);
-    b0_out[t_23 / 4i % 32i + t_23 / 1024i % 16i * 32i + t_23 % 4i * 512i + t_23 / 128i % 8i * 2048i + t_23 / 16384i * 16384i] = t_21;
-    let t_42: f32 = s0_tile_1[t_16 + (t_18 + 1i)];
-    let t_44: i32 = g * 1024i + (l * 4i + 1i);
-    b0_out[t_44 / 4i % 32i + t_44 / 1024i % 16i * 32i + t_44 % 4i * 512i + t_44 / 128i % 8i * 2048i + t_44 / 16384i * 16384i] = t_42;
-    let t_63: f32 = s0_tile_1[t_16 + (t_18 + 2i)];
-    let t_65: i32 = g * 1024i + (l * 4i + 2i);
-    b0_out[t_65 / 4i % 32i + t_65 / 1024i % 16i * 32i + t_65 % 4i * 512i + t_65 / 128i % 8i * 2048i + t_65 / 16384i * 16384i] = t_63;
-    let t_84: f32 = s0_tile_1[t_16 + (t_18 + 3i)];
-    let t_86: i32 = g * 1024i + (l * 4i + 3i);
-    b0_out[t_86 / 4i % 32i + t_86 / 1024i % 16i * 32i + t_86 % 4i * 512i + t_86 / 128i % 8i * 2048i + t_86 / 16384i * 16384i] = t_84;
+    let t_18: i32 = l_2 % 32i * 33i;
+    let t_20: i32 = l_2 / 32i * 4i;
+    let t_22: f32 = s0_tile_3[t_18 + t_20];
+    let t_23: i32 = l_2 * 4i;
+    let t_24: i32 = g_1 * 1024i;
+    let t_25: i32 = t_24 + t_23;
+    b0_out[t_25 / 4i % 32i + t_25 / 1024i % 16i * 32i + t_25 % 4i * 512i + t_25 / 128i % 8i * 2048i + t_25 / 16384i * 16384i] = t_22;
+    let t_44: f32 = s0_tile_3[t_18 + (t_20 + 1i)];
+    let t_46: i32 = t_24 + (t_23 + 1i);
+    b0_out[t_46 / 4i % 32i + t_46 / 1024i % 16i * 32i + t_46 % 4i * 512i + t_46 / 128i % 8i * 2048i + t_46 / 16384i * 16384i] = t_44;
+    let t_65: f32 = s0_tile_3[t_18 + (t_20 + 2i)];
+    let t_67: i32 = t_24 + (t_23 + 2i);
+    b0_out[t_67 / 4i % 32i + t_67 / 1024i % 16i * 32i + t_67 % 4i * 512i + t_67 / 128i % 8i * 2048i + t_67 / 16384i * 16384i] = t_65;
+    let t_86: f32 = s0_tile_3[t_18 + (t_20 + 3i)];
+    let t_88: i32 = t_24 + (t_23 + 3i);
+    b0_out[t_88 / 4i % 32i + t_88 / 1024i % 16i * 32i + t_88 % 4i * 512i + t_88 / 128i % 8i * 2048i + t_88 / 16384i * 16384i] = t_86;
 }

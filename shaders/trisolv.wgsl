@@ -6,21 +6,24 @@
 
 @compute @workgroup_size(256)
 fn k0_L(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    for (var j_1: i32 = 0i; j_1 < 4i; j_1 = j_1 + 2i) {
-        let t_4: i32 = (g * 256i + l) * 4i;
-        let t_5: i32 = t_4 + j_1;
-        var c_6: i32 = 64i;
-        let t_7: i32 = t_5 % c_6;
-        let t_8: i32 = t_5 / c_6;
-        let t_15: f32 = f32(c_6);
-        b0_L[g * 1024i + (l * 4i + j_1)] = select(select(0.0f, 1.0f, t_8 == t_7), b0_L0[t_5 / 64i * 64i + t_5 % 64i] / t_15, t_7 < t_8);
-        let t_22: i32 = j_1 + 1i;
-        let t_23: i32 = t_4 + t_22;
-        let t_24: i32 = t_23 % c_6;
-        let t_25: i32 = t_23 / c_6;
-        b0_L[g * 1024i + (l * 4i + t_22)] = select(select(0.0f, 1.0f, t_25 == t_24), b0_L0[t_23 / 64i * 64i + t_23 % 64i] / t_15, t_24 < t_25);
+    let g_1: i32 = i32(wid.x);
+    let l_2: i32 = i32(lid.x);
+    for (var j_3: i32 = 0i; j_3 < 4i; j_3 = j_3 + 2i) {
+        let t_6: i32 = (g_1 * 256i + l_2) * 4i;
+        let t_7: i32 = t_6 + j_3;
+        var c_8: i32 = 64i;
+        let t_9: i32 = c_8;
+        let t_10: i32 = t_7 % t_9;
+        let t_11: i32 = t_7 / t_9;
+        let t_18: f32 = f32(t_9);
+        let t_23: i32 = l_2 * 4i;
+        let t_25: i32 = g_1 * 1024i;
+        b0_L[t_25 + (t_23 + j_3)] = select(select(0.0f, 1.0f, t_11 == t_10), b0_L0[t_7 / 64i * 64i + t_7 % 64i] / t_18, t_10 < t_11);
+        let t_27: i32 = j_3 + 1i;
+        let t_28: i32 = t_6 + t_27;
+        let t_29: i32 = t_28 % t_9;
+        let t_30: i32 = t_28 / t_9;
+        b0_L[t_25 + (t_23 + t_27)] = select(select(0.0f, 1.0f, t_30 == t_29), b0_L0[t_28 / 64i * 64i + t_28 % 64i] / t_18, t_29 < t_30);
     }
 }
 
@@ -29,10 +32,8 @@ fn k0_L(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
 
 @compute @workgroup_size(16)
 fn k1_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    var q_1: vec4<f32> = vec4<f32>(0.0f);
-    b1_x_init[(g * 64i + l * 4i + 0i) / 4i] = q_1;
+    var q_4: vec4<f32> = vec4<f32>(0.0f);
+    b1_x_init[(i32(wid.x) * 64i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
 // kernel 2: x_state_next
@@ -45,25 +46,25 @@ fn k1_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
 
 @compute @workgroup_size(64)
 fn k2_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let step_1: i32 = b2_step0[0];
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_2: bool = l == step_1;
-    var pick_3: f32;
-    if (t_2) {
-        var acc_5: f32 = 0.0f;
-        let t_6: i32 = min(step_1, 63i);
-        for (var p_7: i32 = 0i; p_7 < t_6; p_7 = p_7 + 1i) {
-            acc_5 = acc_5 + b2_L[step_1 * 64i + p_7] * b2_x_state[p_7];
+    let t_1: i32 = b2_step0[0i];
+    let l_3: i32 = i32(lid.x);
+    let t_4: bool = l_3 == t_1;
+    var pick_5: f32;
+    if (t_4) {
+        var acc_7: f32 = 0.0f;
+        let t_8: i32 = min(t_1, 63i);
+        for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
+            acc_7 = acc_7 + b2_L[t_1 * 64i + p_9] * b2_x_state[p_9];
         }
-        let t_13: f32 = b2_b[step_1] - acc_5;
-        pick_3 = t_13 / b2_L[step_1 * 64i + step_1];
+        pick_5 = (b2_b[t_1] - acc_7) / b2_L[t_1 * 64i + t_1];
+    } else {
+        pick_5 = b2_x_state[l_3];
     }
-    else {
-        pick_3 = b2_x_state[l];
+    b2_x_state_next[i32(wid.x) * 64i + l_3] = pick_5;
+    let t_37: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
+    if (t_37) {
+        b2_step0_next[0i] = t_1 + 1i;
     }
-    b2_x_state_next[g * 64i + l] = pick_3;
-    if (all(wid == vec3<u32>(0u)) && all(lid == vec3<u32>(0u))) { b2_step0_next[0] = b2_step0[0] + 1i; }
 }
 
 // kernel 3: x
@@ -72,11 +73,13 @@ fn k2_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
 
 @compute @workgroup_size(16)
 fn k3_x(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let g: i32 = i32(wid.x);
-    let l: i32 = i32(lid.x);
-    let t_1: i32 = l * 4i;
-    b3_x[g * 64i + (l * 4i + 0i)] = b3_x_state_b[t_1 + 0i];
-    b3_x[g * 64i + (l * 4i + 1i)] = b3_x_state_b[t_1 + 1i];
-    b3_x[g * 64i + (l * 4i + 2i)] = b3_x_state_b[t_1 + 2i];
-    b3_x[g * 64i + (l * 4i + 3i)] = b3_x_state_b[t_1 + 3i];
+    let t_3: i32 = i32(lid.x) * 4i;
+    let t_5: i32 = i32(wid.x) * 64i;
+    b3_x[t_5 + t_3] = b3_x_state_b[t_3];
+    let t_7: i32 = t_3 + 1i;
+    b3_x[t_5 + t_7] = b3_x_state_b[t_7];
+    let t_10: i32 = t_3 + 2i;
+    b3_x[t_5 + t_10] = b3_x_state_b[t_10];
+    let t_13: i32 = t_3 + 3i;
+    b3_x[t_5 + t_13] = b3_x_state_b[t_13];
 }

@@ -59,7 +59,7 @@ fn a_thread_loop_folds_online_with_one_exp_per_term() {
     assert_eq!(wgsl.matches("exp(").count(), reads, "{wgsl}");
     assert_eq!(wgsl.matches("log(").count(), 1, "{wgsl}");
     assert!(
-        wgsl.contains("_m: f32;") && wgsl.contains("_s: f32;"),
+        wgsl.contains("var acc_m_") && wgsl.contains("var acc_s_"),
         "{wgsl}"
     );
 }

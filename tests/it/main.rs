@@ -15,7 +15,6 @@ mod folds;
 mod fuzz;
 mod gpu_limits;
 mod harness;
-mod inline;
 mod layering;
 mod long_folds;
 mod loops;

@@ -16,8 +16,8 @@
 //! - E0319 a kernel that unrolling made larger than the device's budget of
 //!   unrolled statements (the item)
 
+use crate::lower::KernelText;
 use crate::plan::{Access, BufferPlan};
-use crate::wgsl::module::KernelText;
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 

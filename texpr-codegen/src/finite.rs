@@ -6,7 +6,7 @@
 //! `bitcast` included, also a `var<private>` initializer) and rejects the
 //! module when one is not finite (`value -inf cannot be represented as
 //! 'f32'`); naga accepts such modules. The emitter spells every non-finite
-//! value as a run-time one (`wgsl::lit::f32_lit`); this check walks naga's
+//! value as a run-time one (`kir::Builder::lit`); this check walks naga's
 //! IR of each kernel so that the rule can never silently regress.
 //!
 //! It evaluates, in each expression arena (the module's global expressions,

@@ -39,10 +39,10 @@ pub mod emit;
 pub mod finite;
 pub mod grid;
 pub mod kir;
+pub mod lower;
 pub mod plan;
 pub mod translate;
 pub mod validate;
-pub mod wgsl;
 
 pub use emit::{KernelStats, check_items, emit, emit_with_stats, written_kernels};
 pub use plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};

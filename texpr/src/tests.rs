@@ -95,17 +95,24 @@ fn let_reg_inside_a_reduce_keeps_the_reduce_loop_intact() {
         w.find(needle)
             .unwrap_or_else(|| panic!("no `{needle}` in\n{w}"))
     };
-    let acc = pos("var acc_1: f32 = 0.0f;");
-    let reduce = pos("for (var i_2: i32 = 0i; i_2 < 257i; i_2 = i_2 + 1i) {");
-    let arr = pos("var v_3: array<f32, 257>;");
-    let fill = pos("for (var e_4: i32 = 0i; e_4 < 257i; e_4 = e_4 + 1i) {");
-    let add = pos("acc_1 = acc_1 + 1.0f;");
+    // The names carry numbers the kernel's builder gives: read them.
+    let name = |prefix: &str| {
+        let at = pos(prefix) + prefix.rfind(' ').unwrap() + 1;
+        let len = w[at..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+        w[at..at + len.unwrap()].to_string()
+    };
+    let (acc_v, i_v) = (name("var acc_"), name("for (var i_"));
+    let acc = pos(&format!("var {acc_v}: f32 = 0.0f;"));
+    let reduce = pos(&format!("for (var {i_v}: i32 = 0i; {i_v} < 257i; {i_v} = {i_v} + 1i) {{"));
+    let arr = pos(": array<f32, 257>;");
+    let fill = pos("< 257i; e_");
+    let add = pos(&format!("{acc_v} = {acc_v} + 1.0f;"));
     assert!(
         acc < reduce && reduce < arr && arr < fill && fill < add,
         "{w}"
     );
-    assert_eq!(w.matches("acc_1 = ").count(), 1, "{w}");
-    assert_eq!(w.matches("i_2 = i_2 + 1i").count(), 1, "{w}");
+    assert_eq!(w.matches(&format!("{acc_v} = ")).count(), 1, "{w}");
+    assert_eq!(w.matches(&format!("{i_v} = {i_v} + 1i")).count(), 1, "{w}");
 }
 
 /// `reduce@subgroup`: subgroup operations in uniform control flow, lane 0's
@@ -139,7 +146,8 @@ fn reduce_at_subgroup_emits_subgroup_operations_or_a_coded_error() {
         w.contains("@builtin(subgroup_invocation_id) sgl: u32"),
         "{w}"
     );
-    assert!(w.contains("if (sgl == 0u)"), "{w}");
+    // Lane 0 writes the partials (the condition a value of its own).
+    assert!(w.contains(": bool = sgl == 0u;"), "{w}");
     assert!(
         w.contains("array<f32, 64>") && w.contains("array<i32, 100>"),
         "{w}"

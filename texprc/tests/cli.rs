@@ -277,3 +277,42 @@ fn a_successful_run_writes_nothing_to_stderr() {
     assert_eq!(stderr(&o), "", "a successful run wrote to stderr");
     assert!(stdout(&o).contains("check passed"), "{}", stdout(&o));
 }
+
+/// `compile --emit kir` prints every kernel of every example as the
+/// kernel IR, one per entry point of the WGSL module and in its order:
+/// bindings, then statements that store the item.
+#[test]
+fn emit_kir_prints_every_kernel_of_every_example() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut examples: Vec<PathBuf> = std::fs::read_dir(root.join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "te"))
+        .collect();
+    examples.sort();
+    assert!(examples.len() >= 20, "{examples:?}");
+    for path in &examples {
+        let file = path.to_string_lossy();
+        let kir = texprc(&["compile", &file, "--emit", "kir"]);
+        assert!(kir.status.success(), "{file}: {}", stderr(&kir));
+        let wgsl = texprc(&["compile", &file]);
+        assert!(wgsl.status.success(), "{file}: {}", stderr(&wgsl));
+        let entries: Vec<String> = stdout(&wgsl)
+            .lines()
+            .filter_map(|l| l.strip_prefix("fn "))
+            .map(|l| l[..l.find('(').unwrap()].to_string())
+            .collect();
+        assert!(!entries.is_empty(), "{file}");
+        let text = stdout(&kir);
+        let kernels: Vec<&str> = text.split("\nkernel ").skip(1).collect();
+        assert_eq!(kernels.len(), entries.len(), "{file}:\n{text}");
+        for (k, entry) in kernels.iter().zip(&entries) {
+            assert!(
+                k.starts_with(&format!("{entry} workgroup_size ")),
+                "{file}: {k}"
+            );
+            assert!(k.contains("  binding 0 "), "{file}: {k}");
+            assert!(k.contains("store buffer "), "{file}: {k}");
+        }
+    }
+}

@@ -371,6 +371,12 @@ impl Builder {
         self.value(Op::Extract(a, k), ty, "t")
     }
 
+    /// Component `i` (a run-time index) of vector `a`.
+    pub fn component(&mut self, a: V, i: V) -> V {
+        let ty = Ty::scalar(self.ty(a).scalar);
+        self.value(Op::Component(a, i), ty, "t")
+    }
+
     pub fn construct(&mut self, ty: Ty, parts: Vec<V>) -> V {
         self.value(Op::Construct(parts), ty, "q")
     }
@@ -398,7 +404,8 @@ impl Builder {
         id
     }
 
-    fn new_var(&mut self, base: &str, ty: Ty, len: Option<u32>) -> VarId {
+    /// A variable, not yet declared (see [`Builder::insert_at`]).
+    pub fn new_var(&mut self, base: &str, ty: Ty, len: Option<u32>) -> VarId {
         let name = self.fresh(base);
         self.k.vars.push(Var { name, ty, len });
         VarId(self.k.vars.len() as u32 - 1)

@@ -336,6 +336,8 @@ pub enum Op {
     ReadVar(VarId),
     /// Component `k` of a vector.
     Extract(V, u8),
+    /// The component of a vector at a run-time index (`i32` or `u32`).
+    Component(V, V),
     /// A vector from its components (or one value repeated: one operand).
     Construct(Vec<V>),
     /// A subgroup operation; `Broadcast`'s second operand is the lane.
@@ -349,7 +351,7 @@ impl Op {
             Op::Const(_) | Op::Builtin(_) | Op::LoopIndex | Op::ReadVar(_) => Vec::new(),
             Op::Unary(_, a) | Op::Convert(a) | Op::Bitcast(a) | Op::Extract(a, _) => vec![*a],
             Op::Load(_, i) => vec![*i],
-            Op::Binary(_, a, b) => vec![*a, *b],
+            Op::Binary(_, a, b) | Op::Component(a, b) => vec![*a, *b],
             Op::Call(_, xs) | Op::Construct(xs) | Op::Subgroup(_, xs) => xs.clone(),
         }
     }
@@ -512,6 +514,34 @@ impl Kernel {
         }
     }
 
+    /// Orders the bindings by the buffers they bind (binding `i` the `i`th
+    /// smallest [`BufferId`]), renumbering every reference to them.
+    pub fn sort_bindings(&mut self) {
+        let mut order: Vec<usize> = (0..self.bindings.len()).collect();
+        order.sort_by_key(|&i| self.bindings[i].buffer);
+        let mut new_of = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_of[old] = new as u32;
+        }
+        let old = std::mem::take(&mut self.bindings);
+        self.bindings = order.iter().map(|&i| old[i].clone()).collect();
+        let renumber = |m: &mut Mem| {
+            if let Mem::Buffer(b) = m {
+                *b = new_of[*b as usize];
+            }
+        };
+        for v in &mut self.values {
+            if let Op::Load(m, _) = &mut v.op {
+                renumber(m);
+            }
+        }
+        self.body.walk_mut(&mut |s| {
+            if let Stmt::Store(m, _, _) = s {
+                renumber(m);
+            }
+        });
+    }
+
     /// The builtins the kernel reads.
     pub fn builtins(&self) -> std::collections::BTreeSet<Builtin> {
         (self.values.iter())
@@ -556,6 +586,23 @@ impl Stmt {
 }
 
 impl Block {
+    /// Calls `f` on every statement (mutably), nested ones after their parent.
+    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Stmt)) {
+        for s in &mut self.stmts {
+            f(s);
+            match s {
+                Stmt::Loop(l) => l.body.walk_mut(f),
+                Stmt::If(i) => {
+                    i.then.walk_mut(f);
+                    if let Some(e) = &mut i.els {
+                        e.walk_mut(f);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Calls `f` on every statement, nested ones after their parent.
     pub fn walk(&self, f: &mut dyn FnMut(&Stmt)) {
         for s in &self.stmts {

@@ -75,6 +75,7 @@ fn op(k: &Kernel, v: V) -> String {
         Op::Bitcast(a) => format!("bitcast {}", val(k, *a)),
         Op::Load(m, i) => format!("load {}[{}]", mem(k, *m), val(k, *i)),
         Op::ReadVar(x) => format!("read var {}", k.var(*x).name),
+        Op::Component(a, i) => format!("{}[{}]", val(k, *a), val(k, *i)),
         Op::Extract(a, c) => format!("{}.{}", val(k, *a), ["x", "y", "z", "w"][*c as usize]),
         Op::Construct(parts) => format!("construct({})", vs(parts)),
         Op::Subgroup(o, args) => format!("{}({})", o.name(), vs(args)),

@@ -136,3 +136,37 @@ fn the_verifier_refuses_broken_kernels() {
     b.open_if(t, false);
     assert!(b.barrier().is_err());
 }
+
+/// A read of an assigned variable used once is written into its use when
+/// no assignment to the variable comes between them, and stays a `let`
+/// when one does (it must see the value before that assignment).
+#[test]
+fn reads_of_variables_move_into_their_use_only_past_no_assignment() {
+    let mut b = Builder::new("k0_y", "");
+    b.set_workgroup_size(1);
+    let y = b.bind(BufferId(0), "b0_y".into(), Access::ReadWrite, Ty::F32);
+    let one = b.f32(1.0);
+    let acc = b.var("acc", Ty::F32, None, Init::Value(one));
+    let (s, e) = (b.i32(0), b.i32(4));
+    b.open_loop("i", (s, e, LoopStep::Up(1)), true, 4);
+    // acc = acc * 2: the read moves into the assignment.
+    let cur = b.read_var(acc);
+    let two = b.f32(2.0);
+    let next = b.binary(BinOp::Mul, cur, two);
+    b.assign(acc, None, next);
+    b.close();
+    // old = acc; acc = 0; y[0] = old: the read stays before the reset.
+    let old = b.read_var(acc);
+    let zero = b.f32(0.0);
+    b.assign(acc, None, zero);
+    let at = b.i32(0);
+    b.store(Mem::Buffer(y), at, old);
+    let k = b.finish();
+    validate_both(&k);
+    let text = wgsl::kernel(&k);
+    let acc = &k.var(acc).name;
+    assert!(text.contains(&format!("{acc} = {acc} * 2.0f;")), "{text}");
+    let old = &k.value(old).name;
+    assert!(text.contains(&format!("let {old}: f32 = {acc};")), "{text}");
+    assert!(text.contains(&format!("b0_y[0i] = {old};")), "{text}");
+}

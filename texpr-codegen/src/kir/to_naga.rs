@@ -437,6 +437,10 @@ impl<'k> Build<'k> {
                 let pointer = self.pre(Expression::LocalVariable(self.vars[x.0 as usize]), block);
                 self.expr(Expression::Load { pointer })
             }
+            Op::Component(a, i) => {
+                let (base, index) = (self.get(a), self.get(i));
+                self.expr(Expression::Access { base, index })
+            }
             Op::Extract(a, c) => {
                 let base = self.get(a);
                 self.expr(Expression::AccessIndex {

@@ -277,6 +277,11 @@ impl Verifier<'_> {
                 .get(x.0 as usize)
                 .is_none_or(|v| v.ty != ty || v.len.is_some()),
             Op::Extract(a, c) => t(a).width <= *c || ty != Ty::scalar(t(a).scalar),
+            Op::Component(a, i) => {
+                t(a).width == 1
+                    || ty != Ty::scalar(t(a).scalar)
+                    || !matches!(t(i), Ty::I32 | Ty::U32)
+            }
             Op::Construct(parts) => {
                 parts.is_empty()
                     || (parts.len() != 1 && parts.len() != ty.width as usize)

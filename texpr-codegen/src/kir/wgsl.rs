@@ -9,7 +9,9 @@
 //! where they stand, but read as part of the block header) nor into a
 //! nested block, which could run it again; a chain of inlined values stays
 //! within [`MAX_NESTING`] levels and [`MAX_INLINE_BYTES`] bytes. A pure value
-//! nothing reads is not written at all.
+//! nothing reads is not written at all. A read of an assigned variable used
+//! once is written into its use too when no assignment to the variable
+//! comes between them (`acc = acc + x`, not `let t = acc; acc = t + x`).
 //!
 //! Operands are parenthesised by WGSL's precedence: `*` over `+`, relations
 //! over sums, and the bitwise and shift operators taking unary operands only.
@@ -130,8 +132,19 @@ impl<'k> Printer<'k> {
         let mut candidate: Vec<bool> = (0..n)
             .map(|i| uses[i] == 1 && movable(V(i as u32)))
             .collect();
+        // Reads of assigned variables used once, where no assignment to
+        // the variable comes between the read and where it is written.
+        let reads: Vec<bool> = (0..n)
+            .map(|i| {
+                uses[i] == 1 && matches!(k.values[i].op, Op::ReadVar(x) if assigned.contains(&x))
+            })
+            .collect();
+        for (c, r) in candidate.iter_mut().zip(&reads) {
+            *c |= *r;
+        }
         let mut placed = PlaceUses;
         placed.block(k, &k.body, &mut candidate);
+        keep_reads_unassigned(k, &k.body, &reads, &mut candidate);
         p.inline = candidate;
         p.limit_chains();
         p
@@ -225,6 +238,10 @@ impl<'k> Printer<'k> {
             ),
             Op::Load(m, i) => (format!("{}[{}]", self.mem(*m), self.operand(*i, 0)), ATOM),
             Op::ReadVar(x) => (self.k.var(*x).name.clone(), ATOM),
+            Op::Component(a, i) => (
+                format!("{}[{}]", self.operand(*a, ATOM), self.operand(*i, 0)),
+                ATOM,
+            ),
             Op::Extract(a, c) => {
                 let comp = ["x", "y", "z", "w"][*c as usize];
                 (format!("{}.{comp}", self.operand(*a, ATOM)), ATOM)
@@ -383,6 +400,75 @@ impl PlaceUses {
             if candidate[d as usize] && !ok_here.contains(&d) {
                 candidate[d as usize] = false;
             }
+        }
+    }
+}
+
+/// Demotes each inlined read of a variable (`reads`) whose value would be
+/// written after an assignment to the variable: the end of its chain of
+/// inlined uses (the statement it is finally written into) must come
+/// before any statement between its definition and that end that assigns
+/// the variable (nested ones included).
+fn keep_reads_unassigned(k: &Kernel, b: &Block, reads: &[bool], inline: &mut [bool]) {
+    // Where each value defined here is defined, and the statement using it.
+    let mut at: std::collections::BTreeMap<u32, usize> = Default::default();
+    let mut user: std::collections::BTreeMap<u32, usize> = Default::default();
+    for (i, s) in b.stmts.iter().enumerate() {
+        let ops = match s {
+            Stmt::Let(v) => {
+                at.insert(v.0, i);
+                k.value(*v).op.operands()
+            }
+            Stmt::Loop(l) => {
+                keep_reads_unassigned(k, &l.body, reads, inline);
+                Vec::new()
+            }
+            Stmt::If(x) => {
+                keep_reads_unassigned(k, &x.then, reads, inline);
+                if let Some(e) = &x.els {
+                    keep_reads_unassigned(k, e, reads, inline);
+                }
+                Vec::new()
+            }
+            s => s.operands(),
+        };
+        for o in ops {
+            user.entry(o.0).or_insert(i);
+        }
+    }
+    for (&v, &def) in &at {
+        if !(reads[v as usize] && inline[v as usize]) {
+            continue;
+        }
+        let Op::ReadVar(x) = k.values[v as usize].op else {
+            continue;
+        };
+        // The statement the chain of inlined values ends in.
+        let mut end = user.get(&v).copied().unwrap_or(def);
+        while let Stmt::Let(u) = &b.stmts[end]
+            && inline[u.0 as usize]
+            && let Some(&next) = user.get(&u.0)
+        {
+            end = next;
+        }
+        let assigns = |s: &Stmt| {
+            let mut hit = false;
+            let mut check = |s: &Stmt| hit |= matches!(s, Stmt::Assign(y, ..) if *y == x);
+            check(s);
+            match s {
+                Stmt::Loop(l) => l.body.walk(&mut check),
+                Stmt::If(i) => {
+                    i.then.walk(&mut check);
+                    if let Some(e) = &i.els {
+                        e.walk(&mut check);
+                    }
+                }
+                _ => {}
+            }
+            hit
+        };
+        if b.stmts[def + 1..end].iter().any(assigns) {
+            inline[v as usize] = false;
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum Emit {
     Schedule,
     /// The kernel plan: buffers, kernels, workgroup sizes, dispatch, bindings
     Kernels,
+    /// The kernel IR: each kernel's values, memory, loops and barriers
+    /// (a kernel the IR does not build yet says so)
+    Kir,
     /// The WGSL module (validated by naga)
     Wgsl,
     /// SPIR-V (binary; written to -o, or to stdout when it is not a terminal)
@@ -127,6 +130,8 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
         Emit::Schedule => format!("# schedule: {}\n{}", chosen.origin, compiled.schedule),
         Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
+        Emit::Kir => texpr_codegen::emit::kir_text(&compiled.scheduled, &opts.target)
+            .map_err(|d| Failure::new(src, d))?,
         Emit::Wgsl => compiled.module.wgsl,
         Emit::Spirv | Emit::Msl | Emit::Hlsl | Emit::Glsl => {
             let language = match args.emit {

@@ -1,4 +1,4 @@
-//! Estimates of how many WGSL statements the writer emits for an expression,
+//! Estimates of how many statements lowering builds for an expression,
 //! which decide whether a body is unrolled within the kernel's budget of
 //! unrolled statements ([`texpr_target::DeviceLimits::max_unrolled_statements`]).
 //!
@@ -8,7 +8,6 @@
 //! lean high: an estimate that is too high keeps a body in a loop, one too
 //! low could make the kernel exceed its budget (then refused, E0319).
 
-use super::ctx::Ctx;
 use texpr_syntax::ast::MemLevel;
 use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
 
@@ -19,17 +18,8 @@ pub struct Cost {
     pub register_vector: u64,
 }
 
-impl Ctx<'_> {
-    /// The statement estimates for this kernel.
-    pub fn cost(&self) -> Cost {
-        Cost {
-            register_vector: self.budget.register_vector,
-        }
-    }
-}
-
 impl Cost {
-    /// Statements for one element of `e` (what [`super::ctx::Ctx::elem`] writes).
+    /// Statements for one element of `e` (what [`super::Lower::elem`] writes).
     pub fn elem(self, e: &Expr) -> u64 {
         let elem_cost = |x: &Expr| self.elem(x);
         let cost = match &e.kind {
@@ -59,7 +49,7 @@ impl Cost {
     }
 
     /// Statements for every element of `e` at once (what
-    /// [`super::ctx::Ctx::vector`] writes for a register vector).
+    /// [`super::Lower::vector`] writes for a register vector).
     pub fn vector(self, e: &Expr) -> u64 {
         let len = e.ty.len;
         let cost = match &e.kind {

@@ -1,0 +1,321 @@
+//! One kernel's entry point (as `wgsl/module.rs` wrote it): the grid id
+//! (the linear workgroup id over a dispatch folded into x / y / z, clamped
+//! with `in_grid` when the dispatch is padded), the local id, the steps of
+//! the loops around the item that it reads, the grid body (`spine.rs`),
+//! and the loop steps it advances; then the bindings in buffer order (the
+//! output, its spills and the slots it advances read-write) and what the
+//! limit checks need ([`KernelText`]).
+
+use super::spine::{self, Out};
+use super::{Ix, Lower, PrivateDecl, R, SharedDecl};
+use crate::buffers::BufferTable;
+use crate::dispatch;
+use crate::grid::grid_root;
+use crate::kir::{self, BinOp as K, Builtin, Op, Ty};
+use crate::plan::{Binding, BufferId, BufferPlan, Kernel};
+use texpr_syntax::ast::{Level, MemLevel};
+use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program};
+use texpr_syntax::{Diagnostic, Span};
+use texpr_target::Target;
+
+/// One kernel: its plan, its IR, its text (once printed) and what the
+/// limit checks need.
+#[derive(Debug)]
+pub struct KernelText {
+    pub kernel: Kernel,
+    pub kir: kir::Kernel,
+    /// The WGSL printed from `kir` (empty until [`crate::emit`] prints it).
+    pub text: String,
+    pub shared: Vec<SharedDecl>,
+    /// The node that set the workgroup size.
+    pub size_span: Span,
+    /// Loop iterations one invocation runs, all loops together (an upper bound).
+    pub loop_iterations: u64,
+    /// Function memory the kernel declares, and the most one invocation
+    /// holds at once.
+    pub private: Vec<PrivateDecl>,
+    pub peak_private: u64,
+    /// Statements unrolling added.
+    pub unrolled_statements: u64,
+    /// Scratch buffers for arrays past the memory budget, with the `let`
+    /// each holds.
+    pub spills: Vec<(BufferPlan, Span)>,
+}
+
+/// Where a kernel's item stands among the program's loops: the loop it is
+/// computed in, and the loops whose step it advances.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InLoop {
+    pub within: Option<LoopId>,
+    pub ticks: Vec<LoopId>,
+}
+
+/// Kernel number `k` for item `name` (root `root`) writing `out`; its
+/// spill buffers (if any) numbered from `first_spill`.
+pub fn kernel(
+    p: &Program,
+    bufs: &BufferTable,
+    (k, first_spill): (usize, u32),
+    (name, root, span, out): (&str, &Expr, Span, BufferId),
+    in_loop: &InLoop,
+    target: &Target,
+) -> Result<KernelText, Diagnostic> {
+    let sh = grid_root(root)?;
+    check_subgroups(root, target)?;
+    let (w, size_span) = workgroup_size(sh.body);
+    let limits = &target.limits;
+    let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
+    let dispatched = dispatch.iter().map(|&d| d as u64).product::<u64>();
+    let padded = dispatched > sh.groups;
+    let entry = format!("k{k}_{name}");
+    let mut cx = Lower::new(
+        p,
+        bufs,
+        (k, first_spill),
+        (entry.clone(), format!("kernel {k}: {name}")),
+        target,
+    );
+    cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
+    cx.item = name.to_string();
+    cx.lanes = super::Lanes::of(target, w);
+    cx.out = Some(out);
+    cx.within = in_loop.within;
+    cx.group_size = w;
+    cx.invocations = dispatched.saturating_mul(w);
+    read_steps(&mut cx, root);
+    let [x, y, _] = dispatch;
+    let wid = |cx: &mut Lower<'_>, c| cx.b.builtin(Builtin::WorkgroupId(c));
+    let mut lin = wid(&mut cx, 0);
+    if (x as u64) < sh.groups {
+        let (w1, w2) = (wid(&mut cx, 1), wid(&mut cx, 2));
+        let (cx_, cxy) = (cx.b.u32(x), cx.b.u32((x as u64 * y as u64) as u32));
+        let a = cx.b.binary(K::Mul, w1, cx_);
+        let b = cx.b.binary(K::Mul, w2, cxy);
+        let s = cx.b.binary(K::Add, lin, a);
+        lin = cx.b.binary(K::Add, s, b);
+    }
+    let (g, in_grid) = match padded {
+        true => {
+            let groups = cx.b.u32(sh.groups as u32);
+            let in_grid =
+                cx.b.value(Op::Binary(K::Lt, lin, groups), Ty::BOOL, "in_grid");
+            let last = cx.b.u32((sh.groups - 1) as u32);
+            let g = cx.b.call(kir::Fun::Min, vec![lin, last]);
+            let g = cx.b.value(Op::Convert(g), Ty::I32, "g");
+            // An invocation's linear id counts the padding too.
+            cx.g = Some(cx.b.value(Op::Convert(lin), Ty::I32, "glin"));
+            (g, Some(in_grid))
+        }
+        false => {
+            let g = cx.b.value(Op::Convert(lin), Ty::I32, "g");
+            cx.g = Some(g);
+            (g, None)
+        }
+    };
+    cx.local();
+    cx.inv_at = Some(cx.b.mark());
+    let dest = Out {
+        mem: cx.buffer(out),
+        per_group: sh.per_group,
+        len: sh.len,
+        in_grid,
+        perm: sh.perm,
+        guard_len: sh.len < sh.groups * sh.per_group,
+    };
+    cx.idx.insert(sh.grid_var, Ix::Val(g));
+    spine::body(&mut cx, &sh, g, &dest, out)?;
+    for &l in &in_loop.ticks {
+        advance_step(&mut cx, l, true);
+    }
+    let plan = Kernel {
+        entry_point: entry,
+        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
+        dispatch,
+        bindings: Vec::new(),
+        span,
+    };
+    Ok(finish(cx, plan, size_span))
+}
+
+/// Kernel number `k` that only advances loop `l`'s step.
+pub fn step_kernel(
+    p: &Program,
+    bufs: &BufferTable,
+    k: usize,
+    l: LoopId,
+    target: &Target,
+) -> KernelText {
+    let name = format!("step{l}");
+    let entry = format!("k{k}_{name}");
+    let first_spill = bufs.plans.len() as u32;
+    let mut cx = Lower::new(
+        p,
+        bufs,
+        (k, first_spill),
+        (entry.clone(), format!("kernel {k}: {name}")),
+        target,
+    );
+    cx.item = name;
+    cx.within = Some(l);
+    advance_step(&mut cx, l, false);
+    let span = p.loops[l as usize].span;
+    let plan = Kernel {
+        entry_point: entry,
+        workgroup_size: [1, 1, 1],
+        dispatch: [1, 1, 1],
+        bindings: Vec::new(),
+        span,
+    };
+    finish(cx, plan, span)
+}
+
+/// The kernel with its bindings in buffer order (a slot bound as the buffer
+/// its loop's steps bind in turn), and its accounts.
+fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> KernelText {
+    let loop_iterations = cx.b.iterations();
+    let unrolled_statements = cx.b.unrolled();
+    let mut kir = cx.b.finish();
+    kir.sort_bindings();
+    plan.bindings = (kir.bindings.iter().enumerate())
+        .map(|(i, d)| {
+            let step = cx.bufs.slot(d.buffer);
+            Binding {
+                group: 0,
+                binding: i as u32,
+                buffer: step.map_or(d.buffer, |s| s.a),
+                access: d.access,
+                step,
+            }
+        })
+        .collect();
+    KernelText {
+        kernel: plan,
+        kir,
+        text: String::new(),
+        shared: cx.shared,
+        size_span,
+        loop_iterations,
+        private: cx.private,
+        peak_private: cx.peak_private,
+        unrolled_statements,
+        spills: cx.spills,
+    }
+}
+
+/// Binds each step of a loop around the item that its root reads:
+/// `step[0]` of the step's slot.
+fn read_steps(cx: &mut Lower<'_>, root: &Expr) {
+    let mut l = cx.within;
+    while let Some(x) = l {
+        let lp = &cx.p.loops[x as usize];
+        if let Some(step) = cx.bufs.step(x)
+            && root.mentions(lp.var)
+        {
+            let buf = cx.buffer(step.current);
+            let zero = cx.b.i32(0);
+            let t = cx.b.load(buf, zero);
+            cx.idx.insert(lp.var, Ix::Val(t));
+        }
+        l = lp.within;
+    }
+}
+
+/// Writes the next step of loop `l` (one more than this one), from the
+/// first invocation of the first workgroup only when `first_only`.
+fn advance_step(cx: &mut Lower<'_>, l: LoopId, first_only: bool) {
+    let Some(step) = cx.bufs.step(l) else {
+        return;
+    };
+    cx.writes.insert(step.next);
+    let cur = cx.buffer(step.current);
+    let next = cx.buffer(step.next);
+    if first_only {
+        let zero = cx.b.u32(0);
+        let mut cond = None;
+        let ids = [0, 1, 2].map(Builtin::WorkgroupId).into_iter();
+        for b in ids.chain([0, 1, 2].map(Builtin::LocalId)) {
+            let v = cx.b.builtin(b);
+            let z = cx.b.binary(K::Eq, v, zero);
+            cond = Some(match cond {
+                None => z,
+                Some(c) => cx.b.binary(K::And, c, z),
+            });
+        }
+        cx.b.open_if(cond.expect("six conditions"), false);
+    }
+    let zero = cx.b.i32(0);
+    let t = cx.b.load(cur, zero);
+    let one = cx.b.i32(1);
+    let t1 = cx.b.binary(K::Add, t, one);
+    cx.b.store(next, zero, t1);
+    if first_only {
+        cx.b.close();
+    }
+}
+
+/// `reduce@subgroup` on a device without subgroup operations is E0317.
+fn check_subgroups(root: &Expr, target: &Target) -> R<()> {
+    let at = root.find(|x| {
+        matches!(
+            x.kind,
+            ExprKind::Reduce {
+                level: Some(Level::Subgroup),
+                ..
+            }
+        )
+    });
+    match at {
+        Some(at) if !target.subgroups() => Err(Diagnostic::error(
+            "E0317",
+            "`reduce@subgroup` needs subgroup operations, which this device does not have",
+        )
+        .with_primary(at.span, "this reduction uses subgroup operations")
+        .with_note("write `reduce@group` (a workgroup tree in shared memory) instead")),
+        _ => Ok(()),
+    }
+}
+
+/// The workgroup size of a grid body (the widest group-level node on its
+/// spine, 1 if none) and the node that sets it.
+pub fn workgroup_size(body: &Expr) -> (u64, Span) {
+    let mut best = (1, body.span);
+    let mut e = body;
+    loop {
+        match &e.kind {
+            ExprKind::Let {
+                level: Some(MemLevel::Shared),
+                value,
+                body,
+                ..
+            } => {
+                best = wider(best, group_node(value));
+                e = body;
+            }
+            ExprKind::Let { body, .. } => e = body,
+            _ => return wider(best, group_node(e)),
+        }
+    }
+}
+
+fn group_node(e: &Expr) -> Option<(u64, Span)> {
+    match &e.kind {
+        ExprKind::Compute {
+            level: Some(Level::Group),
+            n,
+            ..
+        }
+        | ExprKind::Reduce {
+            level: Some(Level::Group | Level::Subgroup),
+            n,
+            ..
+        } => Some((*n, e.span)),
+        _ => None,
+    }
+}
+
+fn wider(a: (u64, Span), b: Option<(u64, Span)>) -> (u64, Span) {
+    match b {
+        Some(b) if b.0 > a.0 => b,
+        _ => a,
+    }
+}

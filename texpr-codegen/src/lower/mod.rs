@@ -1,0 +1,387 @@
+//! Lowering a scheduled program to the kernel IR ([`crate::kir`]): one
+//! kernel per item (and per loop step advanced alone), built with
+//! [`kir::Builder`] from the item's grid root, with the accounts the limit
+//! checks need (`checks.rs`).
+//!
+//! The rules are those of the text writer this replaced: every fold in
+//! index order, unrolled within the kernel's budget of statements
+//! (`cost.rs`); reads in bounds (guarded ones clamp and select); workgroup
+//! memory filled cooperatively between barriers, which stand only in
+//! uniform control flow (E0391); a runtime value wherever WGSL defines an
+//! operation at run time only (`ops.rs`). One file a concern:
+//!
+//! - `item.rs`: the entry point (grid id, dispatch padding, loop steps,
+//!   bindings in buffer order); `spine.rs`: the grid body's `let`s and its
+//!   final value, elements written through the layout's inverse;
+//! - `elem.rs`: one element of an expression; `index` terms; `fold.rs`:
+//!   folds, `online.rs` the online `lse` pair; `group.rs`: workgroup
+//!   trees and subgroup reductions;
+//! - `read.rs`: `let`-bound vectors and reads; `vector.rs`: register
+//!   tiles; `prefetch.rs`: registers loaded a trip ahead; `spill.rs`:
+//!   arrays past the memory budget in scratch buffers;
+//! - `vec4.rs`, `wide.rs`, `lanes.rs`, `aligned.rs`: four or eight
+//!   elements a load, and loads shared by a subgroup's lanes.
+
+mod aligned;
+pub mod cost;
+mod elem;
+mod fold;
+mod group;
+mod item;
+mod lanes;
+mod online;
+mod ops;
+mod prefetch;
+mod read;
+mod spill;
+mod spine;
+mod vec4;
+mod vector;
+mod wide;
+
+pub use item::{InLoop, KernelText, kernel, step_kernel, workgroup_size};
+pub use lanes::Lanes;
+
+use crate::buffers::{BufferTable, SLOT_BASE};
+use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
+use crate::plan::{Access, BufferId, BufferPlan};
+use cost::Cost;
+use std::collections::{BTreeMap, BTreeSet};
+use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::{LoopId, Program, VarId, VecRef};
+use texpr_syntax::{Diagnostic, Span};
+use texpr_target::Target;
+
+pub type R<T> = Result<T, Diagnostic>;
+
+/// An `i32` index: a constant or a value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ix {
+    Const(i64),
+    Val(V),
+}
+
+/// Where a `let`-bound vector lives.
+#[derive(Clone, Debug)]
+pub enum Loc {
+    /// An array: a function variable, workgroup memory, a private array of
+    /// constants or a constant buffer.
+    Array(kir::Mem),
+    /// A length-1 value.
+    Scalar(V),
+    /// A short vector, one value per element (a register tile).
+    Regs(Vec<V>),
+    /// Registers held in variables (a prefetched tile, `prefetch.rs`).
+    Vars(Vec<kir::VarId>),
+    /// An array in a scratch buffer, one slot per invocation (`spill.rs`).
+    Spilled(kir::Mem),
+}
+
+/// A kernel's budgets (from [`texpr_target::DeviceLimits`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Budget {
+    /// Function-memory elements per invocation.
+    pub private: u64,
+    /// Statements unrolling may add.
+    pub unrolled: u64,
+}
+
+/// Function memory one invocation holds: an array or a register vector,
+/// with the source responsible.
+#[derive(Clone, Debug)]
+pub struct PrivateDecl {
+    pub what: String,
+    pub len: u64,
+    pub span: Span,
+}
+
+/// A workgroup array a kernel declares, with the source responsible.
+#[derive(Clone, Debug)]
+pub struct SharedDecl {
+    pub len: u64,
+    pub span: Span,
+}
+
+/// The state of one kernel being lowered.
+#[derive(Debug)]
+pub struct Lower<'p> {
+    pub p: &'p Program,
+    pub bufs: &'p BufferTable,
+    pub k: usize,
+    /// The item the kernel computes.
+    pub item: String,
+    pub b: Builder,
+    pub idx: BTreeMap<VarId, Ix>,
+    pub vecs: BTreeMap<VarId, Loc>,
+    /// Each bound buffer's binding (bound at first use; sorted by buffer
+    /// when the kernel is finished).
+    bound: BTreeMap<BufferId, u32>,
+    /// The buffer the kernel writes and the slots it advances (bound
+    /// read-write, like its spills).
+    pub out: Option<BufferId>,
+    pub writes: BTreeSet<BufferId>,
+    /// Buffers viewed four (`vec4<f32>`) or eight (`vec4<u64>`) elements an
+    /// entry (`vec4.rs`, `wide.rs`), and whether the device loads wide.
+    pub vec4: BTreeSet<BufferId>,
+    pub octo: BTreeSet<BufferId>,
+    pub wide_loads: bool,
+    /// Prefetches waiting for the next trip's load (`prefetch.rs`).
+    pub pending: Vec<prefetch::Pending>,
+    /// Invocations of the kernel (padded dispatch times workgroup size);
+    /// the group id an invocation's linear id is computed from, where that
+    /// id goes and, once built, its value (`spill.rs`).
+    pub invocations: u64,
+    pub g: Option<V>,
+    pub inv_at: Option<kir::build::Mark>,
+    pub inv: Option<V>,
+    /// Scratch buffers for arrays over the budget, numbered from
+    /// `first_spill`, with the `let` each holds.
+    pub spills: Vec<(BufferPlan, Span)>,
+    pub spill_of: BTreeMap<VarId, BufferId>,
+    pub first_spill: u32,
+    /// Function memory declared so far, live now and at most at once.
+    pub private: Vec<PrivateDecl>,
+    pub live_private: u64,
+    pub peak_private: u64,
+    pub shared: Vec<SharedDecl>,
+    /// Private arrays of literals already counted, by memory.
+    literals: BTreeSet<kir::Mem>,
+    pub budget: Budget,
+    /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
+    pub lanes: Option<Lanes>,
+    /// The reads the open wide folds loaded eight at a time (`wide.rs`).
+    pub wide: Vec<wide::WideRead>,
+    /// The thread-level loops open now, innermost last.
+    pub trips: Vec<lanes::Trip>,
+    /// The loop the item is computed in (its states and step are slots).
+    pub within: Option<LoopId>,
+    pub group_size: u64,
+    /// The local id, as an `i32`.
+    pub l: Option<V>,
+    pub cost: Cost,
+    /// The accumulators an enclosing fold offers to a fold in its tail,
+    /// and whether the fold just built folded into them (`fold.rs`).
+    pub fold_into: Option<fold::FoldInto>,
+    pub absorbed: bool,
+    /// Each online pair's `s`, by its `m` (`online.rs`).
+    pub pairs: BTreeMap<kir::VarId, kir::VarId>,
+    /// Where each register vector's values stand, and its array copy once
+    /// a read at a run-time index needed one (`vector.rs`).
+    pub regs_at: BTreeMap<VarId, (kir::build::Mark, Option<kir::Mem>)>,
+}
+
+/// The kir type of an element type.
+pub fn ty(e: ElemTy) -> Ty {
+    match e {
+        ElemTy::F32 => Ty::F32,
+        ElemTy::I32 => Ty::I32,
+        ElemTy::U32 => Ty::U32,
+        ElemTy::Bool => Ty::BOOL,
+    }
+}
+
+impl<'p> Lower<'p> {
+    /// Kernel number `k` (`entry`, `comment`), its spill buffers numbered
+    /// from `first_spill`, for `target`.
+    pub fn new(
+        p: &'p Program,
+        bufs: &'p BufferTable,
+        (k, first_spill): (usize, u32),
+        (entry, comment): (String, String),
+        target: &Target,
+    ) -> Lower<'p> {
+        let limits = &target.limits;
+        Lower {
+            p,
+            bufs,
+            k,
+            item: String::new(),
+            b: Builder::new(entry, comment),
+            idx: BTreeMap::new(),
+            vecs: BTreeMap::new(),
+            bound: BTreeMap::new(),
+            out: None,
+            writes: BTreeSet::new(),
+            vec4: BTreeSet::new(),
+            octo: BTreeSet::new(),
+            wide_loads: target.wide_loads(),
+            pending: Vec::new(),
+            invocations: 1,
+            g: None,
+            inv_at: None,
+            inv: None,
+            spills: Vec::new(),
+            spill_of: BTreeMap::new(),
+            first_spill,
+            private: Vec::new(),
+            live_private: 0,
+            peak_private: 0,
+            shared: Vec::new(),
+            literals: BTreeSet::new(),
+            budget: Budget {
+                private: limits.max_private_elements,
+                unrolled: limits.max_unrolled_statements,
+            },
+            lanes: None,
+            wide: Vec::new(),
+            trips: Vec::new(),
+            within: None,
+            group_size: 1,
+            l: None,
+            cost: Cost {
+                register_vector: limits.max_unrolled_elements,
+            },
+            fold_into: None,
+            absorbed: false,
+            pairs: BTreeMap::new(),
+            regs_at: BTreeMap::new(),
+        }
+    }
+
+    /// The plan of buffer `id`: the program's (a slot's), or one of this
+    /// kernel's spills.
+    pub fn plan(&self, id: BufferId) -> &BufferPlan {
+        if id.0 >= SLOT_BASE {
+            return self.bufs.plan_of(id);
+        }
+        match id.0.checked_sub(self.first_spill) {
+            Some(i) => &self.spills[i as usize].0,
+            None => &self.bufs.plans[id.0 as usize],
+        }
+    }
+
+    /// The memory of buffer `id`, bound at its first use: read-write when
+    /// the kernel writes it (its output, a slot it advances, a spill),
+    /// else read-only; viewed as its element type, or four or eight of
+    /// them an entry (`vec4.rs`).
+    pub fn buffer(&mut self, id: BufferId) -> kir::Mem {
+        if let Some(&b) = self.bound.get(&id) {
+            return kir::Mem::Buffer(b);
+        }
+        let spill = id.0 >= self.first_spill && id.0 < SLOT_BASE;
+        let access = match Some(id) == self.out || self.writes.contains(&id) || spill {
+            true => Access::ReadWrite,
+            false => Access::Read,
+        };
+        let plan = self.plan(id);
+        let (name, elem) = (format!("b{}_{}", self.k, plan.name), plan.elem);
+        let view = match (self.vec4.contains(&id), self.octo.contains(&id)) {
+            (true, _) => vec4::VEC4,
+            (false, true) => vec4::OCTO,
+            _ => ty(elem),
+        };
+        let b = self.b.bind(id, name, access, view);
+        self.bound.insert(id, b);
+        kir::Mem::Buffer(b)
+    }
+
+    /// The buffer holding an input, global or state.
+    pub fn vec_buffer(&mut self, v: VecRef) -> Option<kir::Mem> {
+        let id = self.bufs.of(v, self.p, self.within)?;
+        Some(self.buffer(id))
+    }
+
+    /// Records `len` elements of function memory (`what`, from `span`).
+    pub fn note_private(&mut self, what: String, len: u64, span: Span) {
+        self.private.push(PrivateDecl { what, len, span });
+        self.live_private += len;
+        self.peak_private = self.peak_private.max(self.live_private);
+    }
+
+    /// An index as a value.
+    pub fn ix(&mut self, ix: Ix) -> V {
+        match ix {
+            Ix::Const(c) => self.b.i32(c as i32),
+            Ix::Val(v) => v,
+        }
+    }
+
+    pub fn index_var(&self, v: VarId) -> R<Ix> {
+        self.idx.get(&v).copied().ok_or_else(|| {
+            Diagnostic::error(
+                "E0392",
+                format!(
+                    "internal error: index variable `{}` is not bound",
+                    self.p.var(v).name
+                ),
+            )
+        })
+    }
+
+    /// The local id (bound by the spine before any element is computed).
+    pub fn local(&mut self) -> V {
+        match self.l {
+            Some(l) => l,
+            None => {
+                let lid = self.b.builtin(Builtin::LocalId(0));
+                let l = self.b.value(kir::Op::Convert(lid), Ty::I32, "l");
+                self.l = Some(l);
+                l
+            }
+        }
+    }
+
+    /// Whether `copies` copies of a body of about `each` statements fit the
+    /// kernel's budget of unrolled statements.
+    pub fn may_unroll(&self, copies: u64, each: u64) -> bool {
+        let extra = copies.saturating_sub(1).saturating_mul(each);
+        self.b.unrolled().saturating_add(extra) <= self.budget.unrolled
+    }
+
+    /// `u` halved until `u` copies of `each` statements fit the budget.
+    pub fn fit_unroll(&self, mut u: u64, each: u64) -> u64 {
+        while u > 1 && !self.may_unroll(u, each) {
+            u /= 2;
+        }
+        u
+    }
+
+    /// `a op b` on `i32`s, folding constants where the result is defined.
+    pub fn arith(&mut self, op: KBin, a: Ix, b: Ix) -> Ix {
+        use texpr_syntax::ast::TermOp;
+        let top = match op {
+            KBin::Add => Some(TermOp::Add),
+            KBin::Sub => Some(TermOp::Sub),
+            KBin::Mul => Some(TermOp::Mul),
+            KBin::Div => Some(TermOp::Div),
+            KBin::Rem => Some(TermOp::Rem),
+            _ => None,
+        };
+        if let (Ix::Const(x), Ix::Const(y), Some(t)) = (a, b, top)
+            && let Some(r) = texpr_syntax::ir::term::fold(t, x, y)
+            && i32::try_from(r).is_ok()
+        {
+            return Ix::Const(r);
+        }
+        match (op, b) {
+            (KBin::Add | KBin::Sub, Ix::Const(0)) | (KBin::Mul | KBin::Div, Ix::Const(1)) => {
+                return a;
+            }
+            _ => {}
+        }
+        if let (KBin::Add | KBin::Mul, Ix::Const(c)) = (op, a)
+            && c == (op == KBin::Mul) as i64
+        {
+            return b;
+        }
+        // Two literals whose operation is not defined here: a run-time
+        // operand, so no compiler evaluates it as a constant expression.
+        let a = match (a, b) {
+            (Ix::Const(x), Ix::Const(_)) => self.b.const_var(kir::Lit::I32(x as i32)),
+            _ => self.ix(a),
+        };
+        let bv = match b {
+            Ix::Const(0) if matches!(op, KBin::Div | KBin::Rem) => {
+                self.b.const_var(kir::Lit::I32(0))
+            }
+            _ => self.ix(b),
+        };
+        Ix::Val(self.b.binary(op, a, bv))
+    }
+}
+
+/// A span-less internal error for a read with no storage.
+pub fn unbound(span: Span) -> Diagnostic {
+    Diagnostic::error("E0392", "internal error: a vector read has no storage")
+        .with_primary(span, "this read")
+}
