@@ -697,3 +697,44 @@ fn wgsl_for(src: &str, target: Target, sched: &str) -> String {
     };
     compile(&p, &opts).expect("compiles").module.wgsl
 }
+
+/// The `enable` directives are the target's data: a consumer that wants
+/// `enable subgroups;` (Chromium's Tint) gets it at the top of a module
+/// whose kernels use subgroups, and only then; naga's targets never do;
+/// the module still validates (on the built module) and translates.
+#[test]
+fn enable_directives_follow_the_target_and_what_the_kernels_use() {
+    let subgroups = "input x: f32[256]\n\
+                     output s: f32[4] = compute@grid 4 |g| reduce@subgroup 64 |l| x[g*64 + l]\n";
+    let plain = "input x: f32[256]\noutput y: f32[256] = compute 256 |i| x[i] * 2.0\n";
+    let tint: Target = "name = tint\nsubgroup_size = 4..64\nenables = subgroups, f16\n"
+        .parse()
+        .expect("a target");
+    let naga = Target::builtin("llvmpipe").expect("a built-in target");
+    let compiled = |src: &str, target: &Target| {
+        let opts = Options {
+            target: target.clone(),
+            ..Options::default()
+        };
+        texpr::compile_source(src, &opts)
+            .unwrap_or_else(|e| panic!("{e:?}"))
+            .module
+    };
+    let m = compiled(subgroups, &tint);
+    assert_eq!(m.enables, [texpr_target::Extension::Subgroups]);
+    let directive = m.wgsl.lines().position(|l| l == "enable subgroups;");
+    let first_decl = m
+        .wgsl
+        .lines()
+        .position(|l| !l.starts_with("//") && !l.starts_with("enable"));
+    assert!(directive.is_some() && directive < first_decl, "{}", m.wgsl);
+    texpr_codegen::translate(&m, texpr_codegen::Language::Spirv).expect("translates");
+    for (src, target) in [(subgroups, &naga), (plain, &tint), (plain, &naga)] {
+        let m = compiled(src, target);
+        assert!(
+            m.enables.is_empty() && !m.wgsl.contains("enable "),
+            "{}",
+            m.wgsl
+        );
+    }
+}

@@ -52,6 +52,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn axpb(n: u64) -> Module {
     Module {
         wgsl: AXPB.into(),
+        enables: Vec::new(),
         buffers: vec![
             buffer("x", BufferRole::Input(0), ElemTy::F32, n),
             buffer("y", BufferRole::Output(0), ElemTy::F32, n),
@@ -103,6 +104,7 @@ fn kernels_run_in_order_and_outputs_come_back_in_output_order() {
     // Bindings of different kernels name different buffers for the same slots.
     let module = Module {
         wgsl: TWO_STEPS.into(),
+        enables: Vec::new(),
         buffers: vec![
             buffer("sum", BufferRole::Output(1), ElemTy::I32, 101),
             buffer("a", BufferRole::Input(0), ElemTy::I32, 100),
@@ -161,6 +163,7 @@ fn long_kernel_sequences_split_across_submits_keep_their_order() {
     let steps = 45;
     let module = Module {
         wgsl: INCREMENT.into(),
+        enables: Vec::new(),
         buffers: vec![buffer("c", BufferRole::Output(0), ElemTy::U32, 8)],
         kernels: (0..steps)
             .map(|_| kernel("bump", [8, 1, 1], [1, 1, 1], &[(0, Access::ReadWrite)]))
@@ -189,6 +192,7 @@ fn dispatches_beyond_65535_groups_fold_into_y_and_z() {
     let n = groups * 4;
     let module = Module {
         wgsl: FOLDED.into(),
+        enables: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, n)],
         kernels: vec![kernel(
             "main",
@@ -225,6 +229,7 @@ fn a_workgroup_at_the_device_limit_runs() {
         .min(limits.max_workgroup_size[0]);
     let module = Module {
         wgsl: max_invocations_wgsl(size),
+        enables: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, size as u64)],
         kernels: vec![kernel(
             "main",
@@ -245,6 +250,7 @@ fn an_over_limit_workgroup_is_an_error_and_the_device_survives() {
     let size = gpu.target().limits.max_invocations_per_workgroup + 1;
     let module = Module {
         wgsl: max_invocations_wgsl(size),
+        enables: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, size as u64)],
         kernels: vec![kernel(
             "main",

@@ -159,6 +159,10 @@ pub struct Kernel {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
     pub wgsl: String,
+    /// The extensions `wgsl` declares with `enable NAME;` at its top: those
+    /// its kernels use that the target's consumer wants declared
+    /// (`Features::enables`).
+    pub enables: Vec<texpr_target::Extension>,
     pub buffers: Vec<BufferPlan>,
     /// Run in order; each kernel sees every write of the kernels before it.
     /// A loop's kernels run once per step ([`Module::loops`]).

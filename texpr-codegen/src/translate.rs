@@ -7,7 +7,7 @@ use crate::plan::Module;
 use crate::validate::validate;
 use naga::back::{glsl, hlsl, msl, spv};
 use texpr_syntax::Diagnostic;
-use texpr_target::Features;
+use texpr_target::{Extension, Features};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
@@ -32,7 +32,16 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
         int64: true,
         ..Features::default()
     };
-    let (m, info) = validate(&module.wgsl, &any)?;
+    // naga knows no `enable subgroups;` (Tint requires it): the module is
+    // the same without the directives naga rejects.
+    let text: String = match module.enables.contains(&Extension::Subgroups) {
+        true => (module.wgsl.lines())
+            .filter(|l| *l != "enable subgroups;")
+            .flat_map(|l| [l, "\n"])
+            .collect(),
+        false => module.wgsl.clone(),
+    };
+    let (m, info) = validate(&text, &any)?;
     let fail = |e: &dyn std::fmt::Display| {
         Diagnostic::error("E0393", format!("cannot translate to {language:?}: {e}"))
     };

@@ -128,6 +128,7 @@ impl Gpu {
             .collect::<Result<Vec<_>, _>>()?;
         let module = Module {
             wgsl: program.wgsl.clone(),
+            enables: Vec::new(),
             buffers,
             kernels,
             loops: Vec::new(),

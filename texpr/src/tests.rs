@@ -103,7 +103,9 @@ fn let_reg_inside_a_reduce_keeps_the_reduce_loop_intact() {
     };
     let (acc_v, i_v) = (name("var acc_"), name("for (var i_"));
     let acc = pos(&format!("var {acc_v}: f32 = 0.0f;"));
-    let reduce = pos(&format!("for (var {i_v}: i32 = 0i; {i_v} < 257i; {i_v} = {i_v} + 1i) {{"));
+    let reduce = pos(&format!(
+        "for (var {i_v}: i32 = 0i; {i_v} < 257i; {i_v} = {i_v} + 1i) {{"
+    ));
     let arr = pos(": array<f32, 257>;");
     let fill = pos("< 257i; e_");
     let add = pos(&format!("{acc_v} = {acc_v} + 1.0f;"));

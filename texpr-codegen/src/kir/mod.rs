@@ -542,6 +542,20 @@ impl Kernel {
         });
     }
 
+    /// The WGSL extensions the kernel uses (subgroup operations or
+    /// builtins: `subgroups`).
+    pub fn extensions(&self) -> std::collections::BTreeSet<texpr_target::Extension> {
+        let subgroups = self.values.iter().any(|v| match v.op {
+            Op::Subgroup(..) => true,
+            Op::Builtin(b) => b.subgroups(),
+            _ => false,
+        });
+        subgroups
+            .then_some(texpr_target::Extension::Subgroups)
+            .into_iter()
+            .collect()
+    }
+
     /// The builtins the kernel reads.
     pub fn builtins(&self) -> std::collections::BTreeSet<Builtin> {
         (self.values.iter())

@@ -8,7 +8,7 @@
 //! lean high: an estimate that is too high keeps a body in a loop, one too
 //! low could make the kernel exceed its budget (then refused, E0319).
 
-use texpr_syntax::ast::MemLevel;
+use texpr_syntax::ir::MemLevel;
 use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
 
 /// The estimates for a kernel whose register vectors are at most

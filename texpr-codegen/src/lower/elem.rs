@@ -8,8 +8,8 @@
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, V};
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ast::{MemLevel, TermOp};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind};
+use texpr_syntax::ir::{MemLevel, TermOp};
 
 impl Lower<'_> {
     /// Element `idx` of `e`.
@@ -95,7 +95,7 @@ impl Lower<'_> {
                 let divides = int
                     && matches!(
                         op,
-                        texpr_syntax::ast::BinOp::Div | texpr_syntax::ast::BinOp::Rem
+                        texpr_syntax::ir::BinOp::Div | texpr_syntax::ir::BinOp::Rem
                     );
                 let v = self.runtime(&[a, b], if divides { 2 } else { 1 });
                 Ok(self.binary(*op, v[0], v[1]))

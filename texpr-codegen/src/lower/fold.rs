@@ -16,7 +16,7 @@
 use super::cost::{expr_size, unroll_factor};
 use super::{Ix, Lower, R, ops};
 use crate::kir::{BinOp as K, Fun, Init, LoopStep, V, VarId};
-use texpr_syntax::ast::{ElemTy, ReduceOp};
+use texpr_syntax::ir::{ElemTy, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind};
 
 /// Accumulators a fold offers to the fold in its body's tail.

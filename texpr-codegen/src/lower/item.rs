@@ -13,8 +13,8 @@ use crate::dispatch;
 use crate::grid::grid_root;
 use crate::kir::{self, BinOp as K, Builtin, Op, Ty};
 use crate::plan::{Binding, BufferId, BufferPlan, Kernel};
-use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program};
+use texpr_syntax::ir::{Level, MemLevel};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 

@@ -8,7 +8,7 @@
 use super::vec4::QuadTile;
 use super::{Ix, Lower, R};
 use crate::kir::{Builtin, SgOp, Ty, V};
-use texpr_syntax::ast::TermOp;
+use texpr_syntax::ir::TermOp;
 use texpr_syntax::ir::{Term, TermKind, VarId};
 use texpr_target::Target;
 

@@ -19,10 +19,10 @@
 //! - `read.rs`: `let`-bound vectors and reads; `vector.rs`: register
 //!   tiles; `prefetch.rs`: registers loaded a trip ahead; `spill.rs`:
 //!   arrays past the memory budget in scratch buffers;
-//! - `vec4.rs`, `wide.rs`, `lanes.rs`, `aligned.rs`: four or eight
-//!   elements a load, and loads shared by a subgroup's lanes.
+//! - `vec4.rs`, `wide.rs`, `lanes.rs`: four or eight
+//!   elements a load (aligned by the IR's exact division, `term::divide`),
+//!   and loads shared by a subgroup's lanes.
 
-mod aligned;
 pub mod cost;
 mod elem;
 mod fold;
@@ -47,7 +47,7 @@ use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
 use crate::plan::{Access, BufferId, BufferPlan};
 use cost::Cost;
 use std::collections::{BTreeMap, BTreeSet};
-use texpr_syntax::ast::ElemTy;
+use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::{LoopId, Program, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
@@ -338,7 +338,7 @@ impl<'p> Lower<'p> {
 
     /// `a op b` on `i32`s, folding constants where the result is defined.
     pub fn arith(&mut self, op: KBin, a: Ix, b: Ix) -> Ix {
-        use texpr_syntax::ast::TermOp;
+        use texpr_syntax::ir::TermOp;
         let top = match op {
             KBin::Add => Some(TermOp::Add),
             KBin::Sub => Some(TermOp::Sub),

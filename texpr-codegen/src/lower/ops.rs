@@ -7,7 +7,7 @@
 
 use super::Lower;
 use crate::kir::{BinOp as K, Fun, Lit, Ty, UnOp, V};
-use texpr_syntax::ast::{BinOp, ElemTy, ReduceOp};
+use texpr_syntax::ir::{BinOp, ElemTy, ReduceOp};
 use texpr_syntax::ir::{Func, Scalar, UnaryOp};
 
 /// A constant as a kir literal.

@@ -63,7 +63,7 @@ impl Lower<'_> {
     /// one, else a module-scope private array (one per distinct literal).
     pub fn literal_array(
         &mut self,
-        elem: texpr_syntax::ast::ElemTy,
+        elem: texpr_syntax::ir::ElemTy,
         vals: &[Scalar],
         span: texpr_syntax::Span,
     ) -> Mem {
@@ -196,7 +196,11 @@ impl Lower<'_> {
     /// Whether index `ix` is in `0..len`, and the index clamped into it.
     fn in_bounds(&mut self, ix: Ix, len: i64) -> (V, V) {
         let at = self.ix(ix);
-        let (zero, n, last) = (self.b.i32(0), self.b.i32(len as i32), self.b.i32(len as i32 - 1));
+        let (zero, n, last) = (
+            self.b.i32(0),
+            self.b.i32(len as i32),
+            self.b.i32(len as i32 - 1),
+        );
         let lo = self.b.binary(K::Ge, at, zero);
         let hi = self.b.binary(K::Lt, at, n);
         let ok = self.b.binary(K::And, lo, hi);

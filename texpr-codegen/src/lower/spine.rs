@@ -11,8 +11,8 @@ use super::{Ix, Loc, Lower, R};
 use crate::grid::GridRoot;
 use crate::kir::{BinOp as K, LoopStep, Mem, V};
 use crate::plan::BufferId;
-use texpr_syntax::ast::{Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided};
+use texpr_syntax::ir::{Level, MemLevel};
 use texpr_syntax::{Diagnostic, Span};
 
 /// The most statements a short elementwise body's copies may take when
@@ -309,7 +309,7 @@ impl Lower<'_> {
     pub fn shared_array(
         &mut self,
         base: &str,
-        elem: texpr_syntax::ast::ElemTy,
+        elem: texpr_syntax::ir::ElemTy,
         len: u64,
         span: Span,
     ) -> Mem {

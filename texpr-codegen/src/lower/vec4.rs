@@ -17,14 +17,14 @@
 //! other read takes its component (`read.rs`). WGSL's vector operations
 //! are componentwise: the values are exactly the scalar ones.
 
-use super::aligned::{divide, unit_stride};
 use super::spine::Out;
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, Scalar as S, Ty, V};
 use crate::plan::BufferId;
 use std::collections::BTreeMap;
-use texpr_syntax::ast::{BinOp, ElemTy, Level, MemLevel};
 use texpr_syntax::ir::term;
+use texpr_syntax::ir::term::{divide, unit_stride_aligned as unit_stride};
+use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
 
 pub const VEC4: Ty = Ty::vec(S::F32, 4);

@@ -7,8 +7,8 @@
 
 use super::{Ix, Loc, Lower, R, unbound};
 use crate::kir::{Init, Mem, Stmt, V};
-use texpr_syntax::ast::{MemLevel, ReduceOp};
 use texpr_syntax::ir::{Expr, ExprKind, Scalar, VarId};
+use texpr_syntax::ir::{MemLevel, ReduceOp};
 
 impl Lower<'_> {
     /// Every element of a short vector, unrolled. A `reduce` of `+` or `*`

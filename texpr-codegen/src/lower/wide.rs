@@ -12,12 +12,12 @@
 //! elements written by a loop unrolled by 8 read rows the same way and
 //! store eight elements of a plain `f32` output as one `vec4<u64>`.
 
-use super::aligned::unit_stride;
 use super::spine::Out;
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Scalar as S, Ty, V};
 use crate::plan::BufferId;
-use texpr_syntax::ast::{ElemTy, Level};
+use texpr_syntax::ir::term::unit_stride_aligned as unit_stride;
+use texpr_syntax::ir::{ElemTy, Level};
 use texpr_syntax::ir::{Expr, ExprKind, Term, VarId, VecRef};
 
 /// A read of a wide fold: the eight elements of this eighth of the trip,

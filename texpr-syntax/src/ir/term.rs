@@ -181,6 +181,13 @@ pub fn unit_stride(t: &Term, v: VarId) -> Option<Vec<&Term>> {
     (parts.len() == rest.len() + 1 && rest.iter().all(|x| !x.mentions(v))).then_some(rest)
 }
 
+/// Whether `t` is `v` plus terms that do not mention `v`, each visibly a
+/// multiple of `d`: as `v` runs over a multiple of `d` and on, `t` runs
+/// over aligned groups of `d` (a `vec4`, or eight in a `vec4<u64>`).
+pub fn unit_stride_aligned(t: &Term, v: VarId, d: i64) -> bool {
+    unit_stride(t, v).is_some_and(|rest| rest.iter().all(|x| multiple_of(x, d)))
+}
+
 /// The sum of `ts` (`0` when empty), left to right.
 pub fn sum(mut ts: impl Iterator<Item = Term>) -> Term {
     let first = ts.next().unwrap_or_else(|| constant(0));
