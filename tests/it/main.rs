@@ -15,6 +15,7 @@ mod folds;
 mod fuzz;
 mod gpu_limits;
 mod harness;
+mod kir;
 mod layering;
 mod long_folds;
 mod loops;

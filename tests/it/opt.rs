@@ -10,31 +10,10 @@
 //! strategy and every shape.
 
 use std::collections::BTreeSet;
-use texpr::{Schedule, ScheduleChoice, Target};
+use texpr::{ScheduleChoice, Target};
 use texpr_opt::schedule::shape::{Shape, classify};
 use texpr_syntax::check::canonicalize;
-use texpr_tests::golden;
-
-/// The target and the schedule a file's header asks for.
-fn header(src: &str) -> (Target, ScheduleChoice) {
-    let mut target = Target::default();
-    let mut lines = Vec::new();
-    for line in src.lines().map_while(|l| l.strip_prefix("// ")) {
-        if let Some(name) = line.strip_prefix("target: ") {
-            target = Target::builtin(name.trim()).unwrap_or_else(|e| panic!("{e}"));
-        } else if let Some(s) = line.strip_prefix("schedule: ") {
-            lines.push(s.to_string());
-        }
-    }
-    let choice = match lines.is_empty() {
-        true => ScheduleChoice::Heuristic,
-        false => {
-            let s: Schedule = lines.join("\n").parse().unwrap_or_else(|e| panic!("{e}"));
-            ScheduleChoice::Given(s)
-        }
-    };
-    (target, choice)
-}
+use texpr_tests::golden::{self, header};
 
 fn shape_name(s: Shape<'_>) -> &'static str {
     match s {

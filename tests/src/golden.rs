@@ -117,3 +117,47 @@ pub fn diff(expected: &str, actual: &str) -> String {
     }
     out
 }
+
+/// The target and the schedule a filetest's header asks for: `// target:
+/// NAME` (a built-in; `wgpu-default` when absent), `// target-line: KEY =
+/// VALUE` (a line of a target file, over the built-in's text) and `//
+/// schedule: LINE` (one line of a schedule file each; `baseline` alone for
+/// the default schedule, the optimizing passes off; the heuristic's when
+/// absent).
+pub fn header(src: &str) -> (texpr::Target, texpr::ScheduleChoice) {
+    let mut target = texpr::Target::default();
+    let mut lines = Vec::new();
+    let mut target_lines = Vec::new();
+    for line in src.lines().map_while(|l| l.strip_prefix("// ")) {
+        if let Some(name) = line.strip_prefix("target: ") {
+            target = texpr::Target::builtin(name.trim()).unwrap_or_else(|e| panic!("{e}"));
+        } else if let Some(l) = line.strip_prefix("target-line: ") {
+            target_lines.push(l.to_string());
+        } else if let Some(s) = line.strip_prefix("schedule: ") {
+            lines.push(s.to_string());
+        }
+    }
+    if !target_lines.is_empty() {
+        // A later line for a key wins: the built-in's text without those keys, then the lines.
+        let keys: Vec<&str> = target_lines
+            .iter()
+            .filter_map(|l| l.split('=').next())
+            .map(str::trim)
+            .collect();
+        let text = target.to_string();
+        let kept = text
+            .lines()
+            .filter(|l| !keys.contains(&l.split('=').next().unwrap_or_default().trim()));
+        let text: Vec<String> = kept.map(String::from).chain(target_lines.iter().cloned()).collect();
+        target = text.join("\n").parse().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let choice = match lines.is_empty() {
+        _ if lines == ["baseline"] => texpr::ScheduleChoice::Default,
+        true => texpr::ScheduleChoice::Heuristic,
+        false => {
+            let s: texpr::Schedule = lines.join("\n").parse().unwrap_or_else(|e| panic!("{e}"));
+            texpr::ScheduleChoice::Given(s)
+        }
+    };
+    (target, choice)
+}
