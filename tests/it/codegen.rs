@@ -738,3 +738,53 @@ fn enable_directives_follow_the_target_and_what_the_kernels_use() {
         );
     }
 }
+
+/// The browser's target: every example and sample compiles for `webgpu`
+/// under the heuristic and the default schedule within WebGPU's default
+/// limits, with no 64-bit integer (WebGPU has none); on a browser adapter
+/// with subgroups (Chromium's: 4 lanes at least), every module that uses
+/// them opens with `enable subgroups;`, and no lane broadcast assumes more
+/// lanes than the minimum.
+#[test]
+fn every_program_compiles_for_the_browser_as_tint_wants_it() {
+    let webgpu = Target::builtin("webgpu").expect("a built-in target");
+    let with_subgroups: Target = format!("{webgpu}\nsubgroup_size = 4..128")
+        .lines()
+        .filter(|l| !l.starts_with("subgroup_size = none"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .parse()
+        .expect("a target");
+    let mut subgroup_modules = 0;
+    let programs = programs();
+    assert!(programs.len() > 20, "{} programs", programs.len());
+    for (name, p) in programs {
+        for target in [&webgpu, &with_subgroups] {
+            for schedule in [ScheduleChoice::Heuristic, ScheduleChoice::Default] {
+                let opts = Options {
+                    target: target.clone(),
+                    schedule: schedule.clone(),
+                    ..Options::default()
+                };
+                let m = compile(&p, &opts)
+                    .unwrap_or_else(|d| panic!("{name} for {}: {d:#?}", target.name))
+                    .module;
+                assert!(!m.wgsl.contains("u64"), "{name}: u64 in\n{}", m.wgsl);
+                let uses = m.wgsl.contains("subgroup");
+                let declared = m.wgsl.contains("enable subgroups;\n");
+                assert_eq!(uses, declared, "{name}:\n{}", m.wgsl);
+                subgroup_modules += usize::from(uses);
+                for (at, _) in m.wgsl.match_indices("subgroupBroadcast(") {
+                    let lane = m.wgsl[at..].split([',', ')']).nth(1).unwrap_or_default();
+                    let lane = lane.trim().trim_end_matches('u');
+                    assert!(
+                        lane.parse::<u32>().map_or(true, |k| k < 4),
+                        "{name}: a broadcast from lane {lane}"
+                    );
+                }
+            }
+        }
+    }
+    // Subgroups are used somewhere (the check above is not vacuous).
+    assert!(subgroup_modules > 0);
+}

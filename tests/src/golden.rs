@@ -148,7 +148,10 @@ pub fn header(src: &str) -> (texpr::Target, texpr::ScheduleChoice) {
         let kept = text
             .lines()
             .filter(|l| !keys.contains(&l.split('=').next().unwrap_or_default().trim()));
-        let text: Vec<String> = kept.map(String::from).chain(target_lines.iter().cloned()).collect();
+        let text: Vec<String> = kept
+            .map(String::from)
+            .chain(target_lines.iter().cloned())
+            .collect();
         target = text.join("\n").parse().unwrap_or_else(|e| panic!("{e}"));
     }
     let choice = match lines.is_empty() {

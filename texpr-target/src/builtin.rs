@@ -8,6 +8,11 @@
 //!   reports it: 32 KiB of workgroup memory, 1024 invocations, subgroups of
 //!   8, 64-bit integers, and the driver's loop budget of 65,535 iterations
 //!   per invocation.
+//! - `webgpu`: what a browser's WebGPU gives every page (Chromium's Tint
+//!   consumes the WGSL): WebGPU's default limits (wgpu-default's), no
+//!   64-bit integers, no subgroups (an adapter with them is a target file
+//!   with `subgroup_size = MIN..MAX`, Chromium's minimum 4), and the
+//!   directives Tint requires before use: `enable subgroups;`, `enable f16;`.
 //! - `nvidia`: a generic discrete NVIDIA GPU with the limits of an H100
 //!   through Vulkan (`../shared/perf/h100/`): 48 KiB of workgroup memory,
 //!   1024 invocations, workgroups of 1024 x 1024 x 64, 65,535 groups per
@@ -23,6 +28,20 @@ pub fn wgpu_default() -> Target {
         features: Features {
             enables: vec![Extension::F16],
             ..Features::default()
+        },
+        profile: Profile::default(),
+    }
+}
+
+pub fn webgpu() -> Target {
+    Target {
+        name: "webgpu".into(),
+        limits: DeviceLimits::default(),
+        features: Features {
+            subgroup_size: None,
+            timestamps: false,
+            int64: false,
+            enables: vec![Extension::Subgroups, Extension::F16],
         },
         profile: Profile::default(),
     }

@@ -205,12 +205,13 @@ impl Default for Target {
 
 impl Target {
     /// The names of the built-in targets, in the order `texprc` lists them.
-    pub const BUILTINS: [&'static str; 3] = ["wgpu-default", "llvmpipe", "nvidia"];
+    pub const BUILTINS: [&'static str; 4] = ["wgpu-default", "webgpu", "llvmpipe", "nvidia"];
 
     /// A built-in target by name (E0605 for any other name).
     pub fn builtin(name: &str) -> Result<Target, TargetError> {
         match name {
             "wgpu-default" => Ok(builtin::wgpu_default()),
+            "webgpu" => Ok(builtin::webgpu()),
             "llvmpipe" => Ok(builtin::llvmpipe()),
             "nvidia" => Ok(builtin::nvidia()),
             _ => Err(TargetError {

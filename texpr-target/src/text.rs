@@ -380,10 +380,14 @@ mod tests {
                 .enables
                 .is_empty()
         );
-        // naga's rules: every built-in wants `enable f16;`, none `enable subgroups;`.
+        // naga's rules for the targets wgpu runs, Tint's for the browser's.
         for name in Target::BUILTINS {
             let t = Target::builtin(name).unwrap();
-            assert_eq!(t.features.enables, [Extension::F16], "{name}");
+            let want: &[Extension] = match name {
+                "webgpu" => &[Extension::Subgroups, Extension::F16],
+                _ => &[Extension::F16],
+            };
+            assert_eq!(t.features.enables, want, "{name}");
         }
     }
 
@@ -425,7 +429,10 @@ mod tests {
         }
         let e = Target::builtin("h100").unwrap_err();
         assert_eq!((e.line, e.code), (0, "E0605"));
-        assert!(e.message.contains("wgpu-default, llvmpipe, nvidia"), "{e}");
+        assert!(
+            e.message.contains("wgpu-default, webgpu, llvmpipe, nvidia"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ enum Command {
         texprc compile examples/matmul.te --emit schedule    # the schedule used, as a --schedule file\n  \
         texprc compile examples/matmul.te --schedule s.txt --dump-after all\n  \
         texprc compile examples/sum.te -D N=268435456 --target nvidia   # for a GPU this machine lacks\n\n\
-        The target: --target NAME|FILE (a built-in: wgpu-default, llvmpipe, nvidia; or a file \
+        The target: --target NAME|FILE (a built-in: wgpu-default, webgpu, llvmpipe, nvidia; or a file \
         `texprc target` prints), else the one `texprc tune` stored for --device NAME (part of the \
         adapter's name, e.g. llvmpipe), else wgpu-default. The schedule: --schedule FILE, or \
         --default-schedule (one element per invocation, the optimizing passes off), else the one \

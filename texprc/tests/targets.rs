@@ -76,7 +76,10 @@ fn a_printed_target_reads_back_and_bad_ones_are_coded() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("error[E0605]"), "{err}");
-    assert!(err.contains("wgpu-default, llvmpipe, nvidia"), "{err}");
+    assert!(
+        err.contains("wgpu-default, webgpu, llvmpipe, nvidia"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -60,7 +60,7 @@ pub struct Args {
     /// the schedule tuned for this program there (else the heuristic's)
     #[arg(long, value_name = "NAME", conflicts_with_all = ["schedule", "default_schedule"])]
     pub device: Option<String>,
-    /// Compile for this target: a built-in (wgpu-default, llvmpipe, nvidia)
+    /// Compile for this target: a built-in (wgpu-default, webgpu, llvmpipe, nvidia)
     /// or a target file (`texprc target NAME` prints one); default: the
     /// --device's, else wgpu-default
     #[arg(long, value_name = "NAME|FILE")]

@@ -8,7 +8,7 @@ use crate::targets::read_target;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A built-in target (wgpu-default, llvmpipe, nvidia) or a target file;
+    /// A built-in target (wgpu-default, webgpu, llvmpipe, nvidia) or a target file;
     /// without it, the adapter's
     #[arg(value_name = "NAME|FILE")]
     pub target: Option<String>,
