@@ -37,6 +37,7 @@ fn spin(iterations: u32, invocations: u32) -> Module {
     Module {
         wgsl,
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![BufferPlan {
             name: "o".into(),
             role: BufferRole::Output(0),

@@ -24,6 +24,7 @@ mod nonfinite;
 mod opt;
 mod optimized;
 mod parse;
+mod plan_json;
 mod repro;
 mod runtime;
 mod scale;

@@ -10,7 +10,6 @@
 //! strategy and every shape.
 
 use std::collections::BTreeSet;
-use texpr::{ScheduleChoice, Target};
 use texpr_opt::schedule::shape::{Shape, classify};
 use texpr_syntax::check::canonicalize;
 use texpr_tests::golden::{self, header};

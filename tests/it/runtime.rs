@@ -53,6 +53,7 @@ fn axpb(n: u64) -> Module {
     Module {
         wgsl: AXPB.into(),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![
             buffer("x", BufferRole::Input(0), ElemTy::F32, n),
             buffer("y", BufferRole::Output(0), ElemTy::F32, n),
@@ -105,6 +106,7 @@ fn kernels_run_in_order_and_outputs_come_back_in_output_order() {
     let module = Module {
         wgsl: TWO_STEPS.into(),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![
             buffer("sum", BufferRole::Output(1), ElemTy::I32, 101),
             buffer("a", BufferRole::Input(0), ElemTy::I32, 100),
@@ -164,6 +166,7 @@ fn long_kernel_sequences_split_across_submits_keep_their_order() {
     let module = Module {
         wgsl: INCREMENT.into(),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![buffer("c", BufferRole::Output(0), ElemTy::U32, 8)],
         kernels: (0..steps)
             .map(|_| kernel("bump", [8, 1, 1], [1, 1, 1], &[(0, Access::ReadWrite)]))
@@ -193,6 +196,7 @@ fn dispatches_beyond_65535_groups_fold_into_y_and_z() {
     let module = Module {
         wgsl: FOLDED.into(),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, n)],
         kernels: vec![kernel(
             "main",
@@ -230,6 +234,7 @@ fn a_workgroup_at_the_device_limit_runs() {
     let module = Module {
         wgsl: max_invocations_wgsl(size),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, size as u64)],
         kernels: vec![kernel(
             "main",
@@ -251,6 +256,7 @@ fn an_over_limit_workgroup_is_an_error_and_the_device_survives() {
     let module = Module {
         wgsl: max_invocations_wgsl(size),
         enables: Vec::new(),
+        uses: Vec::new(),
         buffers: vec![buffer("o", BufferRole::Output(0), ElemTy::U32, size as u64)],
         kernels: vec![kernel(
             "main",

@@ -63,6 +63,7 @@ pub fn emit_with_stats(
     let module = Module {
         wgsl,
         enables,
+        uses: used.into_iter().collect(),
         buffers,
         kernels: kernels.into_iter().map(|k| k.kernel).collect(),
         loops,

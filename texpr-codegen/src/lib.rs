@@ -41,6 +41,7 @@ pub mod grid;
 pub mod kir;
 pub mod lower;
 pub mod plan;
+pub mod plan_json;
 pub mod translate;
 pub mod validate;
 

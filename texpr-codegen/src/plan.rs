@@ -163,6 +163,9 @@ pub struct Module {
     /// its kernels use that the target's consumer wants declared
     /// (`Features::enables`).
     pub enables: Vec<texpr_target::Extension>,
+    /// Every extension the kernels use, declared or not (what a device must
+    /// offer: subgroups, f16).
+    pub uses: Vec<texpr_target::Extension>,
     pub buffers: Vec<BufferPlan>,
     /// Run in order; each kernel sees every write of the kernels before it.
     /// A loop's kernels run once per step ([`Module::loops`]).

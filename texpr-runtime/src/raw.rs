@@ -129,6 +129,7 @@ impl Gpu {
         let module = Module {
             wgsl: program.wgsl.clone(),
             enables: Vec::new(),
+            uses: Vec::new(),
             buffers,
             kernels,
             loops: Vec::new(),

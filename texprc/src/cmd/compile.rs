@@ -25,8 +25,11 @@ pub enum Emit {
     Schedule,
     /// The kernel plan: buffers, kernels, workgroup sizes, dispatch, bindings
     Kernels,
+    /// The kernel plan as JSON (`texpr-plan`, versioned; docs/plan-json.md):
+    /// the WGSL, buffers with roles and constant contents, kernels,
+    /// bindings, loops, and the extensions and limits the device must offer
+    PlanJson,
     /// The kernel IR: each kernel's values, memory, loops and barriers
-    /// (a kernel the IR does not build yet says so)
     Kir,
     /// The WGSL module (validated by naga)
     Wgsl,
@@ -130,6 +133,10 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
         Emit::Schedule => format!("# schedule: {}\n{}", chosen.origin, compiled.schedule),
         Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
+        Emit::PlanJson => {
+            let plan = texpr_codegen::plan_json::plan_json(&compiled.module, &opts.target);
+            serde_json::to_string_pretty(&plan).expect("JSON values print") + "\n"
+        }
         Emit::Kir => texpr_codegen::emit::kir_text(&compiled.scheduled, &opts.target)
             .map_err(|d| Failure::new(src, d))?,
         Emit::Wgsl => compiled.module.wgsl,
