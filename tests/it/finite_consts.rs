@@ -1,7 +1,7 @@
 //! No infinity or NaN is a WGSL constant expression in any emitted shader
 //! (Tint, Chromium's WGSL compiler, rejects such a module; naga accepts
 //! it): every non-finite value reaches a kernel as a run-time value,
-//! `bitcast<f32>(BITS | runtime_zero)` (`texpr-codegen/src/wgsl/lit.rs`),
+//! `bitcast<f32>(BITS | runtime_zero)` (`texpr-codegen/src/kir/build.rs`),
 //! and `emit` checks every kernel's constant expressions
 //! (`texpr-codegen/src/finite.rs`, E0394). Here: every example and programs
 //! writing `inf` and `-inf`, folding `max`/`min`/`lse` over data that may be

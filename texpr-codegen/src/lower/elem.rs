@@ -1,9 +1,8 @@
-//! One element of an expression as a kir value (as `wgsl/elem.rs` writes
-//! it): every `compute` is index arithmetic, every `reduce` a loop with a
-//! variable accumulator folding in index order (unrolled within the
-//! kernel's budget without changing the order; a sum or product starts from
-//! its identity, a `max` or `min` from its first element), every `let@reg`
-//! a value or an array.
+//! One element of an expression as a kir value: every `compute` is index
+//! arithmetic, every `reduce` a loop with a variable accumulator folding in
+//! index order (unrolled within the kernel's budget without changing the
+//! order; a sum or product starts from its identity, a `max` or `min` from
+//! its first element), every `let@reg` a value or an array.
 
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, V};

@@ -1,12 +1,11 @@
-//! Folds an invocation runs in its own loop (as `wgsl/elem.rs` writes
-//! them): one variable accumulator per element folded, in index order, the
-//! loop unrolled by [`unroll_factor`] as far as the kernel's budget allows
-//! (the order unchanged); a sum or product starts from its identity, a
-//! `max` or `min` from its first element (never the type's extreme value),
-//! an `lse` keeps an online pair (`online.rs`); steps that depend on an
-//! index run a loop to a bound computed at run time, not unrolled, and a
-//! fold without an identity then gives the empty fold's value when no step
-//! ran.
+//! Folds an invocation runs in its own loop: one variable accumulator per
+//! element folded, in index order, the loop unrolled by [`unroll_factor`]
+//! as far as the kernel's budget allows (the order unchanged); a sum or
+//! product starts from its identity, a `max` or `min` from its first
+//! element (never the type's extreme value), an `lse` keeps an online pair
+//! (`online.rs`); steps that depend on an index run a loop to a bound
+//! computed at run time, not unrolled, and a fold without an identity then
+//! gives the empty fold's value when no step ran.
 //!
 //! A `+`/`*` fold of a short vector offers its accumulators to a fold of
 //! the same kind in its body's tail (a staged tile's blocks): that one

@@ -1,8 +1,7 @@
-//! `reduce@group W` as a tree in workgroup memory (as `wgsl/group.rs`
-//! writes it): each invocation stores its own elements, a barrier, then
-//! halving strides `s`, invocation `l < s` combining `l + s` into `l`, a
-//! barrier after each. Starts from the invocations' own elements, never
-//! from an identity.
+//! `reduce@group W` as a tree in workgroup memory: each invocation stores
+//! its own elements, a barrier, then halving strides `s`, invocation `l <
+//! s` combining `l + s` into `l`, a barrier after each. Starts from the
+//! invocations' own elements, never from an identity.
 
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Builtin, Fun, Init, LoopStep, Mem, SgOp, Ty, V};
@@ -70,9 +69,8 @@ impl Lower<'_> {
 }
 
 impl Lower<'_> {
-    /// `reduce@subgroup W |l| body` (length `m`) into workgroup memory (as
-    /// `wgsl/group.rs` writes it): each of an invocation's elements
-    /// combined across its subgroup in uniform control flow, lane 0 writing
+    /// `reduce@subgroup W |l| body` (length `m`) into workgroup memory:
+    /// each of an invocation's elements combined across its subgroup in uniform control flow, lane 0 writing
     /// the subgroup's partials to `part[s*m + j]`, a barrier, then
     /// invocation `l` folding elements `l, l+W, ...` over the partials in
     /// subgroup order into `part[j]`, and a barrier. The subgroup count is

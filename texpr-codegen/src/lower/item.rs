@@ -1,4 +1,4 @@
-//! One kernel's entry point (as `wgsl/module.rs` wrote it): the grid id
+//! One kernel's entry point: the grid id
 //! (the linear workgroup id over a dispatch folded into x / y / z, clamped
 //! with `in_grid` when the dispatch is padded), the local id, the steps of
 //! the loops around the item that it reads, the grid body (`spine.rs`),

@@ -1,7 +1,6 @@
-//! The online log-sum-exp pair an invocation folds `reduce lse` with (as
-//! `wgsl/online.rs` writes it, Milakov and Gimelshein's online softmax
-//! normaliser): the largest term so far `m` and the sum `s` of `exp(x - m)`,
-//! one `exp` per term:
+//! The online log-sum-exp pair an invocation folds `reduce lse` with
+//! (Milakov and Gimelshein's online softmax normaliser): the largest term
+//! so far `m` and the sum `s` of `exp(x - m)`, one `exp` per term:
 //!
 //! ```text
 //! hi = max(m, x); lo = min(m, x); t = exp(lo - hi)   (1 where lo == hi)

@@ -1,5 +1,5 @@
 //! TExpr's elementwise operations, casts, constants and fold steps as kir
-//! values (what `wgsl/ops.rs` and `wgsl/lit.rs` spell as text).
+//! values.
 //!
 //! Float-to-integer casts give what the language promises on every device:
 //! NaN gives 0 and an infinity saturates, by tests of the bits (drivers may

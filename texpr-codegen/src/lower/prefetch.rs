@@ -1,4 +1,4 @@
-//! Registers loaded one trip ahead (as `wgsl/prefetch.rs` writes them): a
+//! Registers loaded one trip ahead: a
 //! `let@prefetch` inside a thread-level loop holds its value in variables
 //! declared at the top of the kernel; the first trip loads them before use,
 //! and after each staged fill's barrier the value for the next trip is

@@ -1,4 +1,4 @@
-//! `let`-bound vectors and reads (as `wgsl/locals.rs` writes them).
+//! `let`-bound vectors and reads.
 //!
 //! - A `let@reg` of one element is a value ([`Loc::Scalar`]); of at most
 //!   the target's `max_unrolled_elements` a register vector when unrolling

@@ -1,8 +1,8 @@
-//! Arrays past the per-invocation memory budget (as `wgsl/spill.rs`
-//! writes them): a `let@reg` array that would take function memory over
-//! the device's budget lives in a scratch buffer instead, one slot per
-//! invocation, element `e` of invocation `inv` at `e * invocations + inv`
-//! (neighbouring invocations' elements adjacent).
+//! Arrays past the per-invocation memory budget: a `let@reg` array that
+//! would take function memory over the device's budget lives in a scratch
+//! buffer instead, one slot per invocation, element `e` of invocation `inv`
+//! at `e * invocations + inv` (neighbouring invocations' elements
+//! adjacent).
 
 use super::{Ix, Loc, Lower, R};
 use crate::kir::{BinOp as K, LoopStep, V};

@@ -1,5 +1,4 @@
-//! The entry point of one item (as `wgsl/module.rs` and `wgsl/kernel.rs`
-//! write it): the grid id (clamped, with `in_grid`, when the dispatch is
+//! The entry point of one item: the grid id (clamped, with `in_grid`, when the dispatch is
 //! padded), the loop steps the item reads, the `let`s of the grid body's
 //! spine (workgroup fills then a barrier; register values), and its final
 //! value: an invocation's own elements of a `compute@group W`, a workgroup

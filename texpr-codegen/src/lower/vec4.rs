@@ -1,4 +1,4 @@
-//! Four (or eight) elements a load (as `wgsl/vec4.rs` writes them).
+//! Four (or eight) elements a load.
 //!
 //! - A coarsened elementwise body `compute@group W |l| compute@thread M |t|
 //!   S` (`M` a multiple of 4, at most 16; `S` an `f32` expression of

@@ -1,4 +1,4 @@
-//! Register vectors (as `wgsl/locals.rs` and `wgsl/elem.rs` write them): a
+//! Register vectors: a
 //! `let@reg` of at most the target's `max_unrolled_elements` whose copies
 //! fit the kernel's budget (or a vector fold whose steps share work) is
 //! every element computed unrolled, one value each; a read at a constant

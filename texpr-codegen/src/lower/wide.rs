@@ -1,5 +1,4 @@
-//! Wide folds: eight elements of a row a load in an unrolled fold (as
-//! `wgsl/wide.rs` writes them).
+//! Wide folds: eight elements of a row a load in an unrolled fold.
 //!
 //! On a device that loads wide, a thread-level fold `reduce N |j| E` (`N`
 //! a multiple of 8) unrolled by a multiple of 8 whose body reads `v[X + j]`
