@@ -1,9 +1,9 @@
 //! Register tiles loaded once per subgroup: on a CPU device with one
 //! subgroup width `L`, a tile of `R` runs (`R` a multiple of `L`) whose
 //! index every lane of a subgroup computes alike (it reads the local id
-//! only as `l / D`, `L` dividing `D`) is loaded by lane `s` for runs `s, s
-//! + L, ...`, and each run broadcast from its lane (`subgroupBroadcast`):
-//! matmul's A rows.
+//! only as `l / D`, `L` dividing `D`) is loaded by lane `s` for runs
+//! `s, s + L, ...`, and each run broadcast from its lane
+//! (`subgroupBroadcast`): matmul's A rows.
 
 use super::vec4::QuadTile;
 use super::{Ix, Lower, R};
