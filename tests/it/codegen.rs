@@ -555,8 +555,10 @@ fn aligned_register_tiles_load_vec4() {
 /// On a CPU device with one subgroup width (llvmpipe: 8 lanes a SIMD
 /// vector), a `vec4` register tile every lane of a subgroup loads alike is
 /// loaded once per subgroup: lane `s` loads runs `s, s + 8, ...` and the
-/// others take them with `subgroupBroadcast`. Not on a GPU, not where the
-/// tile's rows differ within a subgroup, not for fewer runs than lanes.
+/// others take them with `subgroupBroadcast`, where the schedule says so
+/// (`lanes=on`, `let@lanes`). Not without it, not on a device of several
+/// subgroup widths, not where the tile's rows differ within a subgroup,
+/// not for fewer runs than lanes.
 #[test]
 fn lane_uniform_register_tiles_load_once_per_subgroup_on_cpus() {
     let src = std::fs::read_to_string(texpr_tests::golden::repo_root().join("examples/matmul.te"))
@@ -573,23 +575,29 @@ fn lane_uniform_register_tiles_load_once_per_subgroup_on_cpus() {
     };
     let count = |w: &str, pat: &str| w.matches(pat).count();
     // Rows `l / 8` in groups of 8 x 8: each subgroup shares its 8 rows.
-    let shared = wgsl("llvmpipe", "c: tile group=8x8 reg=8x8 kstep=4");
+    let shared = wgsl("llvmpipe", "c: tile group=8x8 reg=8x8 kstep=4 lanes=on");
     assert_eq!(count(&shared, "subgroupBroadcast("), 8, "{shared}");
     assert_eq!(count(&shared, "vec4<f32> = b0_a["), 1, "{shared}");
     assert!(shared.contains("i32(sgl)"), "{shared}");
     // 16 rows: two loads a lane.
-    let two = wgsl("llvmpipe", "c: tile group=8x8 reg=16x4 kstep=4");
+    let two = wgsl("llvmpipe", "c: tile group=8x8 reg=16x4 kstep=4 lanes=on");
     assert_eq!(count(&two, "subgroupBroadcast("), 16, "{two}");
     assert_eq!(count(&two, "vec4<f32> = b0_a["), 2, "{two}");
-    // The same schedule on a GPU loads every row itself.
-    let gpu = wgsl("nvidia", "c: tile group=8x8 reg=8x8 kstep=4");
+    // Without `lanes=on` every lane loads every row itself, on any device.
+    for target in ["llvmpipe", "nvidia"] {
+        let own = wgsl(target, "c: tile group=8x8 reg=8x8 kstep=4");
+        assert!(!own.contains("subgroupBroadcast"), "{own}");
+        assert_eq!(count(&own, "vec4<f32> = b0_a["), 8, "{own}");
+    }
+    // A GPU whose subgroups are 32 wide shares a run only among lanes that
+    // need it: 8 x 8 groups put four row blocks in a subgroup, so none.
+    let gpu = wgsl("nvidia", "c: tile group=8x8 reg=8x8 kstep=4 lanes=on");
     assert!(!gpu.contains("subgroupBroadcast"), "{gpu}");
-    assert_eq!(count(&gpu, "vec4<f32> = b0_a["), 8, "{gpu}");
     // Rows `l / 4`: two row blocks in each subgroup of 8.
-    let split = wgsl("llvmpipe", "c: tile group=16x4 reg=8x8 kstep=4");
+    let split = wgsl("llvmpipe", "c: tile group=16x4 reg=8x8 kstep=4 lanes=on");
     assert!(!split.contains("subgroupBroadcast"), "{split}");
     // Four rows for eight lanes.
-    let short = wgsl("llvmpipe", "c: tile group=8x8 reg=4x8 kstep=4");
+    let short = wgsl("llvmpipe", "c: tile group=8x8 reg=4x8 kstep=4 lanes=on");
     assert!(!short.contains("subgroupBroadcast"), "{short}");
 }
 

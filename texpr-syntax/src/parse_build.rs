@@ -216,6 +216,7 @@ impl Builder {
             "shared" => MemLevel::Shared,
             "reg" => MemLevel::Reg,
             "prefetch" => MemLevel::Prefetch,
+            "lanes" => MemLevel::Lanes,
             _ => {
                 self.bad_level(
                     name,

@@ -52,7 +52,10 @@ impl Lower<'_> {
                 }
                 _ => {
                     let live = self.live_private;
-                    let loc = self.local_vector(*var, value)?;
+                    let loc = match level {
+                        Some(MemLevel::Lanes) => self.lane_shared_vector(*var, value)?,
+                        _ => self.local_vector(*var, value)?,
+                    };
                     self.bind_local(*var, loc);
                     let v = self.elem(body, idx);
                     // The vector is dead once its body's element is computed.

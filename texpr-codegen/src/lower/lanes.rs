@@ -9,7 +9,7 @@ use super::vec4::QuadTile;
 use super::{Ix, Lower, R};
 use crate::kir::{Builtin, SgOp, Ty, V};
 use texpr_syntax::ir::TermOp;
-use texpr_syntax::ir::{Term, TermKind, VarId};
+use texpr_syntax::ir::{Expr, Term, TermKind, VarId};
 use texpr_target::Target;
 
 /// The subgroups of a kernel whose loads may be shared.
@@ -23,11 +23,12 @@ pub struct Lanes {
 }
 
 impl Lanes {
-    /// The subgroups of a kernel of `w` invocations on `target`, when its
-    /// loads are worth sharing (a CPU device with one subgroup width).
+    /// The subgroups of a kernel of `w` invocations on `target`, when
+    /// their loads can be shared: the device has one subgroup width, and
+    /// it divides `w`. Which loads are shared the schedule says (`let@lanes`).
     pub fn of(target: &Target, w: u64) -> Option<Lanes> {
         let width = target.subgroup_width()?;
-        (target.cpu() && width > 1 && w.is_multiple_of(width)).then_some(Lanes {
+        (width > 1 && w.is_multiple_of(width)).then_some(Lanes {
             width,
             local: None,
             grid: None,
@@ -44,9 +45,19 @@ pub struct Trip {
 }
 
 impl Lower<'_> {
-    /// `L` when register tile `q` can be loaded once per subgroup.
+    /// A `let@lanes` register vector: loaded once per subgroup where
+    /// [`Self::shared_width`] allows, else per lane as a `let@reg`.
+    pub fn lane_shared_vector(&mut self, var: VarId, value: &Expr) -> R<super::Loc> {
+        let before = std::mem::replace(&mut self.share_lanes, true);
+        let loc = self.local_vector(var, value);
+        self.share_lanes = before;
+        loc
+    }
+
+    /// `L` when register tile `q` is a `let@lanes` one and can be loaded
+    /// once per subgroup.
     fn shared_width(&self, q: &QuadTile<'_>) -> Option<u64> {
-        let lanes = self.lanes?;
+        let lanes = self.lanes.filter(|_| self.share_lanes)?;
         let (r, runs) = q.outer?;
         (lanes.local.is_some()
             && runs.is_multiple_of(lanes.width)

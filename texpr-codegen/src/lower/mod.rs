@@ -149,6 +149,9 @@ pub struct Lower<'p> {
     pub budget: Budget,
     /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
     pub lanes: Option<Lanes>,
+    /// Lowering a `let@lanes` value: its register tiles may be loaded once
+    /// per subgroup.
+    pub share_lanes: bool,
     /// The reads the open wide folds loaded eight at a time (`wide.rs`).
     pub wide: Vec<wide::WideRead>,
     /// The thread-level loops open now, innermost last.
@@ -223,6 +226,7 @@ impl<'p> Lower<'p> {
                 unrolled: limits.max_unrolled_statements,
             },
             lanes: None,
+            share_lanes: false,
             wide: Vec::new(),
             trips: Vec::new(),
             within: None,

@@ -63,6 +63,7 @@ pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: 
                 loc
             }
             Some(MemLevel::Reg) => cx.local_vector(*var, value)?,
+            Some(MemLevel::Lanes) => cx.lane_shared_vector(*var, value)?,
             Some(MemLevel::Prefetch) => cx.local_vector(*var, value)?,
             _ => {
                 return Err(Diagnostic::error(
@@ -133,7 +134,7 @@ pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: 
 fn hoist_lets<'e>(cx: &mut Lower<'_>, mut e: &'e Expr) -> R<(&'e Expr, bool)> {
     let mut any = false;
     while let ExprKind::Let {
-        level: Some(level @ (MemLevel::Reg | MemLevel::Prefetch)),
+        level: Some(level @ (MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes)),
         var,
         value,
         body,
@@ -141,6 +142,7 @@ fn hoist_lets<'e>(cx: &mut Lower<'_>, mut e: &'e Expr) -> R<(&'e Expr, bool)> {
     {
         let loc = match level {
             MemLevel::Prefetch => cx.prefetched(*var, value)?,
+            MemLevel::Lanes => cx.lane_shared_vector(*var, value)?,
             _ => cx.local_vector(*var, value)?,
         };
         cx.bind_local(*var, loc);

@@ -148,7 +148,7 @@ impl Lower<'_> {
         let mut widths: BTreeMap<BufferId, u64> = BTreeMap::new();
         e.walk(|x| {
             if let ExprKind::Let {
-                level: Some(MemLevel::Reg | MemLevel::Prefetch),
+                level: Some(MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes),
                 value,
                 ..
             } = &x.kind

@@ -19,13 +19,16 @@ impl Lower<'_> {
         let into = self.fold_into.take();
         match &e.kind {
             ExprKind::Let {
-                level: None | Some(MemLevel::Reg | MemLevel::Prefetch),
+                level: level @ (None | Some(MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes)),
                 var,
                 value,
                 body,
             } => {
                 let live = self.live_private;
-                let loc = self.local_vector(*var, value)?;
+                let loc = match level {
+                    Some(MemLevel::Lanes) => self.lane_shared_vector(*var, value)?,
+                    _ => self.local_vector(*var, value)?,
+                };
                 self.bind_local(*var, loc);
                 self.fold_into = into;
                 let vals = self.vector(body);

@@ -148,8 +148,10 @@ pub fn apply_strategy(
             reg,
             shared,
             kstep,
+            lanes,
         } => {
-            let new = tile(p, &root, *group, *reg, (*shared, *kstep), target).map_err(fail)?;
+            let how = (*shared, *kstep, *lanes);
+            let new = tile(p, &root, *group, *reg, how, target).map_err(fail)?;
             (new, None)
         }
         Strategy::Transpose { tile, rows } => {

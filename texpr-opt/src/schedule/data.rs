@@ -61,6 +61,10 @@ pub enum Strategy {
         reg: [u64; 2],
         shared: Option<Staging>,
         kstep: Option<u64>,
+        /// `lanes=on` (with `kstep`): the register tiles are `let@lanes`,
+        /// loaded once per subgroup where its lanes read the same runs and
+        /// broadcast (a device with one subgroup width).
+        lanes: bool,
     },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global

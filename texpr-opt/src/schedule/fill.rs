@@ -194,7 +194,7 @@ impl Filler<'_> {
             (None, _) => MemLevel::Reg,
             // Where the checker accepted a `let@shared` (on the spine, or in a
             // thread-level loop of the invocations), it stays.
-            (Some(MemLevel::Reg | MemLevel::Prefetch), _)
+            (Some(MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes), _)
             | (Some(MemLevel::Shared), Ctx::Spine | Ctx::Thread) => level.unwrap_or(MemLevel::Reg),
             (Some(other), _) => {
                 let why = match other {

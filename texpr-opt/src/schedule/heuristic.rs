@@ -78,6 +78,7 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
             reg: *reg,
             shared: Some(*how),
             kstep: None,
+            lanes: false,
         });
     let mut out = Vec::new();
     if prefs.staged_first {
@@ -98,6 +99,9 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
                     reg: *reg,
                     shared: None,
                     kstep: *kstep,
+                    lanes: prefs.share_lanes
+                        && kstep.is_some()
+                        && lanes.is_some_and(|l| (group[0] * group[1]).is_multiple_of(l)),
                 }));
             }
         }

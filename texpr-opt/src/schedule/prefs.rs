@@ -26,6 +26,10 @@ pub struct Prefs {
     /// device's one subgroup width, with each `kstep` of `tile_ksteps`
     /// (code generation loads such rows once per subgroup on CPU devices).
     pub lane_regs: &'static [[u64; 2]],
+    /// Register tiles with `kstep` load their rows once per subgroup where
+    /// the device has one subgroup width (`lanes=on`): llvmpipe's lanes
+    /// are its SIMD lanes, so each load is a loop over them.
+    pub share_lanes: bool,
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
     pub tile_groups: &'static [[u64; 2]],
@@ -205,6 +209,7 @@ pub const CPU: Prefs = Prefs {
     staged_tiles: STAGED_CPU,
     staged_first: false,
     lane_regs: &[[16, 4]],
+    share_lanes: true,
     tile_regs: &[
         [8, 8],
         [8, 4],
@@ -278,6 +283,7 @@ pub const GPU: Prefs = Prefs {
     staged_tiles: STAGED_GPU,
     staged_first: true,
     lane_regs: &[],
+    share_lanes: false,
     tile_regs: &[
         [4, 4],
         [2, 4],

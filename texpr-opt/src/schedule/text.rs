@@ -108,6 +108,7 @@ pub const FORMS: &[Form] = &[
             optional("vec4", Value::Switch),
             optional("prefetch", Value::Switch),
             optional("kstep", Value::Count),
+            optional("lanes", Value::Switch),
         ],
     },
     Form {
@@ -235,6 +236,12 @@ impl Strategy {
                 reg: keys.pair("reg")?,
                 shared: keys.staging()?,
                 kstep: keys.get("kstep").map(number).transpose()?,
+                lanes: match (keys.switch("lanes")?, keys.get("kstep")) {
+                    (true, None) => {
+                        return Err("`lanes=on` shares register rows loaded `kstep` at a time: it needs `kstep=`".into());
+                    }
+                    (on, _) => on,
+                },
             },
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
@@ -287,6 +294,7 @@ impl fmt::Display for Strategy {
                 reg,
                 shared,
                 kstep,
+                lanes,
             } => {
                 let [a, b] = group;
                 let [c, d] = reg;
@@ -303,9 +311,12 @@ impl fmt::Display for Strategy {
                         write!(f, " prefetch=on")?;
                     }
                 }
-                match kstep {
-                    Some(ks) => write!(f, " kstep={ks}"),
-                    None => Ok(()),
+                if let Some(ks) = kstep {
+                    write!(f, " kstep={ks}")?;
+                }
+                match lanes {
+                    true => write!(f, " lanes=on"),
+                    false => Ok(()),
                 }
             }
             Strategy::MultiPass {

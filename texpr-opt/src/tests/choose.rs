@@ -188,7 +188,7 @@ fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
         h.schedule.items[0].1.to_string()
     };
     let llvmpipe = Target::builtin("llvmpipe").unwrap();
-    assert_eq!(tile(&llvmpipe), "tile group=8x8 reg=16x4 kstep=4");
+    assert_eq!(tile(&llvmpipe), "tile group=8x8 reg=16x4 kstep=4 lanes=on");
     let mut ranged = llvmpipe.clone();
     ranged.features.subgroup_size = Some((4, 64));
     assert_eq!(tile(&ranged), "tile group=8x8 reg=8x8 kstep=4");

@@ -109,7 +109,7 @@ impl LevelCtx {
                     .with_note("`let@global` may only stand outside every `compute` and `reduce`; try `let@shared` or `let@reg`")
             }),
             MemLevel::Shared => self.shared_error(span),
-            MemLevel::Reg | MemLevel::Prefetch => match self.loop_ {
+            MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes => match self.loop_ {
                 Some(_) => None,
                 None => Some(
                     Diagnostic::error(codes::REG_PLACEMENT, "`let@reg` outside any `compute` or `reduce`")

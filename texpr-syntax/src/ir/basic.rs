@@ -78,6 +78,12 @@ pub enum MemLevel {
     /// during this one, after the block is stored and before the trip's
     /// compute (software pipelining; the interpreter reads it as `reg`).
     Prefetch,
+    /// Registers a subgroup loads once: where every lane of a subgroup of
+    /// `L` needs the same runs, lane `s` loads runs `s, s + L, ...` and
+    /// broadcasts them (code generation's `lanes.rs`; a device with one
+    /// subgroup width). The interpreter reads it as `reg`; a value the
+    /// lanes do not provably share is loaded per lane, as `reg`.
+    Lanes,
 }
 
 impl MemLevel {
@@ -87,6 +93,7 @@ impl MemLevel {
             MemLevel::Shared => "shared",
             MemLevel::Reg => "reg",
             MemLevel::Prefetch => "prefetch",
+            MemLevel::Lanes => "lanes",
         }
     }
 }

@@ -66,6 +66,7 @@ fn the_generated_syntax_covers_every_strategy() {
             }),
             // Every optional key (`apply` refuses `kstep` with `shared`).
             kstep: Some(4),
+            lanes: false,
         },
         Strategy::MultiPass {
             parts: 64,
@@ -96,7 +97,7 @@ fn the_generated_syntax_covers_every_strategy() {
     assert_eq!(lines[4], "flash group=N [split=N]");
     assert_eq!(
         lines[5],
-        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N]"
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N] [lanes=on|off]"
     );
     assert_eq!(
         lines[6],

@@ -32,7 +32,13 @@ struct Loaded {
 
 /// The tile of a contraction whose one scalar reduction is `reduce`,
 /// `ks` steps per register load: `let@reg acc = REDUCTION in EPILOGUE`.
-pub fn accumulate(p: &mut Program, b: &Blocks, reduce: &Expr, ks: u64) -> Result<Expr, Fail> {
+pub fn accumulate(
+    p: &mut Program,
+    b: &Blocks,
+    reduce: &Expr,
+    ks: u64,
+    lanes: bool,
+) -> Result<Expr, Fail> {
     let ExprKind::Reduce {
         op,
         n: k_n,
@@ -109,7 +115,11 @@ pub fn accumulate(p: &mut Program, b: &Blocks, reduce: &Expr, ks: u64) -> Result
     let combined = b.place(p, &combined, ri, rj);
     let mut step = b.registers(ri, rj, &combined);
     for (v, value) in lets.into_iter().rev() {
-        step = let_at(MemLevel::Reg, v, value, step);
+        let level = match lanes {
+            true => MemLevel::Lanes,
+            false => MemLevel::Reg,
+        };
+        step = let_at(level, v, value, step);
     }
     let acc_ty = Ty::new(reduce.ty.elem, b.ri * b.rj);
     let acc_val = thread_fold(*op, k_n / ks, kq, step, acc_ty, reduce);

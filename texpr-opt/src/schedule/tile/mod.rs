@@ -44,7 +44,7 @@ pub fn tile(
     root: &Expr,
     group: [u64; 2],
     reg: [u64; 2],
-    shared_kstep: (Option<Staging>, Option<u64>),
+    shared_kstep: (Option<Staging>, Option<u64>, bool),
     target: &Target,
 ) -> Result<Expr, Fail> {
     let t = shape::tiled(root).ok_or_else(|| {
@@ -52,13 +52,13 @@ pub fn tile(
     })?;
     let b = Blocks::new(p, root.span, &t, group, reg)?;
     let body = match (single_reduce(&b.s), shared_kstep) {
-        (Some(_), (Some(_), Some(_))) => {
+        (Some(_), (Some(_), Some(_), _)) => {
             return Err(Fail::shape(
                 "`kstep` takes register tiles only (not with `shared`)",
             ));
         }
-        (Some(reduce), (None, Some(ks))) => ksteps::accumulate(p, &b, reduce, ks)?,
-        (Some(reduce), (shared, None)) => registers::accumulate(p, &b, reduce, shared, target)?,
+        (Some(reduce), (None, Some(ks), lanes)) => ksteps::accumulate(p, &b, reduce, ks, lanes)?,
+        (Some(reduce), (shared, None, _)) => registers::accumulate(p, &b, reduce, shared, target)?,
         (None, _) => epilogue::elementwise(p, &b),
     };
     Ok(epilogue::grid_root(p, &b, body, root))
