@@ -94,15 +94,24 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
                 .filter(|g| !lane_only || lanes.is_some_and(|l| g[1].is_multiple_of(l)));
             for group in groups {
                 let ksteps = (prefs.tile_ksteps.iter()).filter(|k| !lane_only || k.is_some());
-                v.extend(ksteps.map(|kstep| Strategy::Tile {
-                    group: *group,
-                    reg: *reg,
-                    shared: None,
-                    kstep: *kstep,
-                    lanes: prefs.share_lanes
-                        && kstep.is_some()
-                        && lanes.is_some_and(|l| (group[0] * group[1]).is_multiple_of(l)),
-                }));
+                for kstep in ksteps {
+                    let tile = |lanes| Strategy::Tile {
+                        group: *group,
+                        reg: *reg,
+                        shared: None,
+                        kstep: *kstep,
+                        lanes,
+                    };
+                    // Rows a subgroup may share: shared first where the
+                    // profile says so, and the other for `tune` to weigh.
+                    let shareable = kstep.is_some()
+                        && lanes.is_some_and(|l| (group[0] * group[1]).is_multiple_of(l));
+                    match (shareable, prefs.share_lanes) {
+                        (true, true) => v.extend([tile(true), tile(false)]),
+                        (true, false) => v.extend([tile(false), tile(true)]),
+                        (false, _) => v.push(tile(false)),
+                    }
+                }
             }
         }
         v
