@@ -601,57 +601,79 @@ fn lane_uniform_register_tiles_load_once_per_subgroup_on_cpus() {
     assert!(!short.contains("subgroupBroadcast"), "{short}");
 }
 
-/// Eight `f32`s a load where the target loads wide: `gridstride width=8` on
-/// llvmpipe reads one `vec4<u64>` per eight terms and splits it, and a read
-/// of the same buffer at a fixed index takes its half of one; without
-/// 64-bit integers the same schedule makes two `vec4<f32>` loads instead,
-/// and so does a GPU.
+/// Eight `f32`s a load where the schedule says `loads=wide`: `gridstride
+/// width=8` reads one `vec4<u64>` per eight terms and splits it, and a read
+/// of the same buffer at a fixed index takes its half of one, on llvmpipe
+/// and on a GPU alike (the schedule's choice, not the device kind's); with
+/// `loads=vec4` the same schedule makes two `vec4<f32>` loads instead; a
+/// device without 64-bit integers refuses `loads=wide` (E0217).
 #[test]
 fn wide_loads_read_eight_f32s_as_one_vec4_of_u64() {
     let src = "input x: f32[4096]\noutput o = reduce 4096 |i| x[i] - x[3]\n";
-    let wgsl = |target: Target| wgsl_for(src, target, "o: gridstride groups=2 group=8 width=8");
+    let sched = "o: gridstride groups=2 group=8 width=8";
+    let wgsl = |target: Target, loads: &str| wgsl_for(src, target, &format!("{sched} {loads}"));
     let count = |w: &str, pat: &str| w.matches(pat).count();
     let llvmpipe = Target::builtin("llvmpipe").expect("a built-in target");
-    let wide = wgsl(llvmpipe.clone());
-    // The first kernel's (the second folds the partials, wide too).
-    let wide = wide.split("// kernel 1").next().unwrap().to_string();
-    assert!(
-        wide.contains("var<storage, read> b0_x: array<vec4<u64>>;"),
-        "{wide}"
-    );
-    let loads = count(&wide, "vec4<u64> = b0_x[");
-    assert!(loads > 0 && !wide.contains("vec4<f32> = b0_x["), "{wide}");
-    // Four high halves a load, and `x[3]`: the high half of entry 0's `y`.
-    assert_eq!(count(&wide, " >> 32u))"), 4 * loads + 1, "{wide}");
-    assert!(
-        wide.contains("bitcast<f32>(u32(b0_x[0i].y >> 32u))"),
-        "{wide}"
-    );
-    let mut no_int64 = llvmpipe;
+    let nvidia = Target::builtin("nvidia").expect("a built-in target");
+    let mut loads = 0;
+    for target in [llvmpipe.clone(), nvidia.clone()] {
+        let wide = wgsl(target, "loads=wide");
+        // The first kernel's (the second folds the partials, wide too).
+        let wide = wide.split("// kernel 1").next().unwrap().to_string();
+        assert!(
+            wide.contains("var<storage, read> b0_x: array<vec4<u64>>;"),
+            "{wide}"
+        );
+        loads = count(&wide, "vec4<u64> = b0_x[");
+        assert!(loads > 0 && !wide.contains("vec4<f32> = b0_x["), "{wide}");
+        // Four high halves a load, and `x[3]`: the high half of entry 0's `y`.
+        assert_eq!(count(&wide, " >> 32u))"), 4 * loads + 1, "{wide}");
+        assert!(
+            wide.contains("bitcast<f32>(u32(b0_x[0i].y >> 32u))"),
+            "{wide}"
+        );
+    }
+    let mut no_int64 = llvmpipe.clone();
     no_int64.features.int64 = false;
-    for narrow in [wgsl(no_int64), wgsl(Target::builtin("nvidia").unwrap())] {
+    for narrow in [
+        wgsl(no_int64.clone(), ""),
+        wgsl(llvmpipe, "loads=vec4"),
+        wgsl(nvidia, ""),
+    ] {
         assert!(!narrow.contains("u64"), "{narrow}");
         // Two `vec4<f32>` loads for each wide one, and `x[3]`.
         assert_eq!(count(&narrow, "b0_x["), 2 * loads + 1, "{narrow}");
     }
+    let p = texpr_syntax::frontend(src, &[]).expect("checks");
+    let opts = Options {
+        target: no_int64,
+        schedule: ScheduleChoice::Given(format!("{sched} loads=wide").parse().unwrap()),
+        ..Options::default()
+    };
+    let errs = compile(&p, &opts).unwrap_err();
+    assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0217"]);
 }
 
-/// Coarsened elementwise kernels eight at a time where the target loads
-/// wide: each eight of every read one `vec4<u64>` load, computed as two
-/// `vec4<f32>`s, stored as one `vec4<u64>`; reads four apart, or a GPU, keep
-/// `vec4<f32>`s.
+/// Coarsened elementwise kernels eight at a time under `loads=wide`: each
+/// eight of every read one `vec4<u64>` load, computed as two `vec4<f32>`s,
+/// stored as one `vec4<u64>`; reads four apart, or `loads=vec4`, keep
+/// `vec4<f32>`s; `loads=scalar` moves one element an access.
 #[test]
 fn wide_loads_store_eight_f32s_as_one_vec4_of_u64() {
-    let wgsl = |target: &str, off: u32| {
+    let wgsl = |target: &str, off: u32, loads: &str| {
         let src = format!(
             "input x: f32[2056]\ninput a: f32[1]\n\
              output y = compute 2048 |i| x[i] * a[0] + x[i + {off}]\n"
         );
         let target = Target::builtin(target).expect("a built-in target");
-        wgsl_for(&src, target, "y: coarsen group=8 per_thread=16")
+        wgsl_for(
+            &src,
+            target,
+            &format!("y: coarsen group=8 per_thread=16 {loads}"),
+        )
     };
     let count = |w: &str, pat: &str| w.matches(pat).count();
-    let wide = wgsl("llvmpipe", 8);
+    let wide = wgsl("llvmpipe", 8, "loads=wide");
     assert!(wide.contains("b0_y: array<vec4<u64>>;"), "{wide}");
     assert!(wide.contains("b0_x: array<vec4<u64>>;"), "{wide}");
     // Two eights an invocation, reading x at i and at i + 8: three entries,
@@ -659,40 +681,49 @@ fn wide_loads_store_eight_f32s_as_one_vec4_of_u64() {
     assert_eq!(count(&wide, "vec4<u64> = b0_x["), 3, "{wide}");
     assert_eq!(count(&wide, "b0_y["), 2, "{wide}");
     assert!(!wide.contains("vec4<f32> = b0_x["), "{wide}");
-    for narrow in [wgsl("llvmpipe", 4), wgsl("nvidia", 8)] {
+    assert_eq!(
+        wgsl("nvidia", 8, "loads=wide"),
+        wgsl("llvmpipe", 8, "loads=wide")
+    );
+    for narrow in [wgsl("llvmpipe", 4, "loads=wide"), wgsl("llvmpipe", 8, "")] {
         assert!(!narrow.contains("u64"), "{narrow}");
+        assert!(narrow.contains("b0_x: array<vec4<f32>>;"), "{narrow}");
         let loads = count(&narrow, "b0_x[");
         assert!(loads > count(&wide, "vec4<u64> = b0_x["), "{narrow}");
     }
+    let scalar = wgsl("llvmpipe", 8, "loads=scalar");
+    assert!(!scalar.contains("vec4"), "{scalar}");
+    assert!(scalar.contains("b0_x: array<f32>;"), "{scalar}");
 }
 
-/// Wide folds: on llvmpipe matvec's row fold reads its row eight elements a
-/// load; softmax reads its row so in its fold and in its output loop, and
-/// stores its output eight a `vec4<u64>`; a row read more often outside
-/// such loops than in them keeps `f32` loads; a GPU never loads wide.
+/// Wide folds under `loads=wide`: matvec's row fold reads its row eight
+/// elements a load; softmax reads its row so in its fold and in its output
+/// loop, and stores its output eight a `vec4<u64>`; a row read more often
+/// outside such loops than in them keeps `f32` loads; `loads=vec4` never
+/// loads wide.
 #[test]
 fn wide_folds_read_rows_eight_at_a_time_where_most_reads_fold() {
     let root = texpr_tests::golden::repo_root();
     let example =
         |name: &str| std::fs::read_to_string(root.join(format!("examples/{name}.te"))).unwrap();
-    let wgsl = |src: &str, target: &str| {
-        let target = Target::builtin(target).expect("a built-in target");
-        wgsl_for(src, target, "y: rows group=64")
+    let wgsl = |src: &str, loads: &str| {
+        let target = Target::builtin("llvmpipe").expect("a built-in target");
+        wgsl_for(src, target, &format!("y: rows group=64 {loads}"))
     };
-    let matvec = wgsl(&example("matvec"), "llvmpipe");
+    let matvec = wgsl(&example("matvec"), "loads=wide");
     assert!(matvec.contains("b0_a: array<vec4<u64>>;"), "{matvec}");
     assert_eq!(matvec.matches("vec4<u64> = b0_a[").count(), 1, "{matvec}");
     assert!(matvec.contains(") >> 3u]"), "{matvec}");
-    let softmax = wgsl(&example("softmax"), "llvmpipe");
+    let softmax = wgsl(&example("softmax"), "loads=wide");
     assert!(softmax.contains("b0_x: array<vec4<u64>>;"), "{softmax}");
     assert!(softmax.contains("b0_y: array<vec4<u64>>;"), "{softmax}");
     assert_eq!(softmax.matches("vec4<u64> = b0_x[").count(), 2, "{softmax}");
     assert_eq!(softmax.matches("b0_y[").count(), 1, "{softmax}");
     let mostly_apart = "param R = 256\nparam C = 64\ninput x: f32[R * C]\n\
         output y = compute R |r| (reduce C |j| x[r * C + j]) + x[r * C] * x[r * C + 1]\n";
-    assert!(!wgsl(mostly_apart, "llvmpipe").contains("u64"));
-    assert!(!wgsl(&example("matvec"), "nvidia").contains("u64"));
-    assert!(!wgsl(&example("softmax"), "nvidia").contains("u64"));
+    assert!(!wgsl(mostly_apart, "loads=wide").contains("u64"));
+    assert!(!wgsl(&example("matvec"), "").contains("u64"));
+    assert!(!wgsl(&example("softmax"), "").contains("u64"));
 }
 
 /// The WGSL of `src` compiled for `target` under schedule `sched`.

@@ -7,7 +7,7 @@ use crate::checks::{check_buffers, check_kernel};
 use crate::lower::{InLoop, KernelText, kernel, step_kernel};
 use crate::plan::{BufferId, BufferPlan, LoopPlan, Module};
 use crate::validate::validate_kir;
-use texpr_syntax::ir::{Expr, LoopId, Program};
+use texpr_syntax::ir::{Expr, Loads, LoopId, Program};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -212,20 +212,28 @@ fn stats_of(k: &KernelText) -> KernelStats {
 }
 
 /// One kernel's item: name, root, span and the buffer it writes.
-type ItemKernel<'p> = (&'p str, &'p Expr, Span, BufferId);
+type ItemKernel<'p> = (&'p str, &'p Expr, Span, BufferId, Loads);
 
 /// Every item, in kernel order (globals first, then outputs).
 fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
-    let globals = p
-        .globals
-        .iter()
-        .enumerate()
-        .map(|(i, g)| (g.name.as_str(), &g.value, g.span, bufs.global(i as u32)));
-    let outputs = p
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(i, o)| (o.name.as_str(), &o.value, o.span, bufs.output(i as u32)));
+    let globals = p.globals.iter().enumerate().map(|(i, g)| {
+        (
+            g.name.as_str(),
+            &g.value,
+            g.span,
+            bufs.global(i as u32),
+            g.loads,
+        )
+    });
+    let outputs = p.outputs.iter().enumerate().map(|(i, o)| {
+        (
+            o.name.as_str(),
+            &o.value,
+            o.span,
+            bufs.output(i as u32),
+            o.loads,
+        )
+    });
     globals.chain(outputs).collect()
 }
 

@@ -7,7 +7,7 @@
 
 use crate::span::Span;
 
-pub use crate::ir::basic::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp, UnOp};
+pub use crate::ir::basic::{BinOp, ElemTy, Level, Loads, MemLevel, ReduceOp, TermOp, UnOp};
 
 /// An identifier with the span it was written at.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,16 +34,21 @@ pub enum ItemKind {
     Param { name: Ident, value: Term },
     /// `input x: f32[N]`
     Input { name: Ident, ty: TyAnn },
-    /// Top-level `let v = e` or `let@global v = e`: a global buffer.
+    /// Top-level `let v = e` or `let@global v = e`: a global buffer; with
+    /// `@wide`, `@vec4` or `@scalar` (`let@global@wide v = e`), how its
+    /// kernel moves elements ([`Loads`]).
     Let {
         name: Ident,
         level: Option<(MemLevel, Span)>,
+        loads: Option<(Loads, Span)>,
         ty: Option<TyAnn>,
         value: Expr,
     },
-    /// `output y = e` or `output y: f32[N] = e`.
+    /// `output y = e` or `output y: f32[N] = e`; `output@wide y = e`: how
+    /// its kernel moves elements ([`Loads`]).
     Output {
         name: Ident,
+        loads: Option<(Loads, Span)>,
         ty: Option<TyAnn>,
         value: Expr,
     },

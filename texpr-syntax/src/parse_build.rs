@@ -230,6 +230,33 @@ impl Builder {
         Some((level, sp))
     }
 
+    /// The annotations of a `let` or `output` item: a memory level (`let`
+    /// only) and a load width (`@scalar`, `@vec4`, `@wide`), each at most
+    /// once.
+    pub fn item_levels(
+        &mut self,
+        written: &[Option<(&str, Span)>],
+        what: &str,
+    ) -> (Option<(MemLevel, Span)>, Option<(Loads, Span)>) {
+        let (mut level, mut loads) = (None, None);
+        for &(name, sp) in written.iter().flatten() {
+            let width = Loads::ALL.into_iter().find(|l| l.name() == name);
+            match (width, what) {
+                (Some(w), _) if loads.is_none() => loads = Some((w, sp)),
+                (None, "let") if level.is_none() => level = self.mem_level(Some((name, sp))),
+                (Some(_), _) | (None, "let") => {
+                    let d = Diagnostic::error("E0007", format!("a second `@{name}`"))
+                        .with_primary(sp, format!("`{what}` takes one level and one load width"));
+                    self.diags.push(d);
+                }
+                (None, _) => {
+                    self.bad_level(name, sp, what, "`@scalar`, `@vec4` or `@wide`");
+                }
+            }
+        }
+        (level, loads)
+    }
+
     fn bad_level(&mut self, name: &str, sp: Span, what: &str, allowed: &str) {
         let known = [
             "grid", "group", "subgroup", "thread", "global", "shared", "reg", "prefetch",

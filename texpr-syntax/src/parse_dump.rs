@@ -90,13 +90,21 @@ impl Dumper {
             ItemKind::Param { value, .. } => self.term("value", value),
             ItemKind::Input { ty, .. } => self.ty(ty),
             ItemKind::Let {
-                level, ty, value, ..
+                level,
+                loads,
+                ty,
+                value,
+                ..
             } => {
                 self.level(level.map(|(l, s)| (l.name(), s)));
+                self.level(loads.map(|(l, s)| (l.name(), s)));
                 ty.iter().for_each(|t| self.ty(t));
                 self.expr("value", value);
             }
-            ItemKind::Output { ty, value, .. } => {
+            ItemKind::Output {
+                ty, value, loads, ..
+            } => {
+                self.level(loads.map(|(l, s)| (l.name(), s)));
                 ty.iter().for_each(|t| self.ty(t));
                 self.expr("value", value);
             }

@@ -25,16 +25,24 @@ fn strip_item(kind: &mut ItemKind) {
         ItemKind::Let {
             name,
             level,
+            loads,
             ty,
             value,
         } => {
             ident(name);
             level_span(level);
+            level_span(loads);
             ty.iter_mut().for_each(ty_ann);
             expr(value);
         }
-        ItemKind::Output { name, ty, value } => {
+        ItemKind::Output {
+            name,
+            loads,
+            ty,
+            value,
+        } => {
             ident(name);
+            level_span(loads);
             ty.iter_mut().for_each(ty_ann);
             expr(value);
         }

@@ -140,6 +140,10 @@ fn mem_level() -> impl Strategy<Value = (MemLevel, Span)> + Clone {
     select(vec![MemLevel::Global, MemLevel::Shared, MemLevel::Reg]).prop_map(spanned)
 }
 
+fn loads() -> impl Strategy<Value = (Loads, Span)> + Clone {
+    select(Loads::ALL.to_vec()).prop_map(spanned)
+}
+
 fn reduce_op() -> impl Strategy<Value = (ReduceOp, Span)> + Clone {
     select(vec![
         ReduceOp::Add,
@@ -299,20 +303,25 @@ fn item() -> impl Strategy<Value = Item> {
         (
             name(),
             option::of(mem_level()),
+            option::of(loads()),
             option::of(ty_ann()),
             expr()
         )
-            .prop_map(|(name, level, ty, value)| ItemKind::Let {
+            .prop_map(|(name, level, loads, ty, value)| ItemKind::Let {
                 name,
                 level,
+                loads,
                 ty,
                 value
             }),
-        (name(), option::of(ty_ann()), expr()).prop_map(|(name, ty, value)| ItemKind::Output {
-            name,
-            ty,
-            value
-        }),
+        (name(), option::of(loads()), option::of(ty_ann()), expr()).prop_map(
+            |(name, loads, ty, value)| ItemKind::Output {
+                name,
+                loads,
+                ty,
+                value
+            }
+        ),
     ]
     .prop_map(|kind| Item {
         kind,

@@ -119,7 +119,9 @@ pub struct Features {
     /// GPU timestamp queries (kernel times without submit overhead).
     pub timestamps: bool,
     /// 64-bit integers in shaders (`u64`, `wgpu::Features::SHADER_INT64`),
-    /// which code generation uses only for [`Target::wide_loads`].
+    /// which code generation uses only for a schedule's `loads=wide` (two
+    /// `f32`s a 64-bit lane). The runtime reports none for a CPU device on
+    /// a big-endian host: the split assumes little-endian memory.
     pub int64: bool,
     /// The language extensions the consumer of the WGSL wants declared
     /// with `enable NAME;` before the module uses them: Chromium's Tint
@@ -241,18 +243,5 @@ impl Target {
     /// A CPU adapter (see [`DeviceKind::Cpu`]).
     pub fn cpu(&self) -> bool {
         self.profile.kind == DeviceKind::Cpu
-    }
-
-    /// Whether code generation loads eight 32-bit elements at once, as one
-    /// `vec4<u64>`: on CPU devices with 64-bit integers. llvmpipe makes
-    /// every load instruction a loop over the lanes and components, and a
-    /// `vec4<u64>` moves twice the bytes of a `vec4<f32>` for the same four
-    /// components (a sum of 2^24 `f32`s ran in two thirds of the time,
-    /// (BENCHMARKS.md, *The preference tables*)). A GPU's widest load
-    /// is 16 bytes a lane, which `vec4<f32>` has already. The split assumes
-    /// little-endian memory; the runtime reports no `int64` for a CPU
-    /// device on a big-endian host.
-    pub fn wide_loads(&self) -> bool {
-        self.cpu() && self.features.int64
     }
 }

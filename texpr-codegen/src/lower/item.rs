@@ -14,7 +14,7 @@ use crate::grid::grid_root;
 use crate::kir::{self, BinOp as K, Builtin, Op, Ty};
 use crate::plan::{Binding, BufferId, BufferPlan, Kernel};
 use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_syntax::ir::{Level, Loads, MemLevel};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -50,13 +50,14 @@ pub struct InLoop {
     pub ticks: Vec<LoopId>,
 }
 
-/// Kernel number `k` for item `name` (root `root`) writing `out`; its
-/// spill buffers (if any) numbered from `first_spill`.
+/// Kernel number `k` for item `name` (root `root`) writing `out`, moving
+/// elements as `loads` says; its spill buffers (if any) numbered from
+/// `first_spill`.
 pub fn kernel(
     p: &Program,
     bufs: &BufferTable,
     (k, first_spill): (usize, u32),
-    (name, root, span, out): (&str, &Expr, Span, BufferId),
+    (name, root, span, out, loads): (&str, &Expr, Span, BufferId, Loads),
     in_loop: &InLoop,
     target: &Target,
 ) -> Result<KernelText, Diagnostic> {
@@ -77,6 +78,7 @@ pub fn kernel(
     );
     cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
     cx.item = name.to_string();
+    cx.loads = loads;
     cx.lanes = super::Lanes::of(target, w);
     cx.out = Some(out);
     cx.within = in_loop.within;

@@ -47,7 +47,7 @@ use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
 use crate::plan::{Access, BufferId, BufferPlan};
 use cost::Cost;
 use std::collections::{BTreeMap, BTreeSet};
-use texpr_syntax::ir::ElemTy;
+use texpr_syntax::ir::{ElemTy, Loads};
 use texpr_syntax::ir::{LoopId, Program, VarId, VecRef};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
@@ -121,10 +121,11 @@ pub struct Lower<'p> {
     pub out: Option<BufferId>,
     pub writes: BTreeSet<BufferId>,
     /// Buffers viewed four (`vec4<f32>`) or eight (`vec4<u64>`) elements an
-    /// entry (`vec4.rs`, `wide.rs`), and whether the device loads wide.
+    /// entry (`vec4.rs`, `wide.rs`), and how many the schedule lets the
+    /// kernel move an access (its item's `loads=`).
     pub vec4: BTreeSet<BufferId>,
     pub octo: BTreeSet<BufferId>,
-    pub wide_loads: bool,
+    pub loads: Loads,
     /// Prefetches waiting for the next trip's load (`prefetch.rs`).
     pub pending: Vec<prefetch::Pending>,
     /// Invocations of the kernel (padded dispatch times workgroup size);
@@ -207,7 +208,7 @@ impl<'p> Lower<'p> {
             writes: BTreeSet::new(),
             vec4: BTreeSet::new(),
             octo: BTreeSet::new(),
-            wide_loads: target.wide_loads(),
+            loads: Loads::Vec4,
             pending: Vec::new(),
             invocations: 1,
             g: None,

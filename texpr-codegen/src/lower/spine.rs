@@ -156,7 +156,7 @@ fn hoist_lets<'e>(cx: &mut Lower<'_>, mut e: &'e Expr) -> R<(&'e Expr, bool)> {
 /// and hands each to `sink`: unrolled when short and within the budget,
 /// else in a loop unrolled by up to 8 as the budget allows.
 ///
-/// Where the device loads wide, a compute's reads of a row go eight a load
+/// Under `loads=wide`, a compute's reads of a row go eight a load
 /// (`wide.rs`), and with `out` (the kernel's output, which `sink` writes,
 /// its id and the group id) eight elements go out a `vec4<u64>` store.
 pub fn own_elements(

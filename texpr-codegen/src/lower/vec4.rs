@@ -1,16 +1,18 @@
-//! Four (or eight) elements a load.
+//! Four (or eight) elements a load, as the item's `loads=` lets
+//! ([`texpr_syntax::ir::Loads`]: none of this under `loads=scalar`, the
+//! eights only under `loads=wide`).
 //!
 //! - A coarsened elementwise body `compute@group W |l| compute@thread M |t|
 //!   S` (`M` a multiple of 4, at most 16; `S` an `f32` expression of
 //!   unit-stride reads at offsets that are multiples of 4, `+ - * /`, unary
 //!   builtins and `max`/`min`/`pow`/`fma`) is computed four elements at a
 //!   time as `vec4<f32>`s: one load per read, one operation per operation,
-//!   one store; where the device loads wide and everything is whole aligned
+//!   one store; under `loads=wide`, where everything is whole aligned
 //!   eights, eight at a time, as a `vec4<u64>` load split into two
 //!   `vec4<f32>`s and one `vec4<u64>` store ([`Quad::octo`]).
 //! - A register tile `compute@thread R |r| v[X + r]`, or `Q` such runs, is
 //!   `R / 4` `vec4` loads a run (one `vec4<u64>` per eight for one run
-//!   where the device loads wide).
+//!   under `loads=wide`).
 //!
 //! The buffers so read are viewed as `array<vec4<f32>>` (or
 //! `array<vec4<u64>>`) in the kernel, set before any load of them; any
@@ -51,7 +53,7 @@ pub struct QuadTile<'e> {
     pub n: u64,
     pub var: VarId,
     pub index: &'e Term,
-    /// 4, or 8 where the device loads wide and the tile is one run of
+    /// 4, or 8 under `loads=wide` where the tile is one run of
     /// whole, aligned eights.
     pub width: u64,
 }
@@ -72,6 +74,9 @@ impl Lower<'_> {
 
     /// `body` in the form the module docs name, writing into `out`.
     pub fn quad<'e>(&self, body: &'e Expr, out: &Out<'_>, out_id: BufferId) -> Option<Quad<'e>> {
+        if !self.loads.vec4() {
+            return None;
+        }
         let (m, t, s) = thread_compute(body)?;
         let elem_of = |id: BufferId| self.bufs.plan_of(id).elem;
         let len_of = |id: BufferId| self.bufs.plan_of(id).len;
@@ -91,7 +96,7 @@ impl Lower<'_> {
         reads.dedup();
         let all_quads = (reads.iter())
             .all(|id| len_of(*id).is_multiple_of(4) && *id != out_id && !self.octo.contains(id));
-        let octo = self.wide_loads
+        let octo = self.loads.wide()
             && m.is_multiple_of(8)
             && out.per_group.is_multiple_of(8)
             && out.len.is_multiple_of(8)
@@ -166,6 +171,9 @@ impl Lower<'_> {
 
     /// Register tile `value` when it loads four at a time.
     pub fn quad_tile<'e>(&self, value: &'e Expr) -> Option<QuadTile<'e>> {
+        if !self.loads.vec4() {
+            return None;
+        }
         let (outer, run) = match thread_compute(value)? {
             (r, rv, inner) if thread_compute(inner).is_some() => (Some((rv, r)), inner),
             _ => (None, value),
@@ -182,7 +190,7 @@ impl Lower<'_> {
         let id = self.bufs.of(*vec, self.p, self.within)?;
         let plan = self.bufs.plan_of(id);
         let runs = outer.map_or(1, |(_, r)| r);
-        let octo = self.wide_loads
+        let octo = self.loads.wide()
             && outer.is_none()
             && n.is_multiple_of(8)
             && plan.len.is_multiple_of(8)

@@ -1,6 +1,6 @@
 //! Wide folds: eight elements of a row a load in an unrolled fold.
 //!
-//! On a device that loads wide, a thread-level fold `reduce N |j| E` (`N`
+//! Under `loads=wide` (the item's schedule), a thread-level fold `reduce N |j| E` (`N`
 //! a multiple of 8) unrolled by a multiple of 8 whose body reads `v[X + j]`
 //! (`v` an `f32` input or global of a length divisible by 8, `X` a multiple
 //! of 8 bound outside the fold, the read unguarded) loads `X + j .. X + j +
@@ -36,7 +36,7 @@ impl Lower<'_> {
     /// eight at a time in most of the places `e` reads it; `out` is the
     /// kernel's output.
     pub fn mark_wide_folds(&mut self, e: &Expr, out: BufferId) {
-        if !self.wide_loads {
+        if !self.loads.wide() {
             return;
         }
         let (mut folds, mut loops) = (Vec::new(), Vec::new());
@@ -136,7 +136,7 @@ impl Lower<'_> {
     /// to load eight at a time: none unless both are multiples of 8 and the
     /// buffer is viewed so.
     pub fn wide_fold_reads(&self, body: &Expr, var: VarId, n: u64, u: u64) -> Vec<(VecRef, Term)> {
-        if !(self.wide_loads && n.is_multiple_of(8) && u.is_multiple_of(8)) {
+        if !(self.loads.wide() && n.is_multiple_of(8) && u.is_multiple_of(8)) {
             return Vec::new();
         }
         let bound = |t: &Term| {
@@ -204,7 +204,7 @@ impl Lower<'_> {
     /// of whole eights, no layout, no guard); views the output so.
     pub fn wide_output(&mut self, out: &Out<'_>, out_id: BufferId, m: u64, u: u64) -> bool {
         let plan = self.bufs.plan_of(out_id);
-        let wide = self.wide_loads
+        let wide = self.loads.wide()
             && out.perm.is_none()
             && out.in_grid.is_none()
             && !out.guard_len

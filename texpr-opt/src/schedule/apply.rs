@@ -8,7 +8,9 @@
 //! `multipass` or `gridstride` adds a global before its item
 //! (`ITEM_partials`). An item whose source writes
 //! levels is completed ([`super::fill`]) under `default`; any other
-//! strategy is E0211 for it. Codes: E0210-E0216 (see [`super::fail`]).
+//! strategy is E0211 for it. The item takes the strategy's `loads=` (one
+//! whose levels are written keeps its own). Codes: E0210-E0217 (see
+//! [`super::fail`]).
 //!
 //! Whether a device runs the kernels a strategy makes (the loop budget of
 //! llvmpipe, E0316, among the rest) is code generation's word: [`fits`]
@@ -90,6 +92,16 @@ pub fn apply_strategy(
     let name = item.name(p).to_string();
     let span = item.span(p);
     let fail = |f: Fail| vec![f.at(&name, s, span)];
+    // A program whose levels are written states its load width itself.
+    let loads = match root.has_structure() {
+        true => item.loads(p),
+        false => s.loads(),
+    };
+    if loads.wide() && !target.features.int64 {
+        let why =
+            "`loads=wide` moves pairs of `f32`s as 64-bit lanes; the device has no 64-bit integers";
+        return Err(fail(Fail::new("E0217", why)));
+    }
     if root.has_structure() {
         if *s != Strategy::Default {
             let why = "its levels are written in the source; only `default` completes them";
@@ -120,6 +132,7 @@ pub fn apply_strategy(
             parts,
             group,
             combine,
+            ..
         } => multipass(p, &root, (*parts, *group, *combine), target, at as u32).map_err(fail)?,
         Strategy::GridStride {
             groups,
@@ -127,15 +140,16 @@ pub fn apply_strategy(
             chunk,
             width,
             combine,
+            ..
         } => {
             let args = ([*groups, *group, *chunk, *width], *combine);
             let (new, value) = gridstride(p, &root, args, target, at as u32).map_err(fail)?;
             (new, Some(value))
         }
-        Strategy::Coarsen { group, per_thread } => {
-            (coarsen(p, &root, *group, *per_thread).map_err(fail)?, None)
-        }
-        Strategy::Rows { group } => (rows(p, &root, *group).map_err(fail)?, None),
+        Strategy::Coarsen {
+            group, per_thread, ..
+        } => (coarsen(p, &root, *group, *per_thread).map_err(fail)?, None),
+        Strategy::Rows { group, .. } => (rows(p, &root, *group).map_err(fail)?, None),
         Strategy::WideRows { group, combine } => (
             wide_rows(p, &root, (*group, *combine), target).map_err(fail)?,
             None,
@@ -149,6 +163,7 @@ pub fn apply_strategy(
             shared,
             kstep,
             lanes,
+            ..
         } => {
             let how = (*shared, *kstep, *lanes);
             let new = tile(p, &root, *group, *reg, how, target).map_err(fail)?;
@@ -163,6 +178,8 @@ pub fn apply_strategy(
     let item = match partials {
         Some(value) => {
             written.push(add_partials(p, at, &name, value, root.span));
+            // The partials' kernel reads the item's terms: it moves them so too.
+            p.globals[at].loads = s.loads();
             match item {
                 Item::Global(x) => Item::Global(x + 1),
                 o => o,
@@ -171,6 +188,7 @@ pub fn apply_strategy(
         None => item,
     };
     *item.root_mut(p) = new;
+    item.set_loads(p, s.loads());
     Ok(written)
 }
 
@@ -208,6 +226,7 @@ fn add_partials(
             value,
             span,
             within,
+            loads: Default::default(),
         },
     );
     name

@@ -8,6 +8,7 @@
 //! so the items are the ones the source writes).
 
 use std::collections::BTreeMap;
+pub use texpr_syntax::ir::Loads;
 
 /// How one item root is mapped onto grid, workgroup and thread.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -17,11 +18,15 @@ pub enum Strategy {
     Default,
     /// Each invocation computes `per_thread` consecutive elements; `group`
     /// invocations per workgroup. For elementwise items.
-    Coarsen { group: u64, per_thread: u64 },
+    Coarsen {
+        group: u64,
+        per_thread: u64,
+        loads: Loads,
+    },
     /// `compute R |r| BODY`: one invocation per row (all of `BODY`, its
     /// reductions and their epilogue in one invocation), `group` rows per
     /// workgroup. For row-wise reductions (softmax, layernorm, matvec).
-    Rows { group: u64 },
+    Rows { group: u64, loads: Loads },
     /// `compute R |r| BODY`: one workgroup of `group` invocations per row.
     /// Each scalar `let` of the row is a `let@shared` whose reductions are
     /// workgroup trees (`reduce@group`), and the row's elements (or its final
@@ -65,6 +70,7 @@ pub enum Strategy {
         /// loaded once per subgroup where its lanes read the same runs and
         /// broadcast (a device with one subgroup width).
         lanes: bool,
+        loads: Loads,
     },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global
@@ -78,6 +84,7 @@ pub enum Strategy {
         parts: u64,
         group: u64,
         combine: Combine,
+        loads: Loads,
     },
     /// A scalar fold `F(reduce N |i| E)`: `groups` workgroups of `group`
     /// invocations (a grid sized to the device) sweep the terms, four
@@ -94,10 +101,10 @@ pub enum Strategy {
         group: u64,
         chunk: u64,
         /// Consecutive terms an invocation takes per sweep: 4 (a `vec4`), or 8
-        /// (one `vec4<u64>` load where the device loads wide,
-        /// [`texpr_target::Target::wide_loads`]; two `vec4`s elsewhere).
+        /// (one `vec4<u64>` load with `loads=wide`; two `vec4`s otherwise).
         width: u64,
         combine: Combine,
+        loads: Loads,
     },
     /// A 2D elementwise item read transposed (`out[a*C + b] = f(x[b*R + a])`,
     /// [`super::shape::Transposed`]): a workgroup of `tile x rows`
@@ -111,12 +118,42 @@ pub enum Strategy {
 }
 
 impl Strategy {
+    /// How the item's kernel moves elements: the strategy's `loads=` (four
+    /// at a time for the strategies without the key).
+    pub fn loads(&self) -> Loads {
+        match self {
+            Strategy::Coarsen { loads, .. }
+            | Strategy::Rows { loads, .. }
+            | Strategy::Tile { loads, .. }
+            | Strategy::MultiPass { loads, .. }
+            | Strategy::GridStride { loads, .. } => *loads,
+            Strategy::Default
+            | Strategy::WideRows { .. }
+            | Strategy::Flash { .. }
+            | Strategy::Transpose { .. } => Loads::Vec4,
+        }
+    }
+
+    /// The strategy with `loads=` set to `to`, if it has the key.
+    pub fn with_loads(&self, to: Loads) -> Option<Strategy> {
+        let mut s = self.clone();
+        match &mut s {
+            Strategy::Coarsen { loads, .. }
+            | Strategy::Rows { loads, .. }
+            | Strategy::Tile { loads, .. }
+            | Strategy::MultiPass { loads, .. }
+            | Strategy::GridStride { loads, .. } => *loads = to,
+            _ => return None,
+        }
+        Some(s)
+    }
+
     /// Invocations per workgroup.
     pub fn group_size(&self) -> u64 {
         match self {
             Strategy::Default => 1,
             Strategy::Coarsen { group, .. }
-            | Strategy::Rows { group }
+            | Strategy::Rows { group, .. }
             | Strategy::WideRows { group, .. }
             | Strategy::Flash { group, .. }
             | Strategy::MultiPass { group, .. }

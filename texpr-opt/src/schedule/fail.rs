@@ -5,13 +5,14 @@
 //! strategy that does not fit the item's shape; E0212 sizes that do not
 //! divide as the strategy needs; E0213 a workgroup wider than the device
 //! allows; E0215 `combine=subgroup` on a device without subgroups; E0216 more
-//! workgroup memory than the device has.
+//! workgroup memory than the device has; E0217 `loads=wide` on a device
+//! without 64-bit integers.
 
 use super::data::Strategy;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::Span;
 
-/// A strategy that does not fit: the code (E0211-E0216) and why.
+/// A strategy that does not fit: the code (E0211-E0217) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fail {
     pub code: &'static str,

@@ -24,7 +24,7 @@
 //! Every read `x[i]` of `E` is loaded once per sweep into a `D`-element
 //! register tile `q` (code generation makes it one `vec4` load per four
 //! where `x` is `f32` of a length divisible by 4, and one `vec4<u64>` for
-//! eight where the device loads wide, `Target::wide_loads`) and the
+//! eight under `loads=wide`) and the
 //! accumulator `acc` holds `D` independent folds. `COMBINE` is the workgroup's combine as in
 //! `multipass` (`serial`: every invocation writes its partial, `P = S`;
 //! `tree` / `subgroup`: one partial per workgroup, `P = G`). The `R = N -

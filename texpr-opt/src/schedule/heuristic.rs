@@ -5,7 +5,7 @@
 //! ([`super::choose`]); `texprc tune` measures them all. The last candidate
 //! is always `default`.
 
-use super::data::{Combine, Strategy};
+use super::data::{Combine, Loads, Strategy};
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
 use texpr_syntax::ir::Expr;
@@ -61,6 +61,35 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
         }
     };
     out.push(Strategy::Default);
+    with_loads(out, prefs, target)
+}
+
+/// `candidates` with the profile's `loads=` (`wide` where it asks and the
+/// device has 64-bit integers, else `vec4`); the first candidate that takes
+/// the key is followed by its other `loads=` the device allows, for `tune`
+/// to weigh.
+fn with_loads(candidates: Vec<Strategy>, prefs: &Prefs, target: &Target) -> Vec<Strategy> {
+    let wide = target.features.int64;
+    let pref = match prefs.wide_loads && wide {
+        true => Loads::Wide,
+        false => Loads::Vec4,
+    };
+    let mut out = Vec::with_capacity(candidates.len() + 2);
+    let mut offered = false;
+    for s in candidates {
+        let Some(s) = s.with_loads(pref) else {
+            out.push(s);
+            continue;
+        };
+        out.push(s.clone());
+        if !offered {
+            offered = true;
+            let others = [Loads::Vec4, Loads::Wide, Loads::Scalar]
+                .into_iter()
+                .filter(|l| *l != pref && (wide || !l.wide()));
+            out.extend(others.filter_map(|l| s.with_loads(l)));
+        }
+    }
     out
 }
 
@@ -79,6 +108,7 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
             shared: Some(*how),
             kstep: None,
             lanes: false,
+            loads: Loads::Vec4,
         });
     let mut out = Vec::new();
     if prefs.staged_first {
@@ -101,6 +131,7 @@ fn tiles(prefs: &Prefs, lanes: Option<u64>, batch: u64, m: u64, n: u64) -> Vec<S
                         shared: None,
                         kstep: *kstep,
                         lanes,
+                        loads: Loads::Vec4,
                     };
                     // Rows a subgroup may share: shared first where the
                     // profile says so, and the other for `tune` to weigh.
@@ -150,7 +181,10 @@ fn row_strategies(prefs: &Prefs, r: u64, c: u64, k: u64, target: &Target) -> Vec
     let rows = groups
         .iter()
         .filter(|g| **g <= r.max(1))
-        .map(|g| Strategy::Rows { group: *g });
+        .map(|g| Strategy::Rows {
+            group: *g,
+            loads: Loads::Vec4,
+        });
     let combines = prefs
         .wide_combines
         .iter()
@@ -217,7 +251,7 @@ fn grid_strides(
     target: &Target,
 ) -> Vec<Strategy> {
     let mut out = Vec::new();
-    let width = match prefs.stride_wide && target.wide_loads() {
+    let width = match prefs.stride_wide && target.features.int64 {
         true => 8,
         false => 4,
     };
@@ -236,6 +270,7 @@ fn grid_strides(
                 chunk: if prefs.stride_contiguous { sweeps } else { 1 },
                 width,
                 combine,
+                loads: Loads::Vec4,
             });
         }
     }
@@ -265,6 +300,7 @@ fn multipasses(prefs: &Prefs, n: u64, subgroups: bool) -> Vec<Strategy> {
                     parts,
                     group: w,
                     combine,
+                    loads: Loads::Vec4,
                 });
             }
         }
@@ -288,6 +324,7 @@ fn coarsenings(prefs: &Prefs, per: &[u64], len: u64, cost: u64) -> Vec<Strategy>
             out.push(Strategy::Coarsen {
                 group: *w,
                 per_thread: t,
+                loads: Loads::Vec4,
             });
         }
     }

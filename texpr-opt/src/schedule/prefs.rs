@@ -30,6 +30,14 @@ pub struct Prefs {
     /// the device has one subgroup width (`lanes=on`): llvmpipe's lanes
     /// are its SIMD lanes, so each load is a loop over them.
     pub share_lanes: bool,
+    /// Whether runs of whole aligned eights move as one `vec4<u64>`
+    /// (`loads=wide`) where the device has 64-bit integers; `loads=vec4`
+    /// otherwise. llvmpipe makes every load a loop over its lanes and
+    /// components, and a `vec4<u64>` moves twice the bytes of a `vec4<f32>`
+    /// in as many components; a GPU's widest load is 16 bytes a lane, which
+    /// `vec4<f32>` has already. Either way the first candidate is offered with every
+    /// other `loads=` too, for `tune` to weigh.
+    pub wide_loads: bool,
     /// Register-only tiles: every register shape with every group shape.
     pub tile_regs: &'static [[u64; 2]],
     pub tile_groups: &'static [[u64; 2]],
@@ -61,8 +69,8 @@ pub struct Prefs {
     /// (`chunk` = all its sweeps) or neighbouring invocations neighbouring
     /// quads (`chunk=1`), the fewest quads (four terms) per invocation
     /// worth it, whether it comes before `multipass`, and whether it takes
-    /// eight terms a sweep (`width=8`) where the device loads them at once
-    /// ([`texpr_target::Target::wide_loads`]).
+    /// eight terms a sweep (`width=8`, one `vec4<u64>` load where the
+    /// strategy's `loads=wide`).
     pub stride_per_unit: &'static [u64],
     pub stride_units: u64,
     pub stride_widths: &'static [u64],
@@ -203,6 +211,8 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 ///   workgroups of 64, each invocation writing its partial (no barrier),
 ///   before `multipass`; grids only where each invocation sweeps at least
 ///   4096 quads; eight terms a sweep as one `vec4<u64>` load;
+/// - loads: runs of whole aligned eights as one `vec4<u64>` (`loads=wide`:
+///   llvmpipe's 64-bit lanes) where the device has 64-bit integers;
 /// - transposes: short coarsening, 2 per invocation (the reads gather, so
 ///   long runs buy no `vec4` loads); `transpose` tiles last.
 pub const CPU: Prefs = Prefs {
@@ -210,6 +220,7 @@ pub const CPU: Prefs = Prefs {
     staged_first: false,
     lane_regs: &[[16, 4]],
     share_lanes: true,
+    wide_loads: true,
     tile_regs: &[
         [8, 8],
         [8, 4],
@@ -284,6 +295,7 @@ pub const GPU: Prefs = Prefs {
     staged_first: true,
     lane_regs: &[],
     share_lanes: false,
+    wide_loads: false,
     tile_regs: &[
         [4, 4],
         [2, 4],

@@ -20,7 +20,7 @@
 //! generated from them. Optional keys at their default value are not
 //! printed (`combine=serial`).
 
-use super::data::{Combine, Schedule, Staging, Strategy};
+use super::data::{Combine, Loads, Schedule, Staging, Strategy};
 use std::fmt;
 use std::str::FromStr;
 pub use syntax::syntax;
@@ -36,6 +36,8 @@ pub enum Value {
     Combine(&'static [Combine]),
     /// `on` or `off`.
     Switch,
+    /// `scalar`, `vec4` or `wide` ([`Loads`]).
+    Loads,
 }
 
 /// One `key=value` of a strategy.
@@ -78,11 +80,15 @@ pub const FORMS: &[Form] = &[
     },
     Form {
         name: "coarsen",
-        keys: &[key("group", Value::Count), key("per_thread", Value::Count)],
+        keys: &[
+            key("group", Value::Count),
+            key("per_thread", Value::Count),
+            optional("loads", Value::Loads),
+        ],
     },
     Form {
         name: "rows",
-        keys: &[key("group", Value::Count)],
+        keys: &[key("group", Value::Count), optional("loads", Value::Loads)],
     },
     Form {
         name: "wide_rows",
@@ -109,6 +115,7 @@ pub const FORMS: &[Form] = &[
             optional("prefetch", Value::Switch),
             optional("kstep", Value::Count),
             optional("lanes", Value::Switch),
+            optional("loads", Value::Loads),
         ],
     },
     Form {
@@ -117,6 +124,7 @@ pub const FORMS: &[Form] = &[
             key("parts", Value::Count),
             key("group", Value::Count),
             optional("combine", Value::Combine(&Combine::ALL)),
+            optional("loads", Value::Loads),
         ],
     },
     Form {
@@ -127,6 +135,7 @@ pub const FORMS: &[Form] = &[
             optional("chunk", Value::Count),
             optional("width", Value::Count),
             optional("combine", Value::Combine(&Combine::ALL)),
+            optional("loads", Value::Loads),
         ],
     },
     Form {
@@ -166,6 +175,15 @@ impl<'s> Keys<'s> {
             None | Some("off") => Ok(false),
             Some("on") => Ok(true),
             Some(v) => Err(format!("`{key}` is `on` or `off`, not `{v}`")),
+        }
+    }
+
+    /// The optional `loads=` (`vec4` when absent).
+    fn loads(&self) -> Result<Loads, String> {
+        match self.get("loads") {
+            None => Ok(Loads::Vec4),
+            Some(v) => (Loads::ALL.into_iter().find(|l| l.name() == v))
+                .ok_or_else(|| format!("`loads` is scalar, vec4 or wide, not `{v}`")),
         }
     }
 
@@ -219,9 +237,11 @@ impl Strategy {
             "coarsen" => Strategy::Coarsen {
                 group: keys.count("group")?,
                 per_thread: keys.count("per_thread")?,
+                loads: keys.loads()?,
             },
             "rows" => Strategy::Rows {
                 group: keys.count("group")?,
+                loads: keys.loads()?,
             },
             "wide_rows" => Strategy::WideRows {
                 group: keys.count("group")?,
@@ -242,11 +262,13 @@ impl Strategy {
                     }
                     (on, _) => on,
                 },
+                loads: keys.loads()?,
             },
             "multipass" => Strategy::MultiPass {
                 parts: keys.count("parts")?,
                 group: keys.count("group")?,
                 combine: keys.combine(Combine::Serial)?,
+                loads: keys.loads()?,
             },
             "gridstride" => Strategy::GridStride {
                 groups: keys.count("groups")?,
@@ -257,6 +279,7 @@ impl Strategy {
                     w => return Err(format!("`width` is 4 or 8, not {w}")),
                 },
                 combine: keys.combine(Combine::Serial)?,
+                loads: keys.loads()?,
             },
             "transpose" => Strategy::Transpose {
                 tile: keys.count("tile")?,
@@ -264,94 +287,6 @@ impl Strategy {
             },
             other => unreachable!("`{other}` is in FORMS but has no constructor"),
         })
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Strategy::Default => write!(f, "default"),
-            Strategy::Coarsen { group, per_thread } => {
-                write!(f, "coarsen group={group} per_thread={per_thread}")
-            }
-            Strategy::Rows { group } => write!(f, "rows group={group}"),
-            Strategy::WideRows { group, combine } => {
-                write!(f, "wide_rows group={group}")?;
-                match combine {
-                    Combine::Tree => Ok(()),
-                    c => write!(f, " combine={}", c.name()),
-                }
-            }
-            Strategy::Flash { group, split } => {
-                write!(f, "flash group={group}")?;
-                match split {
-                    1 => Ok(()),
-                    s => write!(f, " split={s}"),
-                }
-            }
-            Strategy::Tile {
-                group,
-                reg,
-                shared,
-                kstep,
-                lanes,
-            } => {
-                let [a, b] = group;
-                let [c, d] = reg;
-                write!(f, "tile group={a}x{b} reg={c}x{d}")?;
-                if let Some(st) = shared {
-                    write!(f, " shared={}", st.kb)?;
-                    if st.pad != 0 {
-                        write!(f, " pad={}", st.pad)?;
-                    }
-                    if st.vec4 {
-                        write!(f, " vec4=on")?;
-                    }
-                    if st.prefetch {
-                        write!(f, " prefetch=on")?;
-                    }
-                }
-                if let Some(ks) = kstep {
-                    write!(f, " kstep={ks}")?;
-                }
-                match lanes {
-                    true => write!(f, " lanes=on"),
-                    false => Ok(()),
-                }
-            }
-            Strategy::MultiPass {
-                parts,
-                group,
-                combine,
-            } => {
-                write!(f, "multipass parts={parts} group={group}")?;
-                write_combine(f, *combine)
-            }
-            Strategy::GridStride {
-                groups,
-                group,
-                chunk,
-                width,
-                combine,
-            } => {
-                write!(f, "gridstride groups={groups} group={group}")?;
-                for (key, v, absent) in [("chunk", chunk, 1), ("width", width, 4)] {
-                    if *v != absent {
-                        write!(f, " {key}={v}")?;
-                    }
-                }
-                write_combine(f, *combine)
-            }
-            Strategy::Transpose { tile, rows } => write!(f, "transpose tile={tile} rows={rows}"),
-        }
-    }
-}
-
-/// ` combine=C` unless it is the default (serial).
-fn write_combine(f: &mut fmt::Formatter<'_>, combine: Combine) -> fmt::Result {
-    match combine {
-        Combine::Serial => Ok(()),
-        c => write!(f, " combine={}", c.name()),
     }
 }
 
@@ -487,6 +422,7 @@ fn setting(key: &str, value: &str) -> Result<bool, String> {
     }
 }
 
+mod print;
 mod syntax;
 #[cfg(test)]
 mod tests;

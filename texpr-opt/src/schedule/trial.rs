@@ -32,6 +32,7 @@ impl<'p> Trial<'p> {
                     value: stub(&g.value),
                     span: g.span,
                     within: g.within,
+                    loads: g.loads,
                 })
                 .collect(),
             outputs: (p.outputs.iter())
@@ -39,6 +40,7 @@ impl<'p> Trial<'p> {
                     name: o.name.clone(),
                     value: stub(&o.value),
                     span: o.span,
+                    loads: o.loads,
                 })
                 .collect(),
             vars: p.vars.clone(),
@@ -138,6 +140,7 @@ impl Trial<'_> {
                 },
                 span: global.span,
                 within: None,
+                loads: global.loads,
             });
         }
         for &it in written {

@@ -3,8 +3,10 @@
 //! applies back to the same program, code generation's verdict steers the
 //! heuristic, and a tuned strategy that no longer fits falls back alone.
 
+use super::fitting;
 use super::strategies::examples;
 use crate::schedule::apply::Verdict;
+use crate::schedule::data::Loads;
 use crate::{Schedule, ScheduleChoice, Strategy, accept_all, apply, choose, optimize};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::{Expr, ExprKind, Program};
@@ -188,13 +190,16 @@ fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
         h.schedule.items[0].1.to_string()
     };
     let llvmpipe = Target::builtin("llvmpipe").unwrap();
-    assert_eq!(tile(&llvmpipe), "tile group=8x8 reg=16x4 kstep=4 lanes=on");
+    assert_eq!(
+        tile(&llvmpipe),
+        "tile group=8x8 reg=16x4 kstep=4 lanes=on loads=wide"
+    );
     let mut ranged = llvmpipe.clone();
     ranged.features.subgroup_size = Some((4, 64));
-    assert_eq!(tile(&ranged), "tile group=8x8 reg=8x8 kstep=4");
+    assert_eq!(tile(&ranged), "tile group=8x8 reg=8x8 kstep=4 loads=wide");
     let mut none = llvmpipe;
     none.features.subgroup_size = None;
-    assert_eq!(tile(&none), "tile group=8x8 reg=8x8 kstep=4");
+    assert_eq!(tile(&none), "tile group=8x8 reg=8x8 kstep=4 loads=wide");
     assert!(!tile(&Target::builtin("nvidia").unwrap()).contains("reg=16x4"));
     // At 32 x 16 a 128 x 32 block pads too much: the usual tiles.
     let small = &examples()[0].1;
@@ -203,4 +208,42 @@ fn lane_shared_tiles_lead_only_with_one_subgroup_width() {
     let l = Target::builtin("llvmpipe").unwrap();
     let hl = choose(&o, &l, &ScheduleChoice::Heuristic, &accept_all).unwrap();
     assert_eq!(h.schedule, hl.schedule);
+}
+
+/// `loads=` is the profile's choice: `wide` on a CPU device with 64-bit
+/// integers, `vec4` on one without them and on a GPU; the first candidate
+/// is offered with the other widths too (for `tune`), and `loads=wide` on
+/// a device without 64-bit integers is E0217.
+#[test]
+fn loads_are_the_profiles_choice_and_wide_ones_need_int64() {
+    let src = include_str!("../../../examples/saxpy.te");
+    let p = texpr_syntax::frontend(src, &[]).unwrap();
+    let o = optimize(&p, &Target::default()).unwrap();
+    let first = |target: &Target| {
+        let h = choose(&o, target, &ScheduleChoice::Heuristic, &accept_all).unwrap();
+        h.schedule.items[0].1.clone()
+    };
+    let llvmpipe = Target::builtin("llvmpipe").unwrap();
+    assert_eq!(first(&llvmpipe).loads(), Loads::Wide);
+    let mut narrow = llvmpipe.clone();
+    narrow.features.int64 = false;
+    assert_eq!(first(&narrow).loads(), Loads::Vec4);
+    let nvidia = Target::builtin("nvidia").unwrap();
+    assert!(nvidia.features.int64);
+    assert_eq!(first(&nvidia).loads(), Loads::Vec4);
+    let loads_of = |target: &Target| {
+        let c = fitting(&o, target, &accept_all);
+        let ls: Vec<Loads> = c[0].1.iter().take(3).map(|s| s.loads()).collect();
+        (c[0].1[0].clone(), ls)
+    };
+    let (s, ls) = loads_of(&llvmpipe);
+    assert_eq!(ls, [Loads::Wide, Loads::Vec4, Loads::Scalar], "{s}");
+    let (_, ls) = loads_of(&narrow);
+    assert_eq!(ls[..2], [Loads::Vec4, Loads::Scalar]);
+    let (_, ls) = loads_of(&nvidia);
+    assert_eq!(ls, [Loads::Vec4, Loads::Wide, Loads::Scalar]);
+    let wide: Schedule = format!("out: {}\n", first(&llvmpipe)).parse().unwrap();
+    let errs = apply(&o, &narrow, &wide).unwrap_err();
+    assert_eq!(errs.iter().map(|d| d.code).collect::<Vec<_>>(), ["E0217"]);
+    assert!(apply(&o, &llvmpipe, &wide).is_ok());
 }

@@ -547,11 +547,15 @@ fn gridstride_takes_long_scalar_folds() {
         // Too short for 16 workgroups to sweep 4096 quads each: the
         // small grid (2 x 16 invocations, 8192 quads each).
         assert_eq!(got, "gridstride groups=2 group=16 chunk=8192", "{out}");
-        // Eight terms a sweep where the device loads eight at once.
+        // Eight terms a sweep, one `vec4<u64>` load, where the device has
+        // 64-bit integers.
         let mut wide = limits.clone();
         wide.features.int64 = true;
         let got = heuristic(&p, &wide).get("o").to_string();
-        assert_eq!(got, "gridstride groups=2 group=16 chunk=4096 width=8");
+        assert_eq!(
+            got,
+            "gridstride groups=2 group=16 chunk=4096 width=8 loads=wide"
+        );
         let gpu = Target::builtin("nvidia").unwrap();
         assert!(!heuristic(&p, &gpu).get("o").to_string().contains("width"));
     }

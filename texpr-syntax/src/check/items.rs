@@ -3,7 +3,7 @@
 use super::levels::LevelCtx;
 use super::scope::{LocalKind, TopKind};
 use super::{CResult, Checker, codes};
-use crate::ast::{self, File, Ident, Item, ItemKind, MemLevel, TyAnn};
+use crate::ast::{self, File, Ident, Item, ItemKind, Loads, MemLevel, TyAnn};
 use crate::diag::Diagnostic;
 use crate::ir::{self, Ty};
 use crate::span::Span;
@@ -64,12 +64,16 @@ impl Checker {
             ItemKind::Let {
                 name,
                 level,
+                loads,
                 ty,
                 value,
-            } => self.global(item.span, name, *level, ty.as_ref(), value),
-            ItemKind::Output { name, ty, value } => {
-                self.output(item.span, name, ty.as_ref(), value)
-            }
+            } => self.global(item.span, name, (*level, *loads), ty.as_ref(), value),
+            ItemKind::Output {
+                name,
+                loads,
+                ty,
+                value,
+            } => self.output(item.span, name, *loads, ty.as_ref(), value),
             ItemKind::Iterate {
                 output,
                 names,
@@ -121,7 +125,7 @@ impl Checker {
         &mut self,
         span: Span,
         name: &Ident,
-        level: Option<(MemLevel, Span)>,
+        (level, loads): (Option<(MemLevel, Span)>, Option<(Loads, Span)>),
         ty: Option<&TyAnn>,
         value: &ast::Expr,
     ) {
@@ -148,6 +152,7 @@ impl Checker {
                     value,
                     span,
                     within: self.within,
+                    loads: loads.map_or(Loads::default(), |l| l.0),
                 });
                 Some(self.globals.len() as u32 - 1)
             }
@@ -162,12 +167,20 @@ impl Checker {
         }
     }
 
-    fn output(&mut self, span: Span, name: &Ident, ty: Option<&TyAnn>, value: &ast::Expr) {
+    fn output(
+        &mut self,
+        span: Span,
+        name: &Ident,
+        loads: Option<(Loads, Span)>,
+        ty: Option<&TyAnn>,
+        value: &ast::Expr,
+    ) {
         if let Ok(value) = self.annotated_value(ty, value) {
             self.outputs.push(ir::Output {
                 name: name.name.clone(),
                 value,
                 span,
+                loads: loads.map_or(Loads::default(), |l| l.0),
             });
         }
         self.bind_top(name, TopKind::Output);

@@ -50,6 +50,7 @@ impl Checker {
                         name: name.name.clone(),
                         value: whole(VecRef::State(s), self.states[s as usize].ty, name.span),
                         span,
+                        loads: Default::default(),
                     });
                     self.bind_top(name, TopKind::Output);
                 }
@@ -288,9 +289,10 @@ impl Checker {
             ast::ItemKind::Let {
                 name,
                 level,
+                loads,
                 ty,
                 value,
-            } => self.global(item.span, name, *level, ty.as_ref(), value),
+            } => self.global(item.span, name, (*level, *loads), ty.as_ref(), value),
             ast::ItemKind::Iterate {
                 output,
                 names,
@@ -352,6 +354,7 @@ impl Checker {
             value,
             span,
             within: self.within,
+            loads: Default::default(),
         });
         let g = self.globals.len() - 1;
         self.made_globals.push(g);

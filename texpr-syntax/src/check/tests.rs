@@ -21,6 +21,7 @@ fn expr(kind: ExprKind) -> Expr {
 fn output(value: Expr) -> File {
     let kind = ItemKind::Output {
         name: ident("y"),
+        loads: None,
         ty: None,
         value,
     };

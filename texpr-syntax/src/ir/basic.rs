@@ -210,3 +210,43 @@ impl BinOp {
         )
     }
 }
+
+/// How many elements code generation may move in one load or store of an
+/// item's buffers: the schedule's choice (a strategy's `loads=` key),
+/// carried out where a run of accesses allows it. It never changes a
+/// value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Loads {
+    /// One element an access (`loads=scalar`).
+    Scalar,
+    /// Four: unit-stride runs of `f32`s at offsets that are multiples of 4
+    /// move as `vec4<f32>`s (`loads=vec4`, the default).
+    #[default]
+    Vec4,
+    /// Eight where runs are whole aligned eights, as one `vec4<u64>` (two
+    /// `f32`s a 64-bit lane), four elsewhere (`loads=wide`). Needs a target
+    /// with 64-bit integers.
+    Wide,
+}
+
+impl Loads {
+    pub const ALL: [Loads; 3] = [Loads::Scalar, Loads::Vec4, Loads::Wide];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Loads::Scalar => "scalar",
+            Loads::Vec4 => "vec4",
+            Loads::Wide => "wide",
+        }
+    }
+
+    /// Whether runs move four elements an access (or eight).
+    pub fn vec4(self) -> bool {
+        self != Loads::Scalar
+    }
+
+    /// Whether runs of whole aligned eights move as one `vec4<u64>`.
+    pub fn wide(self) -> bool {
+        self == Loads::Wide
+    }
+}

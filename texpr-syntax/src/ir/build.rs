@@ -47,6 +47,7 @@ pub fn global(p: &mut Program, name: &str, value: Expr) -> VecRef {
         value,
         span: Span::DUMMY,
         within: None,
+        loads: Default::default(),
     });
     VecRef::Global(p.globals.len() as u32 - 1)
 }
@@ -56,6 +57,7 @@ pub fn output(p: &mut Program, name: &str, value: Expr) {
         name: name.into(),
         value,
         span: Span::DUMMY,
+        loads: Default::default(),
     });
 }
 

@@ -34,7 +34,7 @@ pub use visit::AnyLevel;
 
 use crate::span::Span;
 
-pub use basic::{BinOp, ElemTy, ElemTy as Elem, Level, MemLevel, ReduceOp, TermOp, UnOp};
+pub use basic::{BinOp, ElemTy, ElemTy as Elem, Level, Loads, MemLevel, ReduceOp, TermOp, UnOp};
 
 /// The type of every value: a flat vector of `len >= 1` elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -310,6 +310,8 @@ pub struct Global {
     /// The innermost loop each of whose steps computes this global anew (a
     /// `let` in an `iterate` block), if any.
     pub within: Option<LoopId>,
+    /// How its kernel moves elements (the schedule's `loads=`).
+    pub loads: Loads,
 }
 
 /// A loop, by position in [`Program::loops`].
@@ -353,6 +355,8 @@ pub struct Output {
     pub name: String,
     pub value: Expr,
     pub span: Span,
+    /// How its kernel moves elements (the schedule's `loads=`).
+    pub loads: Loads,
 }
 
 /// An item of a program: a global or an output, by position. Items are what

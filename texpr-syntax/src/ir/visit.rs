@@ -484,4 +484,19 @@ impl Item {
             Item::Output(i) => p.outputs[i].span,
         }
     }
+
+    /// How the item's kernel moves elements (the schedule's `loads=`).
+    pub fn loads(self, p: &Program) -> super::Loads {
+        match self {
+            Item::Global(i) => p.globals[i].loads,
+            Item::Output(i) => p.outputs[i].loads,
+        }
+    }
+
+    pub fn set_loads(self, p: &mut Program, loads: super::Loads) {
+        match self {
+            Item::Global(i) => p.globals[i].loads = loads,
+            Item::Output(i) => p.outputs[i].loads = loads,
+        }
+    }
 }

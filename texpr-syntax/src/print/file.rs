@@ -129,15 +129,23 @@ fn item(it: &Item) -> String {
         ItemKind::Let {
             name,
             level,
+            loads,
             ty,
             value,
         } => {
             let lvl = level.map_or(String::new(), |(l, _)| format!("@{}", l.name()));
-            let head = format!("let{lvl} {}{} =", name.name, opt_ty(ty));
+            let w = loads.map_or(String::new(), |(l, _)| format!("@{}", l.name()));
+            let head = format!("let{lvl}{w} {}{} =", name.name, opt_ty(ty));
             with_value(head, value)
         }
-        ItemKind::Output { name, ty, value } => {
-            let head = format!("output {}{} =", name.name, opt_ty(ty));
+        ItemKind::Output {
+            name,
+            loads,
+            ty,
+            value,
+        } => {
+            let w = loads.map_or(String::new(), |(l, _)| format!("@{}", l.name()));
+            let head = format!("output{w} {}{} =", name.name, opt_ty(ty));
             with_value(head, value)
         }
         ItemKind::Iterate {

@@ -27,10 +27,19 @@ pub fn program(p: &Program) -> String {
     let pr = Printer { p };
     pr.globals(&mut out, 0..p.globals.len(), None, 0);
     for o in &p.outputs {
-        let head = format!("output {}: {} =", o.name, ty(o.value.ty));
+        let head = format!("output{} {}: {} =", loads(o.loads), o.name, ty(o.value.ty));
         out.push_str(&pr.item(head, &o.value));
     }
     out
+}
+
+/// An item's load width as written after its keyword (`@wide`), nothing
+/// for the default.
+fn loads(l: crate::ir::Loads) -> String {
+    match l {
+        crate::ir::Loads::Vec4 => String::new(),
+        l => format!("@{}", l.name()),
+    }
 }
 
 /// `text` with every line indented by `ind` spaces.
@@ -133,7 +142,8 @@ impl Printer<'_> {
                 let level = global
                     .level
                     .map_or(String::new(), |l| format!("@{}", l.name()));
-                let head = format!("let{level} {}: {} =", global.name, ty(global.value.ty));
+                let w = loads(global.loads);
+                let head = format!("let{level}{w} {}: {} =", global.name, ty(global.value.ty));
                 let text = self.item(head, &global.value);
                 push_indented(out, &text, ind);
                 g += 1;

@@ -1,5 +1,6 @@
 //! The strategies' syntax, written from [`FORMS`].
 
+use super::super::data::Loads;
 use super::{FORMS, Value};
 
 /// The strategies' syntax, one a line, generated from [`FORMS`]:
@@ -14,6 +15,10 @@ pub fn syntax() -> Vec<String> {
                     Value::Count => "N".to_string(),
                     Value::Pair => "AxB".to_string(),
                     Value::Switch => "on|off".to_string(),
+                    Value::Loads => {
+                        let names: Vec<&str> = Loads::ALL.iter().map(|l| l.name()).collect();
+                        names.join("|")
+                    }
                     Value::Combine(these) => {
                         let names: Vec<&str> = these.iter().map(|c| c.name()).collect();
                         names.join("|")

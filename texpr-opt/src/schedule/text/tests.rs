@@ -13,7 +13,8 @@ fn text_round_trips() {
         Strategy::MultiPass {
             parts: 128,
             group: 32,
-            combine: Combine::Subgroup
+            combine: Combine::Subgroup,
+            loads: Loads::Vec4,
         }
     );
     assert_eq!(s.to_string(), text);
@@ -45,8 +46,12 @@ fn the_generated_syntax_covers_every_strategy() {
         Strategy::Coarsen {
             group: 64,
             per_thread: 4,
+            loads: Loads::Wide,
         },
-        Strategy::Rows { group: 32 },
+        Strategy::Rows {
+            group: 32,
+            loads: Loads::Scalar,
+        },
         Strategy::WideRows {
             group: 256,
             combine: Combine::Subgroup,
@@ -67,11 +72,13 @@ fn the_generated_syntax_covers_every_strategy() {
             // Every optional key (`apply` refuses `kstep` with `shared`).
             kstep: Some(4),
             lanes: false,
+            loads: Loads::Wide,
         },
         Strategy::MultiPass {
             parts: 64,
             group: 8,
             combine: Combine::Tree,
+            loads: Loads::Scalar,
         },
         Strategy::GridStride {
             groups: 16,
@@ -79,6 +86,7 @@ fn the_generated_syntax_covers_every_strategy() {
             chunk: 4096,
             width: 8,
             combine: Combine::Subgroup,
+            loads: Loads::Wide,
         },
         Strategy::Transpose { tile: 32, rows: 8 },
     ];
@@ -97,19 +105,21 @@ fn the_generated_syntax_covers_every_strategy() {
     assert_eq!(lines[4], "flash group=N [split=N]");
     assert_eq!(
         lines[5],
-        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N] [lanes=on|off]"
+        "tile group=AxB reg=AxB [shared=N] [pad=N] [vec4=on|off] [prefetch=on|off] [kstep=N] [lanes=on|off] [loads=scalar|vec4|wide]"
     );
     assert_eq!(
         lines[6],
-        "multipass parts=N group=N [combine=serial|tree|subgroup]"
+        "multipass parts=N group=N [combine=serial|tree|subgroup] [loads=scalar|vec4|wide]"
     );
     assert_eq!(
         lines[7],
-        "gridstride groups=N group=N [chunk=N] [width=N] [combine=serial|tree|subgroup]"
+        "gridstride groups=N group=N [chunk=N] [width=N] [combine=serial|tree|subgroup] [loads=scalar|vec4|wide]"
     );
     assert_eq!(lines[8], "transpose tile=N rows=N");
     let plain: Strategy = "gridstride groups=2 group=8".parse().unwrap();
     assert_eq!(plain.to_string(), "gridstride groups=2 group=8");
+    let vec4: Strategy = "coarsen group=2 per_thread=8 loads=vec4".parse().unwrap();
+    assert_eq!(vec4.to_string(), "coarsen group=2 per_thread=8");
 }
 
 #[test]
@@ -133,6 +143,16 @@ fn bad_text_says_which_line_and_why() {
             "`on` or `off`",
         ),
         ("c: rows group=4 reg=2", 1, "no setting `reg`"),
+        (
+            "c: rows group=4 loads=8",
+            1,
+            "`loads` is scalar, vec4 or wide, not `8`",
+        ),
+        (
+            "c: transpose tile=8 rows=2 loads=wide",
+            1,
+            "no setting `loads`",
+        ),
         ("c: rows group=4\nc: default", 2, "scheduled twice"),
         (
             "c: default\nt: multipass parts=8 group=4 combine=warp",
