@@ -827,3 +827,47 @@ fn every_program_compiles_for_the_browser_as_tint_wants_it() {
     // Subgroups are used somewhere (the check above is not vacuous).
     assert!(subgroup_modules > 0);
 }
+
+/// The schedule states every choice code generation carries out: the
+/// heuristic's schedule, printed and pinned, gives the same module (WGSL,
+/// kernels, buffers) for every example and sample on every built-in target.
+/// A device's
+/// kind reaches code generation only through the schedule: the same pinned
+/// schedule gives the same module for a CPU and a GPU target of equal
+/// limits and features.
+#[test]
+fn a_pinned_schedule_reproduces_the_heuristics_module() {
+    for (name, p) in programs() {
+        for target in Target::BUILTINS.map(|t| Target::builtin(t).expect("a built-in")) {
+            let opts = |schedule| Options {
+                target: target.clone(),
+                schedule,
+                ..Options::default()
+            };
+            let chosen = compile(&p, &opts(ScheduleChoice::Heuristic))
+                .unwrap_or_else(|d| panic!("{name} for {}: {d:#?}", target.name));
+            let text = chosen.schedule.to_string();
+            let pinned = ScheduleChoice::Given(text.parse().expect("a printed schedule parses"));
+            let again = compile(&p, &opts(pinned.clone())).expect("the pinned schedule compiles");
+            assert_eq!(
+                again.module, chosen.module,
+                "{name} on {}:\n{text}",
+                target.name
+            );
+            let mut other = target.clone();
+            other.profile.kind = match target.cpu() {
+                true => texpr_target::DeviceKind::DiscreteGpu,
+                false => texpr_target::DeviceKind::Cpu,
+            };
+            let elsewhere = compile(
+                &p,
+                &Options {
+                    target: other,
+                    ..opts(pinned)
+                },
+            )
+            .expect("the pinned schedule compiles for the other kind");
+            assert_eq!(elsewhere.module, chosen.module, "{name} on {}", target.name);
+        }
+    }
+}
