@@ -830,8 +830,8 @@ fn every_program_compiles_for_the_browser_as_tint_wants_it() {
 
 /// The schedule states every choice code generation carries out: the
 /// heuristic's schedule, printed and pinned, gives the same module (WGSL,
-/// kernels, buffers) for every example and sample on every built-in target.
-/// A device's
+/// kernels, buffers) for every example and sample on every built-in target;
+/// so does the scheduled program's text, compiled as written. A device's
 /// kind reaches code generation only through the schedule: the same pinned
 /// schedule gives the same module for a CPU and a GPU target of equal
 /// limits and features.
@@ -852,6 +852,15 @@ fn a_pinned_schedule_reproduces_the_heuristics_module() {
             assert_eq!(
                 again.module, chosen.module,
                 "{name} on {}:\n{text}",
+                target.name
+            );
+            let scheduled = texpr_syntax::print::program(&chosen.scheduled);
+            let q = texpr_syntax::frontend(&scheduled, &[]).expect("the scheduled text checks");
+            let written = compile(&q, &opts(ScheduleChoice::Default))
+                .unwrap_or_else(|d| panic!("{name} on {}: {d:#?}\n{scheduled}", target.name));
+            assert_eq!(
+                written.module.wgsl, chosen.module.wgsl,
+                "{name} on {}",
                 target.name
             );
             let mut other = target.clone();

@@ -8,7 +8,10 @@
 //! unleveled `compute` at the root is `@grid`; on the grid body's spine (the
 //! grid body and the bodies of lets on it) an unleveled `let` is `@shared`
 //! when group-level work follows it, else `@reg`; anywhere else an unleveled
-//! `compute`/`reduce` is `@thread` and a `let` is `@reg`.
+//! `compute`/`reduce` is `@thread` and a `let` is `@reg`. Group-level work
+//! inside a thread-level loop is the workgroup's together (a staged tile's
+//! fill); code generation requires the invocations to run the loop in step
+//! (E0303).
 //!
 //! Errors: E0202 (a group wider than the device allows), E0203 (a level out of
 //! order or a let level in the wrong place), E0204 (an unleveled
@@ -160,16 +163,10 @@ impl Filler<'_> {
                     .push(Diagnostic::error(code, why).with_primary(e.span, "this grid level"));
                 (Level::Grid, Ctx::Group)
             }
+            // Inside a thread-level loop, group-level work is the
+            // workgroup's together (a staged tile's fill): code generation
+            // requires the invocations to run the loop in step (E0303).
             Some(lv @ (Level::Group | Level::Subgroup)) => {
-                if ctx == Ctx::Thread {
-                    self.errs.push(
-                        Diagnostic::error(
-                            "E0203",
-                            "a group-level node cannot stand inside a thread-level loop",
-                        )
-                        .with_primary(e.span, "this group level"),
-                    );
-                }
                 self.check_group_size(e, n);
                 (lv, Ctx::Group)
             }
