@@ -135,6 +135,8 @@ fn perturb(v: &Value) -> Value {
             .last_mut()
             .into_iter()
             .for_each(|u| *u = u.wrapping_add(1)),
+        Data::F16(x) => (x.last_mut().into_iter())
+            .for_each(|f| *f = half::f16::from_f32(f.to_f32() + 0.01 * f.to_f32().abs().max(1.0))),
         Data::Bool(_) => {}
     }
     v

@@ -30,6 +30,7 @@ fn nudged(v: &Value, i: usize, by: f64) -> Value {
         texpr_interp::Data::F32(x) => x[i] += by as f32,
         texpr_interp::Data::I32(x) => x[i] += by as i32,
         texpr_interp::Data::U32(x) => x[i] += by as u32,
+        texpr_interp::Data::F16(x) => x[i] = half::f16::from_f64(f64::from(x[i]) + by),
         texpr_interp::Data::Bool(_) => {}
     }
     v

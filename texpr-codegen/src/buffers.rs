@@ -328,6 +328,7 @@ fn plan(name: &str, role: BufferRole, elem: ElemTy, len: u64) -> BufferPlan {
 pub fn inline_literal(vals: &[Scalar]) -> bool {
     let plain = |v: &Scalar| match *v {
         Scalar::F32(x) => x.is_finite() && !(x == 0.0 && x.is_sign_negative()),
+        Scalar::F16(x) => x.is_finite() && !(x.to_f32() == 0.0 && x.is_sign_negative()),
         Scalar::I32(x) => x != i32::MIN,
         Scalar::U32(_) => true,
     };
@@ -340,6 +341,7 @@ fn literal_key(elem: ElemTy, vals: &[Scalar]) -> (u8, Vec<u32>) {
         .iter()
         .map(|v| match *v {
             Scalar::F32(x) => x.to_bits(),
+            Scalar::F16(x) => u32::from(x.to_bits()),
             Scalar::I32(x) => x as u32,
             Scalar::U32(x) => x,
         })

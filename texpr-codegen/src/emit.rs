@@ -92,6 +92,7 @@ pub type Written = (Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>);
 /// (the program's, then the spill buffers the kernels add) and the loops
 /// over them.
 pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diagnostic>> {
+    no_f16(p)?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
@@ -237,11 +238,41 @@ fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
     globals.chain(outputs).collect()
 }
 
+/// E0395 for a program that holds `f16` values: the language and the
+/// interpreter have them; code generation does not yet.
+fn no_f16(p: &Program) -> Result<(), Vec<Diagnostic>> {
+    let refuse = |span| {
+        Diagnostic::error("E0395", "code generation does not support f16 yet")
+            .with_primary(span, "an f16 value")
+            .with_note("`texprc eval` runs it on the interpreter; or convert with `f32(...)`")
+    };
+    if let Some(i) = p
+        .inputs
+        .iter()
+        .find(|i| i.ty.elem == texpr_syntax::ir::ElemTy::F16)
+    {
+        return Err(vec![refuse(i.span)]);
+    }
+    for it in p.items() {
+        let mut at = None;
+        it.root(p).walk(|x| {
+            if x.ty.elem == texpr_syntax::ir::ElemTy::F16 && at.is_none() {
+                at = Some(x.span);
+            }
+        });
+        if let Some(span) = at {
+            return Err(vec![refuse(span)]);
+        }
+    }
+    Ok(())
+}
+
 /// The kernels of the items named `names` (scheduled; the others need not
 /// be), written and checked against `target` as [`emit`] does (naga's
 /// validation aside), with the buffers they write and spill to: what code
 /// generation would say of those items.
 pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
+    no_f16(p)?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = Vec::new();

@@ -25,7 +25,7 @@ impl SplitMix64 {
 }
 
 /// One input vector per `Program::inputs`, the same for the same seed: `f32`
-/// uniform in [-1, 1), `i32` in [-100, 100], `u32` in [0, 100]. Each input
+/// uniform in [-1, 1) (`f16`: those values rounded), `i32` in [-100, 100], `u32` in [0, 100]. Each input
 /// has its own stream, so adding an input leaves the others unchanged.
 pub fn random_inputs(p: &Program, seed: u64) -> Vec<Value> {
     p.inputs
@@ -37,6 +37,7 @@ pub fn random_inputs(p: &Program, seed: u64) -> Vec<Value> {
             let n = input.ty.len as usize;
             Value::new(match input.ty.elem {
                 ElemTy::F32 => Data::F32((0..n).map(|_| g.f32()).collect()),
+                ElemTy::F16 => Data::F16((0..n).map(|_| half::f16::from_f32(g.f32())).collect()),
                 ElemTy::I32 => Data::I32((0..n).map(|_| (g.next() % 201) as i32 - 100).collect()),
                 ElemTy::U32 => Data::U32((0..n).map(|_| (g.next() % 101) as u32).collect()),
                 ElemTy::Bool => Data::Bool((0..n).map(|_| g.next() & 1 == 1).collect()),

@@ -1,10 +1,14 @@
 //! One element and every elementwise operation on it, exactly as WGSL defines them.
 //!
-//! `f32` operations are computed in `f32`; `i32`/`u32` wrap on overflow;
+//! `f32` operations are computed in `f32`; `f16` ones are rounded to
+//! binary16 (nearest even) after each operation, computed in `f32` (exact
+//! before that one rounding for `+ - * /` and `sqrt`: `f32` carries more than
+//! twice `f16`'s precision); `i32`/`u32` wrap on overflow;
 //! integer `x / 0 = x`, `x % 0 = 0`, `i32::MIN / -1 = i32::MIN`,
 //! `i32::MIN % -1 = 0`; casts follow WGSL (see [`cast`]).
 
 use crate::error::{EvalError, malformed};
+use half::f16;
 use texpr_syntax::ir::{BinOp, Func, Scalar, UnaryOp};
 use texpr_syntax::ir::{ElemTy, ReduceOp};
 
@@ -12,6 +16,7 @@ use texpr_syntax::ir::{ElemTy, ReduceOp};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Sc {
     F(f32),
+    H(f16),
     I(i32),
     U(u32),
     B(bool),
@@ -21,6 +26,7 @@ impl Sc {
     pub fn elem(self) -> ElemTy {
         match self {
             Sc::F(_) => ElemTy::F32,
+            Sc::H(_) => ElemTy::F16,
             Sc::I(_) => ElemTy::I32,
             Sc::U(_) => ElemTy::U32,
             Sc::B(_) => ElemTy::Bool,
@@ -32,6 +38,7 @@ impl From<Scalar> for Sc {
     fn from(s: Scalar) -> Sc {
         match s {
             Scalar::F32(x) => Sc::F(x),
+            Scalar::F16(x) => Sc::H(x),
             Scalar::I32(x) => Sc::I(x),
             Scalar::U32(x) => Sc::U(x),
         }
@@ -50,6 +57,7 @@ fn mismatch<T>(what: &str, a: Sc, b: Sc) -> Result<T, EvalError> {
 pub fn binary(op: BinOp, a: Sc, b: Sc) -> Result<Sc, EvalError> {
     Ok(match (a, b) {
         (Sc::F(x), Sc::F(y)) => f32_binary(op, x, y),
+        (Sc::H(x), Sc::H(y)) => f16_binary(op, x, y),
         (Sc::I(x), Sc::I(y)) => i32_binary(op, x, y),
         (Sc::U(x), Sc::U(y)) => u32_binary(op, x, y),
         (Sc::B(x), Sc::B(y)) if op == BinOp::And => Sc::B(x && y),
@@ -81,6 +89,23 @@ fn f32_binary(op: BinOp, x: f32, y: f32) -> Sc {
     }
 }
 
+/// `x op y` rounded to `f16` (`%`: each of its steps rounded).
+fn f16_binary(op: BinOp, x: f16, y: f16) -> Sc {
+    let h = |v: f32| f16::from_f32(v);
+    let (a, b) = (x.to_f32(), y.to_f32());
+    match op {
+        BinOp::Add => Sc::H(h(a + b)),
+        BinOp::Sub => Sc::H(h(a - b)),
+        BinOp::Mul => Sc::H(h(a * b)),
+        BinOp::Div => Sc::H(h(a / b)),
+        BinOp::Rem => {
+            let q = h(a / b).to_f32().trunc();
+            Sc::H(h(a - h(b * q).to_f32()))
+        }
+        _ => compare(op, x, y),
+    }
+}
+
 fn i32_binary(op: BinOp, x: i32, y: i32) -> Sc {
     match op {
         BinOp::Add => Sc::I(x.wrapping_add(y)),
@@ -108,6 +133,11 @@ fn u32_binary(op: BinOp, x: u32, y: u32) -> Sc {
 pub fn unary(op: UnaryOp, a: Sc) -> Result<Sc, EvalError> {
     Ok(match (op, a) {
         (UnaryOp::Neg, Sc::F(x)) => Sc::F(-x),
+        (UnaryOp::Neg, Sc::H(x)) => Sc::H(-x),
+        (UnaryOp::Abs, Sc::H(x)) => Sc::H(f16::from_bits(x.to_bits() & 0x7fff)),
+        (op, Sc::H(x)) if !matches!(op, UnaryOp::Neg | UnaryOp::Not) => {
+            Sc::H(f16::from_f32(f32_unary(op, x.to_f32())))
+        }
         (UnaryOp::Neg, Sc::I(x)) => Sc::I(x.wrapping_neg()),
         (UnaryOp::Abs, Sc::F(x)) => Sc::F(x.abs()),
         // WGSL: abs(i32::MIN) is i32::MIN.
@@ -140,6 +170,12 @@ pub fn call(f: Func, args: &[Sc]) -> Result<Sc, EvalError> {
         (Func::Min, &[a, b]) => min(a, b),
         (Func::Pow, &[Sc::F(a), Sc::F(b)]) => Ok(Sc::F(a.powf(b))),
         (Func::Fma, &[Sc::F(a), Sc::F(b), Sc::F(c)]) => Ok(Sc::F(a * b + c)),
+        (Func::Pow, &[Sc::H(a), Sc::H(b)]) => Ok(Sc::H(f16::from_f32(a.to_f32().powf(b.to_f32())))),
+        // `a * b` is exact in `f32`: one rounding, as a fused multiply-add.
+        (Func::Fma, &[Sc::H(a), Sc::H(b), Sc::H(c)]) => {
+            let exact = f64::from(a) * f64::from(b) + f64::from(c);
+            Ok(Sc::H(f16::from_f64(exact)))
+        }
         (Func::Select, &[Sc::B(c), a, b]) if a.elem() == b.elem() => Ok(if c { a } else { b }),
         _ => malformed(format!(
             "`{}` on ({})",
@@ -155,6 +191,7 @@ pub fn call(f: Func, args: &[Sc]) -> Result<Sc, EvalError> {
 pub fn max(a: Sc, b: Sc) -> Result<Sc, EvalError> {
     Ok(match (a, b) {
         (Sc::F(x), Sc::F(y)) => Sc::F(x.max(y)),
+        (Sc::H(x), Sc::H(y)) => Sc::H(x.max(y)),
         (Sc::I(x), Sc::I(y)) => Sc::I(x.max(y)),
         (Sc::U(x), Sc::U(y)) => Sc::U(x.max(y)),
         _ => return mismatch("max", a, b),
@@ -164,6 +201,7 @@ pub fn max(a: Sc, b: Sc) -> Result<Sc, EvalError> {
 pub fn min(a: Sc, b: Sc) -> Result<Sc, EvalError> {
     Ok(match (a, b) {
         (Sc::F(x), Sc::F(y)) => Sc::F(x.min(y)),
+        (Sc::H(x), Sc::H(y)) => Sc::H(x.min(y)),
         (Sc::I(x), Sc::I(y)) => Sc::I(x.min(y)),
         (Sc::U(x), Sc::U(y)) => Sc::U(x.min(y)),
         _ => return mismatch("min", a, b),
@@ -183,6 +221,12 @@ pub fn cast(to: ElemTy, a: Sc) -> Result<Sc, EvalError> {
         (ElemTy::F32, Sc::F(x)) => Sc::F(x),
         (ElemTy::F32, Sc::I(x)) => Sc::F(x as f32),
         (ElemTy::F32, Sc::U(x)) => Sc::F(x as f32),
+        (ElemTy::F32, Sc::H(x)) => Sc::F(x.to_f32()),
+        (ElemTy::F16, Sc::H(x)) => Sc::H(x),
+        (ElemTy::F16, Sc::F(x)) => Sc::H(f16::from_f32(x)),
+        (ElemTy::F16, Sc::I(x)) => Sc::H(f16::from_f64(f64::from(x))),
+        (ElemTy::F16, Sc::U(x)) => Sc::H(f16::from_f64(f64::from(x))),
+        (ElemTy::I32 | ElemTy::U32, Sc::H(x)) => return cast(to, Sc::F(x.to_f32())),
         (ElemTy::I32, Sc::F(x)) if x.is_nan() => Sc::I(0),
         (ElemTy::I32, Sc::F(x)) => Sc::I(x.clamp(I32_MIN_F, I32_MAX_F) as i32),
         (ElemTy::I32, Sc::I(x)) => Sc::I(x),
@@ -199,6 +243,10 @@ pub fn cast(to: ElemTy, a: Sc) -> Result<Sc, EvalError> {
 pub fn identity(op: ReduceOp, elem: ElemTy) -> Result<Sc, EvalError> {
     Ok(match (op, elem) {
         (ReduceOp::Add, ElemTy::F32) => Sc::F(0.0),
+        (ReduceOp::Add, ElemTy::F16) => Sc::H(f16::ZERO),
+        (ReduceOp::Mul, ElemTy::F16) => Sc::H(f16::ONE),
+        (ReduceOp::Max, ElemTy::F16) => Sc::H(f16::NEG_INFINITY),
+        (ReduceOp::Min, ElemTy::F16) => Sc::H(f16::INFINITY),
         (ReduceOp::Add, ElemTy::I32) => Sc::I(0),
         (ReduceOp::Add, ElemTy::U32) => Sc::U(0),
         (ReduceOp::Mul, ElemTy::F32) => Sc::F(1.0),

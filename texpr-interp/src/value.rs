@@ -2,14 +2,16 @@
 
 use crate::error::{EvalError, malformed};
 use crate::scalar::Sc;
+use half::f16;
 use texpr_syntax::ir::ElemTy;
 use texpr_syntax::ir::Ty;
 
 /// The elements of a vector. `Bool` only appears inside an evaluation (a
-/// comparison feeding `select`); inputs and outputs are `F32`, `I32` or `U32`.
+/// comparison feeding `select`); inputs and outputs are `F32`, `F16`, `I32` or `U32`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
     F32(Vec<f32>),
+    F16(Vec<f16>),
     I32(Vec<i32>),
     U32(Vec<u32>),
     Bool(Vec<bool>),
@@ -26,6 +28,7 @@ impl Data {
     pub fn with_capacity(elem: ElemTy, cap: usize) -> Data {
         match elem {
             ElemTy::F32 => Data::F32(Vec::with_capacity(cap)),
+            ElemTy::F16 => Data::F16(Vec::with_capacity(cap)),
             ElemTy::I32 => Data::I32(Vec::with_capacity(cap)),
             ElemTy::U32 => Data::U32(Vec::with_capacity(cap)),
             ElemTy::Bool => Data::Bool(Vec::with_capacity(cap)),
@@ -36,6 +39,7 @@ impl Data {
     pub fn splat(s: Sc, n: usize) -> Data {
         match s {
             Sc::F(x) => Data::F32(vec![x; n]),
+            Sc::H(x) => Data::F16(vec![x; n]),
             Sc::I(x) => Data::I32(vec![x; n]),
             Sc::U(x) => Data::U32(vec![x; n]),
             Sc::B(x) => Data::Bool(vec![x; n]),
@@ -45,6 +49,7 @@ impl Data {
     pub fn elem(&self) -> ElemTy {
         match self {
             Data::F32(_) => ElemTy::F32,
+            Data::F16(_) => ElemTy::F16,
             Data::I32(_) => ElemTy::I32,
             Data::U32(_) => ElemTy::U32,
             Data::Bool(_) => ElemTy::Bool,
@@ -54,6 +59,7 @@ impl Data {
     pub fn len(&self) -> usize {
         match self {
             Data::F32(v) => v.len(),
+            Data::F16(v) => v.len(),
             Data::I32(v) => v.len(),
             Data::U32(v) => v.len(),
             Data::Bool(v) => v.len(),
@@ -68,6 +74,7 @@ impl Data {
     pub fn get(&self, i: usize) -> Option<Sc> {
         match self {
             Data::F32(v) => v.get(i).map(|&x| Sc::F(x)),
+            Data::F16(v) => v.get(i).map(|&x| Sc::H(x)),
             Data::I32(v) => v.get(i).map(|&x| Sc::I(x)),
             Data::U32(v) => v.get(i).map(|&x| Sc::U(x)),
             Data::Bool(v) => v.get(i).map(|&x| Sc::B(x)),
@@ -78,6 +85,7 @@ impl Data {
     pub fn push(&mut self, s: Sc) -> Result<(), EvalError> {
         match (self, s) {
             (Data::F32(v), Sc::F(x)) => v.push(x),
+            (Data::F16(v), Sc::H(x)) => v.push(x),
             (Data::I32(v), Sc::I(x)) => v.push(x),
             (Data::U32(v), Sc::U(x)) => v.push(x),
             (Data::Bool(v), Sc::B(x)) => v.push(x),
@@ -90,6 +98,7 @@ impl Data {
     pub fn set(&mut self, i: usize, s: Sc) -> Result<(), EvalError> {
         match (self, s) {
             (Data::F32(v), Sc::F(x)) => v[i] = x,
+            (Data::F16(v), Sc::H(x)) => v[i] = x,
             (Data::I32(v), Sc::I(x)) => v[i] = x,
             (Data::U32(v), Sc::U(x)) => v[i] = x,
             (Data::Bool(v), Sc::B(x)) => v[i] = x,
@@ -102,6 +111,7 @@ impl Data {
     pub fn extend(&mut self, other: &Data) -> Result<(), EvalError> {
         match (self, other) {
             (Data::F32(v), Data::F32(w)) => v.extend_from_slice(w),
+            (Data::F16(v), Data::F16(w)) => v.extend_from_slice(w),
             (Data::I32(v), Data::I32(w)) => v.extend_from_slice(w),
             (Data::U32(v), Data::U32(w)) => v.extend_from_slice(w),
             (Data::Bool(v), Data::Bool(w)) => v.extend_from_slice(w),
@@ -125,6 +135,9 @@ impl Value {
     }
     pub fn f32(v: Vec<f32>) -> Value {
         Value::new(Data::F32(v))
+    }
+    pub fn f16(v: Vec<f16>) -> Value {
+        Value::new(Data::F16(v))
     }
     pub fn i32(v: Vec<i32>) -> Value {
         Value::new(Data::I32(v))
@@ -158,6 +171,12 @@ impl Value {
             _ => None,
         }
     }
+    pub fn as_f16(&self) -> Option<&[f16]> {
+        match &self.data {
+            Data::F16(v) => Some(v),
+            _ => None,
+        }
+    }
     pub fn as_i32(&self) -> Option<&[i32]> {
         match &self.data {
             Data::I32(v) => Some(v),
@@ -175,6 +194,7 @@ impl Value {
     pub fn to_f64(&self) -> Vec<f64> {
         match &self.data {
             Data::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Data::F16(v) => v.iter().map(|&x| f64::from(x)).collect(),
             Data::I32(v) => v.iter().map(|&x| x as f64).collect(),
             Data::U32(v) => v.iter().map(|&x| x as f64).collect(),
             Data::Bool(v) => v.iter().map(|&x| x as u8 as f64).collect(),
@@ -186,6 +206,7 @@ impl Value {
     pub fn bits(&self) -> Vec<u32> {
         match &self.data {
             Data::F32(x) => x.iter().map(|f| f.to_bits()).collect(),
+            Data::F16(x) => x.iter().map(|f| u32::from(f.to_bits())).collect(),
             Data::I32(x) => x.iter().map(|&i| i as u32).collect(),
             Data::U32(x) => x.clone(),
             Data::Bool(x) => x.iter().map(|&b| b as u32).collect(),

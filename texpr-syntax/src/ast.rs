@@ -154,7 +154,8 @@ pub enum LayoutArg {
 }
 
 /// A literal as written. Integer literals without a suffix take their type
-/// from context (default `i32`); `2u`/`2i` fix it; `1.5`/`1e3`/`2.0f` are `f32`.
+/// from context (default `i32`); `2u`/`2i` fix it; `1.5`/`1e3`/`2.0f` are `f32`
+/// (`f16` beside an `f16` operand); `1.5h` is `f16`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Literal {
     pub value: LitValue,
@@ -169,8 +170,11 @@ pub enum LitValue {
     I32(i64),
     /// `3u`
     U32(i64),
-    /// `1.5`, `1e-3`, `2.0f`, `inf`: stored as f64 exactly as parsed; the checker rounds to f32.
+    /// `1.5`, `1e-3`, `2.0f`, `inf`: stored as f64 exactly as parsed; the
+    /// checker rounds to f32, or to f16 beside an `f16` operand.
     Float(f64),
+    /// `1.5h`: an `f16`, rounded to nearest even.
+    Half(f64),
 }
 
 #[derive(Clone, Debug, PartialEq)]

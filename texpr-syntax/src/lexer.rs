@@ -95,6 +95,8 @@ pub enum Token<'s> {
     Number,
     Int(IntLit),
     Float(f64),
+    /// A float literal with the `h` suffix (`1.5h`): an `f16`.
+    Half(f64),
     #[token("(")]
     LParen,
     #[token(")")]
@@ -161,6 +163,7 @@ impl Token<'_> {
             Token::Ident(_)
                 | Token::Int(_)
                 | Token::Float(_)
+                | Token::Half(_)
                 | Token::Inf
                 | Token::RParen
                 | Token::RBracket
@@ -331,7 +334,7 @@ type NumError = Option<(&'static str, String, &'static str)>;
 
 fn number_token<'s>(text: &str, scan: &NumberScan) -> (Token<'s>, NumError) {
     let suffix = &text[scan.num_end..];
-    if scan.is_float || suffix == "f" {
+    if scan.is_float || suffix == "f" || suffix == "h" {
         return float_token(&text[..scan.num_end], suffix, scan);
     }
     let value = text[..scan.int_end].parse::<i64>();
@@ -364,8 +367,11 @@ fn float_token<'s>(num: &str, suffix: &str, scan: &NumberScan) -> (Token<'s>, Nu
             Some(("E0004", msg, "write `1.0`, not `1.`")),
         );
     }
-    if !suffix.is_empty() && suffix != "f" {
+    if !suffix.is_empty() && suffix != "f" && suffix != "h" {
         return (Token::Float(0.0), bad_suffix(suffix, "float"));
+    }
+    if suffix == "h" {
+        return half_token(num);
     }
     match num.parse::<f64>() {
         Ok(x) if (x as f32).is_infinite() || !x.is_finite() => {
@@ -385,6 +391,27 @@ fn float_token<'s>(num: &str, suffix: &str, scan: &NumberScan) -> (Token<'s>, Nu
             (Token::Float(0.0), Some(("E0004", msg, "not a number")))
         }
     }
+}
+
+/// `1.5h`: an `f16` literal, which must round to a finite `f16` and not to
+/// zero unless it is zero.
+fn half_token<'s>(num: &str) -> (Token<'s>, NumError) {
+    let Ok(x) = num.parse::<f64>() else {
+        let msg = "malformed float literal".to_string();
+        return (Token::Half(0.0), Some(("E0004", msg, "not a number")));
+    };
+    let h = half::f16::from_f64(x);
+    if h.is_infinite() || !x.is_finite() {
+        let msg = "float literal is out of range for f16".to_string();
+        let label = "larger than f16's largest value, 65504";
+        return (Token::Half(0.0), Some(("E0006", msg, label)));
+    }
+    if x != 0.0 && h == half::f16::ZERO {
+        let msg = "float literal is out of range for f16".to_string();
+        let label = "closer to 0 than f16's smallest positive value, about 6e-8 (it would be 0)";
+        return (Token::Half(0.0), Some(("E0006", msg, label)));
+    }
+    (Token::Half(x), None)
 }
 
 fn bad_suffix(suffix: &str, kind: &str) -> NumError {

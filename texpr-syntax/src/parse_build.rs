@@ -176,13 +176,13 @@ impl Builder {
         )
     }
 
-    /// A written element type: `f32`, `i32` or `u32`.
+    /// A written element type: `f32`, `f16`, `i32` or `u32`.
     pub fn elem_ty(&mut self, name: &Ident) -> ElemTy {
         ElemTy::from_name(&name.name).unwrap_or_else(|| {
             let msg = format!("unknown element type `{}`", name.name);
             let diag = Diagnostic::error("E0009", msg)
                 .with_primary(name.span, "not an element type")
-                .with_note("element types are `f32`, `i32` and `u32`");
+                .with_note("element types are `f32`, `f16`, `i32` and `u32`");
             self.diags.push(diag);
             ElemTy::F32
         })
@@ -326,6 +326,7 @@ pub fn negate(lit: Literal, sp: Span) -> Literal {
         LitValue::I32(v) => LitValue::I32(-v),
         LitValue::U32(v) => LitValue::U32(-v),
         LitValue::Float(x) => LitValue::Float(-x),
+        LitValue::Half(x) => LitValue::Half(-x),
     };
     Literal { value, span: sp }
 }

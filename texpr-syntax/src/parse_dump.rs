@@ -139,6 +139,7 @@ impl Dumper {
             LitValue::I32(v) => format!("i32 {v}"),
             LitValue::U32(v) => format!("u32 {v}"),
             LitValue::Float(x) => format!("float {x:?}"),
+            LitValue::Half(x) => format!("f16 {x:?}"),
         };
         self.line(label, &text, l.span);
     }

@@ -87,11 +87,12 @@ fn message(expected: &[String], found: &str) -> String {
 /// Terminals that can start an operand, reported together as "expression"
 /// (with `compute`, `reduce` and `let`, which may start one where no
 /// operator precedes).
-const OPERAND_START: [&str; 12] = [
+const OPERAND_START: [&str; 13] = [
     "Ident",
     "\"!\"",
     "Int",
     "Float",
+    "Half",
     "\"inf\"",
     "\"(\"",
     "\"[\"",
@@ -105,7 +106,7 @@ const EXPR_ONLY_START: [&str; 3] = ["\"compute\"", "\"reduce\"", "\"let\""];
 /// Terminals that can start a term, reported together as "term".
 const TERM_START: [&str; 4] = ["Ident", "Int", "\"(\"", "\"-\""];
 /// Terminals that can start a literal, reported together as "literal".
-const LIT_START: [&str; 4] = ["Int", "Float", "\"inf\"", "\"-\""];
+const LIT_START: [&str; 5] = ["Int", "Float", "Half", "\"inf\"", "\"-\""];
 /// Arithmetic operators, reported together as "an operator".
 const OPERATORS: [&str; 5] = ["\"+\"", "\"-\"", "\"*\"", "\"/\"", "\"%\""];
 const COMPARISONS: [&str; 6] = ["\"<\"", "\"<=\"", "\">\"", "\">=\"", "\"==\"", "\"!=\""];
@@ -173,6 +174,7 @@ fn terminal_name(t: &str) -> String {
         "Ident" => "identifier".to_string(),
         "Int" => "integer literal".to_string(),
         "Float" => "float literal".to_string(),
+        "Half" => "f16 literal".to_string(),
         "Level" => "level (`@...`)".to_string(),
         "ItemLet" => "`let`".to_string(),
         quoted => format!("`{}`", quoted.trim_matches('"')),

@@ -2,8 +2,8 @@
 //! one file per output, `DIR/NAME.npy` (`eval -o DIR`, `run -o DIR`).
 //!
 //! A file may have any shape whose total size is the input's length (C order);
-//! its dtype must be the input's element type: `f32` (`<f4`), `i32` (`<i4`) or
-//! `u32` (`<u4`), either byte order.
+//! its dtype must be the input's element type: `f32` (`<f4`), `f16` (`<f2`),
+//! `i32` (`<i4`) or `u32` (`<u4`), either byte order.
 
 use crate::codes;
 use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
@@ -30,22 +30,24 @@ pub fn read(path: &Path, input: &Input) -> Result<Value, Diagnostic> {
             npy.dtype().descr()
         );
         Diagnostic::error(codes::NPY_DTYPE, msg)
-            .with_note("texpr reads f32 (<f4), i32 (<i4) and u32 (<u4)")
+            .with_note("texpr reads f32 (<f4), f16 (<f2), i32 (<i4) and u32 (<u4)")
     })?;
     check_fits(&npy, elem, path, input)?;
     let data = match elem {
         ElemTy::F32 => npy.into_vec::<f32>().map(Data::F32),
+        ElemTy::F16 => npy.into_vec::<half::f16>().map(Data::F16),
         ElemTy::I32 => npy.into_vec::<i32>().map(Data::I32),
         _ => npy.into_vec::<u32>().map(Data::U32),
     };
     Ok(Value::new(data.map_err(|e| bad(&e))?))
 }
 
-/// The element type of a plain 4-byte numeric dtype.
+/// The element type of a plain numeric dtype texpr reads.
 fn elem_of(dtype: &DType) -> Option<ElemTy> {
     let DType::Plain(ts) = dtype else { return None };
     match (ts.type_char(), ts.size_field()) {
         (TypeChar::Float, 4) => Some(ElemTy::F32),
+        (TypeChar::Float, 2) => Some(ElemTy::F16),
         (TypeChar::Int, 4) => Some(ElemTy::I32),
         (TypeChar::Uint, 4) => Some(ElemTy::U32),
         _ => None,
@@ -100,6 +102,7 @@ pub fn write_outputs(dir: &Path, prog: &Program, outputs: &[Value]) -> Result<()
 pub fn write(path: &Path, v: &Value) -> Result<(), Diagnostic> {
     let result = match &v.data {
         Data::F32(x) => write_slice(path, x),
+        Data::F16(x) => write_slice(path, x),
         Data::I32(x) => write_slice(path, x),
         Data::U32(x) => write_slice(path, x),
         Data::Bool(x) => write_slice(path, &x.iter().map(|&b| b as u32).collect::<Vec<_>>()),

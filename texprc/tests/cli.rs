@@ -166,6 +166,37 @@ fn eval_reads_inputs_from_npy_files() {
     assert_eq!(read_f32(&out.join("y.npy")).1, vec![12.0, 6.0, 11.0, 16.0]);
 }
 
+/// `f16` in and out of `.npy` (`<f2`): read, computed in binary16, written
+/// back as float16; `run` refuses it with a coded error (no f16 code
+/// generation yet).
+#[test]
+fn eval_reads_and_writes_float16_npy() {
+    use half::f16;
+    let dir = scratch("eval-f16");
+    let prog = write(
+        &dir,
+        "half.te",
+        "input x: f16[3]\noutput y = compute 3 |i| x[i] * 3.0 + 1.0\n",
+    );
+    let x = dir.join("x.npy");
+    let xs = [0.1f32, 2.0, -1.5].map(f16::from_f32);
+    write_npy(&x, &[3], &xs);
+    let xa = format!("x={}", x.display());
+    let out = dir.join("o");
+    let o = texprc(&["eval", &prog, "-i", &xa, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("y: f16[3] = "), "{}", stdout(&o));
+    let bytes = std::fs::read(out.join("y.npy")).unwrap();
+    let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
+    assert_eq!(npy.dtype().descr(), "'<f2'");
+    let got = npy.into_vec::<f16>().unwrap();
+    let step = |x: f16| f16::from_f32(f16::from_f32(x.to_f32() * 3.0).to_f32() + 1.0);
+    assert_eq!(got, xs.map(step).to_vec());
+    let o = texprc(&["run", &prog, "-i", &xa]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("E0395"), "{}", stderr(&o));
+}
+
 #[test]
 fn eval_npy_errors_are_coded() {
     let dir = scratch("eval-npy-errors");

@@ -14,6 +14,7 @@ use texpr_syntax::ir::{Func, Scalar, UnaryOp};
 pub fn lit(s: Scalar) -> Lit {
     match s {
         Scalar::F32(x) => Lit::F32(x),
+        Scalar::F16(x) => Lit::F32(x.to_f32()),
         Scalar::I32(x) => Lit::I32(x),
         Scalar::U32(x) => Lit::U32(x),
     }

@@ -40,6 +40,7 @@ impl Default for Bound {
 pub(super) fn num(x: Sc) -> f64 {
     match x {
         Sc::F(f) => f as f64,
+        Sc::H(h) => f64::from(h),
         Sc::I(i) => i as f64,
         Sc::U(u) => u as f64,
         Sc::B(b) => b as u8 as f64,
@@ -47,7 +48,11 @@ pub(super) fn num(x: Sc) -> f64 {
 }
 
 pub(super) fn finite(x: Sc) -> bool {
-    !matches!(x, Sc::F(f) if !f.is_finite())
+    match x {
+        Sc::F(f) => f.is_finite(),
+        Sc::H(h) => h.is_finite(),
+        _ => true,
+    }
 }
 
 /// An element as `bound_ops` takes it: its value, and its whole bound.

@@ -82,6 +82,7 @@ impl std::fmt::Display for Mismatch {
 fn element(d: &Data, i: usize) -> (f64, String) {
     match d {
         Data::F32(v) => (v[i] as f64, format!("{:?}", v[i])),
+        Data::F16(v) => (f64::from(v[i]), format!("{:?}", f64::from(v[i]))),
         Data::I32(v) => (v[i] as f64, format!("{:?}", v[i])),
         Data::U32(v) => (v[i] as f64, format!("{:?}", v[i])),
         Data::Bool(v) => (v[i] as u8 as f64, format!("{:?}", v[i])),

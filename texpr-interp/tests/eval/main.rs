@@ -3,6 +3,7 @@
 mod bounds;
 mod build;
 mod chains;
+mod f16;
 mod hazards;
 mod kernels;
 mod lse;

@@ -119,6 +119,7 @@ pub fn buffers(root: &Expr) -> u64 {
 fn bits(s: &Scalar) -> u32 {
     match *s {
         Scalar::F32(x) => x.to_bits(),
+        Scalar::F16(x) => u32::from(x.to_bits()),
         Scalar::I32(x) => x as u32,
         Scalar::U32(x) => x,
     }

@@ -115,6 +115,7 @@ fn splat(e: &Expr) -> Option<Scalar> {
 fn is_one(c: Scalar) -> bool {
     match c {
         Scalar::F32(x) => x == 1.0,
+        Scalar::F16(x) => x.to_f32() == 1.0,
         Scalar::I32(x) => x == 1,
         Scalar::U32(x) => x == 1,
     }
@@ -124,11 +125,16 @@ fn is_one(c: Scalar) -> bool {
 fn is_pos_zero(c: Scalar) -> bool {
     match c {
         Scalar::F32(x) => x.to_bits() == 0,
+        Scalar::F16(x) => x.to_bits() == 0,
         Scalar::I32(x) => x == 0,
         Scalar::U32(x) => x == 0,
     }
 }
 
 fn is_neg_zero(c: Scalar) -> bool {
-    matches!(c, Scalar::F32(x) if x.to_bits() == (-0.0f32).to_bits())
+    match c {
+        Scalar::F32(x) => x.to_bits() == (-0.0f32).to_bits(),
+        Scalar::F16(x) => x.to_bits() == 0x8000,
+        _ => false,
+    }
 }

@@ -175,6 +175,7 @@ fn written_items(item: Item, globals: usize, now: usize) -> Vec<Item> {
 fn stub(e: &Expr) -> Expr {
     let zero = match e.ty.elem {
         ElemTy::F32 => Scalar::F32(0.0),
+        ElemTy::F16 => Scalar::F16(half::f16::ZERO),
         ElemTy::U32 => Scalar::U32(0),
         ElemTy::I32 | ElemTy::Bool => Scalar::I32(0),
     };

@@ -12,7 +12,7 @@ use crate::span::Span;
 #[derive(Clone, Copy)]
 enum Builtin {
     Cast(ElemTy),
-    /// A one-argument function; `true` when it is defined for `f32` only.
+    /// A one-argument function; `true` when it is defined for floats only.
     Unary(UnaryOp, bool),
     Func(Func),
 }
@@ -20,7 +20,7 @@ enum Builtin {
 fn builtin(name: &str) -> Option<Builtin> {
     use UnaryOp::*;
     let b = match name {
-        "f32" | "i32" | "u32" => Builtin::Cast(ElemTy::from_name(name)?),
+        "f32" | "f16" | "i32" | "u32" => Builtin::Cast(ElemTy::from_name(name)?),
         "exp" => Builtin::Unary(Exp, true),
         "log" => Builtin::Unary(Log, true),
         "sqrt" => Builtin::Unary(Sqrt, true),
@@ -105,7 +105,7 @@ impl Checker {
             ));
         }
         self.err(d.with_note(
-            "builtins: exp log sqrt rsqrt tanh sin cos abs pow max min fma select; casts: f32 i32 u32",
+            "builtins: exp log sqrt rsqrt tanh sin cos abs pow max min fma select; casts: f32 f16 i32 u32",
         ))
     }
 
@@ -128,7 +128,7 @@ impl Checker {
     ) -> CResult<ir::Expr> {
         let x = self.value(arg, if f32_only { Some(ElemTy::F32) } else { hint })?;
         if f32_only {
-            self.need_f32(func, &[&x])?;
+            self.need_float(func, &[&x])?;
         }
         let ty = x.ty;
         Ok(node(ir::ExprKind::Unary(op, Box::new(x)), ty, span))
@@ -148,19 +148,19 @@ impl Checker {
         let refs: Vec<&ast::Expr> = args.iter().collect();
         let xs = self.operands(&refs, hint)?;
         if f32_only {
-            self.need_f32(func, &xs.iter().collect::<Vec<_>>())?;
+            self.need_float(func, &xs.iter().collect::<Vec<_>>())?;
         }
         let ty = xs[0].ty;
         Ok(node(ir::ExprKind::Call(f, xs), ty, span))
     }
 
-    fn need_f32(&mut self, func: &Ident, xs: &[&ir::Expr]) -> CResult<()> {
-        match xs.iter().find(|x| x.ty.elem != ElemTy::F32) {
+    fn need_float(&mut self, func: &Ident, xs: &[&ir::Expr]) -> CResult<()> {
+        match xs.iter().find(|x| !x.ty.elem.is_float()) {
             None => Ok(()),
             Some(x) => Err(self.err(
                 Diagnostic::error(
                     codes::OP_ELEM_TYPE,
-                    format!("`{}` is defined for f32 only", func.name),
+                    format!("`{}` is defined for f32 and f16 only", func.name),
                 )
                 .with_primary(x.span, format!("this is {}", x.ty.elem.name()))
                 .with_note(format!("convert first: `{}(f32(...))`", func.name)),

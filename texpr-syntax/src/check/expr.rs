@@ -435,7 +435,7 @@ impl Checker {
         if x.ty.elem == ElemTy::U32 {
             return Err(self.err(
                 Diagnostic::error(codes::OP_ELEM_TYPE, "negation of u32")
-                    .with_primary(span, "`-` is defined for f32 and i32")
+                    .with_primary(span, "`-` is defined for f32, f16 and i32")
                     .with_note("convert first, e.g. `-i32(x)`"),
             ));
         }

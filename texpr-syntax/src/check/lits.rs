@@ -18,6 +18,7 @@ pub(crate) fn natural(lit: &Literal) -> Option<ElemTy> {
         LitValue::I32(_) => Some(ElemTy::I32),
         LitValue::U32(_) => Some(ElemTy::U32),
         LitValue::Float(_) => Some(ElemTy::F32),
+        LitValue::Half(_) => Some(ElemTy::F16),
     }
 }
 
@@ -47,9 +48,21 @@ pub(crate) fn is_typed_literal(e: &ast::Expr) -> bool {
     }
 }
 
+/// Whether `e` is an `f32` float literal without a fixed type: one that
+/// takes `f16` beside an `f16` operand (or a `fill`/vector of them).
+pub(crate) fn is_plain_float_literal(e: &ast::Expr) -> bool {
+    let plain = |l: &Literal| matches!(l.value, LitValue::Float(_));
+    match &e.kind {
+        ExprKind::Lit(l) | ExprKind::Fill { value: l, .. } => plain(l),
+        ExprKind::VecLit(ls) => ls.iter().all(plain),
+        ExprKind::Unary { arg, .. } => is_plain_float_literal(arg),
+        _ => false,
+    }
+}
+
 /// Whether `e` is a float literal (or a `fill`/vector of them).
 pub(crate) fn is_float_literal(e: &ast::Expr) -> bool {
-    let float = |l: &Literal| matches!(l.value, LitValue::Float(_));
+    let float = |l: &Literal| matches!(l.value, LitValue::Float(_) | LitValue::Half(_));
     match &e.kind {
         ExprKind::Lit(l) | ExprKind::Fill { value: l, .. } => float(l),
         ExprKind::VecLit(ls) => ls.iter().any(float),
@@ -64,6 +77,7 @@ pub(crate) fn is_float_literal(e: &ast::Expr) -> bool {
 pub(crate) fn literal_elem(natural: Option<ElemTy>, hint: Option<ElemTy>) -> ElemTy {
     match (natural, hint) {
         (Some(ElemTy::F32), Some(h)) if h.is_int() => h,
+        (Some(ElemTy::F32), Some(ElemTy::F16)) => ElemTy::F16,
         (Some(t), _) => t,
         (None, h) => h.unwrap_or(ElemTy::I32),
     }
@@ -74,6 +88,7 @@ impl Checker {
     pub(crate) fn scalar(&mut self, lit: &Literal, elem: ElemTy) -> CResult<Scalar> {
         match (lit.value, elem) {
             (LitValue::Float(v), ElemTy::F32) => Ok(Scalar::F32(v as f32)),
+            (LitValue::Float(v) | LitValue::Half(v), ElemTy::F16) => self.half_scalar(lit, v),
             (LitValue::Float(_), _) => Err(self.err(float_in_int(lit, elem))),
             (LitValue::Int(v), _) => self.int_scalar(lit, v, elem),
             (LitValue::I32(v), ElemTy::I32) | (LitValue::U32(v), ElemTy::U32) => {
@@ -93,9 +108,26 @@ impl Checker {
         }
     }
 
+    /// `v` rounded to `f16`: finite, and not rounded to zero unless zero.
+    fn half_scalar(&mut self, lit: &Literal, v: f64) -> CResult<Scalar> {
+        let h = half::f16::from_f64(v);
+        if h.is_finite() && (h != half::f16::ZERO || v == 0.0) {
+            return Ok(Scalar::F16(h));
+        }
+        Err(self.err(
+            Diagnostic::error(codes::LITERAL_RANGE, "literal out of range for f16")
+                .with_primary(lit.span, format!("{v} does not fit in f16"))
+                .with_note("f16 holds finite values up to 65504 and down to about 6e-8"),
+        ))
+    }
+
     fn int_scalar(&mut self, lit: &Literal, v: i64, elem: ElemTy) -> CResult<Scalar> {
+        if elem == ElemTy::F16 {
+            return self.half_scalar(lit, v as f64);
+        }
         let s = match elem {
             ElemTy::F32 => Some(Scalar::F32(v as f32)),
+            ElemTy::F16 => None,
             ElemTy::I32 => i32::try_from(v).ok().map(Scalar::I32),
             ElemTy::U32 => u32::try_from(v).ok().map(Scalar::U32),
             ElemTy::Bool => None,

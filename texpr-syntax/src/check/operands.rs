@@ -1,6 +1,6 @@
 //! Operands of elementwise operations: one element type for all, lengths equal or 1 (broadcast).
 
-use super::lits::{is_flexible, is_float_literal, is_typed_literal};
+use super::lits::{is_flexible, is_float_literal, is_plain_float_literal, is_typed_literal};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy};
 use crate::diag::{Diagnostic, count};
@@ -26,6 +26,16 @@ impl Checker {
         let elem = elem.or(hint).unwrap_or(ElemTy::I32);
         for (i, a) in args.iter().enumerate().filter(|(i, _)| flex[*i]) {
             out[i] = self.value(a, Some(elem));
+        }
+        // A float literal beside an `f16` operand is an `f16`.
+        if elem == ElemTy::F16 {
+            for (i, a) in args
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| !flex[*i] && is_plain_float_literal(a))
+            {
+                out[i] = self.value(a, Some(elem));
+            }
         }
         let out: Vec<ir::Expr> = out.into_iter().collect::<CResult<_>>()?;
         self.unify_elems(args, &out, source)?;

@@ -63,10 +63,10 @@ fn problem(e: &Expr, vec_ty: Option<Ty>) -> Option<String> {
 
 fn unary(op: UnaryOp, a: &Expr) -> Option<String> {
     let ok = match op {
-        UnaryOp::Neg => matches!(a.ty.elem, ElemTy::F32 | ElemTy::I32),
+        UnaryOp::Neg => matches!(a.ty.elem, ElemTy::F32 | ElemTy::F16 | ElemTy::I32),
         UnaryOp::Not => a.ty.elem == ElemTy::Bool,
         UnaryOp::Abs => a.ty.elem != ElemTy::Bool,
-        _ => a.ty.elem == ElemTy::F32,
+        _ => a.ty.elem.is_float(),
     };
     (!ok).then(|| format!("`{}` of {}", op.name(), a.ty.elem.name()))
 }
@@ -108,7 +108,7 @@ fn call(f: Func, xs: &[Expr], ty: Ty) -> Option<String> {
         Func::Select if xs[0].ty != Ty::new(ElemTy::Bool, ty.len) => {
             Some("select's condition is not bool".into())
         }
-        Func::Pow | Func::Fma if ty.elem != ElemTy::F32 => {
+        Func::Pow | Func::Fma if !ty.elem.is_float() => {
             Some(format!("`{}` of {}", f.name(), ty.elem.name()))
         }
         _ => None,

@@ -8,6 +8,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElemTy {
     F32,
+    /// IEEE binary16: every operation rounds to nearest even.
+    F16,
     I32,
     U32,
     Bool,
@@ -17,16 +19,18 @@ impl ElemTy {
     pub fn name(self) -> &'static str {
         match self {
             ElemTy::F32 => "f32",
+            ElemTy::F16 => "f16",
             ElemTy::I32 => "i32",
             ElemTy::U32 => "u32",
             ElemTy::Bool => "bool",
         }
     }
 
-    /// The storable types a user may name (`f32`, `i32`, `u32`).
+    /// The storable types a user may name (`f32`, `f16`, `i32`, `u32`).
     pub fn from_name(name: &str) -> Option<ElemTy> {
         match name {
             "f32" => Some(ElemTy::F32),
+            "f16" => Some(ElemTy::F16),
             "i32" => Some(ElemTy::I32),
             "u32" => Some(ElemTy::U32),
             _ => None,
@@ -35,6 +39,19 @@ impl ElemTy {
 
     pub fn is_int(self) -> bool {
         matches!(self, ElemTy::I32 | ElemTy::U32)
+    }
+
+    /// `f32` or `f16`.
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemTy::F32 | ElemTy::F16)
+    }
+
+    /// Bytes an element takes in a buffer.
+    pub fn bytes(self) -> u64 {
+        match self {
+            ElemTy::F16 => 2,
+            _ => 4,
+        }
     }
 }
 

@@ -56,6 +56,7 @@ impl Ty {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
     F32(f32),
+    F16(half::f16),
     I32(i32),
     U32(u32),
 }
@@ -64,6 +65,7 @@ impl Scalar {
     pub fn elem(self) -> ElemTy {
         match self {
             Scalar::F32(_) => ElemTy::F32,
+            Scalar::F16(_) => ElemTy::F16,
             Scalar::I32(_) => ElemTy::I32,
             Scalar::U32(_) => ElemTy::U32,
         }

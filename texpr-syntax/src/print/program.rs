@@ -62,6 +62,8 @@ fn ty(t: Ty) -> String {
 pub fn scalar(s: Scalar) -> String {
     match s {
         Scalar::F32(v) => float(v),
+        Scalar::F16(v) if v.is_finite() => format!("{:?}h", f64::from(v)),
+        Scalar::F16(v) => format!("f16({})", float(f32::from(v))),
         Scalar::I32(v) => v.to_string(),
         Scalar::U32(v) => format!("{v}u"),
     }

@@ -95,13 +95,14 @@ pub fn lit(l: &Literal) -> String {
         LitValue::U32(v) => format!("{v}u"),
         LitValue::Float(x) if x.is_infinite() => if x < 0.0 { "-inf" } else { "inf" }.to_string(),
         LitValue::Float(x) => format!("{x:?}"),
+        LitValue::Half(x) => format!("{x:?}h"),
     }
 }
 
 fn lit_is_negative(l: &Literal) -> bool {
     match l.value {
         LitValue::Int(v) | LitValue::I32(v) | LitValue::U32(v) => v < 0,
-        LitValue::Float(x) => x.is_sign_negative(),
+        LitValue::Float(x) | LitValue::Half(x) => x.is_sign_negative(),
     }
 }
 
