@@ -4,7 +4,7 @@
 //! builtins and extensions used, use counts).
 
 use super::{Builtin, Lit, Mem, Op, Ty, V, Value, VarId};
-use crate::plan::{Access, BufferId};
+use crate::buffer_id::{Access, BufferId};
 
 /// A function variable.
 #[derive(Clone, Debug, PartialEq)]

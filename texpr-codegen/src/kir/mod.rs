@@ -43,7 +43,7 @@ pub use op::*;
 pub use types::*;
 pub use verify::verify;
 
-use crate::plan::{Access, BufferId};
+use crate::buffer_id::{Access, BufferId};
 
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,14 @@ use rustc_hash::FxHashMap as HashMap;
 /// Builds `k` as a module of one entry point.
 pub fn module(k: &Kernel) -> naga::Module {
     let mut m = naga::Module::default();
+    add(&mut m, k);
+    m
+}
+
+/// Adds `k` to `m`: its globals, types and entry point. Kernels added to
+/// one module must name their globals and entry points apart, as the
+/// kernels of one emitted module do (each name carries its kernel's number).
+pub fn add(m: &mut naga::Module, k: &Kernel) {
     let mut b = Build {
         types: HashMap::default(),
         globals: Vec::new(),
@@ -38,12 +46,12 @@ pub fn module(k: &Kernel) -> naga::Module {
         emit_from: None,
         k,
     };
-    b.globals(&mut m);
-    b.arguments(&mut m);
+    b.globals(m);
+    b.arguments(m);
     for (i, var) in k.vars.iter().enumerate() {
         let ty = match var.len {
-            Some(n) => b.array(&mut m, var.ty, Some(n)),
-            None => b.ty(&mut m, var.ty),
+            Some(n) => b.array(m, var.ty, Some(n)),
+            None => b.ty(m, var.ty),
         };
         let h = b.f.local_variables.append(
             LocalVariable {
@@ -57,8 +65,8 @@ pub fn module(k: &Kernel) -> naga::Module {
         b.vars.push(h);
     }
     let mut body = naga::Block::new();
-    b.builtins(&mut m, &mut body);
-    b.block(&mut m, &k.body, &mut body);
+    b.builtins(m, &mut body);
+    b.block(m, &k.body, &mut body);
     b.f.body = body;
     m.entry_points.push(naga::EntryPoint {
         name: k.name.clone(),
@@ -71,7 +79,6 @@ pub fn module(k: &Kernel) -> naga::Module {
         task_payload: None,
         incoming_ray_payload: None,
     });
-    m
 }
 
 struct Build<'k> {
