@@ -353,14 +353,20 @@ fn translation_reads_the_kernel_ir_not_the_text() {
     let src = "input x: f32[256]\n\
                output s: f32[4] = compute@grid 4 |g| reduce@subgroup 64 |l| x[g*64 + l]\n\
                output y: f32[256] = compute 256 |i| x[i] * 2.0\n";
+    // Subgroups, declared as Tint wants (`enable subgroups;`, which naga's
+    // WGSL front end rejects); no 64-bit loads, which GLSL lacks.
+    let target: Target = "name = tint\nsubgroup_size = 4..64\nenables = subgroups\n"
+        .parse()
+        .expect("a target");
     let opts = Options {
-        target: Target::builtin("llvmpipe").expect("a built-in target"),
+        target,
         ..Options::default()
     };
     let m = texpr::compile_source(src, &opts)
         .unwrap_or_else(|e| panic!("{e:?}"))
         .module;
     assert_eq!(m.kir.len(), m.kernels.len());
+    assert!(m.wgsl.contains("enable subgroups;"), "{}", m.wgsl);
     let blank = Module {
         wgsl: String::new(),
         ..m.clone()
