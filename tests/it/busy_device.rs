@@ -59,6 +59,7 @@ fn spin(iterations: u32, invocations: u32) -> Module {
             span: Span::default(),
         }],
         loops: Vec::new(),
+        kir: Vec::new(),
     }
 }
 

@@ -344,6 +344,63 @@ fn every_example_compiles_validates_and_translates() {
     }
 }
 
+/// `translate` builds naga's module from the kernels' IR the module keeps,
+/// never from its text: with the WGSL gone a module translates to the same
+/// output, and one that keeps no IR (hand-written WGSL) is E0393.
+#[test]
+fn translation_reads_the_kernel_ir_not_the_text() {
+    use texpr_codegen::{Language, Module, translate};
+    let src = "input x: f32[256]\n\
+               output s: f32[4] = compute@grid 4 |g| reduce@subgroup 64 |l| x[g*64 + l]\n\
+               output y: f32[256] = compute 256 |i| x[i] * 2.0\n";
+    // Subgroups, declared as Tint wants (`enable subgroups;`, which naga's
+    // WGSL front end rejects); no 64-bit loads, which GLSL lacks.
+    let target: Target = "name = tint\nsubgroup_size = 4..64\nenables = subgroups\n"
+        .parse()
+        .expect("a target");
+    let opts = Options {
+        target,
+        ..Options::default()
+    };
+    let m = texpr::compile_source(src, &opts)
+        .unwrap_or_else(|e| panic!("{e:?}"))
+        .module;
+    assert_eq!(m.kir.len(), m.kernels.len());
+    assert!(m.wgsl.contains("enable subgroups;"), "{}", m.wgsl);
+    let blank = Module {
+        wgsl: String::new(),
+        ..m.clone()
+    };
+    for language in [
+        Language::Spirv,
+        Language::Msl,
+        Language::Hlsl,
+        Language::Glsl,
+    ] {
+        let want = translate(&m, language).unwrap_or_else(|e| panic!("{language:?}: {e}"));
+        assert_eq!(
+            translate(&blank, language).ok(),
+            Some(want.clone()),
+            "{language:?}"
+        );
+        if let texpr_codegen::Translated::Text(text) = want {
+            for k in &m.kernels {
+                assert!(
+                    text.contains(&k.entry_point),
+                    "{language:?}: {}",
+                    k.entry_point
+                );
+            }
+        }
+    }
+    let no_ir = Module {
+        kir: Vec::new(),
+        ..m
+    };
+    let err = translate(&no_ir, Language::Spirv).expect_err("no kernel IR");
+    assert_eq!(err.code, "E0393", "{err:?}");
+}
+
 /// User schedules the default schedule never makes: a tree reduction over a
 /// non-power-of-two workgroup with vector bodies, a shared let filled
 /// strided and read by a group compute of 4-element bodies, a truncated grid

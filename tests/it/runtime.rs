@@ -65,6 +65,7 @@ fn axpb(n: u64) -> Module {
             &[(0, Access::Read), (1, Access::ReadWrite)],
         )],
         loops: Vec::new(),
+        kir: Vec::new(),
     }
 }
 
@@ -143,6 +144,7 @@ fn kernels_run_in_order_and_outputs_come_back_in_output_order() {
             ),
         ],
         loops: Vec::new(),
+        kir: Vec::new(),
     };
     let a: Vec<i32> = (0..100).map(|i| i - 50).collect();
     let r = gpu.run(&module, &[HostBuffer::from_i32(&a)]).unwrap();
@@ -172,6 +174,7 @@ fn long_kernel_sequences_split_across_submits_keep_their_order() {
             .map(|_| kernel("bump", [8, 1, 1], [1, 1, 1], &[(0, Access::ReadWrite)]))
             .collect(),
         loops: Vec::new(),
+        kir: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let want = (0..steps).fold(0u32, |c, _| c.wrapping_mul(3).wrapping_add(1));
@@ -205,6 +208,7 @@ fn dispatches_beyond_65535_groups_fold_into_y_and_z() {
             &[(0, Access::ReadWrite)],
         )],
         loops: Vec::new(),
+        kir: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let out = r.outputs[0].to_u32();
@@ -243,6 +247,7 @@ fn a_workgroup_at_the_device_limit_runs() {
             &[(0, Access::ReadWrite)],
         )],
         loops: Vec::new(),
+        kir: Vec::new(),
     };
     let r = gpu.run(&module, &[]).unwrap();
     let want: Vec<u32> = (0..size).map(|i| i * 2).collect();
@@ -265,6 +270,7 @@ fn an_over_limit_workgroup_is_an_error_and_the_device_survives() {
             &[(0, Access::ReadWrite)],
         )],
         loops: Vec::new(),
+        kir: Vec::new(),
     };
     let err = gpu.run(&module, &[]).unwrap_err();
     assert!(

@@ -60,13 +60,15 @@ pub fn emit_with_stats(
         wgsl += &kt.text;
     }
     let stats = kernels.iter().map(stats_of).collect();
+    let (kernels, kir) = kernels.into_iter().map(|k| (k.kernel, k.kir)).unzip();
     let module = Module {
         wgsl,
         enables,
         uses: used.into_iter().collect(),
         buffers,
-        kernels: kernels.into_iter().map(|k| k.kernel).collect(),
+        kernels,
         loops,
+        kir,
     };
     Ok((module, stats))
 }

@@ -31,6 +31,7 @@
 //! - E0393 a naga backend failed to translate the module
 //! - E0394 internal: a constant expression of a kernel evaluates to an infinity or a NaN
 
+pub mod buffer_id;
 pub mod buffers;
 pub mod checks;
 pub mod consteval;

@@ -5,12 +5,9 @@
 //! runtime (`texpr-runtime`) executes it, and `texprc compile --emit kernels`
 //! prints it.
 
+pub use crate::buffer_id::{Access, BufferId};
 use texpr_syntax::Span;
 use texpr_syntax::ir::ElemTy;
-
-/// Index into [`Module::buffers`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BufferId(pub u32);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferRole {
@@ -43,12 +40,6 @@ pub struct BufferPlan {
     /// Contents to upload before the first kernel, each element's bits
     /// (a [`BufferRole::Constant`]'s literal); empty for every other buffer.
     pub init: Vec<u32>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    Read,
-    ReadWrite,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +163,10 @@ pub struct Module {
     pub kernels: Vec<Kernel>,
     /// The program's loops, outer ones first.
     pub loops: Vec<LoopPlan>,
+    /// The kernels as emission built them, in the kernel IR, one per entry
+    /// of `kernels` (empty in a module of hand-written WGSL): what
+    /// [`crate::translate()`] builds naga's module from.
+    pub kir: Vec<crate::kir::Kernel>,
 }
 
 impl Module {

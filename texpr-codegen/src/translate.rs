@@ -1,13 +1,17 @@
-//! Translating a validated module to other shading languages with naga's
+//! Translating an emitted module to other shading languages with naga's
 //! backends: SPIR-V (words as little-endian bytes), MSL, HLSL, and GLSL (one
 //! entry point per call: every entry point is written and the texts are
-//! concatenated, each after a header comment). Failures are E0393.
+//! concatenated, each after a header comment). The naga module is built
+//! from the kernels' IR that the module keeps ([`Module::kir`]), never by
+//! parsing its WGSL. Failures are E0393.
 
+use crate::kir::to_naga;
 use crate::plan::Module;
-use crate::validate::validate;
+use crate::validate::capabilities;
 use naga::back::{glsl, hlsl, msl, spv};
+use naga::valid::{ValidationFlags, Validator};
 use texpr_syntax::Diagnostic;
-use texpr_target::{Extension, Features};
+use texpr_target::Features;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
@@ -24,27 +28,31 @@ pub enum Translated {
     Text(String),
 }
 
+/// `module` in `language`, built from its kernels' IR; E0393 where naga's
+/// back end fails, or for a module that keeps no kernel IR (hand-written WGSL).
 pub fn translate(module: &Module, language: Language) -> Result<Translated, Diagnostic> {
-    // The module was validated for its device when emitted; here any
-    // capability it may use (subgroups) is allowed.
+    let fail = |e: &dyn std::fmt::Display| {
+        Diagnostic::error("E0393", format!("cannot translate to {language:?}: {e}"))
+    };
+    if module.kir.len() != module.kernels.len() {
+        return Err(fail(&"the module holds no kernel IR (hand-written WGSL)"));
+    }
+    // One naga module of every kernel, built from the kernel IR (no text
+    // parsed, so no `enable` directive to leave out). The module was
+    // validated for its device when emitted; here any capability it may
+    // use (subgroups, 64-bit integers) is allowed.
+    let mut m = naga::Module::default();
+    for k in &module.kir {
+        to_naga::add(&mut m, k);
+    }
     let any = Features {
         subgroup_size: Some((1, 128)),
         int64: true,
         ..Features::default()
     };
-    // naga knows no `enable subgroups;` (Tint requires it): the module is
-    // the same without the directives naga rejects.
-    let text: String = match module.enables.contains(&Extension::Subgroups) {
-        true => (module.wgsl.lines())
-            .filter(|l| *l != "enable subgroups;")
-            .flat_map(|l| [l, "\n"])
-            .collect(),
-        false => module.wgsl.clone(),
-    };
-    let (m, info) = validate(&text, &any)?;
-    let fail = |e: &dyn std::fmt::Display| {
-        Diagnostic::error("E0393", format!("cannot translate to {language:?}: {e}"))
-    };
+    let info = Validator::new(ValidationFlags::all(), capabilities(&any))
+        .validate(&m)
+        .map_err(|e| fail(&format!("naga rejects the module: {e:?}")))?;
     match language {
         Language::Spirv => {
             let words =

@@ -133,6 +133,7 @@ impl Gpu {
             buffers,
             kernels,
             loops: Vec::new(),
+            kir: Vec::new(),
         };
         Ok((module, inputs))
     }

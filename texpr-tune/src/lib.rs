@@ -1,10 +1,13 @@
-//! Tuning, as a library the CLI (`texprc tune`) and other hosts call: the
-//! search for the fastest schedule of a program on a device
-//! ([`search::Tuner`]), its trials (each candidate compiled, checked against
-//! the interpreter and timed beside the others, [`trials::Trials`]), the
-//! schedule cache that keeps the winner per (program, device)
-//! ([`cache::Cache`]), and the conversions between the interpreter's values
-//! and the runtime's buffers ([`values`]).
+//! Tuning and benchmarks, as a library the CLI (`texprc tune`, `texprc
+//! bench`) and other hosts call: the search for the fastest schedule of a
+//! program on a device ([`search::Tuner`]), its trials (each candidate
+//! compiled, checked against the interpreter and timed beside the others,
+//! [`trials::Trials`]), the schedule cache that keeps the winner per
+//! (program, device) ([`cache::Cache`]), which schedule a host compiles
+//! with (pinned, tuned or the heuristic's, [`schedule_source::Chosen`]),
+//! the conversions between the interpreter's values and the runtime's
+//! buffers ([`values`]), and [`bench`], which times a program's schedules
+//! and the hand-written baselines beside the device's roofline.
 //!
 //! ```no_run
 //! use texpr_tune::search::Tuner;
@@ -22,7 +25,9 @@
 //! }
 //! ```
 
+pub mod bench;
 pub mod cache;
+pub mod schedule_source;
 pub mod search;
 pub mod trials;
 pub mod values;

@@ -1,8 +1,9 @@
 //! What every subcommand shares: reading a source, `-D` overrides, running the
-//! front end, and reporting failures as rendered diagnostics.
+//! front end, the schedule flags (which schedule is `texpr_tune`'s
+//! [`texpr_tune::schedule_source`]), and reporting failures as rendered
+//! diagnostics.
 
 use crate::codes;
-use std::fmt;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,7 +12,8 @@ use texpr_runtime::GpuInfo;
 use texpr_syntax::diag::render_with;
 use texpr_syntax::ir::Program;
 use texpr_syntax::{Diagnostic, Span};
-use texpr_tune::cache::{self, Cache};
+use texpr_tune::cache::Cache;
+pub use texpr_tune::schedule_source::{Chosen, Origin};
 
 /// `-D NAME=VALUE` param overrides.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -141,39 +143,6 @@ pub struct ScheduleArgs {
     pub default_schedule: bool,
 }
 
-/// Where a schedule came from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Origin {
-    /// `--schedule FILE`.
-    Pinned(String),
-    /// `--default-schedule`.
-    Default,
-    /// The cache: tuned by `texprc tune` for this device.
-    Tuned { device: String, median_ms: f64 },
-    /// The heuristic (no pinned or tuned schedule).
-    Heuristic,
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Origin::Pinned(file) => write!(f, "pinned from {file}"),
-            Origin::Default => f.write_str("default"),
-            Origin::Tuned { device, median_ms } => {
-                write!(f, "tuned for {device} ({median_ms:.3} ms)")
-            }
-            Origin::Heuristic => f.write_str("heuristic"),
-        }
-    }
-}
-
-/// A schedule choice and where it came from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Chosen {
-    pub choice: ScheduleChoice,
-    pub origin: Origin,
-}
-
 impl ScheduleArgs {
     /// The schedule to compile `program` with on `device` (`None`: not known,
     /// so no cache lookup): `--schedule FILE`, `--default-schedule`, the
@@ -195,23 +164,10 @@ impl ScheduleArgs {
         device: Option<&GpuInfo>,
         cache: &Cache,
     ) -> Result<Chosen, Failure> {
-        if let Some(c) = self.forced()? {
-            return Ok(c);
+        match self.forced()? {
+            Some(c) => Ok(c),
+            None => Ok(Chosen::tuned_or_heuristic(program, device, cache)),
         }
-        let tuned = device.and_then(|info| {
-            let key = cache::key_for(program, info);
-            cache.entry(&key).map(|e| (key, e.clone()))
-        });
-        Ok(match tuned {
-            Some((key, e)) => Chosen {
-                choice: ScheduleChoice::Tuned(e.schedule),
-                origin: Origin::Tuned {
-                    device: key.device,
-                    median_ms: e.median_ms,
-                },
-            },
-            None => heuristic(),
-        })
     }
 
     /// For a device known only by (part of) its name, as the cache names it
@@ -226,57 +182,31 @@ impl ScheduleArgs {
         if let Some(c) = self.forced()? {
             return Ok(c);
         }
-        let Some(name) = name else {
-            return Ok(heuristic());
-        };
-        let found = cache.find(&cache::program_hash(program), name);
-        match found.as_slice() {
-            [] => Ok(heuristic()),
-            [(key, e)] => Ok(Chosen {
-                choice: ScheduleChoice::Tuned(e.schedule.clone()),
-                origin: Origin::Tuned {
-                    device: key.device.clone(),
-                    median_ms: e.median_ms,
-                },
-            }),
-            many => {
-                let names: Vec<&str> = many.iter().map(|(k, _)| k.device.as_str()).collect();
-                let msg =
-                    format!("`--device {name}` matches several devices the program was tuned for");
-                let note = format!("tuned for: {}", names.join("; "));
-                Err(Failure::about(
-                    &no_source(),
-                    Diagnostic::error(codes::AMBIGUOUS_DEVICE, msg).with_note(note),
-                ))
-            }
-        }
+        Chosen::tuned_named_or_heuristic(program, name, cache).map_err(|a| {
+            let msg = format!(
+                "`--device {}` matches several devices the program was tuned for",
+                a.name
+            );
+            let note = format!("tuned for: {}", a.devices.join("; "));
+            Failure::about(
+                &no_source(),
+                Diagnostic::error(codes::AMBIGUOUS_DEVICE, msg).with_note(note),
+            )
+        })
     }
 
     /// `--schedule FILE` or `--default-schedule`, when given.
     fn forced(&self) -> Result<Option<Chosen>, Failure> {
         if self.default_schedule {
-            return Ok(Some(Chosen {
-                choice: ScheduleChoice::Default,
-                origin: Origin::Default,
-            }));
+            return Ok(Some(Chosen::default_schedule()));
         }
         match &self.schedule {
             Some(path) => {
                 let s = read_schedule(path)?;
-                Ok(Some(Chosen {
-                    choice: ScheduleChoice::Given(s),
-                    origin: Origin::Pinned(path.display().to_string()),
-                }))
+                Ok(Some(Chosen::pinned(s, path.display().to_string())))
             }
             None => Ok(None),
         }
-    }
-}
-
-fn heuristic() -> Chosen {
-    Chosen {
-        choice: ScheduleChoice::Heuristic,
-        origin: Origin::Heuristic,
     }
 }
 

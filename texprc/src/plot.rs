@@ -10,44 +10,16 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-/// What a bar measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Series {
-    Default,
-    Heuristic,
-    Tuned,
-    /// A schedule given with `--schedule`.
-    Pinned,
-    Baseline,
-}
+pub use texpr_tune::bench::Series;
 
-impl Series {
-    const ALL: [Series; 5] = [
-        Series::Default,
-        Series::Heuristic,
-        Series::Tuned,
-        Series::Pinned,
-        Series::Baseline,
-    ];
-
-    fn name(self) -> &'static str {
-        match self {
-            Series::Default => "default",
-            Series::Heuristic => "heuristic",
-            Series::Tuned => "tuned",
-            Series::Pinned => "pinned",
-            Series::Baseline => "hand-written baseline",
-        }
-    }
-
-    fn color(self) -> RGBColor {
-        match self {
-            Series::Default => RGBColor(31, 119, 180),
-            Series::Heuristic => RGBColor(255, 127, 14),
-            Series::Tuned => RGBColor(44, 160, 44),
-            Series::Pinned => RGBColor(148, 103, 189),
-            Series::Baseline => RGBColor(110, 110, 110),
-        }
+/// A series' colour.
+fn color(series: Series) -> RGBColor {
+    match series {
+        Series::Default => RGBColor(31, 119, 180),
+        Series::Heuristic => RGBColor(255, 127, 14),
+        Series::Tuned => RGBColor(44, 160, 44),
+        Series::Pinned => RGBColor(148, 103, 189),
+        Series::Baseline => RGBColor(110, 110, 110),
     }
 }
 
@@ -152,7 +124,7 @@ fn panel(
 
     // Bar rectangles, one series at a time so that the legend has one entry each.
     for series in Series::ALL {
-        let color = series.color();
+        let color = color(series);
         chart
             .draw_series(bars_of(series, groups, value, lo))
             .map_err(err)?
@@ -199,7 +171,7 @@ fn bars_of(
             };
             let x0 = gi as f64 - 0.4 + bi as f64 * w;
             let corners = [(x0 + 0.05 * w, lo), (x0 + 0.95 * w, v)];
-            rects.push(Rectangle::new(corners, series.color().filled()));
+            rects.push(Rectangle::new(corners, color(series).filled()));
         }
     }
     rects

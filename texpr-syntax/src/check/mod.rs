@@ -27,6 +27,7 @@ mod terms;
 #[cfg(test)]
 mod tests;
 pub mod verify;
+mod verify_loops;
 mod verify_ty;
 
 pub use canon::canonicalize;

@@ -4,49 +4,69 @@
 //! `texprc tune` made one), with the work they do (GFLOP/s), the data they
 //! must move (GB/s) and their share of the device's roofline.
 //!
-//! Every time comes from the runtime's timing harness (`Gpu::prepare`,
-//! `Gpu::time`): pipelines made and inputs uploaded first, then warm-ups,
-//! then the median of the runs; the rows of one program are timed together,
-//! their runs interleaved. `gpu ms` is the GPU's own timestamps where the
-//! device has timestamp queries, `wall ms` dispatch plus wait; rates use the
-//! first where there is one. The roofline ([`roofline`]: copy bandwidth and
-//! FMA throughput) is measured in the same run, first.
-//!
-//! With `--suite`, the hand-written WGSL baselines of `shaders/baselines/` run
-//! beside the programs they compute (matmul, sum, axpb) through the same
-//! harness ([`texpr_runtime::raw`]): the same inputs, warm-ups, runs,
-//! median and timing, and rates from the same work and traffic counts. A
-//! schedule that fails to compile or run prints its error in its row; the rest
-//! of the suite goes on. `--scale gpu` gives the suite (and the roofline
-//! probes) sizes for a data-centre GPU ([`suite::GPU`]).
+//! The measuring is `texpr_tune::bench`'s (the suite, the timing of a
+//! program's rows, the roofline); this command reads the files, prints the
+//! table (`gpu ms` is the GPU's own timestamps where the device has
+//! timestamp queries, `wall ms` dispatch plus wait; rates use the first
+//! where there is one) and writes the chart. A schedule that fails to
+//! compile or run prints its error in its row; the rest of the suite goes
+//! on. `--scale gpu` gives the suite (and the roofline probes) sizes for a
+//! data-centre GPU ([`texpr_tune::bench::GPU`]).
 
 mod args;
-mod roofline;
-mod rows;
-mod suite;
-mod unrolled;
 
 pub use args::Args;
 
 use crate::cmd::run::open_gpu;
-use crate::common::{Failure, Source};
-use crate::plot::{self, Bar, Group, Limits, Series};
-use roofline::Roofline;
-use rows::{Outcome, Row};
+use crate::common::{Defines, Failure, Source, frontend, read_schedule, read_source};
+use crate::plot::{self, Bar, Group, Limits};
 use std::time::Duration;
 use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::Program;
+use texpr_tune::bench::{
+    self, Job, JobSource, Outcome, Pinned, Roofline, Row, Runs, Series, Work, seconds,
+};
+use texpr_tune::cache::Cache;
 
 /// The programs to measure: the files given, or the suite.
-fn jobs(args: &Args) -> Vec<suite::Job> {
+fn jobs(args: &Args) -> Vec<Job> {
     if !args.suite {
         return args
             .files
             .iter()
-            .map(|f| suite::Job::of_file(f, &args.defines.defines))
+            .map(|f| Job::of_file(f, &args.defines.defines))
             .collect();
     }
-    suite::suite_jobs(args.scale, &args.only)
+    bench::suite_jobs(args.scale.into(), &args.only)
+}
+
+/// The job's source (a file read, or the text the suite makes) and its
+/// checked program.
+fn load(job: &Job) -> Result<(Source, Program), Failure> {
+    let src = match job.source() {
+        JobSource::File(file) => read_source(&file)?,
+        JobSource::Text { name, text } => Source { name, text },
+    };
+    let defs = Defines {
+        defines: job.defines.clone(),
+    };
+    let program = frontend(&src, &defs)?;
+    Ok((src, program))
+}
+
+/// Each `--schedule FILE`: its name (the file's stem) and the schedule, or
+/// why it cannot be read.
+fn pinned(args: &Args) -> Vec<Pinned> {
+    (args.schedule.iter())
+        .map(|path| {
+            let name = path.file_stem().map_or_else(
+                || path.display().to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            (name, read_schedule(path).map_err(|f| format!("{f:?}")))
+        })
+        .collect()
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
@@ -72,21 +92,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
         "roofline"
     );
     let mut groups = Vec::new();
+    let pinned = pinned(&args);
+    let timing = Runs {
+        warmups: args.warmups,
+        runs: args.runs,
+    };
     for job in jobs {
-        let (src, program) = suite::load(&job)?;
+        let (src, program) = load(&job)?;
         if gpu.is_lost() {
             gpu = gpu
                 .reopen()
                 .map_err(|e| Failure::about(&none, crate::cmd::run::runtime_diag(&e)))?;
         }
-        let work = Work {
-            flops: texpr_opt::cost::flops(&program) as f64,
-            bytes: texpr_opt::cost::min_bytes(&program) as f64,
-            roofline,
-        };
+        let work = Work::of(&program, roofline);
         let size = job.size();
         let mut bars = Vec::new();
-        for row in rows::measure(&gpu, &job, &src, &program, &args) {
+        let cache = Cache::open_default();
+        for row in bench::measure(&gpu, &job, &src.text, &program, &pinned, &cache, timing) {
             outln!("{}", format_row(&job.name, &size, &row, &work));
             bars.push(bar(&job.name, &row, &work));
         }
@@ -131,30 +153,15 @@ fn header(gpu: &Gpu, device: &str, args: &Args) -> Option<Roofline> {
             outln!("gpu ms: - (no timestamp queries); wall ms: dispatch + wait; rates from wall ms")
         }
     }
-    match roofline::measure(gpu, args.scale, args.warmups, args.runs.max(1)) {
+    match bench::roofline::measure(gpu, args.scale.into(), args.warmups, args.runs.max(1)) {
         Ok(r) => {
             outln!("{}", r.describe());
             Some(r)
         }
         Err(e) => {
-            outln!("roofline: not measured: {}", rows::runtime_text(&e));
+            outln!("roofline: not measured: {}", bench::runtime_text(&e));
             None
         }
-    }
-}
-
-/// What one program does, and the device's limits, for its rates.
-struct Work {
-    flops: f64,
-    bytes: f64,
-    roofline: Option<Roofline>,
-}
-
-/// The figure rates are computed from: the GPU's own, else the wall clock.
-fn seconds(outcome: &Outcome) -> Option<f64> {
-    match outcome {
-        Outcome::Measured { timing, .. } => Some(timing.primary().as_secs_f64()),
-        _ => None,
     }
 }
 
@@ -197,8 +204,7 @@ fn format_row(name: &str, size: &str, row: &Row, work: &Work) -> String {
             };
             let gpu = timing.gpu().map_or_else(|| "-".into(), ms);
             let share = work
-                .roofline
-                .and_then(|r| r.share(work.flops, work.bytes, secs))
+                .share(secs)
                 .map_or_else(|| "-".into(), |s| format!("{:.0}% {}", s.percent, s.limit));
             format!(
                 "{head} {compile:>10} {gpu:>10} {:>10} {:>10.3} {:>10.3} {share:>9}",

@@ -21,7 +21,9 @@
 //! seconds at most) for each to acknowledge it; a rank that sees a report
 //! fails its next `test` with [`CommError::PeerFailed`].
 
-use super::mpi_words::{as_f32, as_f32_mut, decode_report, encode_report, operation};
+mod reports;
+
+use super::mpi_words::{as_f32, as_f32_mut, operation};
 use super::{CommError, Counters, Transport};
 use crate::codes;
 use crate::dist::{CommunicatorRank, GridSize};
@@ -29,7 +31,7 @@ use crate::exec::comm::{CommPlan, Payload, Route};
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use texpr_syntax::Diagnostic;
 
 /// Tags: chunks, the start and end of the run, failure reports and their acknowledgements.
@@ -225,15 +227,6 @@ pub struct MpiTransport<'a, 's> {
 }
 
 impl<'a, 's> MpiTransport<'a, 's> {
-    /// Posts the receive of the next failure report from any rank.
-    fn watch_reports(&mut self) {
-        let Some(buf) = self.report_bufs.iter_mut().find_map(Option::take) else {
-            return;
-        };
-        let any = self.comms.world.any_process();
-        self.report_in = Some(any.immediate_receive_into_with_tag(self.scope, buf, FAILURE));
-    }
-
     /// The process of rank `r` on the communicator a message of `route` from `from` uses.
     fn root_rank(&self, route: Route, from: usize) -> i32 {
         let at = self.comms.grid.index_of(CommunicatorRank(from));
@@ -256,29 +249,6 @@ impl<'a, 's> MpiTransport<'a, 's> {
         self.slots[id]
             .take()
             .ok_or_else(|| CommError::Broken(format!("message {id} posted twice")))
-    }
-
-    /// Fails when a failure report has arrived.
-    fn check_reports(&mut self) -> Result<(), CommError> {
-        while let Some(req) = self.report_in.take() {
-            match req.test_with_data() {
-                Ok((_, words)) => {
-                    self.reporters.push(decode_report(words));
-                    self.watch_reports();
-                }
-                Err(req) => {
-                    self.report_in = Some(req);
-                    break;
-                }
-            }
-        }
-        match self.reporters.first() {
-            Some((rank, text)) => Err(CommError::PeerFailed {
-                rank: *rank,
-                text: text.clone(),
-            }),
-            None => Ok(()),
-        }
     }
 
     /// Tests every request of message `id`; whether all are done.
@@ -458,46 +428,11 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
     }
 
     fn report_failure(&mut self, text: &str, ack_wait: Duration) {
-        let Some(out) = self.report_out.take() else {
-            return;
-        };
-        encode_report(out, self.me, text);
-        let words: &'a [u32] = out;
-        let n = self.comms.world.size() as usize;
-        let others: Vec<usize> = (0..n).filter(|&r| r != self.me).collect();
-        let mut reqs: Vec<Req<'a, 's>> = Vec::new();
-        for &r in &others {
-            let p = self.comms.world.process_at_rank(r as i32);
-            reqs.push(p.immediate_send_with_tag(self.scope, words, FAILURE));
-            if let Some(buf) = self.acks[r].take() {
-                reqs.push(p.immediate_receive_into_with_tag(self.scope, buf, ACK));
-            }
-        }
-        let start = Instant::now();
-        while !reqs.is_empty() && start.elapsed() < ack_wait {
-            reqs = reqs.into_iter().filter_map(|r| r.test().err()).collect();
-            // Another rank failed too: it waits for this rank's word.
-            if self.check_reports().is_err() {
-                self.acknowledge(self.me);
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        // The caller ends the job next; requests still open are left to it.
-        std::mem::forget(reqs);
+        self.send_report(text, ack_wait)
     }
 
     fn acknowledge(&mut self, _failed: usize) {
-        let one: &'a [u32] = &ONE;
-        for k in 0..self.reporters.len() {
-            let rank = self.reporters[k].0;
-            if self.acked.contains(&rank) {
-                continue;
-            }
-            self.acked.push(rank);
-            let p = self.comms.world.process_at_rank(rank as i32);
-            self.ack_sends
-                .push(p.immediate_send_with_tag(self.scope, one, ACK));
-        }
+        self.acknowledge_reports()
     }
 }
 

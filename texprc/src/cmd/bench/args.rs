@@ -1,8 +1,8 @@
 //! The arguments of `texprc bench`.
 
-use super::suite::{self, Scale};
 use crate::common::Defines;
 use std::path::PathBuf;
+use texpr_tune::bench::{CPU, Scale};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,12 +18,12 @@ pub struct Args {
         requires = "suite",
         value_delimiter = ',',
         value_name = "NAMES",
-        value_parser = clap::builder::PossibleValuesParser::new(suite::CPU.iter().map(|(n, _)| *n))
+        value_parser = clap::builder::PossibleValuesParser::new(CPU.iter().map(|(n, _)| *n))
     )]
     pub only: Vec<String>,
     /// Sizes of the suite and of the roofline probes: for lavapipe (`cpu`) or a data-centre GPU
-    #[arg(long, value_enum, default_value_t = Scale::Cpu)]
-    pub scale: Scale,
+    #[arg(long, value_enum, default_value_t = ScaleArg::Cpu)]
+    pub scale: ScaleArg,
     /// Timed runs per program (the median is reported)
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
@@ -41,4 +41,22 @@ pub struct Args {
     pub schedule: Vec<PathBuf>,
     #[command(flatten)]
     pub defines: Defines,
+}
+
+/// `--scale`: [`Scale`] as a flag's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScaleArg {
+    /// Sizes that lavapipe (a CPU) runs in seconds
+    Cpu,
+    /// Sizes that fill a data-centre GPU (an H100): 2^28-element streams, matmul 4096^3
+    Gpu,
+}
+
+impl From<ScaleArg> for Scale {
+    fn from(s: ScaleArg) -> Scale {
+        match s {
+            ScaleArg::Cpu => Scale::Cpu,
+            ScaleArg::Gpu => Scale::Gpu,
+        }
+    }
 }

@@ -1,27 +1,72 @@
-//! The rows of one program in `texprc bench`: its schedules (default,
+//! The rows of one program in a benchmark: its schedules (default,
 //! heuristic, tuned, pinned) compiled, its hand-written baselines, all
 //! prepared on one pool of buffers (the inputs uploaded once) and timed
 //! together by the runtime's harness, their runs interleaved.
 
-use super::args::Args;
 use super::suite::{Job, baselines_of};
-use crate::common::{Defines, Source, frontend};
-use crate::plot::Series;
+use crate::cache::{self, Cache};
+use crate::values::to_host;
 use std::time::{Duration, Instant};
 use texpr::{Options, Schedule, ScheduleChoice};
 use texpr_codegen::Module;
 use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
-use texpr_tune::values::to_host;
+
+/// What a row measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Series {
+    Default,
+    Heuristic,
+    Tuned,
+    /// A schedule the caller gives (`texprc bench --schedule`).
+    Pinned,
+    Baseline,
+}
+
+impl Series {
+    pub const ALL: [Series; 5] = [
+        Series::Default,
+        Series::Heuristic,
+        Series::Tuned,
+        Series::Pinned,
+        Series::Baseline,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Series::Default => "default",
+            Series::Heuristic => "heuristic",
+            Series::Tuned => "tuned",
+            Series::Pinned => "pinned",
+            Series::Baseline => "hand-written baseline",
+        }
+    }
+}
+
+/// How a program's rows are timed: `warmups` untimed runs, then `runs`
+/// timed ones, the median reported (each schedule is also compiled `runs`
+/// times, the median compile time reported).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Runs {
+    pub warmups: usize,
+    pub runs: usize,
+}
+
+/// A schedule given by the caller: its name, and the schedule or why it
+/// could not be read (one line, shown in its row).
+pub type Pinned = (String, Result<Schedule, String>);
 
 /// One row of the table: a schedule or a baseline of a program.
+#[derive(Debug)]
 pub struct Row {
     pub series: Series,
     pub label: String,
     pub outcome: Outcome,
 }
 
+/// What became of a row.
+#[derive(Debug)]
 pub enum Outcome {
     Measured {
         /// Median compile time (schedules only, not baselines).
@@ -41,8 +86,18 @@ enum Pending {
     Done(Outcome),
 }
 
-/// The rows of one program: default, heuristic, tuned, pinned, then its baselines.
-pub fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Args) -> Vec<Row> {
+/// The rows of one program (`job`, whose source text is `src` and checked
+/// program `program`): default, heuristic, tuned (from `cache`), each of
+/// `pinned`, then its baselines.
+pub fn measure(
+    gpu: &Gpu,
+    job: &Job,
+    src: &str,
+    program: &Program,
+    pinned: &[Pinned],
+    cache: &Cache,
+    runs: Runs,
+) -> Vec<Row> {
     let inputs: Vec<HostBuffer> = texpr_interp::random_inputs(program, 1)
         .iter()
         .map(to_host)
@@ -50,10 +105,10 @@ pub fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Arg
     let mut pool = BufferPool::default();
     let mut labels = Vec::new();
     let mut pending = Vec::new();
-    for (series, label, choice) in schedules(program, gpu, args) {
+    for (series, label, choice) in schedules(program, gpu, pinned, cache) {
         let row = match choice {
             Ok(None) => Pending::Done(Outcome::NotTuned),
-            Ok(Some(choice)) => match compile(gpu, job, src, choice, args.runs.max(1)) {
+            Ok(Some(choice)) => match compile(gpu, job, src, choice, runs.runs.max(1)) {
                 Ok((module, compile)) => ready(gpu.prepare(&module, &inputs, &mut pool), compile),
                 Err(text) => Pending::Done(Outcome::Failed(text)),
             },
@@ -77,8 +132,8 @@ pub fn measure(gpu: &Gpu, job: &Job, src: &Source, program: &Program, args: &Arg
         })
         .collect();
     let plan = TimingPlan {
-        warmups: args.warmups,
-        runs: args.runs,
+        warmups: runs.warmups,
+        runs: runs.runs,
         cutoff: None,
     };
     let mut timings = gpu.time(&entries, &plan).results.into_iter();
@@ -113,8 +168,14 @@ fn ready(prepared: Result<Prepared, RuntimeError>, compile: Option<Duration>) ->
 type Choice = Result<Option<ScheduleChoice>, String>;
 
 /// The schedules to measure: default, heuristic, tuned (`None` when the
-/// cache has none), then each `--schedule` file.
-fn schedules(program: &Program, gpu: &Gpu, args: &Args) -> Vec<(Series, String, Choice)> {
+/// cache has none), then each pinned one.
+fn schedules(
+    program: &Program,
+    gpu: &Gpu,
+    pinned: &[Pinned],
+    cache: &Cache,
+) -> Vec<(Series, String, Choice)> {
+    let tuned = cache.get(&cache::key(program, gpu));
     let mut schedules = vec![
         (
             Series::Default,
@@ -129,25 +190,16 @@ fn schedules(program: &Program, gpu: &Gpu, args: &Args) -> Vec<(Series, String, 
         (
             Series::Tuned,
             "tuned".to_string(),
-            Ok(tuned(program, gpu).map(ScheduleChoice::Tuned)),
+            Ok(tuned.map(ScheduleChoice::Tuned)),
         ),
     ];
-    for path in &args.schedule {
-        let name = path.file_stem().map_or_else(
-            || path.display().to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        );
-        let choice = crate::common::read_schedule(path)
+    for (name, schedule) in pinned {
+        let choice = (schedule.clone())
             .map(|s| Some(ScheduleChoice::Given(s)))
-            .map_err(|f| one_line(&format!("{f:?}")));
+            .map_err(|why| one_line(&why));
         schedules.push((Series::Pinned, format!("pinned {name}"), choice));
     }
     schedules
-}
-
-/// The schedule the cache holds for `program` on this device.
-fn tuned(program: &Program, gpu: &Gpu) -> Option<Schedule> {
-    texpr_tune::cache::Cache::open_default().get(&texpr_tune::cache::key(program, gpu))
 }
 
 /// Compiles one schedule from source text `runs` times: the module and
@@ -155,7 +207,7 @@ fn tuned(program: &Program, gpu: &Gpu) -> Option<Schedule> {
 fn compile(
     gpu: &Gpu,
     job: &Job,
-    src: &Source,
+    src: &str,
     schedule: ScheduleChoice,
     runs: usize,
 ) -> Result<(Module, Option<Duration>), String> {
@@ -164,15 +216,12 @@ fn compile(
         overrides: job.defines.clone(),
         schedule,
     };
-    let defs = Defines {
-        defines: job.defines.clone(),
-    };
     let mut compile_times = Vec::new();
     let mut compiled = None;
     for _ in 0..runs {
         let t = Instant::now();
-        let made = frontend(src, &defs)
-            .map_err(|f| diags_text(&f.diags))
+        let made = texpr_syntax::frontend(src, &job.defines)
+            .map_err(|d| diags_text(&d))
             .and_then(|p| texpr::compile(&p, &opts).map_err(|d| diags_text(&d)))?;
         compiled = Some(made);
         compile_times.push(t.elapsed());
@@ -196,10 +245,12 @@ fn diags_text(diags: &[Diagnostic]) -> String {
     }
 }
 
+/// A runtime error on one line: `E0404: message`.
 pub fn runtime_text(e: &RuntimeError) -> String {
     format!("{}: {}", e.code(), one_line(&e.to_string()))
 }
 
-fn one_line(s: &str) -> String {
+/// `s` with its white space runs made single spaces.
+pub fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -1,6 +1,6 @@
-//! What `texprc bench` measures: the programs (files, or the suite at the
-//! sizes of a [`Scale`]), loaded and checked, and the hand-written baselines
-//! that compute what a suite program computes.
+//! What a benchmark measures: the programs (files, or the suite at the
+//! sizes of a [`Scale`]), where each one's source is, and the hand-written
+//! baselines that compute what a suite program computes.
 //!
 //! The suite holds every example, `axpb` (built-in text) and the loop
 //! examples' steps unrolled into chains of `let`s ([`unrolled`]): the
@@ -8,7 +8,6 @@
 //! default schedule (BENCHMARKS.md: never more than 5% slower).
 
 use super::unrolled;
-use crate::common::{Defines, Failure, Source, frontend, read_source};
 use std::path::{Path, PathBuf};
 use texpr_runtime::raw::{RawProgram, baselines};
 use texpr_runtime::{HostBuffer, RuntimeError};
@@ -22,7 +21,7 @@ output y: f32[N] = compute N |i| x[i] * 2.0 + 1.0
 ";
 
 /// Sizes for a device class: the suite's, and those of the roofline probes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scale {
     /// Sizes that lavapipe (a CPU) runs in seconds
     Cpu,
@@ -109,6 +108,7 @@ pub const GPU: &[(&str, Sizes)] = &[
 ];
 
 impl Scale {
+    /// The suite's programs and their sizes at this scale.
     pub fn suite(self) -> &'static [(&'static str, Sizes)] {
         match self {
             Scale::Cpu => CPU,
@@ -118,6 +118,7 @@ impl Scale {
 }
 
 /// Where a job's source comes from.
+#[derive(Clone, Debug)]
 enum Origin {
     File(PathBuf),
     /// [`AXPB`].
@@ -127,6 +128,7 @@ enum Origin {
 }
 
 /// One program to measure.
+#[derive(Clone, Debug)]
 pub struct Job {
     pub name: String,
     origin: Origin,
@@ -179,25 +181,32 @@ pub fn suite_jobs(scale: Scale, only: &[String]) -> Vec<Job> {
         .collect()
 }
 
-/// The job's source and its checked program.
-pub fn load(job: &Job) -> Result<(Source, Program), Failure> {
-    let built_in = |text: String| Source {
-        name: format!("<{}>", job.name),
-        text,
-    };
-    let src = match &job.origin {
-        Origin::File(file) => read_source(file)?,
-        Origin::Axpb => built_in(AXPB.to_string()),
-        // The suite's table gives each chain its sizes (a test holds it to that).
-        Origin::Unrolled => built_in(
-            unrolled::source(&job.name, &job.defines).expect("the suite sizes every chain"),
-        ),
-    };
-    let defs = Defines {
-        defines: job.defines.clone(),
-    };
-    let program = frontend(&src, &defs)?;
-    Ok((src, program))
+/// Where a job's source text is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JobSource {
+    /// A file, for the caller to read.
+    File(PathBuf),
+    /// Text made here (a built-in program, an unrolled chain), and the
+    /// name to report it by (`<NAME>`).
+    Text { name: String, text: String },
+}
+
+impl Job {
+    /// Where the job's source text is.
+    pub fn source(&self) -> JobSource {
+        let built_in = |text: String| JobSource::Text {
+            name: format!("<{}>", self.name),
+            text,
+        };
+        match &self.origin {
+            Origin::File(file) => JobSource::File(file.clone()),
+            Origin::Axpb => built_in(AXPB.to_string()),
+            // The suite's table gives each chain its sizes (a test holds it to that).
+            Origin::Unrolled => built_in(
+                unrolled::source(&self.name, &self.defines).expect("the suite sizes every chain"),
+            ),
+        }
+    }
 }
 
 /// The hand-written baselines computing what suite program `name` computes,
@@ -246,19 +255,12 @@ mod tests {
 
     fn load_from_repo(job: &Job) -> Program {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        let job = Job {
-            origin: match &job.origin {
-                Origin::File(f) => Origin::File(root.join(f)),
-                Origin::Axpb => Origin::Axpb,
-                Origin::Unrolled => Origin::Unrolled,
-            },
-            name: job.name.clone(),
-            defines: job.defines.clone(),
-            baselines: job.baselines,
+        let text = match job.source() {
+            JobSource::File(f) => std::fs::read_to_string(root.join(f)).unwrap(),
+            JobSource::Text { text, .. } => text,
         };
-        load(&job)
-            .unwrap_or_else(|f| panic!("{}: {:?}", job.name, f.diags))
-            .1
+        texpr_syntax::frontend(&text, &job.defines)
+            .unwrap_or_else(|d| panic!("{}: {d:?}", job.name))
     }
 
     /// The heuristic's schedule of `job` on `target`.

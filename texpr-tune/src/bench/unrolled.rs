@@ -282,9 +282,9 @@ mod tests {
     /// (each within its bound, none left uncompared).
     #[test]
     fn every_chain_matches_the_interpreter_on_the_gpu() {
+        use crate::values::{to_host, to_value};
         use texpr::{Options, ScheduleChoice};
-        use texpr_tune::values::{to_host, to_value};
-        let Ok(gpu) = crate::cmd::run::open_gpu(None) else {
+        let Ok(gpu) = texpr_runtime::Gpu::open_from_env() else {
             let required = std::env::var("TEXPR_REQUIRE_GPU").is_ok_and(|v| v.trim() == "1");
             assert!(!required, "TEXPR_REQUIRE_GPU=1 but there is no GPU adapter");
             eprintln!("  (GPU test skipped: no adapter)");
