@@ -14,6 +14,7 @@ mod finite_consts;
 mod folds;
 mod fuzz;
 mod gpu_limits;
+mod half;
 mod harness;
 mod kir;
 mod layering;

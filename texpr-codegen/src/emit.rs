@@ -94,7 +94,7 @@ pub type Written = (Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>);
 /// (the program's, then the spill buffers the kernels add) and the loops
 /// over them.
 pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diagnostic>> {
-    no_f16(p)?;
+    no_f16(p, target)?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
@@ -240,13 +240,22 @@ fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
     globals.chain(outputs).collect()
 }
 
-/// E0395 for a program that holds `f16` values: the language and the
-/// interpreter have them; code generation does not yet.
-fn no_f16(p: &Program) -> Result<(), Vec<Diagnostic>> {
+/// E0395 for a program that holds `f16` values on a target without
+/// `shader_f16`.
+fn no_f16(p: &Program, target: &Target) -> Result<(), Vec<Diagnostic>> {
+    if target.features.shader_f16 {
+        return Ok(());
+    }
     let refuse = |span| {
-        Diagnostic::error("E0395", "code generation does not support f16 yet")
-            .with_primary(span, "an f16 value")
-            .with_note("`texprc eval` runs it on the interpreter; or convert with `f32(...)`")
+        Diagnostic::error(
+            "E0395",
+            format!(
+                "f16 on a device without shader-f16 (target `{}`)",
+                target.name
+            ),
+        )
+        .with_primary(span, "an f16 value")
+        .with_note("compute in f32 (`f32(...)`), or choose a target with `shader_f16 = true`")
     };
     if let Some(i) = p
         .inputs
@@ -274,7 +283,7 @@ fn no_f16(p: &Program) -> Result<(), Vec<Diagnostic>> {
 /// validation aside), with the buffers they write and spill to: what code
 /// generation would say of those items.
 pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
-    no_f16(p)?;
+    no_f16(p, target)?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = Vec::new();

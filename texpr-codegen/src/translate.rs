@@ -48,6 +48,7 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
     let any = Features {
         subgroup_size: Some((1, 128)),
         int64: true,
+        shader_f16: true,
         ..Features::default()
     };
     let info = Validator::new(ValidationFlags::all(), capabilities(&any))

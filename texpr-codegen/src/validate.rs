@@ -19,6 +19,9 @@ pub fn capabilities(features: &Features) -> Capabilities {
     if features.int64 {
         caps |= Capabilities::SHADER_INT64;
     }
+    if features.shader_f16 {
+        caps |= Capabilities::SHADER_FLOAT16;
+    }
     caps
 }
 
@@ -73,7 +76,12 @@ pub fn validate_kir(
         .map_err(|e| internal(format!("naga rejects the kernel's module: {e:?}"), wgsl))?;
     crate::finite::check(&module, wgsl)?;
     if cfg!(debug_assertions) {
-        validate(wgsl, features)?;
+        // naga parses `enable f16;` (never `enable subgroups;`).
+        let text = match k.extensions().contains(&texpr_target::Extension::F16) {
+            true => format!("enable f16;\n{wgsl}"),
+            false => wgsl.to_string(),
+        };
+        validate(&text, features)?;
     }
     Ok(())
 }

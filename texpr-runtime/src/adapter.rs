@@ -177,6 +177,7 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
             // little-endian order: a CPU device's memory is its host's.
             int64: features.contains(wgpu::Features::SHADER_INT64)
                 && (info.device_type != wgpu::DeviceType::Cpu || cfg!(target_endian = "little")),
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
             // wgpu compiles with naga, which wants `enable f16;` and
             // rejects `enable subgroups;`.
             enables: vec![texpr_target::Extension::F16],
@@ -236,7 +237,8 @@ impl Gpu {
         let wanted = wgpu::Features::SUBGROUP
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-            | wgpu::Features::SHADER_INT64;
+            | wgpu::Features::SHADER_INT64
+            | wgpu::Features::SHADER_F16;
         let features = adapter.features() & wanted;
         let wgpu_limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {

@@ -78,8 +78,9 @@ impl BufferPool {
 }
 
 /// Bytes a buffer of `len` 4-byte elements takes on the device (at least 4).
-pub(super) fn byte_size(len: u64) -> u64 {
-    len.max(1).saturating_mul(4)
+pub(super) fn byte_size(elem: ElemTy, len: u64) -> u64 {
+    let bytes = len.max(1).saturating_mul(elem.bytes());
+    bytes.next_multiple_of(4)
 }
 
 impl Gpu {
@@ -136,7 +137,7 @@ impl Gpu {
     }
 
     fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {
-        let bytes = byte_size(b.len);
+        let bytes = byte_size(b.elem, b.len);
         let limits = [
             (self.wgpu_limits.max_buffer_size, "max_buffer_size"),
             (
@@ -191,17 +192,20 @@ impl Gpu {
                 let made = self.made_buffer(&b.name, || {
                     let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some(&b.name),
-                        size: byte_size(b.len),
+                        size: byte_size(b.elem, b.len),
                         usage,
                         mapped_at_creation: false,
                     });
                     if let BufferRole::Input(i) = b.role {
                         self.queue
-                            .write_buffer(&buffer, 0, inputs[i as usize].bytes());
+                            .write_buffer(&buffer, 0, &inputs[i as usize].bytes());
                     }
                     if !b.init.is_empty() {
-                        self.queue
-                            .write_buffer(&buffer, 0, bytemuck::cast_slice(&b.init));
+                        self.queue.write_buffer(
+                            &buffer,
+                            0,
+                            &crate::host::device_bytes(b.elem, &b.init),
+                        );
                     }
                     buffer
                 })?;
@@ -331,9 +335,7 @@ pub(super) fn read_staging(
             .slice(..)
             .get_mapped_range()
             .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(&view[..]);
-        words.truncate(len as usize);
-        words
+        crate::host::host_words(elem, &view[..], len)
     };
     staging.unmap();
     Ok(HostBuffer { elem, data })

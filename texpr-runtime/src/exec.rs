@@ -71,7 +71,7 @@ impl Gpu {
                 let staging = self.made_buffer(&name, || {
                     self.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some(&name),
-                        size: byte_size(b.len),
+                        size: byte_size(b.elem, b.len),
                         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
                     })
@@ -110,7 +110,7 @@ impl Gpu {
                 }
                 for r in copies {
                     let src = &bound.buffers[r.source];
-                    encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.len));
+                    encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.elem, r.len));
                 }
                 self.submit([encoder.finish()])
             });

@@ -55,8 +55,43 @@ impl HostBuffer {
         self.data.clone()
     }
 
-    /// The bytes to upload.
-    pub(crate) fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.data)
+    /// The bytes to upload (see [`device_bytes`]).
+    pub(crate) fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        device_bytes(self.elem, &self.data)
+    }
+}
+
+/// Words of elements of `elem` as the device holds them: one `f16` a word
+/// on the host (its bits in the low half), two a word on the device
+/// (`array<f16>`, the first in the low half); every other type as it is.
+pub(crate) fn device_bytes(elem: ElemTy, words: &[u32]) -> std::borrow::Cow<'_, [u8]> {
+    match elem {
+        ElemTy::F16 => {
+            let halves: Vec<u16> = words.iter().map(|&w| w as u16).collect();
+            let mut bytes: Vec<u8> = bytemuck::cast_slice(&halves).to_vec();
+            bytes.resize(bytes.len().next_multiple_of(4), 0);
+            std::borrow::Cow::Owned(bytes)
+        }
+        _ => std::borrow::Cow::Borrowed(bytemuck::cast_slice(words)),
+    }
+}
+
+/// The first `len` elements of `elem` in device bytes, one a word (the
+/// inverse of [`device_bytes`]).
+pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Vec<u32> {
+    match elem {
+        ElemTy::F16 => {
+            let halves: Vec<u16> = bytemuck::pod_collect_to_vec(bytes);
+            halves
+                .iter()
+                .take(len as usize)
+                .map(|&h| u32::from(h))
+                .collect()
+        }
+        _ => {
+            let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
+            words.truncate(len as usize);
+            words
+        }
     }
 }

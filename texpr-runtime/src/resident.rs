@@ -47,7 +47,7 @@ impl DeviceBuffer {
     }
     /// Bytes the buffer takes on the device.
     pub fn bytes(&self) -> u64 {
-        byte_size(self.len)
+        byte_size(self.elem, self.len)
     }
 }
 
@@ -91,7 +91,7 @@ impl Gpu {
     /// A zeroed device buffer of `len` elements of `elem`.
     pub fn create_buffer(&self, elem: ElemTy, len: u64) -> Result<DeviceBuffer, RuntimeError> {
         self.check_health()?;
-        let bytes = byte_size(len);
+        let bytes = byte_size(elem, len);
         let limit = self
             .wgpu_limits
             .max_buffer_size
@@ -129,7 +129,7 @@ impl Gpu {
         in_bounds(dst, offset, data.len() as u64)?;
         let written = scoped(&self.device, || {
             self.queue
-                .write_buffer(&dst.buffer, offset * 4, data.bytes())
+                .write_buffer(&dst.buffer, offset * 4, &data.bytes())
         });
         let during = || "writing a resident buffer".to_string();
         self.checked(during, written, |message| RuntimeError::Buffer {

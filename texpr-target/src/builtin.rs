@@ -41,6 +41,8 @@ pub fn webgpu() -> Target {
             subgroup_size: None,
             timestamps: false,
             int64: false,
+            // SwiftShader, Chromium's adapter, has no `shader-f16`.
+            shader_f16: false,
             enables: vec![Extension::Subgroups, Extension::F16],
         },
         profile: Profile::default(),
@@ -66,6 +68,7 @@ pub fn llvmpipe() -> Target {
             subgroup_size: Some((8, 8)),
             timestamps: true,
             int64: true,
+            shader_f16: true,
             enables: vec![Extension::F16],
         },
         profile: Profile {
@@ -95,6 +98,7 @@ pub fn nvidia() -> Target {
             subgroup_size: Some((32, 32)),
             timestamps: true,
             int64: true,
+            shader_f16: true,
             enables: vec![Extension::F16],
         },
         profile: Profile {

@@ -123,6 +123,10 @@ pub struct Features {
     /// `f32`s a 64-bit lane). The runtime reports none for a CPU device on
     /// a big-endian host: the split assumes little-endian memory.
     pub int64: bool,
+    /// 16-bit floats in shaders and storage (`f16`,
+    /// `wgpu::Features::SHADER_F16`): what a program with `f16` values needs
+    /// (E0395 without it).
+    pub shader_f16: bool,
     /// The language extensions the consumer of the WGSL wants declared
     /// with `enable NAME;` before the module uses them: Chromium's Tint
     /// requires `enable subgroups;`, which naga 30 (and so wgpu) rejects.

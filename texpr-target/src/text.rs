@@ -230,6 +230,15 @@ pub const KEYS: &[Key] = &[
         },
     },
     Key {
+        name: "shader_f16",
+        doc: "16-bit floats in shaders and storage buffers: true or false",
+        get: |t| t.features.shader_f16.to_string(),
+        set: |t, v| {
+            t.features.shader_f16 = boolean(v)?;
+            Ok(())
+        },
+    },
+    Key {
         name: "enables",
         doc: "extensions the WGSL's consumer wants declared by `enable NAME;` \
               (comma-separated: subgroups, f16), or `none`",

@@ -4,20 +4,15 @@ use texpr_interp::{Data, Value};
 use texpr_runtime::HostBuffer;
 use texpr_syntax::ir::ElemTy;
 
-/// A value as 4-byte words for upload (`f16`s two a word, the first in the
-/// low half, as `array<f16>` lays them out; `Bool` vectors never leave a
-/// program).
+/// A value as 4-byte words for upload, one element a word (an `f16`'s bits
+/// in the low half: the runtime packs them two a word); `Bool` vectors
+/// never leave a program.
 pub fn to_host(v: &Value) -> HostBuffer {
     match &v.data {
         Data::F32(x) => HostBuffer::from_f32(x),
         Data::F16(x) => HostBuffer {
             elem: ElemTy::F16,
-            data: (x.chunks(2))
-                .map(|p| {
-                    u32::from(p[0].to_bits())
-                        | (p.get(1).map_or(0, |h| u32::from(h.to_bits())) << 16)
-                })
-                .collect(),
+            data: x.iter().map(|h| u32::from(h.to_bits())).collect(),
         },
         Data::I32(x) => HostBuffer::from_i32(x),
         Data::U32(x) => HostBuffer::from_u32(x),
@@ -28,15 +23,14 @@ pub fn to_host(v: &Value) -> HostBuffer {
     }
 }
 
-/// Read-back words as a value of their element type (`f16`: every half of
-/// every word, so an odd length reads one element more than it holds).
+/// Read-back words as a value of their element type.
 pub fn to_value(h: &HostBuffer) -> Value {
     match h.elem {
         ElemTy::F32 => Value::f32(h.to_f32()),
         ElemTy::F16 => Value::f16(
-            (h.data.iter())
-                .flat_map(|w| [*w as u16, (*w >> 16) as u16])
-                .map(half::f16::from_bits)
+            h.data
+                .iter()
+                .map(|&w| half::f16::from_bits(w as u16))
                 .collect(),
         ),
         ElemTy::I32 => Value::i32(h.to_i32()),

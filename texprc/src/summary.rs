@@ -1,7 +1,6 @@
 //! A one-line look at an output vector: its type, first values, sum, min and max.
 
 use texpr_interp::Value;
-use texpr_syntax::ir::ElemTy;
 
 /// How many leading values the summary shows.
 const SHOWN: usize = 6;
@@ -9,7 +8,7 @@ const SHOWN: usize = 6;
 /// `name: f32[1024] = [0.5, -1, ...]  sum 3.25  min -1  max 0.99`
 pub fn line(name: &str, v: &Value) -> String {
     let xs = v.to_f64();
-    let is_int = v.elem() != ElemTy::F32;
+    let is_int = !v.elem().is_float();
     let show = |x: f64| number(x, is_int);
     let mut first: Vec<String> = xs.iter().take(SHOWN).map(|&x| show(x)).collect();
     if xs.len() > SHOWN {
@@ -60,7 +59,7 @@ pub fn checked(c: &texpr_interp::accuracy::Checked) -> String {
     }
     if c.unbounded > 0 {
         out += &format!(
-            "; {} without an error bound (ill-conditioned), not compared",
+            "; {} without an error bound (ill-conditioned, or f16), not compared",
             c.unbounded
         );
     }
@@ -126,7 +125,7 @@ mod tests {
         };
         assert_eq!(
             checked(&some),
-            "incomplete (1 of 4 elements compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned), not compared"
+            "incomplete (1 of 4 elements compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned, or f16), not compared"
         );
         let none = Checked {
             unspecified: 3,

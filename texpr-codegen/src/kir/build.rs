@@ -206,6 +206,21 @@ impl Builder {
         {
             return self.nonfinite(x);
         }
+        // An `f16` infinity, NaN or `-0.0`: the `f32` one converted at run
+        // time (no WGSL literal spells it, and a constant conversion of an
+        // infinity is an error).
+        if let Lit::F16(x) = l
+            && (!x.is_finite() || x.to_bits() == 0x8000)
+        {
+            let wide = match x.is_finite() {
+                true => {
+                    let zero = self.f32(0.0);
+                    self.unary(UnOp::Neg, zero)
+                }
+                false => self.nonfinite(x.to_f32()),
+            };
+            return self.convert(Ty::F16, wide);
+        }
         self.free_value(Op::Const(l), Ty::scalar(l.scalar()), "c")
     }
 

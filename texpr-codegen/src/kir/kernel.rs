@@ -184,10 +184,20 @@ impl Kernel {
             Op::Builtin(b) => b.subgroups(),
             _ => false,
         });
-        subgroups
-            .then_some(texpr_target::Extension::Subgroups)
-            .into_iter()
-            .collect()
+        let f16 = |t: Ty| t.scalar == super::Scalar::F16;
+        let halves = self.values.iter().any(|v| f16(v.ty))
+            || self.vars.iter().any(|v| f16(v.ty))
+            || self.bindings.iter().any(|b| f16(b.view.ty))
+            || self.shared.iter().any(|s| f16(s.ty))
+            || self.privates.iter().any(|p| f16(p.ty));
+        let mut out = std::collections::BTreeSet::new();
+        if subgroups {
+            out.insert(texpr_target::Extension::Subgroups);
+        }
+        if halves {
+            out.insert(texpr_target::Extension::F16);
+        }
+        out
     }
 
     /// The builtins the kernel reads.

@@ -98,6 +98,7 @@ struct Build<'k> {
 fn scalar(s: Scalar) -> naga::Scalar {
     match s {
         Scalar::F32 => naga::Scalar::F32,
+        Scalar::F16 => naga::Scalar::F16,
         Scalar::I32 => naga::Scalar::I32,
         Scalar::U32 => naga::Scalar::U32,
         Scalar::Bool => naga::Scalar::BOOL,

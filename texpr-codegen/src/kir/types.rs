@@ -13,6 +13,7 @@ pub struct VarId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scalar {
     F32,
+    F16,
     I32,
     U32,
     Bool,
@@ -23,6 +24,7 @@ impl Scalar {
     pub fn name(self) -> &'static str {
         match self {
             Scalar::F32 => "f32",
+            Scalar::F16 => "f16",
             Scalar::I32 => "i32",
             Scalar::U32 => "u32",
             Scalar::Bool => "bool",
@@ -41,6 +43,7 @@ pub struct Ty {
 
 impl Ty {
     pub const F32: Ty = Ty::scalar(Scalar::F32);
+    pub const F16: Ty = Ty::scalar(Scalar::F16);
     pub const I32: Ty = Ty::scalar(Scalar::I32);
     pub const U32: Ty = Ty::scalar(Scalar::U32);
     pub const BOOL: Ty = Ty::scalar(Scalar::Bool);
@@ -72,6 +75,7 @@ impl std::fmt::Display for Ty {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Lit {
     F32(f32),
+    F16(half::f16),
     I32(i32),
     U32(u32),
     Bool(bool),
@@ -81,6 +85,7 @@ impl Lit {
     pub fn scalar(self) -> Scalar {
         match self {
             Lit::F32(_) => Scalar::F32,
+            Lit::F16(_) => Scalar::F16,
             Lit::I32(_) => Scalar::I32,
             Lit::U32(_) => Scalar::U32,
             Lit::Bool(_) => Scalar::Bool,
@@ -94,6 +99,7 @@ impl Lit {
             Lit::I32(x) => (1, x as u32),
             Lit::U32(x) => (2, x),
             Lit::Bool(x) => (3, x as u32),
+            Lit::F16(x) => (4, u32::from(x.to_bits())),
         }
     }
 }

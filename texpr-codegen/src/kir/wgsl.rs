@@ -373,6 +373,15 @@ pub fn lit(l: Lit) -> String {
                 format!("{s}f")
             }
         }
+        // The builder makes run-time values of the others.
+        Lit::F16(x) => {
+            let s = format!("{:?}", x.to_f32().abs());
+            if x.is_sign_negative() {
+                format!("(-{s}h)")
+            } else {
+                format!("{s}h")
+            }
+        }
         Lit::I32(i32::MIN) => "bitcast<i32>(0x80000000u)".to_string(),
         Lit::I32(x) if x < 0 => format!("(-{}i)", -(x as i64)),
         Lit::I32(x) => format!("{x}i"),

@@ -174,11 +174,11 @@ pub struct Lower<'p> {
     pub regs_at: BTreeMap<VarId, (kir::build::Mark, Option<kir::Mem>)>,
 }
 
-/// The kir type of an element type (`f16` never reaches code generation:
-/// E0395).
+/// The kir type of an element type.
 pub fn ty(e: ElemTy) -> Ty {
     match e {
-        ElemTy::F32 | ElemTy::F16 => Ty::F32,
+        ElemTy::F32 => Ty::F32,
+        ElemTy::F16 => Ty::F16,
         ElemTy::I32 => Ty::I32,
         ElemTy::U32 => Ty::U32,
         ElemTy::Bool => Ty::BOOL,

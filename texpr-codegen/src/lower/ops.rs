@@ -14,7 +14,7 @@ use texpr_syntax::ir::{Func, Scalar, UnaryOp};
 pub fn lit(s: Scalar) -> Lit {
     match s {
         Scalar::F32(x) => Lit::F32(x),
-        Scalar::F16(x) => Lit::F32(x.to_f32()),
+        Scalar::F16(x) => Lit::F16(x),
         Scalar::I32(x) => Lit::I32(x),
         Scalar::U32(x) => Lit::U32(x),
     }
@@ -27,6 +27,8 @@ pub fn identity(op: ReduceOp, elem: ElemTy) -> Option<Lit> {
     Some(match (op, elem) {
         (ReduceOp::Add, ElemTy::F32) => Lit::F32(0.0),
         (ReduceOp::Mul, ElemTy::F32) => Lit::F32(1.0),
+        (ReduceOp::Add, ElemTy::F16) => Lit::F16(half::f16::ZERO),
+        (ReduceOp::Mul, ElemTy::F16) => Lit::F16(half::f16::ONE),
         (ReduceOp::Add, ElemTy::U32) => Lit::U32(0),
         (ReduceOp::Mul, ElemTy::U32) => Lit::U32(1),
         (ReduceOp::Add, _) => Lit::I32(0),
@@ -39,6 +41,8 @@ pub fn identity(op: ReduceOp, elem: ElemTy) -> Option<Lit> {
 pub fn empty_fold(op: ReduceOp, elem: ElemTy) -> Lit {
     match (op, elem) {
         (ReduceOp::Max | ReduceOp::Lse, ElemTy::F32) => Lit::F32(f32::NEG_INFINITY),
+        (ReduceOp::Max, ElemTy::F16) => Lit::F16(half::f16::NEG_INFINITY),
+        (ReduceOp::Min, ElemTy::F16) => Lit::F16(half::f16::INFINITY),
         (ReduceOp::Max, ElemTy::I32) => Lit::I32(i32::MIN),
         (ReduceOp::Max, _) => Lit::U32(0),
         (ReduceOp::Min, ElemTy::F32) => Lit::F32(f32::INFINITY),
@@ -158,6 +162,11 @@ impl Lower<'_> {
         };
         match (from, to) {
             (a, b) if a == b => x,
+            // Through `f32`, exactly, then as an `f32` is.
+            (ElemTy::F16, ElemTy::I32 | ElemTy::U32) => {
+                let wide = self.b.convert(Ty::F32, x);
+                self.cast(ElemTy::F32, to, wide)
+            }
             (ElemTy::F32, ElemTy::I32) => clamped(self, -2147483648.0, 2147483520.0, Ty::I32),
             (ElemTy::F32, ElemTy::U32) => clamped(self, 0.0, 4294967040.0, Ty::U32),
             (ElemTy::I32, ElemTy::U32) | (ElemTy::U32, ElemTy::I32) => {

@@ -58,10 +58,12 @@ fn is_comparison(op: BinOp) -> bool {
     )
 }
 
-/// An `f16` result: no error bound yet (the `f16` error model comes with
-/// its code generation), so it is not specified and never compared.
+/// An `f16` result of an operation that rounds: no error bound yet (no
+/// `f16` error model), so it is never compared (counted as without a
+/// bound). Moves and picks of `f16`s (negation, `abs`, `max`, `min`,
+/// `select`, reads, widening to `f32`) keep their operands' bounds.
 fn half(r: Sc) -> Option<Bound> {
-    (r.elem() == ElemTy::F16).then(|| leaf(f64::INFINITY, false))
+    (r.elem() == ElemTy::F16).then(|| leaf(f64::INFINITY, true))
 }
 
 /// `a && b`, `a || b` of conditions (a bound of 1: may flip, 0: cannot).
@@ -95,7 +97,9 @@ impl Shadow for Bound {
     }
 
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
-        if let Some(b) = half(r) {
+        if !matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Not)
+            && let Some(b) = half(r)
+        {
             return b;
         }
         match op {
@@ -113,6 +117,16 @@ impl Shadow for Bound {
     fn binary(op: BinOp, a: El<Bound>, b: El<Bound>, r: Sc) -> Bound {
         if let Some(b) = half(r) {
             return b;
+        }
+        if a.0.elem() == ElemTy::F16 && is_comparison(op) {
+            // Compared as exact values (the operands' bounds decide a flip).
+            let may_flip = (num(a.0) - num(b.0)).abs() <= 2.0 * (a.1.err + b.1.err);
+            let err = if may_flip && a.1.err + b.1.err > 0.0 {
+                1.0
+            } else {
+                0.0
+            };
+            return leaf(err, inputs_ok(&[a, b], r));
         }
         let float = a.0.elem() == ElemTy::F32;
         match op {
@@ -137,7 +151,9 @@ impl Shadow for Bound {
     }
 
     fn call(f: Func, args: &[El<Bound>], r: Sc) -> Bound {
-        if let Some(b) = half(r) {
+        if matches!(f, Func::Pow | Func::Fma)
+            && let Some(b) = half(r)
+        {
             return b;
         }
         match (f, args) {
@@ -153,8 +169,11 @@ impl Shadow for Bound {
     }
 
     fn cast(a: El<Bound>, r: Sc) -> Bound {
-        if let Some(b) = half(r) {
-            return b;
+        match (a.0, r) {
+            // Exact: every f16 is an f32.
+            (Sc::H(_), Sc::F(_) | Sc::H(_)) => return a.1,
+            (Sc::H(_), _) | (_, Sc::H(_)) => return leaf(f64::INFINITY, a.1.specified),
+            _ => {}
         }
         let err = match (a.0, r) {
             (Sc::F(x), Sc::I(_) | Sc::U(_)) => truncation_step(x, a.1.err, r.elem()),
@@ -164,7 +183,9 @@ impl Shadow for Bound {
     }
 
     fn fold(op: ReduceOp, n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
-        if let Some(b) = half(r) {
+        if matches!(op, ReduceOp::Add | ReduceOp::Mul)
+            && let Some(b) = half(r)
+        {
             return b;
         }
         let float = r.elem() == ElemTy::F32;

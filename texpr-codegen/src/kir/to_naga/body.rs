@@ -286,6 +286,7 @@ impl<'k> Build<'k> {
 pub(super) fn literal(l: Lit) -> naga::Literal {
     match l {
         Lit::F32(x) => naga::Literal::F32(x),
+        Lit::F16(x) => naga::Literal::F16(x),
         Lit::I32(x) => naga::Literal::I32(x),
         Lit::U32(x) => naga::Literal::U32(x),
         Lit::Bool(x) => naga::Literal::Bool(x),

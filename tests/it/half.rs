@@ -1,0 +1,81 @@
+//! `f16` on the GPU (lavapipe has `shader-f16`): code generation writes
+//! `enable f16;` and `array<f16>` bindings, the runtime packs two a word.
+//! What rounds once and in one order (an elementwise product, a cast from
+//! `f32`, moves and picks) equals the interpreter bit for bit under every
+//! schedule; what the running analysis bounds (a fold of `f16` products
+//! widened to `f32`, a `max` of `f16`s) is compared within its bound. A
+//! device without `shader-f16` refuses the program (E0395).
+
+use texpr::{Options, ScheduleChoice, compile};
+use texpr_tests::gpu::{check_program_with, gpu, run_program_with};
+
+const SRC: &str = "param N = 999\n\
+    input x: f16[N]\n\
+    input y: f16[N]\n\
+    input w: f32[N]\n\
+    output prod = compute N |i| x[i] * y[i]\n\
+    output narrowed = compute N |i| f16(w[i] * 300.0)\n\
+    output picked = compute N |i| select(x[i] < y[i], -x[i], abs(y[i]))\n\
+    output dot = reduce N |i| f32(x[i]) * f32(y[i])\n\
+    output top = reduce max N |i| x[i]\n";
+
+#[test]
+fn f16_programs_match_the_interpreter_on_the_gpu() {
+    let Some(gpu) = gpu() else { return };
+    assert!(gpu.target().features.shader_f16, "lavapipe has shader-f16");
+    let p = texpr_syntax::frontend(SRC, &[]).unwrap();
+    for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
+        let m = compile(
+            &p,
+            &Options {
+                target: gpu.target().clone(),
+                schedule: choice.clone(),
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .module;
+        assert!(m.wgsl.contains("enable f16;\n"), "{}", m.wgsl);
+        assert!(m.wgsl.contains("array<f16>"), "{}", m.wgsl);
+        for seed in [1, 2] {
+            let checks = check_program_with(gpu, &p, seed, &choice)
+                .unwrap_or_else(|e| panic!("{choice:?} seed {seed}: {e}"));
+            let compared: Vec<(&str, usize)> = checks
+                .outputs
+                .iter()
+                .map(|(n, c)| (n.as_str(), c.compared))
+                .collect();
+            assert_eq!(compared.iter().find(|c| c.0 == "dot").unwrap().1, 1);
+            assert_eq!(compared.iter().find(|c| c.0 == "top").unwrap().1, 1);
+            assert_eq!(compared.iter().find(|c| c.0 == "picked").unwrap().1, 999);
+            let inputs = texpr_interp::random_inputs(&p, seed);
+            let (got, _) = run_program_with(gpu, &p, &inputs, &choice).unwrap();
+            let want = texpr_interp::eval(&p, &inputs).unwrap();
+            for k in [0, 1, 2] {
+                assert_eq!(got[k].elem(), texpr_syntax::ir::ElemTy::F16);
+                assert_eq!(
+                    got[k].bits(),
+                    want[k].bits(),
+                    "{} under {choice:?}",
+                    p.outputs[k].name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_device_without_shader_f16_refuses_f16() {
+    let p = texpr_syntax::frontend(SRC, &[]).unwrap();
+    let webgpu = texpr::Target::builtin("webgpu").unwrap();
+    assert!(!webgpu.features.shader_f16);
+    let errs = compile(
+        &p,
+        &Options {
+            target: webgpu,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(errs[0].code, "E0395", "{errs:#?}");
+}
