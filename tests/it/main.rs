@@ -2,6 +2,7 @@
 mod baselines;
 mod block;
 mod block_stages;
+mod browser;
 mod budgets;
 mod busy_device;
 mod check;
