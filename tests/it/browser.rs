@@ -9,7 +9,7 @@ use std::time::Duration;
 use texpr::{Options, Schedule, ScheduleChoice, Strategy, Target, compile};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
-use texpr_tests::browser::{self, Report, Shader, Verdict};
+use texpr_tests::browser::{self, Report, Shader, Verdict, webgpu_with_subgroups};
 use texpr_tests::r#gen as generator;
 use texpr_tests::sched::{candidates, kind};
 
@@ -26,16 +26,6 @@ fn generated_count() -> u64 {
 /// a hung page fails the test instead of hanging it.
 fn timeout(modules: usize) -> Duration {
     Duration::from_secs(60) + Duration::from_millis(200) * modules as u32
-}
-
-/// `webgpu` on an adapter with subgroups, as WebGPU states them: at least 4
-/// lanes (Chromium's SwiftShader adapter has 4), at most 128.
-fn webgpu_with_subgroups() -> Target {
-    let text = Target::builtin("webgpu").expect("a built-in").to_string();
-    let text = text.replace("subgroup_size = none", "subgroup_size = 4..128");
-    let mut t: Target = text.parse().expect("a target");
-    t.name = "webgpu+subgroups".into();
-    t
 }
 
 /// Where a shader came from: what a failure prints to reproduce it.

@@ -11,8 +11,10 @@
 mod chromium;
 mod server;
 mod session;
+mod targets;
 mod verdict;
 
 pub use chromium::{FLAGS, PATH_VAR, chromium};
 pub use session::check;
+pub use targets::webgpu_with_subgroups;
 pub use verdict::{Adapter, Message, Report, Shader, Verdict};
