@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use texpr::{Options, Schedule, ScheduleChoice, Strategy, Target, compile};
+use texpr_codegen::plan_json::plan_json;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_tests::browser::{self, Report, Shader, Verdict, webgpu_with_subgroups};
@@ -55,6 +56,7 @@ fn shader(
         name,
         entry_points,
         extensions: m.uses.iter().map(|e| e.name().to_string()).collect(),
+        requires: plan_json(&m, target)["requires"].clone(),
         wgsl: m.wgsl,
     })
 }
@@ -198,8 +200,8 @@ fn explain(shader: &Shader, origin: &Origin, verdict: &Verdict) -> String {
 }
 
 /// Modules the browser must refuse, each with the stage that refuses it
-/// (Tint's module checks, or pipeline creation against the device's
-/// limits): sent in the same page load, so a page that accepted everything
+/// (the page's check of a plan's requirements, Tint's module checks, or
+/// pipeline creation against the device's limits): sent in the same page load, so a page that accepted everything
 /// fails the test.
 fn controls() -> Vec<(Shader, &'static str)> {
     let control = |name: &str, wgsl: &str| Shader {
@@ -207,6 +209,7 @@ fn controls() -> Vec<(Shader, &'static str)> {
         wgsl: wgsl.to_string(),
         entry_points: vec!["main".into()],
         extensions: Vec::new(),
+        requires: serde_json::Value::Null,
     };
     vec![
         (
@@ -225,6 +228,19 @@ fn controls() -> Vec<(Shader, &'static str)> {
             "createShaderModule",
         ),
         (
+            Shader {
+                requires: serde_json::json!({
+                    "limits": {"max_compute_workgroup_storage_size": 1u64 << 30},
+                    "subgroup_min_size": 256,
+                }),
+                ..control(
+                    "a plan that asks for more than the device has",
+                    "@compute @workgroup_size(1)\nfn main() {}\n",
+                )
+            },
+            "plan requires",
+        ),
+        (
             control(
                 "512 invocations (WebGPU's default limit is 256)",
                 "@compute @workgroup_size(512)\nfn main() {}\n",
@@ -237,7 +253,8 @@ fn controls() -> Vec<(Shader, &'static str)> {
 /// Every example (both `webgpu` targets, heuristic and default schedules)
 /// and 500 generated programs compiled for `webgpu` pass Chromium's
 /// `createShaderModule`, `getCompilationInfo` and compute pipeline creation
-/// for every entry point, on a device with WebGPU's default limits.
+/// for every entry point, on a device with WebGPU's default limits, which
+/// meet what each module's plan says it requires.
 #[test]
 fn chromium_accepts_every_example_and_generated_program() {
     let Some(chromium) = browser::chromium() else {
@@ -245,11 +262,12 @@ fn chromium_accepts_every_example_and_generated_program() {
     };
     let n = generated_count();
     let (all, origins) = shaders(n);
-    // One module per distinct WGSL text (the first program that gave it names it).
+    // One module per distinct WGSL text and requirements (the first program
+    // that gave it names it).
     let mut seen = std::collections::HashMap::new();
     let (mut unique, mut which) = (Vec::new(), Vec::new());
     for (k, s) in all.iter().enumerate() {
-        if seen.insert(s.wgsl.clone(), k).is_none() {
+        if seen.insert((&s.wgsl, s.requires.to_string()), k).is_none() {
             unique.push(s.clone());
             which.push(k);
         }

@@ -14,6 +14,9 @@ pub struct Shader {
     /// The WGSL extensions it uses (`subgroups`, `f16`), which the device
     /// must have been given as features.
     pub extensions: Vec<String>,
+    /// Its plan's `requires` (plan-json, docs/plan-json.md), which the page
+    /// checks against the device as a host would, or `Null`.
+    pub requires: Value,
 }
 
 impl Shader {
@@ -23,6 +26,7 @@ impl Shader {
             "wgsl": self.wgsl,
             "entry_points": self.entry_points,
             "extensions": self.extensions,
+            "requires": self.requires,
         })
     }
 }
@@ -30,8 +34,9 @@ impl Shader {
 /// One message of Tint's (or Dawn's) about a shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Message {
-    /// Where it came from: `createShaderModule`, `createComputePipeline(ENTRY)`,
-    /// or `device` (the device was lost).
+    /// Where it came from: `plan requires` (the device does not meet the
+    /// plan's requirements), `createShaderModule`,
+    /// `createComputePipeline(ENTRY)`, or `device` (the device was lost).
     pub stage: String,
     /// 1-based line and column in the WGSL, where the browser gives them.
     pub line: Option<u64>,
