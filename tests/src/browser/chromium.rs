@@ -24,11 +24,14 @@ const NAMES: [&str; 4] = [
 /// `--enable-unsafe-webgpu` gives WebGPU an adapter where the browser has no
 /// GPU of its own (SwiftShader's, in software); without it
 /// `requestAdapter()` gives `null`. `--no-sandbox` lets it run as root (CI
-/// does) and in containers without user namespaces.
-pub const FLAGS: [&str; 8] = [
+/// does) and in containers without user namespaces;
+/// `--disable-dev-shm-usage` keeps shared memory in the temporary directory
+/// where a container's `/dev/shm` is small.
+pub const FLAGS: [&str; 9] = [
     "--headless=new",
     "--enable-unsafe-webgpu",
     "--no-sandbox",
+    "--disable-dev-shm-usage",
     "--no-first-run",
     "--no-default-browser-check",
     "--disable-extensions",
