@@ -17,6 +17,9 @@ pub struct Shader {
     /// Its plan's `requires` (plan-json, docs/plan-json.md), which the page
     /// checks against the device as a host would, or `Null`.
     pub requires: Value,
+    /// What the page needs to run it once accepted ([`super::run_plan`]),
+    /// or `Null`: compile only.
+    pub run: Value,
 }
 
 impl Shader {
@@ -27,6 +30,7 @@ impl Shader {
             "entry_points": self.entry_points,
             "extensions": self.extensions,
             "requires": self.requires,
+            "run": self.run,
         })
     }
 }
@@ -36,7 +40,8 @@ impl Shader {
 pub struct Message {
     /// Where it came from: `plan requires` (the device does not meet the
     /// plan's requirements), `createShaderModule`,
-    /// `createComputePipeline(ENTRY)`, or `device` (the device was lost).
+    /// `createComputePipeline(ENTRY)`, `run`, or `device` (the device was
+    /// lost).
     pub stage: String,
     /// 1-based line and column in the WGSL, where the browser gives them.
     pub line: Option<u64>,
@@ -66,11 +71,13 @@ pub struct Adapter {
     pub features: Vec<String>,
 }
 
-/// The page's answer: its adapter and one verdict per shader, in order.
+/// The page's answer: its adapter and one verdict per shader, in order,
+/// with the words of each output buffer of each shader it ran.
 #[derive(Clone, Debug)]
 pub struct Report {
     pub adapter: Adapter,
     pub verdicts: Vec<Verdict>,
+    pub outputs: Vec<Option<Vec<Vec<u32>>>>,
 }
 
 impl Report {
@@ -103,7 +110,13 @@ impl Report {
             .filter(|r| r.len() == n)
             .ok_or_else(|| format!("the page did not answer for all {n} shaders: {body:.500}"))?;
         let verdicts = results.iter().map(verdict).collect::<Result<_, _>>()?;
-        Ok(Report { adapter, verdicts })
+        let words = |o: &Value| serde_json::from_value::<Vec<Vec<u32>>>(o.clone()).ok();
+        let outputs = results.iter().map(|r| words(&r["outputs"])).collect();
+        Ok(Report {
+            adapter,
+            verdicts,
+            outputs,
+        })
     }
 }
 

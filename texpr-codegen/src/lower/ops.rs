@@ -105,8 +105,8 @@ impl Lower<'_> {
     /// `tanh(x)` of `x` clamped to `±TANH_SATURATES` first, which changes
     /// no `f32` result (past it `tanh` rounds to `±1`) and keeps every WGSL
     /// implementation finite: SwiftShader's (Chromium's software adapter)
-    /// computes `tanh` from exponentials that overflow to `inf / inf`, a
-    /// NaN, for arguments past about 44. `x` may be a vector.
+    /// gives NaN for large arguments (seen at 257: by its look a quotient
+    /// of exponentials that overflow, `inf / inf`). `x` may be a vector.
     fn tanh(&mut self, x: V) -> V {
         let ty = self.b.ty(x);
         let mut bound = |v: f32| {
