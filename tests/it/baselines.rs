@@ -212,6 +212,11 @@ fn raw_programs_take_their_layout_from_the_wgsl() {
     assert_eq!(inputs.len(), 1);
     let k = &module.kernels[0];
     assert_eq!(k.workgroup_size, [4, 1, 1]);
+    assert_eq!(k.workgroup_storage_bytes, 0);
+    // The tree sum's `var<workgroup> sums: array<f32, 256>`.
+    let tree = baselines::sum_tree(1024, HostBuffer::from_f32(&[1.0; 1024])).unwrap();
+    let (tree, _) = gpu.raw_plan(&tree).unwrap();
+    assert_eq!(tree.kernels[0].workgroup_storage_bytes, 1024);
     let access: Vec<_> = k.bindings.iter().map(|b| (b.binding, b.access)).collect();
     assert_eq!(
         access,

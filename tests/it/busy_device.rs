@@ -56,6 +56,7 @@ fn spin(iterations: u32, invocations: u32) -> Module {
                 access: Access::ReadWrite,
                 step: None,
             }],
+            workgroup_storage_bytes: 0,
             span: Span::default(),
         }],
         loops: Vec::new(),

@@ -1,7 +1,7 @@
 //! Kernel-IR filetests: each `tests/data/kir/*.te` pins one thing the back
 //! end does on the IR (value reuse, values written into their one use,
 //! unrolling, vector and wide loads, loads shared by a subgroup's lanes,
-//! prefetches), with a header as the optimizer's filetests have
+//! prefetches, `tanh`'s clamped argument), with a header as the optimizer's filetests have
 //! (`// target: NAME`, `// schedule: LINE`). The golden `*.kir` beside it
 //! holds the kernels as IR text (`texprc compile --emit kir`), then the
 //! module's WGSL; bless with `UPDATE_EXPECT=1`. Every file's kernels also

@@ -2,6 +2,8 @@
 mod baselines;
 mod block;
 mod block_stages;
+mod browser;
+mod browser_batch;
 mod budgets;
 mod busy_device;
 mod check;

@@ -1,9 +1,11 @@
 //! `texpr-plan` (the kernel plan as JSON, docs/plan-json.md) says all a host
 //! needs to run a module itself, and says it as the plan has it.
 
-use texpr::{Options, Target, compile};
+use texpr::{Options, ScheduleChoice, Target, compile, compile_source};
 use texpr_codegen::plan::BufferRole;
 use texpr_codegen::plan_json::{VERSION, plan_json};
+use texpr_tests::browser::webgpu_with_subgroups;
+use texpr_tests::golden::repo_root;
 
 /// A loop (states in two buffers, bindings that move with the step), a
 /// constant buffer (a literal over 16 elements) and an input and output.
@@ -89,4 +91,84 @@ fn the_json_plan_is_the_module_plan() {
         serde_json::to_string_pretty(&plan_json(&again, &target)).unwrap(),
         text
     );
+}
+
+/// Bytes of `var<workgroup>` arrays declared in `wgsl` (every one is an
+/// `array<T, N>` of 4-byte elements).
+fn workgroup_bytes_declared(wgsl: &str) -> u64 {
+    wgsl.lines()
+        .filter(|l| l.trim_start().starts_with("var<workgroup>"))
+        .map(|l| {
+            let n = l.rsplit(',').next().unwrap_or_default();
+            let n = n.trim_matches(|c: char| !c.is_ascii_digit());
+            4 * n
+                .parse::<u64>()
+                .unwrap_or_else(|_| panic!("an array length in {l}"))
+        })
+        .sum()
+}
+
+/// A kernel's workgroup memory is in the plan (the kernel's own, and the
+/// most any kernel needs under `requires.limits`), as its WGSL declares it.
+#[test]
+fn the_json_plan_states_workgroup_memory() {
+    let src = std::fs::read_to_string(repo_root().join("examples/matmul.te")).unwrap();
+    let target = Target::builtin("webgpu").expect("a built-in target");
+    let schedule = "c: tile group=16x16 reg=4x4 shared=8"
+        .parse()
+        .expect("a schedule");
+    let opts = Options {
+        target: target.clone(),
+        schedule: ScheduleChoice::Given(schedule),
+        ..Options::default()
+    };
+    let m = compile_source(&src, &opts)
+        .unwrap_or_else(|d| panic!("{d:#?}"))
+        .module;
+    assert_eq!(m.kernels.len(), 1, "{}", m.wgsl);
+    let j = plan_json(&m, &target);
+    let bytes = j["kernels"][0]["workgroup_storage_bytes"].as_u64().unwrap();
+    assert!(bytes > 0, "{}", m.wgsl);
+    assert_eq!(bytes, workgroup_bytes_declared(&m.wgsl), "{}", m.wgsl);
+    let limits = &j["requires"]["limits"];
+    assert_eq!(
+        limits["max_compute_workgroup_storage_size"].as_u64(),
+        Some(bytes)
+    );
+    assert!(bytes <= u64::from(target.limits.max_workgroup_storage_bytes));
+}
+
+/// Where the kernels use subgroups, the plan asks for the extension and
+/// states the least subgroup size they assume (the target's smallest:
+/// Chromium's adapters have 4 lanes); elsewhere neither.
+#[test]
+fn the_json_plan_states_the_subgroup_size_it_assumes() {
+    let mut with_subgroups = 0;
+    for name in ["sum", "dot", "softmax", "layernorm", "max", "matvec"] {
+        let path = repo_root().join(format!("examples/{name}.te"));
+        let src = std::fs::read_to_string(path).unwrap();
+        for target in [Target::builtin("webgpu").unwrap(), webgpu_with_subgroups()] {
+            let opts = Options {
+                target: target.clone(),
+                ..Options::default()
+            };
+            let m = compile_source(&src, &opts)
+                .unwrap_or_else(|d| panic!("{name}: {d:#?}"))
+                .module;
+            let j = plan_json(&m, &target);
+            let uses = m.wgsl.contains("subgroup");
+            let extensions = j["requires"]["extensions"].as_array().unwrap();
+            assert_eq!(
+                extensions.contains(&serde_json::json!("subgroups")),
+                uses,
+                "{name} for {}",
+                target.name
+            );
+            let min = j["requires"]["subgroup_min_size"].as_u64();
+            assert_eq!(min, uses.then_some(4), "{name} for {}", target.name);
+            with_subgroups += usize::from(uses);
+        }
+    }
+    // Some of them use subgroups (the check above is not vacuous).
+    assert!(with_subgroups > 0);
 }

@@ -35,6 +35,7 @@ fn kernel(entry: &str, wg: [u32; 3], dispatch: [u32; 3], binds: &[(u32, Access)]
         workgroup_size: wg,
         dispatch,
         bindings,
+        workgroup_storage_bytes: 0,
         span: Span::default(),
     }
 }

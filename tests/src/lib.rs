@@ -1,5 +1,7 @@
-//! Shared helpers for the integration tests: golden files, the test GPU and program generators.
+//! Shared helpers for the integration tests: golden files, the test GPU,
+//! headless Chromium and program generators.
 
+pub mod browser;
 pub mod r#gen;
 pub mod golden;
 pub mod gpu;

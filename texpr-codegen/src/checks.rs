@@ -24,7 +24,7 @@ use texpr_target::DeviceLimits;
 /// E0310 (workgroup memory), E0311/E0312 (workgroup size) for `k`.
 fn check_workgroup(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = Vec::new();
-    let bytes: u64 = k.shared.iter().map(|s| s.len * 4).sum();
+    let bytes = k.kernel.workgroup_storage_bytes;
     if bytes > limits.max_workgroup_storage_bytes as u64 {
         let d = Diagnostic::error(
             "E0310",

@@ -143,6 +143,9 @@ pub struct Kernel {
     /// Workgroups to dispatch in x / y / z.
     pub dispatch: [u32; 3],
     pub bindings: Vec<Binding>,
+    /// Bytes of workgroup memory the kernel declares (its `var<workgroup>`
+    /// arrays): what the device's `maxComputeWorkgroupStorageSize` must allow.
+    pub workgroup_storage_bytes: u64,
     /// The source the kernel computes (an output's or a global's span).
     pub span: Span,
 }

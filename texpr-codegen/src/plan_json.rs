@@ -59,6 +59,7 @@ pub fn plan_json(module: &Module, target: &Target) -> Value {
                 "entry_point": k.entry_point,
                 "workgroup_size": k.workgroup_size,
                 "dispatch": k.dispatch,
+                "workgroup_storage_bytes": k.workgroup_storage_bytes,
                 "bindings": bindings,
             })
         })
@@ -77,7 +78,7 @@ pub fn plan_json(module: &Module, target: &Target) -> Value {
         "format": "texpr-plan",
         "version": VERSION,
         "target": target.name,
-        "requires": requires(module),
+        "requires": requires(module, target),
         "wgsl": module.wgsl,
         "buffers": buffers,
         "kernels": kernels,
@@ -85,9 +86,11 @@ pub fn plan_json(module: &Module, target: &Target) -> Value {
     })
 }
 
-/// What the device must offer: the extensions the module enables, and
-/// the least of each limit the kernels and buffers need.
-fn requires(module: &Module) -> Value {
+/// What the device must offer: the extensions the module uses, the least
+/// subgroup size its kernels assume (`target`'s smallest, where they use
+/// subgroups; else `null`), and the least of each limit the kernels and
+/// buffers need.
+fn requires(module: &Module, target: &Target) -> Value {
     let sizes = module.kernels.iter().map(|k| k.workgroup_size);
     let max_size = sizes.fold([0u32; 3], |m, s| {
         [m[0].max(s[0]), m[1].max(s[1]), m[2].max(s[2])]
@@ -105,10 +108,18 @@ fn requires(module: &Module) -> Value {
         .max()
         .unwrap_or(0);
     let largest = module.buffers.iter().map(|b| b.len * 4).max().unwrap_or(0);
+    let workgroup_storage = (module.kernels.iter())
+        .map(|k| k.workgroup_storage_bytes)
+        .max()
+        .unwrap_or(0);
+    let subgroup_min_size = (target.features.subgroup_size)
+        .filter(|_| module.uses.contains(&texpr_target::Extension::Subgroups))
+        .map(|(min, _)| min);
     let names = |es: &[texpr_target::Extension]| es.iter().map(|e| e.name()).collect::<Vec<_>>();
     json!({
         "extensions": names(&module.uses),
         "enables": names(&module.enables),
+        "subgroup_min_size": subgroup_min_size,
         "limits": {
             "max_compute_workgroup_size": max_size,
             "max_compute_invocations_per_workgroup": invocations,
@@ -116,6 +127,7 @@ fn requires(module: &Module) -> Value {
             "max_storage_buffers_per_shader_stage": buffers_per_stage,
             "max_storage_buffer_binding_size": largest,
             "max_buffer_size": largest,
+            "max_compute_workgroup_storage_size": workgroup_storage,
         },
     })
 }

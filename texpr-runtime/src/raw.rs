@@ -159,7 +159,12 @@ fn raw_kernel(
     };
     let uses = info.get_entry_point(at);
     let mut bindings = Vec::new();
+    let mut workgroup_storage_bytes = 0;
     for (handle, var) in module.global_variables.iter() {
+        if var.space == naga::AddressSpace::WorkGroup && !uses[handle].is_empty() {
+            let size = module.types[var.ty].inner.size(module.to_ctx());
+            workgroup_storage_bytes += u64::from(size);
+        }
         let Some(rb) = &var.binding else { continue };
         if uses[handle].is_empty() {
             continue;
@@ -208,6 +213,7 @@ fn raw_kernel(
         workgroup_size: ep.workgroup_size,
         dispatch: k.dispatch,
         bindings,
+        workgroup_storage_bytes,
         span: Span::default(),
     })
 }

@@ -134,6 +134,7 @@ pub fn kernel(
         workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
         dispatch,
         bindings: Vec::new(),
+        workgroup_storage_bytes: 0,
         span,
     };
     Ok(finish(cx, plan, size_span))
@@ -166,14 +167,16 @@ pub fn step_kernel(
         workgroup_size: [1, 1, 1],
         dispatch: [1, 1, 1],
         bindings: Vec::new(),
+        workgroup_storage_bytes: 0,
         span,
     };
     finish(cx, plan, span)
 }
 
 /// The kernel with its bindings in buffer order (a slot bound as the buffer
-/// its loop's steps bind in turn), and its accounts.
+/// its loop's steps bind in turn) and its workgroup memory, and its accounts.
 fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> KernelText {
+    plan.workgroup_storage_bytes = cx.shared.iter().map(|s| s.len * 4).sum();
     let loop_iterations = cx.b.iterations();
     let unrolled_statements = cx.b.unrolled();
     let mut kir = cx.b.finish();

@@ -52,6 +52,10 @@ pub fn empty_fold(op: ReduceOp, elem: ElemTy) -> Lit {
     }
 }
 
+/// Where `tanh` saturates in `f32`: `tanh(x)` rounds to `1.0` for every
+/// `x` at least this (from about 9.01 on).
+const TANH_SATURATES: f32 = 10.0;
+
 impl Lower<'_> {
     pub fn constant(&mut self, s: Scalar) -> V {
         self.b.lit(lit(s))
@@ -95,12 +99,32 @@ impl Lower<'_> {
             UnaryOp::Log => Fun::Log,
             UnaryOp::Sqrt => Fun::Sqrt,
             UnaryOp::Rsqrt => Fun::InverseSqrt,
-            UnaryOp::Tanh => Fun::Tanh,
+            UnaryOp::Tanh => return self.tanh(x),
             UnaryOp::Abs => Fun::Abs,
             UnaryOp::Sin => Fun::Sin,
             UnaryOp::Cos => Fun::Cos,
         };
         self.b.call(f, vec![x])
+    }
+
+    /// `tanh(x)` of `x` clamped to `±TANH_SATURATES` first, which changes
+    /// no `f32` result (past it `tanh` rounds to `±1`) and keeps every WGSL
+    /// implementation finite: SwiftShader's (Chromium's software adapter)
+    /// gives NaN for large arguments (seen at 257: by its look a quotient
+    /// of exponentials that overflow, `inf / inf`). `x` may be a vector.
+    fn tanh(&mut self, x: V) -> V {
+        let ty = self.b.ty(x);
+        let mut bound = |v: f32| {
+            let l = self.b.f32(v);
+            match ty.width {
+                1 => l,
+                _ => self.b.construct(ty, vec![l]),
+            }
+        };
+        let (lo, hi) = (bound(-TANH_SATURATES), bound(TANH_SATURATES));
+        let above = self.b.call(Fun::Max, vec![x, lo]);
+        let within = self.b.call(Fun::Min, vec![above, hi]);
+        self.b.call(Fun::Tanh, vec![within])
     }
 
     pub fn binary(&mut self, op: BinOp, a: V, b: V) -> V {
