@@ -167,8 +167,7 @@ fn eval_reads_inputs_from_npy_files() {
 }
 
 /// `f16` in and out of `.npy` (`<f2`): read, computed in binary16, written
-/// back as float16; `run` refuses it with a coded error (no f16 code
-/// generation yet).
+/// back as float16; compiling for a target without `shader_f16` is E0395.
 #[test]
 fn eval_reads_and_writes_float16_npy() {
     use half::f16;
@@ -192,7 +191,7 @@ fn eval_reads_and_writes_float16_npy() {
     let got = npy.into_vec::<f16>().unwrap();
     let step = |x: f16| f16::from_f32(f16::from_f32(x.to_f32() * 3.0).to_f32() + 1.0);
     assert_eq!(got, xs.map(step).to_vec());
-    let o = texprc(&["run", &prog, "-i", &xa]);
+    let o = texprc(&["compile", &prog, "--target", "webgpu"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("E0395"), "{}", stderr(&o));
 }
