@@ -1,10 +1,10 @@
 //! `f16` on the GPU (lavapipe has `shader-f16`): code generation writes
 //! `enable f16;` and `array<f16>` bindings, the runtime packs two a word.
-//! What rounds once and in one order (an elementwise product, a cast from
-//! `f32`, moves and picks) equals the interpreter bit for bit under every
-//! schedule; what the running analysis bounds (a fold of `f16` products
-//! widened to `f32`, a `max` of `f16`s) is compared within its bound. A
-//! device without `shader-f16` refuses the program (E0395).
+//! Every element of `+ - * /`, conversions to `f16`, moves and picks, and a
+//! fold of `f16` products widened to `f32`, is compared within its bound in
+//! binary16 ulps; what rounds once (a product, a conversion, a pick) equals
+//! the interpreter bit for bit under every schedule. A device without
+//! `shader-f16` refuses the program (E0395).
 
 use texpr::{Options, ScheduleChoice, compile};
 use texpr_tests::gpu::{check_program_with, gpu, run_program_with};
@@ -14,6 +14,7 @@ const SRC: &str = "param N = 999\n\
     input y: f16[N]\n\
     input w: f32[N]\n\
     output prod = compute N |i| x[i] * y[i]\n\
+    output affine = compute N |i| x[i] * 3.0 + y[i] / 4.0h\n\
     output narrowed = compute N |i| f16(w[i] * 300.0)\n\
     output picked = compute N |i| select(x[i] < y[i], -x[i], abs(y[i]))\n\
     output dot = reduce N |i| f32(x[i]) * f32(y[i])\n\
@@ -47,11 +48,17 @@ fn f16_programs_match_the_interpreter_on_the_gpu() {
                 .collect();
             assert_eq!(compared.iter().find(|c| c.0 == "dot").unwrap().1, 1);
             assert_eq!(compared.iter().find(|c| c.0 == "top").unwrap().1, 1);
-            assert_eq!(compared.iter().find(|c| c.0 == "picked").unwrap().1, 999);
+            for name in ["prod", "affine", "narrowed", "picked"] {
+                assert_eq!(
+                    compared.iter().find(|c| c.0 == name).unwrap().1,
+                    999,
+                    "{name}"
+                );
+            }
             let inputs = texpr_interp::random_inputs(&p, seed);
             let (got, _) = run_program_with(gpu, &p, &inputs, &choice).unwrap();
             let want = texpr_interp::eval(&p, &inputs).unwrap();
-            for k in [0, 1, 2] {
+            for k in [0, 2, 3] {
                 assert_eq!(got[k].elem(), texpr_syntax::ir::ElemTy::F16);
                 assert_eq!(
                     got[k].bits(),

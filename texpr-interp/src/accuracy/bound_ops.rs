@@ -104,8 +104,10 @@ fn power_of_two(x: Est) -> bool {
 }
 
 pub(super) fn binary(op: BinOp, x: Est, y: Est, elem: ElemTy) -> Est {
-    let float = elem == ElemTy::F32;
+    let float = elem.is_float();
     match op {
+        // `%`'s bound below counts `f32` roundings.
+        BinOp::Rem if elem == ElemTy::F16 => Est::unknown(),
         BinOp::Lt
         | BinOp::Le
         | BinOp::Gt

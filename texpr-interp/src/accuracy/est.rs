@@ -8,6 +8,13 @@ use texpr_syntax::ir::ElemTy;
 /// Unit roundoff of f32 (with a factor 2 of slack for flushed subnormals).
 pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;
 
+/// Unit roundoff of f16 (2^-11), with the same factor 2 of slack.
+pub(super) const EPS16: f64 = 1.0 / (1u64 << 10) as f64;
+
+/// The absolute error a GPU that flushes `f16` subnormals may add (2^-14,
+/// the least normal `f16`).
+pub(super) const TINY16: f64 = 1.0 / (1u64 << 14) as f64;
+
 /// The absolute error a GPU that flushes subnormals may add to any `f32`
 /// result (2^-126), beside the relative rounding error.
 pub(super) const TINY: f64 = 1.0 / (1u128 << 126) as f64;
@@ -43,6 +50,10 @@ impl Est {
         match elem {
             ElemTy::F32 => Est {
                 err: self.err + ulps * EPS * self.mag(),
+                ..self
+            },
+            ElemTy::F16 => Est {
+                err: self.err + ulps * EPS16 * self.mag() + TINY16,
                 ..self
             },
             _ => self,

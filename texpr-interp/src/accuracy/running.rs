@@ -58,10 +58,11 @@ fn is_comparison(op: BinOp) -> bool {
     )
 }
 
-/// An `f16` result of an operation that rounds: no error bound yet (no
-/// `f16` error model), so it is never compared (counted as without a
-/// bound). Moves and picks of `f16`s (negation, `abs`, `max`, `min`,
-/// `select`, reads, widening to `f32`) keep their operands' bounds.
+/// An `f16` result of a builtin, `pow`, `fma` or a sum or product fold: no
+/// error bound yet (their formulas count `f32` roundings, and a fold's
+/// order is the device's), so it is never compared (counted as without a
+/// bound). `+ - * /` and conversions to `f16` are bounded in binary16 ulps
+/// (`Est::rounded`); moves and picks keep their operands' bounds.
 fn half(r: Sc) -> Option<Bound> {
     (r.elem() == ElemTy::F16).then(|| leaf(f64::INFINITY, true))
 }
@@ -115,19 +116,6 @@ impl Shadow for Bound {
     }
 
     fn binary(op: BinOp, a: El<Bound>, b: El<Bound>, r: Sc) -> Bound {
-        if let Some(b) = half(r) {
-            return b;
-        }
-        if a.0.elem() == ElemTy::F16 && is_comparison(op) {
-            // Compared as exact values (the operands' bounds decide a flip).
-            let may_flip = (num(a.0) - num(b.0)).abs() <= 2.0 * (a.1.err + b.1.err);
-            let err = if may_flip && a.1.err + b.1.err > 0.0 {
-                1.0
-            } else {
-                0.0
-            };
-            return leaf(err, inputs_ok(&[a, b], r));
-        }
         let float = a.0.elem() == ElemTy::F32;
         match op {
             _ if op.is_logical() => logical(op, a, b),
@@ -172,7 +160,12 @@ impl Shadow for Bound {
         match (a.0, r) {
             // Exact: every f16 is an f32.
             (Sc::H(_), Sc::F(_) | Sc::H(_)) => return a.1,
-            (Sc::H(_), _) | (_, Sc::H(_)) => return leaf(f64::INFINITY, a.1.specified),
+            (Sc::H(_), _) => return leaf(f64::INFINITY, a.1.specified),
+            // Rounded once to binary16 (an overflow is an infinity: unspecified).
+            (_, Sc::H(_)) => {
+                let err = point(a).rounded(ElemTy::F16, 1.0).err;
+                return leaf(err, a.1.specified && finite(r));
+            }
             _ => {}
         }
         let err = match (a.0, r) {
