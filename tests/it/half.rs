@@ -1,8 +1,9 @@
 //! `f16` on the GPU (lavapipe has `shader-f16`): code generation writes
 //! `enable f16;` and `array<f16>` bindings, the runtime packs two a word.
-//! Every element of `+ - * /`, conversions to `f16`, moves and picks, and a
-//! fold of `f16` products widened to `f32`, is compared within its bound in
-//! binary16 ulps; what rounds once (a product, a conversion, a pick) equals
+//! Every element of `+ - * /`, conversions to `f16`, moves and picks, an
+//! `f16` sum (the heuristic folds it in another order) and a fold of `f16`
+//! products widened to `f32`, is compared within its bound in binary16
+//! ulps; what rounds once (a product, a conversion, a pick) equals
 //! the interpreter bit for bit under every schedule. A device without
 //! `shader-f16` refuses the program (E0395).
 
@@ -18,7 +19,8 @@ const SRC: &str = "param N = 999\n\
     output narrowed = compute N |i| f16(w[i] * 300.0)\n\
     output picked = compute N |i| select(x[i] < y[i], -x[i], abs(y[i]))\n\
     output dot = reduce N |i| f32(x[i]) * f32(y[i])\n\
-    output top = reduce max N |i| x[i]\n";
+    output top = reduce max N |i| x[i]\n\
+    output total = reduce N |i| x[i] * y[i]\n";
 
 #[test]
 fn f16_programs_match_the_interpreter_on_the_gpu() {
@@ -48,6 +50,7 @@ fn f16_programs_match_the_interpreter_on_the_gpu() {
                 .collect();
             assert_eq!(compared.iter().find(|c| c.0 == "dot").unwrap().1, 1);
             assert_eq!(compared.iter().find(|c| c.0 == "top").unwrap().1, 1);
+            assert_eq!(compared.iter().find(|c| c.0 == "total").unwrap().1, 1);
             for name in ["prod", "affine", "narrowed", "picked"] {
                 assert_eq!(
                     compared.iter().find(|c| c.0 == name).unwrap().1,

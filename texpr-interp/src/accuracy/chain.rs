@@ -156,7 +156,13 @@ impl Sum {
 
     /// What the `n - 1` additions of any order may cost.
     pub(crate) fn rounding(self) -> f64 {
-        (self.terms - 1.0) * (EPS * self.mags + TINY)
+        self.rounding_in(EPS, TINY)
+    }
+
+    /// What the `n - 1` additions of any order may cost in a type of unit
+    /// roundoff `eps / 2` that flushes below `tiny` (`f16`'s).
+    pub(crate) fn rounding_in(self, eps: f64, tiny: f64) -> f64 {
+        (self.terms - 1.0) * (eps * self.mags + tiny)
     }
 
     /// This sum, of value `v` within `err`, stored and read: one value (its

@@ -44,7 +44,8 @@ use super::bound::{
     Bound, collapsed, finite, flush, inputs_ok, leaf, num, point, stays_finite, tiny,
 };
 use super::bound_ops::{binary, cast, unary};
-use super::est::{EPS, TINY};
+use super::chain::Chain;
+use super::est::{EPS, EPS16, TINY, TINY16};
 use super::linear;
 use crate::scalar::Sc;
 use crate::shadow::{El, Shadow};
@@ -58,11 +59,12 @@ fn is_comparison(op: BinOp) -> bool {
     )
 }
 
-/// An `f16` result of a builtin, `pow`, `fma` or a sum or product fold: no
-/// error bound yet (their formulas count `f32` roundings, and a fold's
-/// order is the device's), so it is never compared (counted as without a
-/// bound). `+ - * /` and conversions to `f16` are bounded in binary16 ulps
-/// (`Est::rounded`); moves and picks keep their operands' bounds.
+/// An `f16` result of a builtin, `pow`, `fma` or a product fold: no error
+/// bound yet (their formulas count `f32` roundings, and a fold's order is
+/// the device's), so it is never compared (counted as without a bound).
+/// `+ - * /` and conversions to `f16` are bounded in binary16 ulps
+/// (`Est::rounded`), a sum fold by its chain for any order, and moves and
+/// picks keep their operands' bounds.
 fn half(r: Sc) -> Option<Bound> {
     (r.elem() == ElemTy::F16).then(|| leaf(f64::INFINITY, true))
 }
@@ -176,7 +178,16 @@ impl Shadow for Bound {
     }
 
     fn fold(op: ReduceOp, n: u64, acc: El<Bound>, x: El<Bound>, r: Sc, first: bool) -> Bound {
-        if matches!(op, ReduceOp::Add | ReduceOp::Mul)
+        // An `f16` sum: the chain of its terms, bounded for any order in
+        // binary16 ulps.
+        if op == ReduceOp::Add && !first && r.elem() == ElemTy::F16 {
+            let mut b = linear::sum(acc, x, false, r);
+            if let Chain::Sum(s) = b.chain {
+                b.err += s.rounding_in(EPS16, TINY16) - s.rounding();
+            }
+            return b;
+        }
+        if op == ReduceOp::Mul
             && let Some(b) = half(r)
         {
             return b;
