@@ -20,6 +20,7 @@
 
 pub mod basic;
 pub mod build;
+mod items;
 pub mod layout;
 pub mod linear;
 #[cfg(test)]
