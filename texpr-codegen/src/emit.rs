@@ -7,7 +7,7 @@ use crate::checks::{check_buffers, check_kernel};
 use crate::lower::{InLoop, KernelText, kernel, step_kernel};
 use crate::plan::{BufferId, BufferPlan, LoopPlan, Module};
 use crate::validate::validate_kir;
-use texpr_syntax::ir::{Expr, Loads, LoopId, Program};
+use texpr_syntax::ir::{ElemTy, Expr, Item, Loads, LoopId, Program};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::Target;
 
@@ -94,7 +94,7 @@ pub type Written = (Vec<KernelText>, Vec<BufferPlan>, Vec<LoopPlan>);
 /// (the program's, then the spill buffers the kernels add) and the loops
 /// over them.
 pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diagnostic>> {
-    no_f16(p, target)?;
+    no_f16(p, target, |_| true)?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = check_buffers(&bufs.plans, &bufs.spans, limits);
@@ -214,68 +214,52 @@ fn stats_of(k: &KernelText) -> KernelStats {
     }
 }
 
-/// One kernel's item: name, root, span and the buffer it writes.
+/// One kernel's item: name, root, span, the buffer it writes and its load
+/// width.
 type ItemKernel<'p> = (&'p str, &'p Expr, Span, BufferId, Loads);
 
 /// Every item, in kernel order (globals first, then outputs).
 fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
-    let globals = p.globals.iter().enumerate().map(|(i, g)| {
-        (
-            g.name.as_str(),
-            &g.value,
-            g.span,
-            bufs.global(i as u32),
-            g.loads,
-        )
-    });
-    let outputs = p.outputs.iter().enumerate().map(|(i, o)| {
-        (
-            o.name.as_str(),
-            &o.value,
-            o.span,
-            bufs.output(i as u32),
-            o.loads,
-        )
-    });
-    globals.chain(outputs).collect()
+    let out = |it: Item| match it {
+        Item::Global(i) => bufs.global(i as u32),
+        Item::Output(i) => bufs.output(i as u32),
+    };
+    (p.items().into_iter())
+        .map(|it| (it.name(p), it.root(p), it.span(p), out(it), it.loads(p)))
+        .collect()
 }
 
-/// E0395 for a program that holds `f16` values on a target without
-/// `shader_f16`.
-fn no_f16(p: &Program, target: &Target) -> Result<(), Vec<Diagnostic>> {
+/// E0395 where an input or an item `names` lets through holds an `f16`
+/// value on a target without `shader_f16`.
+fn no_f16(
+    p: &Program,
+    target: &Target,
+    names: impl Fn(&str) -> bool,
+) -> Result<(), Vec<Diagnostic>> {
     if target.features.shader_f16 {
         return Ok(());
     }
-    let refuse = |span| {
-        Diagnostic::error(
-            "E0395",
-            format!(
-                "f16 on a device without shader-f16 (target `{}`)",
-                target.name
-            ),
-        )
-        .with_primary(span, "an f16 value")
-        .with_note("compute in f32 (`f32(...)`), or choose a target with `shader_f16 = true`")
-    };
-    if let Some(i) = p
-        .inputs
-        .iter()
-        .find(|i| i.ty.elem == texpr_syntax::ir::ElemTy::F16)
-    {
-        return Err(vec![refuse(i.span)]);
+    let half = |e: &Expr| e.ty.elem == ElemTy::F16;
+    let inputs = (p.inputs.iter())
+        .find(|i| i.ty.elem == ElemTy::F16)
+        .map(|i| i.span);
+    let values = (p.items().into_iter())
+        .filter(|it| names(it.name(p)))
+        .find_map(|it| it.root(p).find(half).map(|x| x.span));
+    match inputs.or(values) {
+        None => Ok(()),
+        Some(span) => Err(vec![
+            Diagnostic::error(
+                "E0395",
+                format!(
+                    "f16 on a device without shader-f16 (target `{}`)",
+                    target.name
+                ),
+            )
+            .with_primary(span, "an f16 value")
+            .with_note("compute in f32 (`f32(...)`), or choose a target with `shader_f16 = true`"),
+        ]),
     }
-    for it in p.items() {
-        let mut at = None;
-        it.root(p).walk(|x| {
-            if x.ty.elem == texpr_syntax::ir::ElemTy::F16 && at.is_none() {
-                at = Some(x.span);
-            }
-        });
-        if let Some(span) = at {
-            return Err(vec![refuse(span)]);
-        }
-    }
-    Ok(())
 }
 
 /// The kernels of the items named `names` (scheduled; the others need not
@@ -283,7 +267,7 @@ fn no_f16(p: &Program, target: &Target) -> Result<(), Vec<Diagnostic>> {
 /// validation aside), with the buffers they write and spill to: what code
 /// generation would say of those items.
 pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(), Vec<Diagnostic>> {
-    no_f16(p, target)?;
+    no_f16(p, target, |n| names.iter().any(|m| m == n))?;
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = Vec::new();

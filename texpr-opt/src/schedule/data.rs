@@ -121,31 +121,29 @@ impl Strategy {
     /// How the item's kernel moves elements: the strategy's `loads=` (four
     /// at a time for the strategies without the key).
     pub fn loads(&self) -> Loads {
-        match self {
-            Strategy::Coarsen { loads, .. }
-            | Strategy::Rows { loads, .. }
-            | Strategy::Tile { loads, .. }
-            | Strategy::MultiPass { loads, .. }
-            | Strategy::GridStride { loads, .. } => *loads,
-            Strategy::Default
-            | Strategy::WideRows { .. }
-            | Strategy::Flash { .. }
-            | Strategy::Transpose { .. } => Loads::Vec4,
-        }
+        self.clone().loads_key().map_or(Loads::Vec4, |l| *l)
     }
 
     /// The strategy with `loads=` set to `to`, if it has the key.
     pub fn with_loads(&self, to: Loads) -> Option<Strategy> {
         let mut s = self.clone();
-        match &mut s {
+        *s.loads_key()? = to;
+        Some(s)
+    }
+
+    /// The strategies that take `loads=`: their field.
+    fn loads_key(&mut self) -> Option<&mut Loads> {
+        match self {
             Strategy::Coarsen { loads, .. }
             | Strategy::Rows { loads, .. }
             | Strategy::Tile { loads, .. }
             | Strategy::MultiPass { loads, .. }
-            | Strategy::GridStride { loads, .. } => *loads = to,
-            _ => return None,
+            | Strategy::GridStride { loads, .. } => Some(loads),
+            Strategy::Default
+            | Strategy::WideRows { .. }
+            | Strategy::Flash { .. }
+            | Strategy::Transpose { .. } => None,
         }
-        Some(s)
     }
 
     /// Invocations per workgroup.
