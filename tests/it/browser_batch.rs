@@ -11,6 +11,7 @@ use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_tests::browser::{self, Shader, webgpu_with_subgroups};
+use texpr_tests::needs;
 use texpr_tests::r#gen as generator;
 use texpr_tests::sched::{candidates, kind, small_sizes};
 
@@ -177,6 +178,20 @@ pub fn shaders(n: u64) -> (Vec<Shader>, Vec<Origin>) {
             .to_string_lossy()
             .into_owned();
         let p = texpr_syntax::frontend(&source, &[]).unwrap_or_else(|d| panic!("{stem}: {d:#?}"));
+        // An example that needs a feature WebGPU offers only optionally
+        // (`f16`, where the browser's adapter lacks `shader-f16`): the
+        // target refuses it with the coded error, and the page never sees it.
+        if targets.iter().all(|t| needs::lacks(&p, t)) {
+            for target in &targets {
+                let opts = Options {
+                    target: target.clone(),
+                    ..Options::default()
+                };
+                let got = compile(&p, &opts).map(drop);
+                needs::refusal(&stem, target, got).unwrap_or_else(|e| panic!("{e}"));
+            }
+            continue;
+        }
         let origin = Origin {
             program: format!("examples/{stem}.te"),
             source,

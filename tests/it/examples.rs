@@ -78,6 +78,18 @@ const CASES: &[Case] = &[
         reduce_len: |q| p(q, "K"),
     },
     Case {
+        name: "matmul_f16",
+        defines: &[("M", 7), ("N", 5), ("K", 33)],
+        reference: matmul_f16,
+        reduce_len: |q| p(q, "K"),
+    },
+    Case {
+        name: "mlp_f16",
+        defines: &[("T", 3), ("D", 8), ("H", 20)],
+        reference: mlp_f16,
+        reduce_len: |q| p(q, "H").max(p(q, "D")),
+    },
+    Case {
         name: "batched_matmul",
         defines: &[("BATCH", 3), ("M", 4), ("N", 5), ("K", 6)],
         reference: batched_matmul,
@@ -284,7 +296,13 @@ fn check_case(case: &Case, seed: u64) {
     let want = (case.reference)(&params, &as_f64);
     let got = outputs[0].to_f64();
     assert_eq!(got.len(), want.len(), "{file}: output length");
-    let tol = 4.0 * f32::EPSILON as f64 * ((case.reduce_len)(&params) as f64 + 4.0);
+    let mut tol = 4.0 * f32::EPSILON as f64 * ((case.reduce_len)(&params) as f64 + 4.0);
+    // A result rounded to f16 from a sum the reference takes in f64 may
+    // land on the other side of a rounding boundary: one f16 ulp (2^-10
+    // of the value), and as much again for an f16 value rounded on the way.
+    if outputs[0].elem() == texpr_syntax::ir::ElemTy::F16 {
+        tol += 2.0 * f64::from(half::f16::EPSILON);
+    }
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         let err = (g - w).abs();
         assert!(
@@ -362,6 +380,30 @@ fn matmul_ref(a: &[f64], b: &[f64], m: usize, n: usize, k: usize) -> Vec<f64> {
 
 fn matmul(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
     matmul_ref(&x[0], &x[1], p(q, "M"), p(q, "N"), p(q, "K"))
+}
+
+/// `x` rounded to binary16, as `f16(...)` rounds it.
+fn half(x: f64) -> f64 {
+    f64::from(half::f16::from_f64(x))
+}
+
+fn matmul_f16(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let c = matmul_ref(&x[0], &x[1], p(q, "M"), p(q, "N"), p(q, "K"));
+    c.into_iter().map(half).collect()
+}
+
+fn mlp_f16(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (t, d, h) = (p(q, "T"), p(q, "D"), p(q, "H"));
+    let (xs, w1, b1, w2, b2) = (&x[0], &x[1], &x[2], &x[3], &x[4]);
+    let mut hidden = matmul_ref(xs, w1, t, h, d);
+    for (k, v) in hidden.iter_mut().enumerate() {
+        *v = half((*v + b1[k % h]).max(0.0));
+    }
+    let mut y = matmul_ref(&hidden, w2, t, d, h);
+    for (k, v) in y.iter_mut().enumerate() {
+        *v = half(*v + b2[k % d]);
+    }
+    y
 }
 
 fn batched_matmul(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {

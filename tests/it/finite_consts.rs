@@ -16,6 +16,7 @@ use texpr::{Options, ScheduleChoice, compile};
 use texpr_syntax::ir::Program;
 use texpr_target::Target;
 use texpr_tests::gpu::{check_program_with, gpu};
+use texpr_tests::needs;
 use texpr_tests::sched::small_sizes;
 
 /// Programs whose kernels hold infinities: (name, source).
@@ -118,6 +119,11 @@ fn every_example_and_infinity_compiles_for_every_builtin_target() {
                     schedule: schedule.clone(),
                 };
                 let at = format!("{name} for {} ({schedule:?})", target.name);
+                if needs::lacks(&p, &target) {
+                    let got = compile(&p, &opts).map(drop);
+                    needs::refusal(&at, &target, got).unwrap_or_else(|e| panic!("{e}"));
+                    continue;
+                }
                 // `emit` runs the check (E0394) on every kernel.
                 let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{at}: {d:#?}"));
                 non_finite_bitcasts_are_run_time(&c.module.wgsl)

@@ -4,5 +4,6 @@
 pub mod browser;
 pub mod r#gen;
 pub mod golden;
+pub mod needs;
 pub mod gpu;
 pub mod sched;

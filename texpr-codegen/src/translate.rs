@@ -11,7 +11,7 @@ use crate::validate::capabilities;
 use naga::back::{glsl, hlsl, msl, spv};
 use naga::valid::{ValidationFlags, Validator};
 use texpr_syntax::Diagnostic;
-use texpr_target::Features;
+use texpr_target::{Extension, Features};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Language {
@@ -41,6 +41,12 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
     // parsed, so no `enable` directive to leave out). The module was
     // validated for its device when emitted; here any capability it may
     // use (subgroups, 64-bit integers) is allowed.
+    // naga's GLSL back end has no 16-bit floats (GLSL itself has them only
+    // through vendor extensions).
+    let half = (module.kir.iter()).any(|k| k.extensions().contains(&Extension::F16));
+    if language == Language::Glsl && half {
+        return Err(fail(&"GLSL output has no `f16` (naga's GLSL back end writes 32-bit floats only); compute in f32 or translate to SPIR-V, MSL or HLSL"));
+    }
     let mut m = naga::Module::default();
     for k in &module.kir {
         to_naga::add(&mut m, k);

@@ -140,7 +140,7 @@ pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mis
         let e = format!("{}[{}]", w.elem().name(), len);
         return Err(mismatch(0, g, e, f64::INFINITY, 0.0, len));
     }
-    let float = w.elem() == texpr_syntax::ir::ElemTy::F32;
+    let float = w.elem().is_float();
     let mut seen = Checked::default();
     let mut worst: Option<(usize, f64, f64)> = None;
     let mut bad = 0;
