@@ -11,8 +11,8 @@ use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
 use texpr_tests::browser::{self, Shader, webgpu_with_subgroups};
-use texpr_tests::needs;
 use texpr_tests::r#gen as generator;
+use texpr_tests::needs;
 use texpr_tests::sched::{candidates, kind, small_sizes};
 
 /// Generated programs to compile (`TEXPR_BROWSER_N`, 500 unless set).
@@ -243,7 +243,7 @@ pub fn shaders(n: u64) -> (Vec<Shader>, Vec<Origin>) {
         }
     }
     for seed in 0..n {
-        let source = generator::program(seed);
+        let source = generator::program_without_f16(seed);
         let p =
             texpr_syntax::frontend(&source, &[]).unwrap_or_else(|d| panic!("seed {seed}: {d:#?}"));
         let target = &targets[(seed % 2) as usize];

@@ -4,10 +4,10 @@
 
 use texpr::{DeviceLimits, Options, ScheduleChoice, Target, compile};
 use texpr_codegen::emit;
-use texpr_tests::needs;
 use texpr_syntax::ir::build::*;
 use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
 use texpr_syntax::ir::{Program, Ty, VecRef};
+use texpr_tests::needs;
 
 fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
     r.err()
@@ -348,7 +348,10 @@ fn every_example_compiles_validates_and_translates() {
             // naga's GLSL writer has no f16: a coded refusal, never a panic.
             if t == Language::Glsl && needs::uses_f16(&p) {
                 let e = got.expect_err("GLSL with f16");
-                assert!(e.code == "E0393" && e.message.contains("f16"), "{name}: {e}");
+                assert!(
+                    e.code == "E0393" && e.message.contains("f16"),
+                    "{name}: {e}"
+                );
                 continue;
             }
             got.unwrap_or_else(|e| panic!("{name} to {t:?}: {e}"));

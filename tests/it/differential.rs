@@ -7,19 +7,25 @@ use texpr_tests::golden::{inputs, repo_root};
 use texpr_tests::gpu::{RunError, compare, gpu, reference, run_program, run_source};
 use texpr_tests::sched::small_sizes;
 
-/// Every generated program passes the front end (a generator bug prints the program).
+/// Every generated program passes the front end (a generator bug prints
+/// the program), and a good share of them compute in `f16`.
 #[test]
 fn generated_programs_pass_the_front_end() {
+    let mut halves = 0;
     for seed in 0..3000 {
         let src = generator::program(seed);
-        if let Err(diags) = texpr_syntax::frontend(&src, &[]) {
-            let msgs: Vec<String> = diags.iter().map(|d| format!("{d:?}")).collect();
-            panic!(
-                "seed {seed}: generated program rejected:\n{src}\n{}",
-                msgs.join("\n")
-            );
+        match texpr_syntax::frontend(&src, &[]) {
+            Ok(p) => halves += usize::from(texpr_tests::needs::uses_f16(&p)),
+            Err(diags) => {
+                let msgs: Vec<String> = diags.iter().map(|d| format!("{d:?}")).collect();
+                panic!(
+                    "seed {seed}: generated program rejected:\n{src}\n{}",
+                    msgs.join("\n")
+                );
+            }
         }
     }
+    assert!(halves > 3000 / 4, "{halves} of 3000 programs hold f16");
 }
 
 /// Generated programs evaluate to finite values (what keeps GPU comparisons meaningful).

@@ -47,7 +47,9 @@ fn every_checked_in_shader_validates() {
         let wgsl = std::fs::read_to_string(&path).unwrap();
         // Every feature a shader may use (`f16` among them); the WGSL's own
         // `enable` directives say which it does.
-        let all = texpr_target::Target::builtin("nvidia").expect("a built-in").features;
+        let all = texpr_target::Target::builtin("nvidia")
+            .expect("a built-in")
+            .features;
         if let Err(d) = texpr_codegen::validate::validate(&wgsl, &all) {
             panic!("{}: {}\n{}", path.display(), d, d.notes.join("\n"));
         }

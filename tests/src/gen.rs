@@ -5,7 +5,7 @@
 //! (nested, with transpose, reversal and truncation index maps), `reduce` with
 //! each operator, `let` at every level and at the top, guarded reads with
 //! out-of-range offsets, broadcasting, casts, `select` over comparisons,
-//! `f32`, `i32` and `u32` vectors of odd sizes, params and several outputs;
+//! `f32`, `f16` (with [`program`]), `i32` and `u32` vectors of odd sizes, params and several outputs;
 //! a quarter of the outputs carry hand-written levels ([`levels`]); conditions
 //! with `&&`, `||` and `!`; `reduce` counts over an enclosing index; and a
 //! third of the programs a loop (`iterate`, [`loops`]: one or two states, a
@@ -34,9 +34,20 @@ use expr::{Env, Gen, VecInfo};
 /// Lengths of inputs and outputs: small and odd ones mostly, a few larger.
 const SIZES: [u64; 16] = [1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 64, 100, 128, 257, 1000];
 
-/// The source of program number `seed` (the same text for the same seed).
+/// The source of program number `seed` (the same text for the same seed),
+/// with `f16` values among the others: for a target with `shader_f16`.
 pub fn program(seed: u64) -> String {
-    let mut g = Gen::new(seed);
+    generate(seed, true)
+}
+
+/// Program number `seed` of the programs without `f16` (for a target
+/// without `shader_f16`, such as a browser's).
+pub fn program_without_f16(seed: u64) -> String {
+    generate(seed, false)
+}
+
+fn generate(seed: u64, f16: bool) -> String {
+    let mut g = Gen::new(seed, f16);
     let mut out = format!("// generated program, seed {seed}\n");
     let env = declare_inputs(&mut g, &mut out);
     let mut env = declare_globals(&mut g, &mut out, env);
@@ -100,7 +111,7 @@ fn declare_globals(g: &mut Gen, out: &mut String, mut env: Env) -> Env {
         let name = format!("t{k}");
         let level = if g.rng.chance(0.3) { "@global" } else { "" };
         let _ = writeln!(out, "let{level} {name} = {e}");
-        let exact = ty.0 != E::F32;
+        let exact = !ty.0.is_float();
         env.vecs.push(VecInfo {
             name,
             elem: ty.0,

@@ -4,6 +4,6 @@
 pub mod browser;
 pub mod r#gen;
 pub mod golden;
-pub mod needs;
 pub mod gpu;
+pub mod needs;
 pub mod sched;

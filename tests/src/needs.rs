@@ -12,7 +12,9 @@ use texpr_target::Target;
 pub fn uses_f16(p: &Program) -> bool {
     let half = |e: &Expr| e.ty.elem == ElemTy::F16;
     p.inputs.iter().any(|i| i.ty.elem == ElemTy::F16)
-        || p.items().into_iter().any(|it| it.root(p).find(half).is_some())
+        || p.items()
+            .into_iter()
+            .any(|it| it.root(p).find(half).is_some())
 }
 
 /// Whether `target` lacks a feature `p` needs, so that compiling `p` for
@@ -34,7 +36,11 @@ pub fn default_target(p: &Program) -> Target {
 
 /// Checks what compiling `p` for a `target` that [`lacks`] a feature gave:
 /// the coded refusal (E0395) and nothing else. Returns a failure message.
-pub fn refusal(name: &str, target: &Target, got: Result<(), Vec<Diagnostic>>) -> Result<(), String> {
+pub fn refusal(
+    name: &str,
+    target: &Target,
+    got: Result<(), Vec<Diagnostic>>,
+) -> Result<(), String> {
     match got {
         Err(ds) if !ds.is_empty() && ds.iter().all(|d| d.code == "E0395") => Ok(()),
         Err(ds) => Err(format!(

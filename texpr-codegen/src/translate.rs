@@ -45,7 +45,9 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
     // through vendor extensions).
     let half = (module.kir.iter()).any(|k| k.extensions().contains(&Extension::F16));
     if language == Language::Glsl && half {
-        return Err(fail(&"GLSL output has no `f16` (naga's GLSL back end writes 32-bit floats only); compute in f32 or translate to SPIR-V, MSL or HLSL"));
+        return Err(fail(
+            &"GLSL output has no `f16` (naga's GLSL back end writes 32-bit floats only); compute in f32 or translate to SPIR-V, MSL or HLSL",
+        ));
     }
     let mut m = naga::Module::default();
     for k in &module.kir {

@@ -48,18 +48,22 @@ pub type Ty = (E, u64);
 pub struct Gen {
     pub rng: Rng,
     names: u32,
+    /// Whether `f16` values may be drawn.
+    f16: bool,
 }
 
 impl Gen {
-    pub fn new(seed: u64) -> Gen {
+    pub fn new(seed: u64, f16: bool) -> Gen {
         Gen {
             rng: Rng::new(seed),
             names: 0,
+            f16,
         }
     }
 
     pub fn elem(&mut self) -> E {
         match self.rng.below(4) {
+            0 | 1 if self.f16 && self.rng.chance(0.3) => E::F16,
             0 | 1 => E::F32,
             2 => E::I32,
             _ => E::U32,
@@ -142,12 +146,18 @@ impl Gen {
         let i = self.fresh("i");
         let ops: &[&str] = match ty.0 {
             E::F32 => &["", "+ ", "max ", "min ", "* ", "lse "],
+            // An f16 product fold has no error bound yet (never compared).
+            E::F16 => &["", "+ ", "max ", "min "],
             _ => &["", "+ ", "max ", "min ", "* "],
         };
         let op = *self.rng.pick(ops);
         let mul_f32 = op == "* " && ty.0 == E::F32;
+        // f16 overflows past 65504: short folds of clamped terms.
+        let half = ty.0 == E::F16;
         let sizes: &[u64] = if mul_f32 {
             &[1, 2, 3, 4]
+        } else if half {
+            &[1, 2, 3, 5, 7, 13, 16]
         } else {
             &[1, 2, 3, 5, 7, 13, 16, 64, 257]
         };
@@ -166,6 +176,8 @@ impl Gen {
         let body = self.expr(ty, &env.with_var(&i, n), depth - 1);
         let body = if mul_f32 {
             format!("min(max({body}, -2.0), 2.0)")
+        } else if half {
+            format!("min(max({body}, -4.0), 4.0)")
         } else {
             body
         };
@@ -204,7 +216,7 @@ impl Gen {
             name: v.clone(),
             elem,
             len,
-            exact: elem != E::F32,
+            exact: !elem.is_float(),
         });
         let body = self.expr(ty, &inner, depth - 1);
         format!("(let {v} = {value} in {body})")
@@ -228,6 +240,8 @@ impl Gen {
     fn binary(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
         let ops: &[&str] = match ty.0 {
             E::F32 => &["+", "-", "*", "/", "+", "-", "*", "%", "lit"],
+            // An f16 remainder has no error bound yet.
+            E::F16 => &["+", "-", "*", "/", "+", "-", "*", "lit"],
             _ => &["+", "-", "*", "/", "%", "lit"],
         };
         let op = *self.rng.pick(ops);
@@ -239,6 +253,7 @@ impl Gen {
                 // crosses an integer (WGSL's division may round across it):
                 // kept below 1 in magnitude, every device agrees.
                 "%" => format!("(min(max({a}, -1.4), 1.4) % 1.5)"),
+                _ if ty.0 == E::F16 => format!("({a} * {}.0)", self.rng.range(1, 5)),
                 _ => format!("({a} * {})", self.rng.range(1, 5)),
             };
         }
@@ -249,14 +264,15 @@ impl Gen {
         let a = self.expr((ty.0, la), env, depth - 1);
         let b = self.expr((ty.0, lb), env, depth - 1);
         match (ty.0, op) {
-            (E::F32, "/") => format!("({a} / (abs({b}) + 1.0))"),
+            (E::F32 | E::F16, "/") => format!("({a} / (abs({b}) + 1.0))"),
+            (E::F16, "*") => format!("min(max({a} * {b}, -64.0), 64.0)"),
             _ => format!("({a} {op} {b})"),
         }
     }
 
     fn call(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
         let a = self.expr(ty, env, depth - 1);
-        if ty.0 != E::F32 {
+        if !ty.0.is_float() {
             return match self.rng.below(4) {
                 0 => format!("abs({a})"),
                 1 if ty.0 == E::I32 => format!("(-({a}))"),
@@ -324,7 +340,7 @@ impl Gen {
     /// A value without rounding differences: integers, or exact float leaves.
     fn exact(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
         match ty.0 {
-            E::F32 => {
+            E::F32 | E::F16 => {
                 let exact_env = Env {
                     vecs: env.vecs.iter().filter(|v| v.exact).cloned().collect(),
                     ..env.clone()
@@ -337,14 +353,23 @@ impl Gen {
 
     fn cast(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
         match ty.0 {
-            E::F32 => {
+            // Widening is exact; narrowing rounds once.
+            E::F32 if self.f16 && self.rng.chance(0.3) => {
+                let a = self.expr((E::F16, ty.1), env, depth - 1);
+                format!("f32({a})")
+            }
+            E::F16 if self.rng.chance(0.5) => {
+                let a = self.expr((E::F32, ty.1), env, depth - 1);
+                format!("f16(min(max({a}, -1000.0), 1000.0))")
+            }
+            float if float.is_float() => {
                 let (src, m) = if self.rng.chance(0.5) {
                     (E::I32, "1024i")
                 } else {
                     (E::U32, "1024u")
                 };
                 let a = self.expr((src, ty.1), env, depth - 1);
-                format!("f32({a} % {m})")
+                format!("{}({a} % {m})", float.name())
             }
             int => {
                 let other = if int == E::I32 { E::U32 } else { E::I32 };
@@ -435,6 +460,12 @@ impl Gen {
                 .to_string(),
             E::I32 => format!("{}i", self.rng.range(-9, 9)),
             E::U32 => format!("{}u", self.rng.range(0, 20)),
+            E::F16 => self
+                .rng
+                .pick(&[
+                    "0.5h", "1.0h", "2.0h", "0.25h", "-1.5h", "3.0h", "0.125h", "0.0h", "-0.75h",
+                ])
+                .to_string(),
         }
     }
 }

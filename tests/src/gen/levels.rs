@@ -1,7 +1,6 @@
 //! Outputs written with levels by hand: grid / group / thread computes, group
 //! reductions, `let@shared` and `let@reg` (the scheduler keeps legal levels).
 
-use super::elem::E;
 use super::expr::{Env, Gen, Ty, VecInfo};
 
 /// Invocations per workgroup that every device allows.
@@ -32,7 +31,7 @@ impl Gen {
                     name: s.clone(),
                     elem: se,
                     len: m,
-                    exact: se != E::F32,
+                    exact: !se.is_float(),
                 });
                 let body = self.expr((elem, 1), &inner.with_var(&l2, m), 2);
                 format!(

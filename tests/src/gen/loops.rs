@@ -14,7 +14,7 @@ use super::expr::{Env, Gen, Ty, VecInfo};
 /// A value of type `ty` bounded for another step: float ones clamped.
 fn bounded(ty: Ty, e: String) -> String {
     match ty.0 {
-        E::F32 => format!("min(max({e}, -4.0), 4.0)"),
+        E::F32 | E::F16 => format!("min(max({e}, -4.0), 4.0)"),
         _ => e,
     }
 }
@@ -51,7 +51,7 @@ impl Gen {
                 name: name.clone(),
                 elem: ty.0,
                 len: ty.1,
-                exact: ty.0 != E::F32,
+                exact: !ty.0.is_float(),
             });
         }
         let tuple = |xs: Vec<String>| match xs.len() {
@@ -84,7 +84,7 @@ impl Gen {
                 name: name.clone(),
                 elem: ty.0,
                 len: ty.1,
-                exact: ty.0 != E::F32,
+                exact: !ty.0.is_float(),
             });
             lets.push((name, ty));
         }
@@ -107,7 +107,7 @@ impl Gen {
                 name,
                 elem: ty.0,
                 len: ty.1,
-                exact: ty.0 != E::F32,
+                exact: !ty.0.is_float(),
             });
         }
     }

@@ -16,9 +16,29 @@ use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
 #[derive(Clone, Copy, Debug)]
 pub struct Cost {
     pub register_vector: u64,
+    /// Whether folds are estimated unrolled by [`unroll_factor`] (else as
+    /// loops of one copy of their body: [`Cost::looped`]).
+    pub unrolls: bool,
 }
 
 impl Cost {
+    /// The estimates with every fold a loop of one copy of its body: the
+    /// least an expression costs however tight the budget.
+    pub fn looped(self) -> Cost {
+        Cost {
+            unrolls: false,
+            ..self
+        }
+    }
+
+    /// Copies of a fold's body per trip, as estimated.
+    fn unroll(self, n: u64, body: &Expr) -> u64 {
+        match self.unrolls {
+            true => unroll_factor(n, expr_size(body) as u64),
+            false => 1,
+        }
+    }
+
     /// Statements for one element of `e` (what [`super::Lower::elem`] writes).
     pub fn elem(self, e: &Expr) -> u64 {
         let elem_cost = |x: &Expr| self.elem(x);
@@ -28,7 +48,7 @@ impl Cost {
                 2 + map + elem_cost(body)
             }
             ExprKind::Reduce { n, body, .. } => {
-                let u = unroll_factor(*n, expr_size(body) as u64);
+                let u = self.unroll(*n, body);
                 3 + u.saturating_mul(elem_cost(body) + 2)
             }
             ExprKind::Let { value, body, .. } => self.value(value).saturating_add(elem_cost(body)),
@@ -57,7 +77,7 @@ impl Cost {
                 self.value(value).saturating_add(self.vector(body))
             }
             ExprKind::Reduce { n, body, .. } => {
-                let u = unroll_factor(*n, expr_size(body) as u64);
+                let u = self.unroll(*n, body);
                 let step = self.vector(body).saturating_add(len);
                 (len + 2).saturating_add(u.saturating_mul(step))
             }

@@ -77,6 +77,10 @@ pub enum Loc {
     Spilled(kir::Mem),
 }
 
+/// The statements a fold's loop adds around its body's copies: the
+/// accumulator's declaration, the loop, and the read after it.
+const LOOP_STATEMENTS: u64 = 4;
+
 /// A kernel's budgets (from [`texpr_target::DeviceLimits`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
@@ -148,6 +152,10 @@ pub struct Lower<'p> {
     /// Private arrays of literals already counted, by memory.
     literals: BTreeSet<kir::Mem>,
     pub budget: Budget,
+    /// While the elements of an unrolled vector are lowered, the unrolled
+    /// statements the current element may bring the kernel to: the budget
+    /// less what the elements after it need at least.
+    pub unroll_cap: Option<u64>,
     /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
     pub lanes: Option<Lanes>,
     /// Lowering a `let@lanes` value: its register tiles may be loaded once
@@ -227,6 +235,7 @@ impl<'p> Lower<'p> {
                 private: limits.max_private_elements,
                 unrolled: limits.max_unrolled_statements,
             },
+            unroll_cap: None,
             lanes: None,
             share_lanes: false,
             wide: Vec::new(),
@@ -235,6 +244,7 @@ impl<'p> Lower<'p> {
             group_size: 1,
             l: None,
             cost: Cost {
+                unrolls: true,
                 register_vector: limits.max_unrolled_elements,
             },
             fold_into: None,
@@ -330,8 +340,42 @@ impl<'p> Lower<'p> {
     /// Whether `copies` copies of a body of about `each` statements fit the
     /// kernel's budget of unrolled statements.
     pub fn may_unroll(&self, copies: u64, each: u64) -> bool {
+        let used = self.b.unrolled();
         let extra = copies.saturating_sub(1).saturating_mul(each);
-        self.b.unrolled().saturating_add(extra) <= self.budget.unrolled
+        let within_cap = self.unroll_cap.is_none_or(|cap| {
+            // Under an element's cap, every copy and the loop's own
+            // statements count (the cap leaves nothing over).
+            used.saturating_add(copies.saturating_mul(each) + LOOP_STATEMENTS) <= cap
+        });
+        within_cap && used.saturating_add(extra) <= self.budget.unrolled
+    }
+
+    /// What an element costs at least, its folds loops: twice the estimate
+    /// ([`Cost::looped`]; the estimates leave out a fold's accumulator and
+    /// reads, and one that is too high only keeps a fold in a loop).
+    pub fn least(&self, estimate: impl Fn(Cost) -> u64) -> u64 {
+        estimate(self.cost.looped()).saturating_mul(2)
+    }
+
+    /// Lowers element `i` of `n` unrolled ones with `f`, keeping free for
+    /// each element after it `least` statements (its cost with every fold
+    /// a loop, [`Cost::looped`]): unrolling an early element's folds never
+    /// leaves a later one without room ([`Lower::unroll_cap`]).
+    pub fn within_share<T>(
+        &mut self,
+        i: u64,
+        n: u64,
+        least: u64,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        let outer = self.unroll_cap;
+        let limit = outer.map_or(self.budget.unrolled, |c| c.min(self.budget.unrolled));
+        // And a 32nd of the budget for what follows the vector.
+        let later = n.saturating_sub(i + 1).saturating_mul(least) + self.budget.unrolled / 32;
+        self.unroll_cap = Some(limit.saturating_sub(later));
+        let out = f(self);
+        self.unroll_cap = outer;
+        out
     }
 
     /// `u` halved until `u` copies of `each` statements fit the budget.

@@ -53,7 +53,7 @@ pub fn empty_fold(op: ReduceOp, elem: ElemTy) -> Lit {
 }
 
 /// Where `tanh` saturates in `f32`: `tanh(x)` rounds to `1.0` for every
-/// `x` at least this (from about 9.01 on).
+/// `x` at least this (from about 9.01 on; in `f16` from about 4.5).
 const TANH_SATURATES: f32 = 10.0;
 
 impl Lower<'_> {
@@ -115,7 +115,11 @@ impl Lower<'_> {
     fn tanh(&mut self, x: V) -> V {
         let ty = self.b.ty(x);
         let mut bound = |v: f32| {
-            let l = self.b.f32(v);
+            // In x's own float type (an `f16` saturates sooner).
+            let l = match ty.scalar {
+                crate::kir::Scalar::F16 => self.b.lit(Lit::F16(half::f16::from_f32(v))),
+                _ => self.b.f32(v),
+            };
             match ty.width {
                 1 => l,
                 _ => self.b.construct(ty, vec![l]),

@@ -58,22 +58,27 @@ impl Lower<'_> {
                 ..
             } => {
                 let mut out = Vec::with_capacity(e.ty.len as usize);
+                let least = self.least(|c| c.vector(body));
                 for i in 0..*n {
                     self.idx.insert(*var, Ix::Const(i as i64));
                     let copy = self.b.enter_copy(i);
-                    out.extend(self.vector(body)?);
+                    out.extend(self.within_share(i, *n, least, |cx| cx.vector(body))?);
                     self.b.leave_copy(copy);
                 }
                 Ok(out)
             }
-            _ => (0..e.ty.len)
-                .map(|i| {
-                    let copy = self.b.enter_copy(i);
-                    let v = self.elem(e, Ix::Const(i as i64));
-                    self.b.leave_copy(copy);
-                    v
-                })
-                .collect(),
+            _ => {
+                let least = self.least(|c| c.elem(e));
+                (0..e.ty.len)
+                    .map(|i| {
+                        let copy = self.b.enter_copy(i);
+                        let v = self
+                            .within_share(i, e.ty.len, least, |cx| cx.elem(e, Ix::Const(i as i64)));
+                        self.b.leave_copy(copy);
+                        v
+                    })
+                    .collect()
+            }
         }
     }
 

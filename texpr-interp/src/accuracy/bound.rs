@@ -3,7 +3,7 @@
 
 use super::bound_ops;
 use super::chain::Chain;
-use super::est::{Est, TINY};
+use super::est::{Est, Precision};
 use super::form::Form;
 use crate::scalar::Sc;
 use crate::shadow::El;
@@ -96,9 +96,13 @@ pub(super) fn leaf(err: f64, ok: bool) -> Bound {
     bound(err, ok, Chain::Leaf, Form::default())
 }
 
-/// What flushing may add to a computed `r`: `TINY` for an `f32`.
+/// What flushing may add to a computed `r`: the least normal value of
+/// its float type.
 pub(super) fn tiny(r: Sc) -> f64 {
-    if r.elem() == ElemTy::F32 { TINY } else { 0.0 }
+    match r.elem() {
+        ElemTy::F32 | ElemTy::F16 => Precision::of(r.elem()).tiny,
+        _ => 0.0,
+    }
 }
 
 /// Whether an `f32` operation on `args` giving `r` keeps every value finite.

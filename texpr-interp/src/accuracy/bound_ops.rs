@@ -3,10 +3,7 @@
 use texpr_syntax::ir::{BinOp, ElemTy};
 use texpr_syntax::ir::{Func, UnaryOp};
 
-use super::est::{EPS, Est};
-
-const LOG_ABS: f64 = 1.0 / (1u64 << 21) as f64;
-const TRIG_ABS: f64 = 1.0 / (1u64 << 11) as f64;
+use super::est::{EPS, Est, Precision};
 
 fn corners(f: impl Fn(f64, f64) -> f64, x: Est, y: Est) -> (f64, f64) {
     let c = [f(x.lo, y.lo), f(x.lo, y.hi), f(x.hi, y.lo), f(x.hi, y.hi)];
@@ -30,6 +27,7 @@ fn min_mag(x: Est) -> f64 {
 
 pub(super) fn unary(op: UnaryOp, a: Est, elem: ElemTy) -> Est {
     let m = a.mag();
+    let p = Precision::of(elem);
     match op {
         // A condition flips where its operand may.
         UnaryOp::Not => a,
@@ -47,7 +45,7 @@ pub(super) fn unary(op: UnaryOp, a: Est, elem: ElemTy) -> Est {
         .wrap(elem),
         UnaryOp::Exp => {
             let hi = a.hi.exp();
-            let err = hi * (a.err.exp() - 1.0) + (3.0 + 2.0 * m) * EPS * hi;
+            let err = hi * (a.err.exp() - 1.0) + (3.0 + 2.0 * m) * p.eps * hi;
             Est {
                 lo: a.lo.exp(),
                 hi,
@@ -57,7 +55,7 @@ pub(super) fn unary(op: UnaryOp, a: Est, elem: ElemTy) -> Est {
         UnaryOp::Log => match min_mag(a) {
             low if low > 0.0 && a.lo > 0.0 => {
                 let (lo, hi) = (a.lo.ln(), a.hi.ln());
-                let err = a.err / low + LOG_ABS + 3.0 * EPS * lo.abs().max(hi.abs());
+                let err = a.err / low + p.log_abs + 3.0 * p.eps * lo.abs().max(hi.abs());
                 Est { lo, hi, err }
             }
             _ => Est::unknown(),
@@ -73,22 +71,22 @@ pub(super) fn unary(op: UnaryOp, a: Est, elem: ElemTy) -> Est {
             Est {
                 lo,
                 hi,
-                err: prop + 3.0 * EPS * hi,
+                err: prop + 3.0 * p.eps * hi,
             }
         }
         UnaryOp::Rsqrt if a.lo - a.err > 0.0 => {
             let (lo, hi) = (1.0 / a.hi.sqrt(), 1.0 / a.lo.sqrt());
-            let err = a.err * 0.5 * (a.lo - a.err).powf(-1.5) + 3.0 * EPS * hi;
+            let err = a.err * 0.5 * (a.lo - a.err).powf(-1.5) + 3.0 * p.eps * hi;
             Est { lo, hi, err }
         }
         UnaryOp::Sqrt | UnaryOp::Rsqrt => Est::unknown(),
         UnaryOp::Tanh => Est {
             lo: a.lo.tanh(),
             hi: a.hi.tanh(),
-            err: a.err + (8.0 + 4.0 * m) * EPS,
+            err: a.err + (8.0 + 4.0 * m) * p.eps,
         },
         UnaryOp::Sin | UnaryOp::Cos => {
-            let slack = TRIG_ABS * (m / std::f64::consts::PI).max(1.0);
+            let slack = p.trig_abs * (m / std::f64::consts::PI).max(1.0);
             Est {
                 lo: -1.0,
                 hi: 1.0,
@@ -222,7 +220,7 @@ pub(super) fn call(f: Func, args: &[Est], elem: ElemTy) -> Est {
             hi: a.hi.min(b.hi),
             err,
         },
-        (Func::Pow, [a, b]) => pow(*a, *b),
+        (Func::Pow, [a, b]) => pow(*a, *b, elem),
         (Func::Fma, [a, b, c]) => {
             let prod = binary(BinOp::Mul, *a, *b, elem);
             binary(BinOp::Add, prod, *c, elem)
@@ -240,7 +238,8 @@ pub(super) fn call(f: Func, args: &[Est], elem: ElemTy) -> Est {
 }
 
 /// `pow(a, b)` as WGSL allows it: `exp2(b * log2(a))`, for `a > 0`.
-fn pow(a: Est, b: Est) -> Est {
+fn pow(a: Est, b: Est, elem: ElemTy) -> Est {
+    let p = Precision::of(elem);
     if a.lo - a.err <= 0.0 {
         return Est::unknown();
     }
@@ -255,8 +254,8 @@ fn pow(a: Est, b: Est) -> Est {
     let log2_mag = ln.mag() / std::f64::consts::LN_2;
     let rel = b.mag() * a.err / (a.lo - a.err)
         + ln.mag() * b.err
-        + b.mag() * (LOG_ABS + 3.0 * EPS * log2_mag)
-        + (3.0 + 2.0 * t_mag) * EPS;
+        + b.mag() * (p.log_abs + 3.0 * p.eps * log2_mag)
+        + (3.0 + 2.0 * t_mag) * p.eps;
     Est {
         lo,
         hi,

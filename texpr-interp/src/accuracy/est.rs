@@ -19,6 +19,38 @@ pub(super) const TINY16: f64 = 1.0 / (1u64 << 14) as f64;
 /// result (2^-126), beside the relative rounding error.
 pub(super) const TINY: f64 = 1.0 / (1u128 << 126) as f64;
 
+/// What one operation may cost in a float type, as WGSL allows it: the unit
+/// roundoff (with the factor 2 of slack), the absolute error of `log` near
+/// 1 (2^-21 in f32, 2^-7 in f16) and of `sin`/`cos` on [-pi, pi] (2^-11,
+/// 2^-7), and what a flushed subnormal adds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Precision {
+    pub(super) eps: f64,
+    pub(super) log_abs: f64,
+    pub(super) trig_abs: f64,
+    pub(super) tiny: f64,
+}
+
+impl Precision {
+    /// `elem`'s (an integer type has f32's: its builtins are exact or refused).
+    pub(super) fn of(elem: ElemTy) -> Precision {
+        match elem {
+            ElemTy::F16 => Precision {
+                eps: EPS16,
+                log_abs: 1.0 / (1u64 << 7) as f64,
+                trig_abs: 1.0 / (1u64 << 7) as f64,
+                tiny: TINY16,
+            },
+            _ => Precision {
+                eps: EPS,
+                log_abs: 1.0 / (1u64 << 21) as f64,
+                trig_abs: 1.0 / (1u64 << 11) as f64,
+                tiny: TINY,
+            },
+        }
+    }
+}
+
 /// A value range and an absolute error bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Est {

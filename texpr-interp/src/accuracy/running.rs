@@ -59,11 +59,12 @@ fn is_comparison(op: BinOp) -> bool {
     )
 }
 
-/// An `f16` result of a builtin, `pow`, `fma` or a product fold: no error
-/// bound yet (their formulas count `f32` roundings, and a fold's order is
-/// the device's), so it is never compared (counted as without a bound).
-/// `+ - * /` and conversions to `f16` are bounded in binary16 ulps
-/// (`Est::rounded`), a sum fold by its chain for any order, and moves and
+/// An `f16` product fold: no error bound yet (a fold's order is the
+/// device's, and the product chain counts `f32` roundings), so it is never
+/// compared (counted as without a bound). Every other `f16` operation is
+/// bounded in binary16 terms: `+ - * /`, conversions and `fma` in ulps
+/// (`Est::rounded`), builtins and `pow` with WGSL's f16 accuracies
+/// (`Precision`), a sum fold by its chain for any order, and moves and
 /// picks keep their operands' bounds.
 fn half(r: Sc) -> Option<Bound> {
     (r.elem() == ElemTy::F16).then(|| leaf(f64::INFINITY, true))
@@ -100,11 +101,6 @@ impl Shadow for Bound {
     }
 
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
-        if !matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Not)
-            && let Some(b) = half(r)
-        {
-            return b;
-        }
         match op {
             // A condition flips where its operand may.
             UnaryOp::Not => a.1,
@@ -141,11 +137,6 @@ impl Shadow for Bound {
     }
 
     fn call(f: Func, args: &[El<Bound>], r: Sc) -> Bound {
-        if matches!(f, Func::Pow | Func::Fma)
-            && let Some(b) = half(r)
-        {
-            return b;
-        }
         match (f, args) {
             (Func::Select, [c, a, b]) => linear::select(*c, *a, *b),
             (Func::Fma, [a, b, c]) if r.elem() == ElemTy::F32 => linear::fma(*a, *b, *c, r),
@@ -163,6 +154,11 @@ impl Shadow for Bound {
             // Exact: every f16 is an f32.
             (Sc::H(_), Sc::F(_) | Sc::H(_)) => return a.1,
             (Sc::H(_), _) => return leaf(f64::INFINITY, a.1.specified),
+            // Exact where the value is an f16 (small integers, an f16 moved
+            // through f32).
+            (_, Sc::H(h)) if a.1.err == 0.0 && f64::from(h) == num(a.0) => {
+                return leaf(0.0, a.1.specified);
+            }
             // Rounded once to binary16 (an overflow is an infinity: unspecified).
             (_, Sc::H(_)) => {
                 let err = point(a).rounded(ElemTy::F16, 1.0).err;
