@@ -57,6 +57,7 @@ pub fn kind(s: &Strategy) -> &'static str {
             Combine::Subgroup => "gridstride combine=subgroup",
         },
         Strategy::Transpose { .. } => "transpose",
+        Strategy::Mma { .. } => "mma",
     }
 }
 

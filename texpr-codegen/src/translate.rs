@@ -57,6 +57,9 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
         subgroup_size: Some((1, 128)),
         int64: true,
         shader_f16: true,
+        cooperative_matrix: texpr_target::Target::builtin("nvidia")
+            .map(|t| t.features.cooperative_matrix)
+            .unwrap_or_default(),
         ..Features::default()
     };
     let info = Validator::new(ValidationFlags::all(), capabilities(&any))

@@ -22,6 +22,9 @@ pub fn capabilities(features: &Features) -> Capabilities {
     if features.shader_f16 {
         caps |= Capabilities::SHADER_FLOAT16;
     }
+    if !features.cooperative_matrix.is_empty() {
+        caps |= Capabilities::COOPERATIVE_MATRIX;
+    }
     caps
 }
 
@@ -76,11 +79,15 @@ pub fn validate_kir(
         .map_err(|e| internal(format!("naga rejects the kernel's module: {e:?}"), wgsl))?;
     crate::finite::check(&module, wgsl)?;
     if cfg!(debug_assertions) {
-        // naga parses `enable f16;` (never `enable subgroups;`).
-        let text = match k.extensions().contains(&texpr_target::Extension::F16) {
-            true => format!("enable f16;\n{wgsl}"),
-            false => wgsl.to_string(),
-        };
+        // naga parses `enable f16;` and `enable wgpu_cooperative_matrix;`
+        // (never `enable subgroups;`).
+        let mut text = String::new();
+        for e in k.extensions() {
+            if e != texpr_target::Extension::Subgroups {
+                text.push_str(&format!("enable {};\n", e.name()));
+            }
+        }
+        text.push_str(wgsl);
         validate(&text, features)?;
     }
     Ok(())

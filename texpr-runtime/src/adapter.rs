@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use texpr_target::{DeviceKind, DeviceLimits, Features, Profile, Target};
+use texpr_target::{CoopMatrix, CoopScalar, DeviceKind, DeviceLimits, Features, Profile, Target};
 
 use super::{ErrorSink, Gpu, RuntimeError, pipeline};
 
@@ -150,7 +150,12 @@ fn pick(choice: &AdapterChoice) -> Result<wgpu::Adapter, RuntimeError> {
 
 /// The device as the planner reads it, from the adapter's wgpu limits, the
 /// features the device was opened with, and what the adapter says of itself.
-fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Features) -> Target {
+fn device_target(
+    l: &wgpu::Limits,
+    info: &wgpu::AdapterInfo,
+    features: wgpu::Features,
+    coop: &[wgpu::CooperativeMatrixProperties],
+) -> Target {
     let limits = DeviceLimits {
         max_workgroup_storage_bytes: l.max_compute_workgroup_storage_size,
         max_invocations_per_workgroup: l.max_compute_invocations_per_workgroup,
@@ -178,9 +183,18 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
             int64: features.contains(wgpu::Features::SHADER_INT64)
                 && (info.device_type != wgpu::DeviceType::Cpu || cfg!(target_endian = "little")),
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            cooperative_matrix: match features
+                .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+            {
+                true => cooperative_matrices(coop),
+                false => Vec::new(),
+            },
             // wgpu compiles with naga, which wants `enable f16;` and
             // rejects `enable subgroups;`.
-            enables: vec![texpr_target::Extension::F16],
+            enables: vec![
+                texpr_target::Extension::F16,
+                texpr_target::Extension::CooperativeMatrix,
+            ],
         },
         profile: Profile {
             kind: match info.device_type {
@@ -193,6 +207,42 @@ fn device_target(l: &wgpu::Limits, info: &wgpu::AdapterInfo, features: wgpu::Fea
             vendor: vendor_name(info.vendor).to_string(),
             compute_units: None,
         },
+    }
+}
+
+/// The adapter's cooperative-matrix configurations as target data, sorted.
+fn cooperative_matrices(props: &[wgpu::CooperativeMatrixProperties]) -> Vec<CoopMatrix> {
+    let scalar = |t: wgpu::CooperativeScalarType| match t {
+        wgpu::CooperativeScalarType::F16 => CoopScalar::F16,
+        wgpu::CooperativeScalarType::F32 => CoopScalar::F32,
+        wgpu::CooperativeScalarType::I32 => CoopScalar::I32,
+        wgpu::CooperativeScalarType::U32 => CoopScalar::U32,
+    };
+    let mut out: Vec<CoopMatrix> = (props.iter())
+        .map(|p| CoopMatrix {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            ab: scalar(p.ab_type),
+            cr: scalar(p.cr_type),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// wgpu's token for its `EXPERIMENTAL_*` features, enabled only to request
+/// cooperative matrices on an adapter that lists configurations.
+#[allow(unsafe_code)]
+fn experimental_features(tensor_cores: bool) -> wgpu::ExperimentalFeatures {
+    match tensor_cores {
+        // SAFETY: the token states that we accept wgpu's experimental
+        // cooperative-matrix implementation; texpr uses it only through
+        // kernels naga validated, each with a configuration the adapter
+        // lists (code generation checks the shape against this list).
+        true => unsafe { wgpu::ExperimentalFeatures::enabled() },
+        false => wgpu::ExperimentalFeatures::disabled(),
     }
 }
 
@@ -239,12 +289,21 @@ impl Gpu {
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::SHADER_F16;
-        let features = adapter.features() & wanted;
+        let mut features = adapter.features() & wanted;
+        // Tensor cores where the adapter lists configurations (wgpu's
+        // experimental feature: requested only then).
+        let coop = adapter.cooperative_matrix_properties();
+        let coop_feature = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        let tensor_cores = !coop.is_empty() && adapter.features().contains(coop_feature);
+        if tensor_cores {
+            features |= coop_feature;
+        }
         let wgpu_limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
             label: Some("texpr"),
             required_features: features,
             required_limits: wgpu_limits.clone(),
+            experimental_features: experimental_features(tensor_cores),
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&desc)).map_err(|e| {
@@ -257,7 +316,7 @@ impl Gpu {
         install_handlers(&device, &sink);
         Ok(Gpu {
             choice: choice.clone(),
-            target: device_target(&wgpu_limits, &raw_info, features),
+            target: device_target(&wgpu_limits, &raw_info, features, &coop),
             device,
             queue,
             info,

@@ -217,6 +217,7 @@ impl Builder {
             "reg" => MemLevel::Reg,
             "prefetch" => MemLevel::Prefetch,
             "lanes" => MemLevel::Lanes,
+            "mma" => MemLevel::Mma,
             _ => {
                 self.bad_level(
                     name,

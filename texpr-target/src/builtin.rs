@@ -17,7 +17,8 @@
 //!   through Vulkan (`../shared/perf/h100/`): 48 KiB of workgroup memory,
 //!   1024 invocations, workgroups of 1024 x 1024 x 64, 65,535 groups per
 //!   dimension, storage bindings and buffers up to 4 GiB - 1 (a 1 GiB buffer
-//!   binds and runs), subgroups of 32, timestamps, 64-bit integers, 132 SMs.
+//!   binds and runs), subgroups of 32, timestamps, 64-bit integers, 132 SMs,
+//!   and its driver's cooperative-matrix configurations.
 
 use crate::{DeviceKind, DeviceLimits, Extension, Features, Profile, Target};
 
@@ -26,7 +27,7 @@ pub fn wgpu_default() -> Target {
         name: "wgpu-default".into(),
         limits: DeviceLimits::default(),
         features: Features {
-            enables: vec![Extension::F16],
+            enables: vec![Extension::F16, Extension::CooperativeMatrix],
             ..Features::default()
         },
         profile: Profile::default(),
@@ -43,6 +44,8 @@ pub fn webgpu() -> Target {
             int64: false,
             // SwiftShader, Chromium's adapter, has no `shader-f16`.
             shader_f16: false,
+            // WebGPU has no cooperative matrices.
+            cooperative_matrix: Vec::new(),
             enables: vec![Extension::Subgroups, Extension::F16],
         },
         profile: Profile::default(),
@@ -69,7 +72,8 @@ pub fn llvmpipe() -> Target {
             timestamps: true,
             int64: true,
             shader_f16: true,
-            enables: vec![Extension::F16],
+            cooperative_matrix: Vec::new(),
+            enables: vec![Extension::F16, Extension::CooperativeMatrix],
         },
         profile: Profile {
             kind: DeviceKind::Cpu,
@@ -99,7 +103,8 @@ pub fn nvidia() -> Target {
             timestamps: true,
             int64: true,
             shader_f16: true,
-            enables: vec![Extension::F16],
+            cooperative_matrix: h100_cooperative_matrices(),
+            enables: vec![Extension::F16, Extension::CooperativeMatrix],
         },
         profile: Profile {
             kind: DeviceKind::DiscreteGpu,
@@ -107,4 +112,20 @@ pub fn nvidia() -> Target {
             compute_units: Some(132),
         },
     }
+}
+
+/// The cooperative-matrix configurations of an H100 through Vulkan, as
+/// wgpu 30 keeps them (subgroup scope; M, N and K each 8 or 16; element
+/// types f16, f32, i32, u32): NVIDIA's `VK_KHR_cooperative_matrix` lists
+/// `16x16x16` and `16x8x16`, `16x8x8` with f16 operands and an f16 or f32
+/// accumulator for Ampere and Hopper (the Vulkan hardware database's
+/// reports of the 5xx drivers; its 8-bit integer and bf16 entries wgpu
+/// drops). `texprc target` on the adapter prints the list the driver
+/// reports; the next GPU sitting checks this one against it.
+fn h100_cooperative_matrices() -> Vec<crate::CoopMatrix> {
+    crate::coop::parse_list(
+        "16x16x16 f16>f16, 16x16x16 f16>f32, 16x8x16 f16>f16, 16x8x16 f16>f32, \
+         16x8x8 f16>f16, 16x8x8 f16>f32",
+    )
+    .expect("a valid list")
 }

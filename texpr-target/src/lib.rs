@@ -24,8 +24,10 @@
 //! - E0605 an unknown built-in target name
 
 mod builtin;
+pub mod coop;
 pub mod text;
 
+pub use coop::{CoopMatrix, CoopScalar};
 pub use text::TargetError;
 
 /// A device to compile for.
@@ -127,6 +129,10 @@ pub struct Features {
     /// `wgpu::Features::SHADER_F16`): what a program with `f16` values needs
     /// (E0395 without it).
     pub shader_f16: bool,
+    /// The cooperative-matrix configurations the device runs (tensor
+    /// cores; [`coop`]): an adapter's list, filled by the runtime, or a
+    /// built-in's. Empty: no `coop_mat` in any kernel.
+    pub cooperative_matrix: Vec<CoopMatrix>,
     /// The language extensions the consumer of the WGSL wants declared
     /// with `enable NAME;` before the module uses them: Chromium's Tint
     /// requires `enable subgroups;`, which naga 30 (and so wgpu) rejects.
@@ -143,16 +149,24 @@ pub enum Extension {
     Subgroups,
     /// `f16`: the 16-bit float type.
     F16,
+    /// `wgpu_cooperative_matrix`: `coop_mat8x8`, `coop_mat16x16`, their
+    /// loads, stores and multiply-adds (naga's; native only).
+    CooperativeMatrix,
 }
 
 impl Extension {
-    pub const ALL: [Extension; 2] = [Extension::Subgroups, Extension::F16];
+    pub const ALL: [Extension; 3] = [
+        Extension::Subgroups,
+        Extension::F16,
+        Extension::CooperativeMatrix,
+    ];
 
     /// The name in `enable NAME;` and in the text form.
     pub fn name(self) -> &'static str {
         match self {
             Extension::Subgroups => "subgroups",
             Extension::F16 => "f16",
+            Extension::CooperativeMatrix => "wgpu_cooperative_matrix",
         }
     }
 }

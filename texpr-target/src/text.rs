@@ -22,7 +22,9 @@
 //! subgroup_size = 32
 //! timestamps = true
 //! int64 = true
-//! enables = f16
+//! shader_f16 = true
+//! cooperative_matrix = 16x8x8 f16>f16, ..., 16x16x16 f16>f32
+//! enables = f16, wgpu_cooperative_matrix
 //! ```
 
 use crate::{DeviceKind, Extension, Target};
@@ -239,6 +241,16 @@ pub const KEYS: &[Key] = &[
         },
     },
     Key {
+        name: "cooperative_matrix",
+        doc: "cooperative-matrix configurations, `MxNxK AB>CR` comma-separated \
+              (e.g. 16x16x16 f16>f32), or `none`",
+        get: |t| crate::coop::format_list(&t.features.cooperative_matrix),
+        set: |t, v| {
+            t.features.cooperative_matrix = crate::coop::parse_list(v)?;
+            Ok(())
+        },
+    },
+    Key {
         name: "enables",
         doc: "extensions the WGSL's consumer wants declared by `enable NAME;` \
               (comma-separated: subgroups, f16), or `none`",
@@ -394,7 +406,7 @@ mod tests {
             let t = Target::builtin(name).unwrap();
             let want: &[Extension] = match name {
                 "webgpu" => &[Extension::Subgroups, Extension::F16],
-                _ => &[Extension::F16],
+                _ => &[Extension::F16, Extension::CooperativeMatrix],
             };
             assert_eq!(t.features.enables, want, "{name}");
         }

@@ -95,6 +95,7 @@ impl Builder {
                 shared: Vec::new(),
                 privates: Vec::new(),
                 vars: Vec::new(),
+                coops: Vec::new(),
                 values: Vec::new(),
                 body: Block::default(),
                 comment: comment.into(),

@@ -55,6 +55,8 @@ pub enum Stmt {
     If(If),
     /// `workgroupBarrier()`.
     Barrier,
+    /// A load, multiply-add or store of cooperative matrices.
+    Coop(super::CoopStmt),
 }
 
 /// A variable's initial value.
@@ -123,6 +125,8 @@ pub struct Kernel {
     pub shared: Vec<SharedDecl>,
     pub privates: Vec<PrivateDecl>,
     pub vars: Vec<Var>,
+    /// Cooperative matrices, by [`super::CoopId`].
+    pub coops: Vec<super::Coop>,
     pub values: Vec<Value>,
     pub body: Block,
     /// A comment the printers put above the kernel.
@@ -177,7 +181,7 @@ impl Kernel {
     }
 
     /// The WGSL extensions the kernel uses (subgroup operations or
-    /// builtins: `subgroups`).
+    /// builtins: `subgroups`; `f16`; cooperative matrices).
     pub fn extensions(&self) -> std::collections::BTreeSet<texpr_target::Extension> {
         let subgroups = self.values.iter().any(|v| match v.op {
             Op::Subgroup(..) => true,
@@ -191,6 +195,10 @@ impl Kernel {
             || self.shared.iter().any(|s| f16(s.ty))
             || self.privates.iter().any(|p| f16(p.ty));
         let mut out = std::collections::BTreeSet::new();
+        if !self.coops.is_empty() {
+            out.insert(texpr_target::Extension::CooperativeMatrix);
+        }
+        let halves = halves || self.coops.iter().any(|c| c.scalar == super::Scalar::F16);
         if subgroups {
             out.insert(texpr_target::Extension::Subgroups);
         }
@@ -239,6 +247,7 @@ impl Stmt {
             Stmt::Store(_, i, v) => vec![*i, *v],
             Stmt::Loop(l) => vec![l.start, l.end],
             Stmt::If(i) => vec![i.cond],
+            Stmt::Coop(c) => c.operands(),
         }
     }
 }

@@ -14,7 +14,8 @@
 //!   a private array or a variable, at an index, a scalar, a `vec4` or a
 //!   `vec4<u64>` at a time; [`Stmt::Store`] and [`Stmt::Assign`] write.
 //! - Control flow is structured: counted loops ([`Loop`]), `if`/`else`,
-//!   barriers; each block is marked uniform (entered by every invocation of
+//!   barriers, and cooperative-matrix statements ([`CoopStmt`], on the
+//!   kernel's [`Coop`]s); each block is marked uniform (entered by every invocation of
 //!   the workgroup alike) or not, and a barrier or a subgroup operation may
 //!   stand in uniform control flow only.
 //!
@@ -29,6 +30,7 @@
 //! parsing any text).
 
 pub mod build;
+mod coop;
 mod kernel;
 mod op;
 pub mod print;
@@ -38,6 +40,7 @@ pub mod verify;
 pub mod wgsl;
 
 pub use build::Builder;
+pub use coop::*;
 pub use kernel::*;
 pub use op::*;
 pub use types::*;

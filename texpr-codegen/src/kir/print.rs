@@ -41,6 +41,9 @@ pub fn kernel(k: &Kernel) -> String {
         let len = v.len.map_or(String::new(), |n| format!("[{n}]"));
         let _ = writeln!(out, "  var {}: {}{len}", v.name, v.ty);
     }
+    for c in &k.coops {
+        let _ = writeln!(out, "  coop {}: {}", c.name, c.wgsl_ty());
+    }
     block(&mut out, k, &k.body, 1);
     out
 }
@@ -154,6 +157,10 @@ fn block(out: &mut String, k: &Kernel, b: &Block, depth: usize) {
             }
             Stmt::Barrier => {
                 let _ = writeln!(out, "{pad}barrier");
+            }
+            Stmt::Coop(c) => {
+                let line = super::wgsl_stmt(k, c, |v| val(k, v), |m| mem(k, m));
+                let _ = writeln!(out, "{pad}{line}");
             }
         }
     }

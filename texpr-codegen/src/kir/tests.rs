@@ -7,10 +7,19 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate_both(k: &Kernel) {
     assert_eq!(verify(k), Vec::<String>::new(), "{}", print::kernel(k));
-    let text = wgsl::kernel(k);
+    let mut text = String::new();
+    for e in k.extensions() {
+        if e != texpr_target::Extension::Subgroups {
+            text.push_str(&format!("enable {};\n", e.name()));
+        }
+    }
+    text.push_str(&wgsl::kernel(k));
     let parsed = naga::front::wgsl::parse_str(&text)
         .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
-    let caps = Capabilities::SUBGROUP | Capabilities::SHADER_INT64;
+    let caps = Capabilities::SUBGROUP
+        | Capabilities::SHADER_INT64
+        | Capabilities::SHADER_FLOAT16
+        | Capabilities::COOPERATIVE_MATRIX;
     Validator::new(ValidationFlags::all(), caps)
         .validate(&parsed)
         .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
@@ -169,4 +178,89 @@ fn reads_of_variables_move_into_their_use_only_past_no_assignment() {
     let old = &k.value(old).name;
     assert!(text.contains(&format!("let {old}: f32 = {acc};")), "{text}");
     assert!(text.contains(&format!("b0_y[0i] = {old};")), "{text}");
+}
+
+/// One subgroup's `C = A B` in tensor cores: `coop_mat16x16<f16,A>` and
+/// `<f16,B>` loaded from a workgroup array and a buffer, multiplied into an
+/// `f32` accumulator and stored to a buffer; naga validates both the text
+/// and the built module, and the verifier refuses a multiply-add whose
+/// roles or types do not fit and an operation in non-uniform control flow.
+#[test]
+fn cooperative_matrices_print_and_build_into_valid_shaders() {
+    let mut b = Builder::new("k0_c", "kernel 0: c");
+    b.set_workgroup_size(32);
+    let a = b.bind(BufferId(0), "b0_a".into(), Access::Read, Ty::F16);
+    let bb = b.bind(BufferId(1), "b0_b".into(), Access::Read, Ty::F16);
+    let c = b.bind(BufferId(2), "b0_c".into(), Access::ReadWrite, Ty::F32);
+    let sa = b.declare_shared("s0_a".into(), Ty::F16, 256);
+    let ma = b.coop("a", 16, Scalar::F16, Role::A);
+    let mb = b.coop("b", 16, Scalar::F16, Role::B);
+    let acc = b.coop("acc", 16, Scalar::F32, Role::C);
+    let lid = b.builtin(Builtin::LocalId(0));
+    let l = b.convert(Ty::I32, lid);
+    let x = b.load(Mem::Buffer(a), l);
+    b.store(sa, l, x);
+    b.barrier().unwrap();
+    let zero = b.i32(0);
+    let load = |coop, mem| CoopStmt::Load {
+        coop,
+        mem,
+        offset: zero,
+        stride: 16,
+    };
+    b.coop_stmt(load(ma, sa)).unwrap();
+    b.coop_stmt(load(mb, Mem::Buffer(bb))).unwrap();
+    b.coop_stmt(CoopStmt::MulAdd { acc, a: ma, b: mb }).unwrap();
+    let store = CoopStmt::Store {
+        coop: acc,
+        mem: Mem::Buffer(c),
+        offset: zero,
+        stride: 16,
+    };
+    b.coop_stmt(store.clone()).unwrap();
+    let k = b.finish();
+    validate_both(&k);
+    let text = wgsl::kernel(&k);
+    assert!(text.contains("var acc_"), "{text}");
+    assert!(text.contains(": coop_mat16x16<f32,C>;"), "{text}");
+    assert!(
+        text.contains("coopLoadT<coop_mat16x16<f16,A>>(&s0_a[0i], 16u);"),
+        "{text}"
+    );
+    assert!(text.contains("coopStoreT("), "{text}");
+    let uses = k.extensions();
+    assert!(uses.contains(&texpr_target::Extension::CooperativeMatrix));
+    assert!(uses.contains(&texpr_target::Extension::F16));
+
+    // A multiply-add with A and B swapped; a store into a read-only buffer.
+    let mut bad = k.clone();
+    bad.body
+        .stmts
+        .push(Stmt::Coop(CoopStmt::MulAdd { acc, a: mb, b: ma }));
+    bad.body.stmts.push(Stmt::Coop(CoopStmt::Store {
+        coop: acc,
+        mem: Mem::Buffer(a),
+        offset: zero,
+        stride: 16,
+    }));
+    let errs = verify(&bad).join("; ");
+    assert!(errs.contains("a multiply-add of"), "{errs}");
+    assert!(errs.contains("read-only buffer"), "{errs}");
+
+    // Every lane of a subgroup takes part: never in non-uniform control flow.
+    let mut b = Builder::new("k1_c", "");
+    let m = b.coop("acc", 16, Scalar::F32, Role::C);
+    let lid = b.builtin(Builtin::LocalId(0));
+    let l = b.convert(Ty::I32, lid);
+    let one = b.i32(1);
+    let cond = b.binary(BinOp::Lt, l, one);
+    b.open_if(cond, false);
+    let c = b.bind(BufferId(0), "b0_c".into(), Access::ReadWrite, Ty::F32);
+    let err = b.coop_stmt(CoopStmt::Store {
+        coop: m,
+        mem: Mem::Buffer(c),
+        offset: l,
+        stride: 16,
+    });
+    assert_eq!(err.map_err(|d| d.code), Err("E0391"));
 }

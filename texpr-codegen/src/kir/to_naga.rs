@@ -11,6 +11,7 @@
 //! everywhere.
 
 mod body;
+mod coop;
 
 use super::*;
 use body::literal;
@@ -42,6 +43,7 @@ pub fn add(m: &mut naga::Module, k: &Kernel) {
             ..Default::default()
         },
         vars: Vec::new(),
+        coops: Vec::new(),
         values: vec![None; k.values.len()],
         emit_from: None,
         k,
@@ -64,6 +66,7 @@ pub fn add(m: &mut naga::Module, k: &Kernel) {
         debug_assert_eq!(h.index(), i);
         b.vars.push(h);
     }
+    b.coop_vars(m);
     let mut body = naga::Block::new();
     b.builtins(m, &mut body);
     b.block(m, &k.body, &mut body);
@@ -89,6 +92,8 @@ struct Build<'k> {
     privates: Vec<Handle<GlobalVariable>>,
     f: Function,
     vars: Vec<Handle<LocalVariable>>,
+    /// Each cooperative matrix's local variable.
+    coops: Vec<Handle<LocalVariable>>,
     /// Each value's expression, once built (in scope where it is used).
     values: Vec<Option<Handle<Expression>>>,
     /// Where the expressions not yet emitted start.

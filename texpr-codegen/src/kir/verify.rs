@@ -240,6 +240,65 @@ impl Verifier<'_> {
                     self.fail("a barrier in non-uniform control flow".into());
                 }
             }
+            Stmt::Coop(c) => {
+                if !uniform {
+                    self.fail("a cooperative-matrix operation in non-uniform control flow".into());
+                }
+                self.coop(c);
+            }
+        }
+    }
+
+    /// A cooperative-matrix statement: its matrices exist; a multiply-add
+    /// takes an `A`, a `B` and a `C` of one size, `A` and `B` of one type;
+    /// a load or store moves elements of the matrix's type at an `i32`
+    /// offset, and stores only where stores may go.
+    fn coop(&mut self, c: &CoopStmt) {
+        let k = self.k;
+        let Some(ms) = (c.coops().iter())
+            .map(|id| k.coops.get(id.0 as usize))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return self.fail(format!(
+                "{c:?} names a cooperative matrix that does not exist"
+            ));
+        };
+        match c {
+            CoopStmt::MulAdd { .. } => {
+                let (acc, a, b) = (ms[0], ms[1], ms[2]);
+                let roles = (acc.role, a.role, b.role) == (Role::C, Role::A, Role::B);
+                let sizes = acc.size == a.size && a.size == b.size;
+                if !roles || !sizes || a.scalar != b.scalar {
+                    self.fail(format!(
+                        "a multiply-add of {}, {} into {}",
+                        a.wgsl_ty(),
+                        b.wgsl_ty(),
+                        acc.wgsl_ty()
+                    ));
+                }
+            }
+            CoopStmt::Load { mem, offset, .. } | CoopStmt::Store { mem, offset, .. } => {
+                let by = "a cooperative-matrix load or store".to_string();
+                self.read(*offset, &by);
+                self.index(*offset, &by);
+                if let Some(t) = self.mem(*mem, &by)
+                    && t != Ty::scalar(ms[0].scalar)
+                {
+                    self.fail(format!("{} moved through {t} elements", ms[0].wgsl_ty()));
+                }
+                let read_only = |b: u32| {
+                    k.bindings
+                        .get(b as usize)
+                        .is_some_and(|d| d.access != Access::ReadWrite)
+                };
+                if let (CoopStmt::Store { .. }, Mem::Buffer(b)) = (c, mem)
+                    && read_only(*b)
+                {
+                    self.fail(format!(
+                        "a cooperative-matrix store to read-only buffer {b}"
+                    ));
+                }
+            }
         }
     }
 

@@ -99,6 +99,9 @@ pub fn kernel(k: &Kernel) -> String {
         k.name,
         args.join(", ")
     );
+    for c in &k.coops {
+        let _ = writeln!(out, "    var {}: {};", c.name, c.wgsl_ty());
+    }
     p.block(&mut out, &k.body, 1);
     out.push_str("}\n");
     out
@@ -351,6 +354,10 @@ impl<'k> Printer<'k> {
                 }
                 Stmt::Barrier => {
                     let _ = writeln!(out, "{pad}workgroupBarrier();");
+                }
+                Stmt::Coop(c) => {
+                    let line = super::wgsl_stmt(self.k, c, |v| self.operand(v, 0), |m| self.mem(m));
+                    let _ = writeln!(out, "{pad}{line}");
                 }
             }
         }

@@ -29,6 +29,7 @@ mod fold;
 mod group;
 mod item;
 mod lanes;
+mod mma;
 mod online;
 mod ops;
 mod prefetch;
@@ -75,6 +76,13 @@ pub enum Loc {
     Vars(Vec<kir::VarId>),
     /// An array in a scratch buffer, one slot per invocation (`spill.rs`).
     Spilled(kir::Mem),
+}
+
+/// The target's cooperative-matrix configurations and subgroup sizes.
+#[derive(Clone, Debug, Default)]
+pub struct CoopCaps {
+    pub configs: Vec<texpr_target::CoopMatrix>,
+    pub subgroup: Option<(u32, u32)>,
 }
 
 /// The statements a fold's loop adds around its body's copies: the
@@ -152,6 +160,8 @@ pub struct Lower<'p> {
     /// Private arrays of literals already counted, by memory.
     literals: BTreeSet<kir::Mem>,
     pub budget: Budget,
+    /// What the target offers cooperative matrices (`mma.rs`).
+    pub coop: CoopCaps,
     /// While the elements of an unrolled vector are lowered, the unrolled
     /// statements the current element may bring the kernel to: the budget
     /// less what the elements after it need at least.
@@ -236,6 +246,10 @@ impl<'p> Lower<'p> {
                 unrolled: limits.max_unrolled_statements,
             },
             unroll_cap: None,
+            coop: CoopCaps {
+                configs: target.features.cooperative_matrix.clone(),
+                subgroup: target.features.subgroup_size,
+            },
             lanes: None,
             share_lanes: false,
             wide: Vec::new(),

@@ -65,6 +65,11 @@ pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: 
             Some(MemLevel::Reg) => cx.local_vector(*var, value)?,
             Some(MemLevel::Lanes) => cx.lane_shared_vector(*var, value)?,
             Some(MemLevel::Prefetch) => cx.local_vector(*var, value)?,
+            Some(MemLevel::Mma) => {
+                let loc = cx.mma_block(&name, value, w, e.span)?;
+                cx.b.barrier()?;
+                loc
+            }
             _ => {
                 return Err(Diagnostic::error(
                     "E0303",

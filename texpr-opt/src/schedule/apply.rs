@@ -173,6 +173,10 @@ pub fn apply_strategy(
             let new = transpose(p, &root, *tile, *rows, target).map_err(fail)?;
             (new, None)
         }
+        Strategy::Mma { block, group } => {
+            let new = super::mma::mma(p, &root, *block, *group, target).map_err(fail)?;
+            (new, None)
+        }
     };
     let mut written = vec![name.clone()];
     let item = match partials {

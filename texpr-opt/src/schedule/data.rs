@@ -72,6 +72,10 @@ pub enum Strategy {
         lanes: bool,
         loads: Loads,
     },
+    /// A contraction in tensor cores: `BM x BN` blocks of the result, one
+    /// workgroup of `group` invocations (whole subgroups) each, the block's
+    /// folds a `let@mma` computed with cooperative matrices (`mma.rs`).
+    Mma { block: [u64; 2], group: u64 },
     /// `reduce N |i| E`: `parts` partial folds of `N / parts` terms each, one
     /// per invocation, `group` invocations per workgroup, written to a global
     /// buffer; then one invocation folds the partials (a second kernel).
@@ -142,6 +146,7 @@ impl Strategy {
             Strategy::Default
             | Strategy::WideRows { .. }
             | Strategy::Flash { .. }
+            | Strategy::Mma { .. }
             | Strategy::Transpose { .. } => None,
         }
     }
@@ -155,7 +160,8 @@ impl Strategy {
             | Strategy::WideRows { group, .. }
             | Strategy::Flash { group, .. }
             | Strategy::MultiPass { group, .. }
-            | Strategy::GridStride { group, .. } => *group,
+            | Strategy::GridStride { group, .. }
+            | Strategy::Mma { group, .. } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],
             Strategy::Transpose { tile, rows } => tile * rows,
         }

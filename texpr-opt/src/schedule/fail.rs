@@ -6,7 +6,8 @@
 //! divide as the strategy needs; E0213 a workgroup wider than the device
 //! allows; E0215 `combine=subgroup` on a device without subgroups; E0216 more
 //! workgroup memory than the device has; E0217 `loads=wide` on a device
-//! without 64-bit integers.
+//! without 64-bit integers; E0218 `mma` on a device without a matching
+//! cooperative-matrix configuration or a fixed subgroup size.
 
 use super::data::Strategy;
 use texpr_syntax::Diagnostic;

@@ -192,10 +192,12 @@ impl Filler<'_> {
             // Where the checker accepted a `let@shared` (on the spine, or in a
             // thread-level loop of the invocations), it stays.
             (Some(MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes), _)
-            | (Some(MemLevel::Shared), Ctx::Spine | Ctx::Thread) => level.unwrap_or(MemLevel::Reg),
+            | (Some(MemLevel::Shared), Ctx::Spine | Ctx::Thread)
+            | (Some(MemLevel::Mma), Ctx::Spine) => level.unwrap_or(MemLevel::Reg),
             (Some(other), _) => {
                 let why = match other {
                     MemLevel::Global => "`let@global` is only for top-level lets",
+                    MemLevel::Mma => "`let@mma` must stand directly in a `compute@grid`'s body",
                     _ => "`let@shared` must be inside a `compute@grid` and outside any invocation",
                 };
                 self.errs

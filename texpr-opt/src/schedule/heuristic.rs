@@ -8,7 +8,7 @@
 use super::data::{Combine, Loads, Strategy};
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
-use texpr_syntax::ir::Expr;
+use texpr_syntax::ir::{Expr, ExprKind};
 use texpr_target::Target;
 
 /// Strategies for an item of this shape on this device, best guess first.
@@ -17,7 +17,11 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     let mut out = match classify(root) {
         Shape::Contraction { tiled, .. } => {
             let lanes = target.subgroup_width();
-            tiles(prefs, lanes, tiled.batch_len(), tiled.m, tiled.n)
+            let simd = tiles(prefs, lanes, tiled.batch_len(), tiled.m, tiled.n);
+            tensor_cores(prefs, &tiled, target)
+                .into_iter()
+                .chain(simd)
+                .collect()
         }
         Shape::RowReduction { rows, c, k } => {
             let flash = match rows.streams() {
@@ -339,5 +343,34 @@ fn transposes(prefs: &Prefs, m: u64, n: u64) -> Vec<Strategy> {
         .iter()
         .filter(|(t, _)| 4 * m.next_multiple_of(*t) * n.next_multiple_of(*t) <= 5 * m * n)
         .map(|&(tile, rows)| Strategy::Transpose { tile, rows })
+        .collect()
+}
+
+/// `mma` blocks for a contraction, where the target lists a configuration
+/// for its types that divides the block and the fold, and has one
+/// subgroup size: each of `prefs.mma_blocks` that divides the result.
+fn tensor_cores(prefs: &Prefs, t: &super::shape::Tiled<'_>, target: &Target) -> Vec<Strategy> {
+    let (Some(fold), Some((sg, _))) = (
+        super::shape::single_reduce(t.body),
+        target.features.subgroup_size.filter(|(lo, hi)| lo == hi),
+    ) else {
+        return Vec::new();
+    };
+    let (Some((ab, cr)), ExprKind::Reduce { n: k, .. }) = (super::mma::mma_types(fold), &fold.kind)
+    else {
+        return Vec::new();
+    };
+    let scalar = super::mma::coop_scalar;
+    let list = &target.features.cooperative_matrix;
+    (prefs.mma_blocks.iter())
+        .filter(|([bm, bn], _)| t.batch.is_none() && t.m % bm == 0 && t.n % bn == 0)
+        .filter(|([bm, bn], _)| {
+            texpr_target::coop::square_config(list, scalar(ab), scalar(cr), &[*bm, *bn, *k])
+                .is_some()
+        })
+        .map(|&(block, subgroups)| Strategy::Mma {
+            block,
+            group: subgroups * u64::from(sg),
+        })
         .collect()
 }

@@ -33,6 +33,7 @@ pub mod flash;
 pub mod grid;
 pub mod gridstride;
 pub mod heuristic;
+pub mod mma;
 pub mod multipass;
 pub mod prefs;
 pub mod rows;

@@ -17,6 +17,11 @@ use texpr_target::{DeviceKind, Profile};
 /// The preference tables of one device profile.
 #[derive(Debug)]
 pub struct Prefs {
+    /// Tensor-core blocks `(BM x BN, subgroups per workgroup)`, offered
+    /// first for contractions where the target lists a cooperative-matrix
+    /// configuration (`mma`): the workgroup's array of `f32` results is the
+    /// largest part of its memory (`BM*BN*4` bytes). Not yet measured.
+    pub mma_blocks: &'static [([u64; 2], u64)],
     /// Shared-staged tiles `(group, reg, KB)`, and whether they come before
     /// the register-only tiles.
     pub staged_tiles: &'static [([u64; 2], [u64; 2], Staging)],
@@ -216,6 +221,7 @@ const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 /// - transposes: short coarsening, 2 per invocation (the reads gather, so
 ///   long runs buy no `vec4` loads); `transpose` tiles last.
 pub const CPU: Prefs = Prefs {
+    mma_blocks: &[],
     staged_tiles: STAGED_CPU,
     staged_first: false,
     lane_regs: &[[16, 4]],
@@ -291,6 +297,7 @@ pub const CPU: Prefs = Prefs {
 /// per invocation left 2^20 partials at 2^28 and reached a quarter of the
 /// bandwidth on an H100). Not yet measured on a GPU.
 pub const GPU: Prefs = Prefs {
+    mma_blocks: &[([64, 64], 4), ([128, 64], 8), ([64, 128], 8), ([32, 32], 1)],
     staged_tiles: STAGED_GPU,
     staged_first: true,
     lane_regs: &[],

@@ -142,6 +142,10 @@ pub const FORMS: &[Form] = &[
         name: "transpose",
         keys: &[key("tile", Value::Count), key("rows", Value::Count)],
     },
+    Form {
+        name: "mma",
+        keys: &[key("block", Value::Pair), key("group", Value::Count)],
+    },
 ];
 
 /// The keys of one strategy as written, checked against its [`Form`].
@@ -284,6 +288,10 @@ impl Strategy {
             "transpose" => Strategy::Transpose {
                 tile: keys.count("tile")?,
                 rows: keys.count("rows")?,
+            },
+            "mma" => Strategy::Mma {
+                block: keys.pair("block")?,
+                group: keys.count("group")?,
             },
             other => unreachable!("`{other}` is in FORMS but has no constructor"),
         })

@@ -17,7 +17,8 @@
 //!   ([`LevelCtx::value_ctx`]): it may be a `compute@group W` (each invocation
 //!   computing its own elements, the cooperative fill) whatever thread-level
 //!   loops enclose the `let`;
-//! - `let@reg` and `let@prefetch` stand inside some `compute` or `reduce`.
+//! - `let@reg` and `let@prefetch` stand inside some `compute` or `reduce`;
+//! - `let@mma` stands directly in a `compute@grid`'s body.
 
 use super::codes;
 use crate::ast::{Level, MemLevel};
@@ -109,6 +110,15 @@ impl LevelCtx {
                     .with_note("`let@global` may only stand outside every `compute` and `reduce`; try `let@shared` or `let@reg`")
             }),
             MemLevel::Shared => self.shared_error(span),
+            // Directly in a grid body: the workgroup's subgroups compute it.
+            MemLevel::Mma => match (self.grid, self.group, self.last) {
+                (Some(_), None, Some((Level::Grid, _))) => None,
+                _ => Some(
+                    Diagnostic::error(codes::SHARED_PLACEMENT, "`let@mma` in the wrong place")
+                        .with_primary(span, "not directly in a `compute@grid`'s body")
+                        .with_note("`let@mma` stands in a `compute@grid`'s body, outside every other `compute` and `reduce`"),
+                ),
+            },
             MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes => match self.loop_ {
                 Some(_) => None,
                 None => Some(

@@ -101,6 +101,13 @@ pub enum MemLevel {
     /// subgroup width). The interpreter reads it as `reg`; a value the
     /// lanes do not provably share is loaded per lane, as `reg`.
     Lanes,
+    /// A workgroup's block of a contraction in tensor cores: `let@mma acc =
+    /// compute M |r| compute N |c| reduce K |k| x * y` directly in a grid
+    /// body, computed by the workgroup's subgroups with cooperative
+    /// matrices, the operands staged through workgroup memory, and held in
+    /// workgroup memory for the body to read (code generation's `mma.rs`;
+    /// the interpreter reads it as a plain `let`).
+    Mma,
 }
 
 impl MemLevel {
@@ -111,6 +118,7 @@ impl MemLevel {
             MemLevel::Reg => "reg",
             MemLevel::Prefetch => "prefetch",
             MemLevel::Lanes => "lanes",
+            MemLevel::Mma => "mma",
         }
     }
 }

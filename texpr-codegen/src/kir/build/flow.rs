@@ -72,6 +72,33 @@ impl Builder {
         Ok(())
     }
 
+    /// Declares a cooperative matrix named after `base`.
+    pub fn coop(
+        &mut self,
+        base: &str,
+        size: u8,
+        scalar: super::Scalar,
+        role: super::Role,
+    ) -> super::CoopId {
+        let name = self.fresh(base);
+        self.k.coops.push(super::Coop {
+            name,
+            size,
+            scalar,
+            role,
+        });
+        super::CoopId(self.k.coops.len() as u32 - 1)
+    }
+
+    /// A cooperative-matrix statement: uniform control flow only (E0391).
+    pub fn coop_stmt(&mut self, s: super::CoopStmt) -> Result<(), Diagnostic> {
+        if !self.uniform() {
+            return Err(nonuniform("a cooperative-matrix operation"));
+        }
+        self.push(Stmt::Coop(s));
+        Ok(())
+    }
+
     /// Opens a loop of index `base` from `start` to `end` by `step`, at most
     /// `trips` trips; returns its index.
     pub fn open_loop(

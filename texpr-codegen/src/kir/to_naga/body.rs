@@ -186,6 +186,7 @@ impl<'k> Build<'k> {
                     Statement::ControlBarrier(naga::Barrier::WORK_GROUP),
                     Span::UNDEFINED,
                 ),
+                Stmt::Coop(c) => self.coop_stmt(c, out),
                 Stmt::If(c) => {
                     let condition = self.get(c.cond);
                     let mut accept = naga::Block::new();

@@ -31,7 +31,7 @@ impl PlaceUses {
                         }
                     }
                 }
-                Stmt::Var(..) | Stmt::Assign(..) | Stmt::Store(..) => {
+                Stmt::Var(..) | Stmt::Assign(..) | Stmt::Store(..) | Stmt::Coop(_) => {
                     for o in s.operands() {
                         if defined.contains(&o.0) {
                             ok_here.insert(o.0);

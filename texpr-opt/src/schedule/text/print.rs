@@ -80,6 +80,9 @@ impl fmt::Display for Strategy {
                 write_combine(f, *combine)?;
             }
             Strategy::Transpose { tile, rows } => write!(f, "transpose tile={tile} rows={rows}")?,
+            Strategy::Mma { block, group } => {
+                write!(f, "mma block={}x{} group={group}", block[0], block[1])?
+            }
         }
         match self.loads() {
             Loads::Vec4 => Ok(()),

@@ -89,6 +89,10 @@ fn the_generated_syntax_covers_every_strategy() {
             loads: Loads::Wide,
         },
         Strategy::Transpose { tile: 32, rows: 8 },
+        Strategy::Mma {
+            block: [64, 128],
+            group: 256,
+        },
     ];
     let lines = syntax();
     assert_eq!(lines.len(), samples.len());

@@ -35,7 +35,7 @@ pub fn elementwise(p: &mut Program, b: &Blocks) -> Expr {
 }
 
 /// `e` with the node at address `target` replaced by `by`.
-fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
+pub(crate) fn replace(e: &Expr, target: *const Expr, by: &Expr) -> Expr {
     if std::ptr::eq(e, target) {
         return by.clone();
     }

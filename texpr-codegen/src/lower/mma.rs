@@ -1,0 +1,271 @@
+//! `let@mma acc = compute M |r| compute N |c| reduce K |k| x * y` directly
+//! in a grid body: the workgroup's block of a contraction in tensor cores.
+//!
+//! The operands (`x` of `r` and `k`, `y` of `k` and `c`, each read as
+//! written or widened from `f16` by a cast) are staged `BK` columns and
+//! rows at a time in workgroup memory, every invocation filling elements
+//! `l, l + W, ...`; each subgroup then multiplies its fragments (`m x m`
+//! tiles of the block, fragment `f` of subgroup `s` for `f = s, s + S,
+//! ...`) with cooperative matrices of the target's configuration, and at
+//! the end stores them, row-major, to the workgroup array the body reads
+//! `acc` from. The configuration is the largest square one the target
+//! lists for the operands' and the product's element types that divides
+//! `M`, `N` and `K` (naga spells `8x8` and `16x16`); none is E0396, naming
+//! what is missing, as is a target whose subgroup size is not fixed.
+
+use super::{Ix, Loc, Lower, R};
+use crate::kir::{BinOp as K, Builtin, CoopId, CoopStmt, LoopStep, Role, Scalar, Ty};
+use texpr_syntax::ir::{BinOp, ElemTy, Expr, ExprKind, ReduceOp, VarId};
+use texpr_syntax::{Diagnostic, Span};
+use texpr_target::CoopScalar;
+
+/// The block product a `let@mma` holds.
+struct Block<'e> {
+    m: u64,
+    n: u64,
+    k: u64,
+    vars: [VarId; 3],
+    /// The operands as stored (the casts to the product's type taken off).
+    x: &'e Expr,
+    y: &'e Expr,
+    /// The operands' element type and the product's.
+    ab: ElemTy,
+    cr: ElemTy,
+}
+
+fn block(value: &Expr) -> Option<Block<'_>> {
+    let ExprKind::Compute {
+        n: m,
+        var: r,
+        body,
+        map: None,
+        ..
+    } = &value.kind
+    else {
+        return None;
+    };
+    let ExprKind::Compute {
+        n,
+        var: c,
+        body,
+        map: None,
+        ..
+    } = &body.kind
+    else {
+        return None;
+    };
+    let ExprKind::Reduce {
+        op: ReduceOp::Add,
+        n: k,
+        var: kv,
+        body,
+        steps: None,
+        ..
+    } = &body.kind
+    else {
+        return None;
+    };
+    let ExprKind::Binary(BinOp::Mul, x, y) = &body.kind else {
+        return None;
+    };
+    let (xs, ys) = (stored(x), stored(y));
+    let rows_only = !x.mentions(*c) && !y.mentions(*r);
+    (rows_only && xs.ty.elem == ys.ty.elem && body.ty.len == 1).then_some(Block {
+        m: *m,
+        n: *n,
+        k: *k,
+        vars: [*r, *c, *kv],
+        x: xs,
+        y: ys,
+        ab: xs.ty.elem,
+        cr: body.ty.elem,
+    })
+}
+
+/// An operand as stored: a widening of an `f16` taken off.
+fn stored(e: &Expr) -> &Expr {
+    match &e.kind {
+        ExprKind::Cast(inner) if inner.ty.elem == ElemTy::F16 => inner,
+        _ => e,
+    }
+}
+
+fn coop_scalar(e: ElemTy) -> CoopScalar {
+    match e {
+        ElemTy::F16 => CoopScalar::F16,
+        ElemTy::F32 => CoopScalar::F32,
+        ElemTy::I32 => CoopScalar::I32,
+        _ => CoopScalar::U32,
+    }
+}
+
+fn kir_scalar(e: ElemTy) -> Scalar {
+    match e {
+        ElemTy::F16 => Scalar::F16,
+        ElemTy::F32 => Scalar::F32,
+        ElemTy::I32 => Scalar::I32,
+        _ => Scalar::U32,
+    }
+}
+
+fn refuse(span: Span, what: String, note: String) -> Diagnostic {
+    Diagnostic::error("E0396", what)
+        .with_primary(span, "this `let@mma`")
+        .with_note(note)
+}
+
+impl Lower<'_> {
+    /// The configuration `b` runs in: the largest square one `configs`
+    /// lists for its types that divides its sizes.
+    fn mma_config(&self, b: &Block<'_>, span: Span) -> R<u64> {
+        let (ab, cr) = (coop_scalar(b.ab), coop_scalar(b.cr));
+        let list = &self.coop.configs;
+        match texpr_target::coop::square_config(list, ab, cr, &[b.m, b.n, b.k]) {
+            Some(m) => Ok(u64::from(m)),
+            None => Err(refuse(
+                span,
+                format!(
+                    "no cooperative-matrix configuration for a {}x{} block of {} products of {}",
+                    b.m,
+                    b.n,
+                    cr.name(),
+                    ab.name()
+                ),
+                format!(
+                    "it needs `8x8x8 {0}>{1}` or `16x16x16 {0}>{1}` dividing {2}, {3} and {4}; the target lists: {5}",
+                    ab.name(),
+                    cr.name(),
+                    b.m,
+                    b.n,
+                    b.k,
+                    texpr_target::coop::format_list(&self.coop.configs)
+                ),
+            )),
+        }
+    }
+
+    /// The block of `value` (a `let@mma`'s) into a new workgroup array
+    /// named after `name`, for `w` invocations; the caller puts the barrier
+    /// after it.
+    pub fn mma_block(&mut self, name: &str, value: &Expr, w: u64, span: Span) -> R<Loc> {
+        let b = block(value).ok_or_else(|| {
+            refuse(span, "a `let@mma` that is not a block product".into(),
+                "its value must be `compute M |r| compute N |c| reduce K |k| x * y` with `x` free of `c` and `y` free of `r`".into())
+        })?;
+        let s = self.mma_config(&b, span)?;
+        let sg = match self.coop.subgroup {
+            Some((lo, hi)) if lo == hi => u64::from(lo),
+            _ => {
+                return Err(refuse(
+                    span,
+                    "cooperative matrices need a fixed subgroup size".into(),
+                    "the target's `subgroup_size` must be one number".into(),
+                ));
+            }
+        };
+        let bk = [32, 16, 8]
+            .into_iter()
+            .find(|t| t % s == 0 && b.k % t == 0)
+            .unwrap_or(s);
+        let (fm, fn_) = (b.m / s, b.n / s);
+        let groups = w / sg;
+        let fits = w % sg == 0
+            && groups > 0
+            && (fm * fn_) % groups == 0
+            && (b.m * bk) % w == 0
+            && (bk * b.n) % w == 0;
+        if !fits {
+            return Err(refuse(span, format!("a {}x{} block does not divide among {w} invocations in subgroups of {sg}", b.m, b.n),
+                "every subgroup takes as many fragments as the others, and every invocation as many staged elements".into()));
+        }
+        let per = (fm * fn_) / groups;
+        let (ab, cr) = (kir_scalar(b.ab), kir_scalar(b.cr));
+        let sa = self.shared_array(&format!("{name}_a"), b.ab, b.m * bk, span);
+        let sb = self.shared_array(&format!("{name}_b"), b.ab, bk * b.n, span);
+        let out = self.shared_array(name, b.cr, b.m * b.n, span);
+        let size = s as u8;
+        let accs: Vec<CoopId> = (0..per)
+            .map(|_| self.b.coop("acc", size, cr, Role::C))
+            .collect();
+        let ma = self.b.coop("a", size, ab, Role::A);
+        let mb = self.b.coop("b", size, ab, Role::B);
+        let sgid = self.b.builtin(Builtin::SubgroupId);
+        let sgid = self.b.convert(Ty::I32, sgid);
+        // Fragment `t` of this subgroup: its first row and column.
+        let frags: Vec<(Ix, Ix)> = (0..per)
+            .map(|t| {
+                let f = self.arith(K::Add, Ix::Val(sgid), Ix::Const((t * groups) as i64));
+                let (fr, fc) = (self.div(f, fn_ as i64), self.rem(f, fn_ as i64));
+                let row = self.arith(K::Mul, fr, Ix::Const(s as i64));
+                let col = self.arith(K::Mul, fc, Ix::Const(s as i64));
+                (row, col)
+            })
+            .collect();
+        let [r, c, k] = b.vars;
+        let (zero, steps) = (self.b.i32(0), self.b.i32((b.k / bk) as i32));
+        let kb = self
+            .b
+            .open_loop("kb", (zero, steps, LoopStep::Up(1)), true, b.k / bk);
+        let k0 = self.arith(K::Mul, Ix::Val(kb), Ix::Const(bk as i64));
+        // Stage `x` (rows r, columns k0..k0+bk) and `y` (rows k0.., columns c).
+        for (mem, e, cols, rows_var, cols_var, rows_are_k) in
+            [(sa, b.x, bk, r, k, false), (sb, b.y, b.n, k, c, true)]
+        {
+            let len = if rows_are_k { bk * b.n } else { b.m * bk };
+            let l = self.local();
+            for q in 0..len / w {
+                let at = self.arith(K::Add, Ix::Val(l), Ix::Const((q * w) as i64));
+                let (i, j) = (self.div(at, cols as i64), self.rem(at, cols as i64));
+                let (row, col) = match rows_are_k {
+                    true => (self.arith(K::Add, k0, i), j),
+                    false => (i, self.arith(K::Add, k0, j)),
+                };
+                self.idx.insert(rows_var, row);
+                self.idx.insert(cols_var, col);
+                let v = self.elem(e, Ix::Const(0))?;
+                let at = self.ix(at);
+                self.b.store(mem, at, v);
+            }
+        }
+        self.b.barrier()?;
+        for kk in 0..bk / s {
+            for (t, &(row, col)) in frags.iter().enumerate() {
+                let a_at = self.arith(K::Mul, row, Ix::Const(bk as i64));
+                let a_at = self.arith(K::Add, a_at, Ix::Const((kk * s) as i64));
+                let b_at = self.arith(K::Add, col, Ix::Const((kk * s * b.n) as i64));
+                let (a_at, b_at) = (self.ix(a_at), self.ix(b_at));
+                let load = |coop, mem, offset, stride| CoopStmt::Load {
+                    coop,
+                    mem,
+                    offset,
+                    stride,
+                };
+                self.b.coop_stmt(load(ma, sa, a_at, bk as u32))?;
+                self.b.coop_stmt(load(mb, sb, b_at, b.n as u32))?;
+                self.b.coop_stmt(CoopStmt::MulAdd {
+                    acc: accs[t],
+                    a: ma,
+                    b: mb,
+                })?;
+            }
+        }
+        self.b.barrier()?;
+        self.b.close();
+        for (t, &(row, col)) in frags.iter().enumerate() {
+            let at = self.arith(K::Mul, row, Ix::Const(b.n as i64));
+            let at = self.arith(K::Add, at, col);
+            let offset = self.ix(at);
+            let store = CoopStmt::Store {
+                coop: accs[t],
+                mem: out,
+                offset,
+                stride: b.n as u32,
+            };
+            self.b.coop_stmt(store)?;
+        }
+        for v in [r, c, k] {
+            self.idx.remove(&v);
+        }
+        Ok(Loc::Array(out))
+    }
+}

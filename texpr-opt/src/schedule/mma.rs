@@ -1,0 +1,169 @@
+//! `mma block=BMxBN group=W` on a contraction `compute M |i| compute N |j|
+//! S`, `S` holding one `reduce + K |k| x * y` (`x` free of `j`, `y` free of
+//! `i`; each maybe an `f16` widened by a cast): tensor cores.
+//!
+//! `compute@grid (M/BM)*(N/BN) {k -> LAYOUT} |g|
+//!     let@mma acc = compute@thread BM |r| compute@thread BN |c| FOLD(i, j) in
+//!     compute@group W |l| compute@thread E |e| S[FOLD := acc[l*E + e]]`
+//! with `E = BM*BN/W`: workgroup `g` owns block `(g / (N/BN), g % (N/BN))`;
+//! the `let@mma` is the block's folds, which code generation computes with
+//! cooperative matrices (`mma.rs` there), and each invocation applies the
+//! epilogue to `E` consecutive elements of the block (the grid's layout
+//! places them). The block folds in the device's order (bounded).
+//!
+//! It fits where the target lists a square configuration for the operands'
+//! and the fold's element types that divides `BM`, `BN` and `K` (E0218
+//! otherwise, naming what is missing), the sizes divide (E0212), and the
+//! workgroup is whole subgroups of a fixed size (E0218).
+
+use super::fail::Fail;
+use super::grid::{compute_at, grid, index, let_at};
+use super::shape::{self, single_reduce};
+use super::tile::epilogue::replace;
+use crate::index::subst::subst_expr;
+use texpr_syntax::ir::build::read_local;
+use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
+use texpr_syntax::ir::{BinOp, DigitPerm, ElemTy, Expr, ExprKind, IndexMap, Layout, MapKind};
+use texpr_syntax::ir::{Level, MemLevel, Program, ReduceOp, Ty, VarKind};
+use texpr_target::{CoopScalar, Target};
+
+/// The element types of a fold `reduce + K |k| x * y`'s operands as stored
+/// and of its products, where it is one.
+pub fn mma_types(fold: &Expr) -> Option<(ElemTy, ElemTy)> {
+    let ExprKind::Reduce {
+        op: ReduceOp::Add,
+        body,
+        steps: None,
+        ..
+    } = &fold.kind
+    else {
+        return None;
+    };
+    let ExprKind::Binary(BinOp::Mul, x, y) = &body.kind else {
+        return None;
+    };
+    let stored = |e: &Expr| match &e.kind {
+        ExprKind::Cast(inner) if inner.ty.elem == ElemTy::F16 => inner.ty.elem,
+        _ => e.ty.elem,
+    };
+    (stored(x) == stored(y) && body.ty.len == 1).then(|| (stored(x), body.ty.elem))
+}
+
+/// The cooperative-matrix element type of `e`.
+pub fn coop_scalar(e: ElemTy) -> CoopScalar {
+    match e {
+        ElemTy::F16 => CoopScalar::F16,
+        ElemTy::F32 => CoopScalar::F32,
+        ElemTy::I32 => CoopScalar::I32,
+        _ => CoopScalar::U32,
+    }
+}
+
+pub fn mma(
+    p: &mut Program,
+    root: &Expr,
+    block: [u64; 2],
+    w: u64,
+    target: &Target,
+) -> Result<Expr, Fail> {
+    let t = shape::tiled(root)
+        .filter(|t| t.batch.is_none())
+        .ok_or_else(|| {
+            Fail::shape("`mma` needs an item `compute M |i| compute N |j| S` with a scalar `S`")
+        })?;
+    let fold = single_reduce(t.body)
+        .filter(|f| mma_types(f).is_some())
+        .ok_or_else(|| Fail::shape("`mma` needs `S` to hold one fold `reduce + K |k| x * y`"))?;
+    let ExprKind::Reduce {
+        n: k,
+        body: product,
+        ..
+    } = &fold.kind
+    else {
+        unreachable!("a fold")
+    };
+    if let ExprKind::Binary(_, x, y) = &product.kind
+        && (x.mentions(t.j) || y.mentions(t.i))
+    {
+        return Err(Fail::shape(
+            "`mma` needs `x` free of `j` and `y` free of `i` in `x * y`",
+        ));
+    }
+    let (ab, cr) = mma_types(fold).expect("checked");
+    let [bm, bn] = block;
+    if t.m % bm != 0 || t.n % bn != 0 || bm * bn % w != 0 {
+        return Err(Fail::sizes(format!(
+            "the {bm}x{bn} blocks must divide the {}x{} result, and {w} invocations the block",
+            t.m, t.n
+        )));
+    }
+    let list = &target.features.cooperative_matrix;
+    if texpr_target::coop::square_config(list, coop_scalar(ab), coop_scalar(cr), &[bm, bn, *k])
+        .is_none()
+    {
+        return Err(Fail::new(
+            "E0218",
+            format!(
+                "the target lists no cooperative-matrix configuration `8x8x8 {0}>{1}` or `16x16x16 {0}>{1}` dividing {bm}, {bn} and {k} (it lists: {2})",
+                ab.name(),
+                cr.name(),
+                texpr_target::coop::format_list(list)
+            ),
+        ));
+    }
+    match target.features.subgroup_size {
+        Some((lo, hi)) if lo == hi && w % u64::from(lo) == 0 => {}
+        _ => {
+            return Err(Fail::new(
+                "E0218",
+                format!(
+                    "cooperative matrices need whole subgroups of a fixed size; {w} invocations on subgroups of {:?}",
+                    target.features.subgroup_size
+                ),
+            ));
+        }
+    }
+    let span = root.span;
+    let (gi, gj) = (t.m / bm, t.n / bn);
+    let e_len = bm * bn / w;
+    let g = index(p, "g", gi * gj, span);
+    let (r, c) = (index(p, "r", bm, span), index(p, "c", bn, span));
+    let (l, e) = (index(p, "l", w, span), index(p, "e", e_len, span));
+    // Row `i` and column `j` of block element (rr, cc).
+    let row = |rr| add(mul(div(var(g), gj), bm), rr);
+    let col = |cc| add(mul(rem(var(g), gj), bn), cc);
+    let folds = subst_expr(p, fold, t.i, &row(var(r)));
+    let folds = subst_expr(p, &folds, t.j, &col(var(c)));
+    let acc_value = compute_at(
+        Level::Thread,
+        bm,
+        r,
+        compute_at(Level::Thread, bn, c, folds.with_thread_levels()),
+    );
+    let acc = p.fresh_var("acc", VarKind::Vector(Ty::new(cr, bm * bn)), span);
+    let q = linear(var(l), e_len, var(e));
+    let epi = replace(t.body, fold, &read_local(acc, q.clone(), cr).at(fold.span));
+    let epi = subst_expr(p, &epi, t.i, &row(div(q.clone(), bn)));
+    let epi = subst_expr(p, &epi, t.j, &col(rem(q, bn)));
+    let invocations = compute_at(
+        Level::Group,
+        w,
+        l,
+        compute_at(Level::Thread, e_len, e, epi.with_thread_levels()),
+    );
+    let spine = let_at(MemLevel::Mma, acc, acc_value, invocations);
+    let perm = DigitPerm::new(&[
+        (bn, 1, 1),
+        (gj, bn, bm * bn),
+        (bm, t.n, bn),
+        (gi, t.n * bm, bm * bn * gj),
+    ])
+    .expect("the blocks' order is a digit permutation");
+    let len = t.m * t.n;
+    let map = (!perm.is_identity()).then(|| IndexMap {
+        var: index(p, "k", len, span),
+        len,
+        kind: MapKind::Layout(Layout::Digits(perm)),
+    });
+    Ok(grid(gi * gj, g, map, spine, root.ty, span))
+}
