@@ -89,3 +89,31 @@ fn a_device_without_shader_f16_refuses_f16() {
     .unwrap_err();
     assert_eq!(errs[0].code, "E0395", "{errs:#?}");
 }
+
+/// `loads=vec4` moves `f16` four at a time (`array<vec4<f16>>` bindings, an
+/// elementwise body on `vec4<f16>` values) and `loads=scalar` one at a
+/// time; both equal the interpreter bit for bit (every operation rounds
+/// once, as it does one element at a time).
+#[test]
+fn f16_loads_are_vectorised_where_the_schedule_asks() {
+    let src = "param N = 4096\ninput x: f16[N]\ninput y: f16[N]\n\
+               output z = compute N |i| x[i] * 2.0 + y[i]\n";
+    let p = texpr_syntax::frontend(src, &[]).unwrap();
+    let target = texpr::Target::builtin("llvmpipe").unwrap();
+    for (loads, view) in [("vec4", "array<vec4<f16>>"), ("scalar", "array<f16>")] {
+        let text = format!("z: coarsen group=64 per_thread=8 loads={loads}");
+        let choice = ScheduleChoice::Given(text.parse().unwrap());
+        let opts = Options {
+            target: target.clone(),
+            schedule: choice.clone(),
+            ..Options::default()
+        };
+        let wgsl = compile(&p, &opts).unwrap().module.wgsl;
+        assert!(wgsl.contains(&format!("b0_x: {view};")), "{loads}:\n{wgsl}");
+        let Some(gpu) = gpu() else { continue };
+        let inputs = texpr_interp::random_inputs(&p, 3);
+        let (got, _) = run_program_with(gpu, &p, &inputs, &choice).unwrap();
+        let want = texpr_interp::eval(&p, &inputs).unwrap();
+        assert_eq!(got[0].bits(), want[0].bits(), "loads={loads}");
+    }
+}

@@ -28,6 +28,11 @@ impl CoopScalar {
         CoopScalar::U32,
     ];
 
+    /// The element type WGSL names `name` (`f16`, ...), if a matrix holds it.
+    pub fn named(name: &str) -> Option<CoopScalar> {
+        CoopScalar::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     /// The WGSL name.
     pub fn name(self) -> &'static str {
         match self {

@@ -91,21 +91,11 @@ fn stored(e: &Expr) -> &Expr {
 }
 
 fn coop_scalar(e: ElemTy) -> CoopScalar {
-    match e {
-        ElemTy::F16 => CoopScalar::F16,
-        ElemTy::F32 => CoopScalar::F32,
-        ElemTy::I32 => CoopScalar::I32,
-        _ => CoopScalar::U32,
-    }
+    CoopScalar::named(e.name()).unwrap_or(CoopScalar::U32)
 }
 
 fn kir_scalar(e: ElemTy) -> Scalar {
-    match e {
-        ElemTy::F16 => Scalar::F16,
-        ElemTy::F32 => Scalar::F32,
-        ElemTy::I32 => Scalar::I32,
-        _ => Scalar::U32,
-    }
+    super::ty(e).scalar
 }
 
 fn refuse(span: Span, what: String, note: String) -> Diagnostic {

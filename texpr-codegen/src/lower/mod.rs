@@ -296,7 +296,7 @@ impl<'p> Lower<'p> {
         let plan = self.plan(id);
         let (name, elem) = (format!("b{}_{}", self.k, plan.name), plan.elem);
         let view = match (self.vec4.contains(&id), self.octo.contains(&id)) {
-            (true, _) => vec4::VEC4,
+            (true, _) => vec4::vec4_of(elem),
             (false, true) => vec4::OCTO,
             _ => ty(elem),
         };

@@ -30,6 +30,18 @@ use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
 
 pub const VEC4: Ty = Ty::vec(S::F32, 4);
+
+/// Four elements of `elem` (`vec4<f32>`, `vec4<f16>`): what a buffer of
+/// them is viewed as four an entry.
+pub fn vec4_of(elem: ElemTy) -> Ty {
+    Ty::vec(super::ty(elem).scalar, 4)
+}
+
+/// The element types read and written four at a time (`loads=vec4`);
+/// eight at a time (`loads=wide`, two `f32`s a `u64`) only `f32`.
+fn quads(elem: ElemTy) -> bool {
+    matches!(elem, ElemTy::F32 | ElemTy::F16)
+}
 pub const OCTO: Ty = Ty::vec(S::U64, 4);
 
 /// The parts of a vectorizable group body: `(M, t, S)`.
@@ -62,9 +74,10 @@ impl Lower<'_> {
     /// Views buffer `id` four (`vec4<f32>`) or eight (`vec4<u64>`) elements
     /// an entry from here on.
     pub fn view_wide(&mut self, id: BufferId, width: u64) {
+        let elem = self.bufs.plan_of(id).elem;
         let (set, ty) = match width {
             8 => (&mut self.octo, OCTO),
-            _ => (&mut self.vec4, VEC4),
+            _ => (&mut self.vec4, vec4_of(elem)),
         };
         set.insert(id);
         if let Some(&b) = self.bound.get(&id) {
@@ -80,14 +93,15 @@ impl Lower<'_> {
         let (m, t, s) = thread_compute(body)?;
         let elem_of = |id: BufferId| self.bufs.plan_of(id).elem;
         let len_of = |id: BufferId| self.bufs.plan_of(id).len;
+        let elem = s.ty.elem;
         let fits = m.is_multiple_of(4)
             && m <= 16
             && s.ty.len == 1
-            && s.ty.elem == ElemTy::F32
+            && quads(elem)
             && out.perm.is_none()
             && out.per_group.is_multiple_of(4)
             && out.len.is_multiple_of(4)
-            && elem_of(out_id) == ElemTy::F32;
+            && elem_of(out_id) == elem;
         let mut reads = Vec::new();
         if !fits || !self.vectorizable(s, t, 4, &mut reads) {
             return None;
@@ -97,6 +111,7 @@ impl Lower<'_> {
         let all_quads = (reads.iter())
             .all(|id| len_of(*id).is_multiple_of(4) && *id != out_id && !self.octo.contains(id));
         let octo = self.loads.wide()
+            && elem == ElemTy::F32
             && m.is_multiple_of(8)
             && out.per_group.is_multiple_of(8)
             && out.len.is_multiple_of(8)
@@ -112,9 +127,10 @@ impl Lower<'_> {
     }
 
     /// Whether `e` is computed `d` elements at a time: every read over `t`
-    /// unit-stride at an offset that is a multiple of `d`.
+    /// unit-stride at an offset that is a multiple of `d`, every value of
+    /// one float type (`f32` or `f16`).
     fn vectorizable(&self, e: &Expr, t: VarId, d: i64, reads: &mut Vec<BufferId>) -> bool {
-        if e.ty.elem != ElemTy::F32 || e.ty.len != 1 {
+        if !quads(e.ty.elem) || e.ty.len != 1 {
             return false;
         }
         if !e.mentions(t) {
@@ -191,13 +207,14 @@ impl Lower<'_> {
         let plan = self.bufs.plan_of(id);
         let runs = outer.map_or(1, |(_, r)| r);
         let octo = self.loads.wide()
+            && plan.elem == ElemTy::F32
             && outer.is_none()
             && n.is_multiple_of(8)
             && plan.len.is_multiple_of(8)
             && unit_stride(index, var, 8);
         (n.is_multiple_of(4)
             && runs.saturating_mul(n) <= self.cost.register_vector
-            && plan.elem == ElemTy::F32
+            && quads(plan.elem)
             && plan.len.is_multiple_of(4)
             && unit_stride(index, var, 4))
         .then_some(QuadTile {
@@ -342,8 +359,9 @@ impl Lower<'_> {
     fn elem4(&mut self, e: &Expr, t: VarId, t0: i64, loads: &mut Vec<(V, V)>) -> R<V> {
         if !e.mentions(t) {
             let s = self.elem(e, Ix::Const(0))?;
-            let splat = self.b.construct(VEC4, vec![s]);
-            let var = self.b.var("q", VEC4, None, Init::Value(splat));
+            let quad = vec4_of(e.ty.elem);
+            let splat = self.b.construct(quad, vec![s]);
+            let var = self.b.var("q", quad, None, Init::Value(splat));
             return Ok(self.b.read_var(var));
         }
         match &e.kind {

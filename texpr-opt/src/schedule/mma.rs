@@ -49,14 +49,10 @@ pub fn mma_types(fold: &Expr) -> Option<(ElemTy, ElemTy)> {
     (stored(x) == stored(y) && body.ty.len == 1).then(|| (stored(x), body.ty.elem))
 }
 
-/// The cooperative-matrix element type of `e`.
+/// The cooperative-matrix element type of `e` (`u32` for none: no
+/// configuration lists it).
 pub fn coop_scalar(e: ElemTy) -> CoopScalar {
-    match e {
-        ElemTy::F16 => CoopScalar::F16,
-        ElemTy::F32 => CoopScalar::F32,
-        ElemTy::I32 => CoopScalar::I32,
-        _ => CoopScalar::U32,
-    }
+    CoopScalar::named(e.name()).unwrap_or(CoopScalar::U32)
 }
 
 pub fn mma(
