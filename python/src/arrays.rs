@@ -80,9 +80,10 @@ pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value>
 fn elements<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
     let arr = obj.cast::<PyArrayDyn<T>>()?;
     let ro = arr.try_readonly()?;
+    // `as_slice` is memory order, which is row-major only for a C-contiguous array.
     Ok(match ro.as_slice() {
-        Ok(s) => s.to_vec(),
-        Err(_) => ro.as_array().iter().copied().collect(),
+        Ok(s) if arr.is_c_contiguous() => s.to_vec(),
+        _ => ro.as_array().iter().copied().collect(),
     })
 }
 

@@ -25,12 +25,19 @@ impl Slot {
         }
     }
 
-    /// The open device, opening one when there is none or the last was lost.
-    /// Blocks (without the GIL, as its callers run it) while another thread opens it.
+    /// The open device, opening one when there is none. A device lost since
+    /// the last call is handed out once more, forgotten, so that the run on it
+    /// reports the loss (`DeviceError`, E0404) and the next call opens a new
+    /// one. Blocks (without the GIL, as its callers run it) while another
+    /// thread opens it.
     pub fn gpu(&self) -> Result<Arc<Gpu>, RuntimeError> {
         let mut held = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(g) = held.as_ref().filter(|g| !g.is_lost()) {
-            return Ok(g.clone());
+        if let Some(g) = held.as_ref() {
+            let g = g.clone();
+            if g.is_lost() {
+                *held = None;
+            }
+            return Ok(g);
         }
         let g = Arc::new(Gpu::open(&self.choice)?);
         *held = Some(g.clone());
@@ -105,6 +112,13 @@ impl PyDevice {
     #[getter]
     fn target(&self, py: Python<'_>) -> PyResult<String> {
         Ok(open(py, &self.slot)?.target().to_string())
+    }
+
+    /// Pipelines the open device has made and cached (0 before it opens):
+    /// a kernel called again reuses its pipelines, so this does not grow.
+    #[getter]
+    fn pipelines(&self) -> usize {
+        self.slot.current().map_or(0, |g| g.cached_pipelines())
     }
 
     /// Loses the device on purpose, as a driver reset would: the next run
