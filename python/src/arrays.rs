@@ -43,7 +43,11 @@ fn expected(ty: Ty) -> String {
 /// type and length (any shape, read in row-major order).
 pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     let Ok(arr) = obj.cast::<PyUntypedArray>() else {
-        let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        let got = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         return Err(PyTypeError::new_err(format!(
             "input `{name}` must be a numpy array: expected {}, got a {got}",
             expected(ty)
@@ -70,7 +74,11 @@ pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value>
         ElemTy::F16 => Data::F16(elements::<f16>(obj)?),
         ElemTy::I32 => Data::I32(elements::<i32>(obj)?),
         ElemTy::U32 => Data::U32(elements::<u32>(obj)?),
-        ElemTy::Bool => return Err(PyTypeError::new_err(format!("input `{name}`: bool inputs do not exist"))),
+        ElemTy::Bool => {
+            return Err(PyTypeError::new_err(format!(
+                "input `{name}`: bool inputs do not exist"
+            )));
+        }
     };
     Ok(Value::new(data))
 }

@@ -35,7 +35,9 @@ pub fn run<'py>(
     let src = named(py, source)?;
     let mut b = BlockOptions::new(&src.name, &src.text);
     if grid.0 == 0 || grid.1 == 0 {
-        return Err(PyValueError::new_err(format!("grid {grid:?}: at least one rank in each direction")));
+        return Err(PyValueError::new_err(format!(
+            "grid {grid:?}: at least one rank in each direction"
+        )));
     }
     b.grid = grid;
     b.tile = tile;
@@ -51,7 +53,11 @@ pub fn run<'py>(
     b.device = match device {
         "cpu" => Device::Cpu,
         "gpu" => Device::Gpu,
-        other => return Err(PyValueError::new_err(format!("device is \"cpu\" or \"gpu\", not {other:?}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "device is \"cpu\" or \"gpu\", not {other:?}"
+            )));
+        }
     };
     let planned = py
         .detach(|| guarded("planning a block program", || Ok(plan(&b))))?
@@ -96,10 +102,14 @@ fn read_matrices(
     if let Some(d) = inputs {
         for k in d.keys() {
             let k: String = k.extract()?;
-            if !names.iter().any(|n| *n == k) {
+            if !names.contains(&k) {
                 return Err(PyTypeError::new_err(format!(
                     "unknown input `{k}`: the program's inputs are {}",
-                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             }
         }
@@ -111,14 +121,20 @@ fn read_matrices(
             let (rows, cols) = (s.rows as usize, s.cols as usize);
             let want = format!("a float32 array of shape ({rows}, {cols})");
             let Some(obj) = inputs.map(|d| d.get_item(name)).transpose()?.flatten() else {
-                return Err(PyTypeError::new_err(format!("missing input `{name}`: expected {want}")));
+                return Err(PyTypeError::new_err(format!(
+                    "missing input `{name}`: expected {want}"
+                )));
             };
-            let arr = obj
-                .cast::<PyUntypedArray>()
-                .map_err(|_| PyTypeError::new_err(format!("input `{name}` must be a numpy array: expected {want}")))?;
+            let arr = obj.cast::<PyUntypedArray>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "input `{name}` must be a numpy array: expected {want}"
+                ))
+            })?;
             let dtype = arr.dtype().to_string();
             if dtype != "float32" {
-                return Err(PyTypeError::new_err(format!("input `{name}` has dtype {dtype}: expected {want}")));
+                return Err(PyTypeError::new_err(format!(
+                    "input `{name}` has dtype {dtype}: expected {want}"
+                )));
             }
             if arr.shape() != [rows, cols] {
                 return Err(PyValueError::new_err(format!(
@@ -128,9 +144,11 @@ fn read_matrices(
             }
             let a = obj.cast::<numpy::PyArray2<f32>>()?.try_readonly()?;
             let a = a.as_array();
-            let data = (0..cols).flat_map(|j| (0..rows).map(move |i| (i, j))).map(|(i, j)| a[[i, j]]).collect();
+            let data = (0..cols)
+                .flat_map(|j| (0..rows).map(move |i| (i, j)))
+                .map(|(i, j)| a[[i, j]])
+                .collect();
             Ok(Matrix { rows, cols, data })
         })
         .collect()
 }
-

@@ -57,7 +57,10 @@ impl PyDiagnostic {
             (Some(l), Some(c)) => format!(" at {l}:{c}"),
             _ => String::new(),
         };
-        format!("<texpr.Diagnostic {}[{}]{at}: {}>", self.severity, self.code, self.message)
+        format!(
+            "<texpr.Diagnostic {}[{}]{at}: {}>",
+            self.severity, self.code, self.message
+        )
     }
 
     fn __str__(&self) -> String {
@@ -70,7 +73,9 @@ impl PyDiagnostic {
     pub fn of(d: &Diag, source: &str) -> PyDiagnostic {
         let mut labels: Vec<_> = d.labels.iter().collect();
         labels.sort_by_key(|l| !l.primary);
-        let at = labels.first().map(|l| line_col(source, l.span.start as usize));
+        let at = labels
+            .first()
+            .map(|l| line_col(source, l.span.start as usize));
         PyDiagnostic {
             code: d.code.to_string(),
             severity: match d.severity {
@@ -107,7 +112,10 @@ pub struct Named {
 
 /// The diagnostics of `src` as a list of `texpr.Diagnostic`.
 pub fn diagnostics(src: &Named, diags: &[Diag]) -> Vec<PyDiagnostic> {
-    diags.iter().map(|d| PyDiagnostic::of(d, &src.text)).collect()
+    diags
+        .iter()
+        .map(|d| PyDiagnostic::of(d, &src.text))
+        .collect()
 }
 
 /// An exception of type `E` whose text is the rendered diagnostics and

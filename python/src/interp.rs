@@ -46,10 +46,10 @@ pub fn check(
     let src = named(py, source)?;
     let overrides = program::defines(defines)?;
     let (file, mut diags) = texpr_syntax::parse(&src.text);
-    if !diags.iter().any(|d| d.is_error()) {
-        if let Err(more) = texpr_syntax::check(&file, &overrides) {
-            diags.extend(more);
-        }
+    if !diags.iter().any(|d| d.is_error())
+        && let Err(more) = texpr_syntax::check(&file, &overrides)
+    {
+        diags.extend(more);
     }
     Ok(diagnostics(&src, &diags))
 }

@@ -1,7 +1,8 @@
 //! `texpr.compile` and `texpr.Kernel`: a program compiled once for a
-//! device, its pipelines made on the first call and reused (the runtime's
-//! pipeline cache), run on numpy arrays with the GIL released while the
-//! GPU works.
+//! device, its pipelines, buffers and bind groups made on the first call and
+//! reused by the next ones (`texpr_runtime::Reusable`: each call writes its
+//! inputs, dispatches and reads back), run on numpy arrays with the GIL
+//! released while the GPU works.
 
 use crate::arrays::{describe, outputs, read_inputs};
 use crate::device::{PyDevice, Slot, default_slot, open};
@@ -9,10 +10,10 @@ use crate::errors::{compile_error, device_error, guarded};
 use crate::program::{self, named};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use texpr::{Compiled, Options};
 use texpr_interp::Value;
-use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
+use texpr_runtime::{Gpu, HostBuffer, Reusable, RuntimeError};
 use texpr_syntax::ir::Program;
 use texpr_tune::values::{to_host, to_value};
 
@@ -34,6 +35,10 @@ struct Inner {
     /// The source's name (`<source>` or the path).
     name: String,
     slot: Arc<Slot>,
+    /// Buffers and bind groups made by earlier calls, each on the device
+    /// that made it: a call takes one (or makes one) and puts it back, so
+    /// threads calling at once each run on their own.
+    reusable: Mutex<Vec<(Arc<Gpu>, Reusable)>>,
 }
 
 /// Compiles `source` (a program's text, or a path to a `.te` file) for a
@@ -70,6 +75,7 @@ pub fn compile(
             origin: chosen.origin.to_string(),
             name: src.name,
             slot,
+            reusable: Mutex::new(Vec::new()),
         }),
     })
 }
@@ -81,15 +87,37 @@ impl Inner {
         let result = py.detach(|| {
             guarded("running a kernel", || {
                 let gpu = self.slot.gpu().map_err(|e| device_error(&e))?;
-                self.on(&gpu, |g| g.run(&self.compiled.module, &host))
-                    .map(|r| r.outputs.iter().map(to_value).collect())
+                let reusable = match self.take(&gpu) {
+                    Some(r) => r,
+                    None => self.on(&gpu, |g| g.reusable(&self.compiled.module, &host))?,
+                };
+                let outputs = self.on(&gpu, |g| g.rerun(&reusable, &host))?;
+                self.put_back(gpu, reusable);
+                Ok(outputs.iter().map(to_value).collect())
             })
         })?;
         Ok(result)
     }
 
+    /// A reusable run made on `gpu` by an earlier call (those made on a
+    /// device since lost are dropped).
+    fn take(&self, gpu: &Arc<Gpu>) -> Option<Reusable> {
+        let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
+        pool.retain(|(g, _)| Arc::ptr_eq(g, gpu));
+        pool.pop().map(|(_, r)| r)
+    }
+
+    fn put_back(&self, gpu: Arc<Gpu>, r: Reusable) {
+        let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
+        pool.push((gpu, r));
+    }
+
     /// `f` on `gpu`; an error as `DeviceError`, after forgetting a lost device.
-    fn on<T>(&self, gpu: &Arc<Gpu>, f: impl FnOnce(&Gpu) -> Result<T, RuntimeError>) -> PyResult<T> {
+    fn on<T>(
+        &self,
+        gpu: &Arc<Gpu>,
+        f: impl FnOnce(&Gpu) -> Result<T, RuntimeError>,
+    ) -> PyResult<T> {
         f(gpu).map_err(|e| {
             self.slot.after_error(gpu, &e);
             device_error(&e)
@@ -141,7 +169,9 @@ impl Kernel {
         let timing = py.detach(|| {
             guarded("timing a kernel", || {
                 let gpu = inner.slot.gpu().map_err(|e| device_error(&e))?;
-                inner.on(&gpu, |g| g.bench(&inner.compiled.module, &host, warmups, runs.max(1)))
+                inner.on(&gpu, |g| {
+                    g.bench(&inner.compiled.module, &host, warmups, runs.max(1))
+                })
             })
         })?;
         let d = PyDict::new(py);
@@ -192,10 +222,13 @@ impl Kernel {
                 bd.set_item("group", b.group)?;
                 bd.set_item("binding", b.binding)?;
                 bd.set_item("buffer", &m.buffers[b.buffer.0 as usize].name)?;
-                bd.set_item("access", match b.access {
-                    texpr::Access::Read => "read",
-                    texpr::Access::ReadWrite => "read_write",
-                })?;
+                bd.set_item(
+                    "access",
+                    match b.access {
+                        texpr::Access::Read => "read",
+                        texpr::Access::ReadWrite => "read_write",
+                    },
+                )?;
                 binds.append(bd)?;
             }
             d.set_item("bindings", binds)?;
@@ -249,7 +282,14 @@ impl Kernel {
             .program
             .outputs
             .iter()
-            .map(|o| format!("`{}`: {}[{}]", o.name, o.value.ty.elem.name(), o.value.ty.len))
+            .map(|o| {
+                format!(
+                    "`{}`: {}[{}]",
+                    o.name,
+                    o.value.ty.elem.name(),
+                    o.value.ty.len
+                )
+            })
             .collect();
         format!(
             "<texpr.Kernel {}: inputs {}; outputs {}; {} kernel(s): {}; schedule: {}>",

@@ -26,7 +26,11 @@ pub fn named(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Named> {
     let path: String = fspath
         .call1((source,))
         .and_then(|p| p.extract())
-        .map_err(|_| PyTypeError::new_err("source is a program's text (str) or a path to a .te file (os.PathLike)"))?;
+        .map_err(|_| {
+            PyTypeError::new_err(
+                "source is a program's text (str) or a path to a .te file (os.PathLike)",
+            )
+        })?;
     let text = std::fs::read_to_string(&path)
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot read `{path}`: {e}")))?;
     Ok(Named { name: path, text })
@@ -37,10 +41,12 @@ pub fn defines(d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, i64)>> {
     let Some(d) = d else { return Ok(Vec::new()) };
     d.iter()
         .map(|(k, v)| {
-            let k: String = k.extract().map_err(|_| PyTypeError::new_err("defines: names are str"))?;
-            let v: i64 = v
+            let k: String = k
                 .extract()
-                .map_err(|_| PyTypeError::new_err(format!("defines[{k:?}]: a param's value is an int")))?;
+                .map_err(|_| PyTypeError::new_err("defines: names are str"))?;
+            let v: i64 = v.extract().map_err(|_| {
+                PyTypeError::new_err(format!("defines[{k:?}]: a param's value is an int"))
+            })?;
             Ok((k, v))
         })
         .collect()
@@ -72,9 +78,9 @@ pub fn frontend(
 pub fn target(py: Python<'_>, t: Option<&str>) -> PyResult<Option<Target>> {
     let Some(t) = t else { return Ok(None) };
     if !t.contains('=') {
-        return Target::builtin(t).map(Some).map_err(|e| {
-            PyValueError::new_err(format!("target `{t}`: {e}"))
-        });
+        return Target::builtin(t)
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("target `{t}`: {e}")));
     }
     let _ = py;
     Target::parse(t)
@@ -85,11 +91,7 @@ pub fn target(py: Python<'_>, t: Option<&str>) -> PyResult<Option<Target>> {
 /// `schedule=`: `None` (the cache's tuned schedule for this device, else
 /// the heuristic's, as `texprc run` chooses), `"heuristic"`, `"default"`,
 /// or a schedule's text (`item: strategy key=value` lines).
-pub fn schedule(
-    program: &Program,
-    s: Option<&str>,
-    device: Option<&GpuInfo>,
-) -> PyResult<Chosen> {
+pub fn schedule(program: &Program, s: Option<&str>, device: Option<&GpuInfo>) -> PyResult<Chosen> {
     match s.map(str::trim) {
         None => Ok(Chosen::tuned_or_heuristic(program, device, &Cache::open_default())),
         Some("heuristic") => Ok(Chosen::heuristic()),
