@@ -26,8 +26,7 @@ def saxpy_inputs(seed=0, n=N):
 
 @pytest.fixture(scope="module")
 def saxpy(gpu):
-    # The default schedule: the heuristic's hits a known codegen bug on
-    # llvmpipe (tests/test_examples.py, KNOWN_BUGS).
+    # The default schedule (test_examples.py runs the heuristic's too).
     return texpr.compile(SAXPY, defines={"N": N}, schedule="default", device=gpu)
 
 

@@ -14,11 +14,8 @@ EXAMPLES = sorted(p.stem for p in (REPO / "examples").glob("*.te"))
 
 # Known compiler bugs, each a strict xfail: it must fail, so the test goes red
 # (and the entry must go) the moment the bug is fixed.
-KNOWN_BUGS = {
-    ("saxpy", "heuristic"): (
-        "codegen on main (kernel IR, coarsen loads=wide on llvmpipe): the y loads are "
-        "replaced by the x loads (`q * x + x` in the WGSL), so out = a*x + x"
-    ),
+KNOWN_BUGS: dict = {
+    # (example, "heuristic" | "default"): "the bug, where it is",
 }
 
 
