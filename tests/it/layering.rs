@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use texpr_tests::golden::repo_root;
 
 /// Every crate of the workspace, by directory.
-const CRATES: [&str; 11] = [
+const CRATES: [&str; 12] = [
     "texpr-target",
     "texpr-syntax",
     "texpr-interp",
@@ -24,6 +24,7 @@ const CRATES: [&str; 11] = [
     "texpr-block",
     "texprc",
     "tests",
+    "python",
 ];
 
 /// A module's path inside its crate (`["schedule", "tile"]`; empty for the root).

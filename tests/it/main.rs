@@ -29,6 +29,7 @@ mod optimized;
 mod parse;
 mod plan_json;
 mod repro;
+mod rerun;
 mod runtime;
 mod scale;
 mod schedules;

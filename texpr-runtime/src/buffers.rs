@@ -289,7 +289,7 @@ impl Gpu {
 }
 
 /// The inputs must match the plan's input buffers in number, element type and length.
-fn check_inputs(module: &Module, inputs: &[HostBuffer]) -> Result<(), RuntimeError> {
+pub(super) fn check_inputs(module: &Module, inputs: &[HostBuffer]) -> Result<(), RuntimeError> {
     let planned: Vec<(u32, &BufferPlan)> = module
         .buffers
         .iter()

@@ -53,7 +53,7 @@ impl Gpu {
     }
 
     /// Staging buffers for the outputs, sorted by output index.
-    fn staging(&self, module: &Module) -> Result<Vec<Readback>, RuntimeError> {
+    pub(super) fn staging(&self, module: &Module) -> Result<Vec<Readback>, RuntimeError> {
         let mut outs: Vec<(u32, usize)> = module
             .buffers
             .iter()
@@ -126,7 +126,7 @@ impl Gpu {
 
     /// Maps every staging buffer (filled by submission `last`, this run's
     /// own, whatever other threads submitted since) and copies its words out.
-    fn read_back(
+    pub(super) fn read_back(
         &self,
         readbacks: &[Readback],
         last: &wgpu::SubmissionIndex,

@@ -12,6 +12,8 @@
 //!   [`Gpu::bench`] times one program that way;
 //! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
 //!   the caller owns and keeps on the device;
+//! - [`Gpu::reusable`] and [`Gpu::rerun`]: one module run again and again on
+//!   new inputs, its buffers and bind groups made once (module `rerun`);
 //! - [`Gpu::target`] describes the device (limits, features, profile) for
 //!   planning: a [`Target`] built from the adapter;
 //! - every wait is bounded by the device's progress (module `progress`): it
@@ -55,6 +57,7 @@ mod host;
 mod pipeline;
 mod progress;
 pub mod raw;
+mod rerun;
 mod resident;
 mod scope;
 mod timing;
@@ -66,6 +69,7 @@ pub use exec::RunResult;
 pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 pub use progress::WAIT_LIMIT;
+pub use rerun::Reusable;
 pub use resident::{Commands, DeviceBuffer, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};

@@ -21,7 +21,7 @@
 
 use super::spine::Out;
 use super::{Ix, Lower, R};
-use crate::kir::{BinOp as K, Init, Scalar as S, Ty, V};
+use crate::kir::{BinOp as K, Init, Mem, Scalar as S, Ty, V};
 use crate::plan::BufferId;
 use std::collections::BTreeMap;
 use texpr_syntax::ir::term;
@@ -355,8 +355,9 @@ impl Lower<'_> {
 
     /// Elements `t0 .. t0 + 4` of scalar `e` (over `t`) as a `vec4<f32>`; a
     /// read of a buffer viewed eight an entry takes its half of an entry,
-    /// loaded once for both halves (`loads`).
-    fn elem4(&mut self, e: &Expr, t: VarId, t0: i64, loads: &mut Vec<(V, V)>) -> R<V> {
+    /// loaded once for both halves (`loads`, by buffer and entry: two
+    /// buffers read at the same entry are two loads).
+    fn elem4(&mut self, e: &Expr, t: VarId, t0: i64, loads: &mut Vec<((Mem, V), V)>) -> R<V> {
         if !e.mentions(t) {
             let s = self.elem(e, Ix::Const(0))?;
             let quad = vec4_of(e.ty.elem);
@@ -373,11 +374,11 @@ impl Lower<'_> {
                     return Ok(self.b.load(mem, at));
                 }
                 let at = self.part_index(index, t, t0 - t0 % 8, 8)?;
-                let v = match loads.iter().find(|(a, _)| *a == at) {
+                let v = match loads.iter().find(|(a, _)| *a == (mem, at)) {
                     Some((_, v)) => *v,
                     None => {
                         let v = self.b.load(mem, at);
-                        loads.push((at, v));
+                        loads.push(((mem, at), v));
                         v
                     }
                 };

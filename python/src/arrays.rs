@@ -1,0 +1,173 @@
+//! numpy arrays in and out: a program's inputs checked against its declared
+//! types (dtype, then element count) and read as the interpreter's
+//! [`Value`]s; outputs made numpy arrays.
+//!
+//! An input is a numpy array whose dtype is the element type's (`float32`,
+//! `float16`, `int32`, `uint32`) and whose size is the declared length; any
+//! shape of that size is read in row-major (C) order, so a 2-D array stands
+//! for the flattened matrix a program indexes as `i * N + j`. A missing or
+//! unknown input raises `TypeError`, a wrong dtype `TypeError`, a wrong size
+//! `ValueError`, each naming the input and what was expected.
+
+use half::f16;
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyDictMethods};
+use texpr_interp::{Data, Value};
+use texpr_syntax::ir::{ElemTy, Ty};
+
+/// numpy's name of an element type's dtype.
+pub fn dtype_name(elem: ElemTy) -> &'static str {
+    match elem {
+        ElemTy::F32 => "float32",
+        ElemTy::F16 => "float16",
+        ElemTy::I32 => "int32",
+        ElemTy::U32 => "uint32",
+        ElemTy::Bool => "bool",
+    }
+}
+
+/// `f32[1024]` and its numpy form, for messages.
+fn expected(ty: Ty) -> String {
+    format!(
+        "{}[{}] (a numpy {} array of {} elements)",
+        ty.elem.name(),
+        ty.len,
+        dtype_name(ty.elem),
+        ty.len
+    )
+}
+
+/// The elements of `obj`, which must be a numpy array of `ty`'s element
+/// type and length (any shape, read in row-major order).
+pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let Ok(arr) = obj.cast::<PyUntypedArray>() else {
+        let got = obj
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
+        return Err(PyTypeError::new_err(format!(
+            "input `{name}` must be a numpy array: expected {}, got a {got}",
+            expected(ty)
+        )));
+    };
+    let got_dtype = arr.dtype().to_string();
+    if got_dtype != dtype_name(ty.elem) {
+        return Err(PyTypeError::new_err(format!(
+            "input `{name}` has dtype {got_dtype}: expected {} (convert with .astype(numpy.{}))",
+            expected(ty),
+            dtype_name(ty.elem)
+        )));
+    }
+    if arr.len() as u64 != ty.len {
+        return Err(PyValueError::new_err(format!(
+            "input `{name}` has {} elements (shape {:?}): expected {}",
+            arr.len(),
+            arr.shape(),
+            expected(ty)
+        )));
+    }
+    let data = match ty.elem {
+        ElemTy::F32 => Data::F32(elements::<f32>(obj)?),
+        ElemTy::F16 => Data::F16(elements::<f16>(obj)?),
+        ElemTy::I32 => Data::I32(elements::<i32>(obj)?),
+        ElemTy::U32 => Data::U32(elements::<u32>(obj)?),
+        ElemTy::Bool => {
+            return Err(PyTypeError::new_err(format!(
+                "input `{name}`: bool inputs do not exist"
+            )));
+        }
+    };
+    Ok(Value::new(data))
+}
+
+/// The elements of an array whose dtype is `T`'s, in row-major order
+/// (copied straight when it is contiguous).
+fn elements<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
+    let arr = obj.cast::<PyArrayDyn<T>>()?;
+    let ro = arr.try_readonly()?;
+    // `as_slice` is memory order, which is row-major only for a C-contiguous array.
+    Ok(match ro.as_slice() {
+        Ok(s) if arr.is_c_contiguous() => s.to_vec(),
+        _ => ro.as_array().iter().copied().collect(),
+    })
+}
+
+/// The inputs of a program, in its order, from keyword arguments: every
+/// input named once, nothing else.
+pub fn read_inputs(
+    inputs: &[texpr_syntax::ir::Input],
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<Value>> {
+    if let Some(kw) = kwargs {
+        for key in kw.keys() {
+            let key: String = key.extract()?;
+            if !inputs.iter().any(|i| i.name == key) {
+                return Err(PyTypeError::new_err(format!(
+                    "unknown input `{key}`: the program's inputs are {}",
+                    describe(inputs)
+                )));
+            }
+        }
+    }
+    inputs
+        .iter()
+        .map(|i| {
+            let got = kwargs.map(|kw| kw.get_item(&i.name)).transpose()?.flatten();
+            match got {
+                Some(obj) => read_input(&i.name, i.ty, &obj),
+                None => Err(PyTypeError::new_err(format!(
+                    "missing input `{}`: expected {}",
+                    i.name,
+                    expected(i.ty)
+                ))),
+            }
+        })
+        .collect()
+}
+
+/// `a: f32[1], x: f32[1024]`, or `none` for a program without inputs.
+pub fn describe(inputs: &[texpr_syntax::ir::Input]) -> String {
+    if inputs.is_empty() {
+        return "none".into();
+    }
+    inputs
+        .iter()
+        .map(|i| format!("`{}`: {}[{}]", i.name, i.ty.elem.name(), i.ty.len))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value as a new 1-D numpy array of its element type.
+pub fn to_numpy<'py>(py: Python<'py>, v: Value) -> Bound<'py, PyAny> {
+    match v.data {
+        Data::F32(x) => PyArray1::from_vec(py, x).into_any(),
+        Data::F16(x) => PyArray1::from_vec(py, x).into_any(),
+        Data::I32(x) => PyArray1::from_vec(py, x).into_any(),
+        Data::U32(x) => PyArray1::from_vec(py, x).into_any(),
+        Data::Bool(x) => PyArray1::from_vec(py, x).into_any(),
+    }
+}
+
+/// Outputs as numpy arrays: one array for a program with one output, else a
+/// dict from output name to array (in the program's order).
+pub fn outputs<'py>(
+    py: Python<'py>,
+    names: impl Iterator<Item = String>,
+    values: Vec<Value>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut arrays: Vec<(String, Bound<'py, PyAny>)> = names
+        .zip(values)
+        .map(|(n, v)| (n, to_numpy(py, v)))
+        .collect();
+    if arrays.len() == 1 {
+        return Ok(arrays.remove(0).1);
+    }
+    let dict = PyDict::new(py);
+    for (n, a) in arrays {
+        dict.set_item(n, a)?;
+    }
+    Ok(dict.into_any())
+}

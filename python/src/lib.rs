@@ -1,0 +1,45 @@
+//! `texpr._texpr`, the extension module under the `texpr` Python package
+//! (python/pysrc/texpr): a thin layer over the Rust libraries.
+//!
+//! - `compile` and `Kernel` (`kernel.rs`): `texpr::compile` for a device's
+//!   target, run with `texpr_runtime::Gpu::run` (its pipeline cache makes
+//!   each pipeline once), timed with the runtime's harness;
+//! - `eval` and `check` (`interp.rs`): the interpreter and the front end;
+//! - `tune` (`tune.rs`): `texpr_tune`'s search and schedule cache;
+//! - `devices` and `Device` (`device.rs`): adapters, opened lazily, reopened after a loss;
+//! - `block_run` (`block.rs`): `texpr_block`'s executor on threads;
+//! - numpy in and out (`arrays.rs`), errors as exceptions (`errors.rs`),
+//!   sources, defines, targets and schedules (`program.rs`).
+//!
+//! Every call that computes releases the GIL, and runs inside
+//! `errors::guarded`, so a panic in texpr reaches Python as an ordinary
+//! `RuntimeError`, never across the FFI boundary.
+
+mod arrays;
+mod block;
+mod device;
+mod errors;
+mod interp;
+mod kernel;
+mod program;
+mod tune;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("CompileError", py.get_type::<errors::CompileError>())?;
+    m.add("DeviceError", py.get_type::<errors::DeviceError>())?;
+    m.add("BlockError", py.get_type::<errors::BlockError>())?;
+    m.add_class::<errors::PyDiagnostic>()?;
+    m.add_class::<device::PyDevice>()?;
+    m.add_class::<kernel::Kernel>()?;
+    m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(interp::eval, m)?)?;
+    m.add_function(wrap_pyfunction!(interp::check, m)?)?;
+    m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
+    m.add_function(wrap_pyfunction!(device::devices, m)?)?;
+    m.add_function(wrap_pyfunction!(block::run, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,244 @@
+"""numpy references for every example in examples/: the small sizes the tests
+run each at, its inputs, the expected outputs (computed in float64 from the
+float32 inputs) and the tolerance the computation justifies.
+
+Each reference is ``(defines, make_inputs(rng), expected(inputs) -> dict,
+tolerance(inputs, expected) -> dict of (rtol, atol))``. A new example needs
+an entry here: tests/test_examples.py fails for an example without one.
+"""
+
+import numpy as np
+
+EPS32 = float(np.finfo(np.float32).eps) / 2  # unit roundoff of float32
+
+
+def f32(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32).ravel()
+
+
+def dot_bound(k, absprod):
+    """A k-term float32 sum's error, any order: k * u * sum |terms| (plus slack)."""
+    return 2.0 * k * EPS32 * absprod
+
+
+def _loop_lu(a):
+    """In-place LU without pivoting, as lu.te iterates it (float64)."""
+    s = a.copy()
+    n = s.shape[0]
+    for k in range(n):
+        s[k + 1:, k] /= s[k, k]
+        s[k + 1:, k + 1:] -= np.outer(s[k + 1:, k], s[k, k + 1:])
+    return s
+
+
+def _spd(m, n):
+    m = m.reshape(n, n).astype(np.float64)
+    return m @ m.T / n + np.eye(n)
+
+
+def _jacobi(a, n, t):
+    a = a.reshape(n, n).astype(np.float64)
+    for _ in range(2 * t):
+        b = a.copy()
+        b[1:-1, 1:-1] = 0.2 * (a[1:-1, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] + a[2:, 1:-1] + a[:-2, 1:-1])
+        a = b
+    return a.ravel()
+
+
+def _heat(a, n, t):
+    a = a.reshape(n, n, n).astype(np.float64)
+    for _ in range(2 * t):
+        b = a.copy()
+        c = a[1:-1, 1:-1, 1:-1]
+        di = a[2:, 1:-1, 1:-1] - 2 * c + a[:-2, 1:-1, 1:-1]
+        dj = a[1:-1, 2:, 1:-1] - 2 * c + a[1:-1, :-2, 1:-1]
+        dk = a[1:-1, 1:-1, 2:] - 2 * c + a[1:-1, 1:-1, :-2]
+        b[1:-1, 1:-1, 1:-1] = 0.125 * (di + dj + dk) + c
+        a = b
+    return a.ravel()
+
+
+def _stencil(u, h, w):
+    u = u.reshape(h, w).astype(np.float64)
+    p = np.pad(u, 1)
+    return (0.25 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])).ravel()
+
+
+def _floyd(w, n):
+    d = np.abs(w.reshape(n, n)) + np.float32(1.0)
+    np.fill_diagonal(d, 0.0)
+    d = d.astype(np.float32)
+    for k in range(n):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])  # float32, as the GPU adds
+    return d.ravel()
+
+
+def _softmax(x, r, c):
+    x = x.reshape(r, c).astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).ravel()
+
+
+def _layernorm(x, g, b, r, c):
+    x = x.reshape(r, c).astype(np.float64)
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return ((x - mean) / np.sqrt(var + 1e-5) * g + b).ravel()
+
+
+def _attention(q, k, v, s, t, d):
+    q, k, v = (a.astype(np.float64) for a in (q.reshape(s, d), k.reshape(t, d), v.reshape(t, d)))
+    sc = q @ k.T / np.sqrt(d)
+    p = np.exp(sc - sc.max(axis=1, keepdims=True))
+    return ((p @ v) / p.sum(axis=1, keepdims=True)).ravel()
+
+
+def _conv1d(x, w, n, k):
+    p = k // 2
+    xp = np.pad(x.astype(np.float64), (p, k - 1 - p))
+    return np.array([np.dot(w, xp[i:i + k]) for i in range(n)])
+
+
+def _rel(rtol, atol):
+    return lambda ins, out: {name: (rtol, atol) for name in out}
+
+
+# Elementwise programs round each operation once (rtol a few ulps); a k-term
+# sum is held to dot_bound; the iterated stencils average (errors do not
+# grow); the factorizations are of well-conditioned matrices (diagonally
+# dominant, or M M^T / N + I), so 1e-4 relative covers their N-step float32
+# rounding with room to spare.
+REFERENCES = {
+    "saxpy": (
+        {"N": 1024},
+        lambda r: {"a": np.float32([1.5]), "x": f32(r, 1024), "y": f32(r, 1024)},
+        lambda i: {"out": np.float64(i["a"][0]) * i["x"] + i["y"]},
+        _rel(1e-6, 1e-6),
+    ),
+    "chain": (
+        {"N": 1024},
+        lambda r: {"x": f32(r, 1024)},
+        lambda i: {"y": ((i["x"].astype(np.float64) * 2 + 1) * 0.5 - 0.25) * i["x"]},
+        _rel(1e-5, 1e-6),
+    ),
+    "sum": (
+        {"N": 4096},
+        lambda r: {"x": f32(r, 4096)},
+        lambda i: {"total": np.array([i["x"].astype(np.float64).sum()])},
+        lambda i, o: {"total": (0, dot_bound(4096, np.abs(i["x"]).sum()))},
+    ),
+    "dot": (
+        {"N": 4096},
+        lambda r: {"x": f32(r, 4096), "y": f32(r, 4096)},
+        lambda i: {"out": np.array([np.dot(i["x"].astype(np.float64), i["y"])])},
+        lambda i, o: {"out": (0, dot_bound(4096, np.abs(i["x"] * i["y"]).sum()))},
+    ),
+    "max": (
+        {"N": 4096},
+        lambda r: {"x": f32(r, 4096)},
+        lambda i: {"m": np.array([i["x"].max()])},
+        _rel(0, 0),
+    ),
+    "conv1d": (
+        {"N": 1024, "K": 7},
+        lambda r: {"x": f32(r, 1024), "w": f32(r, 7)},
+        lambda i: {"y": _conv1d(i["x"], i["w"], 1024, 7)},
+        lambda i, o: {"y": (0, dot_bound(7, _conv1d(np.abs(i["x"]), np.abs(i["w"]), 1024, 7)))},
+    ),
+    "matmul": (
+        {"M": 32, "N": 24, "K": 40},
+        lambda r: {"a": f32(r, 32 * 40), "b": f32(r, 40 * 24)},
+        lambda i: {"c": (i["a"].reshape(32, 40).astype(np.float64) @ i["b"].reshape(40, 24)).ravel()},
+        lambda i, o: {"c": (0, dot_bound(40, (np.abs(i["a"].reshape(32, 40)) @ np.abs(i["b"].reshape(40, 24))).ravel()))},
+    ),
+    "batched_matmul": (
+        {"BATCH": 2, "M": 16, "N": 8, "K": 24},
+        lambda r: {"a": f32(r, 2 * 16 * 24), "b": f32(r, 2 * 24 * 8)},
+        lambda i: {"c": (i["a"].reshape(2, 16, 24).astype(np.float64) @ i["b"].reshape(2, 24, 8)).ravel()},
+        lambda i, o: {"c": (0, dot_bound(24, (np.abs(i["a"].reshape(2, 16, 24)) @ np.abs(i["b"].reshape(2, 24, 8))).ravel()))},
+    ),
+    "matvec": (
+        {"M": 48, "N": 64},
+        lambda r: {"a": f32(r, 48 * 64), "x": f32(r, 64)},
+        lambda i: {"y": i["a"].reshape(48, 64).astype(np.float64) @ i["x"]},
+        lambda i, o: {"y": (0, dot_bound(64, np.abs(i["a"].reshape(48, 64)) @ np.abs(i["x"])))},
+    ),
+    "softmax": (
+        {"R": 8, "C": 64},
+        lambda r: {"x": f32(r, 8 * 64)},
+        lambda i: {"y": _softmax(i["x"], 8, 64)},
+        _rel(2e-5, 1e-7),
+    ),
+    "layernorm": (
+        {"R": 8, "C": 64},
+        lambda r: {"x": f32(r, 8 * 64), "gamma": f32(r, 64), "beta": f32(r, 64)},
+        lambda i: {"y": _layernorm(i["x"], i["gamma"], i["beta"], 8, 64)},
+        _rel(1e-4, 1e-5),
+    ),
+    "attention": (
+        {"S": 16, "T": 16, "D": 8},
+        lambda r: {"q": f32(r, 16 * 8), "k": f32(r, 16 * 8), "v": f32(r, 16 * 8)},
+        lambda i: {"out": _attention(i["q"], i["k"], i["v"], 16, 16, 8)},
+        _rel(1e-4, 1e-5),
+    ),
+    "transpose": (
+        {"M": 16, "N": 8},
+        lambda r: {"x": f32(r, 16 * 8)},
+        lambda i: {"out": i["x"].reshape(16, 8).T.ravel()},
+        _rel(0, 0),
+    ),
+    "stencil2d": (
+        {"H": 16, "W": 12},
+        lambda r: {"u": f32(r, 16 * 12)},
+        lambda i: {"out": _stencil(i["u"], 16, 12)},
+        _rel(1e-6, 1e-6),
+    ),
+    "jacobi2d": (
+        {"N": 16, "T": 4},
+        lambda r: {"A0": f32(r, 16 * 16)},
+        lambda i: {"A": _jacobi(i["A0"], 16, 4)},
+        _rel(1e-5, 1e-6),
+    ),
+    "heat3d": (
+        {"N": 6, "T": 2},
+        lambda r: {"A0": f32(r, 6 * 6 * 6)},
+        lambda i: {"A": _heat(i["A0"], 6, 2)},
+        _rel(1e-5, 1e-6),
+    ),
+    "floyd_warshall": (
+        {"N": 8},
+        lambda r: {"W": f32(r, 8 * 8)},
+        lambda i: {"D": _floyd(i["W"], 8)},
+        _rel(0, 0),
+    ),
+    "cholesky": (
+        {"N": 8},
+        lambda r: {"M": f32(r, 8 * 8)},
+        lambda i: {"L": np.linalg.cholesky(_spd(i["M"], 8)).ravel()},
+        _rel(1e-4, 1e-5),
+    ),
+    "cholesky_right": (
+        {"N": 8},
+        lambda r: {"M": f32(r, 8 * 8)},
+        lambda i: {"L": np.linalg.cholesky(_spd(i["M"], 8)).ravel()},
+        _rel(1e-4, 1e-5),
+    ),
+    "lu": (
+        {"N": 8},
+        lambda r: {"A0": f32(r, 8 * 8)},
+        lambda i: {"LU": _loop_lu(i["A0"].reshape(8, 8).astype(np.float64) + 8 * np.eye(8)).ravel()},
+        _rel(1e-4, 1e-5),
+    ),
+    "ludcmp": (
+        {"N": 8},
+        lambda r: {"A0": f32(r, 8 * 8), "b": f32(r, 8)},
+        lambda i: {"x": np.linalg.solve(i["A0"].reshape(8, 8).astype(np.float64) + 8 * np.eye(8), i["b"])},
+        _rel(1e-4, 1e-5),
+    ),
+    "trisolv": (
+        {"N": 8},
+        lambda r: {"L0": f32(r, 8 * 8), "b": f32(r, 8)},
+        lambda i: {"x": np.linalg.solve(np.tril(i["L0"].reshape(8, 8).astype(np.float64) / 8, -1) + np.eye(8), i["b"])},
+        _rel(1e-4, 1e-5),
+    ),
+}
