@@ -16,6 +16,20 @@ def f32(rng, *shape):
     return rng.standard_normal(shape).astype(np.float32).ravel()
 
 
+def f16(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float16).ravel()
+
+
+EPS16 = float(np.finfo(np.float16).eps)  # one binary16 ulp at 1 (2^-10)
+
+
+def _mlp(i, t, d, h):
+    x = i["x"].reshape(t, d).astype(np.float64)
+    hidden = np.maximum(x @ i["w1"].reshape(d, h) + i["b1"], 0).astype(np.float16)
+    y = hidden.astype(np.float64) @ i["w2"].reshape(h, d) + i["b2"]
+    return y.astype(np.float16).astype(np.float64).ravel()
+
+
 def dot_bound(k, absprod):
     """A k-term float32 sum's error, any order: k * u * sum |terms| (plus slack)."""
     return 2.0 * k * EPS32 * absprod
@@ -150,6 +164,21 @@ REFERENCES = {
         lambda r: {"a": f32(r, 32 * 40), "b": f32(r, 40 * 24)},
         lambda i: {"c": (i["a"].reshape(32, 40).astype(np.float64) @ i["b"].reshape(40, 24)).ravel()},
         lambda i, o: {"c": (0, dot_bound(40, (np.abs(i["a"].reshape(32, 40)) @ np.abs(i["b"].reshape(40, 24))).ravel()))},
+    ),
+    "matmul_f16": (
+        {"M": 32, "N": 24, "K": 40},
+        lambda r: {"a": f16(r, 32 * 40), "b": f16(r, 40 * 24)},
+        lambda i: {"c": (i["a"].reshape(32, 40).astype(np.float64) @ i["b"].reshape(40, 24)).astype(np.float16).astype(np.float64).ravel()},
+        lambda i, o: {"c": (EPS16, dot_bound(40, (np.abs(i["a"].reshape(32, 40).astype(np.float64)) @ np.abs(i["b"].reshape(40, 24))).ravel()) + 2 ** -14)},
+    ),
+    # The hidden layer is rounded to f16 (as the program does); a hidden
+    # value on the other side of a rounding boundary moves an output by one
+    # of its ulps times a weight, which the absolute term covers.
+    "mlp_f16": (
+        {"T": 4, "D": 16, "H": 32},
+        lambda r: {"x": f16(r, 4 * 16), "w1": f16(r, 16 * 32), "b1": f16(r, 32), "w2": f16(r, 32 * 16), "b2": f16(r, 16)},
+        lambda i: {"y": _mlp(i, 4, 16, 32)},
+        lambda i, o: {"y": (2 * EPS16, 8 * EPS16)},
     ),
     "batched_matmul": (
         {"BATCH": 2, "M": 16, "N": 8, "K": 24},
