@@ -352,8 +352,17 @@ fn the_compiler_crates_depend_on_no_device_api() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // The walk reached the whole compiler, so the check covers it.
-    for krate in ["texpr-syntax", "texpr-target", "texpr-opt", "texpr-codegen", "texpr-interp"] {
-        assert!(seen.contains(krate), "{krate} not reached from texpr or texpr-wasm");
+    for krate in [
+        "texpr-syntax",
+        "texpr-target",
+        "texpr-opt",
+        "texpr-codegen",
+        "texpr-interp",
+    ] {
+        assert!(
+            seen.contains(krate),
+            "{krate} not reached from texpr or texpr-wasm"
+        );
     }
     // And the runtime is where the device API is.
     assert!(dependencies("texpr-runtime").contains(&"wgpu".to_string()));

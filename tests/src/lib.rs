@@ -5,4 +5,5 @@ pub mod browser;
 pub mod r#gen;
 pub mod golden;
 pub mod gpu;
+pub mod npm;
 pub mod sched;

@@ -77,7 +77,11 @@ pub fn compare(source: &str, inputs: JsValue, outputs: JsValue, options: JsValue
     });
     let out = match got {
         Ok(report) => with_diagnostics(report, source, &[]),
-        Err(diags) => with_diagnostics(json!({"ok": false, "complete": false, "outputs": null}), source, &diags),
+        Err(diags) => with_diagnostics(
+            json!({"ok": false, "complete": false, "outputs": null}),
+            source,
+            &diags,
+        ),
     };
     to_js(&out)
 }
@@ -86,7 +90,10 @@ pub fn compare(source: &str, inputs: JsValue, outputs: JsValue, options: JsValue
 /// description's text).
 #[wasm_bindgen]
 pub fn targets() -> Vec<String> {
-    texpr::Target::BUILTINS.iter().map(|s| s.to_string()).collect()
+    texpr::Target::BUILTINS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// The compiler's version (the workspace's).
@@ -106,8 +113,12 @@ fn options_json(v: JsValue) -> Result<Json, Diagnostic> {
     if v.is_undefined() || v.is_null() {
         return Ok(Json::Null);
     }
-    serde_wasm_bindgen::from_value(v)
-        .map_err(|e| api_error(codes::OPTIONS, format!("options that are not plain data: {e}")))
+    serde_wasm_bindgen::from_value(v).map_err(|e| {
+        api_error(
+            codes::OPTIONS,
+            format!("options that are not plain data: {e}"),
+        )
+    })
 }
 
 /// `{ok, KEY: {name: TypedArray} | null, diagnostics, rendered}`.
@@ -116,7 +127,11 @@ fn named_result(source: &str, key: &str, got: Result<Named, Vec<Diagnostic>>) ->
         Ok(n) => (Some(n), Vec::new()),
         Err(d) => (None, d),
     };
-    let out = to_js(&with_diagnostics(json!({"ok": named.is_some()}), source, &diags));
+    let out = to_js(&with_diagnostics(
+        json!({"ok": named.is_some()}),
+        source,
+        &diags,
+    ));
     let arrays = named.map_or(JsValue::NULL, |n| named_to_js(&n));
     let _ = Reflect::set(&out, &JsValue::from_str(key), &arrays);
     out
@@ -128,10 +143,14 @@ fn named_to_js(named: &Named) -> JsValue {
     for (name, v) in named {
         let array: JsValue = match &v.data {
             Data::F32(x) => Float32Array::from(&x[..]).into(),
-            Data::F16(x) => Uint16Array::from(&x.iter().map(|h| h.to_bits()).collect::<Vec<_>>()[..]).into(),
+            Data::F16(x) => {
+                Uint16Array::from(&x.iter().map(|h| h.to_bits()).collect::<Vec<_>>()[..]).into()
+            }
             Data::I32(x) => Int32Array::from(&x[..]).into(),
             Data::U32(x) => Uint32Array::from(&x[..]).into(),
-            Data::Bool(x) => Uint32Array::from(&x.iter().map(|&b| b as u32).collect::<Vec<_>>()[..]).into(),
+            Data::Bool(x) => {
+                Uint32Array::from(&x.iter().map(|&b| b as u32).collect::<Vec<_>>()[..]).into()
+            }
         };
         let _ = Reflect::set(&obj, &JsValue::from_str(name), &array);
     }
@@ -140,8 +159,14 @@ fn named_to_js(named: &Named) -> JsValue {
 
 /// `{name: TypedArray}` as named vectors (E0703 / E0706 for anything else).
 fn named_from_js(v: &JsValue, what: &str, code: &'static str) -> Result<Named, Vec<Diagnostic>> {
-    let Some(obj) = v.dyn_ref::<Object>().filter(|_| !v.is_function() && !Array::is_array(v)) else {
-        return Err(vec![api_error(code, format!("the {what} must be an object of typed arrays by name"))]);
+    let Some(obj) = v
+        .dyn_ref::<Object>()
+        .filter(|_| !v.is_function() && !Array::is_array(v))
+    else {
+        return Err(vec![api_error(
+            code,
+            format!("the {what} must be an object of typed arrays by name"),
+        )]);
     };
     let mut named = Vec::new();
     let mut diags = Vec::new();

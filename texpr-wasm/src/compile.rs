@@ -47,7 +47,10 @@ pub fn compile(source: &str, options: &Json) -> Json {
 /// the user types): `{ok, params, inputs, outputs, diagnostics, rendered}`.
 pub fn check(source: &str, options: &Json) -> Json {
     let mut out = json!({"ok": false, "params": null, "inputs": null, "outputs": null});
-    let diags = match read(options).map_err(|d| vec![d]).and_then(|s| frontend(source, &s)) {
+    let diags = match read(options)
+        .map_err(|d| vec![d])
+        .and_then(|s| frontend(source, &s))
+    {
         Ok(program) => {
             out["ok"] = json!(true);
             set_signature(&mut out, &program);

@@ -92,11 +92,17 @@ mod tests {
             .with_primary(Span::new(at, at + 1), "here");
         let (list, rendered) = report(src, &[d]);
         let label = &list[0]["labels"][0];
-        assert_eq!((label["line"].as_u64(), label["column"].as_u64()), (Some(2), Some(11)));
+        assert_eq!(
+            (label["line"].as_u64(), label["column"].as_u64()),
+            (Some(2), Some(11))
+        );
         // `é` is two bytes and one UTF-16 unit.
         assert_eq!(label["start"].as_u64(), Some(at as u64 - 1));
         assert_eq!(list[0]["code"], "E0101");
-        assert!(rendered.contains("error[E0101]: unknown name `x`"), "{rendered}");
+        assert!(
+            rendered.contains("error[E0101]: unknown name `x`"),
+            "{rendered}"
+        );
         assert!(rendered.contains("input.te:2:11"), "{rendered}");
     }
 

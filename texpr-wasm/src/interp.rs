@@ -7,8 +7,8 @@
 //! typed arrays and back.
 
 use serde_json::{Value as Json, json};
-use texpr_interp::accuracy::{Reference, check_report};
 use texpr_interp::Value;
+use texpr_interp::accuracy::{Reference, check_report};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::{ElemTy, Program};
 
@@ -80,8 +80,7 @@ pub fn compare(
         })
         .collect();
     let ok = reports.iter().all(|r| r["ok"] == true);
-    let complete = ok
-        && (reports.iter()).all(|r| r["unspecified"] == 0 && r["unbounded"] == 0);
+    let complete = ok && (reports.iter()).all(|r| r["unspecified"] == 0 && r["unbounded"] == 0);
     Ok(json!({"ok": ok, "complete": complete, "outputs": reports}))
 }
 
@@ -103,7 +102,10 @@ fn names<'a>(names: impl Iterator<Item = &'a String>, values: Vec<Value>) -> Nam
 }
 
 fn eval_error(e: texpr_interp::EvalError) -> Vec<Diagnostic> {
-    vec![api_error(codes::EVAL, format!("the interpreter rejected the program: {e}"))]
+    vec![api_error(
+        codes::EVAL,
+        format!("the interpreter rejected the program: {e}"),
+    )]
 }
 
 /// E0705 when evaluating `p` would pass the budget.
@@ -111,8 +113,11 @@ fn budget(p: &Program, s: &Settings) -> Result<(), Vec<Diagnostic>> {
     let f = texpr_interp::footprint(p);
     let over = |what: &str, n: u64, max: u64, key: &str| {
         vec![
-            api_error(codes::EVAL_BUDGET, format!("the program needs {n} {what}, over the budget of {max}"))
-                .with_note(format!("a larger `{key}` option runs it anyway")),
+            api_error(
+                codes::EVAL_BUDGET,
+                format!("the program needs {n} {what}, over the budget of {max}"),
+            )
+            .with_note(format!("a larger `{key}` option runs it anyway")),
         ]
     };
     if f.ops > s.max_ops {
@@ -126,8 +131,9 @@ fn budget(p: &Program, s: &Settings) -> Result<(), Vec<Diagnostic>> {
 
 /// `given`, in the order of `p`'s inputs, checked (E0703).
 fn bind(p: &Program, given: Named) -> Result<Vec<Value>, Vec<Diagnostic>> {
-    let wanted: Vec<(&str, ElemTy, u64)> =
-        (p.inputs.iter()).map(|i| (i.name.as_str(), i.ty.elem, i.ty.len)).collect();
+    let wanted: Vec<(&str, ElemTy, u64)> = (p.inputs.iter())
+        .map(|i| (i.name.as_str(), i.ty.elem, i.ty.len))
+        .collect();
     match_names(&wanted, given, "input", codes::INPUTS)
 }
 
@@ -152,7 +158,10 @@ fn match_names(
     let mut values = Vec::new();
     for &(name, elem, len) in wanted {
         let Some(at) = given.iter().position(|(n, _)| n == name) else {
-            diags.push(api_error(code, format!("no value for the {what} `{name}` ({}[{len}])", elem.name())));
+            diags.push(api_error(
+                code,
+                format!("no value for the {what} `{name}` ({}[{len}])", elem.name()),
+            ));
             continue;
         };
         let (_, v) = given.remove(at);
@@ -176,7 +185,10 @@ fn match_names(
             code,
             match again {
                 true => format!("the {what} `{name}` is given twice"),
-                false => format!("the program has no {what} `{name}` (its {what}s: {})", known.join(", ")),
+                false => format!(
+                    "the program has no {what} `{name}` (its {what}s: {})",
+                    known.join(", ")
+                ),
             },
         ));
     }

@@ -25,7 +25,14 @@ pub struct Settings {
     pub max_memory: u64,
 }
 
-const KEYS: [&str; 6] = ["defines", "target", "schedule", "seed", "maxOps", "maxMemory"];
+const KEYS: [&str; 6] = [
+    "defines",
+    "target",
+    "schedule",
+    "seed",
+    "maxOps",
+    "maxMemory",
+];
 
 /// Reads `options` (`null` or an object): `defines` an object of integers
 /// (`{N: 4096}`), `target` a built-in name or a target description's text
@@ -40,14 +47,19 @@ pub fn read(options: &Json) -> Result<Settings, Diagnostic> {
         other => return Err(shape(format!("options must be an object, not {other}"))),
     };
     if let Some(k) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
-        return Err(shape(format!("unknown option `{k}` (the options: {})", KEYS.join(", "))));
+        return Err(shape(format!(
+            "unknown option `{k}` (the options: {})",
+            KEYS.join(", ")
+        )));
     }
     let overrides = match map.get("defines") {
         None | Some(Json::Null) => Vec::new(),
         Some(Json::Object(d)) => (d.iter())
             .map(|(name, v)| match v.as_i64() {
                 Some(n) => Ok((name.clone(), n)),
-                None => Err(shape(format!("`defines.{name}` must be an integer, not {v}"))),
+                None => Err(shape(format!(
+                    "`defines.{name}` must be an integer, not {v}"
+                ))),
             })
             .collect::<Result<_, _>>()?,
         Some(other) => return Err(shape(format!("`defines` must be an object, not {other}"))),
@@ -83,7 +95,11 @@ fn count(map: &serde_json::Map<String, Json>, key: &str, default: u64) -> Result
     match map.get(key) {
         None | Some(Json::Null) => Ok(default),
         Some(v) => (v.as_u64())
-            .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64))
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                    .map(|f| f as u64)
+            })
             .ok_or_else(|| shape(format!("`{key}` must be a non-negative integer, not {v}"))),
     }
 }
@@ -96,7 +112,11 @@ fn target(text: &str) -> Result<Target, Diagnostic> {
         Target::builtin(text.trim())
     };
     parsed.map_err(|e| {
-        let at = if e.line > 0 { format!(" (line {})", e.line) } else { String::new() };
+        let at = if e.line > 0 {
+            format!(" (line {})", e.line)
+        } else {
+            String::new()
+        };
         Diagnostic::error(e.code, format!("{}{at}", e.message))
     })
 }
@@ -130,8 +150,10 @@ mod tests {
 
     #[test]
     fn reads_every_option() {
-        let s = read(&json!({"defines": {"N": 64}, "target": "llvmpipe", "schedule": "default", "seed": 7}))
-            .unwrap();
+        let s = read(
+            &json!({"defines": {"N": 64}, "target": "llvmpipe", "schedule": "default", "seed": 7}),
+        )
+        .unwrap();
         assert_eq!(s.compile.overrides, vec![("N".to_string(), 64)]);
         assert_eq!(s.compile.target.name, "llvmpipe");
         assert_eq!(s.compile.schedule, ScheduleChoice::Default);

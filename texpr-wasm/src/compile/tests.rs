@@ -11,7 +11,10 @@ fn compiles_to_wgsl_plan_and_schedule() {
     assert!(out["wgsl"].as_str().unwrap().contains("@compute"));
     assert_eq!(out["plan"]["format"], "texpr-plan");
     assert_eq!(out["plan"]["buffers"][0]["len"], 4096);
-    assert_eq!(out["inputs"], json!([{"name": "x", "elem": "f32", "len": 4096}]));
+    assert_eq!(
+        out["inputs"],
+        json!([{"name": "x", "elem": "f32", "len": 4096}])
+    );
     assert!(!out["schedule"].as_str().unwrap().is_empty());
     // The scheduled program is TExpr that checks back.
     assert!(texpr_syntax::frontend(out["scheduled"].as_str().unwrap(), &[]).is_ok());
@@ -27,7 +30,10 @@ fn the_plan_is_the_libraries() {
     };
     let lib = texpr::compile_source(SRC, &opts).unwrap();
     let out = compile(SRC, &json!({"target": "llvmpipe", "schedule": "default"}));
-    assert_eq!(out["plan"], texpr_codegen::plan_json::plan_json(&lib.module, &opts.target));
+    assert_eq!(
+        out["plan"],
+        texpr_codegen::plan_json::plan_json(&lib.module, &opts.target)
+    );
     assert_eq!(out["wgsl"], json!(lib.module.wgsl));
     assert_eq!(out["schedule"], json!(lib.schedule.to_string()));
 }
@@ -35,9 +41,15 @@ fn the_plan_is_the_libraries() {
 #[test]
 fn a_given_schedule_is_followed() {
     let heuristic = compile(SRC, &Json::Null);
-    let given = compile(SRC, &json!({"schedule": "y: coarsen group=64 per_thread=8"}));
+    let given = compile(
+        SRC,
+        &json!({"schedule": "y: coarsen group=64 per_thread=8"}),
+    );
     assert_eq!(given["ok"], true, "{}", given["rendered"]);
-    assert_eq!(given["schedule"].as_str().unwrap().trim(), "y: coarsen group=64 per_thread=8");
+    assert_eq!(
+        given["schedule"].as_str().unwrap().trim(),
+        "y: coarsen group=64 per_thread=8"
+    );
     assert_ne!(given["plan"]["kernels"], heuristic["plan"]["kernels"]);
 }
 
@@ -68,7 +80,12 @@ fn bad_options_and_limits_are_diagnostics_not_panics() {
     // A define over what an i32 index holds.
     let out = compile(SRC, &json!({"defines": {"N": 1_i64 << 40}}));
     assert_eq!(out["ok"], false);
-    assert!(out["diagnostics"][0]["code"].as_str().unwrap().starts_with("E0"));
+    assert!(
+        out["diagnostics"][0]["code"]
+            .as_str()
+            .unwrap()
+            .starts_with("E0")
+    );
     let out = check("", &Json::Null);
     assert_eq!(out["ok"], false);
 }
@@ -77,6 +94,9 @@ fn bad_options_and_limits_are_diagnostics_not_panics() {
 fn check_gives_the_signature() {
     let out = check(SRC, &json!({"defines": {"N": 8}}));
     assert_eq!(out["ok"], true);
-    assert_eq!(out["outputs"], json!([{"name": "y", "elem": "f32", "len": 8}]));
+    assert_eq!(
+        out["outputs"],
+        json!([{"name": "y", "elem": "f32", "len": 8}])
+    );
     assert_eq!(out["params"], json!([{"name": "N", "value": 8}]));
 }

@@ -24,11 +24,17 @@ fn evaluate_computes_the_outputs() {
     let inputs = vec![
         ("y".to_string(), Value::f32(vec![1.0; 8])),
         ("a".to_string(), Value::f32(vec![2.0])),
-        ("x".to_string(), Value::f32((0..8).map(|i| i as f32).collect())),
+        (
+            "x".to_string(),
+            Value::f32((0..8).map(|i| i as f32).collect()),
+        ),
     ];
     let out = evaluate(SAXPY, inputs, &Json::Null).unwrap();
     assert_eq!(out[0].0, "out");
-    assert_eq!(out[0].1.data, Data::F32((0..8).map(|i| 2.0 * i as f32 + 1.0).collect()));
+    assert_eq!(
+        out[0].1.data,
+        Data::F32((0..8).map(|i| 2.0 * i as f32 + 1.0).collect())
+    );
 }
 
 #[test]
@@ -60,7 +66,10 @@ fn compare_passes_the_interpreters_outputs_and_names_a_wrong_element() {
     let inputs = random_inputs(SAXPY, &Json::Null).unwrap();
     let outputs = evaluate(SAXPY, inputs.clone(), &Json::Null).unwrap();
     let report = compare(SAXPY, inputs.clone(), outputs.clone(), &Json::Null).unwrap();
-    assert_eq!((report["ok"].clone(), report["complete"].clone()), (json!(true), json!(true)));
+    assert_eq!(
+        (report["ok"].clone(), report["complete"].clone()),
+        (json!(true), json!(true))
+    );
     assert_eq!(report["outputs"][0]["compared"], 8);
 
     let mut wrong = outputs;
@@ -70,13 +79,21 @@ fn compare_passes_the_interpreters_outputs_and_names_a_wrong_element() {
     let report = compare(SAXPY, inputs, wrong, &Json::Null).unwrap();
     assert_eq!(report["ok"], false);
     let m = &report["outputs"][0]["mismatch"];
-    assert_eq!((m["index"].as_u64(), m["count"].as_u64()), (Some(5), Some(1)));
+    assert_eq!(
+        (m["index"].as_u64(), m["count"].as_u64()),
+        (Some(5), Some(1))
+    );
 }
 
 #[test]
 fn compare_codes_outputs_that_do_not_fit() {
     let inputs = random_inputs(SAXPY, &Json::Null).unwrap();
-    let diags = compare(SAXPY, inputs, vec![("out".into(), Value::u32(vec![0; 8]))], &Json::Null)
-        .unwrap_err();
+    let diags = compare(
+        SAXPY,
+        inputs,
+        vec![("out".into(), Value::u32(vec![0; 8]))],
+        &Json::Null,
+    )
+    .unwrap_err();
     assert_eq!(codes_of(&diags), [codes::OUTPUTS]);
 }
