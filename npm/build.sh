@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package `texpr` in this folder: the texpr-wasm crate for
-# wasm32-unknown-unknown (release), bound by wasm-bindgen (--target web)
+# wasm32-unknown-unknown (the workspace's `wasm` profile: release with
+# link-time optimization, no debug information), bound by wasm-bindgen (--target web)
 # into npm/pkg/, then shrunk by wasm-opt where it is installed (optional).
 # Needs: the wasm32-unknown-unknown target (rustup target add
 # wasm32-unknown-unknown) and wasm-bindgen-cli of exactly the wasm-bindgen
@@ -33,10 +34,10 @@ if [ "$have" != "$version" ]; then
     exit 1
 fi
 
-cargo build --release -p texpr-wasm --target wasm32-unknown-unknown
+cargo build --profile wasm -p texpr-wasm --target wasm32-unknown-unknown
 rm -rf "$here/pkg"
 wasm-bindgen --target web --out-dir "$here/pkg" --out-name texpr_wasm \
-    "$root/target/wasm32-unknown-unknown/release/texpr_wasm.wasm"
+    "${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm/texpr_wasm.wasm"
 if command -v wasm-opt >/dev/null 2>&1; then
     wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
         "$here/pkg/texpr_wasm_bg.wasm" -o "$here/pkg/texpr_wasm_bg.wasm"

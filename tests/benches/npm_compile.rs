@@ -1,28 +1,29 @@
 //! The npm package's figures for BENCHMARKS.md: its files' sizes (raw and
 //! gzip -9), and each example's compile time in headless Chromium (the
 //! compiler built for WebAssembly, `compile(source, {target: "webgpu"})`,
-//! the median of 9 after one to warm up).
+//! the median of 9 rounds after one compile to warm up, each round the mean
+//! of as many compiles as fill 5 ms).
 //!
 //! `cargo bench -p texpr-tests --bench npm_compile` (builds the package with
 //! npm/build.sh first; needs Chromium, the wasm32 target and wasm-bindgen-cli).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 use texpr_tests::browser::{self, BENCH_PAGE, Page, Site};
 use texpr_tests::npm;
 
-/// Bytes of `data` compressed by `gzip -9`.
-fn gzipped(data: &[u8]) -> Option<usize> {
-    let mut child = (Command::new("gzip").args(["-9", "-c"]))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
+/// Bytes of the file at `path` compressed by `gzip -9`.
+fn gzipped(path: &Path) -> Option<usize> {
+    let out = Command::new("gzip")
+        .arg("-9")
+        .arg("-c")
+        .arg(path)
+        .output()
         .ok()?;
-    child.stdin.take()?.write_all(data).ok()?;
-    Some(child.wait_with_output().ok()?.stdout.len())
+    out.status.success().then_some(out.stdout.len())
 }
 
 fn main() {
@@ -40,8 +41,9 @@ fn main() {
         "index.js",
         "index.d.ts",
     ] {
-        let data = std::fs::read(npm::root().join("npm").join(f)).expect("the built package");
-        let gz = gzipped(&data).map_or("?".into(), |n| format!("{:.1}", n as f64 / 1000.0));
+        let path = npm::root().join("npm").join(f);
+        let data = std::fs::read(&path).expect("the built package");
+        let gz = gzipped(&path).map_or("?".into(), |n| format!("{:.1}", n as f64 / 1000.0));
         println!("| npm/{f} | {:.1} | {gz} |", data.len() as f64 / 1000.0);
     }
     let Some(chromium) = browser::chromium() else {
@@ -63,7 +65,7 @@ fn main() {
     for e in r["results"].as_array().expect("results") {
         let ok = e["ok"] == true;
         println!(
-            "| {} | {} | {:.1} | {:.1} |",
+            "| {} | {} | {:.2} | {:.2} |",
             e["name"].as_str().unwrap_or("?"),
             if ok {
                 e["kernels"].to_string()
