@@ -51,6 +51,12 @@ export interface Reported {
   rendered: string;
 }
 
+export interface Param {
+  name: string;
+  /** After `defines`. */
+  value: number;
+}
+
 export interface VectorInfo {
   name: string;
   elem: Elem;
@@ -112,11 +118,13 @@ export interface Compiled extends Reported {
   schedule: string | null;
   /** The scheduled program as TExpr. */
   scheduled: string | null;
+  params: Param[] | null;
   inputs: VectorInfo[] | null;
   outputs: VectorInfo[] | null;
 }
 
 export interface Checked extends Reported {
+  params: Param[] | null;
   inputs: VectorInfo[] | null;
   outputs: VectorInfo[] | null;
 }
