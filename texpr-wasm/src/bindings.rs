@@ -21,6 +21,15 @@ use crate::compile::with_diagnostics;
 use crate::diagnostics::api_error;
 use crate::interp::Named;
 
+/// Runs when the module is instantiated: a panic's message goes to
+/// `console.error` (a panic is a compiler bug; every error in what a caller
+/// passes comes back as a diagnostic).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
 /// Compiles TExpr source: `{ok, target, wgsl, plan, schedule, scheduled,
 /// inputs, outputs, diagnostics, rendered}` ([`crate::compile::compile`]).
 #[wasm_bindgen]
