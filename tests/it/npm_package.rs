@@ -128,6 +128,38 @@ fn the_package_compiles_runs_and_matches_the_interpreter_in_the_page() {
         );
     }
 
+    // Loops: each matches the interpreter in the page, and the runtime's
+    // dispatch order (each kernel with every loop's step) is the plan's.
+    for l in r["loops"].as_array().expect("the loop examples") {
+        let name = l["name"].as_str().unwrap();
+        assert_eq!(l["verdict"]["ok"], true, "{name}: {}", l["verdict"]);
+        assert!(
+            l["verdict"]["outputs"][0]["compared"]
+                .as_u64()
+                .is_some_and(|n| n > 0),
+            "{name}"
+        );
+        let src = std::fs::read_to_string(npm::root().join(format!("examples/{name}.te"))).unwrap();
+        let defines: Vec<(String, i64)> = (l["defines"].as_object().unwrap().iter())
+            .map(|(k, v)| (k.clone(), v.as_i64().unwrap()))
+            .collect();
+        let opts = Options {
+            overrides: defines,
+            ..opts.clone()
+        };
+        let module = compile_source(&src, &opts).expect("compiles").module;
+        assert!(!module.loops.is_empty(), "{name} has no loop");
+        let want: Vec<Json> = (module.dispatches())
+            .map(|(k, steps)| serde_json::json!([k, steps]))
+            .collect();
+        assert_eq!(
+            l["dispatches"].as_array().unwrap(),
+            &want,
+            "{name}: the dispatch order"
+        );
+        assert_eq!(l["count"].as_u64(), Some(want.len() as u64), "{name}");
+    }
+
     // A mistake comes back as coded diagnostics, rendered as the CLI does.
     let broken = &r["broken"];
     assert_eq!(broken["ok"], false);
