@@ -147,3 +147,30 @@ fn content_type(ext: &str) -> Header {
     };
     Header::from_bytes("Content-Type", value).expect("a valid header")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serves_only_files_of_its_folders() {
+        let root = crate::npm::root();
+        assert_eq!(
+            file(&root, "/examples/softmax.te"),
+            Some(root.join("examples/softmax.te"))
+        );
+        assert_eq!(
+            file(&root, "/playground/"),
+            Some(root.join("playground/index.html"))
+        );
+        for outside in [
+            "/Cargo.toml",
+            "/examples/../Cargo.toml",
+            "/npm/../../etc/passwd",
+            "/",
+            "/examples/none.te",
+        ] {
+            assert_eq!(file(&root, outside), None, "{outside}");
+        }
+    }
+}
