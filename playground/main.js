@@ -50,6 +50,9 @@ function showDiagnostics(result) {
     pre.append(ok);
     return;
   }
+  // Each `input.te:LINE:COLUMN` a label's place: clicking it selects the
+  // label's text in the editor.
+  const labels = result.diagnostics.flatMap((d) => d.labels ?? []);
   let kind = "";
   for (const line of result.rendered.split("\n")) {
     if (line.startsWith("error")) kind = "error";
@@ -57,6 +60,16 @@ function showDiagnostics(result) {
     const span = document.createElement("span");
     span.className = kind;
     span.textContent = line + "\n";
+    const at = /input\.te:(\d+):(\d+)/.exec(line);
+    const label = at && labels.find((l) => l.line === Number(at[1]) && l.column === Number(at[2]));
+    if (label) {
+      span.classList.add("loc");
+      span.title = "select in the editor";
+      span.addEventListener("click", () => {
+        $("editor").focus();
+        $("editor").setSelectionRange(label.start, Math.max(label.end, label.start + 1));
+      });
+    }
     pre.append(span);
   }
 }

@@ -125,6 +125,9 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
         await new Promise((done) => setTimeout(done, 1000));
         const shown = { diagnostics: document.getElementById("diagnostics").textContent,
                         run_disabled: document.getElementById("run").disabled };
+        // Clicking the error's place selects the name it is about.
+        document.querySelector('#diagnostics .loc').click();
+        shown.selected = editor.value.slice(editor.selectionStart, editor.selectionEnd);
         editor.value = good;
         editor.dispatchEvent(new Event("input"));
         await new Promise((done) => setTimeout(done, 1000));
@@ -141,6 +144,7 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
     );
     assert!(text.contains("nothere"), "{text}");
     assert_eq!(shown["run_disabled"], true);
+    assert_eq!(shown["selected"], "nothere", "clicking the error's place");
     assert_eq!(shown["after"], "no errors");
 
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");
