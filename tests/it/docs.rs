@@ -65,6 +65,7 @@ fn every_diagnostic_code_is_documented() {
         "texpr-block",
         "texpr-interp",
         "texprc",
+        "texpr-wasm",
     ] {
         codes_in(&root.join(krate).join("src"), &mut used);
     }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use texpr_tests::golden::repo_root;
 
 /// Every crate of the workspace, by directory.
-const CRATES: [&str; 12] = [
+const CRATES: [&str; 13] = [
     "texpr-target",
     "texpr-syntax",
     "texpr-interp",
@@ -23,6 +23,7 @@ const CRATES: [&str; 12] = [
     "texpr-tune",
     "texpr-block",
     "texprc",
+    "texpr-wasm",
     "tests",
     "python",
 ];
@@ -329,12 +330,14 @@ fn dependencies(krate: &str) -> Vec<String> {
 
 /// The compiler, from the front end to the facade, names no device API:
 /// it builds for `wasm32-unknown-unknown` (a browser or Python host brings
-/// its own device), and running a plan is `texpr-runtime`'s.
+/// its own device), and running a plan is `texpr-runtime`'s. The npm
+/// package's crate (`texpr-wasm`, the compiler and the interpreter for
+/// JavaScript) names none either: the page's WebGPU runs its plans.
 #[test]
 fn the_compiler_crates_depend_on_no_device_api() {
     const DEVICE: [&str; 3] = ["wgpu", "pollster", "mpi"];
     let mut seen = BTreeSet::new();
-    let mut todo = vec!["texpr".to_string()];
+    let mut todo = vec!["texpr".to_string(), "texpr-wasm".to_string()];
     let mut bad = Vec::new();
     while let Some(krate) = todo.pop() {
         if !seen.insert(krate.clone()) {
@@ -350,8 +353,17 @@ fn the_compiler_crates_depend_on_no_device_api() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     // The walk reached the whole compiler, so the check covers it.
-    for krate in ["texpr-syntax", "texpr-target", "texpr-opt", "texpr-codegen"] {
-        assert!(seen.contains(krate), "{krate} not reached from texpr");
+    for krate in [
+        "texpr-syntax",
+        "texpr-target",
+        "texpr-opt",
+        "texpr-codegen",
+        "texpr-interp",
+    ] {
+        assert!(
+            seen.contains(krate),
+            "{krate} not reached from texpr or texpr-wasm"
+        );
     }
     // And the runtime is where the device API is.
     assert!(dependencies("texpr-runtime").contains(&"wgpu".to_string()));

@@ -6,4 +6,5 @@ pub mod r#gen;
 pub mod golden;
 pub mod gpu;
 pub mod needs;
+pub mod npm;
 pub mod sched;

@@ -83,6 +83,11 @@ impl Process {
     /// Starts `exe` with [`FLAGS`] on `url`, with a fresh profile in the
     /// temporary directory; its stdout and stderr go to a log file there.
     pub(crate) fn start(exe: &Path, url: &str) -> Result<Process, String> {
+        Process::start_with(exe, url, &[])
+    }
+
+    /// [`Process::start`] with `extra` flags after [`FLAGS`].
+    pub(crate) fn start_with(exe: &Path, url: &str, extra: &[&str]) -> Result<Process, String> {
         static STARTED: AtomicU64 = AtomicU64::new(0);
         let n = STARTED.fetch_add(1, Ordering::Relaxed);
         let unique = format!("texpr-chromium-{}-{n}", std::process::id());
@@ -93,6 +98,7 @@ impl Process {
         let err = out.try_clone().map_err(|e| e.to_string())?;
         let child = Command::new(exe)
             .args(FLAGS)
+            .args(extra)
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg(url)
             .stdin(Stdio::null())
@@ -105,6 +111,12 @@ impl Process {
             profile,
             log,
         })
+    }
+
+    /// Its profile directory (where `--remote-debugging-port` writes
+    /// `DevToolsActivePort`).
+    pub(crate) fn profile(&self) -> &Path {
+        &self.profile
     }
 
     /// `Some(status)` once the process has ended.

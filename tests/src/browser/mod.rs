@@ -8,16 +8,32 @@
 //! 127.0.0.1 (a secure context, as WebGPU wants), and returns Tint's verdict
 //! on every shader; a shader sent with its [`run_plan`] is also run there,
 //! and its outputs come back. The browser's flags are in docs/browser.md.
+//!
+//! For pages that import the npm package (docs/npm.md): [`Site`] serves
+//! the repository's `npm/`, `playground/` and `examples/` folders, [`Page`]
+//! opens one page in the browser and [`DevTools`] drives it and takes
+//! screenshots.
 
 mod chromium;
+mod devtools;
+mod page;
 mod run;
 mod server;
 mod session;
+mod site;
 mod targets;
 mod verdict;
 
 pub use chromium::{FLAGS, PATH_VAR, chromium};
 pub use run::{MAX_DISPATCHES, outputs, run_plan};
+/// The npm package test's page (`tests/it/npm_package.rs`).
+pub const NPM_PAGE: &str = include_str!("npm_page.html");
+/// The in-browser compile benchmark's page (`tests/benches/npm_compile.rs`).
+pub const BENCH_PAGE: &str = include_str!("bench_page.html");
+
+pub use devtools::DevTools;
+pub use page::{Page, WINDOW};
 pub use session::check;
+pub use site::{FOLDERS, Site};
 pub use targets::webgpu_with_subgroups;
 pub use verdict::{Adapter, Message, Report, Shader, Verdict};

@@ -1,0 +1,176 @@
+//! A static file server for pages that import the npm package: the
+//! repository's `npm/`, `playground/` and `examples/` folders and the
+//! test's own pages, on 127.0.0.1 in a thread of its own, with `POST
+//! /results` for a page's answer. Any file server would do for the
+//! playground; this one is the test's, so it needs nothing installed.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tiny_http::{Header, Method, Request, Response, Server};
+
+/// The folders of the repository the server serves.
+pub const FOLDERS: [&str; 3] = ["npm", "playground", "examples"];
+
+/// A running server; dropping it stops the thread.
+#[derive(Debug)]
+pub struct Site {
+    url: String,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    results: Receiver<String>,
+}
+
+impl Site {
+    /// Serves [`FOLDERS`] of `root` and each of `pages` (`(path, html)`,
+    /// e.g. `("/test/npm.html", PAGE)`) at a port the system picks.
+    pub fn start(root: &Path, pages: Vec<(&'static str, &'static str)>) -> Result<Site, String> {
+        let server = Server::http("127.0.0.1:0").map_err(|e| format!("cannot listen: {e}"))?;
+        let port = server.server_addr().to_ip().map_or(0, |a| a.port());
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, results) = channel();
+        let root = root.to_path_buf();
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            while !flag.load(Ordering::Relaxed) {
+                if let Ok(Some(request)) = server.recv_timeout(Duration::from_millis(100)) {
+                    answer(request, &root, &pages, &tx);
+                }
+            }
+        });
+        Ok(Site {
+            url: format!("http://127.0.0.1:{port}"),
+            stop,
+            thread: Some(thread),
+            results,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// The body of the next `POST /results`, or `Err` at `deadline` or as
+    /// soon as `alive` gives `Err` (the browser ended), asked a few times a second.
+    pub fn results(
+        &self,
+        deadline: Instant,
+        mut alive: impl FnMut() -> Result<(), String>,
+    ) -> Result<String, String> {
+        loop {
+            alive()?;
+            let now = Instant::now();
+            if now >= deadline {
+                return Err("no results from the page in time".into());
+            }
+            let wait = (deadline - now).min(Duration::from_millis(250));
+            if let Ok(body) = self.results.recv_timeout(wait) {
+                return Ok(body);
+            }
+        }
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn answer(mut request: Request, root: &Path, pages: &[(&str, &str)], tx: &Sender<String>) {
+    let url = request
+        .url()
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if *request.method() == Method::Post && url == "/results" {
+        let mut body = String::new();
+        let _ = request.as_reader().read_to_string(&mut body);
+        let _ = request.respond(Response::empty(204));
+        let _ = tx.send(body);
+        return;
+    }
+    if let Some((_, html)) = pages.iter().find(|(p, _)| *p == url) {
+        let _ = request.respond(Response::from_string(*html).with_header(content_type("html")));
+        return;
+    }
+    match file(root, &url).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
+        Some((path, bytes)) => {
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let _ = request.respond(Response::from_data(bytes).with_header(content_type(ext)));
+        }
+        None => {
+            let _ = request.respond(Response::empty(404));
+        }
+    }
+}
+
+/// The file `url` names under one of [`FOLDERS`] of `root` (a folder's
+/// `index.html` for a path ending in `/`), never outside them.
+fn file(root: &Path, url: &str) -> Option<PathBuf> {
+    let rel = Path::new(url.trim_start_matches('/'));
+    let mut parts = rel.components();
+    let first = parts.next()?;
+    if !FOLDERS.iter().any(|f| first.as_os_str() == *f) {
+        return None;
+    }
+    if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let path = root.join(rel);
+    match url.ends_with('/') {
+        true => Some(path.join("index.html")),
+        false => Some(path).filter(|p| p.is_file()),
+    }
+}
+
+/// The Content-Type of a file by its extension (WebAssembly must be
+/// `application/wasm` for streaming compilation, modules JavaScript).
+fn content_type(ext: &str) -> Header {
+    let value = match ext {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "wasm" => "application/wasm",
+        "ts" | "te" | "md" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    };
+    Header::from_bytes("Content-Type", value).expect("a valid header")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serves_only_files_of_its_folders() {
+        let root = crate::npm::root();
+        assert_eq!(
+            file(&root, "/examples/softmax.te"),
+            Some(root.join("examples/softmax.te"))
+        );
+        assert_eq!(
+            file(&root, "/playground/"),
+            Some(root.join("playground/index.html"))
+        );
+        for outside in [
+            "/Cargo.toml",
+            "/examples/../Cargo.toml",
+            "/npm/../../etc/passwd",
+            "/",
+            "/examples/none.te",
+        ] {
+            assert_eq!(file(&root, outside), None, "{outside}");
+        }
+    }
+}

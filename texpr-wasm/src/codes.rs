@@ -1,0 +1,18 @@
+//! Diagnostic codes of the JavaScript API (E0700-E0799), each used for one
+//! kind of error in what a caller passes (docs/language.md lists them).
+
+/// An options object that is not what the function takes: an unknown key,
+/// or a value of the wrong kind (`defines` not integers, `target` not a string).
+pub const OPTIONS: &str = "E0701";
+/// A `schedule` option that is neither `heuristic`, `default` nor a schedule's text.
+pub const SCHEDULE: &str = "E0702";
+/// Inputs that do not fit the program: one missing, one it does not have,
+/// or one of the wrong element type or length.
+pub const INPUTS: &str = "E0703";
+/// The interpreter rejected the program or its inputs.
+pub const EVAL: &str = "E0704";
+/// An evaluation over the budget (`maxOps`, `maxMemory`): refused before it
+/// starts, so a page never freezes on a program too large to interpret.
+pub const EVAL_BUDGET: &str = "E0705";
+/// Outputs to compare that do not fit the program (as [`INPUTS`], for outputs).
+pub const OUTPUTS: &str = "E0706";
