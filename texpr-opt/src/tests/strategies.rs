@@ -668,3 +668,36 @@ fn flash_streams_attention_rows() {
     let item = matvec.outputs[0].name.clone();
     assert_eq!(code(&matvec, &format!("{item}: flash group=8")), "E0211");
 }
+
+/// `mma` (on `nvidia`, which lists tensor cores) means what the program
+/// means: the f16 examples at sizes of whole 64 x 64 blocks, each
+/// contraction scheduled as `mma` by the heuristic, verify, print back and
+/// evaluate to the source's values (the `let@mma` folds in source order).
+#[test]
+fn mma_blocks_mean_the_same() {
+    let nvidia = Target::builtin("nvidia").unwrap();
+    let cases: [(&str, &str, &[(&str, i64)]); 2] = [
+        (
+            "matmul_f16",
+            include_str!("../../../examples/matmul_f16.te"),
+            &[("M", 64), ("N", 128), ("K", 48)],
+        ),
+        (
+            "mlp_f16",
+            include_str!("../../../examples/mlp_f16.te"),
+            &[("T", 64), ("D", 64), ("H", 128)],
+        ),
+    ];
+    for (name, src, defs) in cases {
+        let ov: Vec<(String, i64)> = defs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let p = texpr_syntax::frontend(src, &ov).unwrap();
+        let h = optimize(&p, &nvidia, &ScheduleChoice::Heuristic).unwrap();
+        let text = texpr_syntax::print::program(&h);
+        assert_eq!(
+            text.matches("let@mma").count(),
+            p.outputs.len() + p.globals.len(),
+            "{name}:\n{text}"
+        );
+        check(name, &p, &h, "mma");
+    }
+}
