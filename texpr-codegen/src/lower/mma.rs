@@ -15,79 +15,43 @@
 
 use super::{Ix, Loc, Lower, R};
 use crate::kir::{BinOp as K, Builtin, CoopId, CoopStmt, LoopStep, Role, Scalar, Ty};
-use texpr_syntax::ir::{BinOp, ElemTy, Expr, ExprKind, ReduceOp, VarId};
+use texpr_syntax::ir::{ElemTy, Expr, ExprKind, Products, VarId};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::CoopScalar;
 
-/// The block product a `let@mma` holds.
+/// The block product a `let@mma` holds: `compute M |r| compute N |c|`
+/// around a fold of products whose `x` is free of `c` and `y` of `r`.
 struct Block<'e> {
     m: u64,
     n: u64,
-    k: u64,
     vars: [VarId; 3],
-    /// The operands as stored (the casts to the product's type taken off).
-    x: &'e Expr,
-    y: &'e Expr,
-    /// The operands' element type and the product's.
-    ab: ElemTy,
-    cr: ElemTy,
+    p: Products<'e>,
+}
+
+/// `compute n |var| body` without an index map.
+fn compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
+    match &e.kind {
+        ExprKind::Compute {
+            n,
+            var,
+            body,
+            map: None,
+            ..
+        } => Some((*n, *var, &**body)),
+        _ => None,
+    }
 }
 
 fn block(value: &Expr) -> Option<Block<'_>> {
-    let ExprKind::Compute {
-        n: m,
-        var: r,
-        body,
-        map: None,
-        ..
-    } = &value.kind
-    else {
-        return None;
-    };
-    let ExprKind::Compute {
+    let (m, r, rest) = compute(value)?;
+    let (n, c, fold) = compute(rest)?;
+    let p = fold.products()?;
+    (!p.x.mentions(c) && !p.y.mentions(r)).then_some(Block {
+        m,
         n,
-        var: c,
-        body,
-        map: None,
-        ..
-    } = &body.kind
-    else {
-        return None;
-    };
-    let ExprKind::Reduce {
-        op: ReduceOp::Add,
-        n: k,
-        var: kv,
-        body,
-        steps: None,
-        ..
-    } = &body.kind
-    else {
-        return None;
-    };
-    let ExprKind::Binary(BinOp::Mul, x, y) = &body.kind else {
-        return None;
-    };
-    let (xs, ys) = (stored(x), stored(y));
-    let rows_only = !x.mentions(*c) && !y.mentions(*r);
-    (rows_only && xs.ty.elem == ys.ty.elem && body.ty.len == 1).then_some(Block {
-        m: *m,
-        n: *n,
-        k: *k,
-        vars: [*r, *c, *kv],
-        x: xs,
-        y: ys,
-        ab: xs.ty.elem,
-        cr: body.ty.elem,
+        vars: [r, c, p.var],
+        p,
     })
-}
-
-/// An operand as stored: a widening of an `f16` taken off.
-fn stored(e: &Expr) -> &Expr {
-    match &e.kind {
-        ExprKind::Cast(inner) if inner.ty.elem == ElemTy::F16 => inner,
-        _ => e,
-    }
 }
 
 fn coop_scalar(e: ElemTy) -> CoopScalar {
@@ -108,9 +72,9 @@ impl Lower<'_> {
     /// The configuration `b` runs in: the largest square one `configs`
     /// lists for its types that divides its sizes.
     fn mma_config(&self, b: &Block<'_>, span: Span) -> R<u64> {
-        let (ab, cr) = (coop_scalar(b.ab), coop_scalar(b.cr));
+        let (ab, cr) = (coop_scalar(b.p.ab), coop_scalar(b.p.cr));
         let list = &self.coop.configs;
-        match texpr_target::coop::square_config(list, ab, cr, &[b.m, b.n, b.k]) {
+        match texpr_target::coop::square_config(list, ab, cr, &[b.m, b.n, b.p.k]) {
             Some(m) => Ok(u64::from(m)),
             None => Err(refuse(
                 span,
@@ -127,7 +91,7 @@ impl Lower<'_> {
                     cr.name(),
                     b.m,
                     b.n,
-                    b.k,
+                    b.p.k,
                     texpr_target::coop::format_list(&self.coop.configs)
                 ),
             )),
@@ -155,7 +119,7 @@ impl Lower<'_> {
         };
         let bk = [32, 16, 8]
             .into_iter()
-            .find(|t| t % s == 0 && b.k % t == 0)
+            .find(|t| t % s == 0 && b.p.k % t == 0)
             .unwrap_or(s);
         let (fm, fn_) = (b.m / s, b.n / s);
         let groups = w / sg;
@@ -169,10 +133,10 @@ impl Lower<'_> {
                 "every subgroup takes as many fragments as the others, and every invocation as many staged elements".into()));
         }
         let per = (fm * fn_) / groups;
-        let (ab, cr) = (kir_scalar(b.ab), kir_scalar(b.cr));
-        let sa = self.shared_array(&format!("{name}_a"), b.ab, b.m * bk, span);
-        let sb = self.shared_array(&format!("{name}_b"), b.ab, bk * b.n, span);
-        let out = self.shared_array(name, b.cr, b.m * b.n, span);
+        let (ab, cr) = (kir_scalar(b.p.ab), kir_scalar(b.p.cr));
+        let sa = self.shared_array(&format!("{name}_a"), b.p.ab, b.m * bk, span);
+        let sb = self.shared_array(&format!("{name}_b"), b.p.ab, bk * b.n, span);
+        let out = self.shared_array(name, b.p.cr, b.m * b.n, span);
         let size = s as u8;
         let accs: Vec<CoopId> = (0..per)
             .map(|_| self.b.coop("acc", size, cr, Role::C))
@@ -192,14 +156,14 @@ impl Lower<'_> {
             })
             .collect();
         let [r, c, k] = b.vars;
-        let (zero, steps) = (self.b.i32(0), self.b.i32((b.k / bk) as i32));
+        let (zero, steps) = (self.b.i32(0), self.b.i32((b.p.k / bk) as i32));
         let kb = self
             .b
-            .open_loop("kb", (zero, steps, LoopStep::Up(1)), true, b.k / bk);
+            .open_loop("kb", (zero, steps, LoopStep::Up(1)), true, b.p.k / bk);
         let k0 = self.arith(K::Mul, Ix::Val(kb), Ix::Const(bk as i64));
         // Stage `x` (rows r, columns k0..k0+bk) and `y` (rows k0.., columns c).
         for (mem, e, cols, rows_var, cols_var, rows_are_k) in
-            [(sa, b.x, bk, r, k, false), (sb, b.y, b.n, k, c, true)]
+            [(sa, b.p.x, bk, r, k, false), (sb, b.p.y, b.n, k, c, true)]
         {
             let len = if rows_are_k { bk * b.n } else { b.m * bk };
             let l = self.local();

@@ -8,7 +8,7 @@
 use super::data::{Combine, Loads, Strategy};
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
-use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_syntax::ir::Expr;
 use texpr_target::Target;
 
 /// Strategies for an item of this shape on this device, best guess first.
@@ -350,16 +350,13 @@ fn transposes(prefs: &Prefs, m: u64, n: u64) -> Vec<Strategy> {
 /// for its types that divides the block and the fold, and has one
 /// subgroup size: each of `prefs.mma_blocks` that divides the result.
 fn tensor_cores(prefs: &Prefs, t: &super::shape::Tiled<'_>, target: &Target) -> Vec<Strategy> {
-    let (Some(fold), Some((sg, _))) = (
-        super::shape::single_reduce(t.body),
+    let (Some(p), Some((sg, _))) = (
+        super::shape::single_reduce(t.body).and_then(Expr::products),
         target.features.subgroup_size.filter(|(lo, hi)| lo == hi),
     ) else {
         return Vec::new();
     };
-    let (Some((ab, cr)), ExprKind::Reduce { n: k, .. }) = (super::mma::mma_types(fold), &fold.kind)
-    else {
-        return Vec::new();
-    };
+    let (ab, cr, k) = (p.ab, p.cr, &p.k);
     let scalar = super::mma::coop_scalar;
     let list = &target.features.cooperative_matrix;
     (prefs.mma_blocks.iter())

@@ -23,31 +23,9 @@ use super::tile::epilogue::replace;
 use crate::index::subst::subst_expr;
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
-use texpr_syntax::ir::{BinOp, DigitPerm, ElemTy, Expr, ExprKind, IndexMap, Layout, MapKind};
-use texpr_syntax::ir::{Level, MemLevel, Program, ReduceOp, Ty, VarKind};
+use texpr_syntax::ir::{DigitPerm, ElemTy, Expr, IndexMap, Layout, MapKind};
+use texpr_syntax::ir::{Level, MemLevel, Program, Ty, VarKind};
 use texpr_target::{CoopScalar, Target};
-
-/// The element types of a fold `reduce + K |k| x * y`'s operands as stored
-/// and of its products, where it is one.
-pub fn mma_types(fold: &Expr) -> Option<(ElemTy, ElemTy)> {
-    let ExprKind::Reduce {
-        op: ReduceOp::Add,
-        body,
-        steps: None,
-        ..
-    } = &fold.kind
-    else {
-        return None;
-    };
-    let ExprKind::Binary(BinOp::Mul, x, y) = &body.kind else {
-        return None;
-    };
-    let stored = |e: &Expr| match &e.kind {
-        ExprKind::Cast(inner) if inner.ty.elem == ElemTy::F16 => inner.ty.elem,
-        _ => e.ty.elem,
-    };
-    (stored(x) == stored(y) && body.ty.len == 1).then(|| (stored(x), body.ty.elem))
-}
 
 /// The cooperative-matrix element type of `e` (`u32` for none: no
 /// configuration lists it).
@@ -68,24 +46,16 @@ pub fn mma(
             Fail::shape("`mma` needs an item `compute M |i| compute N |j| S` with a scalar `S`")
         })?;
     let fold = single_reduce(t.body)
-        .filter(|f| mma_types(f).is_some())
         .ok_or_else(|| Fail::shape("`mma` needs `S` to hold one fold `reduce + K |k| x * y`"))?;
-    let ExprKind::Reduce {
-        n: k,
-        body: product,
-        ..
-    } = &fold.kind
-    else {
-        unreachable!("a fold")
-    };
-    if let ExprKind::Binary(_, x, y) = &product.kind
-        && (x.mentions(t.j) || y.mentions(t.i))
-    {
+    let prods = fold.products().ok_or_else(|| {
+        Fail::shape("`mma` needs `S`'s fold to be `reduce + K |k| x * y`, `x` and `y` of one type")
+    })?;
+    if prods.x.mentions(t.j) || prods.y.mentions(t.i) {
         return Err(Fail::shape(
             "`mma` needs `x` free of `j` and `y` free of `i` in `x * y`",
         ));
     }
-    let (ab, cr) = mma_types(fold).expect("checked");
+    let (k, ab, cr) = (&prods.k, prods.ab, prods.cr);
     let [bm, bn] = block;
     if t.m % bm != 0 || t.n % bn != 0 || bm * bn % w != 0 {
         return Err(Fail::sizes(format!(

@@ -26,11 +26,13 @@ pub mod linear;
 #[cfg(test)]
 mod linear_tests;
 mod names;
+mod product;
 pub mod term;
 pub mod visit;
 
 pub use layout::{Digit, DigitPerm, Layout, Padded, Strided};
 pub use names::NameIndex;
+pub use product::Products;
 pub use visit::AnyLevel;
 
 use crate::span::Span;
