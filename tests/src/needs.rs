@@ -5,16 +5,13 @@
 //! names no target compiles it for [`default_target`].
 
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{ElemTy, Expr, Program};
+use texpr_syntax::ir::Program;
 use texpr_target::Target;
 
-/// Whether `p` holds an `f16` value: an input, or a value an item computes.
+/// Whether `p` holds an `f16` value: an input, or a value an item computes
+/// (code generation's own test, `emit::first_f16`).
 pub fn uses_f16(p: &Program) -> bool {
-    let half = |e: &Expr| e.ty.elem == ElemTy::F16;
-    p.inputs.iter().any(|i| i.ty.elem == ElemTy::F16)
-        || p.items()
-            .into_iter()
-            .any(|it| it.root(p).find(half).is_some())
+    texpr_codegen::emit::first_f16(p, |_| true).is_some()
 }
 
 /// Whether `target` lacks a feature `p` needs, so that compiling `p` for

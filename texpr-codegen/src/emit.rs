@@ -52,9 +52,7 @@ pub fn emit_with_stats(
         .copied()
         .filter(|e| used.contains(e))
         .collect();
-    for e in &enables {
-        wgsl += &format!("enable {};\n", e.name());
-    }
+    wgsl += &crate::kir::wgsl::enables(enables.iter().copied());
     for kt in &kernels {
         wgsl.push('\n');
         wgsl += &kt.text;
@@ -229,6 +227,19 @@ fn items<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<ItemKernel<'p>> {
         .collect()
 }
 
+/// Where `p` first holds an `f16` value: an input, or a value of an item
+/// `names` lets through (what a target without `shader_f16` refuses).
+pub fn first_f16(p: &Program, names: impl Fn(&str) -> bool) -> Option<Span> {
+    let half = |e: &Expr| e.ty.elem == ElemTy::F16;
+    let inputs = (p.inputs.iter())
+        .find(|i| i.ty.elem == ElemTy::F16)
+        .map(|i| i.span);
+    let values = (p.items().into_iter())
+        .filter(|it| names(it.name(p)))
+        .find_map(|it| it.root(p).find(half).map(|x| x.span));
+    inputs.or(values)
+}
+
 /// E0395 where an input or an item `names` lets through holds an `f16`
 /// value on a target without `shader_f16`.
 fn no_f16(
@@ -239,14 +250,7 @@ fn no_f16(
     if target.features.shader_f16 {
         return Ok(());
     }
-    let half = |e: &Expr| e.ty.elem == ElemTy::F16;
-    let inputs = (p.inputs.iter())
-        .find(|i| i.ty.elem == ElemTy::F16)
-        .map(|i| i.span);
-    let values = (p.items().into_iter())
-        .filter(|it| names(it.name(p)))
-        .find_map(|it| it.root(p).find(half).map(|x| x.span));
-    match inputs.or(values) {
+    match first_f16(p, names) {
         None => Ok(()),
         Some(span) => Err(vec![
             Diagnostic::error(

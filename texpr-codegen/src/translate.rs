@@ -40,7 +40,7 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
     // One naga module of every kernel, built from the kernel IR (no text
     // parsed, so no `enable` directive to leave out). The module was
     // validated for its device when emitted; here any capability it may
-    // use (subgroups, 64-bit integers) is allowed.
+    // use (subgroups, 64-bit integers, f16, cooperative matrices) is allowed.
     // naga's GLSL back end has no 16-bit floats (GLSL itself has them only
     // through vendor extensions).
     let half = (module.kir.iter()).any(|k| k.extensions().contains(&Extension::F16));
@@ -57,12 +57,10 @@ pub fn translate(module: &Module, language: Language) -> Result<Translated, Diag
         subgroup_size: Some((1, 128)),
         int64: true,
         shader_f16: true,
-        cooperative_matrix: texpr_target::Target::builtin("nvidia")
-            .map(|t| t.features.cooperative_matrix)
-            .unwrap_or_default(),
         ..Features::default()
     };
-    let info = Validator::new(ValidationFlags::all(), capabilities(&any))
+    let caps = capabilities(&any) | naga::valid::Capabilities::COOPERATIVE_MATRIX;
+    let info = Validator::new(ValidationFlags::all(), caps)
         .validate(&m)
         .map_err(|e| fail(&format!("naga rejects the module: {e:?}")))?;
     match language {

@@ -79,16 +79,7 @@ pub fn validate_kir(
         .map_err(|e| internal(format!("naga rejects the kernel's module: {e:?}"), wgsl))?;
     crate::finite::check(&module, wgsl)?;
     if cfg!(debug_assertions) {
-        // naga parses `enable f16;` and `enable wgpu_cooperative_matrix;`
-        // (never `enable subgroups;`).
-        let mut text = String::new();
-        for e in k.extensions() {
-            if e != texpr_target::Extension::Subgroups {
-                text.push_str(&format!("enable {};\n", e.name()));
-            }
-        }
-        text.push_str(wgsl);
-        validate(&text, features)?;
+        validate(&crate::kir::wgsl::for_naga(k, wgsl), features)?;
     }
     Ok(())
 }

@@ -127,15 +127,12 @@ pub fn format_list(list: &[CoopMatrix]) -> String {
 }
 
 /// The size `s` of the largest square configuration `s x s x s` in
-/// `list` (WGSL spells `8x8` and `16x16`) for operands of `ab` and an
-/// accumulator of `cr` that divides each of `dims`: what a contraction
-/// block runs in, or `None`.
-pub fn square_config(
-    list: &[CoopMatrix],
-    ab: CoopScalar,
-    cr: CoopScalar,
-    dims: &[u64],
-) -> Option<u32> {
+/// `list` (WGSL spells `8x8` and `16x16`) for operands of element type
+/// `ab` and an accumulator of `cr` (named as WGSL names them: `f16`, ...)
+/// that divides each of `dims`: what a contraction block runs in, or
+/// `None`.
+pub fn square_config(list: &[CoopMatrix], ab: &str, cr: &str, dims: &[u64]) -> Option<u32> {
+    let (ab, cr) = (CoopScalar::named(ab)?, CoopScalar::named(cr)?);
     (list.iter())
         .filter(|c| c.m == c.n && c.n == c.k && matches!(c.m, 8 | 16))
         .filter(|c| (c.ab, c.cr) == (ab, cr))

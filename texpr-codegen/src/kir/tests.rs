@@ -7,13 +7,7 @@ use naga::valid::{Capabilities, ValidationFlags, Validator};
 
 fn validate_both(k: &Kernel) {
     assert_eq!(verify(k), Vec::<String>::new(), "{}", print::kernel(k));
-    let mut text = String::new();
-    for e in k.extensions() {
-        if e != texpr_target::Extension::Subgroups {
-            text.push_str(&format!("enable {};\n", e.name()));
-        }
-    }
-    text.push_str(&wgsl::kernel(k));
+    let text = wgsl::for_naga(k, &wgsl::kernel(k));
     let parsed = naga::front::wgsl::parse_str(&text)
         .unwrap_or_else(|e| panic!("{}\n{text}", e.emit_to_string(&text)));
     let caps = Capabilities::SUBGROUP

@@ -38,6 +38,21 @@ const UNARY: u8 = 6;
 const ATOM: u8 = 7;
 
 /// The text of `k`: declarations, then the entry point.
+/// An `enable NAME;` line for each of `exts`, in order.
+pub fn enables(exts: impl IntoIterator<Item = texpr_target::Extension>) -> String {
+    (exts.into_iter())
+        .map(|e| format!("enable {};\n", e.name()))
+        .collect()
+}
+
+/// Kernel `k`'s `text` as naga's WGSL front end reads it: after an
+/// `enable` line for each extension it uses but `subgroups` (which naga
+/// rejects; `f16` and `wgpu_cooperative_matrix` it requires).
+pub fn for_naga(k: &Kernel, text: &str) -> String {
+    let exts = k.extensions().into_iter();
+    enables(exts.filter(|e| *e != texpr_target::Extension::Subgroups)) + text
+}
+
 pub fn kernel(k: &Kernel) -> String {
     let p = Printer::new(k);
     let mut out = String::new();

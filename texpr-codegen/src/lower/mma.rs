@@ -14,10 +14,9 @@
 //! what is missing, as is a target whose subgroup size is not fixed.
 
 use super::{Ix, Loc, Lower, R};
-use crate::kir::{BinOp as K, Builtin, CoopId, CoopStmt, LoopStep, Role, Scalar, Ty};
-use texpr_syntax::ir::{ElemTy, Expr, ExprKind, Products, VarId};
+use crate::kir::{BinOp as K, Builtin, CoopId, CoopStmt, LoopStep, Role, Ty};
+use texpr_syntax::ir::{Expr, ExprKind, Products, VarId};
 use texpr_syntax::{Diagnostic, Span};
-use texpr_target::CoopScalar;
 
 /// The block product a `let@mma` holds: `compute M |r| compute N |c|`
 /// around a fold of products whose `x` is free of `c` and `y` of `r`.
@@ -54,14 +53,6 @@ fn block(value: &Expr) -> Option<Block<'_>> {
     })
 }
 
-fn coop_scalar(e: ElemTy) -> CoopScalar {
-    CoopScalar::named(e.name()).unwrap_or(CoopScalar::U32)
-}
-
-fn kir_scalar(e: ElemTy) -> Scalar {
-    super::ty(e).scalar
-}
-
 fn refuse(span: Span, what: String, note: String) -> Diagnostic {
     Diagnostic::error("E0396", what)
         .with_primary(span, "this `let@mma`")
@@ -72,7 +63,7 @@ impl Lower<'_> {
     /// The configuration `b` runs in: the largest square one `configs`
     /// lists for its types that divides its sizes.
     fn mma_config(&self, b: &Block<'_>, span: Span) -> R<u64> {
-        let (ab, cr) = (coop_scalar(b.p.ab), coop_scalar(b.p.cr));
+        let (ab, cr) = (b.p.ab.name(), b.p.cr.name());
         let list = &self.coop.configs;
         match texpr_target::coop::square_config(list, ab, cr, &[b.m, b.n, b.p.k]) {
             Some(m) => Ok(u64::from(m)),
@@ -80,15 +71,12 @@ impl Lower<'_> {
                 span,
                 format!(
                     "no cooperative-matrix configuration for a {}x{} block of {} products of {}",
-                    b.m,
-                    b.n,
-                    cr.name(),
-                    ab.name()
+                    b.m, b.n, cr, ab
                 ),
                 format!(
                     "it needs `8x8x8 {0}>{1}` or `16x16x16 {0}>{1}` dividing {2}, {3} and {4}; the target lists: {5}",
-                    ab.name(),
-                    cr.name(),
+                    ab,
+                    cr,
                     b.m,
                     b.n,
                     b.p.k,
@@ -133,7 +121,7 @@ impl Lower<'_> {
                 "every subgroup takes as many fragments as the others, and every invocation as many staged elements".into()));
         }
         let per = (fm * fn_) / groups;
-        let (ab, cr) = (kir_scalar(b.p.ab), kir_scalar(b.p.cr));
+        let (ab, cr) = (super::ty(b.p.ab).scalar, super::ty(b.p.cr).scalar);
         let sa = self.shared_array(&format!("{name}_a"), b.p.ab, b.m * bk, span);
         let sb = self.shared_array(&format!("{name}_b"), b.p.ab, bk * b.n, span);
         let out = self.shared_array(name, b.p.cr, b.m * b.n, span);

@@ -346,28 +346,17 @@ fn transposes(prefs: &Prefs, m: u64, n: u64) -> Vec<Strategy> {
         .collect()
 }
 
-/// `mma` blocks for a contraction, where the target lists a configuration
-/// for its types that divides the block and the fold, and has one
-/// subgroup size: each of `prefs.mma_blocks` that divides the result.
+/// `mma` blocks for a contraction on a target of one subgroup size: each
+/// of `prefs.mma_blocks` that fits (`mma::fits`: a configuration for the
+/// fold's types that divides the block and the fold, blocks that divide
+/// the result).
 fn tensor_cores(prefs: &Prefs, t: &super::shape::Tiled<'_>, target: &Target) -> Vec<Strategy> {
-    let (Some(p), Some((sg, _))) = (
-        super::shape::single_reduce(t.body).and_then(Expr::products),
-        target.features.subgroup_size.filter(|(lo, hi)| lo == hi),
-    ) else {
+    let Some((sg, _)) = target.features.subgroup_size.filter(|(lo, hi)| lo == hi) else {
         return Vec::new();
     };
-    let (ab, cr, k) = (p.ab, p.cr, &p.k);
-    let scalar = super::mma::coop_scalar;
-    let list = &target.features.cooperative_matrix;
     (prefs.mma_blocks.iter())
-        .filter(|([bm, bn], _)| t.batch.is_none() && t.m % bm == 0 && t.n % bn == 0)
-        .filter(|([bm, bn], _)| {
-            texpr_target::coop::square_config(list, scalar(ab), scalar(cr), &[*bm, *bn, *k])
-                .is_some()
-        })
-        .map(|&(block, subgroups)| Strategy::Mma {
-            block,
-            group: subgroups * u64::from(sg),
-        })
+        .map(|&(block, subgroups)| (block, subgroups * u64::from(sg)))
+        .filter(|&(block, group)| super::mma::fits(t, block, group, target).is_ok())
+        .map(|(block, group)| Strategy::Mma { block, group })
         .collect()
 }

@@ -18,33 +18,29 @@
 
 use super::fail::Fail;
 use super::grid::{compute_at, grid, index, let_at};
-use super::shape::{self, single_reduce};
+use super::shape::{self, Tiled, single_reduce};
 use super::tile::epilogue::replace;
 use crate::index::subst::subst_expr;
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
-use texpr_syntax::ir::{DigitPerm, ElemTy, Expr, IndexMap, Layout, MapKind};
+use texpr_syntax::ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Products};
 use texpr_syntax::ir::{Level, MemLevel, Program, Ty, VarKind};
-use texpr_target::{CoopScalar, Target};
+use texpr_target::Target;
 
-/// The cooperative-matrix element type of `e` (`u32` for none: no
-/// configuration lists it).
-pub fn coop_scalar(e: ElemTy) -> CoopScalar {
-    CoopScalar::named(e.name()).unwrap_or(CoopScalar::U32)
-}
-
-pub fn mma(
-    p: &mut Program,
-    root: &Expr,
-    block: [u64; 2],
+/// Whether `mma block=BMxBN group=W` fits contraction `t` on `target`:
+/// its fold of products, or the coded reason it does not (the one rule the
+/// strategy and the heuristic's offers read).
+pub fn fits<'e>(
+    t: &Tiled<'e>,
+    [bm, bn]: [u64; 2],
     w: u64,
     target: &Target,
-) -> Result<Expr, Fail> {
-    let t = shape::tiled(root)
-        .filter(|t| t.batch.is_none())
-        .ok_or_else(|| {
-            Fail::shape("`mma` needs an item `compute M |i| compute N |j| S` with a scalar `S`")
-        })?;
+) -> Result<Products<'e>, Fail> {
+    if t.batch.is_some() {
+        return Err(Fail::shape(
+            "`mma` needs an item `compute M |i| compute N |j| S` with a scalar `S`",
+        ));
+    }
     let fold = single_reduce(t.body)
         .ok_or_else(|| Fail::shape("`mma` needs `S` to hold one fold `reduce + K |k| x * y`"))?;
     let prods = fold.products().ok_or_else(|| {
@@ -55,8 +51,7 @@ pub fn mma(
             "`mma` needs `x` free of `j` and `y` free of `i` in `x * y`",
         ));
     }
-    let (k, ab, cr) = (&prods.k, prods.ab, prods.cr);
-    let [bm, bn] = block;
+    let (k, ab, cr) = (prods.k, prods.ab, prods.cr);
     if t.m % bm != 0 || t.n % bn != 0 || bm * bn % w != 0 {
         return Err(Fail::sizes(format!(
             "the {bm}x{bn} blocks must divide the {}x{} result, and {w} invocations the block",
@@ -64,9 +59,7 @@ pub fn mma(
         )));
     }
     let list = &target.features.cooperative_matrix;
-    if texpr_target::coop::square_config(list, coop_scalar(ab), coop_scalar(cr), &[bm, bn, *k])
-        .is_none()
-    {
+    if texpr_target::coop::square_config(list, ab.name(), cr.name(), &[bm, bn, k]).is_none() {
         return Err(Fail::new(
             "E0218",
             format!(
@@ -78,17 +71,29 @@ pub fn mma(
         ));
     }
     match target.features.subgroup_size {
-        Some((lo, hi)) if lo == hi && w % u64::from(lo) == 0 => {}
-        _ => {
-            return Err(Fail::new(
-                "E0218",
-                format!(
-                    "cooperative matrices need whole subgroups of a fixed size; {w} invocations on subgroups of {:?}",
-                    target.features.subgroup_size
-                ),
-            ));
-        }
+        Some((lo, hi)) if lo == hi && w % u64::from(lo) == 0 => Ok(prods),
+        sizes => Err(Fail::new(
+            "E0218",
+            format!(
+                "cooperative matrices need whole subgroups of a fixed size; {w} invocations on subgroups of {sizes:?}"
+            ),
+        )),
     }
+}
+
+pub fn mma(
+    p: &mut Program,
+    root: &Expr,
+    block: [u64; 2],
+    w: u64,
+    target: &Target,
+) -> Result<Expr, Fail> {
+    let t = shape::tiled(root).ok_or_else(|| {
+        Fail::shape("`mma` needs an item `compute M |i| compute N |j| S` with a scalar `S`")
+    })?;
+    let prods = fits(&t, block, w, target)?;
+    let fold = single_reduce(t.body).expect("fits found it");
+    let (bm, bn, cr) = (block[0], block[1], prods.cr);
     let span = root.span;
     let (gi, gj) = (t.m / bm, t.n / bn);
     let e_len = bm * bn / w;

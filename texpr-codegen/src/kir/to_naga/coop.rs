@@ -51,68 +51,71 @@ impl Build<'_> {
         self.expr(Expression::Load { pointer })
     }
 
+    /// Stores `value` into cooperative matrix `id`.
+    fn coop_assign(&mut self, id: CoopId, value: Handle<Expression>, out: &mut naga::Block) {
+        let pointer = self.pre(Expression::LocalVariable(self.coops[id.0 as usize]), out);
+        out.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+    }
+
+    /// Row-major rows `stride` elements apart from element `offset` of
+    /// `mem` (the pointer emitted: call within an emit range).
+    fn coop_data(
+        &mut self,
+        mem: Mem,
+        offset: V,
+        stride: u32,
+        out: &mut naga::Block,
+    ) -> naga::CooperativeData {
+        let stride = self.pre(Expression::Literal(naga::Literal::U32(stride)), out);
+        naga::CooperativeData {
+            pointer: self.element(mem, offset, out),
+            stride,
+            row_major: true,
+        }
+    }
+
     pub(super) fn coop_stmt(&mut self, c: &CoopStmt, out: &mut naga::Block) {
-        let stride = |b: &mut Self, s: u32, out: &mut naga::Block| {
-            b.pre(Expression::Literal(naga::Literal::U32(s)), out)
-        };
+        self.start_emit();
         match c {
             CoopStmt::Load {
                 coop,
                 mem,
                 offset,
-                stride: s,
+                stride,
             } => {
-                let stride = stride(self, *s, out);
                 let mat = &self.k.coops[coop.0 as usize];
-                let (size, r) = (coop_size(mat.size), role(mat.role));
-                self.start_emit();
-                let pointer = self.element(*mem, *offset, out);
+                let (size, role) = (coop_size(mat.size), role(mat.role));
+                let data = self.coop_data(*mem, *offset, *stride, out);
                 let value = self.expr(Expression::CooperativeLoad {
                     columns: size,
                     rows: size,
-                    role: r,
-                    data: naga::CooperativeData {
-                        pointer,
-                        stride,
-                        row_major: true,
-                    },
+                    role,
+                    data,
                 });
                 self.finish_emit(out);
-                let pointer = self.pre(Expression::LocalVariable(self.coops[coop.0 as usize]), out);
-                out.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+                self.coop_assign(*coop, value, out);
             }
             CoopStmt::MulAdd { acc, a, b } => {
-                self.start_emit();
-                let (x, y, z) = (
+                let (a, b, c) = (
                     self.coop_value(*a, out),
                     self.coop_value(*b, out),
                     self.coop_value(*acc, out),
                 );
-                let value = self.expr(Expression::CooperativeMultiplyAdd { a: x, b: y, c: z });
+                let value = self.expr(Expression::CooperativeMultiplyAdd { a, b, c });
                 self.finish_emit(out);
-                let pointer = self.pre(Expression::LocalVariable(self.coops[acc.0 as usize]), out);
-                out.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+                self.coop_assign(*acc, value, out);
             }
             CoopStmt::Store {
                 coop,
                 mem,
                 offset,
-                stride: s,
+                stride,
             } => {
-                let stride = stride(self, *s, out);
-                self.start_emit();
                 let target = self.coop_value(*coop, out);
-                let pointer = self.element(*mem, *offset, out);
+                let data = self.coop_data(*mem, *offset, *stride, out);
                 self.finish_emit(out);
                 out.push(
-                    Statement::CooperativeStore {
-                        target,
-                        data: naga::CooperativeData {
-                            pointer,
-                            stride,
-                            row_major: true,
-                        },
-                    },
+                    Statement::CooperativeStore { target, data },
                     Span::UNDEFINED,
                 );
             }
