@@ -50,6 +50,12 @@ pub const BAD_REVERSE: &str = "E0519";
 pub const BAD_CONCAT: &str = "E0520";
 /// A `filter_rows` (`filter_cols`) keeping no index, or one past the extent.
 pub const BAD_FILTER: &str = "E0521";
+/// A `cholesky` or `solve_*` whose triangular matrix is not square, not
+/// tiled by square tiles, or not `f32`.
+pub const BAD_FACTOR: &str = "E0522";
+/// A `solve_*` whose right-hand side's rows or tile rows differ from the
+/// triangular matrix's.
+pub const SOLVE_SHAPE: &str = "E0523";
 /// An invalid distribution (empty grid or block, source rank outside the grid).
 pub const BAD_DISTRIBUTION: &str = "E0530";
 /// A memory budget too small for a task's inputs and output.

@@ -10,13 +10,16 @@
 //!   the cache);
 //! - records copies between its buffers and dispatches of a prepared module
 //!   on its buffers into [`Commands`] (one buffer per buffer of the module's
-//!   plan, inputs, outputs and scratch alike) and submits them without waiting;
+//!   plan, inputs, outputs and scratch alike; a loop's kernels once per step,
+//!   its states alternating between their two buffers) and submits them
+//!   without waiting;
 //! - reads a buffer back with a [`PendingRead`], polled ([`Gpu::finish_read`])
 //!   so that the caller can do other work meanwhile, or waited for.
 //!
 //! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`], and
 //! its error names the step (a lost device is reported as lost first).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -141,10 +144,12 @@ impl Gpu {
     /// Makes (or finds in the cache) the pipelines of every kernel of `module`.
     pub fn prepare_resident(&self, module: &Module) -> Result<ResidentModule, RuntimeError> {
         self.check_health()?;
-        if !module.loops.is_empty() {
-            return Err(RuntimeError::BadPlan(
-                "a module with loops (`iterate`) does not run on resident buffers".into(),
-            ));
+        let count = module.dispatch_count();
+        if count > super::buffers::MAX_DISPATCHES {
+            return Err(RuntimeError::BadPlan(format!(
+                "{count} dispatches (a loop's kernels once per step): at most {} run in one go",
+                super::buffers::MAX_DISPATCHES
+            )));
         }
         let pipelines = module
             .kernels
@@ -283,19 +288,30 @@ impl Commands<'_> {
             }
         }
         let handles: Vec<wgpu::Buffer> = buffers.iter().map(|b| b.buffer.clone()).collect();
-        let steps: Vec<Step> = prepared
-            .module
-            .kernels
-            .iter()
-            .zip(&prepared.pipelines)
-            .map(|(k, p)| {
-                let ids: Vec<u32> = k.bindings.iter().map(|b| b.buffer.0).collect();
-                self.gpu.step(k, Arc::clone(p), &handles, &ids)
-            })
-            .collect::<Result<_, _>>()?;
-        let refs: Vec<&Step> = steps.iter().collect();
+        // Every dispatch in order (a loop's kernels once per step, its
+        // states alternating between their two buffers), each kernel bound
+        // once per set of buffers it reads at some step.
+        let module = &prepared.module;
+        let mut variants: Vec<Step> = Vec::new();
+        let mut known: HashMap<(usize, Vec<u32>), usize> = HashMap::new();
+        let mut order = Vec::new();
+        for (k, at) in module.dispatches() {
+            let kernel = &module.kernels[k];
+            let ids: Vec<u32> = kernel.bindings.iter().map(|b| b.buffer_at(&at).0).collect();
+            let v = match known.get(&(k, ids.clone())) {
+                Some(&v) => v,
+                None => {
+                    let pipeline = Arc::clone(&prepared.pipelines[k]);
+                    variants.push(self.gpu.step(kernel, pipeline, &handles, &ids)?);
+                    known.insert((k, ids), variants.len() - 1);
+                    variants.len() - 1
+                }
+            };
+            order.push(v);
+        }
+        let refs: Vec<&Step> = order.iter().map(|&v| &variants[v]).collect();
         super::exec::encode(&mut self.encoder, &refs, None);
-        self.recorded += steps.len();
+        self.recorded += refs.len();
         Ok(())
     }
 

@@ -16,6 +16,7 @@ pub mod elementwise;
 pub mod expr;
 pub mod gather;
 pub mod lexer;
+mod linalg;
 pub mod ops;
 pub mod parse;
 mod parse_op;

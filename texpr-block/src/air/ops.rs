@@ -138,6 +138,14 @@ pub enum Op {
     Diag(Reg),
     /// Fused elementwise ops: one block body.
     Fused(Fused),
+    /// The lower Cholesky factor `L` of a symmetric positive definite
+    /// matrix (`A = L L^T`; only `A`'s lower triangle is read, `L` is zero
+    /// above its diagonal), computed by tiles (`graph::factor`).
+    Cholesky(Reg),
+    /// `X` solving `T X = B` for a triangular `T` (`tri`; `upper`: read
+    /// above and on its diagonal, else below and on it) and any `B` (`rhs`),
+    /// by substitution over tiles.
+    Solve { tri: Reg, rhs: Reg, upper: bool },
 }
 
 /// Per-op metadata (the seed's kernel properties).
@@ -295,6 +303,9 @@ impl Op {
             } => "filter_cols",
             Op::Diag(_) => "diag",
             Op::Fused(_) => "fused",
+            Op::Cholesky(_) => "cholesky",
+            Op::Solve { upper: false, .. } => "solve_lower",
+            Op::Solve { upper: true, .. } => "solve_upper",
         }
     }
 
@@ -310,9 +321,11 @@ impl Op {
             | Op::Broadcast(a)
             | Op::Reduce(_, _, a)
             | Op::Reverse(_, a)
-            | Op::Diag(a) => {
+            | Op::Diag(a)
+            | Op::Cholesky(a) => {
                 vec![*a]
             }
+            Op::Solve { tri, rhs, .. } => vec![*tri, *rhs],
             Op::Slice { src, .. } | Op::Filter { src, .. } => vec![*src],
             Op::Concat { parts, .. } => parts.clone(),
             Op::Matmul { a, b, epilogue } => {
@@ -347,7 +360,12 @@ impl Op {
             | Op::Broadcast(a)
             | Op::Reduce(_, _, a)
             | Op::Reverse(_, a)
-            | Op::Diag(a) => *a = f(*a),
+            | Op::Diag(a)
+            | Op::Cholesky(a) => *a = f(*a),
+            Op::Solve { tri, rhs, .. } => {
+                *tri = f(*tri);
+                *rhs = f(*rhs);
+            }
             Op::Slice { src, .. } | Op::Filter { src, .. } => *src = f(*src),
             Op::Concat { parts, .. } => parts.iter_mut().for_each(|a| *a = f(*a)),
             Op::Matmul { a, b, epilogue } => {

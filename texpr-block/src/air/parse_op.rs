@@ -55,6 +55,16 @@ impl Parser {
             }
             "slice" => self.slice()?,
             "diag" => Op::Diag(self.reg_use()?.0),
+            "cholesky" => Op::Cholesky(self.reg_use()?.0),
+            "solve_lower" | "solve_upper" => {
+                let tri = self.reg_use()?.0;
+                self.expect(",")?;
+                Op::Solve {
+                    tri,
+                    rhs: self.reg_use()?.0,
+                    upper: name == "solve_upper",
+                }
+            }
             "concat_rows" | "concat_cols" => {
                 let mut parts = vec![self.reg_use()?.0];
                 while self.eat(",") {

@@ -53,7 +53,8 @@ pub fn op_text(p: &Program, op: &Op) -> String {
             cols.start,
             cols.end
         ),
-        Op::Diag(a) => format!("{name} {}", reg(p, *a)),
+        Op::Diag(a) | Op::Cholesky(a) => format!("{name} {}", reg(p, *a)),
+        Op::Solve { tri, rhs, .. } => format!("{name} {}, {}", reg(p, *tri), reg(p, *rhs)),
         Op::Concat { parts, .. } => {
             let parts: Vec<String> = parts.iter().map(|&x| reg(p, x)).collect();
             format!("{name} {}", parts.join(", "))

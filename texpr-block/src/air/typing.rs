@@ -72,6 +72,7 @@ fn infer_plain(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnost
                 Dims::new(t.tile.rows.min(n), 1),
             ))
         }
+        Op::Cholesky(_) | Op::Solve { .. } => super::linalg::ty(env, op, span),
         Op::Input | Op::Random(_) | Op::Broadcast(_) | Op::Fused(_) => {
             unreachable!("handled by infer")
         }

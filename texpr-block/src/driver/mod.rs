@@ -338,12 +338,18 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig, runs: Scheduler) -> St
             crate::graph::NodeKind::BlockShard {
                 op,
                 tile,
-                part: Some(part),
+                work: crate::graph::node::Work::Reduce(part),
                 ..
             } => format!(
                 "step #{} ({}, {}) of ({}, {})",
                 op.0, tile.0, tile.1, part.src_tile.0, part.src_tile.1
             ),
+            crate::graph::NodeKind::BlockShard {
+                op,
+                tile,
+                work: crate::graph::node::Work::Linalg(step),
+                ..
+            } => format!("{step} #{} ({}, {})", op.0, tile.0, tile.1),
             crate::graph::NodeKind::BlockShard { op, tile, .. } => {
                 format!("shard #{} ({}, {})", op.0, tile.0, tile.1)
             }

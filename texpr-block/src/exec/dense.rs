@@ -164,6 +164,8 @@ fn eval_op(p: &Program, r: Reg, op: &Op, vals: &[Matrix]) -> Matrix {
             v(src).at(i + rows.start as usize, j + cols.start as usize)
         }),
         Op::Reduce(agg, axis, x) => reduce(v(x), *agg, *axis),
+        Op::Cholesky(x) => super::dense_linalg::cholesky(v(x)),
+        Op::Solve { tri, rhs, upper } => super::dense_linalg::solve(v(tri), v(rhs), *upper),
         Op::Reverse(flip, x) => Matrix::from_fn(m, n, |i, j| {
             let a = if flip.rows() { m - 1 - i } else { i };
             let b = if flip.cols() { n - 1 - j } else { j };

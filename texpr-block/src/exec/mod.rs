@@ -8,6 +8,7 @@
 
 pub mod comm;
 pub mod dense;
+mod dense_linalg;
 pub mod device;
 pub mod gather;
 pub mod job;

@@ -23,6 +23,7 @@ use crate::air::Reg;
 use crate::codes;
 use crate::dist::{GlobalTileIndex, TileElementSize};
 use crate::graph::memory::Memory;
+use crate::graph::node::Work;
 use crate::graph::{NodeId, NodeKind};
 use crate::stage::{BlockBody, BlockMatrixStage, BlockTask};
 use std::collections::{BTreeMap, VecDeque};
@@ -61,7 +62,7 @@ fn planned_bodies(job: &Job<'_>, me: usize) -> BTreeMap<Reg, VecDeque<BlockTask<
         if let NodeKind::BlockShard {
             op,
             tile,
-            part: None,
+            work: Work::Block,
             ..
         } = job.g.kind(step.node)
         {
@@ -241,12 +242,13 @@ impl Rank<'_, '_> {
                 op,
                 tile,
                 kernel,
-                part,
+                work,
                 ..
             } => {
-                match part {
-                    Some(part) => self.step(node, made, *op, *part, kernel)?,
-                    None => self.shard(made, *op, *tile, kernel)?,
+                match work {
+                    Work::Reduce(part) => self.step(node, made, *op, *part, kernel)?,
+                    Work::Linalg(step) => self.linalg(node, made, *op, *tile, *step, kernel)?,
+                    Work::Block => self.shard(made, *op, *tile, kernel)?,
                 }
                 self.stats.shards += 1;
             }
@@ -320,6 +322,38 @@ impl Rank<'_, '_> {
         inputs.push(self.panel_buf(read)?);
         let k = self.dev.compile(kernel)?;
         let out = self.alloc(made, body.out_len as usize)?;
+        self.dev.run(k, &inputs, out)?;
+        Ok(())
+    }
+
+    /// A step of a factorization or solve: its tile's version before it
+    /// (a Partial here) or the operand's tile, and finished tiles (here,
+    /// or copies of other ranks').
+    fn linalg(
+        &mut self,
+        node: NodeId,
+        made: NodeId,
+        op: Reg,
+        tile: (u64, u64),
+        step: crate::stage::linalg::TileStep,
+        kernel: &str,
+    ) -> Result<(), RankError> {
+        let job = self.job;
+        let lb = crate::stage::linalg::body(job.p, op, tile, step);
+        let mut inputs = Vec::with_capacity(lb.body.inputs.len() + 1);
+        if lb.version {
+            let before = job.preds[node.0 as usize]
+                .iter()
+                .copied()
+                .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
+                .expect("a later step reads its tile's version before it");
+            inputs.push(self.buf(before)?);
+        }
+        for pn in &lb.body.inputs {
+            inputs.push(self.panel_buf(pn)?);
+        }
+        let k = self.dev.compile(kernel)?;
+        let out = self.alloc(made, lb.body.out_len as usize)?;
         self.dev.run(k, &inputs, out)?;
         Ok(())
     }

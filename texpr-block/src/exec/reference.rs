@@ -111,6 +111,7 @@ fn element(p: &Program, r: Reg) -> String {
         Op::Concat { .. } | Op::Filter { .. } | Op::Diag(_) => {
             unreachable!("gathers are read through their bands above")
         }
+        Op::Cholesky(_) | Op::Solve { .. } => unreachable!("one loop each, `linalg_let`"),
         Op::Slice { src, rows, cols } => format!(
             "{}[(i + {}) + (j + {}) * {}]",
             name(*src),
@@ -179,6 +180,25 @@ fn element(p: &Program, r: Reg) -> String {
                 ),
             }
         }
+    }
+}
+
+/// A factorization or solve over whole matrices: one loop, each element's
+/// sum one `reduce` over every term, so the bound covers the order the
+/// tile tasks add them in (`stage::linalg`).
+fn linalg_value(p: &Program, r: Reg) -> String {
+    use crate::stage::linalg::{potrf, trsv};
+    let at = |x: Reg| {
+        let rows = p.ty(x).shape.rows;
+        move |i: &str, j: &str| format!("{}[{i} + ({j}) * {rows}]", name(x))
+    };
+    match p.inst(r).op {
+        Op::Cholesky(a) => potrf(p.ty(a).shape.rows, &at(a)),
+        Op::Solve { tri, rhs, upper } => {
+            let s = p.ty(rhs).shape;
+            trsv(s.rows, s.cols, &at(tri), &at(rhs), upper)
+        }
+        _ => unreachable!("a linear-algebra op"),
     }
 }
 
@@ -305,6 +325,10 @@ pub fn dense_program(p: &Program) -> String {
         }
         if let Op::Reduce(agg @ (Agg::Sum | Agg::Mean), axis, x) = p.inst(r).op {
             src.push_str(&tiled_sum(p, r, agg, axis, x));
+            continue;
+        }
+        if crate::stage::linalg::is_linalg(p, r) {
+            let _ = writeln!(src, "let {}: f32[{len}] = {}", name(r), linalg_value(p, r));
             continue;
         }
         let value = format!(

@@ -21,7 +21,7 @@
 //! the source rank's grid column. The returned tensor flows to Sink (a
 //! returned view through its views).
 
-use super::node::{Graph, NodeId, NodeKind, PanelRef, Part, ViewKind};
+use super::node::{Graph, NodeId, NodeKind, PanelRef, Part, ViewKind, Work};
 use crate::air::{Op, Program, Reg, SumAxis};
 use crate::codes;
 use crate::dist::{
@@ -32,6 +32,8 @@ use crate::stage::view::{chain, is_view, resolve};
 use crate::stage::{BlockBody, BlockMatrixStage, Panel, kernel};
 use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
+
+mod linalg;
 
 /// The grid the ranks form and the rank holding every matrix's top-left tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +137,9 @@ impl Builder<'_> {
         if matches!(inst.op, Op::Reduce(..)) {
             return self.reduction(r, op, tensor);
         }
+        if matches!(inst.op, Op::Cholesky(_) | Op::Solve { .. }) {
+            return self.linalg(r, op, tensor);
+        }
         self.shards(r, op, tensor)
     }
 
@@ -182,7 +187,7 @@ impl Builder<'_> {
                 rank,
                 kernel: task.value.kernel.clone(),
                 flops,
-                part: None,
+                work: Work::Block,
             });
             self.g.edge(op, shard);
             for src in srcs {
@@ -410,7 +415,7 @@ impl Builder<'_> {
                 rank,
                 kernel: body.kernel,
                 flops,
-                part: Some(Part {
+                work: Work::Reduce(Part {
                     src_tile: t,
                     accumulate: prev.is_some(),
                 }),

@@ -56,6 +56,17 @@ pub struct Part {
     pub accumulate: bool,
 }
 
+/// What a BlockShard computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Work {
+    /// The op's block body for its tile (the stage's `to_ir`).
+    Block,
+    /// A step of a reduction.
+    Reduce(Part),
+    /// A step of a factorization or solve over tiles (`stage::linalg`).
+    Linalg(crate::stage::linalg::TileStep),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
     /// The notional source of all external data.
@@ -67,19 +78,24 @@ pub enum NodeKind {
     /// A block operation; `operation_id` is the op's register index.
     BlockOp { operation_id: u32, op: &'static str },
     /// One block of an op, run on one rank: computes one tile. A step of
-    /// a reduction (`part`) instead reduces one tile of the operand into a
-    /// [`NodeKind::Partial`] of output tile `tile`.
+    /// a reduction ([`Work::Reduce`]) instead reduces one tile of the
+    /// operand into a [`NodeKind::Partial`] of output tile `tile`; a step of
+    /// a factorization or solve ([`Work::Linalg`]) makes the tile's next
+    /// version (a Partial) or the tile itself.
     BlockShard {
         op: Reg,
         tile: (u64, u64),
         rank: CommunicatorRank,
         kernel: String,
         flops: u64,
-        part: Option<Part>,
+        work: Work,
     },
-    /// A rank's partial result of a reduction's output tile: what its own
-    /// tiles of the operand reduce to (`stage` 0), or a grid row's partials
-    /// combined (`stage` 1, on the way to a whole-matrix reduction's result).
+    /// A rank's partial result of an output tile: what its own tiles of a
+    /// reduction's operand reduce to (`stage` 0), or a grid row's partials
+    /// combined (`stage` 1, on the way to a whole-matrix reduction's
+    /// result); or a factorization's tile between two of its steps
+    /// (`stage` 0), on the rank that owns the tile. Never sent whole to
+    /// another rank.
     Partial {
         tensor: Reg,
         tile: (u64, u64),

@@ -3,6 +3,7 @@
 pub mod body;
 pub mod gather;
 pub mod kernel;
+pub mod linalg;
 pub mod print;
 #[allow(clippy::module_inception)] // `stage::stage`: the stage of one op, as the design names it
 pub mod stage;

@@ -29,28 +29,19 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
         }
         let _ = writeln!(out, "  context {}", st.ctx_type);
         let mut kernels: Vec<String> = Vec::new();
+        if super::linalg::is_linalg(p, st.reg) {
+            tasks(p, st, &mut kernels, &mut out);
+        }
         for task in st.to_ir(|_, b| b, None) {
+            if super::linalg::is_linalg(p, st.reg) {
+                break;
+            }
             let k = kernel_id(&mut kernels, &task.value);
             let reads: Vec<String> = task
                 .value
                 .inputs
                 .iter()
-                .map(|pn| {
-                    let map = if pn.map.is_identity() {
-                        String::new()
-                    } else {
-                        format!(" ({})", pn.map)
-                    };
-                    format!(
-                        "{}=%{}[{}..{}, {}..{}]{map}",
-                        pn.name,
-                        p.inst(pn.src).name,
-                        pn.rows.0,
-                        pn.rows.1,
-                        pn.cols.0,
-                        pn.cols.1
-                    )
-                })
+                .map(|pn| read(p, pn))
                 .collect();
             let c = task.ctx;
             let _ = writeln!(
@@ -70,6 +61,50 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
         }
     }
     out
+}
+
+/// How a block reads panel `pn`: `name=%matrix[rows, cols]`, and its map.
+fn read(p: &Program, pn: &super::body::Panel) -> String {
+    let map = if pn.map.is_identity() {
+        String::new()
+    } else {
+        format!(" ({})", pn.map)
+    };
+    format!(
+        "{}=%{}[{}..{}, {}..{}]{map}",
+        pn.name,
+        p.inst(pn.src).name,
+        pn.rows.0,
+        pn.rows.1,
+        pn.cols.0,
+        pn.cols.1
+    )
+}
+
+/// A factorization's or solve's tasks, in order, each with its kernel and
+/// what it reads (`c=version` is the tile as the task before it left it).
+fn tasks(p: &Program, st: &BlockMatrixStage, kernels: &mut Vec<String>, out: &mut String) {
+    for task in super::linalg::tasks(p, st.reg) {
+        let lb = super::linalg::body(p, st.reg, task.tile, task.step);
+        let k = kernel_id(kernels, &lb.body);
+        let mut reads: Vec<String> = Vec::new();
+        if lb.version {
+            reads.push("c=version".into());
+        }
+        reads.extend(lb.body.inputs.iter().map(|pn| read(p, pn)));
+        if reads.is_empty() {
+            reads.push("nothing".into());
+        }
+        let dims = st.ty.tile_dims(task.tile.0, task.tile.1);
+        let _ = writeln!(
+            out,
+            "  task {} ({}, {}) {dims}: kernel k{k} reads {}",
+            task.step,
+            task.tile.0,
+            task.tile.1,
+            reads.join(" ")
+        );
+    }
 }
 
 fn kernel_id(kernels: &mut Vec<String>, body: &BlockBody) -> usize {

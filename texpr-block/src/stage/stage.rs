@@ -91,6 +91,12 @@ impl BlockMatrixStage {
 
     /// The block body for a context: a TExpr kernel and the panels it reads.
     pub fn block_body(&self, ctx: &BlockContext) -> BlockBody {
+        // A factorization's or solve's block body is the task that finishes the tile.
+        if super::linalg::is_linalg(&self.program, self.reg) {
+            let tile = (ctx.i, ctx.j);
+            let step = super::linalg::final_step(&self.program, self.reg, tile);
+            return super::linalg::body(&self.program, self.reg, tile, step).body;
+        }
         match crate::air::gather::gather(&self.program, self.reg) {
             Some(g) => super::gather::body(&self.program, self.reg, &g, ctx),
             None => kernel::body(&self.program, self.reg, ctx),

@@ -118,11 +118,22 @@ impl TileDevice for GpuDevice<'_> {
             .map_err(|e| gpu_error("a block body's pipeline", e))?;
         let mut scratch = BTreeMap::new();
         for (at, plan) in prepared.buffers().iter().enumerate() {
-            if matches!(plan.role, BufferRole::Global(_) | BufferRole::Scratch) {
+            // Globals, scratch, constants, and a loop's states and steps:
+            // the body's own, made once (a constant filled once).
+            if !matches!(plan.role, BufferRole::Input(_) | BufferRole::Output(_)) {
                 let b = self
                     .gpu
                     .create_buffer(plan.elem, plan.len)
                     .map_err(|e| gpu_error("a block body's scratch buffer", e))?;
+                if !plan.init.is_empty() {
+                    let init = texpr_runtime::HostBuffer {
+                        elem: plan.elem,
+                        data: plan.init.clone(),
+                    };
+                    self.gpu
+                        .write_buffer(&b, 0, &init)
+                        .map_err(|e| gpu_error("a block body's constant", e))?;
+                }
                 self.scratch += b.bytes();
                 scratch.insert(at, b);
             }

@@ -1,0 +1,60 @@
+//! Type rules of the dense linear-algebra ops: `cholesky` and `solve_lower`/`solve_upper`.
+//!
+//! Both work on square tiles: tile `(k, k)` of the triangular matrix is the
+//! diagonal block each step factors or solves with, so its tiles must be
+//! square and its extent square. A right-hand side has as many rows as the
+//! triangular matrix and is tiled the same way along them; its columns are free.
+
+use super::ops::Op;
+use super::typing::TyEnv;
+use super::types::{BlockTy, ElemTy};
+use crate::codes;
+use texpr_syntax::{Diagnostic, Span};
+
+/// The type of a `cholesky` (its operand's) or a `solve_*` (its right-hand side's).
+pub fn ty(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
+    let err = |code, msg: String| Diagnostic::error(code, msg).with_primary(span, "in this op");
+    let (tri, rhs) = match op {
+        Op::Cholesky(a) => (*a, None),
+        Op::Solve { tri, rhs, .. } => (*tri, Some(*rhs)),
+        _ => unreachable!("a linear-algebra op"),
+    };
+    let t = env.ty_of(tri);
+    let what = |r| format!("%{} ({})", env.name_of(r), env.ty_of(r));
+    if t.shape.rows != t.shape.cols || t.tile.rows != t.tile.cols {
+        return Err(err(
+            codes::BAD_FACTOR,
+            format!(
+                "`{}` needs a square matrix in square tiles, but {} is not",
+                op.name(),
+                what(tri)
+            ),
+        ));
+    }
+    if t.elem != ElemTy::F32 {
+        return Err(err(
+            codes::BAD_FACTOR,
+            format!("`{}` needs f32 values, but {} holds {}", op.name(), what(tri), t.elem.name()),
+        ));
+    }
+    let Some(b) = rhs else { return Ok(t) };
+    let bt = env.ty_of(b);
+    if bt.shape.rows != t.shape.rows || bt.tile.rows != t.tile.rows {
+        return Err(err(
+            codes::SOLVE_SHAPE,
+            format!(
+                "`{}` needs a right-hand side with the rows and tile rows of {}, but {} differs",
+                op.name(),
+                what(tri),
+                what(b)
+            ),
+        ));
+    }
+    if bt.elem != ElemTy::F32 {
+        return Err(err(
+            codes::ELEM_MISMATCH,
+            format!("`{}` needs f32 values, but {} holds {}", op.name(), what(b), bt.elem.name()),
+        ));
+    }
+    Ok(bt)
+}

@@ -1,0 +1,288 @@
+//! Factorizations and solves over tiles: the tasks of `cholesky` and
+//! `solve_lower`/`solve_upper`, and each task's tile kernel as TExpr.
+//!
+//! `cholesky` is the right-looking tile algorithm (LAPACK's `potrf` by
+//! tiles, as DLA-Future and SLATE run it): step `k` factors the diagonal
+//! tile (`potrf`), solves the tiles below it with that factor (`trsm`), and
+//! subtracts the outer products of their column from the trailing lower
+//! triangle (`update k`: `syrk` on the diagonal, `gemm` below it). A solve
+//! substitutes tile row by tile row (`trsv`, many right-hand sides), each
+//! row's solution eliminated from the rows after it (`eliminate k`).
+//!
+//! Every kernel computes each element as the dense reference
+//! ([`crate::exec::reference`]) does, up to the order of its sums: a factor
+//! element is `(a - sum_p l_p m_p) / d`, whose terms the tile algorithm adds
+//! in another order (the trailing updates first, then the tile's own); the
+//! reference writes each such sum as one `reduce` over `a` and the products,
+//! so the interpreter's bound covers every order. A tile between two steps
+//! is its own value (a Partial of the graph); only finished tiles of the
+//! result are read by other tasks.
+
+use super::body::{BlockBody, Panel};
+use super::kernel::{panel, tile_body};
+use crate::air::{Op, Program, Reg};
+use std::fmt;
+
+/// What one task of a factorization or solve computes on its tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TileStep {
+    /// The diagonal tile `(k, k)` factored: `L(k, k)`.
+    Potrf,
+    /// Tile `(i, k)` below the diagonal: `A(i, k) L(k, k)^-T`, which is `L(i, k)`.
+    Trsm,
+    /// Tile `(i, j)` minus `L(i, k) L(j, k)^T` (`syrk` when `i == j`).
+    Update(u64),
+    /// A tile of `L` above its diagonal: zeros.
+    Zero,
+    /// Tile row `k` of the solution: `T(k, k)^-1` times what is left of
+    /// the right-hand side's tile `(k, c)`.
+    Trsv,
+    /// Tile `(i, c)` of the right-hand side minus `T(i, k) X(k, c)`.
+    Eliminate(u64),
+}
+
+impl TileStep {
+    /// Whether the task makes the tile of the result (else the tile's next version).
+    pub fn is_final(self) -> bool {
+        !matches!(self, TileStep::Update(_) | TileStep::Eliminate(_))
+    }
+}
+
+impl fmt::Display for TileStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TileStep::Potrf => write!(f, "potrf"),
+            TileStep::Trsm => write!(f, "trsm"),
+            TileStep::Update(k) => write!(f, "update k={k}"),
+            TileStep::Zero => write!(f, "zero"),
+            TileStep::Trsv => write!(f, "trsv"),
+            TileStep::Eliminate(k) => write!(f, "eliminate k={k}"),
+        }
+    }
+}
+
+/// One task: a step on one tile of the result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Task {
+    pub tile: (u64, u64),
+    pub step: TileStep,
+}
+
+/// A task's kernel: its body (inputs in order: the tile's version before
+/// the task as `c` when `version`, then the panels) and its flops.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinalgBody {
+    pub body: BlockBody,
+    pub version: bool,
+    pub flops: u64,
+}
+
+/// Whether `r` is computed by tile tasks.
+pub fn is_linalg(p: &Program, r: Reg) -> bool {
+    matches!(p.inst(r).op, Op::Cholesky(_) | Op::Solve { .. })
+}
+
+/// The order a solve visits tile rows: down for a lower, up for an upper one.
+fn row_order(n: u64, upper: bool) -> Vec<u64> {
+    if upper {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
+    }
+}
+
+/// Every task of op `r`, each after the tasks whose results it reads.
+pub fn tasks(p: &Program, r: Reg) -> Vec<Task> {
+    let n = p.ty(r).n_tiles();
+    let mut out = Vec::new();
+    let mut push = |tile, step| out.push(Task { tile, step });
+    match p.inst(r).op {
+        Op::Cholesky(_) => {
+            for k in 0..n.rows {
+                push((k, k), TileStep::Potrf);
+                for i in k + 1..n.rows {
+                    push((i, k), TileStep::Trsm);
+                }
+                for j in k + 1..n.rows {
+                    for i in j..n.rows {
+                        push((i, j), TileStep::Update(k));
+                    }
+                }
+            }
+            for j in 1..n.cols {
+                for i in 0..j {
+                    push((i, j), TileStep::Zero);
+                }
+            }
+        }
+        Op::Solve { upper, .. } => {
+            let order = row_order(n.rows, upper);
+            for (s, &k) in order.iter().enumerate() {
+                for c in 0..n.cols {
+                    push((k, c), TileStep::Trsv);
+                }
+                for &i in &order[s + 1..] {
+                    for c in 0..n.cols {
+                        push((i, c), TileStep::Eliminate(k));
+                    }
+                }
+            }
+        }
+        _ => unreachable!("a linear-algebra op"),
+    }
+    out
+}
+
+/// The task that makes tile `tile` of `r` (its last).
+pub fn final_step(p: &Program, r: Reg, (i, j): (u64, u64)) -> TileStep {
+    match p.inst(r).op {
+        Op::Cholesky(_) if i == j => TileStep::Potrf,
+        Op::Cholesky(_) if i > j => TileStep::Trsm,
+        Op::Cholesky(_) => TileStep::Zero,
+        _ => TileStep::Trsv,
+    }
+}
+
+/// The kernel of task `step` on tile `tile` of `r`.
+pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody {
+    let (i, j) = tile;
+    let dims = p.ty(r).tile_dims(i, j);
+    let (m, cols) = (dims.rows, dims.cols);
+    let (operand, tri, upper) = match p.inst(r).op {
+        Op::Cholesky(a) => (a, a, false),
+        Op::Solve { tri, rhs, upper } => (rhs, tri, upper),
+        _ => unreachable!("a linear-algebra op"),
+    };
+    let last = p.ty(tri).n_tiles().rows - 1;
+    // The step of the task's elimination (or factorization) column.
+    let k = match step {
+        TileStep::Update(k) | TileStep::Eliminate(k) => k,
+        TileStep::Trsv => i,
+        _ => j,
+    };
+    let version = step != TileStep::Zero && if upper { k < last } else { k > 0 };
+    let mut inputs: Vec<Panel> = Vec::new();
+    if !version && step != TileStep::Zero {
+        inputs.push(panel(p, "c", operand, (i, i + 1), (j, j + 1)));
+    }
+    let cur = |row: &str, col: &str| match inputs.first() {
+        Some(pn) if !version => pn.at(row, col),
+        _ => format!("c[{row} + ({col}) * {m}]"),
+    };
+    let (value, more, flops) = match step {
+        TileStep::Zero => (String::new(), vec![], 0),
+        TileStep::Potrf => (potrf(m, &cur), vec![], m * m * m / 3),
+        TileStep::Trsm => {
+            let l = panel(p, "l", r, (j, j + 1), (j, j + 1));
+            (trsm(m, cols, &cur, &|a, b| l.at(a, b)), vec![l], m * cols * cols)
+        }
+        TileStep::Update(k) => {
+            let a = panel(p, "a", r, (i, i + 1), (k, k + 1));
+            let t = a.seen().cols;
+            let b = (i != j).then(|| panel(p, "b", r, (j, j + 1), (k, k + 1)));
+            let bt = b.as_ref().unwrap_or(&a);
+            let prod = format!("{} * {}", a.at("i", "p"), bt.at("j", "p"));
+            let value = format!(
+                "compute {cols} |j| compute {m} |i| {} - (reduce {t} |p| {prod})",
+                cur("i", "j")
+            );
+            (value, [Some(a), b].into_iter().flatten().collect(), 2 * m * cols * t)
+        }
+        TileStep::Trsv => {
+            let t = panel(p, "t", tri, (i, i + 1), (i, i + 1));
+            let value = trsv(m, cols, &|a, b| t.at(a, b), &cur, upper);
+            (value, vec![t], m * m * cols)
+        }
+        TileStep::Eliminate(k) => {
+            let t = panel(p, "t", tri, (i, i + 1), (k, k + 1));
+            let x = panel(p, "x", r, (k, k + 1), (j, j + 1));
+            let depth = t.seen().cols;
+            let value = format!(
+                "compute {cols} |j| compute {m} |i| {} - (reduce {depth} |p| {} * {})",
+                cur("i", "j"),
+                t.at("i", "p"),
+                x.at("p", "j")
+            );
+            (value, vec![t, x], 2 * m * cols * depth)
+        }
+    };
+    inputs.extend(more);
+    let body = if step == TileStep::Zero {
+        tile_body(vec![], dims, "0.0")
+    } else {
+        let mut src = String::new();
+        if version {
+            src.push_str(&format!("input c: f32[{}]\n", dims.len()));
+        }
+        for pn in &inputs {
+            src.push_str(&format!("input {}: f32[{}]\n", pn.name, pn.dims.len()));
+        }
+        src.push_str(&format!("output out: f32[{}] = {value}\n", dims.len()));
+        BlockBody {
+            kernel: src,
+            inputs,
+            out_len: dims.len(),
+        }
+    };
+    LinalgBody {
+        body,
+        version,
+        flops,
+    }
+}
+
+/// Reads element `(row, col)` of an operand, given TExpr index texts.
+pub type At<'a> = &'a dyn Fn(&str, &str) -> String;
+
+/// The lower Cholesky factor of the `n x n` matrix `a` (its lower triangle
+/// read), column-major, zero above the diagonal: left-looking, one column
+/// per step, each element's sum one `reduce` over `a` and the products.
+pub fn potrf(n: u64, a: At) -> String {
+    let ldot = |row: &str| format!("-(L[{row} + p * {n}] * L[k + p * {n}])");
+    format!(
+        "iterate {n} from fill(0.0, {len}) |L, k| {{\n    let d = compute 1 |_| sqrt(reduce (k + 1) |p| select(p == k, {akk}, {dk}))\n    yield compute {n} |j| compute {n} |i| select(j == k && i > k, (reduce (k + 1) |p| select(p == k, {aik}, {di})) / d[0], select(j == k && i == k, d[0], L[i + j * {n}]))\n}}",
+        len = n * n,
+        akk = a("k", "k"),
+        dk = ldot("k"),
+        aik = a("i", "k"),
+        di = ldot("i"),
+    )
+}
+
+/// `X = B L^-T` for the `m x n` matrix `b` and the lower triangular
+/// `n x n` matrix `l` (`X L^T = B`): column `k` of `X` from the columns
+/// before it.
+pub fn trsm(m: u64, n: u64, b: At, l: At) -> String {
+    format!(
+        "iterate {n} from fill(0.0, {len}) |X, k| compute {n} |j| compute {m} |i| select(j == k, (reduce (k + 1) |p| select(p == k, {bik}, -(X[i + p * {m}] * {lkp}))) / {lkk}, X[i + j * {m}])",
+        len = m * n,
+        bik = b("i", "k"),
+        lkp = l("k", "p"),
+        lkk = l("k", "k"),
+    )
+}
+
+/// `X = T^-1 B` for the triangular `n x n` matrix `t` (read below and on
+/// its diagonal, or above and on it when `upper`) and the `n x r` matrix
+/// `b`: one row of `X` per step, from the rows found before it (the first
+/// rows for a lower `t`, the last for an upper one).
+pub fn trsv(n: u64, r: u64, t: At, b: At, upper: bool) -> String {
+    let len = n * r;
+    if !upper {
+        return format!(
+            "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i == k, (reduce (k + 1) |p| select(p == k, {bkj}, -({tkp} * X[p + j * {n}]))) / {tkk}, X[i + j * {n}])",
+            bkj = b("k", "j"),
+            tkp = t("k", "p"),
+            tkk = t("k", "k"),
+        );
+    }
+    // Step k finds row n - 1 - k from the rows below it, n - 1 - p for p < k.
+    let q = format!("({} - p)", n - 1);
+    format!(
+        "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i + k == {last}, (reduce (k + 1) |p| select(p == k, {bij}, -({tiq} * X[{q} + j * {n}]))) / {tii}, X[i + j * {n}])",
+        last = n - 1,
+        bij = b("i", "j"),
+        tiq = t("i", &q),
+        tii = t("i", "i"),
+    )
+}
