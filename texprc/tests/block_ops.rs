@@ -1,8 +1,9 @@
 //! The block layer's operations beyond matmul and sums, end to end from
 //! `.npy` files: elementwise functions with an outer broadcast, products,
 //! variances and standard deviations, and gathers (concatenations, filters,
-//! the diagonal, a slice off the tile boundaries) and random matrices made
-//! on the ranks that own their tiles. Each example runs as
+//! the diagonal, a slice off the tile boundaries), random matrices made
+//! on the ranks that own their tiles, and a Cholesky factorization with
+//! the solves through it. Each example runs as
 //! threads on 3x2 ranks and under `mpirun` on 2x2 (a product's partials
 //! cross ranks by MPI's product; a gather's panels by copies), and its
 //! `-o` output is compared with numpy's meaning computed here in `f64`,
@@ -218,4 +219,96 @@ fn comparisons_as_masks_and_every_axis_of_the_new_reductions_match_numpy() {
         }),
     };
     run_against("masks", &[("a", m, n, a), ("b", m, n, b)], &want, 1e-5);
+}
+
+/// `A = 0.05 M M^T` (as `cholesky.air` and `spd_solve.air` make it) and its
+/// lower Cholesky factor, in `f64`, row-major.
+fn spd_and_factor(at_m: &dyn Fn(usize, usize) -> f64, n: usize, k: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            a[i * n + j] = 0.05 * (0..k).map(|p| at_m(i, p) * at_m(j, p)).sum::<f64>();
+        }
+    }
+    let mut l = vec![0.0; n * n];
+    for j in 0..n {
+        let d = a[j * n + j] - (0..j).map(|p| l[j * n + p] * l[j * n + p]).sum::<f64>();
+        l[j * n + j] = d.sqrt();
+        for i in j + 1..n {
+            let s = a[i * n + j] - (0..j).map(|p| l[i * n + p] * l[j * n + p]).sum::<f64>();
+            l[i * n + j] = s / l[j * n + j];
+        }
+    }
+    (a, l)
+}
+
+#[test]
+fn a_cholesky_factor_by_tiles_matches_numpy() {
+    let (n, k) = (10, 20);
+    let (m, at_m) = matrix(n, k, 11);
+    // numpy: np.linalg.cholesky(0.05 * m @ m.T)
+    let (_, l) = spd_and_factor(&at_m, n, k);
+    let want = Want {
+        rows: n,
+        cols: n,
+        at: Box::new(move |i, j| l[i * n + j]),
+    };
+    run_against("cholesky", &[("m", n, k, m)], &want, 1e-4);
+}
+
+#[test]
+fn a_solve_through_the_factor_and_its_transposed_view_matches_numpy() {
+    let (n, k, r) = (10, 20, 3);
+    let (m, at_m) = matrix(n, k, 12);
+    let (b, at_b) = matrix(n, r, 13);
+    // numpy: np.linalg.solve(0.05 * m @ m.T, b), by forward then back substitution here
+    let (_, l) = spd_and_factor(&at_m, n, k);
+    let mut x = vec![0.0; n * r];
+    for c in 0..r {
+        let mut y = vec![0.0; n];
+        for i in 0..n {
+            y[i] = (at_b(i, c) - (0..i).map(|p| l[i * n + p] * y[p]).sum::<f64>()) / l[i * n + i];
+        }
+        for i in (0..n).rev() {
+            let s: f64 = (i + 1..n).map(|p| l[p * n + i] * x[p * r + c]).sum();
+            x[i * r + c] = (y[i] - s) / l[i * n + i];
+        }
+    }
+    let want = Want {
+        rows: n,
+        cols: r,
+        at: Box::new(move |i, j| x[i * r + j]),
+    };
+    run_against("spd_solve", &[("m", n, k, m), ("b", n, r, b)], &want, 1e-4);
+}
+
+#[test]
+fn factorizations_and_solves_pass_check_under_mpirun_on_4_and_6_ranks() {
+    for name in ["cholesky", "spd_solve"] {
+        let ex = example(name);
+        for (np, grid, source) in [(4, "2x2", "1,0"), (6, "3x2", "2,1")] {
+            let args = [
+                "block",
+                &ex,
+                "--run",
+                "--check",
+                "--grid",
+                grid,
+                "--source-rank",
+                source,
+                "-D",
+                "N=24",
+                "-D",
+                "K=48",
+                "--tile",
+                "5",
+            ];
+            let report = ok(&run(Some(np), &args));
+            assert!(
+                report.contains(&format!("({np} MPI processes)")),
+                "{report}"
+            );
+            assert!(report.contains("): ok\n"), "{name} on {grid}: {report}");
+        }
+    }
 }

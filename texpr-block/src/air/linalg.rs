@@ -6,8 +6,8 @@
 //! triangular matrix and is tiled the same way along them; its columns are free.
 
 use super::ops::Op;
-use super::typing::TyEnv;
 use super::types::{BlockTy, ElemTy};
+use super::typing::TyEnv;
 use crate::codes;
 use texpr_syntax::{Diagnostic, Span};
 
@@ -34,7 +34,12 @@ pub fn ty(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
     if t.elem != ElemTy::F32 {
         return Err(err(
             codes::BAD_FACTOR,
-            format!("`{}` needs f32 values, but {} holds {}", op.name(), what(tri), t.elem.name()),
+            format!(
+                "`{}` needs f32 values, but {} holds {}",
+                op.name(),
+                what(tri),
+                t.elem.name()
+            ),
         ));
     }
     let Some(b) = rhs else { return Ok(t) };
@@ -53,7 +58,12 @@ pub fn ty(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
     if bt.elem != ElemTy::F32 {
         return Err(err(
             codes::ELEM_MISMATCH,
-            format!("`{}` needs f32 values, but {} holds {}", op.name(), what(b), bt.elem.name()),
+            format!(
+                "`{}` needs f32 values, but {} holds {}",
+                op.name(),
+                what(b),
+                bt.elem.name()
+            ),
         ));
     }
     Ok(bt)

@@ -145,7 +145,11 @@ pub enum Op {
     /// `X` solving `T X = B` for a triangular `T` (`tri`; `upper`: read
     /// above and on its diagonal, else below and on it) and any `B` (`rhs`),
     /// by substitution over tiles.
-    Solve { tri: Reg, rhs: Reg, upper: bool },
+    Solve {
+        tri: Reg,
+        rhs: Reg,
+        upper: bool,
+    },
 }
 
 /// Per-op metadata (the seed's kernel properties).

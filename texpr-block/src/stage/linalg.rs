@@ -174,7 +174,11 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
         TileStep::Potrf => (potrf(m, &cur), vec![], m * m * m / 3),
         TileStep::Trsm => {
             let l = panel(p, "l", r, (j, j + 1), (j, j + 1));
-            (trsm(m, cols, &cur, &|a, b| l.at(a, b)), vec![l], m * cols * cols)
+            (
+                trsm(m, cols, &cur, &|a, b| l.at(a, b)),
+                vec![l],
+                m * cols * cols,
+            )
         }
         TileStep::Update(k) => {
             let a = panel(p, "a", r, (i, i + 1), (k, k + 1));
@@ -186,7 +190,11 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
                 "compute {cols} |j| compute {m} |i| {} - (reduce {t} |p| {prod})",
                 cur("i", "j")
             );
-            (value, [Some(a), b].into_iter().flatten().collect(), 2 * m * cols * t)
+            (
+                value,
+                [Some(a), b].into_iter().flatten().collect(),
+                2 * m * cols * t,
+            )
         }
         TileStep::Trsv => {
             let t = panel(p, "t", tri, (i, i + 1), (i, i + 1));

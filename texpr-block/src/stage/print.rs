@@ -37,12 +37,7 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
                 break;
             }
             let k = kernel_id(&mut kernels, &task.value);
-            let reads: Vec<String> = task
-                .value
-                .inputs
-                .iter()
-                .map(|pn| read(p, pn))
-                .collect();
+            let reads: Vec<String> = task.value.inputs.iter().map(|pn| read(p, pn)).collect();
             let c = task.ctx;
             let _ = writeln!(
                 out,

@@ -1,0 +1,155 @@
+//! The block layer's Cholesky factorization and triangular solves: `--check`
+//! against the interpreter's bounds on 1, 4 and 6 ranks with several source
+//! ranks (interpreter and GPU), the task graph's lookahead, and where a
+//! factorization's tiles travel.
+
+use texpr_block::driver::run::run_cli;
+use texpr_block::driver::{BlockOptions, Device, plan};
+use texpr_block::graph::NodeKind;
+use texpr_block::stage::linalg::TileStep;
+use texpr_tests::golden;
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(golden::repo_root().join(format!("examples/blocks/{name}.air")))
+        .unwrap()
+}
+
+/// Ragged tiles (24 in tiles of 5) and a right-hand side of 7 columns in tiles of 3.
+fn sized(a: &mut BlockOptions) {
+    a.defines = vec![("N".into(), 24), ("K".into(), 48)];
+    a.tile = Some(5);
+}
+
+fn checked(name: &str, grid: (usize, usize), source: (usize, usize), device: Device) -> String {
+    let src = example(name);
+    let mut a = BlockOptions::new(name, &src);
+    sized(&mut a);
+    a.grid = grid;
+    a.source_rank = source;
+    a.device = device;
+    a.run = true;
+    a.check = true;
+    run_cli(&a).unwrap_or_else(|d| panic!("{name}: {}", texpr_syntax::diag::render(name, &src, &d)))
+}
+
+#[test]
+fn factorizations_and_solves_pass_check_on_1_4_and_6_ranks_from_several_sources() {
+    let runs = [
+        ((1, 1), (0, 0)),
+        ((2, 2), (1, 0)),
+        ((2, 2), (1, 1)),
+        ((3, 2), (2, 1)),
+        ((2, 3), (0, 2)),
+    ];
+    for name in ["cholesky", "spd_solve"] {
+        let len = if name == "cholesky" { 24 * 24 } else { 24 * 3 };
+        for (grid, source) in runs {
+            let out = checked(name, grid, source, Device::Cpu);
+            let all = format!("check: {len} of {len} elements compared");
+            assert!(
+                out.contains(&all) && out.contains("): ok\n"),
+                "{name} {grid:?} {source:?}: {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn factorizations_and_solves_pass_check_on_the_gpu() {
+    if texpr_tests::gpu::gpu().is_none() {
+        return;
+    }
+    for name in ["cholesky", "spd_solve"] {
+        let out = checked(name, (2, 2), (1, 1), Device::Gpu);
+        assert!(out.contains("): ok\n"), "{name}: {out}");
+    }
+}
+
+/// A 64x64 factorization in tiles of 8 on 2x2 ranks, as planned.
+fn planned_cholesky() -> texpr_block::driver::Planned {
+    let src = example("cholesky");
+    let mut a = BlockOptions::new("cholesky", &src);
+    a.defines = vec![("N".into(), 64), ("K".into(), 128)];
+    a.tile = Some(8);
+    a.grid = (2, 2);
+    plan(&a).unwrap()
+}
+
+#[test]
+fn the_plan_looks_ahead_the_next_panel_runs_before_the_trailing_update_ends() {
+    let planned = planned_cholesky();
+    let g = &planned.g;
+    let when = |step: TileStep| -> Vec<(u64, u64, (u64, u64))> {
+        planned
+            .plan
+            .steps
+            .iter()
+            .filter_map(|s| match g.kind(s.node) {
+                NodeKind::BlockShard { work, tile, .. }
+                    if *work == texpr_block::graph::node::Work::Linalg(step) =>
+                {
+                    Some((s.start, s.end, *tile))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    // While the trailing matrix is large (the first half of the 8 steps),
+    // step k + 1's potrf overtakes step k's updates of other tiles.
+    for k in 0..4u64 {
+        let next = when(TileStep::Potrf)
+            .into_iter()
+            .find(|t| t.2 == (k + 1, k + 1))
+            .unwrap();
+        let last_update = when(TileStep::Update(k)).iter().map(|t| t.1).max().unwrap();
+        assert!(
+            next.0 < last_update,
+            "step {}'s potrf starts at {} after step {k}'s updates end at {last_update}",
+            k + 1,
+            next.0
+        );
+    }
+}
+
+#[test]
+fn a_factor_tile_goes_only_to_the_ranks_that_read_it() {
+    // L(k, k) is read by trsm on its tile column; L(i, k) by the updates of
+    // tile row i and tile column i. Each copy of a finished tile lands on a
+    // rank owning one of those tiles, and no rank gets one it does not read.
+    let planned = planned_cholesky();
+    let g = &planned.g;
+    let l = planned
+        .q
+        .regs()
+        .find(|&r| planned.q.inst(r).name == "l")
+        .unwrap();
+    let succs = g.succs();
+    let mut copies = 0;
+    for (id, n) in g.nodes.iter().enumerate() {
+        let NodeKind::TensorCopy { rank, panel, .. } = &n.kind else {
+            continue;
+        };
+        if panel.reg != l {
+            continue;
+        }
+        copies += 1;
+        let readers: Vec<_> = succs[id]
+            .iter()
+            .copied()
+            .filter_map(|s| match g.kind(s) {
+                NodeKind::BlockShard { rank: r, tile, .. } => Some((*r, *tile)),
+                _ => None,
+            })
+            .collect();
+        assert!(!readers.is_empty(), "a copy nobody reads: {panel:?}");
+        assert!(readers.iter().all(|(r, _)| r == rank), "{panel:?}");
+        let (i, k) = (panel.rows.0, panel.cols.0);
+        for (_, (ti, tj)) in readers {
+            assert!(
+                ti == i || tj == i || (i == k && tj == k),
+                "L({i}, {k}) read by ({ti}, {tj})"
+            );
+        }
+    }
+    assert!(copies > 0);
+}
