@@ -245,10 +245,12 @@ pub type At<'a> = &'a dyn Fn(&str, &str) -> String;
 /// The lower Cholesky factor of the `n x n` matrix `a` (its lower triangle
 /// read), column-major, zero above the diagonal: left-looking, one column
 /// per step, each element's sum one `reduce` over `a` and the products.
+/// Each element of the column finds the pivot itself, so a step is one
+/// kernel.
 pub fn potrf(n: u64, a: At) -> String {
     let ldot = |row: &str| format!("-(L[{row} + p * {n}] * L[k + p * {n}])");
     format!(
-        "iterate {n} from fill(0.0, {len}) |L, k| {{\n    let d = compute 1 |_| sqrt(reduce (k + 1) |p| select(p == k, {akk}, {dk}))\n    yield compute {n} |j| compute {n} |i| select(j == k && i > k, (reduce (k + 1) |p| select(p == k, {aik}, {di})) / d[0], select(j == k && i == k, d[0], L[i + j * {n}]))\n}}",
+        "iterate {n} from fill(0.0, {len}) |L, k| compute {n} |j| compute {n} |i| select(j == k && i >= k, (let d = sqrt(reduce (k + 1) |p| select(p == k, {akk}, {dk})) in select(i == k, d, (reduce (k + 1) |p| select(p == k, {aik}, {di})) / d)), L[i + j * {n}])",
         len = n * n,
         akk = a("k", "k"),
         dk = ldot("k"),
