@@ -111,16 +111,34 @@ impl Gpu {
             )));
         }
         let buffers = self.make_buffers(module, inputs, pool)?;
+        let (variants, order) = self.bind_dispatches(module, &pipelines, &buffers)?;
+        Ok(Bound {
+            buffers,
+            variants,
+            order,
+        })
+    }
+
+    /// Every dispatch of `module` on `buffers` in order (a loop's kernels
+    /// once per step, its states alternating between their two buffers):
+    /// each kernel bound once per set of buffers it binds at some step
+    /// (the variants), and the dispatches as indices into them.
+    pub(super) fn bind_dispatches(
+        &self,
+        module: &Module,
+        pipelines: &[Arc<Pipeline>],
+        buffers: &[wgpu::Buffer],
+    ) -> Result<(Vec<Step>, Vec<u32>), RuntimeError> {
         let mut variants = Vec::new();
         let mut known: std::collections::HashMap<(usize, Vec<u32>), u32> = Default::default();
-        let mut order = Vec::with_capacity(count as usize);
+        let mut order = Vec::new();
         for (k, at) in module.dispatches() {
             let kernel = &module.kernels[k];
             let ids: Vec<u32> = kernel.bindings.iter().map(|b| b.buffer_at(&at).0).collect();
             let v = match known.get(&(k, ids.clone())) {
                 Some(&v) => v,
                 None => {
-                    let step = self.step(kernel, pipelines[k].clone(), &buffers, &ids)?;
+                    let step = self.step(kernel, pipelines[k].clone(), buffers, &ids)?;
                     variants.push(step);
                     let v = variants.len() as u32 - 1;
                     known.insert((k, ids), v);
@@ -129,11 +147,7 @@ impl Gpu {
             };
             order.push(v);
         }
-        Ok(Bound {
-            buffers,
-            variants,
-            order,
-        })
+        Ok((variants, order))
     }
 
     fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {

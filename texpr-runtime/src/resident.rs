@@ -19,7 +19,6 @@
 //! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`], and
 //! its error names the step (a lost device is reported as lost first).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -288,28 +287,10 @@ impl Commands<'_> {
             }
         }
         let handles: Vec<wgpu::Buffer> = buffers.iter().map(|b| b.buffer.clone()).collect();
-        // Every dispatch in order (a loop's kernels once per step, its
-        // states alternating between their two buffers), each kernel bound
-        // once per set of buffers it reads at some step.
-        let module = &prepared.module;
-        let mut variants: Vec<Step> = Vec::new();
-        let mut known: HashMap<(usize, Vec<u32>), usize> = HashMap::new();
-        let mut order = Vec::new();
-        for (k, at) in module.dispatches() {
-            let kernel = &module.kernels[k];
-            let ids: Vec<u32> = kernel.bindings.iter().map(|b| b.buffer_at(&at).0).collect();
-            let v = match known.get(&(k, ids.clone())) {
-                Some(&v) => v,
-                None => {
-                    let pipeline = Arc::clone(&prepared.pipelines[k]);
-                    variants.push(self.gpu.step(kernel, pipeline, &handles, &ids)?);
-                    known.insert((k, ids), variants.len() - 1);
-                    variants.len() - 1
-                }
-            };
-            order.push(v);
-        }
-        let refs: Vec<&Step> = order.iter().map(|&v| &variants[v]).collect();
+        let (variants, order) =
+            self.gpu
+                .bind_dispatches(&prepared.module, &prepared.pipelines, &handles)?;
+        let refs: Vec<&Step> = order.iter().map(|&v| &variants[v as usize]).collect();
         super::exec::encode(&mut self.encoder, &refs, None);
         self.recorded += refs.len();
         Ok(())

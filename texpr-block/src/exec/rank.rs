@@ -312,12 +312,7 @@ impl Rank<'_, '_> {
         let read = body.inputs.last().expect("a step reads its tile");
         let mut inputs = Vec::with_capacity(2);
         if part.accumulate {
-            let prev = job.preds[node.0 as usize]
-                .iter()
-                .copied()
-                .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
-                .expect("an accumulating step reads the partial before it");
-            inputs.push(self.buf(prev)?);
+            inputs.push(self.partial_before(node)?);
         }
         inputs.push(self.panel_buf(read)?);
         let k = self.dev.compile(kernel)?;
@@ -342,12 +337,7 @@ impl Rank<'_, '_> {
         let lb = crate::stage::linalg::body(job.p, op, tile, step);
         let mut inputs = Vec::with_capacity(lb.body.inputs.len() + 1);
         if lb.version {
-            let before = job.preds[node.0 as usize]
-                .iter()
-                .copied()
-                .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
-                .expect("a later step reads its tile's version before it");
-            inputs.push(self.buf(before)?);
+            inputs.push(self.partial_before(node)?);
         }
         for pn in &lb.body.inputs {
             inputs.push(self.panel_buf(pn)?);
@@ -356,6 +346,18 @@ impl Rank<'_, '_> {
         let out = self.alloc(made, lb.body.out_len as usize)?;
         self.dev.run(k, &inputs, out)?;
         Ok(())
+    }
+
+    /// The buffer of the Partial task `node` reads: the reduction's partial
+    /// or the factorization's tile version before it.
+    fn partial_before(&self, node: NodeId) -> Result<BufId, RankError> {
+        let job = self.job;
+        let before = job.preds[node.0 as usize]
+            .iter()
+            .copied()
+            .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
+            .expect("a later step reads the partial or version before it");
+        self.buf(before)
     }
 
     /// A TensorReduce on this (the reducing) rank: every member's partial
