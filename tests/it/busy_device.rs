@@ -3,7 +3,9 @@
 //! queued behind another thread's work does not time out however long that
 //! work holds the queue, as long as the device keeps finishing it; a
 //! submission the device does not finish within the limit is still
-//! reported (E0415), and the device runs again afterwards.
+//! reported (E0415), and the device runs again afterwards. Resident
+//! buffers (what the block executor keeps its tiles in) run loops as a run
+//! does.
 //!
 //! Each test opens a device of its own (the limits here are short), and
 //! sizes its work by what one unit of it takes on this machine, so the
@@ -193,4 +195,56 @@ fn a_submission_the_device_does_not_finish_in_time_is_reported() {
     let (small, x, want) = small(&own);
     let r = own.run(&small, &[HostBuffer::from_f32(&x)]).unwrap();
     assert_eq!(r.outputs[0].to_f32(), want);
+}
+
+/// A module with a loop (`iterate`, its states alternating between two
+/// buffers, its step counted in a buffer) runs on resident buffers as
+/// `Gpu::run` runs it, bit for bit, and again on the same buffers.
+#[test]
+fn a_loop_runs_on_resident_buffers_as_in_a_run() {
+    let Some(gpu) = gpu() else { return };
+    let opts = texpr::Options {
+        target: gpu.target().clone(),
+        ..texpr::Options::default()
+    };
+    let src = "input b: f32[64]\n\
+               output x = iterate 64 from fill(0.0, 64) |x, k| compute 64 |i| \
+               select(i == k, (b[k] - (reduce k |p| 0.01 * f32(k - p) * x[p])) / 2.0, x[i])";
+    let module = texpr::compile_source(src, &opts).unwrap().module;
+    assert!(!module.loops.is_empty(), "the program loops");
+    let b: Vec<f32> = (0..64).map(|i| (i as f32 * 0.37).sin()).collect();
+    let want = gpu
+        .run(&module, &[HostBuffer::from_f32(&b)])
+        .unwrap()
+        .outputs[0]
+        .to_f32();
+    let prepared = gpu.prepare_resident(&module).unwrap();
+    let bufs: Vec<texpr_runtime::DeviceBuffer> = prepared
+        .buffers()
+        .iter()
+        .map(|p| {
+            let made = gpu.create_buffer(p.elem, p.len).unwrap();
+            if let BufferRole::Input(_) = p.role {
+                gpu.write_buffer(&made, 0, &HostBuffer::from_f32(&b))
+                    .unwrap();
+            }
+            made
+        })
+        .collect();
+    let out = prepared
+        .buffers()
+        .iter()
+        .position(|p| matches!(p.role, BufferRole::Output(_)))
+        .unwrap();
+    for _ in 0..2 {
+        let mut cmds = gpu.commands();
+        cmds.dispatch(&prepared, &bufs.iter().collect::<Vec<_>>())
+            .unwrap();
+        cmds.submit().unwrap();
+        let got = read(&gpu, &bufs[out]);
+        assert_eq!(
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
 }
