@@ -153,3 +153,4 @@ fn a_factor_tile_goes_only_to_the_ranks_that_read_it() {
     }
     assert!(copies > 0);
 }
+
