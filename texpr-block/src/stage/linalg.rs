@@ -242,33 +242,72 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
 /// Reads element `(row, col)` of an operand, given TExpr index texts.
 pub type At<'a> = &'a dyn Fn(&str, &str) -> String;
 
+/// The block width of a factorization or solve over `n` columns: all of
+/// them up to 32, else the widest of 32, 16, ..., 1 dividing `n`.
+fn block_width(n: u64) -> u64 {
+    if n <= 32 {
+        n
+    } else {
+        [32, 16, 8, 4, 2, 1].into_iter().find(|w| n % w == 0).unwrap_or(1)
+    }
+}
+
 /// The lower Cholesky factor of the `n x n` matrix `a` (its lower triangle
-/// read), column-major, zero above the diagonal: left-looking, one column
-/// per step, each element's sum one `reduce` over `a` and the products.
-/// Each element of the column finds the pivot itself, so a step is one
-/// kernel.
+/// used), column-major, zero above the diagonal: left-looking by blocks of
+/// `w` columns ([`block_width`]). Each step subtracts the columns found so
+/// far from the block's columns of `a` (one product), then factors the
+/// block's columns one by one in a loop over an `n x w` state, each element
+/// of a column finding the pivot itself. Every element is `a`'s minus the
+/// same products as column-by-column Cholesky's, in another order.
 pub fn potrf(n: u64, a: At) -> String {
-    let ldot = |row: &str| format!("-(L[{row} + p * {n}] * L[k + p * {n}])");
+    let w = block_width(n);
+    let k = format!("(g * {w} + jj)");
+    let before = if n == w {
+        a("i", &k)
+    } else {
+        format!(
+            "{} - (reduce g * {w} |p| L[i + p * {n}] * L[{k} + p * {n}])",
+            a("i", &k)
+        )
+    };
+    let kt = format!("(g * {w} + t)");
     format!(
-        "iterate {n} from fill(0.0, {len}) |L, k| compute {n} |j| compute {n} |i| select(j == k && i >= k, (let d = sqrt(reduce (k + 1) |p| select(p == k, {akk}, {dk})) in select(i == k, d, (reduce (k + 1) |p| select(p == k, {aik}, {di})) / d)), L[i + j * {n}])",
+        "iterate {steps} from fill(0.0, {len}) |L, g| {{\n    let U = compute {w} |jj| compute {n} |i| {before}\n    let Y = iterate {w} from fill(0.0, {block}) |Y, t| compute {w} |jj| compute {n} |i| select(jj == t && i >= {kt}, (let d = sqrt(U[{kt} + t * {n}] - (reduce t |q| Y[{kt} + q * {n}] * Y[{kt} + q * {n}])) in select(i == {kt}, d, (U[i + t * {n}] - (reduce t |q| Y[i + q * {n}] * Y[{kt} + q * {n}])) / d)), Y[i + jj * {n}])\n    yield compute {n} |j| compute {n} |i| select(j >= g * {w} && j < g * {w} + {w}, Y[i + (j % {w}) * {n}], L[i + j * {n}])\n}}",
+        steps = n / w,
         len = n * n,
-        akk = a("k", "k"),
-        dk = ldot("k"),
-        aik = a("i", "k"),
-        di = ldot("i"),
+        block = n * w,
     )
 }
 
 /// `X = B L^-T` for the `m x n` matrix `b` and the lower triangular
-/// `n x n` matrix `l` (`X L^T = B`): column `k` of `X` from the columns
-/// before it.
+/// `n x n` matrix `l` (`X L^T = B`), by blocks of `w` columns
+/// ([`block_width`]): each step
+/// subtracts the columns found so far from the block's columns of `b`
+/// (one product), then finds the block's columns one by one from each
+/// other, in a loop over an `m x w` state, so only `n / w` steps copy the
+/// whole `m x n` one. Every element is `b`'s minus the same products as
+/// column-by-column substitution's, added in another order.
 pub fn trsm(m: u64, n: u64, b: At, l: At) -> String {
+    let w = block_width(n);
+    // Column `w c + jj` of the block after the columns before the block.
+    let col = format!("(g * {w} + jj)");
+    let before = if n == w {
+        b("i", &col)
+    } else {
+        format!(
+            "{} - (reduce g * {w} |p| X[i + p * {m}] * {})",
+            b("i", &col),
+            l(&col, "p")
+        )
+    };
+    let t = format!("(g * {w} + t)");
     format!(
-        "iterate {n} from fill(0.0, {len}) |X, k| compute {n} |j| compute {m} |i| select(j == k, (reduce (k + 1) |p| select(p == k, {bik}, -(X[i + p * {m}] * {lkp}))) / {lkk}, X[i + j * {m}])",
+        "iterate {steps} from fill(0.0, {len}) |X, g| {{\n    let U = compute {w} |jj| compute {m} |i| {before}\n    let Y = iterate {w} from fill(0.0, {block}) |Y, t| compute {w} |jj| compute {m} |i| select(jj == t, (U[i + t * {m}] - (reduce t |q| Y[i + q * {m}] * {ltq})) / {ltt}, Y[i + jj * {m}])\n    yield compute {n} |j| compute {m} |i| select(j >= g * {w} && j < g * {w} + {w}, Y[i + (j % {w}) * {m}], X[i + j * {m}])\n}}",
+        steps = n / w,
         len = m * n,
-        bik = b("i", "k"),
-        lkp = l("k", "p"),
-        lkk = l("k", "k"),
+        block = m * w,
+        ltq = l(&t, &format!("(g * {w} + q)")),
+        ltt = l(&t, &t),
     )
 }
 
