@@ -35,6 +35,22 @@ impl Bound {
 /// dispatch list.
 pub const MAX_DISPATCHES: u64 = 1 << 26;
 
+/// A buffer a kernel binds: the whole of it, or `range` (byte offset, byte size).
+#[derive(Clone, Debug)]
+pub(super) struct BoundBuffer {
+    pub buffer: wgpu::Buffer,
+    pub range: Option<(u64, u64)>,
+}
+
+impl BoundBuffer {
+    pub fn whole(buffer: wgpu::Buffer) -> BoundBuffer {
+        BoundBuffer {
+            buffer,
+            range: None,
+        }
+    }
+}
+
 /// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
 #[derive(Debug)]
 pub(super) struct Step {
@@ -120,7 +136,9 @@ impl Gpu {
             let v = match known.get(&(k, ids.clone())) {
                 Some(&v) => v,
                 None => {
-                    let step = self.step(kernel, pipelines[k].clone(), &buffers, &ids)?;
+                    let bound: Vec<BoundBuffer> =
+                        buffers.iter().cloned().map(BoundBuffer::whole).collect();
+                    let step = self.step(kernel, pipelines[k].clone(), &bound, &ids)?;
                     variants.push(step);
                     let v = variants.len() as u32 - 1;
                     known.insert((k, ids), v);
@@ -236,7 +254,7 @@ impl Gpu {
         &self,
         k: &Kernel,
         pipeline: Arc<Pipeline>,
-        buffers: &[wgpu::Buffer],
+        buffers: &[BoundBuffer],
         ids: &[u32],
     ) -> Result<Step, RuntimeError> {
         let mut bind_groups = Vec::with_capacity(pipeline.layouts.len());
@@ -260,9 +278,17 @@ impl Gpu {
                         buffers.len()
                     ))
                 })?;
+                let resource = match buffer.range {
+                    None => buffer.buffer.as_entire_binding(),
+                    Some((offset, size)) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &buffer.buffer,
+                        offset,
+                        size: wgpu::BufferSize::new(size),
+                    }),
+                };
                 entries.push(wgpu::BindGroupEntry {
                     binding: b.binding,
-                    resource: buffer.as_entire_binding(),
+                    resource,
                 });
             }
             let made = scoped(&self.device, || {
