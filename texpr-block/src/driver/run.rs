@@ -98,12 +98,14 @@ pub fn report(
     );
     let _ = writeln!(
         out,
-        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)"
+        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)  matrices (plan)  buffers (plan)"
     );
+    let mem = crate::graph::memory::Memory::new(job.g, &job.tasks, job.n_ranks());
     for (r, st) in s.iter().enumerate() {
+        let (matrices, own) = mem.holdings(r);
         let _ = writeln!(
             out,
-            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})",
+            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})  {} ({})  {} ({})",
             st.shards,
             st.sent,
             plan_sent[r],
@@ -112,8 +114,17 @@ pub fn report(
             st.wait_ns as f64 / 1e6,
             st.peak,
             job.plan.peak[r],
+            st.matrices,
+            matrices.len(),
+            st.buffers,
+            matrices.len() + own,
         );
     }
+    let _ = writeln!(
+        out,
+        "each matrix a rank holds tiles of is one device buffer (its tiles in {} B slots); panels and partials one buffer each",
+        crate::graph::slots::SLOT_ALIGN_BYTES
+    );
     let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
     let _ = writeln!(
         out,
