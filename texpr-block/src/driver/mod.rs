@@ -384,7 +384,7 @@ fn holdings_text(g: &Graph, n_ranks: usize) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "  r{r} holds {} matrices, one buffer each ({}), and {own} panels and partials",
+            "memory r{r}: {} matrices, one buffer each ({}), and {own} panels and partials",
             matrices.len(),
             list.join(", ")
         );

@@ -98,14 +98,12 @@ pub fn report(
     );
     let _ = writeln!(
         out,
-        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)  matrices (plan)  buffers (plan)"
+        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)"
     );
-    let mem = crate::graph::memory::Memory::new(job.g, &job.tasks, job.n_ranks());
     for (r, st) in s.iter().enumerate() {
-        let (matrices, own) = mem.holdings(r);
         let _ = writeln!(
             out,
-            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})  {} ({})  {} ({})",
+            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})",
             st.shards,
             st.sent,
             plan_sent[r],
@@ -114,16 +112,18 @@ pub fn report(
             st.wait_ns as f64 / 1e6,
             st.peak,
             job.plan.peak[r],
-            st.matrices,
-            matrices.len(),
-            st.buffers,
-            matrices.len() + own,
         );
     }
+    let mem = crate::graph::memory::Memory::new(job.g, &job.tasks, job.n_ranks());
+    let held: Vec<(Vec<_>, usize)> = (0..s.len()).map(|r| mem.holdings(r)).collect();
     let _ = writeln!(
         out,
-        "each matrix a rank holds tiles of is one device buffer (its tiles in {} B slots); panels and partials one buffer each",
-        crate::graph::slots::SLOT_ALIGN_BYTES
+        "matrices held per rank, one device buffer each (tiles in {} B slots): {:?} (plan {:?}); device buffers with panels and partials: {:?} (plan {:?})",
+        crate::graph::slots::SLOT_ALIGN_BYTES,
+        s.iter().map(|r| r.matrices).collect::<Vec<_>>(),
+        held.iter().map(|(m, _)| m.len() as u64).collect::<Vec<_>>(),
+        s.iter().map(|r| r.buffers).collect::<Vec<_>>(),
+        held.iter().map(|(m, own)| (m.len() + own) as u64).collect::<Vec<_>>(),
     );
     let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
     let _ = writeln!(
