@@ -123,7 +123,9 @@ pub fn report(
         s.iter().map(|r| r.matrices).collect::<Vec<_>>(),
         held.iter().map(|(m, _)| m.len() as u64).collect::<Vec<_>>(),
         s.iter().map(|r| r.buffers).collect::<Vec<_>>(),
-        held.iter().map(|(m, own)| (m.len() + own) as u64).collect::<Vec<_>>(),
+        held.iter()
+            .map(|(m, own)| (m.len() + own) as u64)
+            .collect::<Vec<_>>(),
     );
     let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
     let _ = writeln!(
