@@ -99,3 +99,44 @@ fn a_module_runs_on_ranges_of_buffers_at_aligned_offsets() {
         .unwrap_err();
     assert!(matches!(err, RuntimeError::BadPlan(_)), "{err}");
 }
+
+/// A block device's kernel reading one range of a buffer and writing another
+/// of the same buffer (a factorization's tile made from tiles of its own
+/// matrix), and a copy within one buffer: both through a temporary buffer
+/// on the GPU, since WebGPU binds no buffer writable and readable at once
+/// nor copies within one; the interpreter device gives the same values.
+#[test]
+fn block_devices_write_a_range_of_the_buffer_they_read() {
+    use texpr_block::exec::device::gpu::GpuDevice;
+    use texpr_block::exec::device::interp::InterpDevice;
+    use texpr_block::exec::device::{Slice, TileDevice, heuristic};
+    let body = "input x: f32[4]\ninput z: f32[4]\noutput y = compute 4 |i| x[i] * 2.0 + z[i]\n";
+    let run = |dev: &mut dyn TileDevice| -> Vec<f32> {
+        let k = dev.compile(body).unwrap();
+        let b = dev.alloc(192).unwrap();
+        let slot = |s: usize| Slice {
+            buf: b,
+            offset: 64 * s,
+            len: 4,
+        };
+        dev.write(slot(0), &[1.0, 2.0, 3.0, 4.0]).unwrap();
+        dev.write(slot(1), &[10.0, 20.0, 30.0, 40.0]).unwrap();
+        dev.run(k, &[slot(0), slot(1)], slot(2)).unwrap();
+        dev.copy(slot(2), slot(0)).unwrap();
+        let r = dev.start_read(Slice::whole(b, 192)).unwrap();
+        loop {
+            if let Some(v) = dev.try_read(r).unwrap() {
+                assert_eq!(dev.allocations(), 1);
+                return v;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    };
+    let mut interp = InterpDevice::new(&heuristic);
+    let want = run(&mut interp);
+    assert_eq!(&want[128..132], &[12.0, 24.0, 36.0, 48.0]);
+    assert_eq!(&want[0..4], &want[128..132]);
+    let Some(gpu) = gpu() else { return };
+    let mut dev = GpuDevice::new(gpu, &heuristic);
+    assert_eq!(run(&mut dev), want);
+}
