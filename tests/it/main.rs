@@ -33,6 +33,7 @@ mod plan_json;
 mod playground;
 mod repro;
 mod rerun;
+mod resident_ranges;
 mod runtime;
 mod scale;
 mod schedules;

@@ -35,6 +35,22 @@ impl Bound {
 /// dispatch list.
 pub const MAX_DISPATCHES: u64 = 1 << 26;
 
+/// A buffer a kernel binds: the whole of it, or `range` (byte offset, byte size).
+#[derive(Clone, Debug)]
+pub(super) struct BoundBuffer {
+    pub buffer: wgpu::Buffer,
+    pub range: Option<(u64, u64)>,
+}
+
+impl BoundBuffer {
+    pub fn whole(buffer: wgpu::Buffer) -> BoundBuffer {
+        BoundBuffer {
+            buffer,
+            range: None,
+        }
+    }
+}
+
 /// One kernel: its pipeline, bind groups (by group index) and workgroup counts.
 #[derive(Debug)]
 pub(super) struct Step {
@@ -111,7 +127,8 @@ impl Gpu {
             )));
         }
         let buffers = self.make_buffers(module, inputs, pool)?;
-        let (variants, order) = self.bind_dispatches(module, &pipelines, &buffers)?;
+        let whole: Vec<BoundBuffer> = buffers.iter().cloned().map(BoundBuffer::whole).collect();
+        let (variants, order) = self.bind_dispatches(module, &pipelines, &whole)?;
         Ok(Bound {
             buffers,
             variants,
@@ -127,7 +144,7 @@ impl Gpu {
         &self,
         module: &Module,
         pipelines: &[Arc<Pipeline>],
-        buffers: &[wgpu::Buffer],
+        buffers: &[BoundBuffer],
     ) -> Result<(Vec<Step>, Vec<u32>), RuntimeError> {
         let mut variants = Vec::new();
         let mut known: std::collections::HashMap<(usize, Vec<u32>), u32> = Default::default();
@@ -250,7 +267,7 @@ impl Gpu {
         &self,
         k: &Kernel,
         pipeline: Arc<Pipeline>,
-        buffers: &[wgpu::Buffer],
+        buffers: &[BoundBuffer],
         ids: &[u32],
     ) -> Result<Step, RuntimeError> {
         let mut bind_groups = Vec::with_capacity(pipeline.layouts.len());
@@ -274,9 +291,17 @@ impl Gpu {
                         buffers.len()
                     ))
                 })?;
+                let resource = match buffer.range {
+                    None => buffer.buffer.as_entire_binding(),
+                    Some((offset, size)) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &buffer.buffer,
+                        offset,
+                        size: wgpu::BufferSize::new(size),
+                    }),
+                };
                 entries.push(wgpu::BindGroupEntry {
                     binding: b.binding,
-                    resource: buffer.as_entire_binding(),
+                    resource,
                 });
             }
             let made = scoped(&self.device, || {

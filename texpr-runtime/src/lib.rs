@@ -70,7 +70,7 @@ pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 pub use progress::WAIT_LIMIT;
 pub use rerun::Reusable;
-pub use resident::{Commands, DeviceBuffer, PendingRead, ResidentModule};
+pub use resident::{BufferRange, Commands, DeviceBuffer, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};
 

@@ -9,12 +9,15 @@
 //! - prepares a module once ([`Gpu::prepare_resident`]: its pipelines, from
 //!   the cache);
 //! - records copies between its buffers and dispatches of a prepared module
-//!   on its buffers into [`Commands`] (one buffer per buffer of the module's
-//!   plan, inputs, outputs and scratch alike; a loop's kernels once per step,
-//!   its states alternating between their two buffers) and submits them
-//!   without waiting;
-//! - reads a buffer back with a [`PendingRead`], polled ([`Gpu::finish_read`])
-//!   so that the caller can do other work meanwhile, or waited for.
+//!   on its buffers into [`Commands`] (one buffer, or a range of one
+//!   ([`BufferRange`]), per buffer of the module's plan, inputs, outputs and
+//!   scratch alike; a loop's kernels once per step, its states alternating
+//!   between their two buffers) and submits them without waiting; a range
+//!   starts at a multiple of the device's `min_storage_buffer_offset_alignment`,
+//!   and a buffer may exceed the largest binding as long as each range bound fits;
+//! - reads a buffer, or a range of one, back with a [`PendingRead`], polled
+//!   ([`Gpu::finish_read`]) so that the caller can do other work meanwhile,
+//!   or waited for.
 //!
 //! Every fallible wgpu call runs inside error scopes, as in [`Gpu::run`], and
 //! its error names the step (a lost device is reported as lost first).
@@ -50,6 +53,25 @@ impl DeviceBuffer {
     /// Bytes the buffer takes on the device.
     pub fn bytes(&self) -> u64 {
         byte_size(self.elem, self.len)
+    }
+}
+
+/// Elements `offset..offset + len` of a resident buffer, as a dispatch binds or a read reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct BufferRange<'b> {
+    pub buffer: &'b DeviceBuffer,
+    pub offset: u64,
+    pub len: u64,
+}
+
+impl<'b> BufferRange<'b> {
+    /// The whole of `buffer`.
+    pub fn whole(buffer: &'b DeviceBuffer) -> BufferRange<'b> {
+        BufferRange {
+            buffer,
+            offset: 0,
+            len: buffer.len,
+        }
     }
 }
 
@@ -94,16 +116,13 @@ impl Gpu {
     pub fn create_buffer(&self, elem: ElemTy, len: u64) -> Result<DeviceBuffer, RuntimeError> {
         self.check_health()?;
         let bytes = byte_size(elem, len);
-        let limit = self
-            .wgpu_limits
-            .max_buffer_size
-            .min(self.wgpu_limits.max_storage_buffer_binding_size);
+        let limit = self.wgpu_limits.max_buffer_size;
         if bytes > limit {
             return Err(RuntimeError::BufferTooLarge {
                 name: "resident buffer".into(),
                 bytes,
                 limit,
-                limit_name: "max_storage_buffer_binding_size",
+                limit_name: "max_buffer_size",
             });
         }
         let usage = wgpu::BufferUsages::STORAGE
@@ -172,15 +191,24 @@ impl Gpu {
 
     /// Starts reading `src` back; the copy is submitted now.
     pub fn start_read(&self, src: &DeviceBuffer) -> Result<PendingRead, RuntimeError> {
+        self.start_read_range(BufferRange::whole(src))
+    }
+
+    /// Starts reading a range of a buffer back; the copy is submitted now.
+    pub fn start_read_range(&self, range: BufferRange<'_>) -> Result<PendingRead, RuntimeError> {
+        let src = range.buffer;
+        in_bounds(src, range.offset, range.len)?;
+        let bytes = byte_size(src.elem, range.len);
         let staging = scoped(&self.device, || {
             let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("resident readback"),
-                size: src.bytes(),
+                size: bytes,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(&src.buffer, 0, &staging, 0, src.bytes());
+            let from = range.offset * src.elem.bytes();
+            encoder.copy_buffer_to_buffer(&src.buffer, from, &staging, 0, bytes);
             self.submit([encoder.finish()]);
             staging
         });
@@ -203,7 +231,7 @@ impl Gpu {
         Ok(PendingRead {
             staging,
             elem: src.elem,
-            len: src.len,
+            len: range.len,
             state,
             error,
         })
@@ -267,6 +295,20 @@ impl Commands<'_> {
         prepared: &ResidentModule,
         buffers: &[&DeviceBuffer],
     ) -> Result<(), RuntimeError> {
+        let ranges: Vec<BufferRange<'_>> = buffers.iter().map(|b| BufferRange::whole(b)).collect();
+        self.dispatch_ranges(prepared, &ranges)
+    }
+
+    /// Records every kernel of `prepared` on ranges of buffers, one per
+    /// buffer of its plan (the buffer's element type, and at least its
+    /// length; starting at a multiple of the device's
+    /// `min_storage_buffer_offset_alignment`, and no longer than its
+    /// `max_storage_buffer_binding_size`).
+    pub fn dispatch_ranges(
+        &mut self,
+        prepared: &ResidentModule,
+        buffers: &[BufferRange<'_>],
+    ) -> Result<(), RuntimeError> {
         let plans = prepared.buffers();
         if plans.len() != buffers.len() {
             return Err(RuntimeError::InputCount {
@@ -274,19 +316,37 @@ impl Commands<'_> {
                 got: buffers.len(),
             });
         }
-        for (index, (plan, buf)) in plans.iter().zip(buffers).enumerate() {
-            if plan.elem != buf.elem || buf.len < plan.len {
+        let limits = &self.gpu.wgpu_limits;
+        let align = u64::from(limits.min_storage_buffer_offset_alignment).max(1);
+        let mut handles = Vec::with_capacity(buffers.len());
+        for (index, (plan, range)) in plans.iter().zip(buffers).enumerate() {
+            let buf = range.buffer;
+            if plan.elem != buf.elem || range.len < plan.len {
                 return Err(RuntimeError::InputMismatch {
                     index,
                     name: plan.name.clone(),
                     expected_elem: plan.elem,
                     expected_len: plan.len,
                     got_elem: buf.elem,
-                    got_len: buf.len,
+                    got_len: range.len,
                 });
             }
+            in_bounds(buf, range.offset, range.len)?;
+            let (offset, size) = (
+                range.offset * buf.elem.bytes(),
+                byte_size(buf.elem, range.len),
+            );
+            if offset % align != 0 || size > u64::from(limits.max_storage_buffer_binding_size) {
+                return Err(RuntimeError::BadPlan(format!(
+                    "buffer `{}` bound at byte {offset} ({size} B): bindings start at multiples of {align} B and hold at most {} B",
+                    plan.name, limits.max_storage_buffer_binding_size
+                )));
+            }
+            handles.push(super::buffers::BoundBuffer {
+                buffer: buf.buffer.clone(),
+                range: Some((offset, size)),
+            });
         }
-        let handles: Vec<wgpu::Buffer> = buffers.iter().map(|b| b.buffer.clone()).collect();
         let (variants, order) =
             self.gpu
                 .bind_dispatches(&prepared.module, &prepared.pipelines, &handles)?;

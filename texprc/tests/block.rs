@@ -288,3 +288,59 @@ fn reductions_over_512_squared_on_2x2_move_only_the_partials() {
         assert_eq!((sum(2), sum(4)), (total, total), "{op} planned: {out}");
     }
 }
+
+/// The report's `matrices held per rank ...` line: the measured and planned
+/// matrices per rank, then the measured and planned device buffers.
+fn held_per_rank(out: &str) -> Vec<Vec<u64>> {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("matrices held per rank"))
+        .unwrap_or_else(|| panic!("no holdings line: {out}"));
+    line.split('[')
+        .skip(1)
+        .map(|part| {
+            let list = &part[..part.find(']').expect("a closed list")];
+            list.split(", ").map(|x| x.parse().unwrap()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn each_matrix_is_one_device_buffer_per_rank_on_the_interpreter_and_lavapipe() {
+    let ex = example("elementwise");
+    let mut devices = vec!["cpu"];
+    if have_gpu() {
+        devices.push("gpu");
+    }
+    for device in devices {
+        // One rank: %a, %b, %c, %r and the result, 69 tiles in all, in 5 device buffers.
+        let one = ok(&run(
+            None,
+            &[
+                "block", &ex, "--grid", "1x1", "--run", "--check", "--device", device,
+            ],
+        ));
+        assert!(one.contains("): ok\n"), "{one}");
+        assert_eq!(
+            held_per_rank(&one),
+            vec![vec![5], vec![5], vec![5], vec![5]],
+            "{device}: {one}"
+        );
+        // Four MPI processes: each rank's device counts its own buffers, as planned.
+        let four = ok(&run(
+            Some(4),
+            &[
+                "block", &ex, "--grid", "2x2", "--run", "--check", "--device", device,
+            ],
+        ));
+        assert!(four.contains("): ok\n"), "{four}");
+        let held = held_per_rank(&four);
+        assert_eq!(held[0], held[1], "{device} matrices: {four}");
+        assert_eq!(held[2], held[3], "{device} buffers: {four}");
+        assert!(held[0].iter().all(|&m| (1..=5).contains(&m)), "{four}");
+        let rows = report_rows(&four);
+        for (r, row) in rows.iter().enumerate() {
+            assert_eq!(row[5], row[6], "{device} rank {r} peak: {four}");
+        }
+    }
+}

@@ -49,6 +49,30 @@ impl LayoutInfo {
         }
     }
 
+    /// [`LayoutInfo::tile_layout`] with every tile's slot padded to a
+    /// multiple of `align` elements: tile `(i, j)` starts at a multiple of
+    /// `align` (what a device needs to bind a tile as a range of one
+    /// buffer). Still DLA-Future's layout: the padding is in the tile
+    /// offsets, its parameters.
+    pub fn padded_tile_layout(
+        size: LocalElementSize,
+        block_size: TileElementSize,
+        align: SizeType,
+    ) -> LayoutInfo {
+        let ld = block_size.rows().max(1);
+        let slot = (ld * block_size.cols())
+            .max(1)
+            .next_multiple_of(align.max(1));
+        let tiles_per_col = size.rows().div_ceil(block_size.rows().max(1));
+        LayoutInfo {
+            size,
+            block_size,
+            ld_tile: ld,
+            tile_offset_row: slot,
+            tile_offset_col: slot * tiles_per_col,
+        }
+    }
+
     pub fn size(&self) -> LocalElementSize {
         self.size
     }

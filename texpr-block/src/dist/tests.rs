@@ -119,6 +119,28 @@ fn tile_layout_offsets() {
 }
 
 #[test]
+fn padded_tile_layout_starts_every_tile_at_a_multiple_of_the_alignment() {
+    let (size, block) = (LocalElementSize::new(5, 7), TileElementSize::new(2, 3));
+    let l = LayoutInfo::padded_tile_layout(size, block, 64);
+    assert_eq!(
+        (l.ld_tile(), l.tile_offset_row(), l.tile_offset_col()),
+        (2, 64, 192)
+    );
+    for j in 0..3 {
+        for i in 0..3 {
+            assert_eq!(l.tile_offset(LocalTileIndex::new(i, j)) % 64, 0);
+        }
+    }
+    // the last tile (1x1) starts at 2*64 + 2*192 and takes one element
+    assert_eq!(l.min_mem_size(), 2 * 64 + 2 * 192 + 1);
+    // an alignment the tile already meets pads nothing
+    assert_eq!(
+        LayoutInfo::padded_tile_layout(size, block, 2),
+        LayoutInfo::tile_layout(size, block)
+    );
+}
+
+#[test]
 fn col_major_layout_offsets() {
     let l = LayoutInfo::col_major(LocalElementSize::new(5, 7), TileElementSize::new(2, 3), 6);
     assert_eq!(

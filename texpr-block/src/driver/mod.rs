@@ -333,6 +333,7 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig, runs: Scheduler) -> St
             if pl.over_budget { " (over budget)" } else { "" }
         );
     }
+    out.push_str(&holdings_text(g, cfg.n_ranks()));
     for s in &plan.steps {
         let what = match g.kind(s.node) {
             crate::graph::NodeKind::BlockShard {
@@ -372,6 +373,27 @@ pub fn plan_text(g: &Graph, plan: &Plan, cfg: GridConfig, runs: Scheduler) -> St
             _ => format!("copy n{}", s.node.0),
         };
         let _ = writeln!(out, "  {} {what} [{}, {})", s.rank, s.start, s.end);
+    }
+    out
+}
+
+/// What each rank holds: each matrix it holds tiles of, one allocation
+/// (the padded local tile layout), then its panels and partials.
+fn holdings_text(g: &Graph, n_ranks: usize) -> String {
+    let mem = crate::graph::memory::Memory::new(g, &crate::graph::tasks::tasks(g), n_ranks);
+    let mut out = String::new();
+    for r in 0..n_ranks {
+        let (matrices, own) = mem.holdings(r);
+        let list: Vec<String> = matrices
+            .iter()
+            .map(|(reg, bytes)| format!("#{} {bytes} B", reg.0))
+            .collect();
+        let _ = writeln!(
+            out,
+            "memory r{r}: {} matrices, one buffer each ({}), and {own} panels and partials",
+            matrices.len(),
+            list.join(", ")
+        );
     }
     out
 }

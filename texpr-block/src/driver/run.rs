@@ -114,6 +114,19 @@ pub fn report(
             job.plan.peak[r],
         );
     }
+    let mem = crate::graph::memory::Memory::new(job.g, &job.tasks, job.n_ranks());
+    let held: Vec<(Vec<_>, usize)> = (0..s.len()).map(|r| mem.holdings(r)).collect();
+    let _ = writeln!(
+        out,
+        "matrices held per rank, one device buffer each (tiles in {} B slots): {:?} (plan {:?}); device buffers with panels and partials: {:?} (plan {:?})",
+        crate::graph::slots::SLOT_ALIGN_BYTES,
+        s.iter().map(|r| r.matrices).collect::<Vec<_>>(),
+        held.iter().map(|(m, _)| m.len() as u64).collect::<Vec<_>>(),
+        s.iter().map(|r| r.buffers).collect::<Vec<_>>(),
+        held.iter()
+            .map(|(m, own)| (m.len() + own) as u64)
+            .collect::<Vec<_>>(),
+    );
     let scratch: Vec<u64> = s.iter().map(|r| r.scratch).collect();
     let _ = writeln!(
         out,

@@ -101,7 +101,7 @@ impl Message {
 }
 
 /// Words of a rank's counters message.
-pub const COUNTER_WORDS: usize = 20;
+pub const COUNTER_WORDS: usize = 24;
 
 /// Every message of a run, in the order ranks post them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! of another rank arrives as a message and is written from the host. No
 //! tile of this rank ever goes through the host.
 
-use super::device::BufId;
+use super::device::Slice;
 use super::outbox::{RankError, values_of};
 use super::rank::Rank;
 use crate::air::{Dims, Reg};
@@ -18,7 +18,7 @@ use crate::stage::kernel::panel as panel_of;
 /// Where a tile goes in a panel: element offsets and the panel's row count.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
-    buf: BufId,
+    buf: Slice,
     row: usize,
     col: usize,
     panel_rows: usize,
@@ -77,26 +77,31 @@ impl Rank<'_, '_> {
         self.write_tile(&values, slot)
     }
 
-    fn copy_tile(&mut self, src: BufId, slot: Slot) -> Result<(), RankError> {
+    fn copy_tile(&mut self, src: Slice, slot: Slot) -> Result<(), RankError> {
         let rows = slot.dims.rows as usize;
         if slot.contiguous() {
             let len = slot.dims.len() as usize;
-            return Ok(self.dev.copy((src, 0), (slot.buf, slot.at(0)), len)?);
+            return Ok(self
+                .dev
+                .copy(src.sub(0, len), slot.buf.sub(slot.at(0), len))?);
         }
         for b in 0..slot.dims.cols as usize {
             self.dev
-                .copy((src, b * rows), (slot.buf, slot.at(b)), rows)?;
+                .copy(src.sub(b * rows, rows), slot.buf.sub(slot.at(b), rows))?;
         }
         Ok(())
     }
 
     fn write_tile(&mut self, values: &[f32], slot: Slot) -> Result<(), RankError> {
         if slot.contiguous() {
-            return Ok(self.dev.write(slot.buf, slot.at(0), values)?);
+            return Ok(self
+                .dev
+                .write(slot.buf.sub(slot.at(0), values.len()), values)?);
         }
         let rows = slot.dims.rows as usize;
+        let rest = slot.buf.sub(slot.at(0), slot.buf.len - slot.at(0));
         Ok(self
             .dev
-            .write_columns(slot.buf, (slot.at(0), slot.panel_rows), rows, values)?)
+            .write_columns(rest, slot.panel_rows, rows, values)?)
     }
 }

@@ -12,7 +12,7 @@
 //!    plan's memory model does, and never holds more than the budget;
 //! 4. reads its tiles of the result into its [`LocalPart`].
 
-use super::device::{BufId, TileDevice};
+use super::device::{BufId, Slice, TileDevice};
 use super::job::Job;
 use super::local_part::LocalPart;
 use super::outbox::{Outbox, RankError, values_of, words_of};
@@ -22,7 +22,7 @@ use super::transport::Transport;
 use crate::air::Reg;
 use crate::codes;
 use crate::dist::{GlobalTileIndex, TileElementSize};
-use crate::graph::memory::Memory;
+use crate::graph::memory::{AllocId, Holder, Memory, Place};
 use crate::graph::node::Work;
 use crate::graph::{NodeId, NodeKind};
 use crate::stage::{BlockBody, BlockMatrixStage, BlockTask};
@@ -44,8 +44,9 @@ pub(super) struct Rank<'r, 'a> {
     pub dev: &'r mut dyn TileDevice,
     pub tr: &'r mut dyn Transport,
     pub outbox: Outbox,
-    /// The device buffer of each chunk or copy this rank holds.
-    bufs: BTreeMap<NodeId, (BufId, u64)>,
+    /// The device buffer (and its bytes) of each allocation this rank
+    /// holds: a matrix's tiles, a panel or a partial.
+    allocs: BTreeMap<AllocId, (BufId, u64)>,
     mem: Memory,
     held: u64,
     pub stats: RankStats,
@@ -112,7 +113,7 @@ pub fn run_rank(
             .with_watchdog(job.watchdog),
         dev,
         tr,
-        bufs: BTreeMap::new(),
+        allocs: BTreeMap::new(),
         mem: Memory::new(job.g, &job.tasks, job.n_ranks()),
         held: 0,
         stats: RankStats::default(),
@@ -132,39 +133,71 @@ pub fn run_rank(
 }
 
 impl Rank<'_, '_> {
-    /// Allocates the buffer of `node` (a chunk or copy), within the budget.
-    pub fn alloc(&mut self, node: NodeId, len: usize) -> Result<BufId, RankError> {
-        let bytes = len as u64 * 4;
-        let scratch = self.dev.scratch_bytes();
-        if self.held + bytes + scratch > self.job.budget {
-            return Err(RankError::Own(Diagnostic::error(
-                codes::OUT_OF_MEMORY,
-                format!(
-                    "its tiles and panels would need {} B and its kernels {scratch} B, over the budget of {} B",
-                    self.held + bytes,
-                    self.job.budget
-                ),
+    /// The range of `node` (a chunk, copy or partial of `len` elements),
+    /// allocating its allocation (its matrix's, on the first chunk of it
+    /// here) within the budget.
+    pub fn alloc(&mut self, node: NodeId, len: usize) -> Result<Slice, RankError> {
+        let place = self.place_of(node)?;
+        if place.len != len {
+            return Err(self.bug(format!(
+                "node n{} of {len} elements has a slot of {}",
+                node.0, place.len
             )));
         }
-        let b = self.dev.alloc(len)?;
-        self.held += bytes;
-        self.stats.peak = self.stats.peak.max(self.held);
-        self.bufs.insert(node, (b, bytes));
-        Ok(b)
+        if !self.allocs.contains_key(&place.alloc) {
+            let total = self.mem.alloc_len(place.alloc);
+            let bytes = total as u64 * 4;
+            let scratch = self.dev.scratch_bytes();
+            if self.held + bytes + scratch > self.job.budget {
+                return Err(RankError::Own(Diagnostic::error(
+                    codes::OUT_OF_MEMORY,
+                    format!(
+                        "its tiles and panels would need {} B and its kernels {scratch} B, over the budget of {} B",
+                        self.held + bytes,
+                        self.job.budget
+                    ),
+                )));
+            }
+            let b = self.dev.alloc(total)?;
+            self.held += bytes;
+            self.stats.peak = self.stats.peak.max(self.held);
+            if matches!(self.mem.holder(place.alloc), Holder::Matrix(_)) {
+                self.stats.matrices += 1;
+            }
+            self.allocs.insert(place.alloc, (b, bytes));
+        }
+        self.buf(node)
     }
 
-    /// The buffer of a chunk or copy this rank holds.
-    pub fn buf(&self, node: NodeId) -> Result<BufId, RankError> {
-        self.bufs.get(&node).map(|&(b, _)| b).ok_or_else(|| {
-            RankError::Own(Diagnostic::error(
-                codes::KERNEL_RUN,
-                format!("rank {} does not hold node n{}", self.me, node.0),
-            ))
+    /// The range of a chunk, copy or partial this rank holds.
+    pub fn buf(&self, node: NodeId) -> Result<Slice, RankError> {
+        let place = self.place_of(node)?;
+        let &(buf, _) = self
+            .allocs
+            .get(&place.alloc)
+            .ok_or_else(|| self.bug(format!("rank {} does not hold node n{}", self.me, node.0)))?;
+        Ok(Slice {
+            buf,
+            offset: place.offset,
+            len: place.len,
         })
     }
 
-    fn free(&mut self, node: NodeId) {
-        if let Some((b, bytes)) = self.bufs.remove(&node) {
+    fn place_of(&self, node: NodeId) -> Result<Place, RankError> {
+        self.mem
+            .place(node)
+            .ok_or_else(|| self.bug(format!("node n{} has no place in memory", node.0)))
+    }
+
+    fn bug(&self, what: String) -> RankError {
+        RankError::Own(Diagnostic::error(
+            codes::KERNEL_RUN,
+            format!("{what} (a bug of this layer)"),
+        ))
+    }
+
+    fn free(&mut self, a: AllocId) {
+        if let Some((b, bytes)) = self.allocs.remove(&a) {
             self.dev.free(b);
             self.held -= bytes;
         }
@@ -211,8 +244,8 @@ impl Rank<'_, '_> {
                 }
                 .map_err(|d| self.input_error(r, d))?;
                 if kept {
-                    let b = self.alloc(chunk, data.len())?;
-                    self.dev.write(b, 0, &data)?;
+                    let slot = self.alloc(chunk, data.len())?;
+                    self.dev.write(slot, &data)?;
                 }
                 if let Some(id) = message {
                     self.outbox.send_words(id, words_of(&data));
@@ -259,8 +292,8 @@ impl Rank<'_, '_> {
             let read = self.dev.start_read(self.buf(made)?)?;
             self.outbox.send_read(id, read);
         }
-        for n in self.mem.start(k) {
-            self.free(n);
+        for a in self.mem.start(k) {
+            self.free(a);
         }
         self.dev.flush()?;
         self.outbox.pump(&job.comm, self.dev, self.tr)
@@ -350,7 +383,7 @@ impl Rank<'_, '_> {
 
     /// The buffer of the Partial task `node` reads: the reduction's partial
     /// or the factorization's tile version before it.
-    fn partial_before(&self, node: NodeId) -> Result<BufId, RankError> {
+    fn partial_before(&self, node: NodeId) -> Result<Slice, RankError> {
         let job = self.job;
         let before = job.preds[node.0 as usize]
             .iter()
@@ -369,19 +402,19 @@ impl Rank<'_, '_> {
         match job.comm.reduce_of(node) {
             Some(id) => {
                 let words = self.receive(id)?;
-                self.dev.write(out, 0, &values_of(&words))?;
+                self.dev.write(out, &values_of(&words))?;
             }
             None => {
                 let part = job.preds[node.0 as usize][0];
                 let src = self.buf(part)?;
-                self.dev.copy((src, 0), (out, 0), len)?;
+                self.dev.copy(src, out)?;
             }
         }
         Ok(())
     }
 
-    /// The buffer a panel is read from on this rank: its copy here, else the chunk.
-    fn panel_buf(&self, pn: &crate::stage::Panel) -> Result<BufId, RankError> {
+    /// The range a panel is read from on this rank: its copy here, else the chunk's slot.
+    fn panel_buf(&self, pn: &crate::stage::Panel) -> Result<Slice, RankError> {
         let job = self.job;
         let panel = crate::graph::PanelRef {
             reg: pn.src,
@@ -395,14 +428,17 @@ impl Rank<'_, '_> {
         self.buf(node)
     }
 
-    /// Reads this rank's tiles of the result into its local part.
+    /// Reads this rank's tiles of the result into its local part: one read
+    /// per buffer they live in (the returned matrix's allocation; a copy
+    /// here of a tile a returned view reads from another rank), covering
+    /// its tiles' slots.
     fn result(&mut self) -> Result<LocalPart, RankError> {
         let job = self.job;
         let ret = job.p.ret;
         let d = job.distribution(ret)?;
         let at = job.position(self.me);
         let mut part = LocalPart::new(&d, at);
-        let mut reads = Vec::new();
+        let mut tiles = Vec::new();
         for tile in job.owned_tiles(ret, self.me)? {
             // A returned view: the tile it views (here, or copied here), read through its map.
             let pn = crate::stage::kernel::panel(
@@ -412,15 +448,37 @@ impl Rank<'_, '_> {
                 (tile.0, tile.0 + 1),
                 (tile.1, tile.1 + 1),
             );
-            let b = self.panel_buf(&pn)?;
-            reads.push((tile, pn, self.dev.start_read(b)?));
+            let slice = self.panel_buf(&pn)?;
+            tiles.push((tile, pn, slice));
         }
-        for (tile, pn, read) in reads {
-            let values = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
+        let mut spans: BTreeMap<BufId, (usize, usize)> = BTreeMap::new();
+        for (_, _, s) in &tiles {
+            let span = spans.entry(s.buf).or_insert((s.offset, s.offset + s.len));
+            *span = (span.0.min(s.offset), span.1.max(s.offset + s.len));
+        }
+        let mut reads = Vec::new();
+        for (&buf, &(lo, hi)) in &spans {
+            let whole = Slice {
+                buf,
+                offset: lo,
+                len: hi - lo,
+            };
+            reads.push((buf, lo, self.dev.start_read(whole)?));
+        }
+        let mut read = BTreeMap::new();
+        for (buf, lo, r) in reads {
+            read.insert(
+                buf,
+                (lo, self.outbox.read(&job.comm, r, self.dev, self.tr)?),
+            );
+        }
+        for (tile, pn, s) in tiles {
+            let (lo, data) = &read[&s.buf];
+            let values = &data[s.offset - lo..s.offset - lo + s.len];
             let values = if pn.map.is_identity() {
-                values
+                values.to_vec()
             } else {
-                pn.map.apply(pn.seen(), &values)
+                pn.map.apply(pn.seen(), values)
             };
             let g = GlobalTileIndex::new(tile.0 as usize, tile.1 as usize);
             let local = d.local_tile_index(g, at).expect("this rank owns the tile");
@@ -429,6 +487,7 @@ impl Rank<'_, '_> {
             part.put_tile(local, size, &values);
         }
         self.stats.scratch = self.dev.scratch_bytes();
+        self.stats.buffers = self.dev.allocations();
         Ok(part)
     }
 

@@ -22,10 +22,14 @@ pub struct RankStats {
     pub compile_ns: u64,
     /// Wall time of the rank's run, from loading its inputs to its result.
     pub run_ns: u64,
+    /// Matrices whose tiles it held, each in one device allocation.
+    pub matrices: u64,
+    /// Buffers its device allocated: one per matrix, panel and partial.
+    pub buffers: u64,
 }
 
 impl RankStats {
-    fn fields(&self) -> [u64; 10] {
+    fn fields(&self) -> [u64; 12] {
         [
             self.shards,
             self.copies,
@@ -37,6 +41,8 @@ impl RankStats {
             self.scratch,
             self.compile_ns,
             self.run_ns,
+            self.matrices,
+            self.buffers,
         ]
     }
 
@@ -64,6 +70,8 @@ impl RankStats {
             scratch: f(7),
             compile_ns: f(8),
             run_ns: f(9),
+            matrices: f(10),
+            buffers: f(11),
         }
     }
 }

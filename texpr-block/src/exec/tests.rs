@@ -268,27 +268,20 @@ impl device::TileDevice for Sleepy<'_> {
     fn free(&mut self, b: device::BufId) {
         self.inner.free(b)
     }
-    fn write(
-        &mut self,
-        b: device::BufId,
-        o: usize,
-        d: &[f32],
-    ) -> Result<(), texpr_syntax::Diagnostic> {
-        self.inner.write(b, o, d)
+    fn allocations(&self) -> u64 {
+        self.inner.allocations()
     }
-    fn copy(
-        &mut self,
-        s: (device::BufId, usize),
-        d: (device::BufId, usize),
-        n: usize,
-    ) -> Result<(), texpr_syntax::Diagnostic> {
-        self.inner.copy(s, d, n)
+    fn write(&mut self, b: device::Slice, d: &[f32]) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.write(b, d)
+    }
+    fn copy(&mut self, s: device::Slice, d: device::Slice) -> Result<(), texpr_syntax::Diagnostic> {
+        self.inner.copy(s, d)
     }
     fn run(
         &mut self,
         k: device::KernelId,
-        i: &[device::BufId],
-        o: device::BufId,
+        i: &[device::Slice],
+        o: device::Slice,
     ) -> Result<(), texpr_syntax::Diagnostic> {
         if let Some(p) = self.pause.take() {
             std::thread::sleep(p);
@@ -298,7 +291,7 @@ impl device::TileDevice for Sleepy<'_> {
     fn flush(&mut self) -> Result<(), texpr_syntax::Diagnostic> {
         self.inner.flush()
     }
-    fn start_read(&mut self, b: device::BufId) -> Result<device::ReadId, texpr_syntax::Diagnostic> {
+    fn start_read(&mut self, b: device::Slice) -> Result<device::ReadId, texpr_syntax::Diagnostic> {
         self.inner.start_read(b)
     }
     fn try_read(
@@ -399,3 +392,5 @@ fn partials_travel_by_mpi_reduce_where_the_order_cannot_matter() {
         }
     }
 }
+
+mod alloc;

@@ -89,7 +89,10 @@ pub fn build(p: &Program, cfg: GridConfig) -> Result<Graph, Diagnostic> {
     let mut b = Builder {
         p,
         cfg,
-        g: Graph::default(),
+        g: Graph {
+            placement: Some((cfg.grid, cfg.source)),
+            ..Graph::default()
+        },
         tensors: BTreeMap::new(),
         chunks: BTreeMap::new(),
         views: BTreeMap::new(),

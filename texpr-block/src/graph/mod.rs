@@ -6,6 +6,7 @@ pub mod memory;
 pub mod node;
 pub mod prune;
 pub mod schedule;
+pub mod slots;
 pub mod tasks;
 
 #[cfg(test)]

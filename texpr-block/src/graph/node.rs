@@ -1,7 +1,7 @@
 //! Nodes and edges of the block graph.
 
 use crate::air::{Agg, BlockTy, Reg, SumAxis};
-use crate::dist::CommunicatorRank;
+use crate::dist::{CommunicatorRank, GridSize, RankIndex2D};
 
 /// Index into [`Graph::nodes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -184,6 +184,10 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Sorted and free of duplicates.
     pub edges: Vec<(NodeId, NodeId)>,
+    /// The grid the chunks are distributed over and its source rank (what
+    /// each rank's local layouts follow, `graph/slots.rs`); `None` for a
+    /// graph made by hand, whose chunks are then each their own allocation.
+    pub placement: Option<(GridSize, RankIndex2D)>,
 }
 
 impl Graph {

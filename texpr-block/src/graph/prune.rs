@@ -17,7 +17,10 @@ pub fn prune(g: &Graph) -> Graph {
         stack.extend(preds[n.0 as usize].iter().copied());
     }
     let mut map = vec![None; g.nodes.len()];
-    let mut out = Graph::default();
+    let mut out = Graph {
+        placement: g.placement,
+        ..Graph::default()
+    };
     for n in g.ids().filter(|n| live[n.0 as usize]) {
         map[n.0 as usize] = Some(out.add(g.kind(n).clone()));
     }

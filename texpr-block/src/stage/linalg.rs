@@ -248,7 +248,10 @@ fn block_width(n: u64) -> u64 {
     if n <= 32 {
         n
     } else {
-        [32, 16, 8, 4, 2, 1].into_iter().find(|w| n % w == 0).unwrap_or(1)
+        [32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .find(|w| n % w == 0)
+            .unwrap_or(1)
     }
 }
 

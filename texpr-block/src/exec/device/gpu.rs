@@ -1,5 +1,12 @@
 //! A GPU as a device: tiles in resident device buffers, work recorded and submitted without waiting.
 //!
+//! A buffer is a matrix's allocation on the rank (its tiles in slots at
+//! multiples of 256 B), a panel or a partial; a kernel binds ranges of them
+//! (wgpu's `BufferBinding { offset, size }`). A kernel whose output range
+//! shares a buffer with one of its inputs (WebGPU forbids binding a buffer
+//! writable and readable in one dispatch), and a copy within one buffer,
+//! go through a temporary buffer.
+//!
 //! Each distinct body is compiled once for the GPU's limits and prepared
 //! (pipelines made); its scratch buffers (globals, partial sums) are made once
 //! and reused by every run of it, which the queue's order makes safe. Copies
@@ -8,11 +15,15 @@
 //!
 //! [`flush`]: TileDevice::flush
 
-use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, device_error};
+use super::{
+    BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
+};
 use crate::codes;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
-use texpr_runtime::{Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule};
+use texpr_runtime::{
+    BufferRange, Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule,
+};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::ElemTy;
 
@@ -35,6 +46,8 @@ pub struct GpuDevice<'g> {
     scratch: u64,
     /// Where a tile is written before it is copied into a panel column by column.
     staging: Option<DeviceBuffer>,
+    /// Buffers made by `alloc`.
+    made: u64,
 }
 
 impl std::fmt::Debug for GpuDevice<'_> {
@@ -59,6 +72,7 @@ impl<'g> GpuDevice<'g> {
             reads: Vec::new(),
             scratch: 0,
             staging: None,
+            made: 0,
         }
     }
 
@@ -67,6 +81,17 @@ impl<'g> GpuDevice<'g> {
             .get(b.0)
             .and_then(Option::as_ref)
             .ok_or_else(|| device_error("a buffer", format!("b{} is not allocated", b.0)))
+    }
+
+    /// The range of its buffer slice `s` is.
+    fn range(&self, s: Slice) -> Result<BufferRange<'_>, Diagnostic> {
+        let buffer = self.buf(s.buf)?;
+        within(s, buffer.len() as usize, "a range")?;
+        Ok(BufferRange {
+            buffer,
+            offset: s.offset as u64,
+            len: s.len as u64,
+        })
     }
 
     fn make_buffer(&self, len: usize) -> Result<DeviceBuffer, Diagnostic> {
@@ -162,6 +187,7 @@ impl TileDevice for GpuDevice<'_> {
     fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic> {
         let b = self.make_buffer(len)?;
         self.bufs.push(Some(b));
+        self.made += 1;
         Ok(BufId(self.bufs.len() - 1))
     }
 
@@ -171,9 +197,20 @@ impl TileDevice for GpuDevice<'_> {
         }
     }
 
-    fn write(&mut self, b: BufId, offset: usize, data: &[f32]) -> Result<(), Diagnostic> {
+    fn allocations(&self) -> u64 {
+        self.made
+    }
+
+    fn write(&mut self, dst: Slice, data: &[f32]) -> Result<(), Diagnostic> {
+        if data.len() != dst.len {
+            return Err(device_error(
+                "a write",
+                format!("{} values into a range of {}", data.len(), dst.len),
+            ));
+        }
+        let r = self.range(dst)?;
         self.gpu
-            .write_buffer(self.buf(b)?, offset as u64, &HostBuffer::from_f32(data))
+            .write_buffer(r.buffer, r.offset, &HostBuffer::from_f32(data))
             .map_err(|e| gpu_error("a write to the GPU", e))
     }
 
@@ -182,8 +219,8 @@ impl TileDevice for GpuDevice<'_> {
     /// buffer lands after these copies.
     fn write_columns(
         &mut self,
-        b: BufId,
-        (offset, ld): (usize, usize),
+        dst: Slice,
+        ld: usize,
         rows: usize,
         data: &[f32],
     ) -> Result<(), Diagnostic> {
@@ -192,39 +229,50 @@ impl TileDevice for GpuDevice<'_> {
         self.gpu
             .write_buffer(staging, 0, &HostBuffer::from_f32(data))
             .map_err(|e| gpu_error("a write to the GPU", e))?;
-        self.buf(b)?;
         let mut commands = self.commands.take().unwrap_or_else(|| self.gpu.commands());
-        let dst = self.buf(b)?;
         for k in 0..data.len() / rows.max(1) {
-            let (from, to) = ((k * rows) as u64, (offset + k * ld) as u64);
+            let to = self.range(dst.sub(k * ld, rows))?;
             commands
-                .copy(staging, from, dst, to, rows as u64)
+                .copy(
+                    staging,
+                    (k * rows) as u64,
+                    to.buffer,
+                    to.offset,
+                    rows as u64,
+                )
                 .map_err(|e| gpu_error("a copy on the GPU", e))?;
         }
         commands.submit().map_err(|e| gpu_error("a submit", e))
     }
 
-    fn copy(
-        &mut self,
-        (src, so): (BufId, usize),
-        (dst, d_o): (BufId, usize),
-        len: usize,
-    ) -> Result<(), Diagnostic> {
+    fn copy(&mut self, src: Slice, dst: Slice) -> Result<(), Diagnostic> {
+        if src.len != dst.len {
+            return Err(device_error(
+                "a copy",
+                format!("{} elements into a range of {}", src.len, dst.len),
+            ));
+        }
         let mut commands = self.commands.take().unwrap_or_else(|| self.gpu.commands());
-        let done = commands.copy(
-            self.buf(src)?,
-            so as u64,
-            self.buf(dst)?,
-            d_o as u64,
-            len as u64,
-        );
+        let done = self.record_copy(&mut commands, src, dst);
         self.commands = Some(commands);
-        done.map_err(|e| gpu_error("a copy on the GPU", e))
+        done
     }
 
-    fn run(&mut self, k: KernelId, inputs: &[BufId], out: BufId) -> Result<(), Diagnostic> {
+    fn run(&mut self, k: KernelId, inputs: &[Slice], out: Slice) -> Result<(), Diagnostic> {
         let mut commands = self.commands.take().unwrap_or_else(|| self.gpu.commands());
-        let done = self.record_run(&mut commands, k, inputs, out);
+        let done = if inputs.iter().any(|i| i.buf == out.buf) {
+            // Written through a temporary buffer, then copied into place.
+            self.make_buffer(out.len).and_then(|tmp| {
+                self.record_run(&mut commands, k, inputs, BufferRange::whole(&tmp))?;
+                let to = self.range(out)?;
+                commands
+                    .copy(&tmp, 0, to.buffer, to.offset, to.len)
+                    .map_err(|e| gpu_error("a copy on the GPU", e))
+            })
+        } else {
+            self.range(out)
+                .and_then(|to| self.record_run(&mut commands, k, inputs, to))
+        };
         self.commands = Some(commands);
         done
     }
@@ -236,11 +284,11 @@ impl TileDevice for GpuDevice<'_> {
         }
     }
 
-    fn start_read(&mut self, b: BufId) -> Result<ReadId, Diagnostic> {
+    fn start_read(&mut self, src: Slice) -> Result<ReadId, Diagnostic> {
         self.flush()?;
         let read = self
             .gpu
-            .start_read(self.buf(b)?)
+            .start_read_range(self.range(src)?)
             .map_err(|e| gpu_error("a read from the GPU", e))?;
         self.reads.push(Some(read));
         Ok(ReadId(self.reads.len() - 1))
@@ -262,30 +310,52 @@ impl TileDevice for GpuDevice<'_> {
 }
 
 impl GpuDevice<'_> {
-    /// Records body `k` on its inputs, output and scratch buffers, in the module's buffer order.
+    /// Records body `k` on its input ranges, output range and scratch
+    /// buffers, in the module's buffer order.
     fn record_run(
         &self,
         commands: &mut Commands<'_>,
         k: KernelId,
-        inputs: &[BufId],
-        out: BufId,
+        inputs: &[Slice],
+        out: BufferRange<'_>,
     ) -> Result<(), Diagnostic> {
         let body = &self.bodies[k.0];
-        let mut bound: Vec<&DeviceBuffer> = Vec::new();
+        let mut bound: Vec<BufferRange<'_>> = Vec::new();
         for (at, plan) in body.prepared.buffers().iter().enumerate() {
             let b = match plan.role {
                 BufferRole::Input(i) => {
-                    self.buf(*inputs.get(i as usize).ok_or_else(|| {
+                    self.range(*inputs.get(i as usize).ok_or_else(|| {
                         device_error("a block body", format!("has no input {i}"))
                     })?)?
                 }
-                BufferRole::Output(_) => self.buf(out)?,
-                _ => &body.scratch[&at],
+                BufferRole::Output(_) => out,
+                _ => BufferRange::whole(&body.scratch[&at]),
             };
             bound.push(b);
         }
         commands
-            .dispatch(&body.prepared, &bound)
+            .dispatch_ranges(&body.prepared, &bound)
             .map_err(|e| gpu_error("a block body on the GPU", e))
+    }
+
+    /// Records a copy of `src` into `dst` (through a temporary buffer when
+    /// both are ranges of one buffer, which WebGPU does not copy within).
+    fn record_copy(
+        &self,
+        commands: &mut Commands<'_>,
+        src: Slice,
+        dst: Slice,
+    ) -> Result<(), Diagnostic> {
+        let (from, to) = (self.range(src)?, self.range(dst)?);
+        let copy = |c: &mut Commands<'_>, a: &DeviceBuffer, ao, b: &DeviceBuffer, bo| {
+            c.copy(a, ao, b, bo, from.len)
+                .map_err(|e| gpu_error("a copy on the GPU", e))
+        };
+        if src.buf != dst.buf {
+            return copy(commands, from.buffer, from.offset, to.buffer, to.offset);
+        }
+        let tmp = self.make_buffer(src.len)?;
+        copy(commands, from.buffer, from.offset, &tmp, 0)?;
+        copy(commands, &tmp, 0, to.buffer, to.offset)
     }
 }

@@ -1,10 +1,15 @@
 //! The interpreter as a device: buffers in host memory, bodies run by the reference interpreter.
 //!
+//! A buffer is one host vector (a matrix's allocation on the rank holds its
+//! tiles in slots); kernels read and write ranges of them.
+//!
 //! Each distinct body is compiled once with the optimizer (for the built-in
 //! portable target, `wgpu-default`) and its scheduled program is what the interpreter runs,
 //! so the optimized body, not the source, is what produces the tiles.
 
-use super::{BufId, KernelId, ReadId, SchedulePicker, TileDevice, compile_body, device_error};
+use super::{
+    BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
+};
 use std::collections::BTreeMap;
 use texpr::Target;
 use texpr_interp::Value;
@@ -17,6 +22,7 @@ pub struct InterpDevice<'s> {
     kernels: Vec<ir::Program>,
     by_source: BTreeMap<String, KernelId>,
     reads: Vec<Option<Vec<f32>>>,
+    made: u64,
 }
 
 impl std::fmt::Debug for InterpDevice<'_> {
@@ -36,21 +42,29 @@ impl<'s> InterpDevice<'s> {
             kernels: Vec::new(),
             by_source: BTreeMap::new(),
             reads: Vec::new(),
+            made: 0,
         }
     }
 
-    fn buf(&self, b: BufId) -> Result<&Vec<f32>, Diagnostic> {
-        self.bufs
-            .get(b.0)
+    /// The values of slice `s`.
+    fn slice(&self, s: Slice) -> Result<&[f32], Diagnostic> {
+        let buf = self
+            .bufs
+            .get(s.buf.0)
             .and_then(Option::as_ref)
-            .ok_or_else(|| device_error("a buffer", format!("b{} is not allocated", b.0)))
+            .ok_or_else(|| device_error("a buffer", format!("b{} is not allocated", s.buf.0)))?;
+        within(s, buf.len(), "a range")?;
+        Ok(&buf[s.offset..s.offset + s.len])
     }
 
-    fn buf_mut(&mut self, b: BufId) -> Result<&mut Vec<f32>, Diagnostic> {
-        self.bufs
-            .get_mut(b.0)
+    fn slice_mut(&mut self, s: Slice) -> Result<&mut [f32], Diagnostic> {
+        let buf = self
+            .bufs
+            .get_mut(s.buf.0)
             .and_then(Option::as_mut)
-            .ok_or_else(|| device_error("a buffer", format!("b{} is not allocated", b.0)))
+            .ok_or_else(|| device_error("a buffer", format!("b{} is not allocated", s.buf.0)))?;
+        within(s, buf.len(), "a range")?;
+        Ok(&mut buf[s.offset..s.offset + s.len])
     }
 }
 
@@ -80,6 +94,7 @@ impl TileDevice for InterpDevice<'_> {
 
     fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic> {
         self.bufs.push(Some(vec![0.0; len]));
+        self.made += 1;
         Ok(BufId(self.bufs.len() - 1))
     }
 
@@ -89,33 +104,30 @@ impl TileDevice for InterpDevice<'_> {
         }
     }
 
-    fn write(&mut self, b: BufId, offset: usize, data: &[f32]) -> Result<(), Diagnostic> {
-        let buf = self.buf_mut(b)?;
-        let dst = buf
-            .get_mut(offset..offset + data.len())
-            .ok_or_else(|| device_error("a write", "out of bounds"))?;
-        dst.copy_from_slice(data);
+    fn allocations(&self) -> u64 {
+        self.made
+    }
+
+    fn write(&mut self, dst: Slice, data: &[f32]) -> Result<(), Diagnostic> {
+        if data.len() != dst.len {
+            return Err(device_error(
+                "a write",
+                format!("{} values into a range of {}", data.len(), dst.len),
+            ));
+        }
+        self.slice_mut(dst)?.copy_from_slice(data);
         Ok(())
     }
 
-    fn copy(
-        &mut self,
-        (src, so): (BufId, usize),
-        (dst, d_o): (BufId, usize),
-        len: usize,
-    ) -> Result<(), Diagnostic> {
-        let part = self
-            .buf(src)?
-            .get(so..so + len)
-            .ok_or_else(|| device_error("a copy", "out of bounds"))?
-            .to_vec();
-        self.write(dst, d_o, &part)
+    fn copy(&mut self, src: Slice, dst: Slice) -> Result<(), Diagnostic> {
+        let part = self.slice(src)?.to_vec();
+        self.write(dst, &part)
     }
 
-    fn run(&mut self, k: KernelId, inputs: &[BufId], out: BufId) -> Result<(), Diagnostic> {
+    fn run(&mut self, k: KernelId, inputs: &[Slice], out: Slice) -> Result<(), Diagnostic> {
         let values = inputs
             .iter()
-            .map(|&b| self.buf(b).map(|v| Value::f32(v.clone())))
+            .map(|&s| self.slice(s).map(|v| Value::f32(v.to_vec())))
             .collect::<Result<Vec<_>, _>>()?;
         let prog = &self.kernels[k.0];
         let result = texpr_interp::eval(prog, &values)
@@ -125,15 +137,15 @@ impl TileDevice for InterpDevice<'_> {
             .and_then(|v| v.as_f32())
             .ok_or_else(|| device_error("a block body", "gave no f32 output"))?
             .to_vec();
-        self.write(out, 0, &words)
+        self.write(out, &words)
     }
 
     fn flush(&mut self) -> Result<(), Diagnostic> {
         Ok(())
     }
 
-    fn start_read(&mut self, b: BufId) -> Result<ReadId, Diagnostic> {
-        let data = self.buf(b)?.clone();
+    fn start_read(&mut self, src: Slice) -> Result<ReadId, Diagnostic> {
+        let data = self.slice(src)?.to_vec();
         self.reads.push(Some(data));
         Ok(ReadId(self.reads.len() - 1))
     }

@@ -21,6 +21,36 @@ use texpr_syntax::{Diagnostic, ir};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct BufId(pub usize);
 
+/// A range of a device buffer: `len` elements from element `offset` (a
+/// tile's slot in its matrix's allocation, or a whole panel or partial).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Slice {
+    pub buf: BufId,
+    pub offset: usize,
+    pub len: usize,
+}
+
+impl Slice {
+    /// The whole buffer `buf` of `len` elements.
+    pub fn whole(buf: BufId, len: usize) -> Slice {
+        Slice {
+            buf,
+            offset: 0,
+            len,
+        }
+    }
+
+    /// `len` elements from element `at` of this slice.
+    pub fn sub(self, at: usize, len: usize) -> Slice {
+        debug_assert!(at + len <= self.len, "{at}+{len} within {}", self.len);
+        Slice {
+            buf: self.buf,
+            offset: self.offset + at,
+            len,
+        }
+    }
+}
+
 /// A compiled block body of a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct KernelId(pub usize);
@@ -52,40 +82,55 @@ pub trait TileDevice {
     fn reserve_staging(&mut self, _len: usize) -> Result<(), Diagnostic> {
         Ok(())
     }
-    /// A buffer of `len` `f32`s.
+    /// A buffer of `len` `f32`s (a matrix's allocation on the rank, a panel
+    /// or a partial). Its offsets a kernel binds at are multiples of
+    /// `graph::slots::SLOT_ALIGN_BYTES`.
     fn alloc(&mut self, len: usize) -> Result<BufId, Diagnostic>;
     fn free(&mut self, b: BufId);
-    /// Writes host values into `b` from element `offset` on.
-    fn write(&mut self, b: BufId, offset: usize, data: &[f32]) -> Result<(), Diagnostic>;
-    /// Writes `data`, columns of `rows` values, into `b` with column `k` at
-    /// `offset + k * ld` (a tile into a taller panel).
+    /// Buffers [`TileDevice::alloc`] has made so far (not kernels' scratch or staging).
+    fn allocations(&self) -> u64;
+    /// Writes host values into `dst` (`data.len()` is `dst.len`).
+    fn write(&mut self, dst: Slice, data: &[f32]) -> Result<(), Diagnostic>;
+    /// Writes `data`, columns of `rows` values, into `dst` with column `k` at
+    /// `k * ld` (a tile into a taller panel).
     fn write_columns(
         &mut self,
-        b: BufId,
-        (offset, ld): (usize, usize),
+        dst: Slice,
+        ld: usize,
         rows: usize,
         data: &[f32],
     ) -> Result<(), Diagnostic> {
         for (k, column) in data.chunks(rows.max(1)).enumerate() {
-            self.write(b, offset + k * ld, column)?;
+            self.write(dst.sub(k * ld, column.len()), column)?;
         }
         Ok(())
     }
-    /// Copies `len` elements between buffers.
-    fn copy(
-        &mut self,
-        src: (BufId, usize),
-        dst: (BufId, usize),
-        len: usize,
-    ) -> Result<(), Diagnostic>;
-    /// Runs compiled body `k` on input buffers (in the body's input order) into `out`.
-    fn run(&mut self, k: KernelId, inputs: &[BufId], out: BufId) -> Result<(), Diagnostic>;
+    /// Copies `src` into `dst` (of the same length; not the same buffer).
+    fn copy(&mut self, src: Slice, dst: Slice) -> Result<(), Diagnostic>;
+    /// Runs compiled body `k` on input ranges (in the body's input order) into `out`.
+    fn run(&mut self, k: KernelId, inputs: &[Slice], out: Slice) -> Result<(), Diagnostic>;
     /// Sends the work recorded so far to the device, without waiting.
     fn flush(&mut self) -> Result<(), Diagnostic>;
-    /// Starts reading `b` back (after the work recorded before).
-    fn start_read(&mut self, b: BufId) -> Result<ReadId, Diagnostic>;
+    /// Starts reading `src` back (after the work recorded before).
+    fn start_read(&mut self, src: Slice) -> Result<ReadId, Diagnostic>;
     /// The values of a read once the device has them; `None` while in flight.
     fn try_read(&mut self, r: ReadId) -> Result<Option<Vec<f32>>, Diagnostic>;
+}
+
+/// Fails unless `s` lies within a buffer of `len` elements.
+pub fn within(s: Slice, len: usize, what: &str) -> Result<(), Diagnostic> {
+    match s.offset.checked_add(s.len) {
+        Some(end) if end <= len => Ok(()),
+        _ => Err(device_error(
+            what,
+            format!(
+                "elements {}..{} of b{} (of {len}) are out of bounds",
+                s.offset,
+                s.offset.saturating_add(s.len),
+                s.buf.0
+            ),
+        )),
+    }
 }
 
 /// Checks a block body and compiles it with the optimizer for `target`,
