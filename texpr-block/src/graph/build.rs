@@ -177,30 +177,38 @@ impl Builder<'_> {
             let tile = (task.ctx.i, task.ctx.j);
             let rank = self.cfg.owner(&d, tile);
             let flops = flops(self.p, r, &task.value);
-            // Inputs first, so node ids follow the data flow.
-            let srcs: Vec<NodeId> = task
-                .value
-                .inputs
-                .iter()
-                .map(|pn| self.panel(pn, rank))
-                .collect();
-            let shard = self.g.add(NodeKind::BlockShard {
+            let kind = NodeKind::BlockShard {
                 op: r,
                 tile,
                 rank,
                 kernel: task.value.kernel.clone(),
                 flops,
                 work: Work::Block,
-            });
-            self.g.edge(op, shard);
-            for src in srcs {
-                self.g.edge(src, shard);
-            }
+            };
+            let shard = self.shard_reading(op, kind, &task.value.inputs, rank);
             let chunk = self.chunk(r, tile, &d);
             self.g.edge(shard, chunk);
             self.g.edge(chunk, tensor);
         }
         Ok(())
+    }
+
+    /// Adds shard `kind` of BlockOp `op`, reading `panels` on `rank` (the
+    /// panels' nodes made first, so node ids follow the data flow).
+    fn shard_reading(
+        &mut self,
+        op: NodeId,
+        kind: NodeKind,
+        panels: &[Panel],
+        rank: CommunicatorRank,
+    ) -> NodeId {
+        let srcs: Vec<NodeId> = panels.iter().map(|pn| self.panel(pn, rank)).collect();
+        let shard = self.g.add(kind);
+        self.g.edge(op, shard);
+        for src in srcs {
+            self.g.edge(src, shard);
+        }
+        shard
     }
 
     /// The node a shard on `rank` reads panel `pn` from: a chunk of its own

@@ -17,6 +17,7 @@
 
 use super::{
     BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
+    write_fits,
 };
 use crate::codes;
 use std::collections::BTreeMap;
@@ -202,12 +203,7 @@ impl TileDevice for GpuDevice<'_> {
     }
 
     fn write(&mut self, dst: Slice, data: &[f32]) -> Result<(), Diagnostic> {
-        if data.len() != dst.len {
-            return Err(device_error(
-                "a write",
-                format!("{} values into a range of {}", data.len(), dst.len),
-            ));
-        }
+        write_fits(dst, data)?;
         let r = self.range(dst)?;
         self.gpu
             .write_buffer(r.buffer, r.offset, &HostBuffer::from_f32(data))

@@ -9,6 +9,7 @@
 
 use super::{
     BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
+    write_fits,
 };
 use std::collections::BTreeMap;
 use texpr::Target;
@@ -109,12 +110,7 @@ impl TileDevice for InterpDevice<'_> {
     }
 
     fn write(&mut self, dst: Slice, data: &[f32]) -> Result<(), Diagnostic> {
-        if data.len() != dst.len {
-            return Err(device_error(
-                "a write",
-                format!("{} values into a range of {}", data.len(), dst.len),
-            ));
-        }
+        write_fits(dst, data)?;
         self.slice_mut(dst)?.copy_from_slice(data);
         Ok(())
     }

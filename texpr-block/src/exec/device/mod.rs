@@ -152,6 +152,17 @@ pub fn compile_body(
     })
 }
 
+/// Fails unless `data` fills range `dst` exactly (a write's precondition).
+pub fn write_fits(dst: Slice, data: &[f32]) -> Result<(), Diagnostic> {
+    if data.len() == dst.len {
+        return Ok(());
+    }
+    Err(device_error(
+        "a write",
+        format!("{} values into a range of {}", data.len(), dst.len),
+    ))
+}
+
 /// A device error as a diagnostic.
 pub fn device_error(what: &str, e: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(codes::KERNEL_RUN, format!("{what}: {e}"))

@@ -26,29 +26,20 @@ impl Builder<'_> {
         for task in linalg::tasks(self.p, r) {
             let rank = self.cfg.owner(&d, task.tile);
             let lb = linalg::body(self.p, r, task.tile, task.step);
-            let srcs: Vec<NodeId> = lb
-                .body
-                .inputs
-                .iter()
-                .map(|pn| self.panel(pn, rank))
-                .collect();
-            let shard = self.g.add(NodeKind::BlockShard {
+            let kind = NodeKind::BlockShard {
                 op: r,
                 tile: task.tile,
                 rank,
                 kernel: lb.body.kernel.clone(),
                 flops: lb.flops,
                 work: Work::Linalg(task.step),
-            });
-            self.g.edge(op, shard);
+            };
+            let shard = self.shard_reading(op, kind, &lb.body.inputs, rank);
             if lb.version {
                 let before = versions
                     .remove(&task.tile)
                     .expect("a version is made before it is read");
                 self.g.edge(before, shard);
-            }
-            for src in srcs {
-                self.g.edge(src, shard);
             }
             if task.step.is_final() {
                 let chunk = self.chunk(r, task.tile, &d);
