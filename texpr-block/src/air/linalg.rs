@@ -6,21 +6,29 @@
 //! triangular matrix and is tiled the same way along them; its columns are free.
 
 use super::ops::Op;
+use super::reg::Reg;
 use super::types::{BlockTy, ElemTy};
-use super::typing::TyEnv;
 use crate::codes;
 use texpr_syntax::{Diagnostic, Span};
 
-/// The type of a `cholesky` (its operand's) or a `solve_*` (its right-hand side's).
-pub fn ty(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
+/// The type of a `cholesky` (its operand's) or a `solve_*` (its right-hand
+/// side's), given each operand's type and name.
+pub fn ty(
+    op: &Op,
+    operand: &dyn Fn(Reg) -> (BlockTy, String),
+    span: Span,
+) -> Result<BlockTy, Diagnostic> {
     let err = |code, msg: String| Diagnostic::error(code, msg).with_primary(span, "in this op");
     let (tri, rhs) = match op {
         Op::Cholesky(a) => (*a, None),
         Op::Solve { tri, rhs, .. } => (*tri, Some(*rhs)),
         _ => unreachable!("a linear-algebra op"),
     };
-    let t = env.ty_of(tri);
-    let what = |r| format!("%{} ({})", env.name_of(r), env.ty_of(r));
+    let t = operand(tri).0;
+    let what = |r| {
+        let (ty, name) = operand(r);
+        format!("%{name} ({ty})")
+    };
     if t.shape.rows != t.shape.cols || t.tile.rows != t.tile.cols {
         return Err(err(
             codes::BAD_FACTOR,
@@ -43,7 +51,7 @@ pub fn ty(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnostic> {
         ));
     }
     let Some(b) = rhs else { return Ok(t) };
-    let bt = env.ty_of(b);
+    let bt = operand(b).0;
     if bt.shape.rows != t.shape.rows || bt.tile.rows != t.tile.rows {
         return Err(err(
             codes::SOLVE_SHAPE,

@@ -72,7 +72,9 @@ fn infer_plain(env: &dyn TyEnv, op: &Op, span: Span) -> Result<BlockTy, Diagnost
                 Dims::new(t.tile.rows.min(n), 1),
             ))
         }
-        Op::Cholesky(_) | Op::Solve { .. } => super::linalg::ty(env, op, span),
+        Op::Cholesky(_) | Op::Solve { .. } => {
+            super::linalg::ty(op, &|r| (env.ty_of(r), env.name_of(r)), span)
+        }
         Op::Input | Op::Random(_) | Op::Broadcast(_) | Op::Fused(_) => {
             unreachable!("handled by infer")
         }

@@ -164,8 +164,8 @@ fn eval_op(p: &Program, r: Reg, op: &Op, vals: &[Matrix]) -> Matrix {
             v(src).at(i + rows.start as usize, j + cols.start as usize)
         }),
         Op::Reduce(agg, axis, x) => reduce(v(x), *agg, *axis),
-        Op::Cholesky(x) => super::dense_linalg::cholesky(v(x)),
-        Op::Solve { tri, rhs, upper } => super::dense_linalg::solve(v(tri), v(rhs), *upper),
+        Op::Cholesky(x) => cholesky(v(x)),
+        Op::Solve { tri, rhs, upper } => solve(v(tri), v(rhs), *upper),
         Op::Reverse(flip, x) => Matrix::from_fn(m, n, |i, j| {
             let a = if flip.rows() { m - 1 - i } else { i };
             let b = if flip.cols() { n - 1 - j } else { j };
@@ -255,4 +255,54 @@ pub fn max_rel_diff(expected: &Matrix, actual: &Matrix) -> Option<f32> {
         }
     });
     Some(d.fold(0.0, f32::max))
+}
+
+// `cholesky` and `solve_*`: the textbook algorithms on whole matrices, in
+// `f32` (what a program means; `--check` holds a run to the interpreter's
+// bounds instead, `super::reference`).
+
+/// The lower Cholesky factor of `a` (left-looking), reading `a`'s lower
+/// triangle only; zero above the diagonal. A non-positive pivot gives NaN
+/// (the square root of a negative number), as on every device.
+pub fn cholesky(a: &Matrix) -> Matrix {
+    let n = a.rows;
+    let mut l = Matrix::zeros(n, n);
+    for k in 0..n {
+        let mut d = a.at(k, k);
+        for p in 0..k {
+            d -= l.at(k, p) * l.at(k, p);
+        }
+        let d = d.sqrt();
+        l.data[k + k * n] = d;
+        for i in k + 1..n {
+            let mut s = a.at(i, k);
+            for p in 0..k {
+                s -= l.at(i, p) * l.at(k, p);
+            }
+            l.data[i + k * n] = s / d;
+        }
+    }
+    l
+}
+
+/// `X` solving `T X = B` by substitution, reading `t` below (or, when
+/// `upper`, above) and on its diagonal.
+pub fn solve(t: &Matrix, b: &Matrix, upper: bool) -> Matrix {
+    let n = t.rows;
+    let mut x = Matrix::zeros(n, b.cols);
+    let rows: Vec<usize> = if upper {
+        (0..n).rev().collect()
+    } else {
+        (0..n).collect()
+    };
+    for c in 0..b.cols {
+        for (s, &i) in rows.iter().enumerate() {
+            let mut v = b.at(i, c);
+            for &p in &rows[..s] {
+                v -= t.at(i, p) * x.at(p, c);
+            }
+            x.data[i + c * n] = v / t.at(i, i);
+        }
+    }
+    x
 }

@@ -8,7 +8,6 @@
 
 pub mod comm;
 pub mod dense;
-mod dense_linalg;
 pub mod device;
 pub mod gather;
 pub mod job;
