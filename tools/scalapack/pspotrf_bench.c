@@ -239,13 +239,18 @@ int main(int argc, char **argv) {
         pspotrf_("L", &n, work, &one, &one, desc, &info);
         MPI_Barrier(MPI_COMM_WORLD);
         double t = MPI_Wtime() - t0;
-        int bad = info, any = 0;
+        int bad = info != 0, any = 0;
         MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (any != 0) {
-            char err[128];
-            snprintf(err, sizeof err, "pspotrf_ INFO = %d (the matrix is not positive definite?)",
-                     info != 0 ? info : any);
-            die(err);
+        if (any) {
+            /* INFO > 0: the leading minor of that order is not positive definite;
+             * INFO < 0: an argument was wrong. Each rank that saw it says so. */
+            if (info != 0)
+                fprintf(stderr, "pspotrf_bench: rank %d: pspotrf_ INFO = %d%s\n", world_rank,
+                        info, info > 0 ? " (the matrix is not positive definite)" : "");
+            fflush(stderr);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (world_rank == 0) MPI_Abort(MPI_COMM_WORLD, 1);
+            MPI_Barrier(MPI_COMM_WORLD);
         }
         times[r] = t;
         if (world_rank == 0) printf("pspotrf run %d: %.4f s\n", r + 1, t), fflush(stdout);
