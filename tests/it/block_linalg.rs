@@ -154,3 +154,22 @@ fn a_factor_tile_goes_only_to_the_ranks_that_read_it() {
     assert!(copies > 0);
 }
 
+#[test]
+fn a_factor_too_large_for_forward_bounds_is_checked_by_its_residual() {
+    // At order 96 forward bounds leave elements without a finite bound;
+    // the residual A - L L^T is held to Cholesky's backward-error bound.
+    let src = example("cholesky");
+    let mut a = BlockOptions::new("cholesky", &src);
+    a.defines = vec![("N".into(), 96), ("K".into(), 192)];
+    a.tile = Some(32);
+    a.grid = (2, 2);
+    a.run = true;
+    a.check = true;
+    let out =
+        run_cli(&a).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render("c", &src, &d)));
+    assert!(
+        out.contains("check: 9216 of 9216 elements compared, each residual of A - L L^T")
+            && out.contains("): ok\n"),
+        "{out}"
+    );
+}

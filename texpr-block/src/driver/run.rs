@@ -181,6 +181,9 @@ pub fn check(
     got: &Matrix,
     allow_unchecked: bool,
 ) -> Result<String, Diagnostic> {
+    if crate::exec::residual::returned_factor(p).is_some() {
+        return check_factor(p, inputs, got, allow_unchecked);
+    }
     let want = crate::exec::reference::dense_reference(p, inputs)?;
     let checked = texpr_interp::accuracy::compare(
         &p.name,
@@ -226,6 +229,45 @@ pub fn check(
         format!(
             "the check compared {} of {total} elements ({skipped}): it cannot vouch for the rest",
             c.compared
+        ),
+    )
+    .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))
+}
+
+/// `--check` of a returned `cholesky`: its residual against Cholesky's
+/// backward-error bound ([`crate::exec::residual`]); forward bounds stop
+/// vouching for factors of order 64 or so.
+fn check_factor(
+    p: &crate::air::Program,
+    inputs: &[Matrix],
+    got: &Matrix,
+    allow_unchecked: bool,
+) -> Result<String, Diagnostic> {
+    let r = crate::exec::residual::check_factor(p, inputs, got)?;
+    let total = got.data.len();
+    let mut out = format!(
+        "check: {} of {total} elements compared, each residual of A - L L^T within Cholesky's backward-error bound (gamma_(n+{}) |L| |L|^T plus the operand's tolerance; the largest {:.3e} of its bound; L zero above its diagonal)",
+        r.compared,
+        1 + crate::exec::residual::SLACK,
+        r.worst
+    );
+    if r.unchecked == 0 {
+        out.push_str(": ok\n");
+        return Ok(out);
+    }
+    let skipped = format!(
+        "{} with a non-finite value or an operand element without a finite bound",
+        r.unchecked
+    );
+    if allow_unchecked {
+        out.push_str(&format!(": ok (--allow-unchecked; {skipped})\n"));
+        return Ok(out);
+    }
+    Err(Diagnostic::error(
+        codes::CHECK_INCOMPLETE,
+        format!(
+            "the check compared {} of {total} elements ({skipped}): it cannot vouch for the rest",
+            r.compared
         ),
     )
     .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))

@@ -17,6 +17,7 @@ pub mod panels;
 pub mod random;
 pub mod rank;
 pub mod reference;
+pub mod residual;
 pub mod runner;
 pub mod source;
 pub mod stats;

@@ -394,3 +394,4 @@ fn partials_travel_by_mpi_reduce_where_the_order_cannot_matter() {
 }
 
 mod alloc;
+mod residual;
