@@ -336,7 +336,7 @@ impl Commands<'_> {
                 range.offset * buf.elem.bytes(),
                 byte_size(buf.elem, range.len),
             );
-            if offset % align != 0 || size > u64::from(limits.max_storage_buffer_binding_size) {
+            if offset % align != 0 || size > limits.max_storage_buffer_binding_size {
                 return Err(RuntimeError::BadPlan(format!(
                     "buffer `{}` bound at byte {offset} ({size} B): bindings start at multiples of {align} B and hold at most {} B",
                     plan.name, limits.max_storage_buffer_binding_size

@@ -113,7 +113,7 @@ pub fn check_factor(p: &Program, inputs: &[Matrix], l: &Matrix) -> Result<Residu
                 out.unchecked += 1;
                 continue;
             }
-            if i == j && !(x > 0.0) {
+            if i == j && x <= 0.0 {
                 return Err(fail(format!("L[{i}, {i}] = {x:e}, not positive")));
             }
             let bound = gamma * mag + t + f64::MIN_POSITIVE;

@@ -250,7 +250,7 @@ fn block_width(n: u64) -> u64 {
     } else {
         [32, 16, 8, 4, 2, 1]
             .into_iter()
-            .find(|w| n % w == 0)
+            .find(|w| n.is_multiple_of(*w))
             .unwrap_or(1)
     }
 }
