@@ -208,18 +208,32 @@ pub fn check(
         .fold(0.0f64, f64::max);
     let relative = tol / largest.max(1e-30);
     let total = c.total();
-    let mut out = format!(
+    let out = format!(
         "check: {} of {total} elements compared, each within its own error bound (largest difference {:.3e}, largest tolerance {tol:.3e}, {relative:.3e} of the largest element)",
         c.compared, c.largest_diff
     );
-    if c.all_compared() {
+    let skipped = (!c.all_compared()).then(|| {
+        format!(
+            "{} unspecified (an infinity or NaN arose), {} without a finite bound",
+            c.unspecified, c.unbounded
+        )
+    });
+    verdict(out, (c.compared, total), skipped, allow_unchecked)
+}
+
+/// A check's last word: `out` and ok when every element was compared
+/// (`skipped` none), or when `allow_unchecked`; else E0548 saying what was
+/// `skipped` of the `(compared, total)`.
+fn verdict(
+    mut out: String,
+    (compared, total): (usize, usize),
+    skipped: Option<String>,
+    allow_unchecked: bool,
+) -> Result<String, Diagnostic> {
+    let Some(skipped) = skipped else {
         out.push_str(": ok\n");
         return Ok(out);
-    }
-    let skipped = format!(
-        "{} unspecified (an infinity or NaN arose), {} without a finite bound",
-        c.unspecified, c.unbounded
-    );
+    };
     if allow_unchecked {
         out.push_str(&format!(": ok (--allow-unchecked; {skipped})\n"));
         return Ok(out);
@@ -227,8 +241,7 @@ pub fn check(
     Err(Diagnostic::error(
         codes::CHECK_INCOMPLETE,
         format!(
-            "the check compared {} of {total} elements ({skipped}): it cannot vouch for the rest",
-            c.compared
+            "the check compared {compared} of {total} elements ({skipped}): it cannot vouch for the rest"
         ),
     )
     .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))
@@ -245,32 +258,19 @@ fn check_factor(
 ) -> Result<String, Diagnostic> {
     let r = crate::exec::residual::check_factor(p, inputs, got)?;
     let total = got.data.len();
-    let mut out = format!(
+    let out = format!(
         "check: {} of {total} elements compared, each residual of A - L L^T within Cholesky's backward-error bound (gamma_(n+{}) |L| |L|^T plus the operand's tolerance; the largest {:.3e} of its bound; L zero above its diagonal)",
         r.compared,
         1 + crate::exec::residual::SLACK,
         r.worst
     );
-    if r.unchecked == 0 {
-        out.push_str(": ok\n");
-        return Ok(out);
-    }
-    let skipped = format!(
-        "{} with a non-finite value or an operand element without a finite bound",
-        r.unchecked
-    );
-    if allow_unchecked {
-        out.push_str(&format!(": ok (--allow-unchecked; {skipped})\n"));
-        return Ok(out);
-    }
-    Err(Diagnostic::error(
-        codes::CHECK_INCOMPLETE,
+    let skipped = (r.unchecked > 0).then(|| {
         format!(
-            "the check compared {} of {total} elements ({skipped}): it cannot vouch for the rest",
-            r.compared
-        ),
-    )
-    .with_note("pass --allow-unchecked to accept a check that compares fewer than all elements"))
+            "{} with a non-finite value or an operand element without a finite bound",
+            r.unchecked
+        )
+    });
+    verdict(out, (r.compared, total), skipped, allow_unchecked)
 }
 
 /// `texprc block` in one process on random inputs (seed `args.seed`) with
