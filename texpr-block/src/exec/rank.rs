@@ -15,7 +15,7 @@
 use super::device::{BufId, Slice, TileDevice};
 use super::job::Job;
 use super::local_part::LocalPart;
-use super::outbox::{Outbox, RankError, values_of, words_of};
+use super::outbox::{Outbox, RankError, words_of};
 use super::source::TileSource;
 use super::stats::RankStats;
 use super::transport::Transport;
@@ -29,6 +29,8 @@ use crate::stage::{BlockBody, BlockMatrixStage, BlockTask};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 use texpr_syntax::Diagnostic;
+
+mod tasks;
 
 /// What a rank ends with: its part of the result and its counters.
 #[derive(Clone, Debug, PartialEq)]
@@ -297,120 +299,6 @@ impl Rank<'_, '_> {
         }
         self.dev.flush()?;
         self.outbox.pump(&job.comm, self.dev, self.tr)
-    }
-
-    fn shard(
-        &mut self,
-        made: NodeId,
-        op: Reg,
-        tile: (u64, u64),
-        kernel: &str,
-    ) -> Result<(), RankError> {
-        let next = self.bodies.get_mut(&op).and_then(VecDeque::pop_front);
-        let Some(BlockTask { ctx, value: body }) = next.filter(|t| (t.ctx.i, t.ctx.j) == tile)
-        else {
-            return Err(RankError::Own(Diagnostic::error(
-                codes::KERNEL_RUN,
-                format!(
-                    "block ({}, {}) of %{} is not the next its stage lowered in plan order (a bug of this layer)",
-                    tile.0,
-                    tile.1,
-                    self.job.p.inst(op).name
-                ),
-            )));
-        };
-        debug_assert_eq!(ctx.dims.len(), body.out_len);
-        let mut inputs = Vec::with_capacity(body.inputs.len());
-        for pn in &body.inputs {
-            inputs.push(self.panel_buf(pn)?);
-        }
-        let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
-        Ok(())
-    }
-
-    /// A step of a reduction: one tile of the operand (read in place, or a
-    /// copy of another rank's), added to this rank's partial so far.
-    fn step(
-        &mut self,
-        node: NodeId,
-        made: NodeId,
-        op: Reg,
-        part: crate::graph::node::Part,
-        kernel: &str,
-    ) -> Result<(), RankError> {
-        let job = self.job;
-        let body = crate::stage::kernel::partial_body(job.p, op, part.src_tile, part.accumulate);
-        let read = body.inputs.last().expect("a step reads its tile");
-        let mut inputs = Vec::with_capacity(2);
-        if part.accumulate {
-            inputs.push(self.partial_before(node)?);
-        }
-        inputs.push(self.panel_buf(read)?);
-        let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
-        Ok(())
-    }
-
-    /// A step of a factorization or solve: its tile's version before it
-    /// (a Partial here) or the operand's tile, and finished tiles (here,
-    /// or copies of other ranks').
-    fn linalg(
-        &mut self,
-        node: NodeId,
-        made: NodeId,
-        op: Reg,
-        tile: (u64, u64),
-        step: crate::stage::linalg::TileStep,
-        kernel: &str,
-    ) -> Result<(), RankError> {
-        let job = self.job;
-        let lb = crate::stage::linalg::body(job.p, op, tile, step);
-        let mut inputs = Vec::with_capacity(lb.body.inputs.len() + 1);
-        if lb.version {
-            inputs.push(self.partial_before(node)?);
-        }
-        for pn in &lb.body.inputs {
-            inputs.push(self.panel_buf(pn)?);
-        }
-        let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, lb.body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
-        Ok(())
-    }
-
-    /// The buffer of the Partial task `node` reads: the reduction's partial
-    /// or the factorization's tile version before it.
-    fn partial_before(&self, node: NodeId) -> Result<Slice, RankError> {
-        let job = self.job;
-        let before = job.preds[node.0 as usize]
-            .iter()
-            .copied()
-            .find(|&n| matches!(job.g.kind(n), NodeKind::Partial { .. }))
-            .expect("a later step reads the partial or version before it");
-        self.buf(before)
-    }
-
-    /// A TensorReduce on this (the reducing) rank: every member's partial
-    /// combined into `made` (with one member, its partial copied on the device).
-    fn reduce(&mut self, node: NodeId, made: NodeId) -> Result<(), RankError> {
-        let job = self.job;
-        let len = (job.g.kind(node).bytes() / 4) as usize;
-        let out = self.alloc(made, len)?;
-        match job.comm.reduce_of(node) {
-            Some(id) => {
-                let words = self.receive(id)?;
-                self.dev.write(out, &values_of(&words))?;
-            }
-            None => {
-                let part = job.preds[node.0 as usize][0];
-                let src = self.buf(part)?;
-                self.dev.copy(src, out)?;
-            }
-        }
-        Ok(())
     }
 
     /// The range a panel is read from on this rank: its copy here, else the chunk's slot.
