@@ -173,3 +173,42 @@ fn a_factor_too_large_for_forward_bounds_is_checked_by_its_residual() {
         "{out}"
     );
 }
+
+/// `name` at order `n` (K = 2n) in tiles of `tile` on 2x2 ranks, checked.
+fn checked_at(name: &str, n: u64, tile: u64, device: Device) -> String {
+    let src = example(name);
+    let mut a = BlockOptions::new(name, &src);
+    a.defines = vec![("N".into(), n), ("K".into(), 2 * n)];
+    a.tile = Some(tile);
+    a.grid = (2, 2);
+    a.device = device;
+    a.run = true;
+    a.check = true;
+    run_cli(&a).unwrap_or_else(|d| panic!("{name}: {}", texpr_syntax::diag::render(name, &src, &d)))
+}
+
+#[test]
+fn tiles_of_several_blocks_and_a_ragged_last_tile_pass_check() {
+    // Tiles of 40 go by five blocks of 8 (trsm's halves uneven, 3 and 2)
+    // and the last tile of 4 by one block: within forward bounds (order
+    // 44), the solves compare every element with the reference, which
+    // finds the factor by the same blocks.
+    let mut devices = vec![Device::Cpu];
+    if texpr_tests::gpu::gpu().is_some() {
+        devices.push(Device::Gpu);
+    }
+    for device in devices {
+        let out = checked_at("spd_solve", 44, 40, device);
+        assert!(
+            out.contains("check: 132 of 132 elements compared") && out.contains("): ok\n"),
+            "{device:?}: {out}"
+        );
+        // Tiles of 64 in two blocks of 32, and a last tile of 22.
+        let out = checked_at("cholesky", 150, 64, device);
+        assert!(
+            out.contains("check: 22500 of 22500 elements compared, each residual")
+                && out.contains("): ok\n"),
+            "{device:?}: {out}"
+        );
+    }
+}

@@ -183,20 +183,40 @@ fn element(p: &Program, r: Reg) -> String {
     }
 }
 
-/// A factorization or solve over whole matrices: one loop, each element's
-/// sum one `reduce` over every term, so the bound covers the order the
-/// tile tasks add them in (`stage::linalg`).
-fn linalg_value(p: &Program, r: Reg) -> String {
-    use crate::stage::linalg::{potrf, trsv};
+/// A factorization or solve over whole matrices (the `let`s before it, and
+/// its value): the tile tasks' algorithm (`stage::linalg`), a factor by the
+/// same blocks of columns, so each element is a sum of the same terms and
+/// the bound covers the order the tile tasks add them in.
+fn linalg_value(p: &Program, r: Reg) -> (String, String) {
+    use crate::stage::linalg::{factor_columns, potrf, trsv};
     let at = |x: Reg| {
         let rows = p.ty(x).shape.rows;
         move |i: &str, j: &str| format!("{}[{i} + ({j}) * {rows}]", name(x))
     };
     match p.inst(r).op {
-        Op::Cholesky(a) => potrf(p.ty(a).shape.rows, &at(a)),
+        Op::Cholesky(a) => {
+            // The tile tasks' blocks: the full column tiles', then a ragged last one's.
+            let ty = p.ty(r);
+            let n = ty.shape.rows;
+            let mut from = format!("fill(0.0, {})", n * n);
+            let mut lets = String::new();
+            let parts = factor_columns(n, ty.tile.cols);
+            for (at_part, c) in parts.iter().enumerate() {
+                let value = potrf(n, *c, &at(a), &from);
+                if at_part + 1 == parts.len() {
+                    return (lets, value);
+                }
+                from = format!("{}_{at_part}", name(r));
+                lets.push_str(&format!("let {from}: f32[{}] = {value}\n", n * n));
+            }
+            (lets, from)
+        }
         Op::Solve { tri, rhs, upper } => {
             let s = p.ty(rhs).shape;
-            trsv(s.rows, s.cols, &at(tri), &at(rhs), upper)
+            (
+                String::new(),
+                trsv(s.rows, s.cols, &at(tri), &at(rhs), upper),
+            )
         }
         _ => unreachable!("a linear-algebra op"),
     }
@@ -328,7 +348,9 @@ pub fn dense_program(p: &Program) -> String {
             continue;
         }
         if crate::stage::linalg::is_linalg(p, r) {
-            let _ = writeln!(src, "let {}: f32[{len}] = {}", name(r), linalg_value(p, r));
+            let (lets, value) = linalg_value(p, r);
+            src.push_str(&lets);
+            let _ = writeln!(src, "let {}: f32[{len}] = {value}", name(r));
             continue;
         }
         let value = format!(

@@ -10,11 +10,11 @@
 //! row's solution eliminated from the rows after it (`eliminate k`).
 //!
 //! Every kernel computes each element as the dense reference
-//! ([`crate::exec::reference`]) does, up to the order of its sums: a factor
-//! element is `(a - sum_p l_p m_p) / d`, whose terms the tile algorithm adds
-//! in another order (the trailing updates first, then the tile's own); the
-//! reference writes each such sum as one `reduce` over `a` and the products,
-//! so the interpreter's bound covers every order. A tile between two steps
+//! ([`crate::exec::reference`]) does, up to the order of its sums: the
+//! reference finds the factor by the same blocks of columns as the tile
+//! kernels ([`text`]), and a factor element is a sum of the same terms,
+//! which the tile algorithm adds in another order (the trailing updates
+//! first, then the tile's own). A tile between two steps
 //! is its own value (a Partial of the graph); only finished tiles of the
 //! result are read by other tasks.
 
@@ -22,6 +22,9 @@ use super::body::{BlockBody, Panel};
 use super::kernel::{panel, tile_body};
 use crate::air::{Op, Program, Reg};
 use std::fmt;
+
+mod text;
+pub use text::{At, Columns, block_width, factor_columns, potrf, trsm, trsv};
 
 /// What one task of a factorization or solve computes on its tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -169,16 +172,24 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
         Some(pn) if !version => pn.at(row, col),
         _ => format!("c[{row} + ({col}) * {m}]"),
     };
+    // `let`s of the kernel before its output.
+    let mut items = String::new();
     let (value, more, flops) = match step {
         TileStep::Zero => (String::new(), vec![], 0),
-        TileStep::Potrf => (potrf(m, &cur), vec![], m * m * m / 3),
+        TileStep::Potrf => {
+            let c = Columns {
+                first: 0,
+                cols: m,
+                w: block_width(m),
+            };
+            let value = potrf(m, c, &cur, &format!("fill(0.0, {})", m * m));
+            (value, vec![], m * m * m / 3)
+        }
         TileStep::Trsm => {
             let l = panel(p, "l", r, (j, j + 1), (j, j + 1));
-            (
-                trsm(m, cols, &cur, &|a, b| l.at(a, b)),
-                vec![l],
-                m * cols * cols,
-            )
+            let (lets, value) = trsm(m, cols, block_width(cols), &cur, &|a, b| l.at(a, b));
+            items = lets;
+            (value, vec![l], m * cols * cols)
         }
         TileStep::Update(k) => {
             let a = panel(p, "a", r, (i, i + 1), (k, k + 1));
@@ -225,6 +236,7 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
         for pn in &inputs {
             src.push_str(&format!("input {}: f32[{}]\n", pn.name, pn.dims.len()));
         }
+        src.push_str(&items);
         src.push_str(&format!("output out: f32[{}] = {value}\n", dims.len()));
         BlockBody {
             kernel: src,
@@ -237,104 +249,4 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
         version,
         flops,
     }
-}
-
-/// Reads element `(row, col)` of an operand, given TExpr index texts.
-pub type At<'a> = &'a dyn Fn(&str, &str) -> String;
-
-/// The block width of a factorization or solve over `n` columns: all of
-/// them up to 32, else the widest of 32, 16, ..., 1 dividing `n`.
-fn block_width(n: u64) -> u64 {
-    if n <= 32 {
-        n
-    } else {
-        [32, 16, 8, 4, 2, 1]
-            .into_iter()
-            .find(|w| n.is_multiple_of(*w))
-            .unwrap_or(1)
-    }
-}
-
-/// The lower Cholesky factor of the `n x n` matrix `a` (its lower triangle
-/// used), column-major, zero above the diagonal: left-looking by blocks of
-/// `w` columns ([`block_width`]). Each step subtracts the columns found so
-/// far from the block's columns of `a` (one product), then factors the
-/// block's columns one by one in a loop over an `n x w` state, each element
-/// of a column finding the pivot itself. Every element is `a`'s minus the
-/// same products as column-by-column Cholesky's, in another order.
-pub fn potrf(n: u64, a: At) -> String {
-    let w = block_width(n);
-    let k = format!("(g * {w} + jj)");
-    let before = if n == w {
-        a("i", &k)
-    } else {
-        format!(
-            "{} - (reduce g * {w} |p| L[i + p * {n}] * L[{k} + p * {n}])",
-            a("i", &k)
-        )
-    };
-    let kt = format!("(g * {w} + t)");
-    format!(
-        "iterate {steps} from fill(0.0, {len}) |L, g| {{\n    let U = compute {w} |jj| compute {n} |i| {before}\n    let Y = iterate {w} from fill(0.0, {block}) |Y, t| compute {w} |jj| compute {n} |i| select(jj == t && i >= {kt}, (let d = sqrt(U[{kt} + t * {n}] - (reduce t |q| Y[{kt} + q * {n}] * Y[{kt} + q * {n}])) in select(i == {kt}, d, (U[i + t * {n}] - (reduce t |q| Y[i + q * {n}] * Y[{kt} + q * {n}])) / d)), Y[i + jj * {n}])\n    yield compute {n} |j| compute {n} |i| select(j >= g * {w} && j < g * {w} + {w}, Y[i + (j % {w}) * {n}], L[i + j * {n}])\n}}",
-        steps = n / w,
-        len = n * n,
-        block = n * w,
-    )
-}
-
-/// `X = B L^-T` for the `m x n` matrix `b` and the lower triangular
-/// `n x n` matrix `l` (`X L^T = B`), by blocks of `w` columns
-/// ([`block_width`]): each step
-/// subtracts the columns found so far from the block's columns of `b`
-/// (one product), then finds the block's columns one by one from each
-/// other, in a loop over an `m x w` state, so only `n / w` steps copy the
-/// whole `m x n` one. Every element is `b`'s minus the same products as
-/// column-by-column substitution's, added in another order.
-pub fn trsm(m: u64, n: u64, b: At, l: At) -> String {
-    let w = block_width(n);
-    // Column `w c + jj` of the block after the columns before the block.
-    let col = format!("(g * {w} + jj)");
-    let before = if n == w {
-        b("i", &col)
-    } else {
-        format!(
-            "{} - (reduce g * {w} |p| X[i + p * {m}] * {})",
-            b("i", &col),
-            l(&col, "p")
-        )
-    };
-    let t = format!("(g * {w} + t)");
-    format!(
-        "iterate {steps} from fill(0.0, {len}) |X, g| {{\n    let U = compute {w} |jj| compute {m} |i| {before}\n    let Y = iterate {w} from fill(0.0, {block}) |Y, t| compute {w} |jj| compute {m} |i| select(jj == t, (U[i + t * {m}] - (reduce t |q| Y[i + q * {m}] * {ltq})) / {ltt}, Y[i + jj * {m}])\n    yield compute {n} |j| compute {m} |i| select(j >= g * {w} && j < g * {w} + {w}, Y[i + (j % {w}) * {m}], X[i + j * {m}])\n}}",
-        steps = n / w,
-        len = m * n,
-        block = m * w,
-        ltq = l(&t, &format!("(g * {w} + q)")),
-        ltt = l(&t, &t),
-    )
-}
-
-/// `X = T^-1 B` for the triangular `n x n` matrix `t` (read below and on
-/// its diagonal, or above and on it when `upper`) and the `n x r` matrix
-/// `b`: one row of `X` per step, from the rows found before it (the first
-/// rows for a lower `t`, the last for an upper one).
-pub fn trsv(n: u64, r: u64, t: At, b: At, upper: bool) -> String {
-    let len = n * r;
-    if !upper {
-        return format!(
-            "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i == k, (reduce (k + 1) |p| select(p == k, {bkj}, -({tkp} * X[p + j * {n}]))) / {tkk}, X[i + j * {n}])",
-            bkj = b("k", "j"),
-            tkp = t("k", "p"),
-            tkk = t("k", "k"),
-        );
-    }
-    // Step k finds row n - 1 - k from the rows below it, n - 1 - p for p < k.
-    let q = format!("({} - p)", n - 1);
-    format!(
-        "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i + k == {last}, (reduce (k + 1) |p| select(p == k, {bij}, -({tiq} * X[{q} + j * {n}]))) / {tii}, X[i + j * {n}])",
-        last = n - 1,
-        bij = b("i", "j"),
-        tiq = t("i", &q),
-        tii = t("i", "i"),
-    )
 }

@@ -1,0 +1,250 @@
+//! The tile kernels' TExpr text: the factor of a diagonal tile (`potrf`),
+//! a tile solved against a factor (`trsm`), and the substitution of a
+//! solve (`trsv`).
+//!
+//! `potrf` and `trsm` run one algorithm, blocked Cholesky with inverted
+//! diagonal blocks (as GPU libraries such as MAGMA run it): columns go by
+//! blocks of `w` ([`factor_width`]). A block's `w x w` diagonal part is
+//! factored column by column (`D`) while its inverse is formed row by row
+//! (`Z`), and every row below the diagonal part is a product, `U Zᵀ`, of
+//! what is left of the row once the columns before the block are
+//! subtracted (`U`). The dense reference runs the same algorithm ([`potrf`]
+//! over the whole matrix with the same `w`), so every element a tile task
+//! makes is the reference's sum of the same terms, in another order.
+
+/// Reads element `(row, col)` of an operand, given TExpr index texts.
+pub type At<'a> = &'a dyn Fn(&str, &str) -> String;
+
+/// The block width of a factor of order `n` (a diagonal tile): all of its
+/// columns up to 32, else the widest of 32, 16, ..., 1 dividing `n`.
+pub fn block_width(n: u64) -> u64 {
+    if n <= 32 {
+        n
+    } else {
+        [32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .find(|w| n.is_multiple_of(*w))
+            .unwrap_or(1)
+    }
+}
+
+/// Columns `first..first + cols` of a factor, found by blocks of `w`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Columns {
+    pub first: u64,
+    pub cols: u64,
+    pub w: u64,
+}
+
+/// How the dense reference finds the factor of order `n` in tiles of `t`:
+/// each column tile by blocks of its diagonal tile's [`block_width`], as
+/// the tile tasks do (the full tiles, then a ragged last one).
+pub fn factor_columns(n: u64, t: u64) -> Vec<Columns> {
+    let full = if t == 0 { 0 } else { n / t * t };
+    let mut out = Vec::new();
+    if full > 0 {
+        out.push(Columns {
+            first: 0,
+            cols: full,
+            w: block_width(t),
+        });
+    }
+    if n > full {
+        out.push(Columns {
+            first: full,
+            cols: n - full,
+            w: block_width(n - full),
+        });
+    }
+    out
+}
+
+/// Element `(t, col)` of the inverse of a lower triangular block `f`, found
+/// at step `t` from the rows before it (`z`): `(δ - Σ_q f(t, q) z(q, col)) / d`,
+/// where `d` is `f(t, t)`.
+fn inverse_row(w: u64, f: At, d: &str, z: At, col: &str) -> String {
+    format!(
+        "(select({col} == t, 1.0, 0.0){}) / {d}",
+        minus_sum(w, &f("t", "q"), &z("q", col))
+    )
+}
+
+/// ` - Σ_{q < t} a b` at step `t` of a loop of `w` steps (nothing when
+/// `w` is 1: the only step has no terms).
+fn minus_sum(w: u64, a: &str, b: &str) -> String {
+    if w == 1 {
+        String::new()
+    } else {
+        format!(" - (reduce t |q| {a} * {b})")
+    }
+}
+
+/// The lower Cholesky factor of the `n x n` matrix `a` (its lower triangle
+/// used), column-major, zero above the diagonal: columns `c.first..` of it
+/// (the ones before them already in `from`), by blocks of `c.w` columns
+/// (`c.w` divides `c.cols`). Each step subtracts the columns found so far
+/// from the block's columns of `a` (one product, `U`), factors the block's
+/// diagonal part and inverts it in one loop of `w` steps over a `w x 2w`
+/// state (`D` beside `Z`), then writes the rows below it as `U Zᵀ`.
+pub fn potrf(n: u64, c: Columns, a: At, from: &str) -> String {
+    let w = c.w;
+    // The block's first column.
+    let b0 = if c.first == 0 {
+        format!("g * {w}")
+    } else {
+        format!("{} + g * {w}", c.first)
+    };
+    let k = format!("({b0} + jj)");
+    let before = if c.first == 0 && c.cols == w {
+        a("i", &k)
+    } else {
+        format!(
+            "{} - (reduce ({b0}) |p| L[i + p * {n}] * L[{k} + p * {n}])",
+            a("i", &k)
+        )
+    };
+    let ww = w * w;
+    // `D` and `Z` side by side in one state, so each step is one kernel.
+    let dd = |r: &str, c: &str| format!("DZ[{r} + ({c}) * {w}]");
+    let zz = |r: &str, c: &str| format!("DZ[{ww} + {r} + ({c}) * {w}]");
+    let d = format!(
+        "sqrt(U[({b0} + t) + t * {n}]{})",
+        minus_sum(w, &dd("t", "q"), &dd("t", "q"))
+    );
+    let column = format!(
+        "select(col == t && row >= t, (let d = {d} in select(row == t, d, (U[({b0} + row) + t * {n}]{}) / d)), {})",
+        minus_sum(w, &dd("row", "q"), &dd("t", "q")),
+        dd("row", "col"),
+    );
+    // Column `col - w` of `Z`, which is `col % w` there.
+    let zc = format!("(col % {w})");
+    let row = format!(
+        "select(row == t && {zc} <= t, {}, {})",
+        inverse_row(w, &dd, &d, &zz, &zc),
+        zz("row", &zc),
+    );
+    let block = format!("j >= {b0} && j < {b0} + {w}");
+    format!(
+        "iterate {steps} from {from} |L, g| {{\n    let U = compute {w} |jj| compute {n} |i| {before}\n    let DZ = iterate {w} from fill(0.0, {dz}) |DZ, t| compute {w2} |col| compute {w} |row| select(col < {w}, {column}, {row})\n    yield compute {n} |j| compute {n} |i| select({block}, select(i >= {b0} + {w}, (reduce {w} |t| U[i + t * {n}] * {zt}), select(i >= {b0}, DZ[(i - ({b0})) + (j % {w}) * {w}] else 0.0, L[i + j * {n}])), L[i + j * {n}])\n}}",
+        steps = c.cols / w,
+        dz = 2 * ww,
+        w2 = 2 * w,
+        zt = zz(&format!("j % {w}"), "t"),
+    )
+}
+
+/// `X = B L^-T` for the `m x n` matrix `b` and the lower triangular
+/// `n x n` factor `l` (`X L^T = B`), by blocks of `w` columns (`w` divides
+/// `n`), as [`potrf`] finds the rows below a diagonal block: each block of
+/// `X` is `U Zᵀ`, `Z` the inverse of `l`'s diagonal block (all of them
+/// formed in one loop of `w` steps) and `U` what is left of `b`'s block
+/// once the blocks of `X` before it are subtracted. The blocks are found by
+/// halves (the left half, the right half's remainder as one product, then
+/// the right half), so every product has a fixed size. Returns the `let`s
+/// before the result and the result.
+pub fn trsm(m: u64, n: u64, w: u64, b: At, l: At) -> (String, String) {
+    let ww = w * w;
+    let base = format!("(bc / {w} * {w})");
+    let f = |r: &str, c: &str| l(&format!("({base} + {r})"), &format!("({base} + {c})"));
+    let z = |r: &str, c: &str| format!("inv[bc / {w} * {ww} + {r} + ({c}) * {w}]");
+    let mut t = Trsm {
+        m,
+        w,
+        b,
+        l,
+        items: format!(
+            "let inv = iterate {w} from fill(0.0, {len}) |inv, t| compute {cols} |bc| compute {w} |row| select(row == t && bc % {w} <= t, {}, inv[bc * {w} + row])\n",
+            inverse_row(w, &f, &f("t", "t"), &z, &format!("(bc % {w})")),
+            len = n * w,
+            cols = n,
+        ),
+        lets: 0,
+    };
+    let value = t.solve(0, n, None);
+    (t.items, value)
+}
+
+/// [`trsm`]'s text as it grows: the `let`s so far.
+struct Trsm<'a> {
+    m: u64,
+    w: u64,
+    b: At<'a>,
+    l: At<'a>,
+    items: String,
+    lets: usize,
+}
+
+impl Trsm<'_> {
+    /// Element `(i, col)` of what is left of the right-hand side: `b`'s
+    /// (`src` None) or the `let` `src` whose column 0 is column `src.1`.
+    fn read(&self, src: Option<(&str, u64)>, col: u64, rel: &str) -> String {
+        match src {
+            None => (self.b)("i", &format!("({col} + {rel})")),
+            Some((name, first)) => {
+                format!("{name}[i + ({} + {rel}) * {}]", col - first, self.m)
+            }
+        }
+    }
+
+    fn define(&mut self, prefix: &str, value: String) -> String {
+        self.lets += 1;
+        let name = format!("{prefix}{}", self.lets);
+        self.items.push_str(&format!("let {name} = {value}\n"));
+        name
+    }
+
+    /// Columns `c0..c1` of `X` from what is left of the right-hand side
+    /// (`src`): the value text (named by the caller).
+    fn solve(&mut self, c0: u64, c1: u64, src: Option<(&str, u64)>) -> String {
+        let (m, w) = (self.m, self.w);
+        if c1 - c0 <= w {
+            return format!(
+                "compute {w} |jj| compute {m} |i| reduce {w} |t| {} * inv[{} + jj + t * {w}]",
+                self.read(src, c0, "t"),
+                c0 / w * w * w
+            );
+        }
+        let half = ((c1 - c0) / w).div_ceil(2) * w;
+        let mid = c0 + half;
+        let left = self.solve(c0, mid, src);
+        let left = self.define("x", left);
+        let rest = format!(
+            "compute {} |jj| compute {m} |i| {} - (reduce {half} |p| {left}[i + p * {m}] * {})",
+            c1 - mid,
+            self.read(src, mid, "jj"),
+            (self.l)(&format!("({mid} + jj)"), &format!("({c0} + p)")),
+        );
+        let rest = self.define("r", rest);
+        let right = self.solve(mid, c1, Some((&rest, mid)));
+        let right = self.define("x", right);
+        format!(
+            "compute {} |j| compute {m} |i| select(j < {half}, {left}[i + j * {m}] else 0.0, {right}[i + (j - {half}) * {m}] else 0.0)",
+            c1 - c0
+        )
+    }
+}
+
+/// `X = T^-1 B` for the triangular `n x n` matrix `t` (read below and on
+/// its diagonal, or above and on it when `upper`) and the `n x r` matrix
+/// `b`: one row of `X` per step, from the rows found before it (the first
+/// rows for a lower `t`, the last for an upper one).
+pub fn trsv(n: u64, r: u64, t: At, b: At, upper: bool) -> String {
+    let len = n * r;
+    if !upper {
+        return format!(
+            "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i == k, (reduce (k + 1) |p| select(p == k, {bkj}, -({tkp} * X[p + j * {n}]))) / {tkk}, X[i + j * {n}])",
+            bkj = b("k", "j"),
+            tkp = t("k", "p"),
+            tkk = t("k", "k"),
+        );
+    }
+    // Step k finds row n - 1 - k from the rows below it, n - 1 - p for p < k.
+    let q = format!("({} - p)", n - 1);
+    format!(
+        "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i + k == {last}, (reduce (k + 1) |p| select(p == k, {bij}, -({tiq} * X[{q} + j * {n}]))) / {tii}, X[i + j * {n}])",
+        last = n - 1,
+        bij = b("i", "j"),
+        tiq = t("i", &q),
+        tii = t("i", "i"),
+    )
+}
