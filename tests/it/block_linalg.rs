@@ -21,11 +21,18 @@ fn sized(a: &mut BlockOptions) {
 }
 
 fn checked(name: &str, grid: (usize, usize), source: (usize, usize), device: Device) -> String {
+    run_checked(name, device, |a| {
+        sized(a);
+        a.grid = grid;
+        a.source_rank = source;
+    })
+}
+
+/// `name` run with `--check` on `device`, as `set` configures it.
+fn run_checked(name: &str, device: Device, set: impl FnOnce(&mut BlockOptions)) -> String {
     let src = example(name);
     let mut a = BlockOptions::new(name, &src);
-    sized(&mut a);
-    a.grid = grid;
-    a.source_rank = source;
+    set(&mut a);
     a.device = device;
     a.run = true;
     a.check = true;
@@ -158,15 +165,7 @@ fn a_factor_tile_goes_only_to_the_ranks_that_read_it() {
 fn a_factor_too_large_for_forward_bounds_is_checked_by_its_residual() {
     // At order 96 forward bounds leave elements without a finite bound;
     // the residual A - L L^T is held to Cholesky's backward-error bound.
-    let src = example("cholesky");
-    let mut a = BlockOptions::new("cholesky", &src);
-    a.defines = vec![("N".into(), 96), ("K".into(), 192)];
-    a.tile = Some(32);
-    a.grid = (2, 2);
-    a.run = true;
-    a.check = true;
-    let out =
-        run_cli(&a).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render("c", &src, &d)));
+    let out = checked_at("cholesky", 96, 32, Device::Cpu);
     assert!(
         out.contains("check: 9216 of 9216 elements compared, each residual of A - L L^T")
             && out.contains("): ok\n"),
@@ -176,15 +175,11 @@ fn a_factor_too_large_for_forward_bounds_is_checked_by_its_residual() {
 
 /// `name` at order `n` (K = 2n) in tiles of `tile` on 2x2 ranks, checked.
 fn checked_at(name: &str, n: u64, tile: u64, device: Device) -> String {
-    let src = example(name);
-    let mut a = BlockOptions::new(name, &src);
-    a.defines = vec![("N".into(), n), ("K".into(), 2 * n)];
-    a.tile = Some(tile);
-    a.grid = (2, 2);
-    a.device = device;
-    a.run = true;
-    a.check = true;
-    run_cli(&a).unwrap_or_else(|d| panic!("{name}: {}", texpr_syntax::diag::render(name, &src, &d)))
+    run_checked(name, device, |a| {
+        a.defines = vec![("N".into(), n), ("K".into(), 2 * n)];
+        a.tile = Some(tile);
+        a.grid = (2, 2);
+    })
 }
 
 #[test]

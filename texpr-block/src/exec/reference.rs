@@ -14,6 +14,9 @@
 use super::dense::Matrix;
 use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
 use crate::codes;
+use crate::stage::linalg::{
+    Columns, blocked_solve, factor_columns, flip, potrf, reversed, solve_rows,
+};
 use crate::stage::texpr::{bands as bands_text, body, lit, offset};
 use std::fmt::Write as _;
 use texpr_interp::Value;
@@ -188,7 +191,6 @@ fn element(p: &Program, r: Reg) -> String {
 /// same blocks of columns, so each element is a sum of the same terms and
 /// the bound covers the order the tile tasks add them in.
 fn linalg_value(p: &Program, r: Reg) -> (String, String) {
-    use crate::stage::linalg::{factor_columns, potrf, trsv};
     let at = |x: Reg| {
         let rows = p.ty(x).shape.rows;
         move |i: &str, j: &str| format!("{}[{i} + ({j}) * {rows}]", name(x))
@@ -198,28 +200,58 @@ fn linalg_value(p: &Program, r: Reg) -> (String, String) {
             // The tile tasks' blocks: the full column tiles', then a ragged last one's.
             let ty = p.ty(r);
             let n = ty.shape.rows;
-            let mut from = format!("fill(0.0, {})", n * n);
-            let mut lets = String::new();
-            let parts = factor_columns(n, ty.tile.cols);
-            for (at_part, c) in parts.iter().enumerate() {
-                let value = potrf(n, *c, &at(a), &from);
-                if at_part + 1 == parts.len() {
-                    return (lets, value);
-                }
-                from = format!("{}_{at_part}", name(r));
-                lets.push_str(&format!("let {from}: f32[{}] = {value}\n", n * n));
-            }
-            (lets, from)
+            by_parts(r, n * n, &factor_columns(n, ty.tile.cols), |c, from| {
+                potrf(n, c, &at(a), from)
+            })
         }
         Op::Solve { tri, rhs, upper } => {
             let s = p.ty(rhs).shape;
-            (
-                String::new(),
-                trsv(s.rows, s.cols, &at(tri), &at(rhs), upper),
-            )
+            let n = s.rows;
+            let t = at(tri);
+            let t = reversed(n, upper, &t);
+            let b = at(rhs);
+            let b = |i: &str, j: &str| b(&flip(n, upper, i), j);
+            let parts = solve_rows(n, p.ty(tri).tile.rows, upper);
+            let (mut lets, value) = by_parts(r, n * s.cols, &parts, |c, from| {
+                blocked_solve(n, s.cols, c, &t, &b, from)
+            });
+            if !upper {
+                return (lets, value);
+            }
+            // Rows found in reverse, put back in order.
+            let x = format!("{}_x", name(r));
+            lets.push_str(&format!("let {x}: f32[{}] = {value}\n", n * s.cols));
+            let value = format!(
+                "compute {} |j| compute {n} |i| {x}[({} - i) + j * {n}]",
+                s.cols,
+                n - 1
+            );
+            (lets, value)
         }
         _ => unreachable!("a linear-algebra op"),
     }
+}
+
+/// The value of `r`, found by `parts` in turn (`step(part, the value so
+/// far)`), each but the last a `let` of `len` elements: the `let`s and the
+/// last part's value.
+fn by_parts(
+    r: Reg,
+    len: u64,
+    parts: &[Columns],
+    step: impl Fn(Columns, &str) -> String,
+) -> (String, String) {
+    let mut from = format!("fill(0.0, {len})");
+    let mut lets = String::new();
+    for (at, c) in parts.iter().enumerate() {
+        let value = step(*c, &from);
+        if at + 1 == parts.len() {
+            return (lets, value);
+        }
+        from = format!("{}_{at}", name(r));
+        lets.push_str(&format!("let {from}: f32[{len}] = {value}\n"));
+    }
+    (lets, from)
 }
 
 /// A sum (or mean) as the block layer computes it: each tile of the

@@ -24,7 +24,10 @@ use crate::air::{Op, Program, Reg};
 use std::fmt;
 
 mod text;
-pub use text::{At, Columns, block_width, factor_columns, potrf, trsm, trsv};
+pub use text::{
+    At, Columns, block_width, blocked_solve, factor_columns, flip, potrf, reversed, solve_rows,
+    trsm, trsv,
+};
 
 /// What one task of a factorization or solve computes on its tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -208,12 +211,13 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
             )
         }
         TileStep::Trsv => {
-            let t = panel(p, "t", tri, (i, i + 1), (i, i + 1));
-            let value = trsv(m, cols, &|a, b| t.at(a, b), &cur, upper);
+            let t = panel(p, "tri", tri, (i, i + 1), (i, i + 1));
+            let (lets, value) = trsv(m, cols, &|a, b| t.at(a, b), &cur, upper);
+            items = lets;
             (value, vec![t], m * m * cols)
         }
         TileStep::Eliminate(k) => {
-            let t = panel(p, "t", tri, (i, i + 1), (k, k + 1));
+            let t = panel(p, "tri", tri, (i, i + 1), (k, k + 1));
             let x = panel(p, "x", r, (k, k + 1), (j, j + 1));
             let depth = t.seen().cols;
             let value = format!(

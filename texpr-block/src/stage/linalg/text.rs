@@ -224,27 +224,86 @@ impl Trsm<'_> {
     }
 }
 
-/// `X = T^-1 B` for the triangular `n x n` matrix `t` (read below and on
-/// its diagonal, or above and on it when `upper`) and the `n x r` matrix
-/// `b`: one row of `X` per step, from the rows found before it (the first
-/// rows for a lower `t`, the last for an upper one).
-pub fn trsv(n: u64, r: u64, t: At, b: At, upper: bool) -> String {
-    let len = n * r;
-    if !upper {
-        return format!(
-            "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i == k, (reduce (k + 1) |p| select(p == k, {bkj}, -({tkp} * X[p + j * {n}]))) / {tkk}, X[i + j * {n}])",
-            bkj = b("k", "j"),
-            tkp = t("k", "p"),
-            tkk = t("k", "k"),
-        );
+/// Index `x` of `n`, counted from the end when `upper`.
+pub fn flip(n: u64, upper: bool, x: &str) -> String {
+    if upper {
+        format!("({} - {x})", n - 1)
+    } else {
+        x.to_string()
     }
-    // Step k finds row n - 1 - k from the rows below it, n - 1 - p for p < k.
-    let q = format!("({} - p)", n - 1);
+}
+
+/// Reads `at` with rows and columns reversed in an `n x n` matrix when
+/// `upper` (an upper triangle read so is a lower one).
+pub fn reversed<'a>(n: u64, upper: bool, at: At<'a>) -> impl Fn(&str, &str) -> String + 'a {
+    move |i: &str, j: &str| at(&flip(n, upper, i), &flip(n, upper, j))
+}
+
+/// `X = T^-1 B` for the triangular `n x n` tile `t` (read below and on its
+/// diagonal, or above and on it when `upper`) and the `n x r` matrix `b`,
+/// by blocks of rows with inverted diagonal blocks: `Xᵀ = Bᵀ T^-T` is
+/// [`trsm`] of `Bᵀ` against `T` (for an upper `T`, rows and columns
+/// reversed, which makes it lower), whose result is read back transposed.
+/// Returns the `let`s before the result and the result.
+pub fn trsv(n: u64, r: u64, t: At, b: At, upper: bool) -> (String, String) {
+    let tri = reversed(n, upper, t);
+    let rev = |x: &str| flip(n, upper, x);
+    let bt = |i: &str, c: &str| b(&rev(c), i);
+    let (mut lets, value) = trsm(r, n, block_width(n), &bt, &tri);
+    lets.push_str(&format!("let xt = {value}\n"));
+    let value = format!("compute {r} |j| compute {n} |i| xt[j + {} * {r}]", rev("i"));
+    (lets, value)
+}
+
+/// How the dense reference solves against a triangular matrix of order `n`
+/// in tiles of `t`: by the blocks of rows the tile tasks use, in the order
+/// they visit them (from the last row for an upper one, rows reversed).
+pub fn solve_rows(n: u64, t: u64, upper: bool) -> Vec<Columns> {
+    let mut parts = factor_columns(n, t);
+    if upper && parts.len() == 2 {
+        // Reversed, the ragged last tile comes first.
+        let (full, last) = (parts[0], parts[1]);
+        parts = vec![
+            Columns { first: 0, ..last },
+            Columns {
+                first: last.cols,
+                ..full
+            },
+        ];
+    }
+    parts
+}
+
+/// Rows `c.first..` of `X = T^-1 B` (the rows before them already in
+/// `from`) for a lower triangular `n x n` matrix `t` (an upper one read
+/// [`reversed`]) and the `n x r` matrix `b`, by blocks of `c.w` rows: each
+/// block is `Z U`, `U` what is left of `b`'s block once the rows before are
+/// subtracted, `Z` the inverse of `t`'s diagonal block (found as [`trsm`]
+/// finds it), so each element is a sum of the same terms as [`trsv`]'s.
+pub fn blocked_solve(n: u64, r: u64, c: Columns, t: At, b: At, from: &str) -> String {
+    let w = c.w;
+    let b0 = if c.first == 0 {
+        format!("g * {w}")
+    } else {
+        format!("{} + g * {w}", c.first)
+    };
+    let row = format!("({b0} + ii)");
+    let before = if c.first == 0 && c.cols == w {
+        b(&row, "j")
+    } else {
+        format!(
+            "{} - (reduce ({b0}) |p| {} * X[p + j * {n}])",
+            b(&row, "j"),
+            t(&row, "p")
+        )
+    };
+    let f = |i: &str, j: &str| t(&format!("({b0} + {i})"), &format!("({b0} + {j})"));
+    let z = |i: &str, j: &str| format!("Z[{i} + ({j}) * {w}]");
     format!(
-        "iterate {n} from fill(0.0, {len}) |X, k| compute {r} |j| compute {n} |i| select(i + k == {last}, (reduce (k + 1) |p| select(p == k, {bij}, -({tiq} * X[{q} + j * {n}]))) / {tii}, X[i + j * {n}])",
-        last = n - 1,
-        bij = b("i", "j"),
-        tiq = t("i", &q),
-        tii = t("i", "i"),
+        "iterate {steps} from {from} |X, g| {{\n    let U = compute {r} |j| compute {w} |ii| {before}\n    let Z = iterate {w} from fill(0.0, {ww}) |Z, t| compute {w} |col| compute {w} |row| select(row == t && col <= t, {inv}, {zrc})\n    yield compute {r} |j| compute {n} |i| select(i >= {b0} && i < {b0} + {w}, (reduce {w} |q| (Z[(i - ({b0})) + q * {w}] else 0.0) * U[q + j * {w}]), X[i + j * {n}])\n}}",
+        steps = c.cols / w,
+        ww = w * w,
+        inv = inverse_row(w, &f, &f("t", "t"), &z, "col"),
+        zrc = z("row", "col"),
     )
 }
