@@ -329,3 +329,18 @@ fn a_sum_is_checked_against_its_tiles_partials() {
     });
     assert!(out.contains("check: 1 of 1 elements compared"), "{out}");
 }
+
+#[test]
+fn the_benchmark_programs_plan() {
+    // tools/scalapack's programs, which the Cholesky sitting and
+    // BENCHMARKS.md run on their own .npy inputs (random ones are not
+    // positive definite): each plans into its tile tasks.
+    let programs = golden::inputs("tools/scalapack", "air");
+    assert!(programs.len() >= 2);
+    for p in programs {
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&p).unwrap();
+        let out = cli(&stem, &src, |a| a.emit = vec![Emit::Stages]);
+        assert!(out.contains("task potrf (1, 1)"), "{stem}: {out}");
+    }
+}
