@@ -15,7 +15,7 @@ use super::dense::Matrix;
 use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
 use crate::codes;
 use crate::stage::linalg::{
-    Columns, blocked_solve, factor_columns, flip, potrf, reversed, solve_rows,
+    blocked_solve, chain, factor_columns, flip, potrf, reversed, solve_rows,
 };
 use crate::stage::texpr::{bands as bands_text, body, lit, offset};
 use std::fmt::Write as _;
@@ -200,7 +200,8 @@ fn linalg_value(p: &Program, r: Reg) -> (String, String) {
             // The tile tasks' blocks: the full column tiles', then a ragged last one's.
             let ty = p.ty(r);
             let n = ty.shape.rows;
-            by_parts(r, n * n, &factor_columns(n, ty.tile.cols), |c, from| {
+            let parts = factor_columns(n, ty.tile.cols);
+            chain(&format!("{}_", name(r)), n * n, &parts, |c, from| {
                 potrf(n, c, &at(a), from)
             })
         }
@@ -212,9 +213,10 @@ fn linalg_value(p: &Program, r: Reg) -> (String, String) {
             let b = at(rhs);
             let b = |i: &str, j: &str| b(&flip(n, upper, i), j);
             let parts = solve_rows(n, p.ty(tri).tile.rows, upper);
-            let (mut lets, value) = by_parts(r, n * s.cols, &parts, |c, from| {
-                blocked_solve(n, s.cols, c, &t, &b, from)
-            });
+            let (mut lets, value) =
+                chain(&format!("{}_", name(r)), n * s.cols, &parts, |c, from| {
+                    blocked_solve(n, s.cols, c, &t, &b, from)
+                });
             if !upper {
                 return (lets, value);
             }
@@ -230,28 +232,6 @@ fn linalg_value(p: &Program, r: Reg) -> (String, String) {
         }
         _ => unreachable!("a linear-algebra op"),
     }
-}
-
-/// The value of `r`, found by `parts` in turn (`step(part, the value so
-/// far)`), each but the last a `let` of `len` elements: the `let`s and the
-/// last part's value.
-fn by_parts(
-    r: Reg,
-    len: u64,
-    parts: &[Columns],
-    step: impl Fn(Columns, &str) -> String,
-) -> (String, String) {
-    let mut from = format!("fill(0.0, {len})");
-    let mut lets = String::new();
-    for (at, c) in parts.iter().enumerate() {
-        let value = step(*c, &from);
-        if at + 1 == parts.len() {
-            return (lets, value);
-        }
-        from = format!("{}_{at}", name(r));
-        lets.push_str(&format!("let {from}: f32[{len}] = {value}\n"));
-    }
-    (lets, from)
 }
 
 /// A sum (or mean) as the block layer computes it: each tile of the

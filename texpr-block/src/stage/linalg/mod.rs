@@ -25,8 +25,8 @@ use std::fmt;
 
 mod text;
 pub use text::{
-    At, Columns, block_width, blocked_solve, factor_columns, flip, potrf, reversed, solve_rows,
-    trsm, trsv,
+    At, Columns, blocked_solve, chain, factor_columns, flip, potrf, potrf_tile, reversed,
+    solve_rows, tile_blocks, trsm, trsv,
 };
 
 /// What one task of a factorization or solve computes on its tile.
@@ -180,17 +180,13 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
     let (value, more, flops) = match step {
         TileStep::Zero => (String::new(), vec![], 0),
         TileStep::Potrf => {
-            let c = Columns {
-                first: 0,
-                cols: m,
-                w: block_width(m),
-            };
-            let value = potrf(m, c, &cur, &format!("fill(0.0, {})", m * m));
+            let (lets, value) = potrf_tile(m, &cur);
+            items = lets;
             (value, vec![], m * m * m / 3)
         }
         TileStep::Trsm => {
             let l = panel(p, "l", r, (j, j + 1), (j, j + 1));
-            let (lets, value) = trsm(m, cols, block_width(cols), &cur, &|a, b| l.at(a, b));
+            let (lets, value) = trsm(m, cols, &cur, &|a, b| l.at(a, b));
             items = lets;
             (value, vec![l], m * cols * cols)
         }
