@@ -27,6 +27,22 @@ pub struct Columns {
     pub w: u64,
 }
 
+impl Columns {
+    /// The first column of step `g`'s block, as TExpr text.
+    fn block_start(&self) -> String {
+        if self.first == 0 {
+            format!("g * {}", self.w)
+        } else {
+            format!("{} + g * {}", self.first, self.w)
+        }
+    }
+
+    /// Whether some block has columns before it (to subtract).
+    fn has_before(&self) -> bool {
+        self.first > 0 || self.cols > self.w
+    }
+}
+
 /// The blocks of a diagonal tile of order `n`: of [`BLOCK`] columns, the
 /// last one ragged (all of them when `n` is at most [`BLOCK`]).
 pub fn tile_blocks(n: u64) -> Vec<Columns> {
@@ -142,14 +158,9 @@ fn minus_sum(w: u64, a: &str, b: &str) -> String {
 /// state (`D` beside `Z`), then writes the rows below it as `U Zᵀ`.
 pub fn potrf(n: u64, c: Columns, a: At, from: &str) -> String {
     let w = c.w;
-    // The block's first column.
-    let b0 = if c.first == 0 {
-        format!("g * {w}")
-    } else {
-        format!("{} + g * {w}", c.first)
-    };
+    let b0 = c.block_start();
     let k = format!("({b0} + jj)");
-    let before = if c.first == 0 && c.cols == w {
+    let before = if !c.has_before() {
         a("i", &k)
     } else {
         format!(
@@ -363,13 +374,9 @@ pub fn solve_rows(n: u64, t: u64, upper: bool) -> Vec<Columns> {
 /// finds it), so each element is a sum of the same terms as [`trsv`]'s.
 pub fn blocked_solve(n: u64, r: u64, c: Columns, t: At, b: At, from: &str) -> String {
     let w = c.w;
-    let b0 = if c.first == 0 {
-        format!("g * {w}")
-    } else {
-        format!("{} + g * {w}", c.first)
-    };
+    let b0 = c.block_start();
     let row = format!("({b0} + ii)");
-    let before = if c.first == 0 && c.cols == w {
+    let before = if !c.has_before() {
         b(&row, "j")
     } else {
         format!(
