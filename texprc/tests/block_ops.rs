@@ -3,7 +3,8 @@
 //! variances and standard deviations, and gathers (concatenations, filters,
 //! the diagonal, a slice off the tile boundaries), random matrices made
 //! on the ranks that own their tiles, and a Cholesky factorization with
-//! the solves through it. Each example runs as
+//! the solves through it (and an ill-conditioned factor held to its
+//! residual bound). Each example runs as
 //! threads on 3x2 ranks and under `mpirun` on 2x2 (a product's partials
 //! cross ranks by MPI's product; a gather's panels by copies), and its
 //! `-o` output is compared with numpy's meaning computed here in `f64`,
@@ -310,5 +311,54 @@ fn factorizations_and_solves_pass_check_under_mpirun_on_4_and_6_ranks() {
             );
             assert!(report.contains("): ok\n"), "{name} on {grid}: {report}");
         }
+    }
+}
+
+#[test]
+fn an_ill_conditioned_factor_passes_its_residual_check() {
+    // The Kac-Murdock-Szego matrix a_ij = 0.9999^|i - j| (condition number
+    // about 2e6 at order 96), factored in tiles of 40: blocks of 32 and 8,
+    // each inverted, so the rows below a diagonal block are products with
+    // an inverse. The residual A - L L^T stays within Cholesky's
+    // backward-error bound all the same.
+    let n: usize = 96;
+    let a: Vec<f32> = (0..n * n)
+        .map(|k| 0.9999f64.powi((k / n).abs_diff(k % n) as i32) as f32)
+        .collect();
+    let dir = scratch("ill-conditioned");
+    let path = dir.join("a.npy");
+    write_npy(&path, &[n as u64, n as u64], npyz::Order::C, &a);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let air = root.join("tools/scalapack/cholesky.air");
+    let input = format!("a={}", path.display());
+    let mut devices = vec!["cpu"];
+    if have_gpu() {
+        devices.push("gpu");
+    }
+    for device in devices {
+        let args = [
+            "block",
+            air.to_str().unwrap(),
+            "-D",
+            "N=96",
+            "--tile",
+            "40",
+            "--grid",
+            "2x2",
+            "--run",
+            "--check",
+            "--device",
+            device,
+            "--input",
+            &input,
+        ];
+        let report = ok(&run(None, &args));
+        assert!(
+            report.contains("check: 9216 of 9216 elements compared, each residual")
+                && report.contains("): ok\n"),
+            "{device}: {report}"
+        );
     }
 }
