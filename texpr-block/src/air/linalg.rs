@@ -29,6 +29,19 @@ pub fn ty(
         let (ty, name) = operand(r);
         format!("%{name} ({ty})")
     };
+    // An operand of f32 values, else error `code`.
+    let need_f32 = |ty: &BlockTy, r: Reg, code| {
+        if ty.elem == ElemTy::F32 {
+            return Ok(());
+        }
+        let msg = format!(
+            "`{}` needs f32 values, but {} holds {}",
+            op.name(),
+            what(r),
+            ty.elem.name()
+        );
+        Err(err(code, msg))
+    };
     if t.shape.rows != t.shape.cols || t.tile.rows != t.tile.cols {
         return Err(err(
             codes::BAD_FACTOR,
@@ -39,17 +52,7 @@ pub fn ty(
             ),
         ));
     }
-    if t.elem != ElemTy::F32 {
-        return Err(err(
-            codes::BAD_FACTOR,
-            format!(
-                "`{}` needs f32 values, but {} holds {}",
-                op.name(),
-                what(tri),
-                t.elem.name()
-            ),
-        ));
-    }
+    need_f32(&t, tri, codes::BAD_FACTOR)?;
     let Some(b) = rhs else { return Ok(t) };
     let bt = operand(b).0;
     if bt.shape.rows != t.shape.rows || bt.tile.rows != t.tile.rows {
@@ -63,16 +66,6 @@ pub fn ty(
             ),
         ));
     }
-    if bt.elem != ElemTy::F32 {
-        return Err(err(
-            codes::ELEM_MISMATCH,
-            format!(
-                "`{}` needs f32 values, but {} holds {}",
-                op.name(),
-                what(b),
-                bt.elem.name()
-            ),
-        ));
-    }
+    need_f32(&bt, b, codes::ELEM_MISMATCH)?;
     Ok(bt)
 }

@@ -37,10 +37,7 @@ impl Rank<'_, '_> {
         for pn in &body.inputs {
             inputs.push(self.panel_buf(pn)?);
         }
-        let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
-        Ok(())
+        self.launch(made, kernel, body.out_len, &inputs)
     }
 
     /// A step of a reduction: one tile of the operand (read in place, or a
@@ -61,10 +58,7 @@ impl Rank<'_, '_> {
             inputs.push(self.partial_before(node)?);
         }
         inputs.push(self.panel_buf(read)?);
-        let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
-        Ok(())
+        self.launch(made, kernel, body.out_len, &inputs)
     }
 
     /// A step of a factorization or solve: its tile's version before it
@@ -88,9 +82,21 @@ impl Rank<'_, '_> {
         for pn in &lb.body.inputs {
             inputs.push(self.panel_buf(pn)?);
         }
+        self.launch(made, kernel, lb.body.out_len, &inputs)
+    }
+
+    /// Compiles `kernel` (once per rank) and runs it on `inputs` into
+    /// `made`'s new buffer of `len` elements.
+    fn launch(
+        &mut self,
+        made: NodeId,
+        kernel: &str,
+        len: u64,
+        inputs: &[Slice],
+    ) -> Result<(), RankError> {
         let k = self.dev.compile(kernel)?;
-        let out = self.alloc(made, lb.body.out_len as usize)?;
-        self.dev.run(k, &inputs, out)?;
+        let out = self.alloc(made, len as usize)?;
+        self.dev.run(k, inputs, out)?;
         Ok(())
     }
 

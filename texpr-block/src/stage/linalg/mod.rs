@@ -26,7 +26,7 @@ use std::fmt;
 mod text;
 pub use text::{
     At, Columns, blocked_solve, chain, factor_columns, flip, potrf, potrf_tile, reversed,
-    solve_rows, tile_blocks, trsm, trsv,
+    solve_rows, trsm, trsv,
 };
 
 /// What one task of a factorization or solve computes on its tile.
