@@ -11,7 +11,7 @@
 
 use half::f16;
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyDictMethods};
 use texpr_interp::{Data, Value};
@@ -83,16 +83,33 @@ pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value>
     Ok(Value::new(data))
 }
 
-/// The elements of an array whose dtype is `T`'s, in row-major order
-/// (copied straight when it is contiguous).
+/// The elements of an array whose dtype is `T`'s, in row-major order:
+/// copied straight from an aligned C-contiguous array; any other is first
+/// copied so by numpy (`numpy.require(x, requirements="CA")`), as Rust may
+/// not read an unaligned element in place. `MemoryError` when the host
+/// cannot hold the copy.
 fn elements<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
     let arr = obj.cast::<PyArrayDyn<T>>()?;
+    if !arr.is_aligned() || !arr.is_c_contiguous() {
+        let numpy = obj.py().import("numpy")?;
+        let copy = numpy.call_method1("require", (obj, obj.py().None(), "CA"))?;
+        let copy = copy.cast::<PyArrayDyn<T>>()?;
+        if !copy.is_aligned() || !copy.is_c_contiguous() {
+            return Err(PyValueError::new_err("numpy.require gave no aligned C-order copy"));
+        }
+        return elements::<T>(copy);
+    }
     let ro = arr.try_readonly()?;
-    // `as_slice` is memory order, which is row-major only for a C-contiguous array.
-    Ok(match ro.as_slice() {
-        Ok(s) if arr.is_c_contiguous() => s.to_vec(),
-        _ => ro.as_array().iter().copied().collect(),
-    })
+    let s = ro.as_slice()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(s.len()).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "cannot allocate {} bytes for an input's elements",
+            std::mem::size_of_val(s)
+        ))
+    })?;
+    v.extend_from_slice(s);
+    Ok(v)
 }
 
 /// The inputs of a program, in its order, from keyword arguments: every

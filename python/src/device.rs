@@ -3,6 +3,12 @@
 //! compiled for it (and by threads calling them at once); when a run finds
 //! it lost, the run raises `DeviceError` and the next call opens a new one
 //! on the same adapter.
+//!
+//! A device belongs to the process that opened it: after `fork` the child
+//! has the parent's memory but none of its driver threads, so a slot records
+//! the process id with its device and a child's first call opens its own
+//! (the parent's is leaked in the child, never dropped: dropping it would
+//! wait on those threads).
 
 use crate::errors::device_error;
 use pyo3::prelude::*;
@@ -10,11 +16,25 @@ use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex, OnceLock};
 use texpr_runtime::{AdapterChoice, Gpu, RuntimeError};
 
-/// An adapter choice and the device open on it, if any.
+/// An adapter choice and the device open on it, if any, with the id of the
+/// process that opened it.
 #[derive(Debug)]
 pub struct Slot {
     choice: AdapterChoice,
     gpu: Mutex<Option<Arc<Gpu>>>,
+    pid: std::sync::atomic::AtomicU32,
+}
+
+/// `value` (something of a device) when process `opened_by` is this one;
+/// else this is a fork's child, and `value` is leaked: its driver's threads
+/// did not survive the fork, so dropping it could wait forever.
+pub fn forget_if_inherited<T>(value: T, opened_by: u32) -> Option<T> {
+    if opened_by == std::process::id() {
+        Some(value)
+    } else {
+        std::mem::forget(value);
+        None
+    }
 }
 
 impl Slot {
@@ -22,7 +42,13 @@ impl Slot {
         Slot {
             choice,
             gpu: Mutex::new(None),
+            pid: std::sync::atomic::AtomicU32::new(std::process::id()),
         }
+    }
+
+    /// The id of the process whose device the slot holds.
+    pub fn pid(&self) -> u32 {
+        self.pid.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The open device, opening one when there is none. A device lost since
@@ -31,7 +57,7 @@ impl Slot {
     /// one. Blocks (without the GIL, as its callers run it) while another
     /// thread opens it.
     pub fn gpu(&self) -> Result<Arc<Gpu>, RuntimeError> {
-        let mut held = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = self.held();
         if let Some(g) = held.as_ref() {
             let g = g.clone();
             if g.is_lost() {
@@ -44,15 +70,28 @@ impl Slot {
         Ok(g)
     }
 
+    /// The held device, after leaking one a parent process opened.
+    fn held(&self) -> std::sync::MutexGuard<'_, Option<Arc<Gpu>>> {
+        let mut held = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::process::id();
+        if self.pid() != now {
+            if let Some(inherited) = held.take() {
+                std::mem::forget(inherited);
+            }
+            self.pid.store(now, std::sync::atomic::Ordering::Release);
+        }
+        held
+    }
+
     /// The device, if one is open (not opening one).
     pub fn current(&self) -> Option<Arc<Gpu>> {
-        self.gpu.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.held().clone()
     }
 
     /// After an error of `gpu`: forgets it when it was lost, so the next call reopens.
     pub fn after_error(&self, gpu: &Arc<Gpu>, e: &RuntimeError) {
         if matches!(e, RuntimeError::DeviceLost { .. }) || gpu.is_lost() {
-            let mut held = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
+            let mut held = self.held();
             if held.as_ref().is_some_and(|h| Arc::ptr_eq(h, gpu)) {
                 *held = None;
             }

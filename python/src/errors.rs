@@ -8,7 +8,7 @@
 //! Python's own `TypeError` and `ValueError` (see `arrays.rs`).
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::exceptions::{PyException, PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use texpr_runtime::RuntimeError;
@@ -142,7 +142,8 @@ pub fn block_error(py: Python<'_>, src: &Named, diags: &[Diag]) -> PyErr {
 }
 
 /// [`DeviceError`]: the runtime's diagnostic (code, explanation, wgpu's
-/// text in a note) as one text.
+/// text in a note) as one text; Python's `MemoryError` (with the same
+/// text) for memory the host could not allocate (E0418).
 pub fn device_error(e: &RuntimeError) -> PyErr {
     let d = e.to_diagnostic();
     let mut text = format!("{}: {}", d.code, d.message);
@@ -150,7 +151,10 @@ pub fn device_error(e: &RuntimeError) -> PyErr {
         text.push_str("\n  note: ");
         text.push_str(n);
     }
-    DeviceError::new_err(text)
+    match e {
+        RuntimeError::HostMemory { .. } => PyMemoryError::new_err(text),
+        _ => DeviceError::new_err(text),
+    }
 }
 
 /// Runs `f`, turning a panic inside texpr into a [`DeviceError`] naming

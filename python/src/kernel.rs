@@ -5,9 +5,10 @@
 //! released while the GPU works.
 
 use crate::arrays::{describe, outputs, read_inputs};
-use crate::device::{PyDevice, Slot, default_slot, open};
+use crate::device::{PyDevice, Slot, default_slot, forget_if_inherited, open};
 use crate::errors::{compile_error, device_error, guarded};
 use crate::program::{self, named};
+use crate::signals::detached;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::{Arc, Mutex};
@@ -36,9 +37,10 @@ struct Inner {
     name: String,
     slot: Arc<Slot>,
     /// Buffers and bind groups made by earlier calls, each on the device
-    /// that made it: a call takes one (or makes one) and puts it back, so
-    /// threads calling at once each run on their own.
-    reusable: Mutex<Vec<(Arc<Gpu>, Reusable)>>,
+    /// that made it (and the id of the process that did): a call takes one
+    /// (or makes one) and puts it back, so threads calling at once each run
+    /// on their own.
+    reusable: Mutex<Vec<(Arc<Gpu>, u32, Reusable)>>,
 }
 
 /// Compiles `source` (a program's text, or a path to a `.te` file) for a
@@ -84,7 +86,7 @@ impl Inner {
     /// Runs on the slot's device without the GIL; a lost device is
     /// forgotten so that the next call reopens it.
     fn run(&self, py: Python<'_>, host: Vec<HostBuffer>) -> PyResult<Vec<Value>> {
-        let result = py.detach(|| {
+        let result = detached(py, || {
             guarded("running a kernel", || {
                 let gpu = self.slot.gpu().map_err(|e| device_error(&e))?;
                 let reusable = match self.take(&gpu) {
@@ -100,16 +102,24 @@ impl Inner {
     }
 
     /// A reusable run made on `gpu` by an earlier call (those made on a
-    /// device since lost are dropped).
+    /// device since lost are dropped, those a parent process made leaked).
     fn take(&self, gpu: &Arc<Gpu>) -> Option<Reusable> {
         let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
-        pool.retain(|(g, _)| Arc::ptr_eq(g, gpu));
-        pool.pop().map(|(_, r)| r)
+        let mut kept = Vec::new();
+        for (g, pid, r) in pool.drain(..) {
+            if let Some((g, r)) = forget_if_inherited((g, r), pid) {
+                if Arc::ptr_eq(&g, gpu) {
+                    kept.push((g, pid, r));
+                }
+            }
+        }
+        *pool = kept;
+        pool.pop().map(|(_, _, r)| r)
     }
 
     fn put_back(&self, gpu: Arc<Gpu>, r: Reusable) {
         let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
-        pool.push((gpu, r));
+        pool.push((gpu, std::process::id(), r));
     }
 
     /// `f` on `gpu`; an error as `DeviceError`, after forgetting a lost device.
@@ -137,11 +147,13 @@ impl Kernel {
         py: Python<'py>,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let p = &self.inner.program;
-        let values = read_inputs(&p.inputs, inputs)?;
-        let host: Vec<HostBuffer> = values.iter().map(to_host).collect();
-        let outs = self.inner.run(py, host)?;
-        outputs(py, p.outputs.iter().map(|o| o.name.clone()), outs)
+        guarded("calling a kernel", || {
+            let p = &self.inner.program;
+            let values = read_inputs(&p.inputs, inputs)?;
+            let host: Vec<HostBuffer> = values.iter().map(to_host).collect();
+            let outs = self.inner.run(py, host)?;
+            outputs(py, p.outputs.iter().map(|o| o.name.clone()), outs)
+        })
     }
 
     /// Times the kernels on the GPU with the runtime's harness (what
@@ -166,7 +178,7 @@ impl Kernel {
         };
         let host: Vec<HostBuffer> = values.iter().map(to_host).collect();
         let inner = &self.inner;
-        let timing = py.detach(|| {
+        let timing = detached(py, || {
             guarded("timing a kernel", || {
                 let gpu = inner.slot.gpu().map_err(|e| device_error(&e))?;
                 inner.on(&gpu, |g| {

@@ -22,9 +22,22 @@ mod errors;
 mod interp;
 mod kernel;
 mod program;
+mod signals;
 mod tune;
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::Ordering;
+
+/// What this process has done, as counts: `signal_checks`, the checks
+/// for Ctrl-C made between submissions of calls on the main thread
+/// (`signals.rs`).
+#[pyfunction]
+fn stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("signal_checks", signals::CHECKS.load(Ordering::Relaxed))?;
+    Ok(d)
+}
 
 #[pymodule]
 fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -41,5 +54,6 @@ fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tune::tune, m)?)?;
     m.add_function(wrap_pyfunction!(device::devices, m)?)?;
     m.add_function(wrap_pyfunction!(block::run, m)?)?;
+    m.add_function(wrap_pyfunction!(stats, m)?)?;
     Ok(())
 }

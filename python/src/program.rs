@@ -2,10 +2,10 @@
 //! path to a `.te` file), `defines`, the front end, the target and the
 //! schedule a program compiles with.
 
-use crate::errors::{Named, compile_error};
+use crate::errors::{Named, compile_error, guarded};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyDictMethods};
+use pyo3::types::{PyBool, PyDict, PyDictMethods, PyInt};
 use texpr::{Schedule, ScheduleChoice, Target};
 use texpr_runtime::GpuInfo;
 use texpr_syntax::Diagnostic;
@@ -36,7 +36,10 @@ pub fn named(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Named> {
     Ok(Named { name: path, text })
 }
 
-/// `defines={"N": 4096}` as the front end's overrides.
+/// `defines={"N": 4096}` as the front end's overrides: each value an `int`
+/// (a `bool` is refused, though Python counts it an `int`, and so is a
+/// value without `__index__`, such as a float) within the language's range of a
+/// param, a 64-bit signed integer (`texprc -D` reads the same).
 pub fn defines(d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, i64)>> {
     let Some(d) = d else { return Ok(Vec::new()) };
     d.iter()
@@ -44,12 +47,33 @@ pub fn defines(d: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, i64)>> {
             let k: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("defines: names are str"))?;
-            let v: i64 = v.extract().map_err(|_| {
-                PyTypeError::new_err(format!("defines[{k:?}]: a param's value is an int"))
-            })?;
-            Ok((k, v))
+            Ok((k.clone(), define(&k, &v)?))
         })
         .collect()
+}
+
+/// One define's value: an int (not a bool) in `i64`'s range.
+fn define(name: &str, v: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let kind = v
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    if v.is_instance_of::<PyBool>() || kind == "bool_" || kind == "bool" {
+        return Err(PyTypeError::new_err(format!(
+            "defines['{name}'] is a bool ({v}): a param's value is an int, e.g. defines={{'{name}': 1}}"
+        )));
+    }
+    if !v.is_instance_of::<PyInt>() && !v.hasattr("__index__").unwrap_or(false) {
+        return Err(PyTypeError::new_err(format!(
+            "defines['{name}'] is a {kind}: a param's value is an int"
+        )));
+    }
+    v.extract::<i64>().map_err(|_| {
+        PyValueError::new_err(format!(
+            "defines['{name}'] = {v} is out of range: a param's value is a 64-bit signed integer, from -2**63 to 2**63 - 1"
+        ))
+    })
 }
 
 /// Parses and checks `src` with `overrides`; `CompileError` on errors. The
@@ -59,11 +83,11 @@ pub fn frontend(
     src: &Named,
     overrides: &[(String, i64)],
 ) -> PyResult<(Program, Vec<Diagnostic>)> {
-    let (file, mut diags) = texpr_syntax::parse(&src.text);
+    let (file, mut diags) = guarded("parsing", || Ok(texpr_syntax::parse(&src.text)))?;
     if diags.iter().any(|d| d.is_error()) {
         return Err(compile_error(py, src, &diags));
     }
-    match texpr_syntax::check(&file, overrides) {
+    match guarded("checking", || Ok(texpr_syntax::check(&file, overrides)))? {
         Ok(p) => Ok((p, diags)),
         Err(more) => {
             diags.extend(more);

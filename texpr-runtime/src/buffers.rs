@@ -374,7 +374,7 @@ pub(super) fn read_staging(
             .slice(..)
             .get_mapped_range()
             .map_err(|e| RuntimeError::Readback(e.to_string()))?;
-        crate::host::host_words(elem, &view[..], len)
+        crate::host::host_words(elem, &view[..], len)?
     };
     staging.unmap();
     Ok(HostBuffer { elem, data })

@@ -18,6 +18,8 @@
 //! - E0413 submitting or running kernels failed
 //! - E0414 reading back results failed; E0415 the device did not finish in time
 //! - E0416 creating or filling a buffer failed
+//! - E0418 the host could not allocate memory for a result
+//! - E0419 the call was interrupted between submissions ([`crate::interruptible`])
 
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::ElemTy;
@@ -81,6 +83,13 @@ pub enum RuntimeError {
         name: String,
         message: String,
     },
+    /// The host could not allocate `bytes` bytes for `what`.
+    HostMemory {
+        what: String,
+        bytes: u64,
+    },
+    /// The host's check asked to stop ([`crate::interruptible`]) after `during`.
+    Interrupted { during: String },
 }
 
 impl RuntimeError {
@@ -103,6 +112,8 @@ impl RuntimeError {
             RuntimeError::Readback(_) => "E0414",
             RuntimeError::Timeout(_) => "E0415",
             RuntimeError::Buffer { .. } => "E0416",
+            RuntimeError::HostMemory { .. } => "E0418",
+            RuntimeError::Interrupted { .. } => "E0419",
         }
     }
 
@@ -156,6 +167,12 @@ impl RuntimeError {
             E::Readback(_) => "reading back the results failed".into(),
             E::Timeout(why) => format!("the device did not finish in time: {why}"),
             E::Buffer { name, .. } => format!("creating or filling buffer `{name}` failed"),
+            E::HostMemory { what, bytes } => {
+                format!("the host cannot allocate {bytes} bytes for {what}")
+            }
+            E::Interrupted { during } => format!(
+                "interrupted after {during}: the work submitted before has completed, the device is usable"
+            ),
         }
     }
 

@@ -1,5 +1,6 @@
 //! Host-side vectors: 4-byte words with an element type, as uploaded and read back.
 
+use super::RuntimeError;
 use texpr_syntax::ir::ElemTy;
 
 /// A vector on the host: `data` holds the raw 4-byte words of `elem` values.
@@ -76,22 +77,41 @@ pub(crate) fn device_bytes(elem: ElemTy, words: &[u32]) -> std::borrow::Cow<'_, 
     }
 }
 
+/// `bytes` zero bytes for `what`; [`RuntimeError::HostMemory`] when the host
+/// cannot allocate them.
+pub(crate) fn zeroed(bytes: u64, what: &str) -> Result<Vec<u8>, RuntimeError> {
+    let fail = || RuntimeError::HostMemory {
+        what: what.to_string(),
+        bytes,
+    };
+    let n = usize::try_from(bytes).map_err(|_| fail())?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| fail())?;
+    v.resize(n, 0);
+    Ok(v)
+}
+
 /// The first `len` elements of `elem` in device bytes, one a word (the
-/// inverse of [`device_bytes`]).
-pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Vec<u32> {
+/// inverse of [`device_bytes`]); [`RuntimeError::HostMemory`] when the host
+/// cannot allocate them (a result as large as the device holds may be more
+/// than the host has left: an error, not an abort).
+pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Result<Vec<u32>, RuntimeError> {
+    let (size, held) = match elem {
+        ElemTy::F16 => (2, bytes.len() / 2),
+        _ => (4, bytes.len() / 4),
+    };
+    let n = held.min(usize::try_from(len).unwrap_or(usize::MAX));
+    let mut words: Vec<u32> = Vec::new();
+    words
+        .try_reserve_exact(n)
+        .map_err(|_| RuntimeError::HostMemory {
+            what: format!("{n} elements of {} read back", elem.name()),
+            bytes: 4 * n as u64,
+        })?;
+    let chunks = bytes.chunks_exact(size).take(n);
     match elem {
-        ElemTy::F16 => {
-            let halves: Vec<u16> = bytemuck::pod_collect_to_vec(bytes);
-            halves
-                .iter()
-                .take(len as usize)
-                .map(|&h| u32::from(h))
-                .collect()
-        }
-        _ => {
-            let mut words: Vec<u32> = bytemuck::pod_collect_to_vec(bytes);
-            words.truncate(len as usize);
-            words
-        }
+        ElemTy::F16 => words.extend(chunks.map(|c| u32::from(u16::from_ne_bytes([c[0], c[1]])))),
+        _ => words.extend(chunks.map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))),
     }
+    Ok(words)
 }

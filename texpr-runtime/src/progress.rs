@@ -121,7 +121,9 @@ impl Gpu {
 
     /// Waits for submission `index` (or all work submitted so far); `during`
     /// says what ran. Fails with [`RuntimeError::Timeout`] once the device
-    /// has completed nothing for [`Gpu::wait_limit`].
+    /// has completed nothing for [`Gpu::wait_limit`], and with
+    /// [`RuntimeError::Interrupted`] when, the wait done, this thread's
+    /// check asks to stop ([`crate::interruptible`]).
     pub(super) fn wait(
         &self,
         index: Option<wgpu::SubmissionIndex>,
@@ -137,10 +139,14 @@ impl Gpu {
             let polled = self.device.poll(poll);
             if !matches!(polled, Err(wgpu::PollError::Timeout)) {
                 let polled = polled.map(|_| ()).map_err(|e| e.to_string());
-                return self.checked(&during, polled, |message| RuntimeError::Execution {
+                self.checked(&during, polled, |message| RuntimeError::Execution {
                     during: during(),
                     message,
-                });
+                })?;
+                if crate::interrupt::requested() {
+                    return Err(RuntimeError::Interrupted { during: during() });
+                }
+                return Ok(());
             }
             if dog.expired(self.progress.last_completion(), Instant::now()) {
                 let why = format!(

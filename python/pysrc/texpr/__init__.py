@@ -38,6 +38,7 @@ from ._texpr import (
     compile,
     devices,
     eval,
+    stats,
     tune,
 )
 from . import block
@@ -54,5 +55,6 @@ __all__ = [
     "compile",
     "devices",
     "eval",
+    "stats",
     "tune",
 ]
