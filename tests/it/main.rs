@@ -24,6 +24,7 @@ mod layering;
 mod long_folds;
 mod loops;
 mod lse;
+mod mma_on_cpu;
 mod nonfinite;
 mod npm_package;
 mod opt;
