@@ -344,3 +344,69 @@ fn the_benchmark_programs_plan() {
         assert!(out.contains("task potrf (1, 1)"), "{stem}: {out}");
     }
 }
+
+#[test]
+fn a_program_whose_result_is_an_input_or_a_view_of_one_plans_and_runs() {
+    // No task computes anything: the result is the input's tiles (copied to
+    // the ranks that own the result's tiles where a view moves them).
+    use texpr_block::driver::Scheduler;
+    let programs = [
+        (
+            "ident",
+            "func ident {\n  %a = input : f32[6x10, 2x3]\n  ret %a\n}\n",
+            false,
+        ),
+        (
+            "tview",
+            "func tview {\n  %a = input : f32[10x6, 3x2]\n  %t = transpose %a\n  ret %t\n}\n",
+            true,
+        ),
+        (
+            "rnd",
+            "func rnd {\n  %a = random 4 : f32[6x10, 2x3]\n  ret %a\n}\n",
+            false,
+        ),
+    ];
+    for (name, src, transposed) in programs {
+        for scheduler in [Scheduler::Greedy, Scheduler::CriticalPath] {
+            for grid in [(1, 1), (2, 2), (2, 3)] {
+                let mut args = BlockOptions::new(name, src);
+                args.grid = grid;
+                args.scheduler = scheduler;
+                let planned = plan(&args).unwrap();
+                let job = job(&args, &planned).unwrap();
+                let backend = Backend {
+                    gpu: None,
+                    pick: &heuristic,
+                };
+                let source = RandomSource { seed: 9 };
+                let what = format!("{name} on {grid:?} by {scheduler:?}");
+                let outcome = run_in_process(&job, &source, backend)
+                    .unwrap_or_else(|d| panic!("{what}: {d}"));
+                let got = outcome.gathered.result.expect("the result is gathered");
+                let inputs = random_inputs(&planned.p, 9);
+                let want = match inputs.first() {
+                    Some(a) => a.clone(),
+                    None => eval_dense(&planned.p, &inputs).unwrap(),
+                };
+                assert_eq!((got.rows, got.cols), (6, 10), "{what}");
+                for i in 0..6 {
+                    for j in 0..10 {
+                        let w = if transposed {
+                            want.data[j + i * want.rows]
+                        } else {
+                            want.data[i + j * want.rows]
+                        };
+                        assert_eq!(got.data[i + j * 6], w, "{what}: ({i}, {j})");
+                    }
+                }
+            }
+        }
+        let out = cli(name, src, |a| {
+            a.grid = (2, 3);
+            a.run = true;
+            a.check = true;
+        });
+        assert!(out.contains("check: 60 of 60 elements compared"), "{out}");
+    }
+}

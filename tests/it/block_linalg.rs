@@ -207,3 +207,73 @@ fn tiles_of_several_blocks_and_a_ragged_last_tile_pass_check() {
         );
     }
 }
+
+/// `3 I + 0.1` everywhere (positive definite), with `-0.5` at `(c, c)`:
+/// its leading minors are positive definite up to order `c`, and the one
+/// of order `c + 1` is not.
+fn fails_at(n: usize, c: usize) -> texpr_block::exec::Matrix {
+    let mut a = texpr_block::exec::Matrix::zeros(n, n);
+    for j in 0..n {
+        for i in 0..n {
+            a.data[i + j * n] = if i == j { 3.1 } else { 0.1 };
+        }
+    }
+    a.data[c + c * n] = -0.5;
+    a
+}
+
+#[test]
+fn a_matrix_that_is_not_positive_definite_is_a_coded_error_naming_its_first_failing_column() {
+    use texpr_block::driver::run::{Backend, job, run_in_process};
+    use texpr_block::exec::DenseSource;
+    use texpr_block::exec::device::heuristic;
+    // 14 in tiles of 4: the failing column first in its tile, inside one,
+    // and in the ragged last tile; the factor returned, or only solved with.
+    let factor = "func f {\n  %a = input : f32[14x14, 4x4]\n  %l = cholesky %a\n  ret %l\n}\n";
+    let solved = "func s {\n  %a = input : f32[14x14, 4x4]\n  %b = input : f32[14x3, 4x3]\n  %l = cholesky %a\n  %y = solve_lower %l, %b\n  ret %y\n}\n";
+    for (name, src) in [("factor", factor), ("solved", solved)] {
+        for c in [0, 8, 9, 13] {
+            for grid in [(1, 1), (2, 2), (2, 3)] {
+                let mut args = BlockOptions::new(name, src);
+                args.grid = grid;
+                let planned = plan(&args).unwrap();
+                let job = job(&args, &planned).unwrap();
+                let inputs = vec![fails_at(14, c), texpr_block::exec::Matrix::zeros(14, 3)];
+                let source = DenseSource { inputs: &inputs };
+                let backend = Backend {
+                    gpu: None,
+                    pick: &heuristic,
+                };
+                let what = format!("{name}, column {c}, on {grid:?}");
+                let err = run_in_process(&job, &source, backend)
+                    .err()
+                    .unwrap_or_else(|| panic!("{what}: ran"));
+                assert_eq!(err.code, "E0549", "{what}: {err}");
+                let says = format!("its factor's diagonal at column {c} is ");
+                assert!(err.message.contains(&says), "{what}: {}", err.message);
+                let info = format!("pspotrf's INFO = {})", c + 1);
+                assert!(err.message.contains(&info), "{what}: {}", err.message);
+            }
+        }
+    }
+    // Without the negative pivot the same matrix factors, as the dense reference does.
+    let mut args = BlockOptions::new("factor", factor);
+    args.grid = (2, 3);
+    let planned = plan(&args).unwrap();
+    let job = job(&args, &planned).unwrap();
+    let mut spd = fails_at(14, 9);
+    spd.data[9 + 9 * 14] = 3.1;
+    let inputs = vec![spd];
+    let backend = Backend {
+        gpu: None,
+        pick: &heuristic,
+    };
+    let got = run_in_process(&job, &DenseSource { inputs: &inputs }, backend)
+        .unwrap()
+        .gathered
+        .result
+        .unwrap();
+    let want = texpr_block::exec::eval_dense(&planned.p, &inputs).unwrap();
+    let diff = texpr_block::exec::max_rel_diff(&want, &got).expect("same shape");
+    assert!(diff < 1e-5, "{diff}");
+}

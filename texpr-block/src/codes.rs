@@ -69,6 +69,10 @@ pub const KERNEL_RUN: &str = "E0542";
 /// A program with an element type other than `f32`, refused at planning
 /// (and by the dense reference).
 pub const EXEC_ELEM: &str = "E0543";
+/// A `cholesky` of a matrix that is not positive definite: a diagonal
+/// tile's factor has a pivot that is not positive (the message names the
+/// first such column, as `pspotrf`'s INFO does).
+pub const NOT_POSITIVE_DEFINITE: &str = "E0549";
 /// A bad `texprc block` argument (grid, tile, emit kind).
 pub const BAD_ARG: &str = "E0550";
 /// A `-D NAME=V` naming no `param` of the program, or a negative value.

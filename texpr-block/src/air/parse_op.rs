@@ -94,7 +94,7 @@ impl Parser {
             _ => {
                 return Err(Diagnostic::error(codes::UNKNOWN_OP, format!("unknown op `{name}`"))
                     .with_primary(span, "not an op")
-                    .with_note(format!("ops: input random {} select scale map matmul transpose reverse broadcast sum prod max min mean var std (each also _rows, _cols) slice concat_rows concat_cols filter_rows filter_cols diag fused", BinOp::all_names().replace(',', ""))));
+                    .with_note(format!("ops: input random {} select scale map matmul transpose reverse broadcast sum prod max min mean var std (each also _rows, _cols) slice concat_rows concat_cols filter_rows filter_cols diag cholesky solve_lower solve_upper fused", BinOp::all_names().replace(',', ""))));
             }
         })
     }

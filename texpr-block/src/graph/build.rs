@@ -19,7 +19,7 @@
 //! column) on the rank that owns the output tile, so only partials cross
 //! ranks. A whole-matrix reduction combines along each grid row, then along
 //! the source rank's grid column. The returned tensor flows to Sink (a
-//! returned view through its views).
+//! returned view through its views, a returned input's chunks directly).
 
 use super::node::{Graph, NodeId, NodeKind, PanelRef, Part, ViewKind, Work};
 use crate::air::{Op, Program, Reg, SumAxis};
@@ -108,6 +108,17 @@ pub fn build(p: &Program, cfg: GridConfig) -> Result<Graph, Diagnostic> {
     }
     let sink = b.g.add(NodeKind::Sink);
     b.g.edge(b.tensors[&p.ret], sink);
+    // A returned input (or random matrix) is its chunks, as they are made.
+    if matches!(p.inst(p.ret).op, Op::Input | Op::Random(_)) {
+        let chunks: Vec<NodeId> = b
+            .chunks
+            .range((p.ret, (0, 0))..=(p.ret, (u64::MAX, u64::MAX)))
+            .map(|(_, &n)| n)
+            .collect();
+        for c in chunks {
+            b.g.edge(c, sink);
+        }
+    }
     b.g.normalize();
     Ok(b.g)
 }

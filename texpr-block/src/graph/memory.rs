@@ -391,6 +391,8 @@ fn feeds_sink(g: &Graph, succs: &[Vec<NodeId>], n: NodeId) -> bool {
     let mut stack: Vec<NodeId> = succ(n).collect();
     while let Some(t) = stack.pop() {
         match g.kind(t) {
+            // A returned input's chunk.
+            NodeKind::Sink => return true,
             NodeKind::Tensor { .. } if succ(t).any(|s| matches!(g.kind(s), NodeKind::Sink)) => {
                 return true;
             }

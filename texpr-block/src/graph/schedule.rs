@@ -90,6 +90,10 @@ fn list_order(
     let mut ready: BTreeSet<usize> = (0..n).filter(|&k| missing[k] == 0).collect();
     let mut done = vec![false; n];
     let mut order = Vec::with_capacity(n);
+    // A program whose result is an input (or a view of one) has no task.
+    if ready.is_empty() {
+        return order;
+    }
     while let Some(k) = pick(&ready, &done) {
         ready.remove(&k);
         done[k] = true;

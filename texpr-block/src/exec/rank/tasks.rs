@@ -82,7 +82,44 @@ impl Rank<'_, '_> {
         for pn in &lb.body.inputs {
             inputs.push(self.panel_buf(pn)?);
         }
-        self.launch(made, kernel, lb.body.out_len, &inputs)
+        self.launch(made, kernel, lb.body.out_len, &inputs)?;
+        if step == crate::stage::linalg::TileStep::Potrf {
+            self.positive_pivots(made, op, tile.0)?;
+        }
+        Ok(())
+    }
+
+    /// A factored diagonal tile `(k, k)` of `op` (a cholesky): every
+    /// diagonal element of its factor is a positive number, else the matrix
+    /// is not positive definite (E0549, naming the first failing column, as
+    /// `pspotrf`'s INFO does). A pivot that is not positive makes its
+    /// diagonal element NaN (`sqrt` of a negative) or 0, and every pivot
+    /// after it NaN, so the first such element is the first failing column.
+    /// The owner checks before the tile goes to any other rank, so the
+    /// first failing tile's owner stops the run and nothing is written.
+    fn positive_pivots(&mut self, made: NodeId, op: Reg, k: u64) -> Result<(), RankError> {
+        let job = self.job;
+        let read = self.dev.start_read(self.buf(made)?)?;
+        let data = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
+        let ty = job.p.ty(op);
+        let m = ty.tile_dims(k, k).rows as usize;
+        let Some(c) = (0..m).find(|&c| !(data[c + c * m] > 0.0)) else {
+            return Ok(());
+        };
+        let column = k as usize * ty.tile.rows as usize + c;
+        let name = &job.p.inst(op).name;
+        Err(RankError::Own(
+            Diagnostic::error(
+                codes::NOT_POSITIVE_DEFINITE,
+                format!(
+                    "cholesky %{name}: the matrix is not positive definite: its factor's diagonal at column {column} is {} (the leading minor of order {} is not positive definite; pspotrf's INFO = {})",
+                    data[c + c * m],
+                    column + 1,
+                    column + 1
+                ),
+            )
+            .with_note("columns count from 0; nothing is written"),
+        ))
     }
 
     /// Compiles `kernel` (once per rank) and runs it on `inputs` into
