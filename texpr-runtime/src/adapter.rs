@@ -324,6 +324,8 @@ impl Gpu {
             sink,
             cache: Mutex::new(pipeline::Cache::default()),
             progress: Default::default(),
+            counters: Default::default(),
+            serial: super::array::next_serial(),
         })
     }
 

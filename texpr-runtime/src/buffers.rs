@@ -10,7 +10,6 @@ use texpr_syntax::ir::ElemTy;
 /// A plan bound to device buffers, ready to dispatch any number of times.
 #[derive(Debug)]
 pub(super) struct Bound {
-    pub buffers: Vec<wgpu::Buffer>,
     /// Each kernel with each set of buffers it binds at some step.
     pub variants: Vec<Step>,
     /// The dispatches in order, as indices into `variants` (a loop's
@@ -130,7 +129,6 @@ impl Gpu {
         let whole: Vec<BoundBuffer> = buffers.iter().cloned().map(BoundBuffer::whole).collect();
         let (variants, order) = self.bind_dispatches(module, &pipelines, &whole)?;
         Ok(Bound {
-            buffers,
             variants,
             order,
         })
@@ -167,7 +165,7 @@ impl Gpu {
         Ok((variants, order))
     }
 
-    fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {
+    pub(super) fn check_size(&self, b: &BufferPlan) -> Result<(), RuntimeError> {
         let bytes = byte_size(b.elem, b.len);
         let limits = [
             (self.wgpu_limits.max_buffer_size, "max_buffer_size"),
@@ -189,7 +187,7 @@ impl Gpu {
         Ok(())
     }
 
-    fn check_dispatch(&self, k: &Kernel) -> Result<(), RuntimeError> {
+    pub(super) fn check_dispatch(&self, k: &Kernel) -> Result<(), RuntimeError> {
         let limit = self.wgpu_limits.max_compute_workgroups_per_dimension;
         if k.dispatch.iter().any(|&d| d > limit) {
             return Err(RuntimeError::DispatchTooLarge {
@@ -209,9 +207,6 @@ impl Gpu {
         inputs: &[HostBuffer],
         mut pool: Option<&mut BufferPool>,
     ) -> Result<Vec<wgpu::Buffer>, RuntimeError> {
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
         module
             .buffers
             .iter()
@@ -220,32 +215,47 @@ impl Gpu {
                 if let Some(found) = pooled.as_ref().and_then(|p| p.get(b)) {
                     return Ok(found);
                 }
-                let made = self.made_buffer(&b.name, || {
-                    let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(&b.name),
-                        size: byte_size(b.elem, b.len),
-                        usage,
-                        mapped_at_creation: false,
-                    });
-                    if let BufferRole::Input(i) = b.role {
-                        self.queue
-                            .write_buffer(&buffer, 0, &inputs[i as usize].bytes());
-                    }
-                    if !b.init.is_empty() {
-                        self.queue.write_buffer(
-                            &buffer,
-                            0,
-                            &crate::host::device_bytes(b.elem, &b.init),
-                        );
-                    }
-                    buffer
-                })?;
+                let input = match b.role {
+                    BufferRole::Input(i) => Some(&inputs[i as usize]),
+                    _ => None,
+                };
+                let made = self.plan_buffer(b, input)?;
                 if let Some(p) = pooled {
                     p.buffers.push((b.role, b.elem, b.len, made.clone()));
                 }
                 Ok(made)
             })
             .collect()
+    }
+
+    /// The device buffer of a planned buffer, holding `input` when given
+    /// and its constant elements (`init`) when it has them.
+    pub(super) fn plan_buffer(
+        &self,
+        b: &BufferPlan,
+        input: Option<&HostBuffer>,
+    ) -> Result<wgpu::Buffer, RuntimeError> {
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        self.made_buffer(&b.name, || {
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&b.name),
+                size: byte_size(b.elem, b.len),
+                usage,
+                mapped_at_creation: false,
+            });
+            if let Some(input) = input {
+                let bytes = input.bytes();
+                self.queue.write_buffer(&buffer, 0, &bytes);
+                self.counters.uploaded(bytes.len() as u64);
+            }
+            if !b.init.is_empty() {
+                self.queue
+                    .write_buffer(&buffer, 0, &crate::host::device_bytes(b.elem, &b.init));
+            }
+            buffer
+        })
     }
 
     /// The buffer `make` creates (and fills), in an error scope; errors name `name`.

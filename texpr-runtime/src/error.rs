@@ -18,6 +18,7 @@
 //! - E0413 submitting or running kernels failed
 //! - E0414 reading back results failed; E0415 the device did not finish in time
 //! - E0416 creating or filling a buffer failed
+//! - E0417 a device array given to a device that did not make it
 //! - E0418 the host could not allocate memory for a result
 //! - E0419 the call was interrupted between submissions ([`crate::interruptible`])
 
@@ -83,6 +84,9 @@ pub enum RuntimeError {
         name: String,
         message: String,
     },
+    /// A device array (described, `f32[1024]`) used on another device than
+    /// the one that made it (or on a device reopened since).
+    OtherDevice(String),
     /// The host could not allocate `bytes` bytes for `what`.
     HostMemory {
         what: String,
@@ -112,6 +116,7 @@ impl RuntimeError {
             RuntimeError::Readback(_) => "E0414",
             RuntimeError::Timeout(_) => "E0415",
             RuntimeError::Buffer { .. } => "E0416",
+            RuntimeError::OtherDevice(_) => "E0417",
             RuntimeError::HostMemory { .. } => "E0418",
             RuntimeError::Interrupted { .. } => "E0419",
         }
@@ -167,6 +172,10 @@ impl RuntimeError {
             E::Readback(_) => "reading back the results failed".into(),
             E::Timeout(why) => format!("the device did not finish in time: {why}"),
             E::Buffer { name, .. } => format!("creating or filling buffer `{name}` failed"),
+            E::OtherDevice(what) => format!(
+                "an array ({what}) lives on another device than the one it was given to \
+                 (a device opened again after a loss makes new arrays): upload it to this device"
+            ),
             E::HostMemory { what, bytes } => {
                 format!("the host cannot allocate {bytes} bytes for {what}")
             }

@@ -1,15 +1,20 @@
 //! Running a plan: dispatch the kernels in order over a few submits, wait, read back.
 
-use std::sync::mpsc;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::buffers::{Bound, Step, byte_size};
+use super::array::DeviceArray;
+use super::buffers::{Bound, Step, check_inputs};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use texpr_codegen::plan::{BufferRole, Module};
+use texpr_codegen::plan::Module;
 
 /// Kernels encoded into one submit; longer sequences are split.
 const KERNELS_PER_SUBMIT: usize = 16;
+
+/// Submissions a device may have in flight before a launch waits for its
+/// own oldest one.
+pub const MAX_QUEUED: u64 = 64;
 
 /// The outputs of one run, in `Output` order, and the time the GPU work took.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,29 +27,41 @@ pub struct RunResult {
     pub kernel_time: Option<Duration>,
 }
 
-/// A staging buffer that an output is copied into for reading back.
+/// How a sequence of submits waits: after each one (a run, and the timing
+/// harness, whose errors then name the kernels that failed), or only to
+/// keep the device's queue bounded (a launch; `recent` is the launcher's
+/// own submissions, oldest first).
 #[derive(Debug)]
-pub(super) struct Readback {
-    source: usize,
-    elem: texpr_syntax::ir::ElemTy,
-    len: u64,
-    staging: wgpu::Buffer,
+pub(super) enum Pace<'a> {
+    EachSubmit,
+    Queued(&'a mut VecDeque<wgpu::SubmissionIndex>),
 }
 
 impl Gpu {
     /// Uploads `inputs` (in the order of the plan's input buffers), runs every
-    /// kernel in order and reads back the outputs.
+    /// kernel in order and reads back the outputs: [`Gpu::load`], an upload
+    /// per input, [`Gpu::launch`] (waiting after each submission) and one
+    /// read of every output.
     pub fn run(&self, module: &Module, inputs: &[HostBuffer]) -> Result<RunResult, RuntimeError> {
         self.check_health()?;
-        let bound = self.bind(module, inputs, None)?;
-        let readbacks = self.staging(module)?;
-        let timer = self.made_timer(passes(&bound))?;
+        check_inputs(module, inputs)?;
+        let exe = self.load(module)?;
+        let arrays = (exe.input_buffers().iter().zip(inputs))
+            .map(|(b, h)| self.host_array(&b.name, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let outputs = self.output_arrays(&exe)?;
+        let (ins, outs): (Vec<&DeviceArray>, Vec<&DeviceArray>) =
+            (arrays.iter().collect(), outputs.iter().collect());
+        let chunks = (module.dispatch_count() as usize).div_ceil(KERNELS_PER_SUBMIT);
+        let timer = self.made_timer(chunks)?;
         let start = Instant::now();
-        let last = self.dispatch_all(&bound, &readbacks, timer.as_ref())?;
+        let last = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true)?;
         let gpu_time = start.elapsed();
-        let outputs = self.read_back(&readbacks, &last)?;
-        let kernel_time = timer.map(|t| self.read_timer(&t, &last)).transpose()?;
-        self.check_health()?;
+        let outputs = self.read(&outs)?;
+        let kernel_time = match (timer, last) {
+            (Some(t), Some(last)) => Some(self.read_timer(&t, &last)?),
+            _ => None,
+        };
         Ok(RunResult {
             outputs,
             gpu_time,
@@ -52,65 +69,43 @@ impl Gpu {
         })
     }
 
-    /// Staging buffers for the outputs, sorted by output index.
-    pub(super) fn staging(&self, module: &Module) -> Result<Vec<Readback>, RuntimeError> {
-        let mut outs: Vec<(u32, usize)> = module
-            .buffers
-            .iter()
-            .enumerate()
-            .filter_map(|(at, b)| match b.role {
-                BufferRole::Output(i) => Some((i, at)),
-                _ => None,
-            })
-            .collect();
-        outs.sort();
-        outs.into_iter()
-            .map(|(_, at)| {
-                let b = &module.buffers[at];
-                let name = format!("{} (readback)", b.name);
-                let staging = self.made_buffer(&name, || {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(&name),
-                        size: byte_size(b.elem, b.len),
-                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                })?;
-                Ok(Readback {
-                    source: at,
-                    elem: b.elem,
-                    len: b.len,
-                    staging,
-                })
-            })
-            .collect()
-    }
-
-    /// Encodes and submits every kernel (then the output copies), waiting
-    /// after each submit; the last submit's index.
+    /// Encodes and submits every kernel, waiting after each submit; the
+    /// last submit's index.
     pub(super) fn dispatch_all(
         &self,
         bound: &Bound,
-        readbacks: &[Readback],
         timer: Option<&Timer>,
     ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
+        let last = self.submit_all(bound, timer, Pace::EachSubmit)?;
+        Ok(last.expect("at least one submit"))
+    }
+
+    /// Encodes and submits every kernel, [`KERNELS_PER_SUBMIT`] a submit
+    /// (one submit without kernels when `pace` waits after each submit),
+    /// paced by `pace`; the last submission, if any.
+    pub(super) fn submit_all(
+        &self,
+        bound: &Bound,
+        timer: Option<&Timer>,
+        mut pace: Pace<'_>,
+    ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
         let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
-        let n_chunks = chunks.len().max(1);
+        let n_chunks = chunks
+            .len()
+            .max(usize::from(matches!(pace, Pace::EachSubmit)));
         let mut last = None;
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
-            let copies = if c + 1 == n_chunks { readbacks } else { &[] };
-            let during = || running(steps, !copies.is_empty());
+            let during = || running(steps);
+            if let Pace::Queued(recent) = &mut pace {
+                self.throttle(recent, during)?;
+            }
             let index = scoped(&self.device, || {
                 let mut encoder = self.device.create_command_encoder(&Default::default());
                 encode(&mut encoder, steps, timer.map(|t| t.writes(c)));
                 if let Some(t) = timer.filter(|_| c + 1 == n_chunks) {
                     t.resolve(&mut encoder);
-                }
-                for r in copies {
-                    let src = &bound.buffers[r.source];
-                    encoder.copy_buffer_to_buffer(src, 0, &r.staging, 0, byte_size(r.elem, r.len));
                 }
                 self.submit([encoder.finish()])
             });
@@ -118,55 +113,47 @@ impl Gpu {
                 during: format!("submitting {}", during()),
                 message,
             })?;
-            self.wait(Some(index.clone()), during)?;
+            match &mut pace {
+                Pace::EachSubmit => self.wait(Some(index.clone()), during)?,
+                Pace::Queued(recent) => recent.push_back(index.clone()),
+            }
             last = Some(index);
         }
-        Ok(last.expect("at least one submit"))
+        Ok(last)
     }
 
-    /// Maps every staging buffer (filled by submission `last`, this run's
-    /// own, whatever other threads submitted since) and copies its words out.
-    pub(super) fn read_back(
+    /// While the device has [`MAX_QUEUED`] submissions in flight, waits for
+    /// the oldest of `recent` (a launcher's own).
+    fn throttle(
         &self,
-        readbacks: &[Readback],
-        last: &wgpu::SubmissionIndex,
-    ) -> Result<Vec<HostBuffer>, RuntimeError> {
-        let (tx, rx) = mpsc::channel();
-        for (i, r) in readbacks.iter().enumerate() {
-            let tx = tx.clone();
-            r.staging
-                .slice(..)
-                .map_async(wgpu::MapMode::Read, move |res| {
-                    let _ = tx.send((i, res));
-                });
+        recent: &mut VecDeque<wgpu::SubmissionIndex>,
+        during: impl Fn() -> String,
+    ) -> Result<(), RuntimeError> {
+        while recent.len() as u64 > MAX_QUEUED / 2 && self.queued_submissions() >= MAX_QUEUED {
+            let Some(oldest) = recent.pop_front() else {
+                break;
+            };
+            self.wait(Some(oldest), &during)?;
         }
-        drop(tx);
-        let during = || "reading back the outputs".to_string();
-        self.wait(Some(last.clone()), during)?;
-        for (i, res) in rx.iter() {
-            let res = res.map_err(|e| format!("output {i}: {e}"));
-            self.checked(during, res, RuntimeError::Readback)?;
+        // Submissions completed long ago need no waiting.
+        while recent.len() as u64 > MAX_QUEUED {
+            recent.pop_front();
         }
-        readbacks.iter().map(read_one).collect()
+        Ok(())
     }
 }
 
 /// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
-/// submit runs), and the copies of the outputs after the last.
-fn running(steps: &[&Step], copies: bool) -> String {
+/// submit runs).
+fn running(steps: &[&Step]) -> String {
     let names: Vec<String> = steps
         .iter()
         .map(|s| format!("`{}`", s.entry_point))
         .collect();
-    let kernels = match names.len() {
-        0 => String::new(),
-        1 => format!("kernel {}", names[0]),
-        _ => format!("kernels {}", names.join(", ")),
-    };
-    match (kernels.is_empty(), copies) {
-        (true, _) => "copying the outputs for reading back".into(),
-        (false, true) => format!("running {kernels} (and copying the outputs)"),
-        (false, false) => format!("running {kernels}"),
+    match names.len() {
+        0 => "waiting for the uploads".into(),
+        1 => format!("running kernel {}", names[0]),
+        _ => format!("running kernels {}", names.join(", ")),
     }
 }
 
@@ -197,8 +184,4 @@ pub(super) fn encode(
         let [x, y, z] = s.dispatch;
         pass.dispatch_workgroups(x, y, z);
     }
-}
-
-fn read_one(r: &Readback) -> Result<HostBuffer, RuntimeError> {
-    super::buffers::read_staging(&r.staging, r.elem, r.len)
 }

@@ -282,7 +282,7 @@ impl Gpu {
     fn time_once(&self, p: &Prepared) -> Result<Sample, RuntimeError> {
         let start = Instant::now();
         let last = match &p.work {
-            Work::Kernels(bound) => self.dispatch_all(bound, &[], p.timer.as_ref())?,
+            Work::Kernels(bound) => self.dispatch_all(bound, p.timer.as_ref())?,
             Work::Copy { src, dst, bytes } => self.copy_once(src, dst, *bytes, p.timer.as_ref())?,
         };
         let wall = start.elapsed();

@@ -4,8 +4,15 @@
 //!   flag), requests the adapter's own limits and subgroups where present, and
 //!   installs handlers that record device loss and uncaptured errors instead of
 //!   panicking;
-//! - [`Gpu::run`] uploads inputs, dispatches the plan's kernels in order and
-//!   reads back the outputs ([`RunResult`]);
+//! - device arrays ([`DeviceArray`]: a buffer, an element type and a shape)
+//!   and programs run on them: [`Gpu::load`] makes an [`Executable`] of a
+//!   plan, [`Gpu::launch`] submits its kernels on input arrays into new
+//!   output arrays without waiting, so chained launches never touch the
+//!   host; [`Gpu::upload`] and [`Gpu::read_into`] cross to and from the host
+//!   (a read is what waits), and [`Gpu::transfers`] counts each crossing;
+//! - [`Gpu::run`] is that path for host buffers: it uploads inputs,
+//!   launches the plan's kernels in order and reads back the outputs
+//!   ([`RunResult`]);
 //! - [`Gpu::prepare`] and [`Gpu::time`] are the timing harness (module
 //!   `harness`): sequences prepared and warmed, then timed round-robin, by
 //!   the GPU's own timestamps where it has them and by the wall clock;
@@ -13,7 +20,7 @@
 //! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
 //!   the caller owns and keeps on the device;
 //! - [`Gpu::reusable`] and [`Gpu::rerun`]: one module run again and again on
-//!   new inputs, its buffers and bind groups made once (module `rerun`);
+//!   new inputs, its executable and arrays made once (module `rerun`);
 //! - [`Gpu::target`] describes the device (limits, features, profile) for
 //!   planning: a [`Target`] built from the adapter;
 //! - every wait is bounded by the device's progress (module `progress`): it
@@ -49,12 +56,14 @@
 //! ```
 
 mod adapter;
+mod array;
 mod buffers;
 mod error;
 mod exec;
 mod harness;
 mod host;
 mod interrupt;
+mod launch;
 mod pipeline;
 mod progress;
 pub mod raw;
@@ -64,12 +73,14 @@ mod scope;
 mod timing;
 
 pub use adapter::{AdapterChoice, GpuInfo};
+pub use array::{DeviceArray, Transfers};
 pub use buffers::BufferPool;
 pub use error::RuntimeError;
-pub use exec::RunResult;
+pub use exec::{MAX_QUEUED, RunResult};
 pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 pub use interrupt::interruptible;
+pub use launch::Executable;
 pub use progress::WAIT_LIMIT;
 pub use rerun::Reusable;
 pub use resident::{BufferRange, Commands, DeviceBuffer, PendingRead, ResidentModule};
@@ -93,6 +104,12 @@ pub struct Gpu {
     cache: Mutex<pipeline::Cache>,
     /// Submissions made and completed, and the wait limit (`progress.rs`).
     progress: progress::Progress,
+    /// What crossed between host and device (`array.rs`).
+    counters: array::Counters,
+    /// A number no other device of this process has: what device arrays
+    /// and executables remember of the device that made them (wgpu's own
+    /// identifiers repeat across instances).
+    serial: u64,
 }
 
 /// What the device reported outside any error scope.

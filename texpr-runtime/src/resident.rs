@@ -149,8 +149,9 @@ impl Gpu {
     ) -> Result<(), RuntimeError> {
         in_bounds(dst, offset, data.len() as u64)?;
         let written = scoped(&self.device, || {
-            self.queue
-                .write_buffer(&dst.buffer, offset * 4, &data.bytes())
+            let bytes = data.bytes();
+            self.queue.write_buffer(&dst.buffer, offset * 4, &bytes);
+            self.counters.uploaded(bytes.len() as u64);
         });
         let during = || "writing a resident buffer".to_string();
         self.checked(during, written, |message| RuntimeError::Buffer {
@@ -242,7 +243,10 @@ impl Gpu {
         self.poll_device()?;
         match read.state.load(Ordering::Acquire) {
             0 => Ok(None),
-            1 => read_mapped(read).map(Some),
+            1 => {
+                self.counters.read(byte_size(read.elem, read.len));
+                read_mapped(read).map(Some)
+            }
             _ => {
                 let msg = read.error.lock().ok().and_then(|e| e.clone());
                 Err(RuntimeError::Readback(msg.unwrap_or_default()))
