@@ -66,6 +66,7 @@ impl Slot {
             return Ok(g);
         }
         let g = Arc::new(Gpu::open(&self.choice)?);
+        g.set_pipeline_limit(pipeline_limit());
         *held = Some(g.clone());
         Ok(g)
     }
@@ -98,6 +99,21 @@ impl Slot {
         }
     }
 }
+
+/// Pipelines a device keeps for reuse: `$TEXPR_PIPELINES`, else
+/// [`PIPELINES`]. Past it the least recently used is dropped (and made again
+/// when a kernel that needs it is made again), so a process that compiles a
+/// program for ever new sizes keeps its memory flat.
+pub fn pipeline_limit() -> usize {
+    std::env::var("TEXPR_PIPELINES")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(PIPELINES)
+}
+
+/// The default of [`pipeline_limit`].
+pub const PIPELINES: usize = 256;
 
 /// The default device: `$TEXPR_ADAPTER`, else wgpu's choice.
 pub fn default_slot() -> Arc<Slot> {
@@ -158,6 +174,13 @@ impl PyDevice {
     #[getter]
     fn pipelines(&self) -> usize {
         self.slot.current().map_or(0, |g| g.cached_pipelines())
+    }
+
+    /// The most pipelines the device keeps (`$TEXPR_PIPELINES`, else 256):
+    /// past it the least recently used is dropped.
+    #[getter]
+    fn pipeline_limit(&self) -> usize {
+        self.slot.current().map_or_else(pipeline_limit, |g| g.pipeline_limit())
     }
 
     /// Loses the device on purpose, as a driver reset would: the next run

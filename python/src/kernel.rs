@@ -1,22 +1,21 @@
 //! `texpr.compile` and `texpr.Kernel`: a program compiled once for a
-//! device, its pipelines, buffers and bind groups made on the first call and
-//! reused by the next ones (`texpr_runtime::Reusable`: each call writes its
-//! inputs, dispatches and reads back), run on numpy arrays with the GIL
-//! released while the GPU works.
+//! device, loaded there by the first call (`texpr_runtime::Executable`) and
+//! launched by every call on device arrays or numpy arrays (`darray.rs`),
+//! with the GIL released while the GPU works.
 
-use crate::arrays::{describe, outputs, read_inputs};
-use crate::device::{PyDevice, Slot, default_slot, forget_if_inherited, open};
+use crate::arrays::{describe, read_inputs};
+use crate::device::{PyDevice, Slot, default_slot, open};
 use crate::errors::{compile_error, device_error, guarded};
 use crate::program::{self, named};
 use crate::signals::detached;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::{Arc, Mutex};
-use texpr::{Compiled, Options};
-use texpr_interp::Value;
-use texpr_runtime::{Gpu, HostBuffer, Reusable, RuntimeError};
+use std::sync::Arc;
+use crate::cache::{self, Compiled};
+use texpr::Options;
+use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::ir::Program;
-use texpr_tune::values::{to_host, to_value};
+use texpr_tune::values::to_host;
 
 /// A compiled program bound to a device. Call it with the program's inputs
 /// as keyword arguments (numpy arrays): `kernel(x=..., y=...)`.
@@ -36,11 +35,9 @@ struct Inner {
     /// The source's name (`<source>` or the path).
     name: String,
     slot: Arc<Slot>,
-    /// Buffers and bind groups made by earlier calls, each on the device
-    /// that made it (and the id of the process that did): a call takes one
-    /// (or makes one) and puts it back, so threads calling at once each run
-    /// on their own.
-    reusable: Mutex<Vec<(Arc<Gpu>, u32, Reusable)>>,
+    /// Its executable on the device and the arrays calls on numpy arrays
+    /// run on (`darray.rs`).
+    launcher: crate::darray::Launcher,
 }
 
 /// Compiles `source` (a program's text, or a path to a `.te` file) for a
@@ -67,9 +64,28 @@ pub fn compile(
         overrides,
         schedule: program::choice(&chosen),
     };
-    let compiled = py
-        .detach(|| guarded("compiling", || Ok(texpr::compile(&program, &opts))))?
-        .map_err(|d| compile_error(py, &src, &d))?;
+    // The disk cache's module, else a compile (kept there for the next process).
+    let compiler = cache::compiler(extension_file(py).as_deref());
+    let key = compiler.map(|c| {
+        cache::Key::new(&src.text, &opts.overrides, &opts.target, &opts.schedule, &c)
+    });
+    let compiled = match key.as_ref().and_then(|k| py.detach(|| cache::read(k))) {
+        Some(c) => c,
+        None => {
+            let c = py
+                .detach(|| guarded("compiling", || Ok(texpr::compile(&program, &opts))))?
+                .map_err(|d| compile_error(py, &src, &d))?;
+            cache::COMPILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let c = Compiled {
+                module: c.module,
+                schedule: c.schedule,
+            };
+            if let Some(k) = &key {
+                py.detach(|| cache::write(k, &c));
+            }
+            c
+        }
+    };
     Ok(Kernel {
         inner: Arc::new(Inner {
             program,
@@ -77,51 +93,18 @@ pub fn compile(
             origin: chosen.origin.to_string(),
             name: src.name,
             slot,
-            reusable: Mutex::new(Vec::new()),
+            launcher: Default::default(),
         }),
     })
 }
 
+/// The extension module's file, as Python loaded it (`texpr._texpr.__file__`).
+fn extension_file(py: Python<'_>) -> Option<String> {
+    let m = py.import("texpr._texpr").ok()?;
+    m.getattr("__file__").ok()?.extract().ok()
+}
+
 impl Inner {
-    /// Runs on the slot's device without the GIL; a lost device is
-    /// forgotten so that the next call reopens it.
-    fn run(&self, py: Python<'_>, host: Vec<HostBuffer>) -> PyResult<Vec<Value>> {
-        let result = detached(py, || {
-            guarded("running a kernel", || {
-                let gpu = self.slot.gpu().map_err(|e| device_error(&e))?;
-                let reusable = match self.take(&gpu) {
-                    Some(r) => r,
-                    None => self.on(&gpu, |g| g.reusable(&self.compiled.module, &host))?,
-                };
-                let outputs = self.on(&gpu, |g| g.rerun(&reusable, &host))?;
-                self.put_back(gpu, reusable);
-                Ok(outputs.iter().map(to_value).collect())
-            })
-        })?;
-        Ok(result)
-    }
-
-    /// A reusable run made on `gpu` by an earlier call (those made on a
-    /// device since lost are dropped, those a parent process made leaked).
-    fn take(&self, gpu: &Arc<Gpu>) -> Option<Reusable> {
-        let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
-        let mut kept = Vec::new();
-        for (g, pid, r) in pool.drain(..) {
-            if let Some((g, r)) = forget_if_inherited((g, r), pid) {
-                if Arc::ptr_eq(&g, gpu) {
-                    kept.push((g, pid, r));
-                }
-            }
-        }
-        *pool = kept;
-        pool.pop().map(|(_, _, r)| r)
-    }
-
-    fn put_back(&self, gpu: Arc<Gpu>, r: Reusable) {
-        let mut pool = self.reusable.lock().unwrap_or_else(|p| p.into_inner());
-        pool.push((gpu, std::process::id(), r));
-    }
-
     /// `f` on `gpu`; an error as `DeviceError`, after forgetting a lost device.
     fn on<T>(
         &self,
@@ -138,9 +121,10 @@ impl Inner {
 #[pymethods]
 impl Kernel {
     /// Runs the program on the GPU: inputs by name (numpy arrays of the
-    /// declared dtype and size; any shape of that size, read row-major);
-    /// returns one array for a program with one output, else a dict from
-    /// output name to array.
+    /// declared dtype and size, any shape of that size, read row-major, or
+    /// device arrays); returns one array for a program with one output,
+    /// else a dict from output name to array: device arrays when any input
+    /// is one (launched, not waited for), else numpy arrays.
     #[pyo3(signature = (**inputs))]
     fn __call__<'py>(
         &self,
@@ -148,11 +132,9 @@ impl Kernel {
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         guarded("calling a kernel", || {
-            let p = &self.inner.program;
-            let values = read_inputs(&p.inputs, inputs)?;
-            let host: Vec<HostBuffer> = values.iter().map(to_host).collect();
-            let outs = self.inner.run(py, host)?;
-            outputs(py, p.outputs.iter().map(|o| o.name.clone()), outs)
+            let i = &self.inner;
+            let module = &i.compiled.module;
+            crate::darray::call(py, &i.program, module, &i.slot, &i.launcher, inputs)
         })
     }
 

@@ -8,6 +8,8 @@
 //! - `tune` (`tune.rs`): `texpr_tune`'s search and schedule cache;
 //! - `devices` and `Device` (`device.rs`): adapters, opened lazily, reopened after a loss;
 //! - `block_run` (`block.rs`): `texpr_block`'s executor on threads;
+//! - device arrays (`darray.rs`): `DeviceArray`, `asarray`, `from_dlpack`,
+//!   and how a call moves data (device arrays stay on the device);
 //! - numpy in and out (`arrays.rs`), errors as exceptions (`errors.rs`),
 //!   sources, defines, targets and schedules (`program.rs`).
 //!
@@ -17,6 +19,8 @@
 
 mod arrays;
 mod block;
+mod darray;
+mod cache;
 mod device;
 mod errors;
 mod interp;
@@ -29,12 +33,15 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::atomic::Ordering;
 
-/// What this process has done, as counts: `signal_checks`, the checks
-/// for Ctrl-C made between submissions of calls on the main thread
-/// (`signals.rs`).
+/// What this process has done, as counts: `compiles` (programs compiled),
+/// `cache_hits` (modules read from the disk cache instead, `cache.rs`),
+/// `signal_checks` (the checks for Ctrl-C made between submissions of calls
+/// on the main thread, `signals.rs`).
 #[pyfunction]
 fn stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
+    d.set_item("compiles", cache::COMPILES.load(Ordering::Relaxed))?;
+    d.set_item("cache_hits", cache::HITS.load(Ordering::Relaxed))?;
     d.set_item("signal_checks", signals::CHECKS.load(Ordering::Relaxed))?;
     Ok(d)
 }
@@ -48,6 +55,9 @@ fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<errors::PyDiagnostic>()?;
     m.add_class::<device::PyDevice>()?;
     m.add_class::<kernel::Kernel>()?;
+    m.add_class::<darray::PyDeviceArray>()?;
+    m.add_function(wrap_pyfunction!(darray::asarray, m)?)?;
+    m.add_function(wrap_pyfunction!(darray::from_dlpack, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(interp::eval, m)?)?;
     m.add_function(wrap_pyfunction!(interp::check, m)?)?;

@@ -1,9 +1,18 @@
+import atexit
 import os
 import pathlib
+import shutil
+import tempfile
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+
+# The compile cache of the tests' process (and of the processes they start)
+# is their own, never the user's (~/.cache/texpr/modules).
+if "TEXPR_CACHE_DIR" not in os.environ:
+    os.environ["TEXPR_CACHE_DIR"] = tempfile.mkdtemp(prefix="texpr-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["TEXPR_CACHE_DIR"], True)
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,20 @@
-//! The pipeline cache: shader modules by WGSL hash, pipelines by (WGSL hash, entry point, layout).
+//! The pipeline cache: shader modules by WGSL hash, pipelines by (WGSL hash,
+//! entry point, layout), each bounded: past [`Gpu::pipeline_limit`] entries
+//! the least recently used goes, so a process compiling ever new programs
+//! (a size each) keeps its memory flat. A pipeline still used by a loaded
+//! module lives on with it; the cache just no longer finds it.
 
-use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
+
+use lru::LruCache;
 
 use super::{Gpu, RuntimeError, scope::scoped};
 use texpr_codegen::plan::{Access, Binding, Kernel};
 
-/// Cached entries beyond this many are dropped all at once (a test run compiles thousands).
-const CAPACITY: usize = 1024;
+/// Pipelines (and shader modules) a device keeps by default.
+const PIPELINE_LIMIT: usize = 1024;
 
 /// A compiled pipeline and the bind group layouts it was made with, indexed by group.
 #[derive(Debug)]
@@ -20,10 +26,20 @@ pub(super) struct Pipeline {
 /// `(group, binding, read-only)` of every binding, sorted.
 type LayoutKey = Vec<(u32, u32, bool)>;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Cache {
-    modules: HashMap<u64, wgpu::ShaderModule>,
-    pipelines: HashMap<(u64, String, LayoutKey), Arc<Pipeline>>,
+    modules: LruCache<u64, wgpu::ShaderModule>,
+    pipelines: LruCache<(u64, String, LayoutKey), Arc<Pipeline>>,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        let cap = NonZeroUsize::new(PIPELINE_LIMIT).unwrap_or(NonZeroUsize::MIN);
+        Cache {
+            modules: LruCache::new(cap),
+            pipelines: LruCache::new(cap),
+        }
+    }
 }
 
 impl Cache {
@@ -48,6 +64,20 @@ fn layout_key(bindings: &[Binding]) -> LayoutKey {
 }
 
 impl Gpu {
+    /// How many pipelines (and shader modules) the device keeps for reuse.
+    pub fn pipeline_limit(&self) -> usize {
+        self.lock_cache().pipelines.cap().get()
+    }
+
+    /// Keeps at most `limit` pipelines and shader modules (at least one),
+    /// dropping the least recently used beyond.
+    pub fn set_pipeline_limit(&self, limit: usize) {
+        let cap = NonZeroUsize::new(limit).unwrap_or(NonZeroUsize::MIN);
+        let mut cache = self.lock_cache();
+        cache.pipelines.resize(cap);
+        cache.modules.resize(cap);
+    }
+
     /// The pipeline for `kernel` of the module with source `wgsl`, from the cache or made now.
     pub(super) fn pipeline(
         &self,
@@ -65,12 +95,7 @@ impl Gpu {
         }
         let module = self.module(hash, wgsl)?;
         let made = Arc::new(self.make_pipeline(&module, kernel, &key.2)?);
-        let mut cache = self.lock_cache();
-        if cache.pipelines.len() >= CAPACITY {
-            cache.pipelines.clear();
-            cache.modules.clear();
-        }
-        cache.pipelines.insert(key, Arc::clone(&made));
+        self.lock_cache().pipelines.put(key, Arc::clone(&made));
         Ok(made)
     }
 
@@ -94,7 +119,7 @@ impl Gpu {
             made,
             RuntimeError::ShaderModule,
         )?;
-        self.lock_cache().modules.insert(hash, module.clone());
+        self.lock_cache().modules.put(hash, module.clone());
         Ok(module)
     }
 
