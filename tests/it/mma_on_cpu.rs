@@ -126,12 +126,15 @@ fn mma_on_cpu_matmul_f16() {
     on_coop_device("mma_on_cpu_matmul_f16", |gpu| {
         // (M, N, K, block, group): two fragments per subgroup and a fold
         // that 32 does not divide (staged 16 at a time), one subgroup with
-        // two fragments, 8x8 fragments, sixteen subgroups with one each.
+        // two fragments, 8x8 fragments, sixteen subgroups with one each,
+        // and results the blocks do not divide (the edge blocks padded).
         for (m, n, k, block, group) in [
             (64, 96, 48, "32x32", 32),
             (32, 64, 32, "32x16", 16),
             (48, 32, 40, "8x8", 16),
             (64, 64, 32, "64x64", 256),
+            (40, 56, 48, "32x32", 32),
+            (20, 36, 16, "16x16", 16),
         ] {
             let p = example("matmul_f16.te", &[("M", m), ("N", n), ("K", k)]);
             let what = format!("matmul_f16 {m}x{n}x{k}, mma block={block} group={group}");
@@ -157,6 +160,10 @@ fn mma_on_cpu_mlp_f16() {
             &p,
             "h: mma block=32x32 group=32\ny: mma block=16x16 group=16",
         );
+        // Sizes no block divides, folds in 8x8x8 steps (24 and 40).
+        let p = example("mlp_f16.te", &[("T", 20), ("D", 24), ("H", 40)]);
+        let both = "h: mma block=16x16 group=16\ny: mma block=16x16 group=16";
+        check_mma(gpu, "mlp_f16 20x24x40", &p, both);
     });
 }
 
@@ -262,8 +269,10 @@ fn main() {{
 /// A contraction drawn with `rng`: shapes, element types, the second
 /// operand's layout and an epilogue, as TExpr source.
 fn contraction(rng: &mut Rng) -> String {
-    let dims = [8, 16, 24, 32, 48, 64];
-    let (m, n, k) = (*rng.pick(&dims), *rng.pick(&dims), *rng.pick(&dims));
+    // Results of any size (blocks pad them); folds of whole 8x8x8 steps.
+    let dims = [8, 12, 16, 20, 24, 32, 36, 48, 64];
+    let folds = [8, 16, 24, 32, 48, 64];
+    let (m, n, k) = (*rng.pick(&dims), *rng.pick(&dims), *rng.pick(&folds));
     let half = rng.below(3) != 0;
     let (elem, wide): (&str, fn(&str) -> String) = match half {
         true => ("f16", |x| format!("f32({x})")),
@@ -287,7 +296,8 @@ fn contraction(rng: &mut Rng) -> String {
 }
 
 /// An `mma` strategy for an `m x n` result of a `k`-long fold drawn with
-/// `rng` among those whose blocks divide the result and whose subgroups
+/// `rng` among those whose blocks are no wider than the result (padded to
+/// 8) and whose subgroups
 /// take one or two fragments each (the emulation compiles a kernel whose
 /// subgroups hold more in minutes), or `None` where no block fits.
 fn mma_strategy(rng: &mut Rng, [m, n, k]: [u64; 3], subgroup: u64) -> Option<String> {
@@ -299,7 +309,7 @@ fn mma_strategy(rng: &mut Rng, [m, n, k]: [u64; 3], subgroup: u64) -> Option<Str
         else {
             continue;
         };
-        if m % bm != 0 || n % bn != 0 {
+        if bm > m.next_multiple_of(8) || bn > n.next_multiple_of(8) {
             continue;
         }
         for group in [subgroup, 2 * subgroup, 4 * subgroup] {

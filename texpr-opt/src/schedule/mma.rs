@@ -11,19 +11,23 @@
 //! epilogue to `E` consecutive elements of the block (the grid's layout
 //! places them). The block folds in the device's order (bounded).
 //!
+//! Blocks that overhang the result (`M` or `N` not a multiple of the block)
+//! recompute an edge row or column, their indices wrapping `% M` (`% N`),
+//! and the grid's padded layout never writes them.
+//!
 //! It fits where the target lists a square configuration for the operands'
 //! and the fold's element types that divides `BM`, `BN` and `K` (E0218
-//! otherwise, naming what is missing), the sizes divide (E0212), and the
-//! workgroup is whole subgroups of a fixed size (E0218).
+//! otherwise, naming what is missing), `W` divides the block (E0212), and
+//! the workgroup is whole subgroups of a fixed size (E0218).
 
 use super::fail::Fail;
-use super::grid::{compute_at, grid, index, let_at};
+use super::grid::{compute_at, grid, index, let_at, wrapped};
 use super::shape::{self, Tiled, single_reduce};
 use super::tile::epilogue::replace;
 use crate::index::subst::subst_expr;
 use texpr_syntax::ir::build::read_local;
 use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
-use texpr_syntax::ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Products};
+use texpr_syntax::ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Padded, Products};
 use texpr_syntax::ir::{Level, MemLevel, Program, Ty, VarKind};
 use texpr_target::Target;
 
@@ -52,10 +56,15 @@ pub fn fits<'e>(
         ));
     }
     let (k, ab, cr) = (prods.k, prods.ab, prods.cr);
-    if t.m % bm != 0 || t.n % bn != 0 || bm * bn % w != 0 {
+    if bm * bn % w != 0 {
         return Err(Fail::sizes(format!(
-            "the {bm}x{bn} blocks must divide the {}x{} result, and {w} invocations the block",
-            t.m, t.n
+            "{w} invocations must divide the {bm}x{bn} block"
+        )));
+    }
+    let (mp, np) = (t.m.next_multiple_of(bm), t.n.next_multiple_of(bn));
+    if mp * np > i32::MAX as u64 / 3 {
+        return Err(Fail::sizes(format!(
+            "a {mp} x {np} padded result overflows i32 indices"
         )));
     }
     let list = &target.features.cooperative_matrix;
@@ -95,14 +104,17 @@ pub fn mma(
     let fold = single_reduce(t.body).expect("fits found it");
     let (bm, bn, cr) = (block[0], block[1], prods.cr);
     let span = root.span;
-    let (gi, gj) = (t.m / bm, t.n / bn);
+    // Blocks that overhang the result (padded to `mp x np`) recompute an
+    // edge row or column (indices wrap) and are never written.
+    let (gi, gj) = (t.m.div_ceil(bm), t.n.div_ceil(bn));
+    let (mp, np) = (gi * bm, gj * bn);
     let e_len = bm * bn / w;
     let g = index(p, "g", gi * gj, span);
     let (r, c) = (index(p, "r", bm, span), index(p, "c", bn, span));
     let (l, e) = (index(p, "l", w, span), index(p, "e", e_len, span));
     // Row `i` and column `j` of block element (rr, cc).
-    let row = |rr| add(mul(div(var(g), gj), bm), rr);
-    let col = |cc| add(mul(rem(var(g), gj), bn), cc);
+    let row = |rr| wrapped(add(mul(div(var(g), gj), bm), rr), t.m, mp);
+    let col = |cc| wrapped(add(mul(rem(var(g), gj), bn), cc), t.n, np);
     let folds = subst_expr(p, fold, t.i, &row(var(r)));
     let folds = subst_expr(p, &folds, t.j, &col(var(c)));
     let acc_value = compute_at(
@@ -126,15 +138,21 @@ pub fn mma(
     let perm = DigitPerm::new(&[
         (bn, 1, 1),
         (gj, bn, bm * bn),
-        (bm, t.n, bn),
-        (gi, t.n * bm, bm * bn * gj),
+        (bm, np, bn),
+        (gi, np * bm, bm * bn * gj),
     ])
     .expect("the blocks' order is a digit permutation");
     let len = t.m * t.n;
-    let map = (!perm.is_identity()).then(|| IndexMap {
+    let padded = (mp, np) != (t.m, t.n);
+    let map = (padded || !perm.is_identity()).then(|| IndexMap {
         var: index(p, "k", len, span),
         len,
-        kind: MapKind::Layout(Layout::Digits(perm)),
+        kind: MapKind::Layout(match padded {
+            true => Layout::Padded(
+                Padded::new(t.m, t.n, np, perm).expect("a padded block layout"),
+            ),
+            false => Layout::Digits(perm),
+        }),
     });
     Ok(grid(gi * gj, g, map, spine, root.ty, span))
 }
