@@ -224,6 +224,15 @@ impl Memory {
         k
     }
 
+    /// Whether task `k` fits in `budget` on its rank and no rank is under
+    /// memory pressure (each holds at most half the budget): then
+    /// [`Memory::pick`] ranks every fitting task by its priority and index
+    /// alone.
+    pub fn fits_unpressed(&self, g: &Graph, t: &Tasks, k: usize, budget: u64) -> bool {
+        let r = g.kind(t.ids[k]).rank().expect("tasks have ranks").0;
+        self.held.iter().all(|&h| h <= budget / 2) && self.held[r] + self.new_bytes(k) <= budget
+    }
+
     /// Bytes task `k` allocates when it starts (0 when its matrix's allocation is already held).
     fn new_bytes(&self, k: usize) -> u64 {
         let m = &self.bufs[self.made[k]];

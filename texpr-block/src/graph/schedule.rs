@@ -18,7 +18,8 @@
 use super::node::{Graph, NodeId, NodeKind};
 use super::tasks::{Tasks, tasks};
 use crate::dist::CommunicatorRank;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// Time units per byte moved between ranks.
 pub const TRANSFER_COST: u64 = 4;
@@ -58,26 +59,77 @@ pub enum Policy {
 /// Schedules the graph (which should be pruned) on `n_ranks` ranks.
 pub fn schedule(g: &Graph, n_ranks: usize, policy: Policy) -> Plan {
     let t = tasks(g);
-    let prio = priorities(g, &t);
-    let order = match policy {
-        Policy::Greedy => list_order(&t, |ready, _| ready.iter().next().copied()),
+    match policy {
+        Policy::Greedy => {
+            let order = list_order(&t, |ready, _| ready.first().copied());
+            simulate(g, &t, &order, n_ranks, None)
+        }
         Policy::CriticalPath { budget } => {
+            let prio = priorities(g, &t);
             let mut mem = super::memory::Memory::new(g, &t, n_ranks);
-            let o = list_order(&t, |ready, _| {
-                let pick = mem.pick(g, &t, ready, &prio, budget);
+            let mut best = BestFirst::new(&prio);
+            let o = list_order(&t, |ready, became| {
+                best.push(became);
+                let pick = match best.top(ready) {
+                    Some(k) if mem.fits_unpressed(g, &t, k, budget) => best.take(),
+                    _ => mem.pick(g, &t, ready, &prio, budget),
+                };
                 mem.start(pick);
                 Some(pick)
             });
-            return simulate(g, &t, &o, n_ranks, Some(mem));
+            simulate(g, &t, &o, n_ranks, Some(mem))
         }
-    };
-    simulate(g, &t, &order, n_ranks, None)
+    }
 }
 
-/// Orders tasks by repeatedly picking one whose dependencies have run.
+/// The ready tasks by priority (highest first, then lowest index), each
+/// pushed once when it becomes ready: a pick is `O(log tasks)` whenever the
+/// best of them fits the budget and no rank is under memory pressure (always
+/// without a budget), when it is exactly what
+/// [`super::memory::Memory::pick`]'s scan of every ready task would choose;
+/// otherwise the scan picks.
+struct BestFirst<'p> {
+    prio: &'p [u64],
+    heap: BinaryHeap<(u64, Reverse<usize>)>,
+}
+
+impl<'p> BestFirst<'p> {
+    fn new(prio: &'p [u64]) -> BestFirst<'p> {
+        BestFirst {
+            prio,
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    fn push(&mut self, became: &[usize]) {
+        self.heap
+            .extend(became.iter().map(|&k| (self.prio[k], Reverse(k))));
+    }
+
+    /// The best ready task (tasks picked by [`super::memory::Memory::pick`]'s
+    /// scan stay in the heap until they surface here).
+    fn top(&mut self, ready: &BTreeSet<usize>) -> Option<usize> {
+        while let Some(&(_, Reverse(k))) = self.heap.peek() {
+            if ready.contains(&k) {
+                return Some(k);
+            }
+            self.heap.pop();
+        }
+        None
+    }
+
+    /// Takes the best ready task (after [`BestFirst::top`] found it).
+    fn take(&mut self) -> usize {
+        let (_, Reverse(k)) = self.heap.pop().expect("top found a ready task");
+        k
+    }
+}
+
+/// Orders tasks by repeatedly picking one whose dependencies have run;
+/// `pick` is told the tasks that became ready since its last call.
 fn list_order(
     t: &Tasks,
-    mut pick: impl FnMut(&BTreeSet<usize>, &[bool]) -> Option<usize>,
+    mut pick: impl FnMut(&BTreeSet<usize>, &[usize]) -> Option<usize>,
 ) -> Vec<usize> {
     let n = t.ids.len();
     let mut users = vec![Vec::new(); n];
@@ -87,21 +139,22 @@ fn list_order(
             users[d].push(k);
         }
     }
-    let mut ready: BTreeSet<usize> = (0..n).filter(|&k| missing[k] == 0).collect();
-    let mut done = vec![false; n];
+    let mut became: Vec<usize> = (0..n).filter(|&k| missing[k] == 0).collect();
+    let mut ready: BTreeSet<usize> = became.iter().copied().collect();
     let mut order = Vec::with_capacity(n);
     // A program whose result is an input (or a view of one) has no task.
     if ready.is_empty() {
         return order;
     }
-    while let Some(k) = pick(&ready, &done) {
+    while let Some(k) = pick(&ready, &became) {
+        became.clear();
         ready.remove(&k);
-        done[k] = true;
         order.push(k);
         for &u in &users[k] {
             missing[u] -= 1;
             if missing[u] == 0 {
                 ready.insert(u);
+                became.push(u);
             }
         }
         if ready.is_empty() {
