@@ -46,7 +46,10 @@ export interface Diagnostic {
 
 export interface Reported {
   ok: boolean;
+  /** The first 20 diagnostics (as many as `texprc` shows). */
   diagnostics: Diagnostic[];
+  /** How many more there were, not listed. */
+  hidden: number;
   /** The diagnostics as `texprc` prints them (no colour). */
   rendered: string;
 }

@@ -42,7 +42,8 @@ function showDiagnostics(result) {
   pre.textContent = "";
   const errors = result.diagnostics.filter((d) => d.severity === "error").length;
   const warnings = result.diagnostics.length - errors;
-  $("diag-summary").textContent = result.diagnostics.length === 0 ? "" : `(${errors} errors, ${warnings} warnings)`;
+  const more = result.hidden > 0 ? `, ${result.hidden} more not listed` : "";
+  $("diag-summary").textContent = result.diagnostics.length === 0 ? "" : `(${errors} errors, ${warnings} warnings${more})`;
   if (result.diagnostics.length === 0) {
     const ok = document.createElement("span");
     ok.className = "fine";

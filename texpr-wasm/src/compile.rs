@@ -66,10 +66,12 @@ pub(crate) fn frontend(source: &str, s: &Settings) -> Result<Program, Vec<Diagno
     texpr_syntax::frontend(source, &s.compile.overrides)
 }
 
-/// `out` with `diagnostics` and `rendered` set.
+/// `out` with `diagnostics`, `hidden` (how many more there were) and
+/// `rendered` set.
 pub(crate) fn with_diagnostics(mut out: Json, source: &str, diags: &[Diagnostic]) -> Json {
-    let (list, rendered) = report(source, diags);
+    let (list, rendered, hidden) = report(source, diags);
     out["diagnostics"] = list;
+    out["hidden"] = json!(hidden);
     out["rendered"] = json!(rendered);
     out
 }
