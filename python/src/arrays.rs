@@ -29,7 +29,7 @@ pub fn dtype_name(elem: ElemTy) -> &'static str {
 }
 
 /// `f32[1024]` and its numpy form, for messages.
-fn expected(ty: Ty) -> String {
+pub fn expected(ty: Ty) -> String {
     format!(
         "{}[{}] (a numpy {} array of {} elements)",
         ty.elem.name(),
@@ -42,6 +42,24 @@ fn expected(ty: Ty) -> String {
 /// The elements of `obj`, which must be a numpy array of `ty`'s element
 /// type and length (any shape, read in row-major order).
 pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    check_input(name, ty, obj)?;
+    let data = match ty.elem {
+        ElemTy::F32 => Data::F32(elements::<f32>(obj)?),
+        ElemTy::F16 => Data::F16(elements::<f16>(obj)?),
+        ElemTy::I32 => Data::I32(elements::<i32>(obj)?),
+        ElemTy::U32 => Data::U32(elements::<u32>(obj)?),
+        ElemTy::Bool => {
+            return Err(PyTypeError::new_err(format!(
+                "input `{name}`: bool inputs do not exist"
+            )));
+        }
+    };
+    Ok(Value::new(data))
+}
+
+/// `TypeError` unless `obj` is a numpy array of `ty`'s element type,
+/// `ValueError` unless it has `ty`'s length.
+pub fn check_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<()> {
     let Ok(arr) = obj.cast::<PyUntypedArray>() else {
         let got = obj
             .get_type()
@@ -69,18 +87,7 @@ pub fn read_input(name: &str, ty: Ty, obj: &Bound<'_, PyAny>) -> PyResult<Value>
             expected(ty)
         )));
     }
-    let data = match ty.elem {
-        ElemTy::F32 => Data::F32(elements::<f32>(obj)?),
-        ElemTy::F16 => Data::F16(elements::<f16>(obj)?),
-        ElemTy::I32 => Data::I32(elements::<i32>(obj)?),
-        ElemTy::U32 => Data::U32(elements::<u32>(obj)?),
-        ElemTy::Bool => {
-            return Err(PyTypeError::new_err(format!(
-                "input `{name}`: bool inputs do not exist"
-            )));
-        }
-    };
-    Ok(Value::new(data))
+    Ok(())
 }
 
 /// The elements of an array whose dtype is `T`'s, in row-major order:

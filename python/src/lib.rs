@@ -58,6 +58,7 @@ fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<darray::PyDeviceArray>()?;
     m.add_function(wrap_pyfunction!(darray::asarray, m)?)?;
     m.add_function(wrap_pyfunction!(darray::from_dlpack, m)?)?;
+    m.add_function(wrap_pyfunction!(darray::transfers, m)?)?;
     m.add_function(wrap_pyfunction!(kernel::compile, m)?)?;
     m.add_function(wrap_pyfunction!(interp::eval, m)?)?;
     m.add_function(wrap_pyfunction!(interp::check, m)?)?;

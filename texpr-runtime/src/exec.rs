@@ -115,7 +115,13 @@ impl Gpu {
             })?;
             match &mut pace {
                 Pace::EachSubmit => self.wait(Some(index.clone()), during)?,
-                Pace::Queued(recent) => recent.push_back(index.clone()),
+                Pace::Queued(recent) => {
+                    recent.push_back(index.clone());
+                    // Between submissions, as a wait would ask ([`crate::interruptible`]).
+                    if crate::interrupt::requested() {
+                        return Err(RuntimeError::Interrupted { during: during() });
+                    }
+                }
             }
             last = Some(index);
         }

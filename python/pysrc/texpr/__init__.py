@@ -8,6 +8,9 @@ from numpy arrays.
 - ``compile(source, defines=None, target=None, schedule=None, device=None) -> Kernel``
 - ``Kernel(**inputs)``: runs on the GPU (the GIL released meanwhile); ``.wgsl``,
   ``.schedule``, ``.kernels``, ``.inputs``, ``.outputs``, ``.bench()``
+- ``asarray(x, dtype=None, device=None) -> DeviceArray``: an array on a device
+  (``.shape``, ``.dtype``, ``.numpy()``); a kernel given device arrays returns
+  device arrays without waiting; ``from_dlpack(x)``; ``transfers(device)``
 - ``eval(source, defines=None, **inputs)``: the reference interpreter, same outputs
 - ``check(source, defines=None) -> list[Diagnostic]``
 - ``tune(source, ...)``: the schedule search; the winner goes to the schedule cache
@@ -31,14 +34,18 @@ from ._texpr import (
     BlockError,
     CompileError,
     Device,
+    DeviceArray,
     DeviceError,
     Diagnostic,
     Kernel,
+    asarray,
     check,
     compile,
     devices,
     eval,
+    from_dlpack,
     stats,
+    transfers,
     tune,
 )
 from . import block
@@ -47,14 +54,18 @@ __all__ = [
     "BlockError",
     "CompileError",
     "Device",
+    "DeviceArray",
     "DeviceError",
     "Diagnostic",
     "Kernel",
+    "asarray",
     "block",
     "check",
     "compile",
     "devices",
     "eval",
+    "from_dlpack",
     "stats",
+    "transfers",
     "tune",
 ]
