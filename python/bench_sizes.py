@@ -1,7 +1,7 @@
 """Memory over many sizes: compiles saxpy for sizes 1..SIZES (the compile
 cache off, so each is a compile and new pipelines), calls each once and drops
 it, and prints the process's resident memory after 10 sizes and after all,
-with the pipelines the device keeps.
+with the pipelines the device keeps (and RSS at checkpoints between).
 
     python python/bench_sizes.py [SIZES]      # default 10000
 """
@@ -28,6 +28,7 @@ def rss_mib():
 
 
 at10 = None
+marks = []
 for n in range(1, SIZES + 1):
     k = texpr.compile(src, defines={"N": n}, schedule="default", device=dev)
     x = np.ones(n, np.float32)
@@ -35,6 +36,8 @@ for n in range(1, SIZES + 1):
     del k
     if n == 10:
         at10 = rss_mib()
+    if n in (100, 300, 1000, 3000):
+        marks.append(f"{n}: {rss_mib():.0f}")
 print(f"RSS after 10 sizes: {at10:.0f} MiB; after {SIZES}: {rss_mib():.0f} MiB "
       f"(+{rss_mib() - at10:.0f}); pipelines kept {dev.pipelines} of {dev.pipeline_limit}; "
-      f"compiles {texpr.stats()['compiles']}")
+      f"compiles {texpr.stats()['compiles']}; MiB at {', '.join(marks)}")

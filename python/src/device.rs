@@ -113,7 +113,7 @@ pub fn pipeline_limit() -> usize {
 }
 
 /// The default of [`pipeline_limit`].
-pub const PIPELINES: usize = 256;
+pub const PIPELINES: usize = 64;
 
 /// The default device: `$TEXPR_ADAPTER`, else wgpu's choice.
 pub fn default_slot() -> Arc<Slot> {
@@ -176,7 +176,7 @@ impl PyDevice {
         self.slot.current().map_or(0, |g| g.cached_pipelines())
     }
 
-    /// The most pipelines the device keeps (`$TEXPR_PIPELINES`, else 256):
+    /// The most pipelines the device keeps (`$TEXPR_PIPELINES`, else 64):
     /// past it the least recently used is dropped.
     #[getter]
     fn pipeline_limit(&self) -> usize {
