@@ -115,3 +115,36 @@ pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Result<Vec<u32
     }
     Ok(words)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{device_bytes, host_words, zeroed};
+    use crate::RuntimeError;
+    use texpr_syntax::ir::ElemTy;
+
+    #[test]
+    fn words_read_back_are_the_words_written() {
+        let f32s: Vec<u32> = [1.5f32, -2.0, 3.25].iter().map(|x| x.to_bits()).collect();
+        let bytes = device_bytes(ElemTy::F32, &f32s).into_owned();
+        assert_eq!(host_words(ElemTy::F32, &bytes, 3).unwrap(), f32s);
+        assert_eq!(host_words(ElemTy::F32, &bytes, 2).unwrap(), f32s[..2]);
+        // Three halves take two words on the device, one each on the host.
+        let halves = vec![0x3c00, 0xc000, 0x7bff];
+        let bytes = device_bytes(ElemTy::F16, &halves).into_owned();
+        assert_eq!(bytes.len(), 8);
+        assert_eq!(host_words(ElemTy::F16, &bytes, 3).unwrap(), halves);
+        // From a slice at an odd address.
+        let mut odd = vec![0u8];
+        odd.extend_from_slice(&device_bytes(ElemTy::F32, &f32s));
+        assert_eq!(host_words(ElemTy::F32, &odd[1..], 3).unwrap(), f32s);
+    }
+
+    #[test]
+    fn memory_the_host_cannot_allocate_is_an_error_not_an_abort() {
+        let e = zeroed(u64::MAX, "reading back").unwrap_err();
+        assert!(matches!(e, RuntimeError::HostMemory { bytes: u64::MAX, .. }), "{e:?}");
+        assert_eq!(e.code(), "E0418");
+        assert!(e.explanation().contains("cannot allocate"));
+        assert_eq!(zeroed(5, "x").unwrap(), vec![0; 5]);
+    }
+}
