@@ -9,6 +9,7 @@ mod budgets;
 mod busy_device;
 mod check;
 mod codegen;
+mod conversions;
 mod device_arrays;
 mod device_loss;
 mod differential;
