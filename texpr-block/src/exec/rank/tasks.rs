@@ -103,7 +103,7 @@ impl Rank<'_, '_> {
         let data = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
         let ty = job.p.ty(op);
         let m = ty.tile_dims(k, k).rows as usize;
-        let Some(c) = (0..m).find(|&c| !(data[c + c * m] > 0.0)) else {
+        let Some(c) = (0..m).find(|&c| data[c + c * m].is_nan() || data[c + c * m] <= 0.0) else {
             return Ok(());
         };
         let column = k as usize * ty.tile.rows as usize + c;
