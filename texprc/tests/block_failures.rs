@@ -1,5 +1,6 @@
 //! `texprc block` failing cleanly: coded errors, never hangs, when ranks fail, die or
-//! hang, when the budget is too small (kernel scratch counted) and for bad usage (exit 2).
+//! hang, when the budget is too small (kernel scratch counted), for bad usage (exit 2) and
+//! for a cholesky of a matrix that is not positive definite (nothing written).
 
 mod block_kit;
 
@@ -267,4 +268,54 @@ fn the_budget_counts_kernel_scratch_before_the_run() {
     let mut args = base.to_vec();
     args.extend(["--budget", &enough]);
     ok(&run(None, &args));
+}
+
+#[test]
+fn a_cholesky_of_a_matrix_that_is_not_positive_definite_writes_nothing() {
+    // 3 I + 0.1 everywhere, -0.5 at (9, 9): positive definite up to order
+    // 9; the rank that factors tile (2, 2) finds column 9's pivot negative.
+    let dir = scratch("not-spd");
+    let n = 14;
+    let mut a = vec![0.1f32; n * n];
+    for i in 0..n {
+        a[i + i * n] = 3.1;
+    }
+    a[9 + 9 * n] = -0.5;
+    let input = dir.join("a.npy");
+    write_npy(&input, &[n as u64, n as u64], npyz::Order::C, &a);
+    let program = dir.join("f.air");
+    std::fs::write(
+        &program,
+        "func f {\n  %a = input : f32[14x14, 4x4]\n  %l = cholesky %a\n  ret %l\n}\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let input_arg = format!("a={}", input.display());
+    for np in [None, Some(4)] {
+        let o = run(
+            np,
+            &[
+                "block",
+                program.to_str().unwrap(),
+                "--grid",
+                "2x2",
+                "--run",
+                "--input",
+                &input_arg,
+                "-o",
+                out.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(1), "{np:?}");
+        let err = text(&o.stderr);
+        assert!(err.contains("error[E0549]: rank "), "{np:?}: {err}");
+        assert!(
+            err.contains("its factor's diagonal at column 9 is NaN")
+                && err.contains("pspotrf's INFO = 10"),
+            "{np:?}: {err}"
+        );
+        let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
+        assert_eq!(written, 0, "{np:?}: nothing written");
+        assert!(!text(&o.stdout).contains("bytes moved"), "{np:?}");
+    }
 }
