@@ -319,3 +319,81 @@ fn a_cholesky_of_a_matrix_that_is_not_positive_definite_writes_nothing() {
         assert!(!text(&o.stdout).contains("bytes moved"), "{np:?}");
     }
 }
+
+/// The process of MPI rank `rank` among mpirun's children.
+fn rank_pid(mpirun: u32, rank: usize) -> Option<u32> {
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    children(mpirun).into_iter().find(|pid| {
+        std::fs::read(format!("/proc/{pid}/environ"))
+            .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+    })
+}
+
+#[test]
+fn a_rank_stopped_after_the_result_is_written_ends_the_job_with_a_coded_error() {
+    // Once the result file is written the source rank (0) prints the report
+    // and checks the result (seconds of the dense reference) while the
+    // others wait for it: stop the source during its check, or another rank
+    // while it waits. Either way every live rank ends within the watchdog
+    // (3 s) of its last progress; the bound is 20 watchdog periods.
+    let watchdog = Duration::from_secs(3);
+    let ex = example("gemm_bias_relu");
+    for stop in [0, 2] {
+        let dir = scratch(&format!("stopped-after-{stop}"));
+        let out = dir.to_str().unwrap().to_string();
+        let args = [
+            "block",
+            &ex,
+            "--run",
+            "--check",
+            "--grid",
+            "2x2",
+            "-D",
+            "M=320",
+            "-D",
+            "K=320",
+            "-D",
+            "N=320",
+            "--tile",
+            "32",
+            "--watchdog",
+            "3",
+            "-o",
+            &out,
+        ];
+        let child = texprc_command(Some(4), &args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mpirun starts");
+        let written = dir.join("gemm_bias_relu.npy");
+        let start = Instant::now();
+        while !written.exists() && start.elapsed() < Duration::from_secs(300) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(written.exists(), "rank {stop}: the result was written");
+        let pid = rank_pid(child.id(), stop).expect("the rank is still running");
+        let stopped = Command::new("kill")
+            .args(["-STOP", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(stopped.success());
+        let o = wait_output(
+            child,
+            20 * watchdog,
+            "mpirun with a rank stopped at the end",
+        );
+        let err = text(&o.stderr);
+        assert_ne!(o.status.code(), Some(0), "rank {stop}: {err}");
+        assert!(
+            err.contains("error[E0564]: rank ")
+                && err.contains("no progress for 3.0 s waiting for ")
+                && err.contains("at the end of the job: some rank hangs"),
+            "rank {stop}: {err}"
+        );
+        assert!(
+            text(&o.stdout).contains("bytes moved"),
+            "rank {stop}: the run had finished"
+        );
+    }
+}

@@ -32,6 +32,11 @@ static REPORTED: AtomicBool = AtomicBool::new(false);
 pub fn run(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure> {
     let mpi = Mpi::init().map_err(|d| Failure::about(src, d))?;
     let me = mpi.rank();
+    let mpi = Ending {
+        mpi: Some(mpi),
+        me,
+        watchdog: b.watchdog,
+    };
     // Errors before the run are the same on every rank: rank 0 prints them,
     // and no rank exits before it has (mpirun ends the job when the first
     // process exits non-zero).
@@ -93,19 +98,28 @@ pub fn run(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure> {
         inputs,
     ) = finished;
     let fail = |d| Failure::about(src, d);
-    write_outputs(
-        args,
-        &planned,
-        gathered.as_ref().and_then(|g| g.result.as_ref()),
-        &[&outcome.part],
-    )
-    .map_err(fail)?;
-    let Some(gathered) = gathered else {
-        return Ok(());
-    };
-    let how = format!("{} MPI processes", job.n_ranks());
-    out!("{emitted}{}", report(&job, &gathered, &how, &device, wall));
-    finish_check(b, &planned, &inputs, &gathered).map_err(fail)
+    // Every rank ends together (the source rank's report and check on the
+    // way), none waiting forever for a rank that stops after the result.
+    let ended = mpi.end_together(
+        job.source(),
+        b.watchdog,
+        || -> Result<(), Diagnostic> {
+            write_outputs(
+                args,
+                &planned,
+                gathered.as_ref().and_then(|g| g.result.as_ref()),
+                &[&outcome.part],
+            )?;
+            let Some(gathered) = &gathered else {
+                return Ok(());
+            };
+            let how = format!("{} MPI processes", job.n_ranks());
+            out!("{emitted}{}", report(&job, gathered, &how, &device, wall));
+            finish_check(b, &planned, &inputs, gathered)
+        },
+        |d| print_error(src, &d),
+    );
+    ended.map_err(fail)
 }
 
 /// This rank's run on its device; the emitted text (source rank only) and
@@ -156,6 +170,61 @@ fn print_error(src: &Source, d: &Diagnostic) {
     let text = render_with(&src.name, &src.text, std::slice::from_ref(d), color());
     use std::io::Write as _;
     let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// The MPI library of this rank, finalised when dropped, under the
+/// watchdog: Open MPI's `MPI_Finalize` waits for every rank of the job, so
+/// a rank that stops after the last barrier and before it finalises would
+/// keep the others, and `mpirun`, waiting forever. A rank whose
+/// finalisation takes longer than the watchdog prints E0564 and exits
+/// without it; `mpirun` then ends every rank of the job, the stopped one too.
+struct Ending {
+    mpi: Option<Mpi>,
+    me: usize,
+    watchdog: Duration,
+}
+
+impl std::ops::Deref for Ending {
+    type Target = Mpi;
+    fn deref(&self) -> &Mpi {
+        self.mpi.as_ref().expect("MPI is finalised only when dropped")
+    }
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        let Some(mpi) = self.mpi.take() else { return };
+        let (me, watchdog) = (self.me, self.watchdog);
+        let ended = std::sync::Arc::new(AtomicBool::new(false));
+        let seen = ended.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while start.elapsed() < watchdog {
+                if seen.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if seen.load(Ordering::SeqCst) {
+                return;
+            }
+            if !REPORTED.swap(true, Ordering::SeqCst) {
+                let d = Diagnostic::error(
+                    codes::NO_PROGRESS,
+                    format!(
+                        "rank {me}: no progress for {:.1} s waiting for every rank to finalise MPI: some rank hangs",
+                        watchdog.as_secs_f64()
+                    ),
+                );
+                let text = render_with("", "", &[d], color());
+                use std::io::Write as _;
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+            std::process::exit(1);
+        });
+        drop(mpi);
+        ended.store(true, Ordering::SeqCst);
+    }
 }
 
 /// After another rank's failure: the failing rank aborts the job soon; exit if it does not.
