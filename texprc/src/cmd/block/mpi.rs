@@ -187,7 +187,9 @@ struct Ending {
 impl std::ops::Deref for Ending {
     type Target = Mpi;
     fn deref(&self) -> &Mpi {
-        self.mpi.as_ref().expect("MPI is finalised only when dropped")
+        self.mpi
+            .as_ref()
+            .expect("MPI is finalised only when dropped")
     }
 }
 
