@@ -54,7 +54,9 @@ fn as_numpy<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     if obj.cast::<PyUntypedArray>().is_ok() || !obj.hasattr("__dlpack__")? {
         return Ok(obj.clone());
     }
-    obj.py().import("numpy")?.call_method1("from_dlpack", (obj,))
+    obj.py()
+        .import("numpy")?
+        .call_method1("from_dlpack", (obj,))
 }
 
 /// The bytes of a numpy array, as a flat `uint8` view of an aligned
@@ -80,13 +82,15 @@ fn empty<'py>(
     let np = py.import("numpy")?;
     let arr = np
         .call_method1("empty", (shape.to_vec(), dtype_name(elem)))
-        .map_err(|e| match e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) {
-            true => device_error(&RuntimeError::HostMemory {
-                what: "an array read back".into(),
-                bytes: shape.iter().product::<u64>() * elem.bytes(),
-            }),
-            false => e,
-        })?;
+        .map_err(
+            |e| match e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) {
+                true => device_error(&RuntimeError::HostMemory {
+                    what: "an array read back".into(),
+                    bytes: shape.iter().product::<u64>() * elem.bytes(),
+                }),
+                false => e,
+            },
+        )?;
     let bytes = byte_view(&arr)?;
     Ok((arr, bytes))
 }
@@ -311,7 +315,11 @@ pub fn from_dlpack<'py>(
     device: Option<&PyDevice>,
 ) -> PyResult<Bound<'py, PyAny>> {
     if !x.hasattr("__dlpack__")? {
-        let got = x.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        let got = x
+            .get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default();
         return Err(PyTypeError::new_err(format!(
             "from_dlpack takes an object with __dlpack__, got a {got}"
         )));
@@ -342,9 +350,12 @@ pub fn transfers<'py>(py: Python<'py>, device: Option<&PyDevice>) -> PyResult<Bo
 /// inputs into and launch into, one set per call running at once.
 #[derive(Debug, Default)]
 pub struct Launcher {
-    exe: Mutex<Option<(Arc<Gpu>, u32, Arc<Executable>)>>,
+    exe: Mutex<Option<Loaded>>,
     sets: Mutex<Vec<(Arc<Gpu>, u32, ArraySet)>>,
 }
+
+/// An executable, the device it is on and the process that loaded it.
+type Loaded = (Arc<Gpu>, u32, Arc<Executable>);
 
 /// Arrays for one call's inputs and outputs.
 #[derive(Debug)]
