@@ -613,8 +613,7 @@ fn run_host<'py>(
             }
             let ins: Vec<&DeviceArray> = set.inputs.iter().collect();
             let outs: Vec<&DeviceArray> = set.outputs.iter().collect();
-            on(slot, &gpu, gpu.launch_into(&exe, &ins, &outs))?;
-            on(slot, &gpu, gpu.read_into(&outs, &mut dst))?;
+            on(slot, &gpu, gpu.launch_read(&exe, &ins, &outs, &mut dst))?;
             launcher.put_back(gpu, set);
             Ok(())
         })

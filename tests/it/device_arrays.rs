@@ -92,6 +92,19 @@ fn a_launch_gives_what_a_run_gives() {
             let outs = gpu.launch(&exe, &refs).unwrap();
             let launched = gpu.read(&outs.iter().collect::<Vec<_>>()).unwrap();
             assert_eq!(launched, ran, "{example}, seed {seed}");
+            // Launched and read back in one submission: the same bytes.
+            let outs: Vec<DeviceArray> = (exe.output_types())
+                .map(|(elem, len)| gpu.zeros(elem, &[len]).unwrap())
+                .collect();
+            let mut bytes: Vec<Vec<u8>> =
+                outs.iter().map(|o| vec![0; o.nbytes() as usize]).collect();
+            let mut dst: Vec<&mut [u8]> = bytes.iter_mut().map(|b| b.as_mut_slice()).collect();
+            gpu.launch_read(&exe, &refs, &outs.iter().collect::<Vec<_>>(), &mut dst)
+                .unwrap();
+            let want: Vec<Vec<u8>> = (ran.iter())
+                .map(|h| h.data.iter().flat_map(|w| w.to_le_bytes()).collect())
+                .collect();
+            assert_eq!(bytes, want, "{example}, seed {seed}, launched and read");
         }
     }
 }

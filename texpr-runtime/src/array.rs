@@ -303,6 +303,29 @@ impl Gpu {
         dst: &mut [&mut [u8]],
     ) -> Result<(), RuntimeError> {
         self.check_health()?;
+        self.check_reads(arrays, dst)?;
+        let staging = self.staging_for(arrays)?;
+        let copied = scoped(&self.device, || {
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            for (a, s) in arrays.iter().zip(&staging) {
+                encoder.copy_buffer_to_buffer(a.buffer(), 0, s, 0, s.size());
+            }
+            self.submit([encoder.finish()])
+        });
+        let during = || "copying arrays for reading back".to_string();
+        let index = self.checked(during, copied, |message| RuntimeError::Execution {
+            during: during(),
+            message,
+        })?;
+        self.finish_reads(&staging, arrays, dst, index)
+    }
+
+    /// Arrays of this device, each read into a slice of its size.
+    pub(super) fn check_reads(
+        &self,
+        arrays: &[&DeviceArray],
+        dst: &[&mut [u8]],
+    ) -> Result<(), RuntimeError> {
         if arrays.len() != dst.len() {
             return Err(RuntimeError::BadPlan(format!(
                 "{} arrays read into {} slices",
@@ -321,29 +344,42 @@ impl Gpu {
                 )));
             }
         }
-        let staged = scoped(&self.device, || {
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            let staging: Vec<wgpu::Buffer> = arrays
-                .iter()
+        Ok(())
+    }
+
+    /// A staging buffer (mappable for reading) the size of each array's buffer.
+    pub(super) fn staging_for(
+        &self,
+        arrays: &[&DeviceArray],
+    ) -> Result<Vec<wgpu::Buffer>, RuntimeError> {
+        let made = scoped(&self.device, || {
+            (arrays.iter())
                 .map(|a| {
-                    let size = byte_size(a.elem(), a.len());
-                    let s = self.device.create_buffer(&wgpu::BufferDescriptor {
+                    self.device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("array readback"),
-                        size,
+                        size: byte_size(a.elem(), a.len()),
                         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                         mapped_at_creation: false,
-                    });
-                    encoder.copy_buffer_to_buffer(a.buffer(), 0, &s, 0, size);
-                    s
+                    })
                 })
-                .collect();
-            (staging, self.submit([encoder.finish()]))
+                .collect::<Vec<_>>()
         });
-        let during = || "copying arrays for reading back".to_string();
-        let (staging, index) = self.checked(during, staged, |message| RuntimeError::Execution {
-            during: during(),
+        let during = || "creating staging buffers for reading back".to_string();
+        self.checked(during, made, |message| RuntimeError::Buffer {
+            name: "array readback".into(),
             message,
-        })?;
+        })
+    }
+
+    /// Once submission `index` (which copies each array into its staging
+    /// buffer) is done, each staging buffer's bytes into its slice of `dst`.
+    pub(super) fn finish_reads(
+        &self,
+        staging: &[wgpu::Buffer],
+        arrays: &[&DeviceArray],
+        dst: &mut [&mut [u8]],
+        index: wgpu::SubmissionIndex,
+    ) -> Result<(), RuntimeError> {
         let (tx, rx) = std::sync::mpsc::channel();
         for (i, s) in staging.iter().enumerate() {
             let tx = tx.clone();

@@ -27,6 +27,10 @@ pub struct RunResult {
     pub kernel_time: Option<Duration>,
 }
 
+/// A copy after the last kernel: `size` bytes from the start of one
+/// buffer to the start of another (an output to its staging buffer).
+pub(super) type Copy<'a> = (&'a wgpu::Buffer, &'a wgpu::Buffer, u64);
+
 /// How a sequence of submits waits: after each one (a run, and the timing
 /// harness, whose errors then name the kernels that failed), or only to
 /// keep the device's queue bounded (a launch; `recent` is the launcher's
@@ -55,7 +59,7 @@ impl Gpu {
         let chunks = (module.dispatch_count() as usize).div_ceil(KERNELS_PER_SUBMIT);
         let timer = self.made_timer(chunks)?;
         let start = Instant::now();
-        let last = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true)?;
+        let last = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
         let gpu_time = start.elapsed();
         let outputs = self.read(&outs)?;
         let kernel_time = match (timer, last) {
@@ -76,7 +80,7 @@ impl Gpu {
         bound: &Bound,
         timer: Option<&Timer>,
     ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
-        let last = self.submit_all(bound, timer, Pace::EachSubmit)?;
+        let last = self.submit_all(bound, timer, Pace::EachSubmit, &[])?;
         Ok(last.expect("at least one submit"))
     }
 
@@ -88,12 +92,12 @@ impl Gpu {
         bound: &Bound,
         timer: Option<&Timer>,
         mut pace: Pace<'_>,
+        copies: &[Copy<'_>],
     ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
         let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
-        let n_chunks = chunks
-            .len()
-            .max(usize::from(matches!(pace, Pace::EachSubmit)));
+        let one = matches!(pace, Pace::EachSubmit) || !copies.is_empty();
+        let n_chunks = chunks.len().max(usize::from(one));
         let mut last = None;
         for c in 0..n_chunks {
             let steps = chunks.get(c).copied().unwrap_or(&[]);
@@ -106,6 +110,11 @@ impl Gpu {
                 encode(&mut encoder, steps, timer.map(|t| t.writes(c)));
                 if let Some(t) = timer.filter(|_| c + 1 == n_chunks) {
                     t.resolve(&mut encoder);
+                }
+                if c + 1 == n_chunks {
+                    for (src, dst, size) in copies {
+                        encoder.copy_buffer_to_buffer(src, 0, dst, 0, *size);
+                    }
                 }
                 self.submit([encoder.finish()])
             });

@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use super::array::{DeviceArray, describe};
 use super::buffers::{Bound, BoundBuffer, MAX_DISPATCHES};
-use super::exec::Pace;
+use super::exec::{Copy, Pace};
 use super::pipeline::Pipeline;
 use super::timing::Timer;
 use super::{Gpu, RuntimeError};
@@ -163,7 +163,7 @@ impl Gpu {
         self.check_launch(exe, inputs)?;
         let outputs = self.output_arrays(exe)?;
         let refs: Vec<&DeviceArray> = outputs.iter().collect();
-        self.launch_timed(exe, inputs, &refs, None, false)?;
+        self.launch_timed(exe, inputs, &refs, None, false, &[])?;
         Ok(outputs)
     }
 
@@ -176,6 +176,41 @@ impl Gpu {
         outputs: &[&DeviceArray],
     ) -> Result<(), RuntimeError> {
         self.check_launch(exe, inputs)?;
+        self.check_outputs(exe, inputs, outputs)?;
+        self.launch_timed(exe, inputs, outputs, None, false, &[])?;
+        Ok(())
+    }
+
+    /// [`Gpu::launch_into`], then reads the outputs back into `dst` as
+    /// [`Gpu::read_into`] does, their copies to staging memory submitted
+    /// with the last kernels: one submission for all, and one wait.
+    pub fn launch_read(
+        &self,
+        exe: &Executable,
+        inputs: &[&DeviceArray],
+        outputs: &[&DeviceArray],
+        dst: &mut [&mut [u8]],
+    ) -> Result<(), RuntimeError> {
+        self.check_launch(exe, inputs)?;
+        self.check_outputs(exe, inputs, outputs)?;
+        self.check_reads(outputs, dst)?;
+        let staging = self.staging_for(outputs)?;
+        let copies: Vec<Copy<'_>> = (outputs.iter().zip(&staging))
+            .map(|(o, s)| (o.buffer(), s, s.size()))
+            .collect();
+        let last = self.launch_timed(exe, inputs, outputs, None, false, &copies)?;
+        let last = last.ok_or_else(|| RuntimeError::BadPlan("nothing submitted".into()))?;
+        self.finish_reads(&staging, outputs, dst, last)
+    }
+
+    /// Outputs in number, on this device, of the planned element type and
+    /// length, none of them an input.
+    fn check_outputs(
+        &self,
+        exe: &Executable,
+        inputs: &[&DeviceArray],
+        outputs: &[&DeviceArray],
+    ) -> Result<(), RuntimeError> {
         if outputs.len() != exe.outputs.len() {
             return Err(RuntimeError::BadPlan(format!(
                 "{} output arrays given for {} outputs",
@@ -202,7 +237,6 @@ impl Gpu {
                 )));
             }
         }
-        self.launch_timed(exe, inputs, outputs, None, false)?;
         Ok(())
     }
 
@@ -254,6 +288,7 @@ impl Gpu {
         outputs: &[&DeviceArray],
         timer: Option<&Timer>,
         wait_each: bool,
+        copies: &[Copy<'_>],
     ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
         let buffers: Vec<wgpu::Buffer> = (exe.module.buffers.iter().enumerate())
             .map(|(at, b)| match (b.role, &exe.own[at]) {
@@ -271,7 +306,7 @@ impl Gpu {
             true => Pace::EachSubmit,
             false => Pace::Queued(&mut recent),
         };
-        let last = self.submit_all(&bound, timer, pace)?;
+        let last = self.submit_all(&bound, timer, pace, copies)?;
         self.counters.launched();
         Ok(last)
     }

@@ -73,7 +73,7 @@ impl Gpu {
         }
         let ins: Vec<&DeviceArray> = r.inputs.iter().collect();
         let outs: Vec<&DeviceArray> = r.outputs.iter().collect();
-        self.launch_timed(&r.exe, &ins, &outs, None, true)?;
+        self.launch_timed(&r.exe, &ins, &outs, None, true, &[])?;
         self.read(&outs)
     }
 }
