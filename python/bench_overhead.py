@@ -1,4 +1,4 @@
-"""Per-call host overhead of a Kernel call (BENCHMARKS.md, "Python: per-call overhead").
+"""Per-call host overhead of a Kernel call (BENCHMARKS.md, "Python runtime").
 
 Calls a compiled 1,024-element saxpy `CALLS` times (after warm-up calls that
 make its pipelines) and prints the median wall time of one call next to what
