@@ -108,23 +108,7 @@ impl Gpu {
         pool: Option<&mut BufferPool>,
     ) -> Result<Bound, RuntimeError> {
         check_inputs(module, inputs)?;
-        for b in &module.buffers {
-            self.check_size(b)?;
-        }
-        let pipelines = module
-            .kernels
-            .iter()
-            .map(|k| {
-                self.check_dispatch(k)?;
-                self.pipeline(&module.wgsl, k)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let count = module.dispatch_count();
-        if count > MAX_DISPATCHES {
-            return Err(RuntimeError::BadPlan(format!(
-                "{count} dispatches (a loop's kernels once per step): at most {MAX_DISPATCHES} run in one go"
-            )));
-        }
+        let pipelines = self.checked_pipelines(module)?;
         let buffers = self.make_buffers(module, inputs, pool)?;
         let whole: Vec<BoundBuffer> = buffers.iter().cloned().map(BoundBuffer::whole).collect();
         let (variants, order) = self.bind_dispatches(module, &pipelines, &whole)?;
@@ -388,4 +372,33 @@ pub(super) fn read_staging(
     };
     staging.unmap();
     Ok(HostBuffer { elem, data })
+}
+
+impl Gpu {
+    /// `module` checked against the device's limits (buffer sizes,
+    /// workgroup counts, the dispatches of a run) and its kernels'
+    /// pipelines, made or found in the cache.
+    pub(super) fn checked_pipelines(
+        &self,
+        module: &Module,
+    ) -> Result<Vec<Arc<Pipeline>>, RuntimeError> {
+        for b in &module.buffers {
+            self.check_size(b)?;
+        }
+        let pipelines = module
+            .kernels
+            .iter()
+            .map(|k| {
+                self.check_dispatch(k)?;
+                self.pipeline(&module.wgsl, k)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = module.dispatch_count();
+        if count > MAX_DISPATCHES {
+            return Err(RuntimeError::BadPlan(format!(
+                "{count} dispatches (a loop's kernels once per step): at most {MAX_DISPATCHES} run in one go"
+            )));
+        }
+        Ok(pipelines)
+    }
 }

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use super::array::{DeviceArray, describe};
-use super::buffers::{Bound, BoundBuffer, MAX_DISPATCHES};
+use super::buffers::{Bound, BoundBuffer};
 use super::exec::{Copy, Pace};
 use super::pipeline::Pipeline;
 use super::timing::Timer;
@@ -107,23 +107,7 @@ impl Gpu {
     /// cache) its pipelines and the buffers it keeps, constants written.
     pub fn load(&self, module: &Module) -> Result<Executable, RuntimeError> {
         self.check_health()?;
-        for b in &module.buffers {
-            self.check_size(b)?;
-        }
-        let pipelines = module
-            .kernels
-            .iter()
-            .map(|k| {
-                self.check_dispatch(k)?;
-                self.pipeline(&module.wgsl, k)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let count = module.dispatch_count();
-        if count > MAX_DISPATCHES {
-            return Err(RuntimeError::BadPlan(format!(
-                "{count} dispatches (a loop's kernels once per step): at most {MAX_DISPATCHES} run in one go"
-            )));
-        }
+        let pipelines = self.checked_pipelines(module)?;
         let inputs = by_index(module, |r| match r {
             BufferRole::Input(i) => Some(i),
             _ => None,

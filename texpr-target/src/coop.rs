@@ -86,7 +86,7 @@ impl CoopMatrix {
                     )
                 })
         };
-        if [m, n, k].iter().any(|d| *d == 0) {
+        if [m, n, k].contains(&0) {
             return Err(bad());
         }
         Ok(CoopMatrix {
