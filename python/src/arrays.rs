@@ -102,7 +102,9 @@ fn elements<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>) -> PyResult<Vec<T>
         let copy = numpy.call_method1("require", (obj, obj.py().None(), "CA"))?;
         let copy = copy.cast::<PyArrayDyn<T>>()?;
         if !copy.is_aligned() || !copy.is_c_contiguous() {
-            return Err(PyValueError::new_err("numpy.require gave no aligned C-order copy"));
+            return Err(PyValueError::new_err(
+                "numpy.require gave no aligned C-order copy",
+            ));
         }
         return elements::<T>(copy);
     }

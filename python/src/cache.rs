@@ -109,7 +109,11 @@ pub fn compiler(path: Option<&str>) -> Option<String> {
     static ID: OnceLock<Option<String>> = OnceLock::new();
     ID.get_or_init(|| {
         let meta = std::fs::metadata(path?).ok()?;
-        let mtime = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        let mtime = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
         Some(format!(
             "{} {} bytes, modified {}.{:09}",
             env!("CARGO_PKG_VERSION"),
@@ -145,7 +149,9 @@ pub fn write(key: &Key, c: &Compiled) {
     let file = key.file(&dir);
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        file.file_name().and_then(|n| n.to_str()).unwrap_or("module"),
+        file.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("module"),
         std::process::id()
     ));
     let written = std::fs::create_dir_all(&dir)
@@ -185,7 +191,9 @@ fn module_from(v: &Json) -> Option<Module> {
         (v.as_array()?.iter())
             .map(|n| {
                 let n = n.as_str()?;
-                texpr_target::Extension::ALL.into_iter().find(|e| e.name() == n)
+                texpr_target::Extension::ALL
+                    .into_iter()
+                    .find(|e| e.name() == n)
             })
             .collect()
     };

@@ -180,7 +180,9 @@ impl PyDevice {
     /// past it the least recently used is dropped.
     #[getter]
     fn pipeline_limit(&self) -> usize {
-        self.slot.current().map_or_else(pipeline_limit, |g| g.pipeline_limit())
+        self.slot
+            .current()
+            .map_or_else(pipeline_limit, |g| g.pipeline_limit())
     }
 
     /// Loses the device on purpose, as a driver reset would: the next run

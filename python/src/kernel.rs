@@ -4,6 +4,7 @@
 //! with the GIL released while the GPU works.
 
 use crate::arrays::{describe, read_inputs};
+use crate::cache::{self, Compiled};
 use crate::device::{PyDevice, Slot, default_slot, open};
 use crate::errors::{compile_error, device_error, guarded};
 use crate::program::{self, named};
@@ -11,7 +12,6 @@ use crate::signals::detached;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
-use crate::cache::{self, Compiled};
 use texpr::Options;
 use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::ir::Program;
@@ -66,9 +66,8 @@ pub fn compile(
     };
     // The disk cache's module, else a compile (kept there for the next process).
     let compiler = cache::compiler(extension_file(py).as_deref());
-    let key = compiler.map(|c| {
-        cache::Key::new(&src.text, &opts.overrides, &opts.target, &opts.schedule, &c)
-    });
+    let key = compiler
+        .map(|c| cache::Key::new(&src.text, &opts.overrides, &opts.target, &opts.schedule, &c));
     let compiled = match key.as_ref().and_then(|k| py.detach(|| cache::read(k))) {
         Some(c) => c,
         None => {

@@ -19,8 +19,8 @@
 
 mod arrays;
 mod block;
-mod darray;
 mod cache;
+mod darray;
 mod device;
 mod errors;
 mod interp;

@@ -3,8 +3,8 @@
 //! hold; the interpreter rounds to nearest, and `--check` must accept the
 //! other neighbour too, and refuse values further off.
 
-use texpr_interp::{Data, Value};
 use texpr_interp::accuracy::check_outputs;
+use texpr_interp::{Data, Value};
 use texpr_tests::gpu::{gpu, reference, run_program};
 
 /// Integers around f32's spacing changes and halfway points.

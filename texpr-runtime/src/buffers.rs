@@ -112,10 +112,7 @@ impl Gpu {
         let buffers = self.make_buffers(module, inputs, pool)?;
         let whole: Vec<BoundBuffer> = buffers.iter().cloned().map(BoundBuffer::whole).collect();
         let (variants, order) = self.bind_dispatches(module, &pipelines, &whole)?;
-        Ok(Bound {
-            variants,
-            order,
-        })
+        Ok(Bound { variants, order })
     }
 
     /// Every dispatch of `module` on `buffers` in order (a loop's kernels

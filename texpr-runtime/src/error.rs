@@ -93,7 +93,9 @@ pub enum RuntimeError {
         bytes: u64,
     },
     /// The host's check asked to stop ([`crate::interruptible`]) after `during`.
-    Interrupted { during: String },
+    Interrupted {
+        during: String,
+    },
 }
 
 impl RuntimeError {

@@ -142,7 +142,16 @@ mod tests {
     #[test]
     fn memory_the_host_cannot_allocate_is_an_error_not_an_abort() {
         let e = zeroed(u64::MAX, "reading back").unwrap_err();
-        assert!(matches!(e, RuntimeError::HostMemory { bytes: u64::MAX, .. }), "{e:?}");
+        assert!(
+            matches!(
+                e,
+                RuntimeError::HostMemory {
+                    bytes: u64::MAX,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
         assert_eq!(e.code(), "E0418");
         assert!(e.explanation().contains("cannot allocate"));
         assert_eq!(zeroed(5, "x").unwrap(), vec![0; 5]);

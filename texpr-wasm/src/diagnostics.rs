@@ -142,7 +142,10 @@ mod tests {
     fn at_most_the_clis_count_is_listed_and_the_rest_counted() {
         let src = "x\n".repeat(100);
         let diags: Vec<Diagnostic> = (0..100)
-            .map(|i| Diagnostic::error("E0101", "unknown").with_primary(Span::new(2 * i, 2 * i + 1), "here"))
+            .map(|i| {
+                Diagnostic::error("E0101", "unknown")
+                    .with_primary(Span::new(2 * i, 2 * i + 1), "here")
+            })
             .collect();
         let (list, rendered, hidden) = report(&src, &diags);
         assert_eq!(list.as_array().map(Vec::len), Some(MAX_SHOWN));
@@ -160,8 +163,15 @@ mod tests {
         for (at, _) in src.char_indices().chain([(src.len(), ' ')]) {
             let before = &src[..at];
             let line = before.matches('\n').count() + 1;
-            let col = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
-            assert_eq!(lines.position(at), (line, col, before.encode_utf16().count()), "at {at}");
+            let col = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+                .chars()
+                .count()
+                + 1;
+            assert_eq!(
+                lines.position(at),
+                (line, col, before.encode_utf16().count()),
+                "at {at}"
+            );
         }
     }
 }

@@ -148,9 +148,7 @@ pub fn mma(
         var: index(p, "k", len, span),
         len,
         kind: MapKind::Layout(match padded {
-            true => Layout::Padded(
-                Padded::new(t.m, t.n, np, perm).expect("a padded block layout"),
-            ),
+            true => Layout::Padded(Padded::new(t.m, t.n, np, perm).expect("a padded block layout")),
             false => Layout::Digits(perm),
         }),
     });
