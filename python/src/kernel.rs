@@ -37,7 +37,7 @@ struct Inner {
     slot: Arc<Slot>,
     /// Its executable on the device and the arrays calls on numpy arrays
     /// run on (`darray.rs`).
-    launcher: crate::darray::Launcher,
+    launcher: crate::call::Launcher,
 }
 
 /// Compiles `source` (a program's text, or a path to a `.te` file) for a
@@ -133,7 +133,7 @@ impl Kernel {
         guarded("calling a kernel", || {
             let i = &self.inner;
             let module = &i.compiled.module;
-            crate::darray::call(py, &i.program, module, &i.slot, &i.launcher, inputs)
+            crate::call::call(py, &i.program, module, &i.slot, &i.launcher, inputs)
         })
     }
 

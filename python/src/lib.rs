@@ -20,6 +20,7 @@
 mod arrays;
 mod block;
 mod cache;
+mod call;
 mod darray;
 mod device;
 mod errors;
