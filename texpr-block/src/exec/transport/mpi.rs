@@ -21,6 +21,7 @@
 //! seconds at most) for each to acknowledge it; a rank that sees a report
 //! fails its next `test` with [`CommError::PeerFailed`].
 
+mod finish;
 mod reports;
 
 use super::mpi_words::{as_f32, as_f32_mut, operation};
@@ -31,7 +32,7 @@ use crate::exec::comm::{CommPlan, Payload, Route};
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use texpr_syntax::Diagnostic;
 
 /// Tags: chunks, the start and end of the run, failure reports and their acknowledgements.
@@ -90,73 +91,6 @@ impl Mpi {
     /// Waits until every process of the job has called it (`MPI_Barrier`).
     pub fn barrier(&self) {
         self.world.barrier()
-    }
-
-    /// The end of a run on every rank, none of them waiting forever for a
-    /// rank that stopped: `work` (the source rank's `--check`, anyone's
-    /// output files) runs on a thread while the source rank broadcasts, at
-    /// least every quarter of `watchdog`, whether its own work still runs;
-    /// then every rank meets in a barrier. A rank that waits longer than
-    /// `watchdog` for either (the source rank or another rank stopped)
-    /// gives `report` an E0564 and ends the job (`MPI_Abort`). Returns what
-    /// `work` gave.
-    pub fn end_together<R: Send>(
-        &self,
-        source: usize,
-        watchdog: Duration,
-        work: impl FnOnce() -> R + Send,
-        report: impl Fn(Diagnostic),
-    ) -> R {
-        let me = self.rank();
-        let hang = |what: &str| -> ! {
-            report(Diagnostic::error(
-                codes::NO_PROGRESS,
-                format!(
-                    "rank {me}: no progress for {:.1} s waiting for {what} at the end of the job: some rank hangs",
-                    watchdog.as_secs_f64()
-                ),
-            ));
-            self.abort(1)
-        };
-        let period = (watchdog / 4).max(Duration::from_millis(10));
-        let nap = Duration::from_millis(2);
-        let root = self.world.process_at_rank(source as i32);
-        std::thread::scope(|s| {
-            let job = s.spawn(work);
-            loop {
-                // The source rank's word: 1 while its work runs, 0 once it is done.
-                let since = Instant::now();
-                while me == source && !job.is_finished() && since.elapsed() < period {
-                    std::thread::sleep(nap);
-                }
-                let mut word = [u32::from(me == source && !job.is_finished())];
-                mpi::request::scope(|scope| {
-                    let mut req = root.immediate_broadcast_into(scope, &mut word[..]);
-                    let start = Instant::now();
-                    while let Err(r) = req.test() {
-                        req = r;
-                        if start.elapsed() > watchdog {
-                            hang("the source rank's word")
-                        }
-                        std::thread::sleep(nap);
-                    }
-                });
-                if word[0] == 0 {
-                    break;
-                }
-            }
-            let out = job.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            let mut req = self.world.immediate_barrier();
-            let start = Instant::now();
-            while let Err(r) = req.test() {
-                req = r;
-                if start.elapsed() > watchdog {
-                    hang("every rank")
-                }
-                std::thread::sleep(nap);
-            }
-            out
-        })
     }
 
     /// Ends every process of the job (`MPI_Abort`).
