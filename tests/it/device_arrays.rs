@@ -72,13 +72,7 @@ fn a_chain_on_device_arrays_gives_the_interpreters_result_and_reads_back_once() 
 #[test]
 fn a_launch_gives_what_a_run_gives() {
     let Some(gpu) = gpu() else { return };
-    let cases: [(&str, &[(&str, i64)]); 4] = [
-        ("jacobi2d.te", &[("N", 16), ("T", 3)]),
-        ("layernorm.te", &[("R", 4), ("C", 64)]),
-        ("sum.te", &[("N", 100_000)]),
-        ("ludcmp.te", &[("N", 8)]),
-    ];
-    for (example, defines) in cases {
+    for (example, defines) in texpr_tests::gpu::RUN_SHAPES {
         let src = std::fs::read_to_string(repo_root().join("examples").join(example)).unwrap();
         let (program, module) = compiled(&src, defines, gpu);
         let exe = gpu.load(&module).unwrap();

@@ -30,13 +30,7 @@ fn compiled(
 #[test]
 fn a_rerun_gives_what_a_fresh_run_gives() {
     let Some(gpu) = gpu() else { return };
-    let cases: [(&str, &[(&str, i64)]); 4] = [
-        ("jacobi2d.te", &[("N", 16), ("T", 3)]),
-        ("layernorm.te", &[("R", 4), ("C", 64)]),
-        ("sum.te", &[("N", 100_000)]),
-        ("ludcmp.te", &[("N", 8)]),
-    ];
-    for (example, defines) in cases {
+    for (example, defines) in texpr_tests::gpu::RUN_SHAPES {
         let (program, module) = compiled(example, defines, gpu.target());
         let first: Vec<HostBuffer> = random_inputs(&program, 1).iter().map(to_host).collect();
         let reusable = gpu.reusable(&module, &first).expect("buffers made");

@@ -32,6 +32,16 @@ pub fn reference(
     }
 }
 
+/// Examples at small sizes whose runs take every shape a plan has: a
+/// loop's states (`jacobi2d`), globals (`layernorm`), a multi-pass sum
+/// (`sum`) and a factorization's steps (`ludcmp`), with their `-D`s.
+pub const RUN_SHAPES: [(&str, &[(&str, i64)]); 4] = [
+    ("jacobi2d.te", &[("N", 16), ("T", 3)]),
+    ("layernorm.te", &[("R", 4), ("C", 64)]),
+    ("sum.te", &[("N", 100_000)]),
+    ("ludcmp.te", &[("N", 8)]),
+];
+
 static GPU: OnceLock<Option<DeviceSlot>> = OnceLock::new();
 
 /// The shared test GPU (chosen by `TEXPR_ADAPTER`), or `None` after a loud
