@@ -32,6 +32,15 @@ impl HostBuffer {
         }
     }
 
+    /// `f16` values, one a word (its bits in the low half); the device holds
+    /// them two a word (see [`device_bytes`]).
+    pub fn from_f16(values: &[half::f16]) -> HostBuffer {
+        HostBuffer {
+            elem: ElemTy::F16,
+            data: values.iter().map(|h| u32::from(h.to_bits())).collect(),
+        }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         self.data.len()
@@ -49,6 +58,14 @@ impl HostBuffer {
     /// The words read as `i32` (whatever `elem` says).
     pub fn to_i32(&self) -> Vec<i32> {
         bytemuck::cast_slice(&self.data).to_vec()
+    }
+
+    /// The words read as `f16`, one a word (whatever `elem` says).
+    pub fn to_f16(&self) -> Vec<half::f16> {
+        self.data
+            .iter()
+            .map(|&w| half::f16::from_bits(w as u16))
+            .collect()
     }
 
     /// The raw words.
@@ -118,7 +135,7 @@ pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Result<Vec<u32
 
 #[cfg(test)]
 mod tests {
-    use super::{device_bytes, host_words, zeroed};
+    use super::{HostBuffer, device_bytes, host_words, zeroed};
     use crate::RuntimeError;
     use texpr_syntax::ir::ElemTy;
 
@@ -133,6 +150,18 @@ mod tests {
         let bytes = device_bytes(ElemTy::F16, &halves).into_owned();
         assert_eq!(bytes.len(), 8);
         assert_eq!(host_words(ElemTy::F16, &bytes, 3).unwrap(), halves);
+        // `f16` values as words and back, through the device's packing.
+        let h: Vec<half::f16> = [1.0f32, -2.0, 65504.0]
+            .iter()
+            .map(|&x| half::f16::from_f32(x))
+            .collect();
+        let host = HostBuffer::from_f16(&h);
+        assert_eq!(host.data, halves);
+        let back = HostBuffer {
+            elem: ElemTy::F16,
+            data: host_words(ElemTy::F16, &host.bytes(), 3).unwrap(),
+        };
+        assert_eq!(back.to_f16(), h);
         // From a slice at an odd address.
         let mut odd = vec![0u8];
         odd.extend_from_slice(&device_bytes(ElemTy::F32, &f32s));

@@ -19,8 +19,9 @@
 //! ```
 //! `program` is the FNV-1a 64 hash of the checked program's printed text
 //! (params applied), so the same source at other sizes is another program.
-//! A record that does not parse is skipped with a warning; nothing in the
-//! file can make a command fail. Writes go to a temporary file that is then
+//! A record that does not parse is skipped with a warning (kept in
+//! [`Cache::warnings`] for the caller to show: the library prints nothing);
+//! nothing in the file can make a command fail. Writes go to a temporary file that is then
 //! renamed over the cache, so a reader never sees half a file.
 
 use std::collections::BTreeMap;
@@ -54,6 +55,9 @@ pub struct Cache {
     entries: BTreeMap<CacheKey, Entry>,
     /// Each device's target, by the device's name as the keys give it.
     targets: BTreeMap<String, Target>,
+    /// What was wrong with the file as read: skipped records, an unreadable
+    /// file. Each is one line, for the caller to show.
+    warnings: Vec<String>,
 }
 
 /// The key of `program` on `gpu`.
@@ -120,7 +124,7 @@ pub fn default_path() -> Option<PathBuf> {
 
 impl Cache {
     /// The cache at `$TEXPR_CACHE`, else the default location. A file that
-    /// cannot be read gives an empty cache and a warning.
+    /// cannot be read gives an empty cache and a warning ([`Cache::warnings`]).
     pub fn open_default() -> Cache {
         let Some(path) = default_path() else {
             return Cache::default();
@@ -128,12 +132,13 @@ impl Cache {
         match Cache::open(&path) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!(
-                    "warning: cannot read the schedule cache `{}`: {e}; ignoring it",
+                let why = format!(
+                    "cannot read the schedule cache `{}`: {e}; ignoring it",
                     path.display()
                 );
                 Cache {
                     path: Some(path),
+                    warnings: vec![why],
                     ..Cache::default()
                 }
             }
@@ -143,15 +148,15 @@ impl Cache {
     /// The cache at `path` (empty when the file does not exist yet).
     /// Records that do not parse are skipped with a warning.
     pub fn open(path: &Path) -> Result<Cache, io::Error> {
-        let (entries, targets) = match std::fs::read(path) {
+        let (entries, targets, warnings) = match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(text) => parse(&text, &path.display().to_string()),
                 Err(_) => {
-                    eprintln!(
-                        "warning: the schedule cache `{}` is not UTF-8 text; ignoring it",
+                    let why = format!(
+                        "the schedule cache `{}` is not UTF-8 text; ignoring it",
                         path.display()
                     );
-                    Default::default()
+                    (BTreeMap::new(), BTreeMap::new(), vec![why])
                 }
             },
             Err(e) if e.kind() == io::ErrorKind::NotFound => Default::default(),
@@ -161,7 +166,14 @@ impl Cache {
             path: Some(path.to_path_buf()),
             entries,
             targets,
+            warnings,
         })
+    }
+
+    /// What was wrong with the file as read, one line each (empty when
+    /// nothing was): the caller decides how to show them.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// Where the cache lives, if anywhere.
@@ -262,11 +274,16 @@ enum Header {
     Target(String),
 }
 
-type Records = (BTreeMap<CacheKey, Entry>, BTreeMap<String, Target>);
+type Records = (
+    BTreeMap<CacheKey, Entry>,
+    BTreeMap<String, Target>,
+    Vec<String>,
+);
 
-/// Parses the records of a cache file; warns about and skips bad ones.
+/// Parses the records of a cache file; skips bad ones, with a warning each.
 fn parse(text: &str, file: &str) -> Records {
     let (mut out, mut targets) = (BTreeMap::new(), BTreeMap::new());
+    let warnings = std::cell::RefCell::new(Vec::new());
     // (header line number, header, body lines)
     let mut records: Vec<(usize, Option<Header>, String)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -277,14 +294,16 @@ fn parse(text: &str, file: &str) -> Records {
             body.push_str(line);
             body.push('\n');
         } else if !t.is_empty() && !t.starts_with('#') {
-            eprintln!(
-                "warning: schedule cache `{file}` line {}: text before the first record; ignoring it",
+            warnings.borrow_mut().push(format!(
+                "schedule cache `{file}` line {}: text before the first record; ignoring it",
                 i + 1
-            );
+            ));
         }
     }
     let skip = |line: usize, why: &str| {
-        eprintln!("warning: schedule cache `{file}` line {line}: {why}; ignoring the record")
+        warnings.borrow_mut().push(format!(
+            "schedule cache `{file}` line {line}: {why}; ignoring the record"
+        ))
     };
     for (line, header, body) in records {
         let key = match header {
@@ -325,7 +344,7 @@ fn parse(text: &str, file: &str) -> Records {
             Err(e) => skip(line + e.line, &e.message),
         }
     }
-    (out, targets)
+    (out, targets, warnings.into_inner())
 }
 
 fn parse_header(line: &str) -> Option<Header> {
@@ -450,7 +469,16 @@ mod tests {
         // A target that does not parse is skipped; a good one is kept.
         assert!(c.find_targets("y").is_empty());
         assert_eq!(c.find_targets("z")[0].1.name, "z");
+        // Each skipped piece is one warning naming its offending line, in order.
+        let lines: Vec<&str> = c
+            .warnings()
+            .iter()
+            .map(|w| w.split(" line ").nth(1).unwrap().split(':').next().unwrap())
+            .collect();
+        assert_eq!(lines, ["1", "3", "4", "9"], "{:?}", c.warnings());
         std::fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
-        assert!(Cache::open(&path).unwrap().entries.is_empty());
+        let c = Cache::open(&path).unwrap();
+        assert!(c.entries.is_empty());
+        assert!(c.warnings()[0].contains("not UTF-8"), "{:?}", c.warnings());
     }
 }

@@ -153,7 +153,7 @@ impl ScheduleArgs {
         program: &Program,
         device: Option<&GpuInfo>,
     ) -> Result<ScheduleChoice, Failure> {
-        self.choose_from(program, device, &Cache::open_default())
+        self.choose_from(program, device, &schedule_cache())
             .map(|c| c.choice)
     }
 
@@ -208,6 +208,16 @@ impl ScheduleArgs {
             None => Ok(None),
         }
     }
+}
+
+/// The schedule cache at its default location, its warnings (records
+/// skipped, a file that cannot be read) printed to stderr.
+pub fn schedule_cache() -> Cache {
+    let cache = Cache::open_default();
+    for w in cache.warnings() {
+        eprintln!("warning: {w}");
+    }
+    cache
 }
 
 pub fn no_source() -> Source {

@@ -27,7 +27,6 @@ use texpr_syntax::ir::Program;
 use texpr_tune::bench::{
     self, Job, JobSource, Outcome, Pinned, Roofline, Row, Runs, Series, Work, seconds,
 };
-use texpr_tune::cache::Cache;
 
 /// The programs to measure: the files given, or the suite.
 fn jobs(args: &Args) -> Vec<Job> {
@@ -107,7 +106,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let work = Work::of(&program, roofline);
         let size = job.size();
         let mut bars = Vec::new();
-        let cache = Cache::open_default();
+        let cache = crate::common::schedule_cache();
         for row in bench::measure(&gpu, &job, &src.text, &program, &pinned, &cache, timing) {
             outln!("{}", format_row(&job.name, &size, &row, &work));
             bars.push(bar(&job.name, &row, &work));

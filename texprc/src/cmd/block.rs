@@ -18,7 +18,7 @@ use texpr_block::exec::{LocalPart, Matrix};
 use texpr_runtime::Gpu;
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir;
-use texpr_tune::cache::{self, Cache};
+use texpr_tune::cache;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -185,7 +185,7 @@ pub fn open_gpu(b: &BlockOptions) -> Result<Option<Gpu>, Diagnostic> {
 
 /// The schedule of a block body: tuned for this GPU in the cache, else the heuristic's.
 pub fn picker(gpu: Option<&Gpu>) -> impl Fn(&ir::Program) -> ScheduleChoice + Sync + use<> {
-    let cache = Cache::open_default();
+    let cache = crate::common::schedule_cache();
     let info = gpu.map(|g| g.info().clone());
     move |prog: &ir::Program| {
         let tuned = info

@@ -109,7 +109,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
         return Ok(texpr_syntax::print::program(&program).into_bytes());
     }
     let cache = match &args.device {
-        Some(_) => Cache::open_default(),
+        Some(_) => crate::common::schedule_cache(),
         None => Cache::default(),
     };
     let chosen = args

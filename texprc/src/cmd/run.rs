@@ -17,7 +17,6 @@ use texpr_interp::accuracy::{Checked, Mismatch};
 use texpr_runtime::{AdapterChoice, Gpu};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::Program;
-use texpr_tune::cache::Cache;
 use texpr_tune::values::{to_host, to_value};
 
 #[derive(Debug, clap::Args)]
@@ -50,9 +49,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let src = read_source(&args.file)?;
     let program = frontend(&src, &args.defines)?;
     let gpu = open_gpu(args.adapter.as_deref()).map_err(|d| Failure::about(&src, d))?;
-    let chosen = args
-        .schedule
-        .choose_from(&program, Some(gpu.info()), &Cache::open_default())?;
+    let chosen =
+        args.schedule
+            .choose_from(&program, Some(gpu.info()), &crate::common::schedule_cache())?;
     let opts = Options {
         target: gpu.target().clone(),
         overrides: args.defines.defines.clone(),

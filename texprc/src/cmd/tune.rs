@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use texpr::{Schedule, Target};
 use texpr_syntax::Diagnostic;
-use texpr_tune::cache::{self, Cache};
+use texpr_tune::cache;
 use texpr_tune::{Outcome, Trials, TuneError, Tuner};
 
 #[derive(Debug, clap::Args)]
@@ -148,7 +148,7 @@ fn report(
 
 /// Stores the winner in the schedule cache.
 fn store(key: cache::CacheKey, winner: &Schedule, ms: f64, target: &Target) -> Result<(), Failure> {
-    let mut cache = Cache::open_default();
+    let mut cache = crate::common::schedule_cache();
     cache
         .put(key, winner.clone(), ms, target.clone())
         .map_err(|e| {
