@@ -7,7 +7,8 @@
 //! shape of that size is read in row-major (C) order, so a 2-D array stands
 //! for the flattened matrix a program indexes as `i * N + j`. A missing or
 //! unknown input raises `TypeError`, a wrong dtype `TypeError`, a wrong size
-//! `ValueError`, each naming the input and what was expected.
+//! `ValueError`, each naming the input and what was expected. A scalar
+//! input (`input a: f32`) also takes a Python number (see [`scalar_arg`]).
 
 use half::f16;
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -37,6 +38,60 @@ pub fn expected(ty: Ty) -> String {
         dtype_name(ty.elem),
         ty.len
     )
+}
+
+/// A scalar input's Python number (an `int`, or a `float` for a float
+/// input; never a `bool`) as a one-element numpy array of its dtype;
+/// anything else, and any argument of a vector input, is returned as it is.
+/// An `int` out of an integer input's range is `OverflowError`; a `float`
+/// for an integer input `TypeError`.
+pub fn scalar_arg<'py>(
+    input: &texpr_syntax::ir::Input,
+    obj: Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::types::{PyBool, PyFloat, PyInt};
+    let number = obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>();
+    if !input.scalar || !number || obj.is_instance_of::<PyBool>() {
+        return Ok(obj);
+    }
+    let py = obj.py();
+    let name = &input.name;
+    let int = |what: &str| -> PyResult<i64> {
+        if obj.is_instance_of::<PyFloat>() {
+            return Err(PyTypeError::new_err(format!(
+                "input `{name}` is {what}: expected an int, got a float"
+            )));
+        }
+        obj.extract::<i64>().map_err(|_| {
+            pyo3::exceptions::PyOverflowError::new_err(format!(
+                "input `{name}`: {obj} does not fit {what}"
+            ))
+        })
+    };
+    let range = |x: i64, lo: i64, hi: i64, what: &str| {
+        if (lo..=hi).contains(&x) {
+            Ok(x)
+        } else {
+            Err(pyo3::exceptions::PyOverflowError::new_err(format!(
+                "input `{name}`: {x} does not fit {what}"
+            )))
+        }
+    };
+    Ok(match input.ty.elem {
+        ElemTy::F32 => PyArray1::from_vec(py, vec![obj.extract::<f64>()? as f32]).into_any(),
+        ElemTy::F16 => {
+            PyArray1::from_vec(py, vec![f16::from_f64(obj.extract::<f64>()?)]).into_any()
+        }
+        ElemTy::I32 => {
+            let x = range(int("an i32")?, i32::MIN.into(), i32::MAX.into(), "an i32")?;
+            PyArray1::from_vec(py, vec![x as i32]).into_any()
+        }
+        ElemTy::U32 => {
+            let x = range(int("a u32")?, 0, u32::MAX.into(), "a u32")?;
+            PyArray1::from_vec(py, vec![x as u32]).into_any()
+        }
+        ElemTy::Bool => obj,
+    })
 }
 
 /// The elements of `obj`, which must be a numpy array of `ty`'s element
@@ -143,7 +198,7 @@ pub fn read_inputs(
         .map(|i| {
             let got = kwargs.map(|kw| kw.get_item(&i.name)).transpose()?.flatten();
             match got {
-                Some(obj) => read_input(&i.name, i.ty, &obj),
+                Some(obj) => read_input(&i.name, i.ty, &scalar_arg(i, obj)?),
                 None => Err(PyTypeError::new_err(format!(
                     "missing input `{}`: expected {}",
                     i.name,
@@ -161,7 +216,10 @@ pub fn describe(inputs: &[texpr_syntax::ir::Input]) -> String {
     }
     inputs
         .iter()
-        .map(|i| format!("`{}`: {}[{}]", i.name, i.ty.elem.name(), i.ty.len))
+        .map(|i| match i.scalar {
+            true => format!("`{}`: {}", i.name, i.ty.elem.name()),
+            false => format!("`{}`: {}[{}]", i.name, i.ty.elem.name(), i.ty.len),
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -10,7 +10,7 @@
 //! Inputs that are not numpy arrays but speak DLPack (a PyTorch CPU
 //! tensor) are seen through `numpy.from_dlpack`, without a copy.
 
-use crate::arrays::{check_input, describe, dtype_name, expected};
+use crate::arrays::{check_input, describe, dtype_name, expected, scalar_arg};
 use crate::darray::{PyDeviceArray, as_numpy, byte_view, empty};
 use crate::device::{Slot, forget_if_inherited};
 use crate::errors::{device_error, guarded};
@@ -145,7 +145,7 @@ fn given<'py>(program: &Program, kwargs: Option<&Bound<'py, PyDict>>) -> PyResul
                 check_device(&i.name, i.ty, d.get())?;
                 return Ok(Given::Device(d.clone()));
             }
-            let arr = as_numpy(&obj)?;
+            let arr = as_numpy(&scalar_arg(i, obj)?)?;
             check_input(&i.name, i.ty, &arr)?;
             if i.ty.elem == ElemTy::Bool {
                 return Err(PyTypeError::new_err(format!(

@@ -158,6 +158,39 @@ output g = compute 8 |i| h[i] * 2.0h + 0.5h
         k(a=a, b=b, h=h.astype(np.float32))
 
 
+def test_scalar_inputs_take_python_numbers(gpu):
+    src = """
+input a: f32
+input k: i32
+input m: u32
+input h: f16
+input x: f32[8]
+output y = compute 8 |i| a * x[i] + f32(k) + f32(m)
+output g = compute 8 |i| h * 2.0h
+"""
+    kern = texpr.compile(src, device=gpu)
+    x = np.arange(8, dtype=np.float32)
+    out = kern(a=0.5, k=-3, m=7, h=1.5, x=x)
+    np.testing.assert_array_equal(out["y"], np.float32(0.5) * x + np.float32(-3) + np.float32(7))
+    np.testing.assert_array_equal(out["g"], np.full(8, 3.0, np.float16))
+    # A one-element array is the same input; the interpreter agrees.
+    same = kern(a=np.float32([0.5]), k=np.int32([-3]), m=np.uint32([7]), h=np.float16([1.5]), x=x)
+    np.testing.assert_array_equal(same["y"], out["y"])
+    interp = texpr.eval(src, a=0.5, k=-3, m=7, h=1.5, x=x)
+    np.testing.assert_array_equal(interp["y"], out["y"])
+    with pytest.raises(TypeError, match=r"input `k` is an i32: expected an int, got a float"):
+        kern(a=0.5, k=1.5, m=7, h=1.5, x=x)
+    with pytest.raises(OverflowError, match=r"input `m`: -1 does not fit a u32"):
+        kern(a=0.5, k=1, m=-1, h=1.5, x=x)
+    with pytest.raises(OverflowError, match=r"input `k`: 2147483648 does not fit an i32"):
+        kern(a=0.5, k=2**31, m=7, h=1.5, x=x)
+    with pytest.raises(TypeError, match=r"must be a numpy array"):
+        kern(a=True, k=1, m=7, h=1.5, x=x)
+    # A vector input never takes a number.
+    with pytest.raises(TypeError, match=r"input `x` must be a numpy array"):
+        kern(a=0.5, k=1, m=7, h=1.5, x=2.0)
+
+
 # --- reuse, threads, the GIL --------------------------------------------------
 
 def test_a_kernel_called_1000_times_reuses_its_pipelines(saxpy, gpu):

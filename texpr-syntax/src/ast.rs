@@ -93,13 +93,16 @@ pub enum IterBody {
     },
 }
 
-/// A written vector type, `f32[N*2]`.
+/// A written vector type, `f32[N*2]`, or a scalar's, `f32`: a one-element
+/// vector (`len` is then the literal 1, spanning the element type).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TyAnn {
     pub elem: ElemTy,
     pub elem_span: Span,
     pub len: Term,
     pub span: Span,
+    /// Written without a length.
+    pub scalar: bool,
 }
 
 /// Integer index and size terms: `i*N + k`, `(i+1) % 4`, `N/2`.

@@ -288,12 +288,27 @@ fn expr() -> BoxedStrategy<Expr> {
 }
 
 fn ty_ann() -> impl Strategy<Value = TyAnn> {
-    (select(vec![ElemTy::F32, ElemTy::I32, ElemTy::U32]), term()).prop_map(|(elem, len)| TyAnn {
+    let vector =
+        (select(vec![ElemTy::F32, ElemTy::I32, ElemTy::U32]), term()).prop_map(|(elem, len)| {
+            TyAnn {
+                elem,
+                elem_span: Span::DUMMY,
+                len,
+                span: Span::DUMMY,
+                scalar: false,
+            }
+        });
+    let scalar = select(vec![ElemTy::F32, ElemTy::I32, ElemTy::U32]).prop_map(|elem| TyAnn {
         elem,
         elem_span: Span::DUMMY,
-        len,
+        len: Term {
+            kind: TermKind::Int(1),
+            span: Span::DUMMY,
+        },
         span: Span::DUMMY,
-    })
+        scalar: true,
+    });
+    prop_oneof![3 => vector, 1 => scalar]
 }
 
 fn item() -> impl Strategy<Value = Item> {

@@ -47,3 +47,5 @@ pub const EVAL_OPS: &str = "E0922";
 /// `run --check`: some element of some output was not compared (unspecified
 /// or ill-conditioned), without `--allow-unchecked`.
 pub const CHECK_INCOMPLETE: &str = "E0923";
+/// `--input NAME=VALUE` for a scalar input: a number that its type cannot hold.
+pub const SCALAR_VALUE: &str = "E0930";

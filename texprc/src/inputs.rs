@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use texpr_interp::Value;
 use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_syntax::ir::{ElemTy, Input, Program};
 
 #[derive(Debug, Default, clap::Args)]
 pub struct InputArgs {
-    /// Read input NAME from a .npy file (repeatable)
-    #[arg(short = 'i', long = "input", value_name = "NAME=PATH", value_parser = parse_input)]
+    /// Read input NAME from a .npy file, or for a scalar input (`input a: f32`)
+    /// take a number (repeatable)
+    #[arg(short = 'i', long = "input", value_name = "NAME=PATH|NUMBER", value_parser = parse_input)]
     pub inputs: Vec<(String, PathBuf)>,
     /// Fill the inputs not given with --input with random values from SEED
     #[arg(long, value_name = "SEED")]
@@ -54,7 +55,7 @@ pub fn gather_inputs(prog: &Program, args: &InputArgs) -> Result<Vec<Value>, Dia
                 plural(missing.len()),
                 missing.join("`, `")
             );
-            let note = "give each with --input NAME=PATH.npy, or use --random SEED";
+            let note = "give each with --input NAME=PATH.npy (a number for a scalar input), or use --random SEED";
             return Err(Diagnostic::error(codes::MISSING_INPUTS, msg).with_note(note));
         }
     };
@@ -62,10 +63,44 @@ pub fn gather_inputs(prog: &Program, args: &InputArgs) -> Result<Vec<Value>, Dia
         .iter()
         .enumerate()
         .map(|(k, input)| match given.get(input.name.as_str()) {
-            Some(path) => npy::read(path, input),
+            Some(path) => match scalar_value(input, path)? {
+                Some(v) => Ok(v),
+                None => npy::read(path, input),
+            },
             None => Ok(random[k].clone()),
         })
         .collect()
+}
+
+/// The value of a scalar input given as a number (`--input a=2.5`);
+/// `None` when the input is a vector or `text` is not a number (a path).
+fn scalar_value(input: &Input, text: &std::path::Path) -> Result<Option<Value>, Diagnostic> {
+    let Some(text) = text.to_str().map(str::trim) else {
+        return Ok(None);
+    };
+    if !input.scalar || text.parse::<f64>().is_err() {
+        return Ok(None);
+    }
+    let elem = input.ty.elem;
+    let value = match elem {
+        ElemTy::F32 => text.parse::<f32>().ok().map(|x| Value::f32(vec![x])),
+        ElemTy::F16 => text
+            .parse::<f32>()
+            .ok()
+            .map(|x| Value::f16(vec![half::f16::from_f32(x)])),
+        ElemTy::I32 => text.parse::<i32>().ok().map(|x| Value::i32(vec![x])),
+        ElemTy::U32 => text.parse::<u32>().ok().map(|x| Value::u32(vec![x])),
+        ElemTy::Bool => None,
+    };
+    value.map(Some).ok_or_else(|| {
+        let msg = format!(
+            "`{text}` is not a value of input `{}`'s type, `{}`",
+            input.name,
+            elem.name()
+        );
+        Diagnostic::error(codes::SCALAR_VALUE, msg)
+            .with_note("an integer input takes a whole number within its type's range")
+    })
 }
 
 fn plural(n: usize) -> &'static str {

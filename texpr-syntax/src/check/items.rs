@@ -103,14 +103,15 @@ impl Checker {
         self.bind_top(name, v.map_or(TopKind::Poisoned, TopKind::Param));
     }
 
-    fn input(&mut self, name: &Ident, ty: &TyAnn) {
-        let kind = match self.ty_ann(ty) {
+    fn input(&mut self, name: &Ident, ty_ann: &TyAnn) {
+        let kind = match self.ty_ann(ty_ann) {
             Ok(ty) => {
                 let span = name.span;
                 self.inputs.push(ir::Input {
                     name: name.name.clone(),
                     ty,
                     span,
+                    scalar: ty_ann.scalar,
                 });
                 TopKind::Input(self.inputs.len() as u32 - 1)
             }

@@ -36,6 +36,7 @@ pub fn input(p: &mut Program, name: &str, elem: ElemTy, len: u64) -> VecRef {
         name: name.into(),
         ty: Ty::new(elem, len),
         span: Span::DUMMY,
+        scalar: false,
     });
     VecRef::Input(p.inputs.len() as u32 - 1)
 }

@@ -301,8 +301,11 @@ impl Func {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Input {
     pub name: String,
+    /// A scalar input (`input a: f32`) is a one-element vector.
     pub ty: Ty,
     pub span: Span,
+    /// Declared without a length: the front doors take a number for it.
+    pub scalar: bool,
 }
 
 /// A top-level `let`: a global buffer computed before the outputs that read it.

@@ -212,6 +212,9 @@ fn iterate(head: String, it: &Iterate) -> String {
 }
 
 fn ty_ann(ty: &TyAnn) -> String {
+    if ty.scalar {
+        return ty.elem.name().to_string();
+    }
     format!("{}[{}]", ty.elem.name(), flat::term(&ty.len))
 }
 

@@ -22,7 +22,12 @@ pub fn program(p: &Program) -> String {
         let _ = writeln!(out, "param {name} = {v}");
     }
     for i in &p.inputs {
-        let _ = writeln!(out, "input {}: {}", i.name, ty(i.ty));
+        let t = if i.scalar {
+            i.ty.elem.name().to_string()
+        } else {
+            ty(i.ty)
+        };
+        let _ = writeln!(out, "input {}: {t}", i.name);
     }
     let pr = Printer { p };
     pr.globals(&mut out, 0..p.globals.len(), None, 0);
