@@ -100,6 +100,13 @@ impl Shadow for Bound {
         linear::read(b, x, vec, i)
     }
 
+    /// Another evaluation may pick the other operand where the condition
+    /// may flip within its bounds (`linear::select`); an unspecified
+    /// condition leaves the `select` unspecified whatever it picks.
+    fn needs_other(c: El<Bound>) -> bool {
+        c.1.specified && c.1.err != 0.0
+    }
+
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
         match op {
             // A condition flips where its operand may.
