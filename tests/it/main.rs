@@ -32,6 +32,7 @@ mod npm_package;
 mod opt;
 mod optimized;
 mod parse;
+mod perturb;
 mod plan_json;
 mod playground;
 mod repro;

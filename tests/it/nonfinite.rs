@@ -143,3 +143,21 @@ fn nan_arithmetic_in_the_operand_a_select_does_not_pick_is_compared() {
         assert_eq!((c.compared, c.unspecified, c.unbounded), (28, 16, 0));
     }
 }
+
+/// A prefix max whose guards give `-inf` (max's identity): every `-inf` is
+/// absorbed, so every element is specified and compared, under both
+/// schedules.
+#[test]
+fn a_prefix_max_over_minus_infinity_guards_compares_every_element() {
+    let p = program(
+        "param N = 1000\ninput x: f32[N]\n\
+         output y = compute N |i| reduce max N |j| x[i - j] else -inf",
+    );
+    let x = texpr_interp::random_inputs(&p, 3);
+    let Some(found) = run_both(&p, &x) else {
+        return;
+    };
+    for checked in found {
+        assert_eq!((checked[0].compared, checked[0].unspecified), (1000, 0));
+    }
+}

@@ -16,7 +16,7 @@ use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use crate::value::Value;
 use texpr_syntax::ir::ReduceOp;
-use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program, Scalar, Term, VarId, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Func, LoopId, Program, Scalar, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
@@ -70,10 +70,13 @@ pub(crate) fn run_elements<S: Shadow>(
         .collect()
 }
 
-/// What a `let`-bound variable holds while its body is evaluated.
+/// What a `let`-bound variable holds while its body is evaluated: its
+/// value once read, and until then the expression that computes it
+/// (`eval_lazy.rs`).
 #[derive(Debug)]
-pub(crate) enum Slot<S> {
+pub(crate) enum Slot<'a, S> {
     Empty,
+    Lazy(&'a Expr),
     Scalar(El<S>),
     Vector(Shadowed<S>),
 }
@@ -89,7 +92,7 @@ pub(crate) struct Interp<'a, S> {
     /// The current value of each index variable, by `VarId`.
     pub(crate) idx: Vec<i64>,
     /// The current value of each `let`-bound variable, by `VarId`.
-    pub(crate) locals: Vec<Slot<S>>,
+    pub(crate) locals: Vec<Slot<'a, S>>,
 }
 
 impl<'a, S: Shadow> Interp<'a, S> {
@@ -179,7 +182,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
     }
 
     /// Evaluates a length-1 expression to its one element.
-    pub(crate) fn scalar(&mut self, e: &Expr) -> Result<El<S>, EvalError> {
+    pub(crate) fn scalar(&mut self, e: &'a Expr) -> Result<El<S>, EvalError> {
         if e.ty.len != 1 {
             return malformed(format!("a vector of length {} used as a scalar", e.ty.len));
         }
@@ -206,6 +209,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 let r = scalar::binary(*op, a.0, b.0)?;
                 Ok((r, S::binary(*op, a, b, r)))
             }
+            ExprKind::Call(Func::Select, args) => self.select_scalar(args),
             ExprKind::Call(f, args) => self.call_scalar(*f, args),
             ExprKind::Reduce {
                 op,
@@ -245,7 +249,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
 
     /// Element `k` of `e`: through `compute`s (and their index maps) to
     /// the one body instance that holds it; anything else whole.
-    fn element_of(&mut self, e: &Expr, k: u64) -> Result<El<S>, EvalError> {
+    fn element_of(&mut self, e: &'a Expr, k: u64) -> Result<El<S>, EvalError> {
         match &e.kind {
             _ if e.ty.len == 1 => self.scalar(e),
             ExprKind::Compute { var, map, body, .. } => {
@@ -271,11 +275,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
         }
     }
 
-    fn call_scalar(
-        &mut self,
-        f: texpr_syntax::ir::Func,
-        args: &[Expr],
-    ) -> Result<El<S>, EvalError> {
+    fn call_scalar(&mut self, f: Func, args: &'a [Expr]) -> Result<El<S>, EvalError> {
         let mut buf = [(Sc::B(false), S::exact()); 3];
         if args.len() > buf.len() {
             return malformed(format!("`{}` with {} arguments", f.name(), args.len()));
@@ -306,7 +306,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
         op: ReduceOp,
         n: u64,
         var: VarId,
-        body: &Expr,
+        body: &'a Expr,
     ) -> Result<El<S>, EvalError> {
         let mut acc = (scalar::identity(op, body.ty.elem)?, S::exact());
         for i in 0..n {
@@ -318,15 +318,11 @@ impl<'a, S: Shadow> Interp<'a, S> {
         Ok(acc)
     }
 
-    /// Evaluates a `let`'s value into its slot; returns what the slot held before.
-    pub(crate) fn bind(&mut self, var: VarId, value: &Expr) -> Result<Slot<S>, EvalError> {
-        let slot = if value.ty.len == 1 {
-            Slot::Scalar(self.scalar(value)?)
-        } else {
-            Slot::Vector(self.vector(value)?)
-        };
+    /// Binds a `let`'s value to its slot, to be computed when first read
+    /// (`eval_lazy.rs`); returns what the slot held before.
+    pub(crate) fn bind(&mut self, var: VarId, value: &'a Expr) -> Result<Slot<'a, S>, EvalError> {
         match self.locals.get_mut(var.0 as usize) {
-            Some(s) => Ok(std::mem::replace(s, slot)),
+            Some(s) => Ok(std::mem::replace(s, Slot::Lazy(value))),
             None => malformed(format!("variable {} does not exist", var.0)),
         }
     }
@@ -339,6 +335,9 @@ impl<'a, S: Shadow> Interp<'a, S> {
         guard: Option<Scalar>,
     ) -> Result<El<S>, EvalError> {
         let i = eval_term(index, &self.idx)?;
+        if let VecRef::Local(v) = vec {
+            self.force(v)?;
+        }
         match (self.lookup(vec, i)?, guard) {
             (Some(s), _) => Ok(s),
             (None, Some(g)) => Ok(given(g.into())),
@@ -374,6 +373,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok((i == 0).then_some(*s)),
                 Some(Slot::Vector(val)) => Ok(at(val)),
+                Some(Slot::Lazy(_)) => malformed(format!("local vector {} read unevaluated", v.0)),
                 _ => malformed(format!("local vector {} read outside its `let`", v.0)),
             },
         }
@@ -409,6 +409,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             VecRef::Local(v) => match self.locals.get(v.0 as usize) {
                 Some(Slot::Scalar(s)) => Ok(Shadowed::splat(*s, 1)),
                 Some(Slot::Vector(val)) => Ok(val.clone()),
+                Some(Slot::Lazy(_)) => malformed(format!("local vector {} read unevaluated", v.0)),
                 _ => malformed(format!("local vector {} read outside its `let`", v.0)),
             },
         }

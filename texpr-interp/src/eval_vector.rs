@@ -7,11 +7,11 @@ use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use texpr_syntax::ir::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId};
+use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId, VecRef};
 
-impl<S: Shadow> Interp<'_, S> {
+impl<'a, S: Shadow> Interp<'a, S> {
     /// Evaluates any expression to a whole vector of type `e.ty`.
-    pub(crate) fn vector(&mut self, e: &Expr) -> Result<Shadowed<S>, EvalError> {
+    pub(crate) fn vector(&mut self, e: &'a Expr) -> Result<Shadowed<S>, EvalError> {
         let v = self.vector_data(e)?;
         if v.len() as u64 != e.ty.len || v.data.elem() != e.ty.elem {
             return malformed(format!(
@@ -25,7 +25,7 @@ impl<S: Shadow> Interp<'_, S> {
         Ok(v)
     }
 
-    fn vector_data(&mut self, e: &Expr) -> Result<Shadowed<S>, EvalError> {
+    fn vector_data(&mut self, e: &'a Expr) -> Result<Shadowed<S>, EvalError> {
         let (elem, len) = (e.ty.elem, e.ty.len as usize);
         match &e.kind {
             ExprKind::Compute {
@@ -50,7 +50,12 @@ impl<S: Shadow> Interp<'_, S> {
                 self.locals[var.0 as usize] = old;
                 Ok(r)
             }
-            ExprKind::Whole(v) => self.whole(*v),
+            ExprKind::Whole(v) => {
+                if let VecRef::Local(l) = v {
+                    self.force(*l)?;
+                }
+                self.whole(*v)
+            }
             ExprKind::Fill(s) => Ok(Shadowed::splat(given((*s).into()), len)),
             ExprKind::VecLit(xs) => collect(elem, xs.iter().map(|&s| Ok(given(s.into())))),
             ExprKind::Broadcast(a) => Ok(Shadowed::splat(self.scalar(a)?, len)),
@@ -86,16 +91,17 @@ impl<S: Shadow> Interp<'_, S> {
                     }),
                 )
             }
+            ExprKind::Call(Func::Select, args) => self.select_vector(elem, args),
             ExprKind::Call(f, args) => self.call_vector(elem, *f, args),
             _ => Ok(Shadowed::splat(self.scalar(e)?, 1)),
         }
     }
 
-    fn call_vector(
+    pub(crate) fn call_vector(
         &mut self,
         elem: ElemTy,
         f: Func,
-        args: &[Expr],
+        args: &'a [Expr],
     ) -> Result<Shadowed<S>, EvalError> {
         let vals = args
             .iter()
@@ -127,7 +133,7 @@ impl<S: Shadow> Interp<'_, S> {
         n: u64,
         var: VarId,
         map: Option<&IndexMap>,
-        body: &Expr,
+        body: &'a Expr,
     ) -> Result<Shadowed<S>, EvalError> {
         let m = body.ty.len;
         let mut raw = Shadowed::with_capacity(elem, n.saturating_mul(m) as usize);
@@ -180,7 +186,7 @@ impl<S: Shadow> Interp<'_, S> {
         op: ReduceOp,
         n: u64,
         var: VarId,
-        body: &Expr,
+        body: &'a Expr,
     ) -> Result<Shadowed<S>, EvalError> {
         let m = body.ty.len as usize;
         let identity = (scalar::identity(op, body.ty.elem)?, S::exact());

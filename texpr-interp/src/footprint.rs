@@ -11,11 +11,16 @@
 //!   counts of the `compute`s and `reduce`s around it (a `reduce` of
 //!   dependent steps by its largest count) and of the loops (`iterate`)
 //!   around its item; a state's initial value counts one copy per run of
-//!   its loop, and a state is held like a global.
+//!   its loop, and a state is held like a global. A `select` counts its
+//!   condition and the operand it picks, as the evaluator computes them: a
+//!   condition over index variables by its share of their points
+//!   (`texpr_syntax::ir::share`), a condition on data by the costlier
+//!   operand; a `let`'s value counts where its body reads it.
 //!
 //! Both saturate at `u64::MAX`.
 
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_syntax::ir::share::{Extents, read_share, share};
+use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
 
 /// An evaluation's cost, as [`footprint`] bounds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,22 +59,21 @@ pub fn footprint(p: &Program) -> Footprint {
         let outer = lp.within.map_or(1, |w| runs[w as usize]);
         runs[l] = outer.saturating_mul(lp.count);
     }
-    let times = |within: Option<u32>| within.map_or(1, |l| runs[l as usize]);
+    let times = |within: Option<u32>| within.map_or(1, |l| runs[l as usize]) as f64;
+    let ex = Extents::of(p);
     let globals = p
         .globals
         .iter()
-        .map(|g| times(g.within).saturating_mul(ops(&g.value)));
-    let outputs = p.outputs.iter().map(|o| ops(&o.value));
+        .map(|g| times(g.within) * ops(&g.value, &ex));
+    let outputs = p.outputs.iter().map(|o| ops(&o.value, &ex));
     let inits = p.states.iter().map(|s| {
         let lp = &p.loops[s.of as usize];
-        times(lp.within).saturating_mul(s.ty.len)
+        times(lp.within) * s.ty.len as f64
     });
     Footprint {
         bytes: kept.saturating_add(transient).saturating_mul(4),
-        ops: globals
-            .chain(outputs)
-            .chain(inits)
-            .fold(0, u64::saturating_add),
+        // Counted in f64 (a share is a fraction); `as` saturates.
+        ops: globals.chain(outputs).chain(inits).sum::<f64>().ceil() as u64,
     }
 }
 
@@ -97,15 +101,27 @@ fn held(e: &Expr, root: bool) -> u64 {
 }
 
 /// Element operations to evaluate `e` once.
-fn ops(e: &Expr) -> u64 {
-    let len = e.ty.len;
+fn ops(e: &Expr, ex: &Extents) -> f64 {
+    let len = e.ty.len as f64;
+    let ops = |e: &Expr| ops(e, ex);
     match &e.kind {
         ExprKind::Compute { n, map, body, .. } => {
             let permute = map.as_ref().map_or(0, |m| m.len);
-            n.saturating_mul(ops(body)).saturating_add(permute)
+            *n as f64 * ops(body) + permute as f64
         }
-        ExprKind::Reduce { n, body, .. } => n.saturating_mul(ops(body).saturating_add(body.ty.len)),
-        _ => e.children().map(ops).fold(len, u64::saturating_add),
+        ExprKind::Reduce { n, body, .. } => *n as f64 * (ops(body) + body.ty.len as f64),
+        ExprKind::Let {
+            var, value, body, ..
+        } => read_share(*var, body, ex) * ops(value) + ops(body),
+        ExprKind::Call(Func::Select, args) if args.len() == 3 => {
+            let (a, b) = (ops(&args[1]), ops(&args[2]));
+            let picked = match share(&args[0], ex) {
+                Some(s) => s * a + (1.0 - s) * b,
+                None => a.max(b),
+            };
+            len + ops(&args[0]) + picked
+        }
+        _ => e.children().map(ops).fold(len, |a, b| a + b),
     }
 }
 
@@ -141,6 +157,22 @@ mod tests {
             "{:?}",
             footprint(&large)
         );
+    }
+
+    #[test]
+    fn a_select_bills_the_operand_it_picks() {
+        // The diagonal (64 of 4096 elements) picks a 64-term dot product;
+        // evaluating it everywhere would be 1,069,056 operations.
+        let picked = "param N = 64\ninput a: f32[N * N]\noutput y = compute N |i| compute N |j| \
+                      select(i == j, reduce N |k| a[i * N + k] * a[k * N + j], a[i * N + j])";
+        // Per element: the select (1), its condition (3), 1/64 of the
+        // reduce (64 x 4) and 63/64 of a read.
+        assert_eq!(footprint(&program(picked)).ops, 4096 * 8 + 4032);
+        // Cholesky's form: a `let` read only by the operand picked on the
+        // diagonal (the read of `d` counts 1 where the read of `a` did).
+        let by_let = "param N = 64\ninput a: f32[N * N]\noutput y = compute N |i| compute N |j| \
+                      let d = reduce N |k| a[i * N + k] * a[k * N + j] in select(i == j, d, a[i * N + j])";
+        assert_eq!(footprint(&program(by_let)).ops, 4096 * 9);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 pub mod accuracy;
 mod error;
 mod eval;
+mod eval_lazy;
 mod eval_vector;
 mod footprint;
 mod index;

@@ -26,6 +26,11 @@ pub trait Shadow: Copy + Default + std::fmt::Debug {
     fn read((_x, s): El<Self>, _vec: VecRef, _i: u64) -> Self {
         s
     }
+    /// Whether a `select` on condition `c` needs the operand `c` does not
+    /// pick: the evaluator computes it only then (`eval_lazy.rs`).
+    fn needs_other(_c: El<Self>) -> bool {
+        false
+    }
     /// `op a`, which gave `r`.
     fn unary(op: UnaryOp, a: El<Self>, r: Sc) -> Self;
     /// `a op b`, which gave `r`.

@@ -8,17 +8,23 @@
 //!   counts `2 M N K`. A `reduce` whose count depends on an index counts the
 //!   middle of its count's range (exact for a count linear in one variable:
 //!   a triangle is half its square); an item in a loop counts once per step.
+//!   A `select` counts the operand it picks (the language computes no
+//!   other): by its condition's share of the index points where the
+//!   condition is over indices (`texpr_syntax::ir::share`), else the
+//!   costlier; a `let`'s value counts where its body reads it.
 //! - [`min_bytes`]: the bytes a step-by-step implementation must move: every
 //!   input read once and every output written once, and every loop state
 //!   read and written once per step (a step's values do not stay on chip).
 
+use texpr_syntax::ir::share::{Extents, read_share, share};
 use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
 
 /// Arithmetic operations of the whole program (globals and outputs).
 pub fn flops(p: &Program) -> u64 {
-    let globals =
-        (p.globals.iter()).map(|g| expr_flops(p, &g.value) * p.runs_within(g.within, None) as f64);
-    let outputs = p.outputs.iter().map(|o| expr_flops(p, &o.value));
+    let ex = Extents::of(p);
+    let globals = (p.globals.iter())
+        .map(|g| expr_flops(p, &ex, &g.value) * p.runs_within(g.within, None) as f64);
+    let outputs = p.outputs.iter().map(|o| expr_flops(p, &ex, &o.value));
     // Counted in f64 (a triangle's mean count is a half); `as` saturates.
     globals.chain(outputs).sum::<f64>().round() as u64
 }
@@ -51,15 +57,17 @@ fn mean_steps(p: &Program, n: u64, steps: Option<&texpr_syntax::ir::Term>) -> f6
     }
 }
 
-fn expr_flops(p: &Program, e: &Expr) -> f64 {
+fn expr_flops(p: &Program, ex: &Extents, e: &Expr) -> f64 {
     let len = e.ty.len as f64;
-    let expr_flops = |e: &Expr| expr_flops(p, e);
+    let expr_flops = |e: &Expr| expr_flops(p, ex, e);
     match &e.kind {
         ExprKind::Compute { n, body, .. } => *n as f64 * expr_flops(body),
         ExprKind::Reduce { n, body, steps, .. } => {
             mean_steps(p, *n, steps.as_ref()) * (expr_flops(body) + body.ty.len as f64)
         }
-        ExprKind::Let { value, body, .. } => expr_flops(value) + expr_flops(body),
+        ExprKind::Let {
+            var, value, body, ..
+        } => read_share(*var, body, ex) * expr_flops(value) + expr_flops(body),
         ExprKind::Index { .. }
         | ExprKind::Whole(_)
         | ExprKind::IndexVar(_)
@@ -69,6 +77,14 @@ fn expr_flops(p: &Program, e: &Expr) -> f64 {
         ExprKind::Broadcast(arg) | ExprKind::Cast(arg) => expr_flops(arg),
         ExprKind::Unary(_, arg) => len + expr_flops(arg),
         ExprKind::Binary(_, a, b) => len + expr_flops(a) + expr_flops(b),
+        ExprKind::Call(Func::Select, args) if args.len() == 3 => {
+            let (a, b) = (expr_flops(&args[1]), expr_flops(&args[2]));
+            let picked = match share(&args[0], ex) {
+                Some(s) => s * a + (1.0 - s) * b,
+                None => a.max(b),
+            };
+            len + expr_flops(&args[0]) + picked
+        }
         ExprKind::Call(func, args) => {
             let own = if *func == Func::Fma { 2.0 * len } else { len };
             own + args.iter().map(expr_flops).sum::<f64>()
@@ -114,5 +130,28 @@ mod tests {
         // reduce i + 1 over i < 8: 1 + 2 + ... + 8 = 36 terms.
         let p = program("input x: f32[8]\noutput y = compute 8 |i| reduce i + 1 |k| x[k]");
         assert_eq!(flops(&p), 36);
+    }
+
+    #[test]
+    fn a_select_counts_the_operand_it_picks() {
+        // The diagonal (8 of 64 elements) picks a 16-term dot product (32
+        // flops), the rest a read; the select itself counts 1 an element.
+        let p = program(
+            "input a: f32[64]\noutput y = compute 8 |i| compute 8 |j| \
+             select(i == j, reduce 16 |k| a[i * 8 + k % 8] * a[k % 8], a[i * 8 + j])",
+        );
+        // The condition `i == j` counts 1 (a comparison) an element.
+        assert_eq!(flops(&p), 8 * 32 + 64 + 64);
+        // The same through a `let` read only where the select picks it.
+        let p = program(
+            "input a: f32[64]\noutput y = compute 8 |i| compute 8 |j| \
+             let d = reduce 16 |k| a[i * 8 + k % 8] * a[k % 8] in select(i == j, d, a[i * 8 + j])",
+        );
+        assert_eq!(flops(&p), 8 * 32 + 64 + 64);
+        // On data, the costlier operand.
+        let p = program(
+            "input a: f32[64]\noutput y = compute 64 |i| select(a[i] > 0.0, a[i] * 2.0 + 1.0, a[i])",
+        );
+        assert_eq!(flops(&p), 64 * (1 + 1 + 2));
     }
 }

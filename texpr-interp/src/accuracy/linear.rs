@@ -93,11 +93,16 @@ pub(super) fn fma(a: El<Bound>, b: El<Bound>, c: El<Bound>, r: Sc) -> Bound {
     }
 }
 
-/// Element `i` of input or global `vec`, read (locals are values of the
-/// expression being evaluated, and keep their forms). A stored element is
-/// one value, the same wherever it is read: its whole error becomes one
-/// part of the form, its own, which every read shares, and a sum that reads
-/// it counts it as one term. Its chain's reach goes on (`chain`).
+/// Element `i` of input, global or loop state `vec`, read (locals are
+/// values of the expression being evaluated, and keep their forms). A
+/// stored element is one value, the same wherever it is read: its whole
+/// error becomes one part of the form, its own, which every read shares,
+/// and a sum that reads it counts it as one term. A global's chain's reach
+/// goes on (`chain`: the optimizer may fuse it into its reader); a loop
+/// state's ends, since each step's value is stored before the next step
+/// reads it, and no order of a later step sees the operations of an
+/// earlier one: the state's chain starts again from its own value and
+/// bound each step (`q + q - q` reaches `3 |q|` however many steps it takes).
 pub(super) fn read(b: Bound, x: Sc, vec: VecRef, i: u64) -> Bound {
     let id = match vec {
         VecRef::Input(k) => value_id(true, k, i),
@@ -106,6 +111,7 @@ pub(super) fn read(b: Bound, x: Sc, vec: VecRef, i: u64) -> Bound {
         VecRef::Local(_) => return b,
     };
     let chain = match b.chain {
+        _ if matches!(vec, VecRef::State(_)) => Chain::Leaf,
         Chain::Sum(s) => Chain::Sum(s.read(num(x), b.err)),
         c => c,
     };

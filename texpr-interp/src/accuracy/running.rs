@@ -33,7 +33,8 @@
 //!
 //! An element is unspecified when an `f32` operation on the way to it (not
 //! a move: reads, `let`, `select`'s chosen operand, conversions) has a
-//! non-finite operand or result; a `select` whose condition is unspecified
+//! non-finite operand or result, but for the infinity a `max` or `min`
+//! absorbs (`pickable`); a `select` whose condition is unspecified
 //! is too, and a `select` takes its bound from the operand it picks (the
 //! other one's only where the condition may flip). A float-to-int
 //! conversion of a specified NaN or infinity is specified (0, or
@@ -100,6 +101,13 @@ impl Shadow for Bound {
         linear::read(b, x, vec, i)
     }
 
+    /// Another evaluation may pick the other operand where the condition
+    /// may flip within its bounds (`linear::select`); an unspecified
+    /// condition leaves the `select` unspecified whatever it picks.
+    fn needs_other(c: El<Bound>) -> bool {
+        c.1.specified && c.1.err != 0.0
+    }
+
     fn unary(op: UnaryOp, a: El<Bound>, r: Sc) -> Bound {
         match op {
             // A condition flips where its operand may.
@@ -140,12 +148,12 @@ impl Shadow for Bound {
         match (f, args) {
             (Func::Select, [c, a, b]) => linear::select(*c, *a, *b),
             (Func::Fma, [a, b, c]) if r.elem() == ElemTy::F32 => linear::fma(*a, *b, *c, r),
-            _ => {
-                // A pick (`max`, `min`) computes nothing.
-                let picks = matches!(f, Func::Max | Func::Min);
-                let extra = if picks { 0.0 } else { tiny(r) };
-                leaf(collapsed(f, args, r) + extra, inputs_ok(args, r))
+            // A pick computes nothing, and absorbs its identity's infinity.
+            (Func::Max | Func::Min, _) => {
+                let ok = args.iter().all(|&a| pickable(f == Func::Max, a));
+                leaf(collapsed(f, args, r), ok)
             }
+            _ => leaf(collapsed(f, args, r) + tiny(r), inputs_ok(args, r)),
         }
     }
 
@@ -203,8 +211,8 @@ impl Shadow for Bound {
             ReduceOp::Add => Self::binary(BinOp::Add, acc, x, r),
             ReduceOp::Mul => Self::binary(BinOp::Mul, acc, x, r),
             ReduceOp::Max | ReduceOp::Min => {
-                let ok = x.1.specified && (!float || stays_finite(&[x], r));
-                let ok = ok && (first || (acc.1.specified && finite(acc.0)));
+                let max = op == ReduceOp::Max;
+                let ok = pickable(max, x) && (first || pickable(max, acc));
                 let err = if first {
                     x.1.err
                 } else {
@@ -214,6 +222,21 @@ impl Shadow for Bound {
             }
         }
     }
+}
+
+/// Whether `x` is an operand a pick (`max`: `max`, else `min`) keeps
+/// specified: a specified value that is finite, or the infinity the pick
+/// absorbs (`-inf` for `max`, `+inf` for `min`: its identity, which every
+/// other operand's value passes; `max(x, -inf)` is `x` on every device, and
+/// the guard of a prefix max `x[i - j] else -inf` is never a result). A NaN
+/// or the other infinity leaves the result unspecified.
+fn pickable(max: bool, (x, b): El<Bound>) -> bool {
+    let absorbed = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    b.specified && (finite(x) || num(x) == absorbed)
 }
 
 /// What one `lse` combine may cost, at most, in any evaluation of a fold of

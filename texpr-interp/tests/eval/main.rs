@@ -380,3 +380,4 @@ fn levels_do_not_change_the_meaning() {
     *level = Some(Level::Thread);
     assert_eq!(eval(&b.p, &ins).unwrap(), plain);
 }
+mod reach;

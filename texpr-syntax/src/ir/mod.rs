@@ -16,7 +16,8 @@
 //! back to an equal `Program` (up to spans).
 //!
 //! The IR's toolkit lives beside it: [`visit`] (children, searches, levels,
-//! rewrites), [`build`] (constructors) and [`term`] (index-term algebra).
+//! rewrites), [`build`] (constructors), [`term`] (index-term algebra) and
+//! [`share`] (how often a `select` picks each operand).
 
 pub mod basic;
 pub mod build;
@@ -27,6 +28,7 @@ pub mod linear;
 mod linear_tests;
 mod names;
 mod product;
+pub mod share;
 pub mod term;
 pub mod visit;
 

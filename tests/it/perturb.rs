@@ -1,0 +1,85 @@
+//! The check catches a wrong element (issue #41): on the factorizations,
+//! the solve and a long stencil from examples/, the GPU's output passes
+//! with every element compared, and the same output with one element moved
+//! by 1e-3 of its value, or by 10 ulps where the element is well
+//! conditioned (its tolerance below 10 ulps), fails.
+
+use texpr::ScheduleChoice;
+use texpr_interp::accuracy::{Reference, compare, tolerance};
+use texpr_interp::{Value, random_inputs};
+use texpr_tests::golden::repo_root;
+use texpr_tests::gpu::{gpu, reference, run_program_with};
+
+/// Example `name` with the `-D`s `defines`, run on the GPU under the
+/// heuristic schedule: its first output and the interpreter's reference.
+fn gpu_and_reference(name: &str, defines: &[(&str, i64)]) -> Option<(Value, Reference)> {
+    let gpu = gpu()?;
+    let path = repo_root().join("examples").join(format!("{name}.te"));
+    let src = std::fs::read_to_string(path).unwrap();
+    let defines: Vec<(String, i64)> = defines.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let p = texpr_syntax::frontend(&src, &defines).unwrap();
+    let inputs = random_inputs(&p, 7);
+    let mut want = reference(&p, &inputs).unwrap();
+    let (mut got, _) = run_program_with(gpu, &p, &inputs, &ScheduleChoice::Heuristic).unwrap();
+    Some((got.remove(0), want.remove(0)))
+}
+
+/// `v` with element `i` replaced by `x`.
+fn with(v: &Value, i: usize, x: f32) -> Value {
+    let mut xs = v.as_f32().unwrap().to_vec();
+    xs[i] = x;
+    Value::f32(xs)
+}
+
+/// `x` moved by `n` ulps away from 0.
+fn ulps(x: f32, n: u32) -> f32 {
+    f32::from_bits(x.to_bits() + n)
+}
+
+#[test]
+fn one_element_off_by_a_thousandth_or_by_ten_ulps_fails_the_check() {
+    let cases: [(&str, &[(&str, i64)]); 5] = [
+        ("lu", &[("N", 48)]),
+        ("cholesky", &[("N", 48)]),
+        ("ludcmp", &[("N", 48)]),
+        ("trisolv", &[("N", 64)]),
+        ("jacobi2d", &[("N", 32), ("T", 100)]),
+    ];
+    for (name, defines) in cases {
+        let Some((got, want)) = gpu_and_reference(name, defines) else {
+            return;
+        };
+        let ok = compare(name, &got, &want).unwrap_or_else(|m| panic!("{name}: {m}"));
+        assert!(ok.all_compared(), "{name}: {ok:?}");
+        let (g, w) = (got.as_f32().unwrap(), want.value.as_f32().unwrap());
+        let tol = |i: usize| tolerance(want.bounds[i], true).unwrap();
+        // The largest element, moved by a thousandth of itself.
+        let big = (0..w.len())
+            .max_by(|&a, &b| w[a].abs().total_cmp(&w[b].abs()))
+            .unwrap();
+        assert!(
+            tol(big) < 1e-3 * w[big].abs() as f64,
+            "{name}: {}",
+            tol(big)
+        );
+        let off = with(&got, big, g[big] * (1.0 + 1e-3));
+        assert!(compare(name, &off, &want).is_err(), "{name}: 1e-3 at {big}");
+        // Every well-conditioned nonzero element, moved by 10 ulps.
+        let ulp = |i: usize| (ulps(w[i], 1) - w[i]).abs() as f64;
+        let fine: Vec<usize> = (0..w.len())
+            .filter(|&i| w[i] != 0.0 && tol(i) < 10.0 * ulp(i))
+            .collect();
+        for &i in fine.iter().step_by(fine.len().div_ceil(16).max(1)) {
+            let off = with(&got, i, ulps(w[i], 10));
+            assert!(
+                compare(name, &off, &want).is_err(),
+                "{name}: 10 ulps at {i}"
+            );
+        }
+        eprintln!(
+            "{name}: {} of {} elements within 10 ulps",
+            fine.len(),
+            w.len()
+        );
+    }
+}

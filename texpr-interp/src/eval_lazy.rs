@@ -1,0 +1,170 @@
+//! What the evaluator leaves unevaluated: the operand a `select` does not
+//! pick, and a `let`'s value until its body reads it.
+//!
+//! The language defines a `select` by the operand it picks (docs/language.md,
+//! "Non-finite values"), so the other one is computed only where the
+//! shadow needs it: where another evaluation may pick it
+//! ([`Shadow::needs_other`], a condition that may flip within its bounds).
+//! A `let` holds its expression ([`Slot::Lazy`]) until the first read, then
+//! its value: a value read only under the operand a `select` does not pick
+//! (cholesky's `let below = ... in select(j == k && i > k, below, ...)`)
+//! is never computed. Both give the values and shadows an eager evaluation
+//! gives: a `let`'s value depends only on variables bound outside it, which
+//! its body does not rebind (no two variables in scope share an id).
+
+use crate::error::{EvalError, malformed};
+use crate::eval::{Interp, Slot};
+use crate::scalar::{self, Sc};
+use crate::shadow::{El, Shadow, Shadowed};
+use texpr_syntax::ir::{ElemTy, Expr, Func, VarId};
+
+impl<'a, S: Shadow> Interp<'a, S> {
+    /// Computes local `v`'s value if it is still an expression.
+    pub(crate) fn force(&mut self, v: VarId) -> Result<(), EvalError> {
+        let Some(Slot::Lazy(e)) = self.locals.get(v.0 as usize) else {
+            return Ok(());
+        };
+        let e: &'a Expr = e;
+        let slot = if e.ty.len == 1 {
+            Slot::Scalar(self.scalar(e)?)
+        } else {
+            Slot::Vector(self.vector(e)?)
+        };
+        self.locals[v.0 as usize] = slot;
+        Ok(())
+    }
+
+    /// `select(c, a, b)` of length 1: the condition, the operand it picks,
+    /// and the other only where the shadow needs it.
+    pub(crate) fn select_scalar(&mut self, args: &'a [Expr]) -> Result<El<S>, EvalError> {
+        let [c, a, b] = args else {
+            return malformed(format!("`select` with {} arguments", args.len()));
+        };
+        let c = self.scalar(c)?;
+        let (picked, other) = if c.0 == Sc::B(true) { (a, b) } else { (b, a) };
+        let p = self.scalar(picked)?;
+        let o = match S::needs_other(c) {
+            true => self.scalar(other)?,
+            // Never read: the picked value stands in.
+            false => (p.0, S::exact()),
+        };
+        let (x, y) = if c.0 == Sc::B(true) { (p, o) } else { (o, p) };
+        let r = scalar::call(Func::Select, &[c.0, x.0, y.0])?;
+        Ok((r, S::call(Func::Select, &[c, x, y], r)))
+    }
+
+    /// `select(c, a, b)` of whole vectors: an operand no element picks is
+    /// computed only where the shadow needs it.
+    pub(crate) fn select_vector(
+        &mut self,
+        elem: ElemTy,
+        args: &'a [Expr],
+    ) -> Result<Shadowed<S>, EvalError> {
+        let [c, a, b] = args else {
+            return malformed(format!("`select` with {} arguments", args.len()));
+        };
+        let cond = self.vector(c)?;
+        let picks = |want: bool| (0..cond.len()).any(|i| cond.data.get(i) == Some(Sc::B(want)));
+        let needed = (0..cond.len()).any(|i| cond.get(i).is_some_and(S::needs_other));
+        if needed || (picks(true) && picks(false)) {
+            return self.call_vector(elem, Func::Select, args);
+        }
+        let all_true = picks(true);
+        let p = self.vector(if all_true { a } else { b })?;
+        let mut out = Shadowed::with_capacity(elem, p.len());
+        for i in 0..p.len() {
+            let (Some(c), Some(x)) = (cond.get(i), p.get(i)) else {
+                return malformed("`select` operands of different lengths");
+            };
+            let o = (x.0, S::exact());
+            let (t, f) = if all_true { (x, o) } else { (o, x) };
+            let r = scalar::call(Func::Select, &[c.0, t.0, f.0])?;
+            out.push((r, S::call(Func::Select, &[c, t, f], r)))?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::eval::run;
+    use crate::scalar::Sc;
+    use crate::shadow::{El, Shadow};
+    use crate::{Value, accuracy};
+    use std::cell::Cell;
+    use texpr_syntax::ir::{BinOp, Func, ReduceOp, UnaryOp};
+
+    thread_local! {
+        static OPS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// A shadow that counts the operations evaluated.
+    #[derive(Clone, Copy, Debug, Default)]
+    struct Counted;
+
+    fn tick() -> Counted {
+        OPS.with(|n| n.set(n.get() + 1));
+        Counted
+    }
+
+    impl Shadow for Counted {
+        fn unary(_: UnaryOp, _: El<Self>, _: Sc) -> Self {
+            tick()
+        }
+        fn binary(_: BinOp, _: El<Self>, _: El<Self>, _: Sc) -> Self {
+            tick()
+        }
+        fn call(_: Func, _: &[El<Self>], _: Sc) -> Self {
+            tick()
+        }
+        fn cast(_: El<Self>, _: Sc) -> Self {
+            tick()
+        }
+        fn fold(_: ReduceOp, _: u64, _: El<Self>, _: El<Self>, _: Sc, _: bool) -> Self {
+            tick()
+        }
+    }
+
+    fn count(src: &str, inputs: &[Value]) -> (Vec<Value>, u64) {
+        let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}"));
+        OPS.with(|n| n.set(0));
+        let outs = run::<Counted>(&p, inputs).expect("runs");
+        let vals = outs.into_iter().map(|v| Value::new(v.data)).collect();
+        (vals, OPS.with(Cell::get))
+    }
+
+    #[test]
+    fn the_operand_a_select_does_not_pick_is_never_evaluated() {
+        let a = Value::f32((0..64).map(|i| i as f32 / 8.0).collect());
+        let eager = "input a: f32[64]\noutput y = compute 8 |i| compute 8 |j| \
+                     select(i == j, reduce 8 |k| a[i * 8 + k] * a[k * 8 + j], a[i * 8 + j])";
+        let by_let = "input a: f32[64]\noutput y = compute 8 |i| compute 8 |j| \
+                      let d = reduce 8 |k| a[i * 8 + k] * a[k * 8 + j] in select(i == j, d, a[i * 8 + j])";
+        let (y, n) = count(eager, std::slice::from_ref(&a));
+        let (z, m) = count(by_let, std::slice::from_ref(&a));
+        assert_eq!(y, z, "the same values");
+        // Per element a comparison and the select; on the diagonal (8
+        // elements) 8 products and 8 fold steps.
+        assert_eq!(n, 64 * 2 + 8 * 16);
+        assert_eq!(m, n);
+        let want = crate::eval(
+            &texpr_syntax::frontend(eager, &[]).unwrap(),
+            std::slice::from_ref(&a),
+        )
+        .unwrap();
+        assert_eq!(y, want);
+    }
+
+    #[test]
+    fn a_condition_that_may_flip_evaluates_both_operands() {
+        // `a[i] * 3.0 >= 0.75` may flip at a[i] = 0.25: the bound there
+        // needs the other operand, which is NaN arithmetic: no bound.
+        let a = Value::f32(vec![0.25, f32::NAN, 0.5, f32::NAN]);
+        let src = "input a: f32[4]\noutput y = compute 4 |i| \
+                   select(a[i] * 3.0 >= 0.75, a[i] + 1.0, a[(i + 1) % 4] * 2.0)";
+        let p = texpr_syntax::frontend(src, &[]).unwrap();
+        let r = accuracy::reference(&p, std::slice::from_ref(&a)).unwrap();
+        assert!(r[0].bounds[0].err.is_infinite(), "{:?}", r[0].bounds[0]);
+        assert!(r[0].bounds[2].err < 1e-6, "{:?}", r[0].bounds[2]);
+    }
+}
