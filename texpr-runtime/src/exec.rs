@@ -9,7 +9,7 @@ use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::Module;
 
-/// Kernels encoded into one submit; longer sequences are split.
+/// Dispatches encoded into one submit; longer sequences are split.
 const KERNELS_PER_SUBMIT: usize = 16;
 
 /// Submissions a device may have in flight before a launch waits for its
@@ -20,6 +20,11 @@ pub const MAX_QUEUED: u64 = 64;
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
     pub outputs: Vec<HostBuffer>,
+    /// Kernels dispatched (a loop's kernels once per step they run).
+    pub dispatches: u64,
+    /// Command buffers submitted to the device's queue for them (each
+    /// waited for before the next).
+    pub submissions: u64,
     /// Wall clock from the first submit to the completion of the last kernel.
     pub gpu_time: Duration,
     /// The GPU's own timestamps summed over the compute passes, where the
@@ -30,6 +35,15 @@ pub struct RunResult {
 /// A copy after the last kernel: `size` bytes from the start of one
 /// buffer to the start of another (an output to its staging buffer).
 pub(super) type Copy<'a> = (&'a wgpu::Buffer, &'a wgpu::Buffer, u64);
+
+/// What [`Gpu::submit_all`] submitted: the last submission (if any), the
+/// dispatches and the submissions.
+#[derive(Debug)]
+pub(super) struct Submitted {
+    pub last: Option<wgpu::SubmissionIndex>,
+    pub dispatches: u64,
+    pub submissions: u64,
+}
 
 /// How a sequence of submits waits: after each one (a run, and the timing
 /// harness, whose errors then name the kernels that failed), or only to
@@ -59,15 +73,17 @@ impl Gpu {
         let chunks = (module.dispatch_count() as usize).div_ceil(KERNELS_PER_SUBMIT);
         let timer = self.made_timer(chunks)?;
         let start = Instant::now();
-        let last = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
+        let sent = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
         let gpu_time = start.elapsed();
         let outputs = self.read(&outs)?;
-        let kernel_time = match (timer, last) {
-            (Some(t), Some(last)) => Some(self.read_timer(&t, &last)?),
+        let kernel_time = match (timer, &sent.last) {
+            (Some(t), Some(last)) => Some(self.read_timer(&t, last)?),
             _ => None,
         };
         Ok(RunResult {
             outputs,
+            dispatches: sent.dispatches,
+            submissions: sent.submissions,
             gpu_time,
             kernel_time,
         })
@@ -80,20 +96,20 @@ impl Gpu {
         bound: &Bound,
         timer: Option<&Timer>,
     ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
-        let last = self.submit_all(bound, timer, Pace::EachSubmit, &[])?;
-        Ok(last.expect("at least one submit"))
+        let sent = self.submit_all(bound, timer, Pace::EachSubmit, &[])?;
+        Ok(sent.last.expect("at least one submit"))
     }
 
     /// Encodes and submits every kernel, [`KERNELS_PER_SUBMIT`] a submit
     /// (one submit without kernels when `pace` waits after each submit),
-    /// paced by `pace`; the last submission, if any.
+    /// paced by `pace`; what was submitted.
     pub(super) fn submit_all(
         &self,
         bound: &Bound,
         timer: Option<&Timer>,
         mut pace: Pace<'_>,
         copies: &[Copy<'_>],
-    ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
+    ) -> Result<Submitted, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
         let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
         let one = matches!(pace, Pace::EachSubmit) || !copies.is_empty();
@@ -134,7 +150,11 @@ impl Gpu {
             }
             last = Some(index);
         }
-        Ok(last)
+        Ok(Submitted {
+            last,
+            dispatches: all.len() as u64,
+            submissions: n_chunks as u64,
+        })
     }
 
     /// While the device has [`MAX_QUEUED`] submissions in flight, waits for
