@@ -4,13 +4,19 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::array::DeviceArray;
-use super::buffers::{Bound, Step, check_inputs};
+use super::buffers::{Bound, Step, check_inputs, invocations};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::Module;
 
-/// Dispatches encoded into one submit; longer sequences are split.
-const KERNELS_PER_SUBMIT: usize = 16;
+/// The most dispatches one submit holds.
+const DISPATCHES_PER_SUBMIT: usize = 4096;
+
+/// Invocations after which a submit holds no further dispatch: a submit is
+/// the unit the wait limit watches ([`crate::WAIT_LIMIT`]) and Ctrl-C stops
+/// between, so one of many large dispatches stays as short as sixteen of
+/// them were, while a loop of small steps goes in one.
+const INVOCATIONS_PER_SUBMIT: u64 = 1 << 20;
 
 /// Submissions a device may have in flight before a launch waits for its
 /// own oldest one.
@@ -70,8 +76,10 @@ impl Gpu {
         let outputs = self.output_arrays(&exe)?;
         let (ins, outs): (Vec<&DeviceArray>, Vec<&DeviceArray>) =
             (arrays.iter().collect(), outputs.iter().collect());
-        let chunks = (module.dispatch_count() as usize).div_ceil(KERNELS_PER_SUBMIT);
-        let timer = self.made_timer(chunks)?;
+        let sizes = module
+            .dispatches()
+            .map(|(k, _)| invocations(&module.kernels[k]));
+        let timer = self.made_timer(submits(sizes).len())?;
         let start = Instant::now();
         let sent = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
         let gpu_time = start.elapsed();
@@ -100,9 +108,9 @@ impl Gpu {
         Ok(sent.last.expect("at least one submit"))
     }
 
-    /// Encodes and submits every kernel, [`KERNELS_PER_SUBMIT`] a submit
-    /// (one submit without kernels when `pace` waits after each submit),
-    /// paced by `pace`; what was submitted.
+    /// Encodes and submits every kernel, in as few submits as [`submits`]
+    /// allows (one submit without kernels when `pace` waits after each
+    /// submit), paced by `pace`; what was submitted.
     pub(super) fn submit_all(
         &self,
         bound: &Bound,
@@ -111,7 +119,10 @@ impl Gpu {
         copies: &[Copy<'_>],
     ) -> Result<Submitted, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
-        let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
+        let chunks: Vec<&[&Step]> = submits(all.iter().map(|s| s.invocations))
+            .into_iter()
+            .map(|r| &all[r])
+            .collect();
         let one = matches!(pace, Pace::EachSubmit) || !copies.is_empty();
         let n_chunks = chunks.len().max(usize::from(one));
         let mut last = None;
@@ -179,22 +190,76 @@ impl Gpu {
 }
 
 /// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
-/// submit runs).
+/// submit runs, each kernel named once, with the dispatches when a loop
+/// repeats them).
 fn running(steps: &[&Step]) -> String {
-    let names: Vec<String> = steps
-        .iter()
-        .map(|s| format!("`{}`", s.entry_point))
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for s in steps {
+        let name = format!("`{}`", s.entry_point);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let times = match steps.len() > names.len() {
+        true => format!(" ({} dispatches)", steps.len()),
+        false => String::new(),
+    };
     match names.len() {
         0 => "waiting for the uploads".into(),
-        1 => format!("running kernel {}", names[0]),
-        _ => format!("running kernels {}", names.join(", ")),
+        1 => format!("running kernel {}{times}", names[0]),
+        _ => format!("running kernels {}{times}", names.join(", ")),
     }
 }
 
 /// Compute passes in a run: one per submit that has kernels.
 pub(super) fn passes(bound: &Bound) -> usize {
-    bound.len().div_ceil(KERNELS_PER_SUBMIT)
+    submits(bound.steps().map(|s| s.invocations)).len()
+}
+
+/// The dispatches of a run, each given by its invocations, split into
+/// submits: consecutive runs of at most [`DISPATCHES_PER_SUBMIT`], each
+/// closed once it holds [`INVOCATIONS_PER_SUBMIT`] invocations. A run's
+/// dispatches wait for nothing but each other (a pass orders them), so a
+/// loop of small steps goes in one submit, and one wait.
+pub(super) fn submits(sizes: impl Iterator<Item = u64>) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut end, mut work) = (0, 0, 0u64);
+    for n in sizes {
+        end += 1;
+        work = work.saturating_add(n);
+        if end - start == DISPATCHES_PER_SUBMIT || work >= INVOCATIONS_PER_SUBMIT {
+            out.push(start..end);
+            (start, work) = (end, 0);
+        }
+    }
+    if start < end {
+        out.push(start..end);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DISPATCHES_PER_SUBMIT, INVOCATIONS_PER_SUBMIT, submits};
+
+    #[test]
+    fn small_dispatches_share_a_submit_and_large_ones_split() {
+        assert_eq!(
+            submits(std::iter::empty()),
+            Vec::<std::ops::Range<usize>>::new()
+        );
+        // A loop of 500 small steps: one submit.
+        assert_eq!(submits(std::iter::repeat_n(256, 500)), vec![0..500]);
+        // Past the dispatch cap, a second.
+        let n = DISPATCHES_PER_SUBMIT + 3;
+        assert_eq!(
+            submits(std::iter::repeat_n(1, n)),
+            vec![0..DISPATCHES_PER_SUBMIT, DISPATCHES_PER_SUBMIT..n]
+        );
+        // Each dispatch over the invocation budget: one a submit.
+        let big = INVOCATIONS_PER_SUBMIT + 1;
+        assert_eq!(submits([big, 1, big].into_iter()), vec![0..1, 1..3]);
+    }
 }
 
 pub(super) fn encode(

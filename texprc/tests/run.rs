@@ -136,7 +136,7 @@ fn a_check_of_every_element_passes_and_says_so() {
 }
 
 /// The report counts the dispatches a run made (a loop's kernels once per
-/// step) and the submissions they went in.
+/// step) and the submissions they went in: a loop's small steps all in one.
 #[test]
 fn the_report_counts_dispatches_and_submissions() {
     if !have_gpu() {
@@ -147,16 +147,16 @@ fn the_report_counts_dispatches_and_submissions() {
         "run",
         &lu,
         "-D",
-        "N=8",
+        "N=40",
         "--random",
         "1",
         "--default-schedule",
     ]);
     let text = stdout(&o);
     assert!(o.status.success(), "{text}\n{}", stderr(&o));
-    // `A`, then 8 steps of the loop's kernel, then the output's copy.
+    // `A`, then 40 steps of the loop's kernel, then the output's copy.
     assert!(
-        text.contains("ran 3 kernels (10 dispatches in 1 submission) on "),
+        text.contains("ran 3 kernels (42 dispatches in 1 submission) on "),
         "{text}"
     );
 }
