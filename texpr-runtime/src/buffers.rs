@@ -22,11 +22,6 @@ impl Bound {
     pub fn steps(&self) -> impl Iterator<Item = &Step> {
         self.order.iter().map(|&v| &self.variants[v as usize])
     }
-
-    /// How many dispatches a run makes.
-    pub fn len(&self) -> usize {
-        self.order.len()
-    }
 }
 
 /// The most dispatches one run of a plan makes (a loop's kernels count once

@@ -238,30 +238,6 @@ pub(super) fn submits(sizes: impl Iterator<Item = u64>) -> Vec<std::ops::Range<u
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{DISPATCHES_PER_SUBMIT, INVOCATIONS_PER_SUBMIT, submits};
-
-    #[test]
-    fn small_dispatches_share_a_submit_and_large_ones_split() {
-        assert_eq!(
-            submits(std::iter::empty()),
-            Vec::<std::ops::Range<usize>>::new()
-        );
-        // A loop of 500 small steps: one submit.
-        assert_eq!(submits(std::iter::repeat_n(256, 500)), vec![0..500]);
-        // Past the dispatch cap, a second.
-        let n = DISPATCHES_PER_SUBMIT + 3;
-        assert_eq!(
-            submits(std::iter::repeat_n(1, n)),
-            vec![0..DISPATCHES_PER_SUBMIT, DISPATCHES_PER_SUBMIT..n]
-        );
-        // Each dispatch over the invocation budget: one a submit.
-        let big = INVOCATIONS_PER_SUBMIT + 1;
-        assert_eq!(submits([big, 1, big].into_iter()), vec![0..1, 1..3]);
-    }
-}
-
 pub(super) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     steps: &[&Step],
@@ -283,5 +259,29 @@ pub(super) fn encode(
         }
         let [x, y, z] = s.dispatch;
         pass.dispatch_workgroups(x, y, z);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DISPATCHES_PER_SUBMIT, INVOCATIONS_PER_SUBMIT, submits};
+
+    #[test]
+    fn small_dispatches_share_a_submit_and_large_ones_split() {
+        assert_eq!(
+            submits(std::iter::empty()),
+            Vec::<std::ops::Range<usize>>::new()
+        );
+        // A loop of 500 small steps: one submit.
+        assert_eq!(submits(std::iter::repeat_n(256, 500)), vec![0..500]);
+        // Past the dispatch cap, a second.
+        let n = DISPATCHES_PER_SUBMIT + 3;
+        assert_eq!(
+            submits(std::iter::repeat_n(1, n)),
+            vec![0..DISPATCHES_PER_SUBMIT, DISPATCHES_PER_SUBMIT..n]
+        );
+        // Each dispatch over the invocation budget: one a submit.
+        let big = INVOCATIONS_PER_SUBMIT + 1;
+        assert_eq!(submits([big, 1, big].into_iter()), vec![0..1, 1..3]);
     }
 }
