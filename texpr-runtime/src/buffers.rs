@@ -22,11 +22,6 @@ impl Bound {
     pub fn steps(&self) -> impl Iterator<Item = &Step> {
         self.order.iter().map(|&v| &self.variants[v as usize])
     }
-
-    /// How many dispatches a run makes.
-    pub fn len(&self) -> usize {
-        self.order.len()
-    }
 }
 
 /// The most dispatches one run of a plan makes (a loop's kernels count once
@@ -57,6 +52,8 @@ pub(super) struct Step {
     pub pipeline: Arc<Pipeline>,
     pub bind_groups: Vec<Option<wgpu::BindGroup>>,
     pub dispatch: [u32; 3],
+    /// Invocations the dispatch runs (workgroups times the workgroup size).
+    pub invocations: u64,
 }
 
 /// Device buffers shared by the plans of one program on one device: its
@@ -314,8 +311,16 @@ impl Gpu {
             pipeline,
             bind_groups,
             dispatch: k.dispatch,
+            invocations: invocations(k),
         })
     }
+}
+
+/// Invocations one dispatch of `k` runs.
+pub(super) fn invocations(k: &Kernel) -> u64 {
+    (k.workgroup_size.iter().chain(&k.dispatch))
+        .map(|&d| u64::from(d))
+        .fold(1, u64::saturating_mul)
 }
 
 /// The inputs must match the plan's input buffers in number, element type and length.

@@ -4,13 +4,19 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use super::array::DeviceArray;
-use super::buffers::{Bound, Step, check_inputs};
+use super::buffers::{Bound, Step, check_inputs, invocations};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::Module;
 
-/// Kernels encoded into one submit; longer sequences are split.
-const KERNELS_PER_SUBMIT: usize = 16;
+/// The most dispatches one submit holds.
+const DISPATCHES_PER_SUBMIT: usize = 4096;
+
+/// Invocations after which a submit holds no further dispatch: a submit is
+/// the unit the wait limit watches ([`crate::WAIT_LIMIT`]) and Ctrl-C stops
+/// between, so one of many large dispatches stays as short as sixteen of
+/// them were, while a loop of small steps goes in one.
+const INVOCATIONS_PER_SUBMIT: u64 = 1 << 20;
 
 /// Submissions a device may have in flight before a launch waits for its
 /// own oldest one.
@@ -20,6 +26,11 @@ pub const MAX_QUEUED: u64 = 64;
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
     pub outputs: Vec<HostBuffer>,
+    /// Kernels dispatched (a loop's kernels once per step they run).
+    pub dispatches: u64,
+    /// Command buffers submitted to the device's queue for them (each
+    /// waited for before the next).
+    pub submissions: u64,
     /// Wall clock from the first submit to the completion of the last kernel.
     pub gpu_time: Duration,
     /// The GPU's own timestamps summed over the compute passes, where the
@@ -30,6 +41,15 @@ pub struct RunResult {
 /// A copy after the last kernel: `size` bytes from the start of one
 /// buffer to the start of another (an output to its staging buffer).
 pub(super) type Copy<'a> = (&'a wgpu::Buffer, &'a wgpu::Buffer, u64);
+
+/// What [`Gpu::submit_all`] submitted: the last submission (if any), the
+/// dispatches and the submissions.
+#[derive(Debug)]
+pub(super) struct Submitted {
+    pub last: Option<wgpu::SubmissionIndex>,
+    pub dispatches: u64,
+    pub submissions: u64,
+}
 
 /// How a sequence of submits waits: after each one (a run, and the timing
 /// harness, whose errors then name the kernels that failed), or only to
@@ -56,18 +76,22 @@ impl Gpu {
         let outputs = self.output_arrays(&exe)?;
         let (ins, outs): (Vec<&DeviceArray>, Vec<&DeviceArray>) =
             (arrays.iter().collect(), outputs.iter().collect());
-        let chunks = (module.dispatch_count() as usize).div_ceil(KERNELS_PER_SUBMIT);
-        let timer = self.made_timer(chunks)?;
+        let sizes = module
+            .dispatches()
+            .map(|(k, _)| invocations(&module.kernels[k]));
+        let timer = self.made_timer(submits(sizes).len())?;
         let start = Instant::now();
-        let last = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
+        let sent = self.launch_timed(&exe, &ins, &outs, timer.as_ref(), true, &[])?;
         let gpu_time = start.elapsed();
         let outputs = self.read(&outs)?;
-        let kernel_time = match (timer, last) {
-            (Some(t), Some(last)) => Some(self.read_timer(&t, &last)?),
+        let kernel_time = match (timer, &sent.last) {
+            (Some(t), Some(last)) => Some(self.read_timer(&t, last)?),
             _ => None,
         };
         Ok(RunResult {
             outputs,
+            dispatches: sent.dispatches,
+            submissions: sent.submissions,
             gpu_time,
             kernel_time,
         })
@@ -80,22 +104,25 @@ impl Gpu {
         bound: &Bound,
         timer: Option<&Timer>,
     ) -> Result<wgpu::SubmissionIndex, RuntimeError> {
-        let last = self.submit_all(bound, timer, Pace::EachSubmit, &[])?;
-        Ok(last.expect("at least one submit"))
+        let sent = self.submit_all(bound, timer, Pace::EachSubmit, &[])?;
+        Ok(sent.last.expect("at least one submit"))
     }
 
-    /// Encodes and submits every kernel, [`KERNELS_PER_SUBMIT`] a submit
-    /// (one submit without kernels when `pace` waits after each submit),
-    /// paced by `pace`; the last submission, if any.
+    /// Encodes and submits every kernel, in as few submits as [`submits`]
+    /// allows (one submit without kernels when `pace` waits after each
+    /// submit), paced by `pace`; what was submitted.
     pub(super) fn submit_all(
         &self,
         bound: &Bound,
         timer: Option<&Timer>,
         mut pace: Pace<'_>,
         copies: &[Copy<'_>],
-    ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
+    ) -> Result<Submitted, RuntimeError> {
         let all: Vec<&Step> = bound.steps().collect();
-        let chunks: Vec<_> = all.chunks(KERNELS_PER_SUBMIT).collect();
+        let chunks: Vec<&[&Step]> = submits(all.iter().map(|s| s.invocations))
+            .into_iter()
+            .map(|r| &all[r])
+            .collect();
         let one = matches!(pace, Pace::EachSubmit) || !copies.is_empty();
         let n_chunks = chunks.len().max(usize::from(one));
         let mut last = None;
@@ -134,7 +161,11 @@ impl Gpu {
             }
             last = Some(index);
         }
-        Ok(last)
+        Ok(Submitted {
+            last,
+            dispatches: all.len() as u64,
+            submissions: n_chunks as u64,
+        })
     }
 
     /// While the device has [`MAX_QUEUED`] submissions in flight, waits for
@@ -159,22 +190,52 @@ impl Gpu {
 }
 
 /// "running kernel `k0_y`" or "running kernels `k0_a`, `k1_b`" (what one
-/// submit runs).
+/// submit runs, each kernel named once, with the dispatches when a loop
+/// repeats them).
 fn running(steps: &[&Step]) -> String {
-    let names: Vec<String> = steps
-        .iter()
-        .map(|s| format!("`{}`", s.entry_point))
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for s in steps {
+        let name = format!("`{}`", s.entry_point);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let times = match steps.len() > names.len() {
+        true => format!(" ({} dispatches)", steps.len()),
+        false => String::new(),
+    };
     match names.len() {
         0 => "waiting for the uploads".into(),
-        1 => format!("running kernel {}", names[0]),
-        _ => format!("running kernels {}", names.join(", ")),
+        1 => format!("running kernel {}{times}", names[0]),
+        _ => format!("running kernels {}{times}", names.join(", ")),
     }
 }
 
 /// Compute passes in a run: one per submit that has kernels.
 pub(super) fn passes(bound: &Bound) -> usize {
-    bound.len().div_ceil(KERNELS_PER_SUBMIT)
+    submits(bound.steps().map(|s| s.invocations)).len()
+}
+
+/// The dispatches of a run, each given by its invocations, split into
+/// submits: consecutive runs of at most [`DISPATCHES_PER_SUBMIT`], each
+/// closed once it holds [`INVOCATIONS_PER_SUBMIT`] invocations. A run's
+/// dispatches wait for nothing but each other (a pass orders them), so a
+/// loop of small steps goes in one submit, and one wait.
+pub(super) fn submits(sizes: impl Iterator<Item = u64>) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut end, mut work) = (0, 0, 0u64);
+    for n in sizes {
+        end += 1;
+        work = work.saturating_add(n);
+        if end - start == DISPATCHES_PER_SUBMIT || work >= INVOCATIONS_PER_SUBMIT {
+            out.push(start..end);
+            (start, work) = (end, 0);
+        }
+    }
+    if start < end {
+        out.push(start..end);
+    }
+    out
 }
 
 pub(super) fn encode(
@@ -198,5 +259,29 @@ pub(super) fn encode(
         }
         let [x, y, z] = s.dispatch;
         pass.dispatch_workgroups(x, y, z);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DISPATCHES_PER_SUBMIT, INVOCATIONS_PER_SUBMIT, submits};
+
+    #[test]
+    fn small_dispatches_share_a_submit_and_large_ones_split() {
+        assert_eq!(
+            submits(std::iter::empty()),
+            Vec::<std::ops::Range<usize>>::new()
+        );
+        // A loop of 500 small steps: one submit.
+        assert_eq!(submits(std::iter::repeat_n(256, 500)), vec![0..500]);
+        // Past the dispatch cap, a second.
+        let n = DISPATCHES_PER_SUBMIT + 3;
+        assert_eq!(
+            submits(std::iter::repeat_n(1, n)),
+            vec![0..DISPATCHES_PER_SUBMIT, DISPATCHES_PER_SUBMIT..n]
+        );
+        // Each dispatch over the invocation budget: one a submit.
+        let big = INVOCATIONS_PER_SUBMIT + 1;
+        assert_eq!(submits([big, 1, big].into_iter()), vec![0..1, 1..3]);
     }
 }

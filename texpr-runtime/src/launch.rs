@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use super::array::{DeviceArray, describe};
 use super::buffers::{Bound, BoundBuffer};
-use super::exec::{Copy, Pace};
+use super::exec::{Copy, Pace, Submitted};
 use super::pipeline::Pipeline;
 use super::timing::Timer;
 use super::{Gpu, RuntimeError};
@@ -182,8 +182,10 @@ impl Gpu {
         let copies: Vec<Copy<'_>> = (outputs.iter().zip(&staging))
             .map(|(o, s)| (o.buffer(), s, s.size()))
             .collect();
-        let last = self.launch_timed(exe, inputs, outputs, None, false, &copies)?;
-        let last = last.ok_or_else(|| RuntimeError::BadPlan("nothing submitted".into()))?;
+        let sent = self.launch_timed(exe, inputs, outputs, None, false, &copies)?;
+        let last = sent
+            .last
+            .ok_or_else(|| RuntimeError::BadPlan("nothing submitted".into()))?;
         self.finish_reads(&staging, outputs, dst, last)
     }
 
@@ -264,7 +266,7 @@ impl Gpu {
     }
 
     /// Binds and submits every kernel of `exe` on checked arrays (with
-    /// timestamps when `timer` is given); the last submission, if any.
+    /// timestamps when `timer` is given); what was submitted.
     pub(super) fn launch_timed(
         &self,
         exe: &Executable,
@@ -273,7 +275,7 @@ impl Gpu {
         timer: Option<&Timer>,
         wait_each: bool,
         copies: &[Copy<'_>],
-    ) -> Result<Option<wgpu::SubmissionIndex>, RuntimeError> {
+    ) -> Result<Submitted, RuntimeError> {
         let buffers: Vec<wgpu::Buffer> = (exe.module.buffers.iter().enumerate())
             .map(|(at, b)| match (b.role, &exe.own[at]) {
                 (BufferRole::Input(i), _) => Ok(inputs[i as usize].buffer().clone()),
@@ -290,8 +292,8 @@ impl Gpu {
             true => Pace::EachSubmit,
             false => Pace::Queued(&mut recent),
         };
-        let last = self.submit_all(&bound, timer, pace, copies)?;
+        let sent = self.submit_all(&bound, timer, pace, copies)?;
         self.counters.launched();
-        Ok(last)
+        Ok(sent)
     }
 }

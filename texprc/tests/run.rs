@@ -135,6 +135,32 @@ fn a_check_of_every_element_passes_and_says_so() {
     );
 }
 
+/// The report counts the dispatches a run made (a loop's kernels once per
+/// step) and the submissions they went in: a loop's small steps all in one.
+#[test]
+fn the_report_counts_dispatches_and_submissions() {
+    if !have_gpu() {
+        return;
+    }
+    let lu = common::example("lu.te");
+    let o = texprc(&[
+        "run",
+        &lu,
+        "-D",
+        "N=40",
+        "--random",
+        "1",
+        "--default-schedule",
+    ]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{text}\n{}", stderr(&o));
+    // `A`, then 40 steps of the loop's kernel, then the output's copy.
+    assert!(
+        text.contains("ran 3 kernels (42 dispatches in 1 submission) on "),
+        "{text}"
+    );
+}
+
 /// A NaN input read through arithmetic leaves its element unspecified: the
 /// check compares 3 of 4 and fails, unless told to allow it.
 #[test]

@@ -64,16 +64,16 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .run(&compiled.module, &host)
         .map_err(|e| Failure::about(&src, runtime_diag(&e)))?;
     let outputs: Vec<_> = result.outputs.iter().map(to_value).collect();
-    // A loop's kernels run once per step.
-    let dispatches = compiled.module.dispatch_count();
+    // A loop's kernels run once per step, unless the loop runs in one dispatch.
     let kernels = compiled.module.kernels.len();
-    let steps = match dispatches == kernels as u64 {
-        true => String::new(),
-        false => format!(" ({dispatches} dispatches)"),
-    };
+    let steps = format!(
+        " ({} in {})",
+        plural(result.dispatches, "dispatch", "dispatches"),
+        plural(result.submissions, "submission", "submissions")
+    );
     outln!(
-        "ran {kernels} kernel{}{steps} on {} in {:.3} ms (schedule: {})",
-        if kernels == 1 { "" } else { "s" },
+        "ran {}{steps} on {} in {:.3} ms (schedule: {})",
+        plural(kernels as u64, "kernel", "kernels"),
         gpu.info().name,
         result.gpu_time.as_secs_f64() * 1e3,
         chosen.origin
@@ -99,6 +99,14 @@ pub fn run(args: Args) -> Result<(), Failure> {
     })?;
     let report = texpr_interp::accuracy::check_report(&program, &outputs, &expected);
     verdict(&program, &report, args.allow_unchecked).map_err(|d| Failure::about(&src, d))
+}
+
+/// "1 kernel", "3 kernels".
+fn plural(n: u64, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        _ => format!("{n} {many}"),
+    }
 }
 
 /// Prints what comparing each output found, then the verdict: a mismatch
