@@ -83,3 +83,38 @@ fn one_element_off_by_a_thousandth_or_by_ten_ulps_fails_the_check() {
         );
     }
 }
+
+/// An ill-conditioned Cholesky (the example's `A = M M^T / N + I` with the
+/// identity scaled down to 5e-4): some elements have no finite rigorous
+/// bound. The statistical tier compares them within their spread under
+/// random rounding, and still catches one of them off by 1e-3.
+#[test]
+fn the_statistical_tier_compares_ill_conditioned_elements_and_catches_a_thousandth() {
+    let Some(gpu) = gpu() else {
+        return;
+    };
+    let path = repo_root().join("examples").join("cholesky.te");
+    let src = std::fs::read_to_string(path).unwrap();
+    let src = src.replace("select(i == j, 1.0, 0.0)", "select(i == j, 0.0005, 0.0)");
+    let p = texpr_syntax::frontend(&src, &[("N".to_string(), 20)]).unwrap();
+    let inputs = random_inputs(&p, 1);
+    let mut want = reference(&p, &inputs).unwrap();
+    let (got, _) = run_program_with(gpu, &p, &inputs, &ScheduleChoice::Heuristic).unwrap();
+    let rigorous = compare("L", &got[0], &want[0]).unwrap();
+    assert!(rigorous.unbounded > 0, "{rigorous:?}");
+    texpr_interp::accuracy::add_spread(&p, &inputs, &mut want).unwrap();
+    let tiers = compare("L", &got[0], &want[0]).unwrap();
+    assert!(tiers.all_compared(), "{tiers:?}");
+    assert_eq!(tiers.statistical, rigorous.unbounded);
+    let w = want[0].value.as_f32().unwrap();
+    let stat: Vec<usize> = (0..w.len())
+        .filter(|&i| !want[0].bounds[i].err.is_finite() && w[i] != 0.0)
+        .collect();
+    assert!(!stat.is_empty());
+    for &i in &stat {
+        let tol = texpr_interp::accuracy::statistical_tolerance(want[0].spread[i], w[i] as f64);
+        assert!(tol.unwrap() < 1e-3 * w[i].abs() as f64, "{i}: {tol:?}");
+        let off = with(&got[0], i, got[0].as_f32().unwrap()[i] * (1.0 + 1e-3));
+        assert!(compare("L", &off, &want[0]).is_err(), "1e-3 at {i}");
+    }
+}

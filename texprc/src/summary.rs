@@ -38,13 +38,22 @@ pub fn line(name: &str, v: &Value) -> String {
 /// difference, then what was not compared: elements the language leaves
 /// unspecified (a non-finite value arose on the way) and elements without a
 /// finite error bound. `ok (1024 of 1024 elements compared, largest
-/// difference 1.2e-7)` only when every element was compared.
+/// difference 1.2e-7)` only when every element was compared; where the
+/// statistical tier compared some, how many of each tier (`1000 rigorously,
+/// 24 statistically`).
 pub fn checked(c: &texpr_interp::accuracy::Checked) -> String {
-    let of = format!(
+    let mut of = format!(
         "{} of {} compared",
         c.compared,
         texpr_syntax::diag::count(c.total() as u64, "element")
     );
+    if c.statistical > 0 {
+        of += &format!(
+            ": {} rigorously, {} statistically",
+            c.compared - c.statistical,
+            c.statistical
+        );
+    }
     let largest = number(c.largest_diff, false);
     let mut out = match (c.all_compared(), c.compared) {
         (true, _) => format!("ok ({of}, largest difference {largest})"),
@@ -122,10 +131,21 @@ mod tests {
             unspecified: 2,
             unbounded: 1,
             largest_diff: 0.0,
+            ..Checked::default()
         };
         assert_eq!(
             checked(&some),
             "incomplete (1 of 4 elements compared, largest difference 0); 2 unspecified (a non-finite value arose: inf or NaN), not compared; 1 without an error bound (ill-conditioned, or f16), not compared"
+        );
+        let tiers = Checked {
+            compared: 4,
+            statistical: 1,
+            largest_diff: 1.5e-7,
+            ..Checked::default()
+        };
+        assert_eq!(
+            checked(&tiers),
+            "ok (4 of 4 elements compared: 3 rigorously, 1 statistically, largest difference 1.50000e-7)"
         );
         let none = Checked {
             unspecified: 3,

@@ -233,6 +233,37 @@ fn a_check_that_compares_nothing_fails() {
     assert!(stderr(&o).contains("`y`: 0 of 3"), "{}", stderr(&o));
 }
 
+/// An ill-conditioned Cholesky (the example's identity scaled to 5e-4):
+/// `--check=rigorous` leaves the elements without a finite bound
+/// uncompared (E0923); `--check` compares them statistically and says so.
+#[test]
+fn the_statistical_tier_compares_what_rigorous_bounds_cannot() {
+    if !have_gpu() {
+        return;
+    }
+    let dir = scratch("run-check-tiers").0;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = std::fs::read_to_string(root.join("examples/cholesky.te")).unwrap();
+    let src = src.replace("select(i == j, 1.0, 0.0)", "select(i == j, 0.0005, 0.0)");
+    let prog = write(&dir, "ill.te", &src);
+    let args = ["run", &prog, "-D", "N=20", "--random", "1"];
+    let rigorous = texprc(&[&args[..], &["--check=rigorous"]].concat());
+    assert_eq!(rigorous.status.code(), Some(1), "{}", stdout(&rigorous));
+    assert!(
+        stderr(&rigorous).contains("error[E0923]"),
+        "{}",
+        stderr(&rigorous)
+    );
+    let tiers = texprc(&[&args[..], &["--check"]].concat());
+    let out = stdout(&tiers);
+    assert!(tiers.status.success(), "{out}\n{}", stderr(&tiers));
+    assert!(
+        out.contains("check L: ok (400 of 400 elements compared: 398 rigorously, 2 statistically"),
+        "{out}"
+    );
+    assert!(out.contains("2 elements statistically"), "{out}");
+}
+
 #[test]
 fn allow_unchecked_needs_check() {
     let o = texprc(&["run", "any.te", "--allow-unchecked"]);

@@ -1,7 +1,9 @@
 //! Comparing another device's results with the interpreter's, element by
 //! element: each within the tolerance its own error bound allows (integers
-//! derived exactly compare exactly), unspecified elements and elements
-//! without a bound counted and not compared, never passed.
+//! derived exactly compare exactly); an element without a bound within its
+//! spread under random rounding where the statistical tier estimated one
+//! (`stochastic`), else, like an unspecified element, counted and not
+//! compared, never passed.
 
 use super::Reference;
 use super::bound::Bound;
@@ -19,11 +21,24 @@ pub fn tolerance(b: Bound, float: bool) -> Option<f64> {
     }
 }
 
+/// How far an element without a rigorous bound may be from the
+/// interpreter's value `v` where the statistical tier estimated its spread:
+/// four times the largest distance of its runs under random rounding, plus
+/// two ulps of `v` (a device rounds once more than a run that came out
+/// exact). `None` where the spread is not finite.
+pub fn statistical_tolerance(spread: f64, v: f64) -> Option<f64> {
+    let ulp = ((v.abs() as f32).next_up() as f64 - v.abs()).max(f32::MIN_POSITIVE as f64);
+    spread.is_finite().then_some(4.0 * spread + 2.0 * ulp)
+}
+
 /// What comparing one output found.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Checked {
     /// Elements compared (all within their tolerance).
     pub compared: usize,
+    /// Of those, the elements without a rigorous bound compared within
+    /// their spread under random rounding (the statistical tier).
+    pub statistical: usize,
     /// Elements the language leaves unspecified (a non-finite value arose).
     pub unspecified: usize,
     /// Elements without a finite error bound (ill-conditioned).
@@ -93,6 +108,8 @@ fn element(d: &Data, i: usize) -> (f64, String) {
 enum Verdict {
     /// Within tolerance, this far from it.
     Within(f64),
+    /// Within the statistical tier's tolerance, this far from it.
+    Statistically(f64),
     /// No finite bound: not compared.
     Unbounded,
     /// Beyond: the difference and the tolerance.
@@ -116,6 +133,20 @@ fn judge(g: f64, w: f64, b: Bound, float: bool) -> Verdict {
     let diff = if g == w { 0.0 } else { (g - w).abs() };
     match diff <= tol {
         true => Verdict::Within(diff),
+        false if diff.is_nan() => Verdict::Beyond(f64::INFINITY, tol),
+        false => Verdict::Beyond(diff, tol),
+    }
+}
+
+/// Element `g` against `v`, which has no rigorous bound but a spread `s`
+/// under random rounding.
+fn statistically(g: f64, v: f64, s: f64) -> Verdict {
+    let Some(tol) = statistical_tolerance(s, v) else {
+        return Verdict::Unbounded;
+    };
+    let diff = if g == v { 0.0 } else { (g - v).abs() };
+    match diff <= tol {
+        true => Verdict::Statistically(diff),
         false if diff.is_nan() => Verdict::Beyond(f64::INFINITY, tol),
         false => Verdict::Beyond(diff, tol),
     }
@@ -150,9 +181,21 @@ pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mis
             continue;
         }
         let ((g, _), (v, _)) = (element(&got.data, i), element(&w.data, i));
-        match judge(g, v, b, float) {
+        let verdict = match judge(g, v, b, float) {
+            Verdict::Unbounded => match want.spread.get(i) {
+                Some(&s) => statistically(g, v, s),
+                None => Verdict::Unbounded,
+            },
+            rigorous => rigorous,
+        };
+        match verdict {
             Verdict::Within(diff) => {
                 seen.compared += 1;
+                seen.largest_diff = seen.largest_diff.max(diff);
+            }
+            Verdict::Statistically(diff) => {
+                seen.compared += 1;
+                seen.statistical += 1;
                 seen.largest_diff = seen.largest_diff.max(diff);
             }
             Verdict::Unbounded => seen.unbounded += 1,

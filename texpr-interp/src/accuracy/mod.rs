@@ -7,8 +7,11 @@
 //! builtin) and whether the language specifies it at all (docs/language.md,
 //! "Non-finite values"). [`compare`] then holds each element to its own
 //! tolerance: unspecified elements and elements without a finite bound are
-//! counted and reported, never compared and never passed. Used by
-//! `texprc run --check`, `texprc tune` and every GPU test.
+//! counted and reported, never compared and never passed, unless the
+//! statistical tier ([`add_spread`], `stochastic`) estimated their spread
+//! under random rounding: then they are compared within it, and counted as
+//! compared statistically. Used by `texprc run --check`, `texprc tune` and
+//! every GPU test.
 
 mod bound;
 mod bound_ops;
@@ -18,9 +21,11 @@ mod est;
 mod form;
 mod linear;
 mod running;
+mod stochastic;
 
 pub use bound::Bound;
-pub use compare::{Checked, Mismatch, compare, tolerance};
+pub use compare::{Checked, Mismatch, compare, statistical_tolerance, tolerance};
+pub use stochastic::{RUNS, SEED, spread};
 
 use crate::eval::{run, run_elements};
 use crate::{EvalError, Value};
@@ -31,6 +36,9 @@ use texpr_syntax::ir::Program;
 pub struct Reference {
     pub value: Value,
     pub bounds: Vec<Bound>,
+    /// Each element's spread under random rounding ([`spread`]), where the
+    /// statistical tier ran ([`add_spread`]); empty otherwise.
+    pub spread: Vec<f64>,
 }
 
 impl Reference {
@@ -48,6 +56,7 @@ pub fn reference(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalEr
         .map(|v| Reference {
             value: Value::new(v.data),
             bounds: v.shadow,
+            spread: Vec::new(),
         })
         .collect())
 }
@@ -64,8 +73,28 @@ pub fn reference_elements(
         .map(|v| Reference {
             value: Value::new(v.data),
             bounds: v.shadow,
+            spread: Vec::new(),
         })
         .collect())
+}
+
+/// The statistical tier: where an `f32` output of `want` (from
+/// [`reference`] of `p` on `inputs`) has a specified element without a
+/// finite bound, every output's [`spread`] under random rounding, which
+/// [`compare`] then holds such elements to. Does nothing (and runs nothing)
+/// where every specified element has a bound.
+pub fn add_spread(p: &Program, inputs: &[Value], want: &mut [Reference]) -> Result<(), EvalError> {
+    let f32 = |r: &Reference| r.value.elem() == texpr_syntax::ir::ElemTy::F32;
+    let unbounded = |r: &Reference| r.bounds.iter().any(|b| b.specified && !b.err.is_finite());
+    if !want.iter().any(|r| f32(r) && unbounded(r)) {
+        return Ok(());
+    }
+    for (r, s) in want.iter_mut().zip(spread(p, inputs)?) {
+        if f32(r) {
+            r.spread = s;
+        }
+    }
+    Ok(())
 }
 
 /// The reference of `original` for a device that runs `rewritten` instead:
