@@ -6,8 +6,11 @@ export type Vector = Float32Array | Int32Array | Uint32Array | Uint16Array;
 export type Vectors = Record<string, Vector>;
 export type Elem = "f32" | "f16" | "i32" | "u32";
 
+/** Each option is optional (`null` and `undefined` are the default); an
+ * unknown one, a value of the wrong type and one out of range are E0701
+ * errors naming it. */
 export interface Options {
-  /** `-D NAME=VALUE` param overrides. */
+  /** `-D NAME=VALUE` param overrides (integers). */
   defines?: Record<string, number>;
   /** A built-in target's name (see `targets()`; `webgpu` unless given) or a
    * target description's text (`key = value` lines). */
@@ -15,10 +18,13 @@ export interface Options {
   /** `heuristic` (the default), `default` (one element per invocation), or a
    * schedule's text (`item: strategy key=value...` lines). */
   schedule?: string;
-  /** randomInputs' seed (1 unless given). */
+  /** randomInputs' seed: an integer from 0 to 2^53 - 1 (1 unless given). */
   seed?: number;
-  /** The interpreter's budgets: element operations (2e8) and bytes (1 GiB). */
+  /** The element operations an evaluation may perform: an integer up to
+   * 2^53 - 1 (2e8 unless given); more is refused (E0705). */
   maxOps?: number;
+  /** The bytes randomInputs, evaluate and compare may hold: an integer up
+   * to 2^31 (256 MiB unless given); more is refused (E0705). */
   maxMemory?: number;
 }
 
@@ -44,6 +50,8 @@ export interface Diagnostic {
   notes: string[];
 }
 
+/** What every function of the compiler and the interpreter returns: none
+ * throws, whatever its arguments; failures are coded diagnostics. */
 export interface Reported {
   ok: boolean;
   /** The first 20 diagnostics (as many as `texprc` shows). */
@@ -168,12 +176,14 @@ export interface RunResult {
 }
 
 export function init(wasm?: string | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
-export function compile(source: string, options?: Options): Compiled;
-export function check(source: string, options?: Options): Checked;
-export function evaluate(source: string, inputs: Vectors, options?: Options): Reported & { outputs: Vectors | null };
-export function randomInputs(source: string, options?: Options): Reported & { inputs: Vectors | null };
-export function compare(source: string, inputs: Vectors, outputs: Vectors, options?: Options): Comparison;
+export function compile(source: string, options?: Options | null): Compiled;
+export function check(source: string, options?: Options | null): Checked;
+export function evaluate(source: string, inputs: Vectors, options?: Options | null): Reported & { outputs: Vectors | null };
+export function randomInputs(source: string, options?: Options | null): Reported & { inputs: Vectors | null };
+export function compare(source: string, inputs: Vectors, outputs: Vectors, options?: Options | null): Comparison;
+/** The built-in targets' names (throws before `init()`). */
 export function targets(): string[];
+/** The compiler's version (throws before `init()`). */
 export function version(): string;
 
 /** A WebGPU `GPUDevice` (typed as an object so that these types need no

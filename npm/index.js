@@ -26,54 +26,92 @@ export function init(wasmSource) {
   return loading;
 }
 
-function ready() {
-  if (!loaded) throw new Error("texpr: call `await init()` before using the compiler");
+// The codes this module raises itself (docs/language.md): a call before
+// `init()` resolved, and a trap inside the WebAssembly (a compiler bug).
+const NOT_READY = "E0708";
+const INTERNAL = "E0799";
+// Set by the first trap: a trapped instance is not called again.
+let trapped = null;
+
+/** A coded error in the shape every function returns: `ok` false, then
+ * `fields` (each null, or false for `complete`). */
+function refusal(code, message, fields) {
+  const out = { ok: false, ...fields };
+  out.diagnostics = [{ severity: "error", code, message, labels: [], notes: [] }];
+  out.hidden = 0;
+  out.rendered = `error[${code}]: ${message}\n\n`; // as texprc renders it
+  return out;
 }
+
+/** What a caught exception says, without trusting it. */
+function describe(e) {
+  try {
+    return String(e?.message ?? e);
+  } catch {
+    return "an exception that cannot be printed";
+  }
+}
+
+/** `call()` unless the module is not loaded or has trapped; a trap (or an
+ * exception through the WebAssembly) becomes an E0799 result. */
+function guarded(fields, call) {
+  if (!loaded) {
+    return refusal(NOT_READY, "the package is not loaded: call `await init()` first", fields);
+  }
+  if (trapped !== null) {
+    return refusal(INTERNAL, `an earlier call failed inside the WebAssembly (${trapped}); reload the page`, fields);
+  }
+  try {
+    return call();
+  } catch (e) {
+    trapped = describe(e);
+    return refusal(INTERNAL, `the compiler failed inside the WebAssembly, a bug: ${trapped}`, fields);
+  }
+}
+
+const CHECKED = { params: null, inputs: null, outputs: null };
+const COMPILED = { target: null, wgsl: null, plan: null, schedule: null, scheduled: null, ...CHECKED };
 
 /** Compiles TExpr source: {ok, target, wgsl, plan, schedule, scheduled,
- * inputs, outputs, diagnostics, rendered}. Options: {defines, target,
- * schedule}. */
-export function compile(source, options = {}) {
-  ready();
-  return wasm.compile(source, options);
+ * params, inputs, outputs, diagnostics, hidden, rendered}. */
+export function compile(source, options) {
+  return guarded(COMPILED, () => wasm.compile(source, options));
 }
 
-/** Parses and type-checks only: {ok, inputs, outputs, diagnostics, rendered}. */
-export function check(source, options = {}) {
-  ready();
-  return wasm.check(source, options);
+/** Parses and type-checks only: {ok, params, inputs, outputs, diagnostics,
+ * hidden, rendered}. */
+export function check(source, options) {
+  return guarded(CHECKED, () => wasm.check(source, options));
 }
 
 /** The interpreter's outputs for `inputs` ({name: TypedArray}):
- * {ok, outputs, diagnostics, rendered}. */
-export function evaluate(source, inputs, options = {}) {
-  ready();
-  return wasm.evaluate(source, inputs, options);
+ * {ok, outputs, diagnostics, hidden, rendered}. */
+export function evaluate(source, inputs, options) {
+  return guarded({ outputs: null }, () => wasm.evaluate(source, inputs, options));
 }
 
 /** Deterministic random inputs (options.seed, 1 by default), as
- * `texprc eval --random SEED` makes them: {ok, inputs, diagnostics, rendered}. */
-export function randomInputs(source, options = {}) {
-  ready();
-  return wasm.randomInputs(source, options);
+ * `texprc eval --random SEED` makes them: {ok, inputs, diagnostics, hidden,
+ * rendered}. */
+export function randomInputs(source, options) {
+  return guarded({ inputs: null }, () => wasm.randomInputs(source, options));
 }
 
 /** Outputs computed elsewhere (by `run`) against the interpreter, each
  * element within its own error bound: {ok, complete, outputs, diagnostics,
- * rendered}. */
-export function compare(source, inputs, outputs, options = {}) {
-  ready();
-  return wasm.compare(source, inputs, outputs, options);
+ * hidden, rendered}. */
+export function compare(source, inputs, outputs, options) {
+  return guarded({ complete: false, outputs: null }, () => wasm.compare(source, inputs, outputs, options));
 }
 
-/** The built-in targets' names. */
+/** The built-in targets' names (throws before `init()`). */
 export function targets() {
-  ready();
+  if (!loaded) throw new Error("texpr: call `await init()` before using the compiler");
   return wasm.targets();
 }
 
-/** The compiler's version. */
+/** The compiler's version (throws before `init()`). */
 export function version() {
-  ready();
+  if (!loaded) throw new Error("texpr: call `await init()` before using the compiler");
   return wasm.version();
 }

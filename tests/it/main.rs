@@ -28,6 +28,7 @@ mod loops;
 mod lse;
 mod mma_on_cpu;
 mod nonfinite;
+mod npm_hostile;
 mod npm_package;
 mod opt;
 mod optimized;

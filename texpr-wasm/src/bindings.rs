@@ -1,24 +1,23 @@
 //! The functions JavaScript imports (wasm-bindgen): each takes the source,
 //! plain objects and typed arrays, and returns a plain object that carries
-//! its diagnostics; none throws for bad source or bad arguments.
+//! its diagnostics; none traps or throws, whatever its arguments are
+//! (each is a `JsValue`, read by [`crate::args`]).
 //!
 //! Vectors cross as typed arrays by element type: `f32` a `Float32Array`,
 //! `i32` an `Int32Array`, `u32` a `Uint32Array`, `f16` a `Uint16Array` of
 //! binary16 bits (exact, and what a WebGPU buffer of the plan holds in the
 //! low half of each word).
 
-use half::f16;
-use js_sys::{Array, Float32Array, Int32Array, Object, Reflect, Uint16Array, Uint32Array};
+use js_sys::{Float32Array, Int32Array, Object, Reflect, Uint16Array, Uint32Array};
 use serde::Serialize;
 use serde_json::{Value as Json, json};
-use texpr_interp::{Data, Value};
+use texpr_interp::Data;
 use texpr_syntax::Diagnostic;
-use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
+use crate::args;
 use crate::codes;
 use crate::compile::with_diagnostics;
-use crate::diagnostics::api_error;
 use crate::interp::Named;
 
 /// Runs when the module is instantiated: a panic's message goes to
@@ -33,44 +32,48 @@ pub fn start() {
 /// Compiles TExpr source: `{ok, target, wgsl, plan, schedule, scheduled,
 /// inputs, outputs, diagnostics, rendered}` ([`crate::compile::compile`]).
 #[wasm_bindgen]
-pub fn compile(source: &str, options: JsValue) -> JsValue {
-    let out = match options_json(options) {
-        Ok(o) => crate::compile::compile(source, &o),
-        Err(d) => with_diagnostics(json!({"ok": false}), source, &[d]),
-    };
-    to_js(&out)
+pub fn compile(source: JsValue, options: JsValue) -> JsValue {
+    to_js(&match source_and_options(&source, &options) {
+        Ok((src, o)) => crate::compile::compile(&src, &o),
+        Err((src, d)) => crate::compile::refused(crate::compile::COMPILED, &src, &d),
+    })
 }
 
 /// Parses and type-checks only: `{ok, inputs, outputs, diagnostics,
 /// rendered}` ([`crate::compile::check`]).
 #[wasm_bindgen]
-pub fn check(source: &str, options: JsValue) -> JsValue {
-    let out = match options_json(options) {
-        Ok(o) => crate::compile::check(source, &o),
-        Err(d) => with_diagnostics(json!({"ok": false}), source, &[d]),
-    };
-    to_js(&out)
+pub fn check(source: JsValue, options: JsValue) -> JsValue {
+    to_js(&match source_and_options(&source, &options) {
+        Ok((src, o)) => crate::compile::check(&src, &o),
+        Err((src, d)) => crate::compile::refused(crate::compile::CHECKED, &src, &d),
+    })
 }
 
 /// `{ok, inputs: {name: TypedArray}, diagnostics, rendered}`: the
-/// interpreter's deterministic random inputs (`options.seed`).
+/// interpreter's deterministic random inputs (`options.seed`), within
+/// `options.maxMemory`.
 #[wasm_bindgen(js_name = randomInputs)]
-pub fn random_inputs(source: &str, options: JsValue) -> JsValue {
-    let got = options_json(options)
-        .map_err(|d| vec![d])
-        .and_then(|o| crate::interp::random_inputs(source, &o));
-    named_result(source, "inputs", got)
+pub fn random_inputs(source: JsValue, options: JsValue) -> JsValue {
+    match source_and_options(&source, &options) {
+        Ok((src, o)) => named_result(&src, "inputs", crate::interp::random_inputs(&src, &o)),
+        Err((src, d)) => named_result(&src, "inputs", Err(d)),
+    }
 }
 
 /// `{ok, outputs: {name: TypedArray}, diagnostics, rendered}`: what the
 /// interpreter computes from `inputs` (`{name: TypedArray}`).
 #[wasm_bindgen]
-pub fn evaluate(source: &str, inputs: JsValue, options: JsValue) -> JsValue {
-    let got = options_json(options).map_err(|d| vec![d]).and_then(|o| {
-        let inputs = named_from_js(&inputs, "inputs", codes::INPUTS)?;
-        crate::interp::evaluate(source, inputs, &o)
+pub fn evaluate(source: JsValue, inputs: JsValue, options: JsValue) -> JsValue {
+    let got = source_and_options(&source, &options).and_then(|(src, o)| {
+        let budget = max_memory(&o).map_err(|d| (src.clone(), d))?;
+        let inputs = args::named(&inputs, "inputs", codes::INPUTS, budget);
+        let got = inputs.and_then(|i| crate::interp::evaluate(&src, i, &o));
+        Ok((src, got))
     });
-    named_result(source, "outputs", got)
+    match got {
+        Ok((src, got)) => named_result(&src, "outputs", got),
+        Err((src, d)) => named_result(&src, "outputs", Err(d)),
+    }
 }
 
 /// `outputs` computed elsewhere from `inputs`, against the interpreter,
@@ -78,21 +81,27 @@ pub fn evaluate(source: &str, inputs: JsValue, options: JsValue) -> JsValue {
 /// [{name, ok, compared, ..., mismatch}], diagnostics, rendered}`
 /// ([`crate::interp::compare`]).
 #[wasm_bindgen]
-pub fn compare(source: &str, inputs: JsValue, outputs: JsValue, options: JsValue) -> JsValue {
-    let got = options_json(options).map_err(|d| vec![d]).and_then(|o| {
-        let inputs = named_from_js(&inputs, "inputs", codes::INPUTS)?;
-        let outputs = named_from_js(&outputs, "outputs", codes::OUTPUTS)?;
-        crate::interp::compare(source, inputs, outputs, &o)
+pub fn compare(source: JsValue, inputs: JsValue, outputs: JsValue, options: JsValue) -> JsValue {
+    let got = source_and_options(&source, &options).and_then(|(src, o)| {
+        let budget = max_memory(&o).map_err(|d| (src.clone(), d))?;
+        let got = args::named(&inputs, "inputs", codes::INPUTS, budget).and_then(|i| {
+            let outputs = args::named(&outputs, "outputs", codes::OUTPUTS, budget)?;
+            crate::interp::compare(&src, i, outputs, &o)
+        });
+        Ok((src, got))
     });
-    let out = match got {
-        Ok(report) => with_diagnostics(report, source, &[]),
+    let (src, got) = match got {
+        Ok(pair) => pair,
+        Err((src, d)) => (src, Err(d)),
+    };
+    to_js(&match got {
+        Ok(report) => with_diagnostics(report, &src, &[]),
         Err(diags) => with_diagnostics(
             json!({"ok": false, "complete": false, "outputs": null}),
-            source,
+            &src,
             &diags,
         ),
-    };
-    to_js(&out)
+    })
 }
 
 /// The built-in targets' names (`options.target` also takes a target
@@ -117,17 +126,24 @@ fn to_js(v: &Json) -> JsValue {
         .unwrap_or(JsValue::NULL)
 }
 
-/// The options object as JSON (`undefined` and `null` as `null`).
-fn options_json(v: JsValue) -> Result<Json, Diagnostic> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(Json::Null);
+/// The source and the options, read (E0707, E0701); on an error, the
+/// source (empty when it is not a string) and the diagnostic.
+fn source_and_options(
+    source: &JsValue,
+    options: &JsValue,
+) -> Result<(String, Json), (String, Vec<Diagnostic>)> {
+    let src = args::source(source).map_err(|d| (String::new(), vec![d]))?;
+    match args::options(options) {
+        Ok(o) => Ok((src, o)),
+        Err(d) => Err((src, vec![d])),
     }
-    serde_wasm_bindgen::from_value(v).map_err(|e| {
-        api_error(
-            codes::OPTIONS,
-            format!("options that are not plain data: {e}"),
-        )
-    })
+}
+
+/// The options' memory budget (before any typed array is copied).
+fn max_memory(options: &Json) -> Result<u64, Vec<Diagnostic>> {
+    crate::options::read(options)
+        .map(|s| s.max_memory)
+        .map_err(|d| vec![d])
 }
 
 /// `{ok, KEY: {name: TypedArray} | null, diagnostics, rendered}`.
@@ -164,44 +180,4 @@ fn named_to_js(named: &Named) -> JsValue {
         let _ = Reflect::set(&obj, &JsValue::from_str(name), &array);
     }
     obj.into()
-}
-
-/// `{name: TypedArray}` as named vectors (E0703 / E0706 for anything else).
-fn named_from_js(v: &JsValue, what: &str, code: &'static str) -> Result<Named, Vec<Diagnostic>> {
-    let Some(obj) = v
-        .dyn_ref::<Object>()
-        .filter(|_| !v.is_function() && !Array::is_array(v))
-    else {
-        return Err(vec![api_error(
-            code,
-            format!("the {what} must be an object of typed arrays by name"),
-        )]);
-    };
-    let mut named = Vec::new();
-    let mut diags = Vec::new();
-    for entry in Object::entries(obj).iter() {
-        let pair: Array = entry.unchecked_into();
-        let name = pair.get(0).as_string().unwrap_or_default();
-        let array = pair.get(1);
-        let data = if let Some(a) = array.dyn_ref::<Float32Array>() {
-            Data::F32(a.to_vec())
-        } else if let Some(a) = array.dyn_ref::<Int32Array>() {
-            Data::I32(a.to_vec())
-        } else if let Some(a) = array.dyn_ref::<Uint32Array>() {
-            Data::U32(a.to_vec())
-        } else if let Some(a) = array.dyn_ref::<Uint16Array>() {
-            Data::F16(a.to_vec().into_iter().map(f16::from_bits).collect())
-        } else {
-            diags.push(api_error(
-                code,
-                format!("`{what}.{name}` must be a Float32Array (f32), Int32Array (i32), Uint32Array (u32) or Uint16Array (f16 bits)"),
-            ));
-            continue;
-        };
-        named.push((name, Value::new(data)));
-    }
-    match diags.is_empty() {
-        true => Ok(named),
-        false => Err(diags),
-    }
 }

@@ -11,8 +11,17 @@ pub const SCHEDULE: &str = "E0702";
 pub const INPUTS: &str = "E0703";
 /// The interpreter rejected the program or its inputs.
 pub const EVAL: &str = "E0704";
-/// An evaluation over the budget (`maxOps`, `maxMemory`): refused before it
-/// starts, so a page never freezes on a program too large to interpret.
+/// Work over the budget (`maxOps`, `maxMemory`): an evaluation, a
+/// comparison, random inputs or typed arrays to copy, refused before it
+/// starts, so a page never freezes or runs out of memory.
 pub const EVAL_BUDGET: &str = "E0705";
 /// Outputs to compare that do not fit the program (as [`INPUTS`], for outputs).
 pub const OUTPUTS: &str = "E0706";
+/// A source that is not a string.
+pub const SOURCE: &str = "E0707";
+/// A function called before `await init()` (raised by npm/index.js).
+pub const NOT_READY: &str = "E0708";
+/// A trap or an exception inside the WebAssembly: a bug of the compiler
+/// (raised by npm/index.js, which catches it and calls the trapped module
+/// no more: the page must be reloaded).
+pub const INTERNAL: &str = "E0799";

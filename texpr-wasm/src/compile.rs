@@ -17,10 +17,7 @@ use crate::options::{Settings, read};
 /// `outputs` its signature; on errors `ok` is false and the compiled fields
 /// are `null`. Warnings come with a successful compile.
 pub fn compile(source: &str, options: &Json) -> Json {
-    let mut out = json!({
-        "ok": false, "target": null, "wgsl": null, "plan": null, "schedule": null,
-        "scheduled": null, "params": null, "inputs": null, "outputs": null,
-    });
+    let mut out = skeleton(COMPILED);
     let result = read(options).map_err(|d| vec![d]).and_then(|s| {
         let program = frontend(source, &s)?;
         let compiled = texpr::compile(&program, &s.compile)?;
@@ -46,7 +43,7 @@ pub fn compile(source: &str, options: &Json) -> Json {
 /// The front end alone (parse and type-check: what an editor shows while
 /// the user types): `{ok, params, inputs, outputs, diagnostics, rendered}`.
 pub fn check(source: &str, options: &Json) -> Json {
-    let mut out = json!({"ok": false, "params": null, "inputs": null, "outputs": null});
+    let mut out = skeleton(CHECKED);
     let diags = match read(options)
         .map_err(|d| vec![d])
         .and_then(|s| frontend(source, &s))
@@ -59,6 +56,35 @@ pub fn check(source: &str, options: &Json) -> Json {
         Err(diags) => diags,
     };
     with_diagnostics(out, source, &diags)
+}
+
+/// The fields `compile` gives besides `ok` and the diagnostics.
+pub const COMPILED: &[&str] = &[
+    "target",
+    "wgsl",
+    "plan",
+    "schedule",
+    "scheduled",
+    "params",
+    "inputs",
+    "outputs",
+];
+/// The fields `check` gives besides `ok` and the diagnostics.
+pub const CHECKED: &[&str] = &["params", "inputs", "outputs"];
+
+/// `{ok: false}` with each of `fields` `null`.
+fn skeleton(fields: &[&str]) -> Json {
+    let mut out = json!({"ok": false});
+    for f in fields {
+        out[*f] = Json::Null;
+    }
+    out
+}
+
+/// What `compile` (`COMPILED`) or `check` (`CHECKED`) gives when its
+/// arguments cannot be read: `ok` false, the fields `null`, `diags`.
+pub fn refused(fields: &[&str], source: &str, diags: &[Diagnostic]) -> Json {
+    with_diagnostics(skeleton(fields), source, diags)
 }
 
 /// Parses and checks `source` with the `-D` overrides of `s`.

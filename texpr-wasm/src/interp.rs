@@ -28,8 +28,15 @@ fn program(source: &str, options: &Json) -> Result<(Program, Settings), Vec<Diag
 
 /// Deterministic inputs for every input of `source`: `texprc eval --random
 /// SEED`'s (the seed is `options.seed`, 1 unless given).
+/// Refused (E0705) when they would hold more than `maxMemory` bytes.
 pub fn random_inputs(source: &str, options: &Json) -> Result<Named, Vec<Diagnostic>> {
     let (p, s) = program(source, options)?;
+    let elements = (p.inputs.iter()).fold(0u64, |n, i| n.saturating_add(i.ty.len));
+    let bytes = elements.saturating_mul(ELEMENT_BYTES);
+    if bytes > s.max_memory {
+        let what = "bytes of random inputs";
+        return Err(vec![over_budget(what, bytes, s.max_memory, "maxMemory")]);
+    }
     let values = texpr_interp::random_inputs(&p, s.seed);
     Ok(names(p.inputs.iter().map(|i| &i.name), values))
 }
@@ -39,7 +46,7 @@ pub fn random_inputs(source: &str, options: &Json) -> Result<Named, Vec<Diagnost
 pub fn evaluate(source: &str, inputs: Named, options: &Json) -> Result<Named, Vec<Diagnostic>> {
     let (p, s) = program(source, options)?;
     let inputs = bind(&p, inputs)?;
-    budget(&p, &s)?;
+    budget(&p, &s, Held::Values)?;
     let outputs = texpr_interp::eval(&p, &inputs).map_err(eval_error)?;
     Ok(names(p.outputs.iter().map(|o| &o.name), outputs))
 }
@@ -60,7 +67,7 @@ pub fn compare(
     let (p, s) = program(source, options)?;
     let inputs = bind(&p, inputs)?;
     let got = bind_outputs(&p, outputs)?;
-    budget(&p, &s)?;
+    budget(&p, &s, Held::Bounded)?;
     let want = reference(&p, &inputs).map_err(eval_error)?;
     let reports: Vec<Json> = (p.outputs.iter().zip(check_report(&p, &got, &want)))
         .map(|(o, r)| match r {
@@ -108,25 +115,54 @@ fn eval_error(e: texpr_interp::EvalError) -> Vec<Diagnostic> {
     )]
 }
 
-/// E0705 when evaluating `p` would pass the budget.
-fn budget(p: &Program, s: &Settings) -> Result<(), Vec<Diagnostic>> {
+/// The bytes [`texpr_interp::footprint`] counts for one element.
+const ELEMENT_BYTES: u64 = 4;
+
+/// How evaluating `p` is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Held {
+    /// Values only (`evaluate`).
+    Values,
+    /// Each value with its error bound (`compare`'s reference).
+    Bounded,
+}
+
+/// E0705 when evaluating `p` would pass the budget. A comparison holds an
+/// error bound beside every element, so its bytes are the footprint's
+/// elements times the size of both.
+fn budget(p: &Program, s: &Settings, held: Held) -> Result<(), Vec<Diagnostic>> {
     let f = texpr_interp::footprint(p);
-    let over = |what: &str, n: u64, max: u64, key: &str| {
-        vec![
-            api_error(
-                codes::EVAL_BUDGET,
-                format!("the program needs {n} {what}, over the budget of {max}"),
-            )
-            .with_note(format!("a larger `{key}` option runs it anyway")),
-        ]
+    let bytes = match held {
+        Held::Values => f.bytes,
+        Held::Bounded => {
+            let each = ELEMENT_BYTES + size_of::<texpr_interp::accuracy::Bound>() as u64;
+            (f.bytes / ELEMENT_BYTES).saturating_mul(each)
+        }
     };
     if f.ops > s.max_ops {
-        return Err(over("element operations", f.ops, s.max_ops, "maxOps"));
+        let what = "element operations";
+        return Err(vec![over_budget(what, f.ops, s.max_ops, "maxOps")]);
     }
-    if f.bytes > s.max_memory {
-        return Err(over("bytes of vectors", f.bytes, s.max_memory, "maxMemory"));
+    if bytes > s.max_memory {
+        let what = "bytes of vectors";
+        return Err(vec![over_budget(what, bytes, s.max_memory, "maxMemory")]);
     }
     Ok(())
+}
+
+/// E0705: `n` of `what` over the budget `max` that option `key` sets.
+pub(crate) fn over_budget(what: &str, n: u64, max: u64, key: &str) -> Diagnostic {
+    api_error(
+        codes::EVAL_BUDGET,
+        format!("the call needs {n} {what}, over the budget of {max}"),
+    )
+    .with_note(format!(
+        "a larger `{key}` option runs it anyway (at most {})",
+        match key {
+            "maxMemory" => crate::options::MAX_MEMORY,
+            _ => crate::options::MAX_SAFE_INTEGER,
+        }
+    ))
 }
 
 /// `given`, in the order of `p`'s inputs, checked (E0703).

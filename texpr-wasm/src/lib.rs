@@ -7,9 +7,11 @@
 //! schedule, diagnostics as objects and as the CLI's text), [`interp`]
 //! evaluates and compares a device's outputs with the interpreter's, and
 //! `bindings` is the wasm-bindgen surface over them (typed arrays in and
-//! out). Everything but `bindings` is plain Rust on JSON values and
+//! out), reading what JavaScript passes through [`args`] (any value gives a
+//! coded diagnostic, never a trap). Everything but `bindings` is plain Rust on JSON values and
 //! `texpr_interp::Value`s, tested natively like the rest of the workspace.
 
+pub mod args;
 pub mod bindings;
 pub mod codes;
 pub mod compile;

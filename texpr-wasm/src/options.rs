@@ -12,7 +12,14 @@ use crate::diagnostics::api_error;
 pub const DEFAULT_TARGET: &str = "webgpu";
 /// The evaluation budgets unless told: element operations, and bytes held.
 pub const DEFAULT_MAX_OPS: u64 = 200_000_000;
-pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+pub const DEFAULT_MAX_MEMORY: u64 = 256 << 20;
+/// The largest `maxMemory`: half of what a 32-bit WebAssembly memory
+/// addresses (the rest holds the compiler and the copies that cross to
+/// JavaScript), and the most one vector there may hold.
+pub const MAX_MEMORY: u64 = 2 << 30;
+/// The largest integer JavaScript's numbers hold exactly (2^53 - 1): the
+/// most `seed` and `maxOps` may be.
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Every option, read and checked.
 #[derive(Clone, Debug)]
@@ -55,12 +62,14 @@ pub fn read(options: &Json) -> Result<Settings, Diagnostic> {
     let overrides = match map.get("defines") {
         None | Some(Json::Null) => Vec::new(),
         Some(Json::Object(d)) => (d.iter())
-            .map(|(name, v)| match v.as_i64() {
-                Some(n) => Ok((name.clone(), n)),
-                None => Err(shape(format!(
-                    "`defines.{name}` must be an integer, not {v}"
-                ))),
-            })
+            .map(
+                |(name, v)| match v.as_i64().filter(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER) {
+                    Some(n) => Ok((name.clone(), n)),
+                    None => Err(shape(format!(
+                        "`defines.{name}` must be an integer (of at most 2^53 in size), not {v}"
+                    ))),
+                },
+            )
             .collect::<Result<_, _>>()?,
         Some(other) => return Err(shape(format!("`defines` must be an object, not {other}"))),
     };
@@ -80,9 +89,9 @@ pub fn read(options: &Json) -> Result<Settings, Diagnostic> {
             overrides,
             schedule,
         },
-        seed: count(map, "seed", 1)?,
-        max_ops: count(map, "maxOps", DEFAULT_MAX_OPS)?,
-        max_memory: count(map, "maxMemory", DEFAULT_MAX_MEMORY)?,
+        seed: count(map, "seed", 1, MAX_SAFE_INTEGER)?,
+        max_ops: count(map, "maxOps", DEFAULT_MAX_OPS, MAX_SAFE_INTEGER)?,
+        max_memory: count(map, "maxMemory", DEFAULT_MAX_MEMORY, MAX_MEMORY)?,
     })
 }
 
@@ -90,17 +99,21 @@ fn shape(message: String) -> Diagnostic {
     api_error(codes::OPTIONS, message)
 }
 
-/// A non-negative integer option.
-fn count(map: &serde_json::Map<String, Json>, key: &str, default: u64) -> Result<u64, Diagnostic> {
+/// An integer option from 0 to `max` (E0701 naming it for anything else:
+/// a fraction, a negative number, one over `max`, a string).
+fn count(
+    map: &serde_json::Map<String, Json>,
+    key: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, Diagnostic> {
     match map.get(key) {
         None | Some(Json::Null) => Ok(default),
-        Some(v) => (v.as_u64())
-            .or_else(|| {
-                v.as_f64()
-                    .filter(|f| *f >= 0.0 && f.fract() == 0.0)
-                    .map(|f| f as u64)
-            })
-            .ok_or_else(|| shape(format!("`{key}` must be a non-negative integer, not {v}"))),
+        Some(v) => v.as_u64().filter(|n| *n <= max).ok_or_else(|| {
+            shape(format!(
+                "`{key}` must be an integer from 0 to {max}, not {v}"
+            ))
+        }),
     }
 }
 
@@ -172,5 +185,31 @@ mod tests {
         assert_eq!(code(json!({"target": "gtx"})), "E0605");
         assert_eq!(code(json!({"target": "nonsense = 1"})), "E0602");
         assert_eq!(code(json!({"schedule": "c: warp_magic"})), codes::SCHEDULE);
+    }
+
+    #[test]
+    fn numbers_out_of_range_are_coded_and_name_the_option() {
+        let message = |o: Json| {
+            let d = read(&o).unwrap_err();
+            assert_eq!(d.code, codes::OPTIONS, "{o}");
+            d.message
+        };
+        for (key, bad) in [
+            ("seed", json!(-1)),
+            ("seed", json!(1.5)),
+            ("seed", json!(1_u64 << 53)),
+            ("seed", json!("7")),
+            ("maxOps", json!(1e300)),
+            ("maxOps", json!(-0.5)),
+            ("maxMemory", json!(MAX_MEMORY + 1)),
+            ("maxMemory", json!(true)),
+        ] {
+            let m = message(json!({ key: bad }));
+            assert!(m.contains(&format!("`{key}`")), "{m}");
+        }
+        let m = message(json!({"defines": {"N": 1e20}}));
+        assert!(m.contains("`defines.N`"), "{m}");
+        let top = read(&json!({"seed": MAX_SAFE_INTEGER, "maxMemory": MAX_MEMORY})).unwrap();
+        assert_eq!((top.seed, top.max_memory), (MAX_SAFE_INTEGER, MAX_MEMORY));
     }
 }

@@ -97,3 +97,32 @@ fn compare_codes_outputs_that_do_not_fit() {
     .unwrap_err();
     assert_eq!(codes_of(&diags), [codes::OUTPUTS]);
 }
+
+#[test]
+fn random_inputs_over_the_memory_budget_are_refused_before_they_are_made() {
+    // 2^29 f32 elements: 2 GiB, more than a 32-bit memory can give a vector.
+    let huge = "input x: f32[536870912]\noutput y = compute 1 |i| x[i]";
+    let diags = random_inputs(huge, &Json::Null).unwrap_err();
+    assert_eq!(codes_of(&diags), [codes::EVAL_BUDGET]);
+    assert!(diags[0].message.contains("2147483648 bytes"), "{diags:?}");
+    // N = 8: a, x and y hold 17 elements, 68 bytes.
+    assert!(random_inputs(SAXPY, &json!({"maxMemory": 68})).is_ok());
+    let diags = random_inputs(SAXPY, &json!({"maxMemory": 67})).unwrap_err();
+    assert_eq!(codes_of(&diags), [codes::EVAL_BUDGET]);
+}
+
+#[test]
+fn a_comparison_is_budgeted_with_its_error_bounds() {
+    let p = texpr_syntax::frontend(SAXPY, &[]).unwrap();
+    let bytes = texpr_interp::footprint(&p).bytes;
+    let budget = json!({ "maxMemory": bytes });
+    let inputs = random_inputs(SAXPY, &Json::Null).unwrap();
+    let outputs = evaluate(SAXPY, inputs.clone(), &budget).unwrap();
+    // The same budget holds the values but not a bound beside each.
+    let diags = compare(SAXPY, inputs.clone(), outputs.clone(), &budget).unwrap_err();
+    assert_eq!(codes_of(&diags), [codes::EVAL_BUDGET]);
+    assert!(diags[0].notes[0].contains("`maxMemory`"), "{diags:?}");
+    let each = 4 + size_of::<texpr_interp::accuracy::Bound>() as u64;
+    let roomy = json!({ "maxMemory": bytes / 4 * each });
+    assert_eq!(compare(SAXPY, inputs, outputs, &roomy).unwrap()["ok"], true);
+}
