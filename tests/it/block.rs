@@ -168,13 +168,13 @@ fn gpu_runs_match_the_dense_reference() {
         let g = &planned.g;
         let mut shards = 0;
         for r in 0..4 {
-            let mut distinct: Vec<&str> = Vec::new();
+            let mut distinct: Vec<&texpr_block::stage::Kernel> = Vec::new();
             for n in &g.nodes {
                 if let texpr_block::graph::NodeKind::BlockShard { kernel, rank, .. } = &n.kind
                     && rank.0 == r
                 {
                     shards += 1;
-                    if !distinct.contains(&kernel.as_str()) {
+                    if !distinct.contains(&kernel) {
                         distinct.push(kernel);
                     }
                 }

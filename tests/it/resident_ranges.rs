@@ -110,9 +110,10 @@ fn block_devices_write_a_range_of_the_buffer_they_read() {
     use texpr_block::exec::device::gpu::GpuDevice;
     use texpr_block::exec::device::interp::InterpDevice;
     use texpr_block::exec::device::{Slice, TileDevice, heuristic};
-    let body = "input x: f32[4]\ninput z: f32[4]\noutput y = compute 4 |i| x[i] * 2.0 + z[i]\n";
+    let src = "input x: f32[4]\ninput z: f32[4]\noutput y = compute 4 |i| x[i] * 2.0 + z[i]\n";
+    let body = std::sync::Arc::new(texpr_syntax::frontend(src, &[]).unwrap());
     let run = |dev: &mut dyn TileDevice| -> Vec<f32> {
-        let k = dev.compile(body).unwrap();
+        let k = dev.compile(&body).unwrap();
         let b = dev.alloc(192).unwrap();
         let slot = |s: usize| Slice {
             buf: b,

@@ -62,8 +62,8 @@ pub const BAD_DISTRIBUTION: &str = "E0530";
 pub const BUDGET: &str = "E0531";
 /// Input data of the wrong length, or a missing input.
 pub const BAD_INPUT_DATA: &str = "E0540";
-/// A generated TExpr block body that the front end rejects (a bug of this layer).
-pub const KERNEL_FRONTEND: &str = "E0541";
+// E0541 is retired (a generated block body the front end rejected: bodies
+// are built as IR now, never checked from text); it is not reused.
 /// The interpreter or the GPU failed on a block body.
 pub const KERNEL_RUN: &str = "E0542";
 /// A program with an element type other than `f32`, refused at planning

@@ -404,17 +404,18 @@ pub fn texpr_text(
     target: &texpr::Target,
     pick: &SchedulePicker,
 ) -> Result<String, Diagnostic> {
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: Vec<&crate::stage::Kernel> = Vec::new();
     for n in &g.nodes {
         if let crate::graph::NodeKind::BlockShard { kernel, .. } = &n.kind
-            && !seen.contains(&kernel.as_str())
+            && !seen.contains(&kernel)
         {
             seen.push(kernel);
         }
     }
     let mut out = String::new();
-    for (k, src) in seen.iter().enumerate() {
-        let compiled = compile_body(src, target, pick)?;
+    for (k, kernel) in seen.iter().enumerate() {
+        let compiled = compile_body(kernel, target, pick)?;
+        let src = texpr_syntax::print::program(kernel);
         let scheduled = texpr_syntax::print::program(&compiled.scheduled);
         let _ = write!(out, "// kernel k{k}\n{src}// scheduled\n{scheduled}\n");
     }

@@ -31,7 +31,7 @@ pub use job::Job;
 pub use local_part::LocalPart;
 pub use outbox::RankError;
 pub use rank::{RankOutcome, run_rank};
-pub use runner::{InterpRunner, KernelRunner, check_kernel};
+pub use runner::{InterpRunner, KernelRunner};
 pub use source::{DenseSource, RandomSource, TileSource};
 pub use stats::RankStats;
 pub use threads::{RunOutcome, run_threads};

@@ -1,5 +1,5 @@
-//! `--check`'s reference: the block program as one dense TExpr program,
-//! evaluated by the interpreter with its running error analysis, so that
+//! `--check`'s reference: the block program as one dense TExpr program
+//! (built as IR, with the block bodies' builders), evaluated by the interpreter with its running error analysis, so that
 //! every element of a distributed result is held to its own error bound
 //! (`texpr_interp::accuracy`, as `texprc run --check` does).
 //!
@@ -14,28 +14,51 @@
 use super::dense::Matrix;
 use crate::air::{Agg, Bcast, Op, Program, Reg, SumAxis};
 use crate::codes;
-use crate::stage::linalg::{
-    blocked_solve, chain, factor_columns, flip, potrf, reversed, solve_rows,
+use crate::stage::build::{
+    Bind, Body, and, at, bin, cm, int, lit, mul, read, read_else, select, tadd, tc, tmul, tsub, tv,
 };
-use crate::stage::texpr::{bands as bands_text, body, lit, offset};
-use std::fmt::Write as _;
+use crate::stage::expr::{Band, bands, body};
+use crate::stage::linalg::{
+    Columns, blocked_solve, chain, factor_columns, flip, potrf, reversed, solve_rows,
+};
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
 use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::{self, BinOp, Expr, ReduceOp, Term, VarId, VecRef};
 
 /// The TExpr name of register `r`.
 fn name(r: Reg) -> String {
     format!("r{}", r.0)
 }
 
-/// Element `(i, j)` of `x` read as a matrix of `out`'s shape with broadcast `b`.
-fn read(p: &Program, x: Reg, b: Bcast) -> String {
-    let rows = p.ty(x).shape.rows;
-    match b {
-        Bcast::Full => format!("{}[i + j * {rows}]", name(x)),
-        Bcast::Row => format!("{}[j]", name(x)),
-        Bcast::Col => format!("{}[i]", name(x)),
-        Bcast::All => format!("{}[0]", name(x)),
+/// The program being built: its vector of each register made so far.
+struct Dense<'p> {
+    p: &'p Program,
+    s: Body,
+    vecs: Vec<Option<VecRef>>,
+}
+
+impl Dense<'_> {
+    fn vec(&self, r: Reg) -> VecRef {
+        self.vecs[r.0 as usize].expect("an operand is made before its uses")
+    }
+
+    /// Element `(i, j)` of `x` read as a matrix of `out`'s shape with broadcast `b`.
+    fn read(&self, x: Reg, b: Bcast, (i, j): (VarId, VarId)) -> Expr {
+        let rows = self.p.ty(x).shape.rows;
+        let v = self.vec(x);
+        match b {
+            Bcast::Full => read(v, cm(tv(i), tv(j), rows)),
+            Bcast::Row => read(v, tv(j)),
+            Bcast::Col => read(v, tv(i)),
+            Bcast::All => read(v, tc(0)),
+        }
+    }
+
+    /// Element `(row, col)` of `x`, column-major.
+    fn at(&self, x: Reg) -> impl Fn(Term, Term) -> Expr + use<> {
+        let (v, rows) = (self.vec(x), self.p.ty(x).shape.rows);
+        move |i: Term, j: Term| read(v, cm(i, j, rows))
     }
 }
 
@@ -43,30 +66,61 @@ fn mode(p: &Program, x: Reg, r: Reg) -> Bcast {
     crate::air::typing::broadcast_mode(p.ty(x), p.ty(r)).unwrap_or(Bcast::Full)
 }
 
-/// The value of op `r` at element `(i, j)` (index variables `i`, `j`).
-fn element(p: &Program, r: Reg) -> String {
+/// The fold of a reduction's aggregation and how many terms a mean divides by.
+fn fold(agg: Agg, axis: SumAxis, s: crate::air::Dims) -> (ReduceOp, u64) {
+    match agg {
+        Agg::Sum => (ReduceOp::Add, 1),
+        Agg::Max => (ReduceOp::Max, 1),
+        Agg::Min => (ReduceOp::Min, 1),
+        Agg::Prod => (ReduceOp::Mul, 1),
+        Agg::Var | Agg::Std => unreachable!("expanded into means first"),
+        Agg::Mean => (
+            ReduceOp::Add,
+            match axis {
+                SumAxis::Rows => s.cols,
+                SumAxis::Cols => s.rows,
+                SumAxis::All => s.len(),
+            },
+        ),
+    }
+}
+
+/// `e`, times `1 / count` when above 1 (a mean's term).
+fn scaled(e: Expr, count: u64) -> Expr {
+    if count > 1 {
+        mul(e, lit(1.0 / count as f32))
+    } else {
+        e
+    }
+}
+
+/// The value of op `r` at element `(i, j)`.
+fn element(d: &mut Dense, r: Reg, (i, j): (VarId, VarId)) -> Expr {
+    let p = d.p;
     let out = p.ty(r).shape;
     if let Some(g) = crate::air::gather::gather(p, r) {
         let var = match g.axis {
-            crate::air::Axis::Rows => "i",
-            crate::air::Axis::Cols => "j",
+            crate::air::Axis::Rows => i,
+            crate::air::Axis::Cols => j,
         };
-        let bands: Vec<(u64, String)> = g
+        let reads: Vec<Band> = g
             .pieces
             .iter()
             .map(|pc| {
-                let col = if pc.col_from_row { "i" } else { "j" };
-                let read = format!(
-                    "{}[{} + {} * {}]",
-                    name(pc.part),
-                    offset("i", pc.dr),
-                    offset(col, pc.dc),
-                    p.ty(pc.part).shape.rows
+                let col = if pc.col_from_row { i } else { j };
+                let index = cm(
+                    crate::stage::build::offset(tv(i), pc.dr),
+                    crate::stage::build::offset(tv(col), pc.dc),
+                    p.ty(pc.part).shape.rows,
                 );
-                (pc.hi, read)
+                Band {
+                    hi: pc.hi,
+                    vec: d.vec(pc.part),
+                    index,
+                }
             })
             .collect();
-        return bands_text(var, &bands);
+        return bands(var, &reads);
     }
     match &p.inst(r).op {
         Op::Input | Op::Random(_) => unreachable!("leaves are inputs of the reference"),
@@ -87,150 +141,140 @@ fn element(p: &Program, r: Reg) -> String {
                 _ => crate::passes::fuse_elementwise::as_fused(p, r)
                     .expect("elementwise ops have fused bodies"),
             };
-            let leaves: Vec<String> = f.operands.iter().map(|o| read(p, o.reg, o.bcast)).collect();
-            body(&f.body, &|k| leaves[k as usize].clone(), "")
+            let leaves: Vec<Expr> = f
+                .operands
+                .iter()
+                .map(|o| d.read(o.reg, o.bcast, (i, j)))
+                .collect();
+            body(&f.body, &leaves, None)
         }
         Op::Matmul { a, b, epilogue } => {
             let k = p.ty(*a).shape.cols;
-            let acc = format!(
-                "(reduce {k} |k| {}[i + k * {}] * {}[k + j * {k}])",
-                name(*a),
-                out.rows,
-                name(*b)
-            );
+            let (va, vb) = (d.vec(*a), d.vec(*b));
+            let acc = d.s.reduce(ReduceOp::Add, k, "k", |_, kv| {
+                mul(
+                    read(va, cm(tv(i), tv(kv), out.rows)),
+                    read(vb, cm(tv(kv), tv(j), k)),
+                )
+            });
             match epilogue {
                 None => acc,
                 Some(f) => {
-                    let leaves: Vec<String> =
-                        f.operands.iter().map(|o| read(p, o.reg, o.bcast)).collect();
-                    format!(
-                        "let acc = {acc} in {}",
-                        body(&f.body, &|k| leaves[k as usize].clone(), "acc")
-                    )
+                    let leaves: Vec<Expr> = f
+                        .operands
+                        .iter()
+                        .map(|o| d.read(o.reg, o.bcast, (i, j)))
+                        .collect();
+                    d.s.let_in("acc", acc, |_, acc| body(&f.body, &leaves, Some(&acc)))
                 }
             }
         }
-        Op::Transpose(x) => format!("{}[j + i * {}]", name(*x), out.cols),
+        Op::Transpose(x) => read(d.vec(*x), cm(tv(j), tv(i), out.cols)),
         Op::Concat { .. } | Op::Filter { .. } | Op::Diag(_) => {
             unreachable!("gathers are read through their bands above")
         }
-        Op::Cholesky(_) | Op::Solve { .. } => unreachable!("one loop each, `linalg_let`"),
-        Op::Slice { src, rows, cols } => format!(
-            "{}[(i + {}) + (j + {}) * {}]",
-            name(*src),
-            rows.start,
-            cols.start,
-            p.ty(*src).shape.rows
-        ),
+        Op::Cholesky(_) | Op::Solve { .. } => unreachable!("one loop each, `linalg_value`"),
+        Op::Slice { src, rows, cols } => {
+            let row = tadd(tv(i), tc(rows.start as i64));
+            let col = tadd(tv(j), tc(cols.start as i64));
+            read(d.vec(*src), cm(row, col, p.ty(*src).shape.rows))
+        }
         Op::Reverse(flip, x) => {
-            let a = if flip.rows() && out.rows > 1 {
-                format!("({} - i)", out.rows - 1)
-            } else if flip.rows() {
-                "0".into()
-            } else {
-                "i".into()
+            let end = |on: bool, v: VarId, n: u64| match (on, n > 1) {
+                (true, true) => tsub(tc(n as i64 - 1), tv(v)),
+                (true, false) => tc(0),
+                (false, _) => tv(v),
             };
-            let b = if flip.cols() && out.cols > 1 {
-                format!("({} - j)", out.cols - 1)
-            } else if flip.cols() {
-                "0".into()
-            } else {
-                "j".into()
-            };
-            format!("{}[{a} + {b} * {}]", name(*x), out.rows)
+            let a = end(flip.rows(), i, out.rows);
+            let b = end(flip.cols(), j, out.cols);
+            read(d.vec(*x), cm(a, b, out.rows))
         }
         Op::Reduce(agg, axis, x) => {
-            let s = p.ty(*x).shape;
-            let (op, count) = match agg {
-                Agg::Sum => ("", 1),
-                Agg::Max => ("max ", 1),
-                Agg::Min => ("min ", 1),
-                Agg::Prod => ("* ", 1),
-                Agg::Var | Agg::Std => unreachable!("expanded into means first"),
-                Agg::Mean => (
-                    "",
-                    match axis {
-                        SumAxis::Rows => s.cols,
-                        SumAxis::Cols => s.rows,
-                        SumAxis::All => s.len(),
-                    },
-                ),
-            };
-            let term = |at: String| {
-                let e = format!("{}[{at}]", name(*x));
-                if count > 1 {
-                    format!("({e} * {})", lit(1.0 / count as f32))
-                } else {
-                    e
-                }
-            };
+            let sh = p.ty(*x).shape;
+            let (op, count) = fold(*agg, *axis, sh);
+            let v = d.vec(*x);
+            let term = |row: Term, col: Term| scaled(read(v, cm(row, col, sh.rows)), count);
             match axis {
-                SumAxis::Rows => format!(
-                    "(reduce {op}{} |k| {})",
-                    s.cols,
-                    term(format!("i + k * {}", s.rows))
-                ),
-                SumAxis::Cols => format!(
-                    "(reduce {op}{} |k| {})",
-                    s.rows,
-                    term(format!("k + j * {}", s.rows))
-                ),
-                SumAxis::All => format!(
-                    "(reduce {op}{} |q| reduce {op}{} |k| {})",
-                    s.cols,
-                    s.rows,
-                    term(format!("k + q * {}", s.rows))
-                ),
+                SumAxis::Rows => d.s.reduce(op, sh.cols, "k", |_, k| term(tv(i), tv(k))),
+                SumAxis::Cols => d.s.reduce(op, sh.rows, "k", |_, k| term(tv(k), tv(j))),
+                SumAxis::All => d.s.reduce(op, sh.cols, "q", |s, q| {
+                    s.reduce(op, sh.rows, "k", |_, k| term(tv(k), tv(q)))
+                }),
             }
         }
     }
 }
-
-/// A factorization or solve over whole matrices (the `let`s before it, and
-/// its value): the tile tasks' algorithm (`stage::linalg`), a factor by the
-/// same blocks of columns, so each element is a sum of the same terms and
-/// the bound covers the order the tile tasks add them in.
-fn linalg_value(p: &Program, r: Reg) -> (String, String) {
-    let at = |x: Reg| {
-        let rows = p.ty(x).shape.rows;
-        move |i: &str, j: &str| format!("{}[{i} + ({j}) * {rows}]", name(x))
-    };
+/// A factorization or solve over whole matrices, bound to its register's
+/// name: the tile tasks' algorithm (`stage::linalg`), a factor by the same
+/// blocks of columns, so each element is a sum of the same terms and the
+/// bound covers the order the tile tasks add them in.
+fn linalg_value(d: &mut Dense, r: Reg) -> VecRef {
+    let p = d.p;
+    let own = name(r);
+    let prefix = format!("{own}_");
     match p.inst(r).op {
         Op::Cholesky(a) => {
             // The tile tasks' blocks: the full column tiles', then a ragged last one's.
             let ty = p.ty(r);
             let n = ty.shape.rows;
             let parts = factor_columns(n, ty.tile.cols);
-            chain(&format!("{}_", name(r)), n * n, &parts, |c, from| {
-                potrf(n, c, &at(a), from)
-            })
+            let a = d.at(a);
+            chain(
+                &mut d.s,
+                &prefix,
+                n * n,
+                &parts,
+                Bind::Let(&own),
+                |s, c, from, bind| potrf(s, n, c, &a, from, bind),
+            )
+            .expect("a factor has columns")
         }
         Op::Solve { tri, rhs, upper } => {
-            let s = p.ty(rhs).shape;
-            let n = s.rows;
-            let t = at(tri);
+            let sh = p.ty(rhs).shape;
+            let n = sh.rows;
+            let t = d.at(tri);
             let t = reversed(n, upper, &t);
-            let b = at(rhs);
-            let b = |i: &str, j: &str| b(&flip(n, upper, i), j);
+            let b = d.at(rhs);
+            let b = |i: Term, j: Term| b(flip(n, upper, i), j);
             let parts = solve_rows(n, p.ty(tri).tile.rows, upper);
-            let (mut lets, value) =
-                chain(&format!("{}_", name(r)), n * s.cols, &parts, |c, from| {
-                    blocked_solve(n, s.cols, c, &t, &b, from)
-                });
+            let solved = if upper {
+                format!("{own}_x")
+            } else {
+                own.clone()
+            };
+            let step = |s: &mut Body, c: Columns, from: Expr, bind: Bind| {
+                blocked_solve(s, (n, sh.cols), c, &t, &b, from, bind)
+            };
+            let x = chain(
+                &mut d.s,
+                &prefix,
+                n * sh.cols,
+                &parts,
+                Bind::Let(&solved),
+                step,
+            )
+            .expect("a solve has rows");
             if !upper {
-                return (lets, value);
+                return x;
             }
             // Rows found in reverse, put back in order.
-            let x = format!("{}_x", name(r));
-            lets.push_str(&format!("let {x}: f32[{}] = {value}\n", n * s.cols));
-            let value = format!(
-                "compute {} |j| compute {n} |i| {x}[({} - i) + j * {n}]",
-                s.cols,
-                n - 1
-            );
-            (lets, value)
+            let value = d.s.tile((n, sh.cols), |_, i, j| {
+                read(x, cm(tsub(tc(n as i64 - 1), tv(i)), tv(j), n))
+            });
+            d.s.global(&own, value)
         }
         _ => unreachable!("a linear-algebra op"),
+    }
+}
+
+/// An index as an index term and as a value: `v` or `a * m + v`.
+fn index(a: Option<(VarId, u64)>, v: VarId) -> (Term, Expr) {
+    match a {
+        None => (tv(v), at(v)),
+        Some((a, m)) => (
+            tadd(tmul(tv(a), tc(m as i64)), tv(v)),
+            bin(BinOp::Add, mul(at(a), int(m)), at(v)),
+        ),
     }
 }
 
@@ -239,9 +283,10 @@ fn linalg_value(p: &Program, r: Reg) -> (String, String) {
 /// each column, or of the whole), then the partials added in any order (a
 /// rank adds its own, ranks combine theirs). Elements past a ragged edge
 /// count as 0 (exact).
-fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
+fn tiled_sum(d: &mut Dense, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> VecRef {
+    let p = d.p;
     let ty = p.ty(x);
-    let (rows, cols, tr, tc) = (ty.shape.rows, ty.shape.cols, ty.tile.rows, ty.tile.cols);
+    let (rows, cols, tr, tc_) = (ty.shape.rows, ty.shape.cols, ty.tile.rows, ty.tile.cols);
     let n = ty.n_tiles();
     let count = match (agg, axis) {
         (Agg::Sum, _) => 1,
@@ -249,144 +294,136 @@ fn tiled_sum(p: &Program, r: Reg, agg: Agg, axis: SumAxis, x: Reg) -> String {
         (_, SumAxis::Cols) => rows,
         (_, SumAxis::All) => rows * cols,
     };
+    let v = d.vec(x);
     // Element (row, col) of x, 0 past the edges, divided by the count of a mean.
-    let term = |row: &str, col: &str| {
-        let read = format!("{}[{row} + ({col}) * {rows}]", name(x));
+    let term = |(row, rowv): (Term, Expr), (col, colv): (Term, Expr)| {
+        let read_at = |f: fn(VecRef, Term) -> Expr| f(v, cm(row.clone(), col.clone(), rows));
         let mut conds = Vec::new();
         if !rows.is_multiple_of(tr) {
-            conds.push(format!("{row} < {rows}"));
+            conds.push(bin(BinOp::Lt, rowv, int(rows)));
         }
-        if !cols.is_multiple_of(tc) {
-            conds.push(format!("{col} < {cols}"));
+        if !cols.is_multiple_of(tc_) {
+            conds.push(bin(BinOp::Lt, colv, int(cols)));
         }
-        let e = if conds.is_empty() {
-            read
-        } else {
-            format!("select({}, {read} else 0.0, 0.0)", conds.join(" && "))
+        let e = match conds.into_iter().reduce(and) {
+            None => read_at(read),
+            Some(cond) => select(cond, read_at(read_else), lit(0.0)),
         };
-        if count > 1 {
-            format!("({e} * {})", lit(1.0 / count as f32))
-        } else {
-            e
-        }
+        scaled(e, count)
     };
-    let (part, len, value) = match axis {
-        SumAxis::Rows => (
-            format!(
-                "compute {} |t| compute {rows} |i| reduce {tc} |k| {}",
-                n.cols,
-                term("i", &format!("t * {tc} + k"))
-            ),
-            rows * n.cols,
-            format!(
-                "compute 1 |j| compute {rows} |i| reduce {} |t| P[i + t * {rows}]",
-                n.cols
-            ),
-        ),
-        SumAxis::Cols => (
-            format!(
-                "compute {cols} |j| compute {} |t| reduce {tr} |k| {}",
-                n.rows,
-                term(&format!("t * {tr} + k"), "j")
-            ),
-            n.rows * cols,
-            format!(
-                "compute {cols} |j| compute 1 |i| reduce {} |t| P[t + j * {}]",
-                n.rows, n.rows
-            ),
-        ),
+    let own = name(r);
+    let parts = format!("{own}_parts");
+    let s = &mut d.s;
+    match axis {
+        SumAxis::Rows => {
+            let part = s.compute(n.cols, "t", |s, t| {
+                s.compute(rows, "i", |s, i| {
+                    s.reduce(ReduceOp::Add, tc_, "k", |_, k| {
+                        term(index(None, i), index(Some((t, tc_)), k))
+                    })
+                })
+            });
+            let pv = s.global(&parts, part);
+            let value = s.tile((rows, 1), |s, i, _| {
+                s.reduce(ReduceOp::Add, n.cols, "t", |_, t| {
+                    read(pv, cm(tv(i), tv(t), rows))
+                })
+            });
+            s.global(&own, value)
+        }
+        SumAxis::Cols => {
+            let part = s.compute(cols, "j", |s, j| {
+                s.compute(n.rows, "t", |s, t| {
+                    s.reduce(ReduceOp::Add, tr, "k", |_, k| {
+                        term(index(Some((t, tr)), k), index(None, j))
+                    })
+                })
+            });
+            let pv = s.global(&parts, part);
+            let value = s.tile((1, cols), |s, _, j| {
+                s.reduce(ReduceOp::Add, n.rows, "t", |_, t| {
+                    read(pv, cm(tv(t), tv(j), n.rows))
+                })
+            });
+            s.global(&own, value)
+        }
         SumAxis::All => {
             // Each tile's column sums (stored), then each tile's sum of them
             // (stored), as a whole-matrix step computes a tile.
-            let columns = format!("{}_cols", name(r));
-            let col = |c: &str| {
-                let read = format!("{columns}[t + ({c}) * {}]", n.rows);
-                if cols.is_multiple_of(tc) {
-                    read
-                } else {
-                    format!("select({c} < {cols}, {read} else 0.0, 0.0)")
-                }
-            };
-            let tiles = format!(
-                "compute {} |u| compute {} |t| reduce {tc} |k| {}",
-                n.cols,
-                n.rows,
-                col(&format!("u * {tc} + k"))
-            );
-            let part = format!(
-                "compute {cols} |j| compute {} |t| reduce {tr} |k| {}\nlet {}_parts: f32[{}] = {tiles}",
-                n.rows,
-                term(&format!("t * {tr} + k"), "j"),
-                name(r),
-                n.rows * n.cols
-            );
-            return format!(
-                "let {columns}: f32[{}] = {part}\nlet {}: f32[1] = compute 1 |j| compute 1 |i| reduce {} |u| reduce {} |t| {}_parts[t + u * {}]\n",
-                cols * n.rows,
-                name(r),
-                n.cols,
-                n.rows,
-                name(r),
-                n.rows
-            );
+            let sums = s.compute(cols, "j", |s, j| {
+                s.compute(n.rows, "t", |s, t| {
+                    s.reduce(ReduceOp::Add, tr, "k", |_, k| {
+                        term(index(Some((t, tr)), k), index(None, j))
+                    })
+                })
+            });
+            let columns = s.global(&format!("{own}_cols"), sums);
+            let tiles = s.compute(n.cols, "u", |s, u| {
+                s.compute(n.rows, "t", |s, t| {
+                    s.reduce(ReduceOp::Add, tc_, "k", |_, k| {
+                        let (c, cv) = index(Some((u, tc_)), k);
+                        let at = tadd(tv(t), tmul(c, tc(n.rows as i64)));
+                        if cols.is_multiple_of(tc_) {
+                            read(columns, at)
+                        } else {
+                            select(
+                                bin(BinOp::Lt, cv, int(cols)),
+                                read_else(columns, at),
+                                lit(0.0),
+                            )
+                        }
+                    })
+                })
+            });
+            let pv = s.global(&parts, tiles);
+            let whole = s.tile((1, 1), |s, _, _| {
+                s.reduce(ReduceOp::Add, n.cols, "u", |s, u| {
+                    s.reduce(ReduceOp::Add, n.rows, "t", |_, t| {
+                        read(pv, cm(tv(t), tv(u), n.rows))
+                    })
+                })
+            });
+            s.global(&own, whole)
         }
-    };
-    let partials = format!("{}_parts", name(r));
-    format!(
-        "let {partials}: f32[{len}] = {part}\nlet {}: f32[{}] = {}\n",
-        name(r),
-        p.ty(r).shape.len(),
-        value.replace("P[", &format!("{partials}[")),
-    )
+    }
 }
 
 /// The dense TExpr program of `p`: its inputs, one `let` per op, the
 /// returned matrix as output `out`.
-pub fn dense_program(p: &Program) -> String {
+pub fn dense_program(p: &Program) -> ir::Program {
     // A variance is what the block layer defines it as: two passes (`passes::stats`).
     let (expanded, _) = crate::passes::stats::expand(p);
     let p = &expanded;
-    let mut src = String::new();
+    let mut d = Dense {
+        p,
+        s: Body::default(),
+        vecs: vec![None; p.insts.len()],
+    };
     for r in p.regs() {
         let ty = p.ty(r);
-        let len = ty.shape.len();
-        // A random matrix is an input of the reference too (its values made here).
-        if matches!(p.inst(r).op, Op::Input | Op::Random(_)) {
-            let _ = writeln!(src, "input {}: f32[{len}]", name(r));
-            continue;
-        }
-        if let Op::Reduce(agg @ (Agg::Sum | Agg::Mean), axis, x) = p.inst(r).op {
-            src.push_str(&tiled_sum(p, r, agg, axis, x));
-            continue;
-        }
-        if crate::stage::linalg::is_linalg(p, r) {
-            let (lets, value) = linalg_value(p, r);
-            src.push_str(&lets);
-            let _ = writeln!(src, "let {}: f32[{len}] = {value}", name(r));
-            continue;
-        }
-        let value = format!(
-            "compute {} |j| compute {} |i| {}",
-            ty.shape.cols,
-            ty.shape.rows,
-            element(p, r)
-        );
-        let _ = writeln!(src, "let {}: f32[{len}] = {value}", name(r));
+        let v = match p.inst(r).op {
+            // A random matrix is an input of the reference too (its values made here).
+            Op::Input | Op::Random(_) => d.s.input(&name(r), ty.shape.len()),
+            Op::Reduce(agg @ (Agg::Sum | Agg::Mean), axis, x) => tiled_sum(&mut d, r, agg, axis, x),
+            _ if crate::stage::linalg::is_linalg(p, r) => linalg_value(&mut d, r),
+            _ => {
+                let ij = d.s.tile_vars(ty.shape);
+                let value = element(&mut d, r, ij);
+                let value = d.s.tile_of(ty.shape, ij, value);
+                d.s.global(&name(r), value)
+            }
+        };
+        d.vecs[r.0 as usize] = Some(v);
     }
-    let _ = writeln!(
-        src,
-        "output out: f32[{}] = {}",
-        p.ty(p.ret).shape.len(),
-        name(p.ret)
-    );
-    src
+    let ret = d.s.whole(d.vec(p.ret));
+    d.s.bind(Bind::Output("out"), ret);
+    d.s.finish()
 }
 
 /// The interpreter's value and per-element bound of `p`'s result on `inputs`.
 pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diagnostic> {
     super::dense::check_inputs(p, inputs)?;
-    let src = dense_program(p);
-    let prog = super::runner::check_kernel(&src)?;
+    let prog = dense_program(p);
     // The program `dense_program` wrote: its leaves, in order, are its inputs.
     let (expanded, _) = crate::passes::stats::expand(p);
     let mut given = inputs.iter();

@@ -253,7 +253,10 @@ impl device::TileDevice for Sleepy<'_> {
     fn describe(&self) -> String {
         self.inner.describe()
     }
-    fn compile(&mut self, k: &str) -> Result<device::KernelId, texpr_syntax::Diagnostic> {
+    fn compile(
+        &mut self,
+        k: &crate::stage::Kernel,
+    ) -> Result<device::KernelId, texpr_syntax::Diagnostic> {
         self.inner.compile(k)
     }
     fn compiled(&self) -> usize {

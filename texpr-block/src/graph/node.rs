@@ -86,7 +86,7 @@ pub enum NodeKind {
         op: Reg,
         tile: (u64, u64),
         rank: CommunicatorRank,
-        kernel: String,
+        kernel: crate::stage::Kernel,
         flops: u64,
         work: Work,
     },

@@ -1,8 +1,13 @@
 //! What one block computes: its context (tile index and size), the panels it
 //! reads and its TExpr kernel.
 
+use super::build::read;
 use super::view::TileMap;
 use crate::air::{Dims, Reg};
+use texpr_syntax::ir::{self, Expr, Term, VecRef};
+
+/// A block's kernel: a TExpr program, shared by every node that runs it.
+pub type Kernel = std::sync::Arc<ir::Program>;
 
 /// A block's context: its tile index and size, nothing else.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,17 +46,18 @@ impl Panel {
         }
     }
 
-    /// TExpr text reading element `(i, j)` (as the kernel sees the rectangle).
-    pub fn at(&self, i: &str, j: &str) -> String {
-        format!("{}[{}]", self.name, self.map.term(self.seen(), i, j))
+    /// Element `(i, j)` (as the kernel sees the rectangle) of the panel,
+    /// which is the kernel's input `v`.
+    pub fn at(&self, v: VecRef, i: Term, j: Term) -> Expr {
+        read(v, self.map.term(self.seen(), i, j))
     }
 }
 
 /// What one block computes: a TExpr kernel over panels.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockBody {
-    /// TExpr source: inputs named as the panels, in order, and `output out`.
-    pub kernel: String,
+    /// Inputs named as the panels, in order, and `output out`.
+    pub kernel: Kernel,
     pub inputs: Vec<Panel>,
     /// Output length (`dims.rows * dims.cols`).
     pub out_len: u64,

@@ -9,25 +9,35 @@
 //! on the band variable, each band's read guarded (`else 0.0`).
 
 use super::body::{BlockBody, BlockContext, Panel};
-use super::kernel::{panel, tile_body};
-use super::texpr::{bands, offset};
+use super::build::{Body, offset, tv};
+use super::expr::{Band, bands};
+use super::kernel::{input, panel, tile_body};
 use crate::air::gather::Gather;
 use crate::air::{Axis, Program, Reg};
+use texpr_syntax::ir::{Expr, VarId};
 
 /// The body of block `ctx` of gather `reg`, whose bands are `g`.
 pub fn body(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> BlockBody {
-    let (panels, expr) = reads(p, reg, g, ctx);
-    tile_body(panels, ctx.dims, &expr)
+    let mut s = Body::default();
+    let ij = s.tile_vars(ctx.dims);
+    let (panels, expr) = reads(p, reg, g, ctx, ij);
+    tile_body(s, panels, ctx.dims, ij, expr)
 }
 
 /// The panels and the element expression (over `i`, `j`) of block `ctx`.
-fn reads(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> (Vec<Panel>, String) {
+fn reads(
+    p: &Program,
+    reg: Reg,
+    g: &Gather,
+    ctx: &BlockContext,
+    (i, j): (VarId, VarId),
+) -> (Vec<Panel>, Expr) {
     let t = p.ty(reg).tile;
     let (r0, c0) = (ctx.i * t.rows, ctx.j * t.cols);
     let (rows, cols) = (r0..r0 + ctx.dims.rows, c0..c0 + ctx.dims.cols);
     let (var, band) = match g.axis {
-        Axis::Rows => ("i", rows.clone()),
-        Axis::Cols => ("j", cols.clone()),
+        Axis::Rows => (i, rows.clone()),
+        Axis::Cols => (j, cols.clone()),
     };
     let mut panels = Vec::new();
     let mut reads = Vec::new();
@@ -54,13 +64,17 @@ fn reads(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> (Vec<Panel>, 
         // Local (i, j) of the tile to the row and column of the panel (as
         // the operand sees it: `at` maps through a view's index map).
         let (pr0, pc0) = ((trows.0 * pt.rows) as i64, (tcols.0 * pt.cols) as i64);
-        let row = offset("i", r0 as i64 + pc.dr - pr0);
+        let row = offset(tv(i), r0 as i64 + pc.dr - pr0);
         let col = if pc.col_from_row {
-            offset("i", r0 as i64 + pc.dc - pc0)
+            offset(tv(i), r0 as i64 + pc.dc - pc0)
         } else {
-            offset("j", c0 as i64 + pc.dc - pc0)
+            offset(tv(j), c0 as i64 + pc.dc - pc0)
         };
-        reads.push((hi - band.start, pn.at(&row, &col)));
+        reads.push(Band {
+            hi: hi - band.start,
+            vec: input(panels.len()),
+            index: pn.map.term(pn.seen(), row, col),
+        });
         panels.push(pn);
     }
     (panels, bands(var, &reads))

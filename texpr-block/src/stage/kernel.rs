@@ -1,54 +1,83 @@
-//! Block bodies: for one block of one op, the panels it reads and the TExpr kernel that computes the tile.
+//! Block bodies: for one block of one op, the panels it reads and the
+//! kernel (a TExpr program built as IR) that computes the tile.
 //!
 //! Every kernel writes its tile (`R x C`, column-major) as
 //! `output out: f32[R*C] = compute C |j| compute R |i| ...`, so element
 //! `(i, j)` lands at `i + j * R`.
 
-use super::body::{BlockBody, BlockContext, Panel};
-use super::texpr;
+use super::body::{BlockBody, BlockContext, Kernel, Panel};
+use super::build::{Bind, Body, add, call, lit, mul, read, tc, tv};
+use super::expr;
 use super::view::resolve;
 use crate::air::{Agg, Bcast, Dims, EExpr, Fused, Op, Operand, Program, Reg, SumAxis};
-use std::fmt::Write as _;
+use texpr_syntax::ir::{Expr, Func, ReduceOp, VarId, VecRef};
+
+/// The kernel's input `k` (panels are its inputs, in order).
+pub fn input(k: usize) -> VecRef {
+    VecRef::Input(k as u32)
+}
 
 /// The body of block `ctx` of op `reg`, which is no gather (those are
 /// `stage::gather`'s).
 pub fn body(p: &Program, reg: Reg, ctx: &BlockContext) -> BlockBody {
+    let mut s = Body::default();
+    let ij = s.tile_vars(ctx.dims);
+    let (i, j) = (tv(ij.0), tv(ij.1));
     let (inputs, expr) = match &p.inst(reg).op {
-        Op::Input | Op::Random(_) => (vec![], "0.0".to_string()),
-        Op::Matmul { a, b, epilogue } => matmul(p, *a, *b, epilogue.as_ref(), ctx),
+        Op::Input | Op::Random(_) => (vec![], lit(0.0)),
+        Op::Matmul { a, b, epilogue } => matmul(&mut s, p, (*a, *b), epilogue.as_ref(), ctx, ij),
         // A view's tile, read in place through its index map.
         Op::Transpose(_) | Op::Slice { .. } | Op::Reverse(..) => {
             let panel = tile_panel(p, "x", reg, (ctx.i, ctx.j));
-            let read = panel.at("i", "j");
+            let read = panel.at(input(0), i, j);
             (vec![panel], read)
         }
-        Op::Reduce(agg, axis, x) => return reduce(p, *agg, *axis, *x, ctx),
-        op => elementwise(p, reg, op, ctx),
+        Op::Reduce(agg, axis, x) => return reduce(s, p, *agg, *axis, *x, ctx),
+        op => elementwise(p, reg, op, ctx, ij),
     };
-    tile_body(inputs, ctx.dims, &expr)
+    tile_body(s, inputs, ctx.dims, ij, expr)
 }
 
-/// The kernel writing a tile of `dims` whose element `(i, j)` is `expr`.
-pub fn tile_body(inputs: Vec<Panel>, dims: Dims, expr: &str) -> BlockBody {
-    let (r, c) = (dims.rows, dims.cols);
-    finish(
-        inputs,
-        dims,
-        &format!("compute {c} |j| compute {r} |i| {expr}"),
-    )
+/// The kernel writing a tile of `dims` whose element `(i, j)` is `expr`
+/// (over the body's [`Body::tile_vars`]).
+pub fn tile_body(
+    s: Body,
+    inputs: Vec<Panel>,
+    dims: Dims,
+    ij: (VarId, VarId),
+    expr: Expr,
+) -> BlockBody {
+    let value = s.tile_of(dims, ij, expr);
+    finish(s, inputs, dims, value)
 }
 
-fn finish(inputs: Vec<Panel>, dims: Dims, value: &str) -> BlockBody {
-    let mut src = String::new();
-    for panel in &inputs {
-        let _ = writeln!(src, "input {}: f32[{}]", panel.name, panel.dims.len());
+/// The kernel: `lead` inputs before the panels (a task's tile before it),
+/// then the panels, and the output `value`.
+pub fn finish_with(
+    mut s: Body,
+    lead: &[(&str, u64)],
+    inputs: Vec<Panel>,
+    dims: Dims,
+    value: Option<Expr>,
+) -> BlockBody {
+    for (name, len) in lead {
+        s.input(name, *len);
     }
-    let _ = writeln!(src, "output out: f32[{}] = {value}", dims.len());
+    for panel in &inputs {
+        s.input(&panel.name, panel.dims.len());
+    }
+    if let Some(value) = value {
+        s.bind(Bind::Output("out"), value);
+    }
     BlockBody {
-        kernel: src,
+        kernel: Kernel::new(s.finish()),
         inputs,
         out_len: dims.len(),
     }
+}
+
+fn finish(s: Body, inputs: Vec<Panel>, dims: Dims, value: Expr) -> BlockBody {
+    finish_with(s, &[], inputs, dims, Some(value))
 }
 
 /// A panel of tile rows `rows` and tile columns `cols` of `src`; when `src`
@@ -80,24 +109,32 @@ fn tile_panel(p: &Program, name: &str, src: Reg, (i, j): (u64, u64)) -> Panel {
     panel(p, name, src, (i, i + 1), (j, j + 1))
 }
 
-/// The panels of a fused op's operands and how to read each at `(i, j)`.
-fn operand_leaves(p: &Program, ops: &[Operand], ctx: &BlockContext) -> (Vec<Panel>, Vec<String>) {
+/// The panels of a fused op's operands (the kernel's inputs from `first`
+/// on) and how to read each at `(i, j)`.
+fn operand_leaves(
+    p: &Program,
+    ops: &[Operand],
+    ctx: &BlockContext,
+    first: usize,
+    (i, j): (VarId, VarId),
+) -> (Vec<Panel>, Vec<Expr>) {
     let mut panels = Vec::new();
     let mut leaves = Vec::new();
     for (k, o) in ops.iter().enumerate() {
-        let name = format!("x{k}");
+        let v = input(first + k);
+        let (i, j) = (tv(i), tv(j));
         let (tile, at) = match o.bcast {
-            Bcast::Full => ((ctx.i, ctx.j), ("i", "j")),
-            Bcast::Row => ((0, ctx.j), ("0", "j")),
-            Bcast::Col => ((ctx.i, 0), ("i", "0")),
-            Bcast::All => ((0, 0), ("0", "0")),
+            Bcast::Full => ((ctx.i, ctx.j), (i.clone(), j.clone())),
+            Bcast::Row => ((0, ctx.j), (tc(0), j.clone())),
+            Bcast::Col => ((ctx.i, 0), (i.clone(), tc(0))),
+            Bcast::All => ((0, 0), (tc(0), tc(0))),
         };
-        let pn = tile_panel(p, &name, o.reg, tile);
+        let pn = tile_panel(p, &format!("x{k}"), o.reg, tile);
         let leaf = match (pn.map.is_identity(), o.bcast) {
-            (true, Bcast::Row) => format!("{name}[j]"),
-            (true, Bcast::Col) => format!("{name}[i]"),
-            (true, Bcast::All) => format!("{name}[0]"),
-            _ => pn.at(at.0, at.1),
+            (true, Bcast::Row) => read(v, j),
+            (true, Bcast::Col) => read(v, i),
+            (true, Bcast::All) => read(v, tc(0)),
+            _ => pn.at(v, at.0, at.1),
         };
         panels.push(pn);
         leaves.push(leaf);
@@ -105,11 +142,16 @@ fn operand_leaves(p: &Program, ops: &[Operand], ctx: &BlockContext) -> (Vec<Pane
     (panels, leaves)
 }
 
-fn elementwise(p: &Program, reg: Reg, op: &Op, ctx: &BlockContext) -> (Vec<Panel>, String) {
+fn elementwise(
+    p: &Program,
+    reg: Reg,
+    op: &Op,
+    ctx: &BlockContext,
+    ij: (VarId, VarId),
+) -> (Vec<Panel>, Expr) {
     let f = as_body(p, reg, op);
-    let (panels, leaves) = operand_leaves(p, &f.operands, ctx);
-    let expr = texpr::body(&f.body, &|k| leaves[k as usize].clone(), "");
-    (panels, expr)
+    let (panels, leaves) = operand_leaves(p, &f.operands, ctx, 0, ij);
+    (panels, expr::body(&f.body, &leaves, None))
 }
 
 /// Any elementwise op (and `broadcast`) as a fused body.
@@ -128,33 +170,42 @@ fn as_body(p: &Program, reg: Reg, op: &Op) -> Fused {
 }
 
 fn matmul(
+    s: &mut Body,
     p: &Program,
-    a: Reg,
-    b: Reg,
+    (a, b): (Reg, Reg),
     epi: Option<&Fused>,
     ctx: &BlockContext,
-) -> (Vec<Panel>, String) {
+    (i, j): (VarId, VarId),
+) -> (Vec<Panel>, Expr) {
     let kt = p.ty(a).n_tiles().cols;
     let pa = panel(p, "a", a, (ctx.i, ctx.i + 1), (0, kt));
     let pb = panel(p, "b", b, (0, kt), (ctx.j, ctx.j + 1));
-    let k = pa.seen().cols;
-    let acc = format!("(reduce {k} |k| {} * {})", pa.at("i", "k"), pb.at("k", "j"));
+    let depth = pa.seen().cols;
+    let acc = s.reduce(ReduceOp::Add, depth, "k", |_, k| {
+        mul(pa.at(input(0), tv(i), tv(k)), pb.at(input(1), tv(k), tv(j)))
+    });
     let mut panels = vec![pa, pb];
     let Some(f) = epi else { return (panels, acc) };
-    let (more, leaves) = operand_leaves(p, &f.operands, ctx);
+    let (more, leaves) = operand_leaves(p, &f.operands, ctx, 2, (i, j));
     panels.extend(more);
     let expr = if f.body.acc_uses() > 1 {
-        format!(
-            "let acc = {acc} in {}",
-            texpr::body(&f.body, &|k| leaves[k as usize].clone(), "acc")
-        )
+        s.let_in("acc", acc, |_, acc| {
+            expr::body(&f.body, &leaves, Some(&acc))
+        })
     } else {
-        texpr::body(&f.body, &|k| leaves[k as usize].clone(), &acc)
+        expr::body(&f.body, &leaves, Some(&acc))
     };
     (panels, expr)
 }
 
-fn reduce(p: &Program, agg: Agg, axis: SumAxis, x: Reg, ctx: &BlockContext) -> BlockBody {
+fn reduce(
+    mut s: Body,
+    p: &Program,
+    agg: Agg,
+    axis: SumAxis,
+    x: Reg,
+    ctx: &BlockContext,
+) -> BlockBody {
     let n = p.ty(x).n_tiles();
     let (rows, cols) = match axis {
         SumAxis::Rows => ((ctx.i, ctx.i + 1), (0, n.cols)),
@@ -162,92 +213,85 @@ fn reduce(p: &Program, agg: Agg, axis: SumAxis, x: Reg, ctx: &BlockContext) -> B
         SumAxis::All => ((0, n.rows), (0, n.cols)),
     };
     let pn = panel(p, "x", x, rows, cols);
-    let value = partial_value(p, agg, axis, x, &pn, None);
-    finish(vec![pn], ctx.dims, &value)
+    let value = partial_value(&mut s, p, (agg, axis, x), (&pn, input(0)), None);
+    finish(s, vec![pn], ctx.dims, value)
 }
 
-/// The TExpr value reducing panel `pn` of `x` along `axis` (the output's
-/// column-major elements), combined with `prev` (a partial result of the
-/// same shape) when given. A mean's terms are each multiplied by `1 /
-/// count` of the whole reduction, so that partial means add up (as the
-/// `--check` reference computes them, `exec::reference`).
-fn partial_value(
-    p: &Program,
-    agg: Agg,
-    axis: SumAxis,
-    x: Reg,
-    pn: &Panel,
-    prev: Option<&str>,
-) -> String {
-    let d = pn.seen();
-    let shape = p.ty(x).shape;
-    let (op, count) = match agg {
-        Agg::Sum => ("", 1),
-        Agg::Mean => (
-            "",
-            match axis {
-                SumAxis::Rows => shape.cols,
-                SumAxis::Cols => shape.rows,
-                SumAxis::All => shape.len(),
-            },
-        ),
-        Agg::Max => ("max ", 1),
-        Agg::Min => ("min ", 1),
-        Agg::Prod => ("* ", 1),
+/// The fold of an aggregation (a mean's is a sum of scaled terms).
+fn fold_op(agg: Agg) -> ReduceOp {
+    match agg {
+        Agg::Sum | Agg::Mean => ReduceOp::Add,
+        Agg::Max => ReduceOp::Max,
+        Agg::Min => ReduceOp::Min,
+        Agg::Prod => ReduceOp::Mul,
         Agg::Var | Agg::Std => unreachable!("expanded into means by the passes"),
-    };
-    let leaf = scaled(pn, count);
-    let (out, inner) = match axis {
-        SumAxis::Rows => (
-            format!("compute {} |i|", d.rows),
-            format!("reduce {op}{} |j| {leaf}", d.cols),
-        ),
-        SumAxis::Cols => (
-            format!("compute {} |j|", d.cols),
-            format!("reduce {op}{} |i| {leaf}", d.rows),
-        ),
-        SumAxis::All => (
-            "compute 1 |o|".to_string(),
-            format!("reduce {op}{} |j| reduce {op}{} |i| {leaf}", d.cols, d.rows),
-        ),
-    };
-    let term = format!("({inner})");
-    let at = match axis {
-        SumAxis::Rows => "i",
-        SumAxis::Cols => "j",
-        SumAxis::All => "o",
-    };
-    let value = match (prev, agg) {
-        (None, _) => term,
-        (Some(q), Agg::Sum | Agg::Mean) => format!("({q}[{at}] + {term})"),
-        (Some(q), Agg::Max) => format!("max({q}[{at}], {term})"),
-        (Some(q), Agg::Min) => format!("min({q}[{at}], {term})"),
-        (Some(q), Agg::Prod) => format!("({q}[{at}] * {term})"),
-        (Some(_), Agg::Var | Agg::Std) => unreachable!("expanded into means by the passes"),
-    };
-    match (axis, prev) {
-        // A whole reduction's value is one element: no compute around it.
-        (SumAxis::All, None) => inner_all(op, d, pn, count),
-        _ => format!("{out} {value}"),
     }
 }
 
-/// A whole-matrix reduction of one panel as one element (no partial before it).
-fn inner_all(op: &str, d: Dims, pn: &Panel, count: u64) -> String {
-    format!(
-        "reduce {op}{} |j| reduce {op}{} |i| {}",
-        d.cols,
-        d.rows,
-        scaled(pn, count)
-    )
+/// The value reducing panel `pn` (the kernel's input `v`) of `x` along
+/// `axis` (the output's column-major elements), combined with `prev` (a
+/// partial result of the same shape, an input) when given. A mean's terms
+/// are each multiplied by `1 / count` of the whole reduction, so that
+/// partial means add up (as the `--check` reference computes them,
+/// `exec::reference`).
+fn partial_value(
+    s: &mut Body,
+    p: &Program,
+    (agg, axis, x): (Agg, SumAxis, Reg),
+    (pn, v): (&Panel, VecRef),
+    prev: Option<VecRef>,
+) -> Expr {
+    let d = pn.seen();
+    let shape = p.ty(x).shape;
+    let count = match (agg, axis) {
+        (Agg::Mean, SumAxis::Rows) => shape.cols,
+        (Agg::Mean, SumAxis::Cols) => shape.rows,
+        (Agg::Mean, SumAxis::All) => shape.len(),
+        _ => 1,
+    };
+    let op = fold_op(agg);
+    let leaf = |i: VarId, j: VarId| scaled(pn, v, count, (i, j));
+    let combine = |at: VarId, term: Expr| match (prev, agg) {
+        (None, _) => term,
+        (Some(q), Agg::Sum | Agg::Mean) => add(read(q, tv(at)), term),
+        (Some(q), Agg::Max) => call(Func::Max, read(q, tv(at)), term),
+        (Some(q), Agg::Min) => call(Func::Min, read(q, tv(at)), term),
+        (Some(q), Agg::Prod) => mul(read(q, tv(at)), term),
+        (Some(_), Agg::Var | Agg::Std) => unreachable!("expanded into means by the passes"),
+    };
+    match axis {
+        SumAxis::Rows => s.compute(d.rows, "i", |s, i| {
+            let term = s.reduce(op, d.cols, "j", |_, j| leaf(i, j));
+            combine(i, term)
+        }),
+        SumAxis::Cols => s.compute(d.cols, "j", |s, j| {
+            let term = s.reduce(op, d.rows, "i", |_, i| leaf(i, j));
+            combine(j, term)
+        }),
+        // A whole reduction's value is one element: no compute around it.
+        SumAxis::All if prev.is_none() => whole_fold(s, op, d, &leaf),
+        SumAxis::All => s.compute(1, "o", |s, o| {
+            let term = whole_fold(s, op, d, &leaf);
+            combine(o, term)
+        }),
+    }
 }
 
-/// Element `(i, j)` of the panel, divided by `count` (a mean's term) when above 1.
-fn scaled(pn: &Panel, count: u64) -> String {
+/// `reduce op C |j| reduce op R |i| leaf(i, j)` over a panel seen as `d`.
+fn whole_fold(s: &mut Body, op: ReduceOp, d: Dims, leaf: &dyn Fn(VarId, VarId) -> Expr) -> Expr {
+    s.reduce(op, d.cols, "j", |s, j| {
+        s.reduce(op, d.rows, "i", |_, i| leaf(i, j))
+    })
+}
+
+/// Element `(i, j)` of the panel (the kernel's input `v`), divided by
+/// `count` (a mean's term) when above 1.
+fn scaled(pn: &Panel, v: VecRef, count: u64, (i, j): (VarId, VarId)) -> Expr {
+    let read = pn.at(v, tv(i), tv(j));
     if count > 1 {
-        format!("({} * {})", pn.at("i", "j"), texpr::lit(1.0 / count as f32))
+        mul(read, lit(1.0 / count as f32))
     } else {
-        pn.at("i", "j")
+        read
     }
 }
 
@@ -276,54 +320,53 @@ pub fn partial_body(p: &Program, reg: Reg, tile: (u64, u64), accumulate: bool) -
         dims: out,
         map: Default::default(),
     };
+    let mut s = Body::default();
+    let what = (agg, axis, x);
+    // With the partial before it, the tile is the kernel's second input.
+    let (first, second) = (input(0), input(1));
     // A max or min rounds nothing; a product's relative errors add up the
     // same in any order: one chain with the partial before is what the
     // `--check` reference bounds.
     let chain = matches!(agg, Agg::Max | Agg::Min | Agg::Prod);
     if chain || axis != SumAxis::All {
         if !accumulate {
-            let value = partial_value(p, agg, axis, x, &pn, None);
-            return finish(vec![pn], out, &value);
+            let value = partial_value(&mut s, p, what, (&pn, first), None);
+            return finish(s, vec![pn], out, value);
         }
         if chain {
-            let value = partial_value(p, agg, axis, x, &pn, Some("p"));
-            return finish(vec![prev, pn], out, &value);
+            let value = partial_value(&mut s, p, what, (&pn, second), Some(first));
+            return finish(s, vec![prev, pn], out, value);
         }
     }
     // A sum's tile is reduced into stored values first, then added: the
     // partials are rounded as the `--check` reference models them, never one
     // chain with the partial before. A whole tile's sum stores its column
     // sums first, so no chain is longer than a tile's side.
-    let mut lets = Vec::new();
+    let v = if accumulate { second } else { first };
     let tile = if axis == SumAxis::All {
         let count = if agg == Agg::Mean {
             p.ty(x).shape.len()
         } else {
             1
         };
-        lets.push(format!(
-            "let c: f32[{}] = compute {} |j| reduce {} |i| {}",
-            d.cols,
-            d.cols,
-            d.rows,
-            scaled(&pn, count)
-        ));
-        format!("compute 1 |o| reduce {} |j| c[j]", d.cols)
+        let sums = s.compute(d.cols, "j", |s, j| {
+            s.reduce(ReduceOp::Add, d.rows, "i", |_, i| {
+                scaled(&pn, v, count, (i, j))
+            })
+        });
+        let c = s.global("c", sums);
+        s.compute(1, "o", |s, _| {
+            s.reduce(ReduceOp::Add, d.cols, "j", |_, j| read(c, tv(j)))
+        })
     } else {
-        partial_value(p, agg, axis, x, &pn, None)
+        partial_value(&mut s, p, what, (&pn, v), None)
     };
-    let (inputs, value) = if accumulate {
-        lets.push(format!("let t: f32[{}] = {tile}", out.len()));
-        let add = format!("compute {} |e| (p[e] + t[e])", out.len());
-        (vec![prev, pn], add)
-    } else {
-        (vec![pn], tile)
-    };
-    let mut body = finish(inputs, out, &value);
-    let at = body.kernel.find("output ").expect("an output");
-    body.kernel.insert_str(
-        at,
-        &lets.iter().map(|l| format!("{l}\n")).collect::<String>(),
-    );
-    body
+    if !accumulate {
+        return finish(s, vec![pn], out, tile);
+    }
+    let t = s.global("t", tile);
+    let sum = s.compute(out.len(), "e", |_, e| {
+        add(read(first, tv(e)), read(t, tv(e)))
+    });
+    finish(s, vec![prev, pn], out, sum)
 }

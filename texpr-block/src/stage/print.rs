@@ -1,6 +1,6 @@
 //! The text form of a program's stages: global values, context type, blocks and their distinct kernels.
 
-use super::body::BlockBody;
+use super::body::{BlockBody, Kernel};
 use super::stage::{BlockMatrixStage, GlobalVal};
 use crate::air::Program;
 use std::fmt::Write as _;
@@ -28,7 +28,7 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
             };
         }
         let _ = writeln!(out, "  context {}", st.ctx_type);
-        let mut kernels: Vec<String> = Vec::new();
+        let mut kernels: Vec<Kernel> = Vec::new();
         if super::linalg::is_linalg(p, st.reg) {
             tasks(p, st, &mut kernels, &mut out);
         }
@@ -48,9 +48,9 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
                 reads.join(" ")
             );
         }
-        for (k, src) in kernels.iter().enumerate() {
+        for (k, kernel) in kernels.iter().enumerate() {
             let _ = writeln!(out, "  kernel k{k}:");
-            for line in src.lines() {
+            for line in texpr_syntax::print::program(kernel).lines() {
                 let _ = writeln!(out, "    {line}");
             }
         }
@@ -78,7 +78,7 @@ fn read(p: &Program, pn: &super::body::Panel) -> String {
 
 /// A factorization's or solve's tasks, in order, each with its kernel and
 /// what it reads (`c=version` is the tile as the task before it left it).
-fn tasks(p: &Program, st: &BlockMatrixStage, kernels: &mut Vec<String>, out: &mut String) {
+fn tasks(p: &Program, st: &BlockMatrixStage, kernels: &mut Vec<Kernel>, out: &mut String) {
     for task in super::linalg::tasks(p, st.reg) {
         let lb = super::linalg::body(p, st.reg, task.tile, task.step);
         let k = kernel_id(kernels, &lb.body);
@@ -102,7 +102,7 @@ fn tasks(p: &Program, st: &BlockMatrixStage, kernels: &mut Vec<String>, out: &mu
     }
 }
 
-fn kernel_id(kernels: &mut Vec<String>, body: &BlockBody) -> usize {
+fn kernel_id(kernels: &mut Vec<Kernel>, body: &BlockBody) -> usize {
     if let Some(k) = kernels.iter().position(|s| *s == body.kernel) {
         return k;
     }

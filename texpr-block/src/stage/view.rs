@@ -8,8 +8,10 @@
 //! [`TileMap`]. Block bodies read views this way, so no view is ever copied
 //! to be read: the kernel's index expression does the work.
 
+use super::build::{cm, tc, tsub};
 use crate::air::{Dims, Op, Program, Reg};
 use std::fmt;
+use texpr_syntax::ir::Term;
 
 /// How element `(i, j)` of a view's rectangle (`r x c` as the view sees it)
 /// is found in the viewed rectangle, column-major: reversed first (in the
@@ -56,16 +58,16 @@ impl TileMap {
         }
     }
 
-    /// The same offset as TExpr index-term text over the index variables
-    /// `i` and `j` (a view rectangle of `dims`).
-    pub fn term(&self, dims: Dims, i: &str, j: &str) -> String {
-        let flip = |on: bool, v: &str, n: u64| {
+    /// The same offset as an index term over `i` and `j` (a view
+    /// rectangle of `dims`).
+    pub fn term(&self, dims: Dims, i: Term, j: Term) -> Term {
+        let flip = |on: bool, v: Term, n: u64| {
             if on && n > 1 {
-                format!("({} - {v})", n - 1)
+                tsub(tc(n as i64 - 1), v)
             } else if on {
-                "0".to_string()
+                tc(0)
             } else {
-                v.to_string()
+                v
             }
         };
         let (a, b) = (
@@ -73,9 +75,9 @@ impl TileMap {
             flip(self.rev_cols, j, dims.cols),
         );
         if self.transpose {
-            format!("{b} + {a} * {}", dims.cols)
+            cm(b, a, dims.cols)
         } else {
-            format!("{a} + {b} * {}", dims.rows)
+            cm(a, b, dims.rows)
         }
     }
 

@@ -10,8 +10,8 @@
 use super::basic::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
 use super::term;
 use super::{
-    Expr, ExprKind, Global, IndexMap, Input, Output, Program, Scalar, Term, Ty, UnaryOp, VarId,
-    VarKind, VecRef,
+    Expr, ExprKind, Global, IndexMap, Input, Loop, LoopId, Output, Program, Scalar, State, Term,
+    Ty, UnaryOp, VarId, VarInfo, VarKind, VecRef,
 };
 use crate::span::Span;
 
@@ -53,6 +53,52 @@ pub fn global(p: &mut Program, name: &str, value: Expr) -> VecRef {
     VecRef::Global(p.globals.len() as u32 - 1)
 }
 
+/// A global computed by every step of loop `within` (a `let` in its block),
+/// or before any loop when `None`.
+pub fn global_within(p: &mut Program, name: &str, value: Expr, within: Option<LoopId>) -> VecRef {
+    let g = global(p, name, value);
+    if let VecRef::Global(i) = g {
+        p.globals[i as usize].within = within;
+    }
+    g
+}
+
+/// A loop of `count` steps, `step` its index variable (over
+/// `0..max(count, 1)`), run by every step of `within` (or by none). Its
+/// globals ([`global_within`]) follow, then its states' next values
+/// ([`yield_`]).
+pub fn iterate(p: &mut Program, count: u64, step: VarId, within: Option<LoopId>) -> LoopId {
+    p.loops.push(Loop {
+        count,
+        var: step,
+        within,
+        span: Span::DUMMY,
+    });
+    p.loops.len() as LoopId - 1
+}
+
+/// A state of loop `of`, of `init`'s type, starting from `init` (an input or
+/// a global outside the loop); it keeps `init` as its next value until
+/// [`yield_`] gives it one.
+pub fn state(p: &mut Program, name: &str, of: LoopId, init: VecRef) -> VecRef {
+    p.states.push(State {
+        name: name.into(),
+        ty: p.vec_ty(init),
+        of,
+        init,
+        next: init,
+        span: Span::DUMMY,
+    });
+    VecRef::State(p.states.len() as u32 - 1)
+}
+
+/// State `state` takes `next` (a global of its loop) after each step.
+pub fn yield_(p: &mut Program, state: VecRef, next: VecRef) {
+    if let VecRef::State(s) = state {
+        p.states[s as usize].next = next;
+    }
+}
+
 pub fn output(p: &mut Program, name: &str, value: Expr) {
     p.outputs.push(Output {
         name: name.into(),
@@ -65,6 +111,18 @@ pub fn output(p: &mut Program, name: &str, value: Expr) {
 /// A fresh index variable ranging over `0..extent`.
 pub fn index(p: &mut Program, name: &str, extent: u64) -> VarId {
     p.fresh_var(name, VarKind::Index { extent }, Span::DUMMY)
+}
+
+/// A variable named exactly `name`, as the checker names one bound in
+/// source: the caller keeps the names of variables in scope at once
+/// distinct (siblings may share one).
+pub fn named_var(p: &mut Program, name: &str, kind: VarKind) -> VarId {
+    p.vars.push(VarInfo {
+        name: name.into(),
+        kind,
+        span: Span::DUMMY,
+    });
+    VarId(p.vars.len() as u32 - 1)
 }
 
 /// A fresh `let`-bound vector variable of type `ty`.

@@ -21,6 +21,8 @@
 
 pub mod basic;
 pub mod build;
+#[cfg(test)]
+mod build_tests;
 mod items;
 pub mod layout;
 pub mod linear;

@@ -16,10 +16,11 @@
 //! [`flush`]: TileDevice::flush
 
 use super::{
-    BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
-    write_fits,
+    BufId, KernelId, KernelIds, ReadId, SchedulePicker, Slice, TileDevice, compile_body,
+    device_error, within, write_fits,
 };
 use crate::codes;
+use crate::stage::Kernel;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
 use texpr_runtime::{
@@ -41,7 +42,7 @@ pub struct GpuDevice<'g> {
     pick: &'g SchedulePicker,
     bufs: Vec<Option<DeviceBuffer>>,
     bodies: Vec<Body>,
-    by_source: BTreeMap<String, KernelId>,
+    ids: KernelIds,
     commands: Option<Commands<'g>>,
     reads: Vec<Option<PendingRead>>,
     scratch: u64,
@@ -68,7 +69,7 @@ impl<'g> GpuDevice<'g> {
             pick,
             bufs: Vec::new(),
             bodies: Vec::new(),
-            by_source: BTreeMap::new(),
+            ids: KernelIds::default(),
             commands: None,
             reads: Vec::new(),
             scratch: 0,
@@ -133,8 +134,8 @@ impl TileDevice for GpuDevice<'_> {
         self.gpu.info().to_string()
     }
 
-    fn compile(&mut self, kernel: &str) -> Result<KernelId, Diagnostic> {
-        if let Some(&k) = self.by_source.get(kernel) {
+    fn compile(&mut self, kernel: &Kernel) -> Result<KernelId, Diagnostic> {
+        if let Some(k) = self.ids.get(kernel) {
             return Ok(k);
         }
         let compiled = compile_body(kernel, self.gpu.target(), self.pick)?;
@@ -166,7 +167,7 @@ impl TileDevice for GpuDevice<'_> {
         }
         let k = KernelId(self.bodies.len());
         self.bodies.push(Body { prepared, scratch });
-        self.by_source.insert(kernel.to_string(), k);
+        self.ids.insert(kernel, k);
         Ok(k)
     }
 

@@ -8,10 +8,10 @@
 //! so the optimized body, not the source, is what produces the tiles.
 
 use super::{
-    BufId, KernelId, ReadId, SchedulePicker, Slice, TileDevice, compile_body, device_error, within,
-    write_fits,
+    BufId, KernelId, KernelIds, ReadId, SchedulePicker, Slice, TileDevice, compile_body,
+    device_error, within, write_fits,
 };
-use std::collections::BTreeMap;
+use crate::stage::Kernel;
 use texpr::Target;
 use texpr_interp::Value;
 use texpr_syntax::{Diagnostic, ir};
@@ -21,7 +21,7 @@ pub struct InterpDevice<'s> {
     pick: &'s SchedulePicker,
     bufs: Vec<Option<Vec<f32>>>,
     kernels: Vec<ir::Program>,
-    by_source: BTreeMap<String, KernelId>,
+    ids: KernelIds,
     reads: Vec<Option<Vec<f32>>>,
     made: u64,
 }
@@ -41,7 +41,7 @@ impl<'s> InterpDevice<'s> {
             pick,
             bufs: Vec::new(),
             kernels: Vec::new(),
-            by_source: BTreeMap::new(),
+            ids: KernelIds::default(),
             reads: Vec::new(),
             made: 0,
         }
@@ -74,14 +74,14 @@ impl TileDevice for InterpDevice<'_> {
         "the interpreter".into()
     }
 
-    fn compile(&mut self, kernel: &str) -> Result<KernelId, Diagnostic> {
-        if let Some(&k) = self.by_source.get(kernel) {
+    fn compile(&mut self, kernel: &Kernel) -> Result<KernelId, Diagnostic> {
+        if let Some(k) = self.ids.get(kernel) {
             return Ok(k);
         }
         let compiled = compile_body(kernel, &Target::default(), self.pick)?;
         let k = KernelId(self.kernels.len());
         self.kernels.push(compiled.scheduled);
-        self.by_source.insert(kernel.to_string(), k);
+        self.ids.insert(kernel, k);
         Ok(k)
     }
 

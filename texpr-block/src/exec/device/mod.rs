@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod interp;
 
 use crate::codes;
+use crate::stage::Kernel;
 use texpr::{Options, ScheduleChoice, Target};
 use texpr_syntax::{Diagnostic, ir};
 
@@ -59,7 +60,7 @@ pub struct KernelId(pub usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ReadId(pub usize);
 
-/// Chooses the schedule of a block body (a checked TExpr program) for a device.
+/// Chooses the schedule of a block body (a TExpr program) for a device.
 pub type SchedulePicker = dyn Fn(&ir::Program) -> ScheduleChoice + Sync;
 
 /// The heuristic schedule for every body.
@@ -71,8 +72,8 @@ pub fn heuristic(_: &ir::Program) -> ScheduleChoice {
 pub trait TileDevice {
     /// What the device is, for reports.
     fn describe(&self) -> String;
-    /// Compiles a block body (TExpr source) unless it was compiled before.
-    fn compile(&mut self, kernel: &str) -> Result<KernelId, Diagnostic>;
+    /// Compiles a block body unless it was compiled before.
+    fn compile(&mut self, kernel: &Kernel) -> Result<KernelId, Diagnostic>;
     /// Distinct bodies compiled so far.
     fn compiled(&self) -> usize;
     /// Bytes the device holds for compiled bodies (their scratch buffers).
@@ -133,23 +134,43 @@ pub fn within(s: Slice, len: usize, what: &str) -> Result<(), Diagnostic> {
     }
 }
 
-/// Checks a block body and compiles it with the optimizer for `target`,
-/// with the schedule `pick` chooses.
+/// Compiles a block body with the optimizer for `target`, with the
+/// schedule `pick` chooses.
 pub fn compile_body(
-    kernel: &str,
+    kernel: &ir::Program,
     target: &Target,
     pick: &SchedulePicker,
 ) -> Result<texpr::Compiled, Diagnostic> {
-    let prog = crate::exec::check_kernel(kernel)?;
     let opts = Options {
         target: target.clone(),
         overrides: Vec::new(),
-        schedule: pick(&prog),
+        schedule: pick(kernel),
     };
-    texpr::compile(&prog, &opts).map_err(|ds| {
-        let text = texpr_syntax::diag::render("block-body.te", kernel, &ds);
-        Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile").with_note(text)
+    texpr::compile(kernel, &opts).map_err(|ds| {
+        let listing = texpr_syntax::print::program(kernel);
+        let text = texpr_syntax::diag::render("block-body.te", &listing, &ds);
+        Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile")
+            .with_note(format!("kernel:\n{listing}"))
+            .with_note(text)
     })
+}
+
+/// The kernels a device compiled, each once, by their programs.
+#[derive(Debug, Default)]
+pub struct KernelIds {
+    seen: Vec<(Kernel, KernelId)>,
+}
+
+impl KernelIds {
+    /// The id `kernel` was compiled as, if it was (the same program, shared or not).
+    pub fn get(&self, kernel: &Kernel) -> Option<KernelId> {
+        let same = |k: &Kernel| std::sync::Arc::ptr_eq(k, kernel) || k == kernel;
+        self.seen.iter().find(|(k, _)| same(k)).map(|&(_, id)| id)
+    }
+
+    pub fn insert(&mut self, kernel: &Kernel, id: KernelId) {
+        self.seen.push((kernel.clone(), id));
+    }
 }
 
 /// Fails unless `data` fills range `dst` exactly (a write's precondition).

@@ -7,7 +7,7 @@ use crate::codes;
 use crate::exec::device::Slice;
 use crate::exec::outbox::{RankError, values_of};
 use crate::graph::{NodeId, NodeKind};
-use crate::stage::BlockTask;
+use crate::stage::{BlockTask, Kernel};
 use std::collections::VecDeque;
 use texpr_syntax::Diagnostic;
 
@@ -17,7 +17,7 @@ impl Rank<'_, '_> {
         made: NodeId,
         op: Reg,
         tile: (u64, u64),
-        kernel: &str,
+        kernel: &Kernel,
     ) -> Result<(), RankError> {
         let next = self.bodies.get_mut(&op).and_then(VecDeque::pop_front);
         let Some(BlockTask { ctx, value: body }) = next.filter(|t| (t.ctx.i, t.ctx.j) == tile)
@@ -48,7 +48,7 @@ impl Rank<'_, '_> {
         made: NodeId,
         op: Reg,
         part: crate::graph::node::Part,
-        kernel: &str,
+        kernel: &Kernel,
     ) -> Result<(), RankError> {
         let job = self.job;
         let body = crate::stage::kernel::partial_body(job.p, op, part.src_tile, part.accumulate);
@@ -71,7 +71,7 @@ impl Rank<'_, '_> {
         op: Reg,
         tile: (u64, u64),
         step: crate::stage::linalg::TileStep,
-        kernel: &str,
+        kernel: &Kernel,
     ) -> Result<(), RankError> {
         let job = self.job;
         let lb = crate::stage::linalg::body(job.p, op, tile, step);
@@ -127,7 +127,7 @@ impl Rank<'_, '_> {
     fn launch(
         &mut self,
         made: NodeId,
-        kernel: &str,
+        kernel: &Kernel,
         len: u64,
         inputs: &[Slice],
     ) -> Result<(), RankError> {

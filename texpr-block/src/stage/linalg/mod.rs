@@ -12,22 +12,25 @@
 //! Every kernel computes each element as the dense reference
 //! ([`crate::exec::reference`]) does, up to the order of its sums: the
 //! reference finds the factor by the same blocks of columns as the tile
-//! kernels ([`text`]), and a factor element is a sum of the same terms,
+//! kernels ([`blocks`]), and a factor element is a sum of the same terms,
 //! which the tile algorithm adds in another order (the trailing updates
 //! first, then the tile's own). A tile between two steps
 //! is its own value (a Partial of the graph); only finished tiles of the
 //! result are read by other tasks.
 
 use super::body::{BlockBody, Panel};
-use super::kernel::{panel, tile_body};
+use super::build::{Bind, Body, cm, lit, mul, read, sub, tv};
+use super::kernel::{finish_with, input, panel, tile_body};
 use crate::air::{Op, Program, Reg};
 use std::fmt;
+use texpr_syntax::ir::{ReduceOp, Term};
 
-mod text;
-pub use text::{
-    At, Columns, blocked_solve, chain, factor_columns, flip, potrf, potrf_tile, reversed,
-    solve_rows, trsm, trsv,
-};
+mod blocks;
+mod factor;
+mod solve;
+pub use blocks::{Columns, factor_columns, solve_rows};
+pub use factor::{At, chain, potrf, potrf_tile};
+pub use solve::{blocked_solve, flip, reversed, trsm, trsv};
 
 /// What one task of a factorization or solve computes on its tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -167,85 +170,82 @@ pub fn body(p: &Program, r: Reg, tile: (u64, u64), step: TileStep) -> LinalgBody
         _ => j,
     };
     let version = step != TileStep::Zero && if upper { k < last } else { k > 0 };
+    let mut s = Body::default();
+    if step == TileStep::Zero {
+        let ij = s.tile_vars(dims);
+        return LinalgBody {
+            body: tile_body(s, vec![], dims, ij, lit(0.0)),
+            version,
+            flops: 0,
+        };
+    }
+    // The tile before the task is input 0: the version (`c`), or the
+    // operand's tile (the first panel, read through its map).
     let mut inputs: Vec<Panel> = Vec::new();
-    if !version && step != TileStep::Zero {
+    if !version {
         inputs.push(panel(p, "c", operand, (i, i + 1), (j, j + 1)));
     }
-    let cur = |row: &str, col: &str| match inputs.first() {
-        Some(pn) if !version => pn.at(row, col),
-        _ => format!("c[{row} + ({col}) * {m}]"),
+    let cur = |row: Term, col: Term| match inputs.first() {
+        Some(pn) => pn.at(input(0), row, col),
+        None => read(input(0), cm(row, col, m)),
     };
-    // `let`s of the kernel before its output.
-    let mut items = String::new();
-    let (value, more, flops) = match step {
-        TileStep::Zero => (String::new(), vec![], 0),
+    // Panels after the tile before the task: inputs 1, 2.
+    let (more, flops) = match step {
+        TileStep::Zero => unreachable!("made above"),
         TileStep::Potrf => {
-            let (lets, value) = potrf_tile(m, &cur);
-            items = lets;
-            (value, vec![], m * m * m / 3)
+            potrf_tile(&mut s, m, &cur, Bind::Output("out"));
+            (vec![], m * m * m / 3)
         }
         TileStep::Trsm => {
             let l = panel(p, "l", r, (j, j + 1), (j, j + 1));
-            let (lets, value) = trsm(m, cols, &cur, &|a, b| l.at(a, b));
-            items = lets;
-            (value, vec![l], m * cols * cols)
+            let value = trsm(&mut s, m, cols, &cur, &|a, b| l.at(input(1), a, b));
+            s.bind(Bind::Output("out"), value);
+            (vec![l], m * cols * cols)
         }
         TileStep::Update(k) => {
             let a = panel(p, "a", r, (i, i + 1), (k, k + 1));
             let t = a.seen().cols;
             let b = (i != j).then(|| panel(p, "b", r, (j, j + 1), (k, k + 1)));
-            let bt = b.as_ref().unwrap_or(&a);
-            let prod = format!("{} * {}", a.at("i", "p"), bt.at("j", "p"));
-            let value = format!(
-                "compute {cols} |j| compute {m} |i| {} - (reduce {t} |p| {prod})",
-                cur("i", "j")
-            );
+            let bt = match &b {
+                Some(b) => (b, input(2)),
+                None => (&a, input(1)),
+            };
+            let value = s.tile((m, cols), |s, i, j| {
+                let sum = s.reduce(ReduceOp::Add, t, "p", |_, q| {
+                    mul(a.at(input(1), tv(i), tv(q)), bt.0.at(bt.1, tv(j), tv(q)))
+                });
+                sub(cur(tv(i), tv(j)), sum)
+            });
+            s.bind(Bind::Output("out"), value);
             (
-                value,
                 [Some(a), b].into_iter().flatten().collect(),
                 2 * m * cols * t,
             )
         }
         TileStep::Trsv => {
             let t = panel(p, "tri", tri, (i, i + 1), (i, i + 1));
-            let (lets, value) = trsv(m, cols, &|a, b| t.at(a, b), &cur, upper);
-            items = lets;
-            (value, vec![t], m * m * cols)
+            let value = trsv(&mut s, m, cols, &|a, b| t.at(input(1), a, b), &cur, upper);
+            s.bind(Bind::Output("out"), value);
+            (vec![t], m * m * cols)
         }
         TileStep::Eliminate(k) => {
             let t = panel(p, "tri", tri, (i, i + 1), (k, k + 1));
             let x = panel(p, "x", r, (k, k + 1), (j, j + 1));
             let depth = t.seen().cols;
-            let value = format!(
-                "compute {cols} |j| compute {m} |i| {} - (reduce {depth} |p| {} * {})",
-                cur("i", "j"),
-                t.at("i", "p"),
-                x.at("p", "j")
-            );
-            (value, vec![t, x], 2 * m * cols * depth)
+            let value = s.tile((m, cols), |s, i, j| {
+                let sum = s.reduce(ReduceOp::Add, depth, "p", |_, q| {
+                    mul(t.at(input(1), tv(i), tv(q)), x.at(input(2), tv(q), tv(j)))
+                });
+                sub(cur(tv(i), tv(j)), sum)
+            });
+            s.bind(Bind::Output("out"), value);
+            (vec![t, x], 2 * m * cols * depth)
         }
     };
     inputs.extend(more);
-    let body = if step == TileStep::Zero {
-        tile_body(vec![], dims, "0.0")
-    } else {
-        let mut src = String::new();
-        if version {
-            src.push_str(&format!("input c: f32[{}]\n", dims.len()));
-        }
-        for pn in &inputs {
-            src.push_str(&format!("input {}: f32[{}]\n", pn.name, pn.dims.len()));
-        }
-        src.push_str(&items);
-        src.push_str(&format!("output out: f32[{}] = {value}\n", dims.len()));
-        BlockBody {
-            kernel: src,
-            inputs,
-            out_len: dims.len(),
-        }
-    };
+    let lead: &[(&str, u64)] = if version { &[("c", dims.len())] } else { &[] };
     LinalgBody {
-        body,
+        body: finish_with(s, lead, inputs, dims, None),
         version,
         flops,
     }
