@@ -384,9 +384,42 @@ pub fn dense_program(p: &Program) -> String {
 
 /// The interpreter's value and per-element bound of `p`'s result on `inputs`.
 pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diagnostic> {
+    let mut refs = evaluate(p, inputs, &dense_program(p))?;
+    Ok(refs.remove(0))
+}
+
+/// Each tile's part of every sum or mean of `p`, a program without `var`
+/// or `std` (what a reduction step adds to its partial: the parts
+/// [`tiled_sum`] stores, tile column `t`'s part of row `i` at `i + t *
+/// rows`, tile row `t`'s of column `j` at `t + j * tile_rows`, tile `(t,
+/// u)`'s sum at `t + u * tile_rows`), each element with its bound.
+pub fn dense_parts(p: &Program, inputs: &[Matrix]) -> Result<Vec<(Reg, Reference)>, Diagnostic> {
+    let sums: Vec<Reg> = p
+        .regs()
+        .filter(|&r| matches!(p.inst(r).op, Op::Reduce(Agg::Sum | Agg::Mean, ..)))
+        .collect();
+    let mut src = dense_program(p);
+    for &r in &sums {
+        let Op::Reduce(_, axis, x) = p.inst(r).op else {
+            unreachable!("a sum")
+        };
+        let (s, n) = (p.ty(x).shape, p.ty(x).n_tiles());
+        let len = match axis {
+            SumAxis::Rows => s.rows * n.cols,
+            SumAxis::Cols => n.rows * s.cols,
+            SumAxis::All => n.rows * n.cols,
+        };
+        let _ = writeln!(src, "output {0}_part: f32[{len}] = {0}_parts", name(r));
+    }
+    let mut refs = evaluate(p, inputs, &src)?;
+    refs.remove(0);
+    Ok(sums.into_iter().zip(refs).collect())
+}
+
+/// The outputs of `src`, `p`'s dense program, on `inputs`.
+fn evaluate(p: &Program, inputs: &[Matrix], src: &str) -> Result<Vec<Reference>, Diagnostic> {
     super::dense::check_inputs(p, inputs)?;
-    let src = dense_program(p);
-    let prog = super::runner::check_kernel(&src)?;
+    let prog = super::runner::check_kernel(src)?;
     // The program `dense_program` wrote: its leaves, in order, are its inputs.
     let (expanded, _) = crate::passes::stats::expand(p);
     let mut given = inputs.iter();
@@ -401,13 +434,12 @@ pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diag
             _ => Value::f32(given.next().expect("checked count").data.clone()),
         })
         .collect();
-    let mut refs = reference(&prog, &values).map_err(|e| {
+    reference(&prog, &values).map_err(|e| {
         Diagnostic::error(
             codes::KERNEL_RUN,
             format!("the dense reference failed: {e}"),
         )
-    })?;
-    Ok(refs.remove(0))
+    })
 }
 
 /// What `--check` found: every element within its own bound, or the worst
