@@ -101,18 +101,21 @@ pub fn report(
     );
     let _ = writeln!(
         out,
-        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)"
+        "rank  shards  sent B (plan)  received B (plan)  compute ms  wait ms  comm ms  peak B (plan)"
     );
+    let ms = |ns: u64| ns as f64 / 1e6;
     for (r, st) in s.iter().enumerate() {
         let _ = writeln!(
             out,
-            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})",
+            "r{r}  {}  {} ({})  {} ({})  {:.1}  {:.1}  {:.1}  {} ({})",
             st.shards,
             st.sent,
             plan_sent[r],
             st.received,
             plan_received[r],
-            st.wait_ns as f64 / 1e6,
+            ms(st.compute_ns),
+            ms(st.wait_ns),
+            ms(st.comm_ns),
             st.peak,
             job.plan.peak[r],
         );

@@ -104,7 +104,7 @@ impl Message {
 }
 
 /// Words of a rank's counters message.
-pub const COUNTER_WORDS: usize = 24;
+pub const COUNTER_WORDS: usize = 28;
 
 /// Every message of a run, in the order ranks post them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -128,7 +128,10 @@ pub fn run_rank(
     };
     rank.load_inputs(source)?;
     for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        let (t0, waited, posting) = (Instant::now(), rank.outbox.waited, rank.outbox.posting);
         rank.task(step.node)?;
+        let messages = (rank.outbox.waited - waited) + (rank.outbox.posting - posting);
+        rank.stats.compute_ns += t0.elapsed().saturating_sub(messages).as_nanos() as u64;
     }
     let part = rank.result()?;
     rank.finish_messages()?;
@@ -414,6 +417,7 @@ impl Rank<'_, '_> {
         self.stats.sent = c.sent;
         self.stats.received = c.received;
         self.stats.wait_ns = self.outbox.waited.as_nanos() as u64;
+        self.stats.comm_ns = self.outbox.posting.as_nanos() as u64;
         Ok(())
     }
 }
