@@ -158,3 +158,36 @@ fn a_random_matrix_is_made_where_its_tiles_live() {
     // Two tiles differ: the matrix is not one tile repeated.
     assert_ne!(got.at(0, 0), got.at(2, 3));
 }
+
+#[test]
+fn each_rank_reports_its_time_computing_waiting_and_communicating() {
+    use texpr_block::driver::run::{Backend, job, report, run_in_process};
+    use texpr_block::exec::RandomSource;
+    use texpr_block::exec::device::heuristic;
+    let src = example("gemm_bias_relu");
+    let mut args = BlockOptions::new("gemm_bias_relu", &src);
+    args.grid = (2, 2);
+    let planned = plan(&args).unwrap();
+    let job = job(&args, &planned).unwrap();
+    let backend = Backend {
+        gpu: None,
+        pick: &heuristic,
+    };
+    let outcome = run_in_process(&job, &RandomSource { seed: 2 }, backend).unwrap();
+    let stats = &outcome.gathered.stats;
+    // The three are disjoint parts of each rank's run, and every rank that
+    // ran a task spent time in it.
+    for (r, st) in stats.iter().enumerate() {
+        assert!(st.shards > 0 && st.compute_ns > 0, "rank {r}: {st:?}");
+        let parts = st.compute_ns + st.wait_ns + st.comm_ns;
+        assert!(parts <= st.run_ns, "rank {r}: {parts} of {}", st.run_ns);
+    }
+    let text = report(
+        &job,
+        &outcome.gathered,
+        "threads",
+        "the interpreter",
+        outcome.wall,
+    );
+    assert!(text.contains("compute ms  wait ms  comm ms"), "{text}");
+}

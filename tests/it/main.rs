@@ -1,6 +1,7 @@
 //! Integration tests: one binary for the whole pipeline.
 mod baselines;
 mod block;
+mod block_check;
 mod block_linalg;
 mod block_stages;
 mod browser;

@@ -255,9 +255,16 @@ fn reductions_over_512_squared_on_2x2_move_only_the_partials() {
     // `sum` a 4-byte partial per grid row, then one along the source's column
     // (12 B in all, where gathering the matrix moved 786,432 B); `sum_rows` one
     // 128-row partial per tile row from the other rank of its grid row
-    // (4 x 512 B); `sum_cols` alike along grid columns.
+    // (4 x 512 B); `sum_cols` alike along grid columns. Every rank's
+    // partials reach the source rank's check: one per step (16), and one
+    // per reduce (`sum`: two along grid rows, one along the column; the
+    // others: one per output tile).
     let dir = scratch("reduce512");
-    for (op, total) in [("sum", 12u64), ("sum_rows", 2048), ("sum_cols", 2048)] {
+    for (op, total, reduces) in [
+        ("sum", 12u64, 3),
+        ("sum_rows", 2048, 4),
+        ("sum_cols", 2048, 4),
+    ] {
         let src = format!(
             "func r {{\n  %a = input : f32[512x512, 128x128]\n  %s = {op} %a\n  ret %s\n}}\n"
         );
@@ -279,6 +286,8 @@ fn reductions_over_512_squared_on_2x2_move_only_the_partials() {
             "{op}: {out}"
         );
         assert!(out.contains("): ok\n"), "{op}: {out}");
+        let partials = format!("check of the partials: 16 steps and {reduces} reduces of sums");
+        assert!(out.contains(&partials), "{op}: {out}");
         let rows = report_rows(&out);
         assert_eq!(rows.len(), 4, "{out}");
         let sum = |k: usize| rows.iter().map(|r| r[k]).sum::<u64>();

@@ -65,6 +65,9 @@ pub fn job<'a>(args: &BlockOptions, planned: &'a Planned) -> Result<Job<'a>, Dia
     )?;
     job.watchdog = args.watchdog;
     job.check_budget()?;
+    if args.check {
+        job = job.record_partials()?;
+    }
     Ok(job)
 }
 
@@ -98,18 +101,21 @@ pub fn report(
     );
     let _ = writeln!(
         out,
-        "rank  shards  sent B (plan)  received B (plan)  wait ms  peak B (plan)"
+        "rank  shards  sent B (plan)  received B (plan)  compute ms  wait ms  comm ms  peak B (plan)"
     );
+    let ms = |ns: u64| ns as f64 / 1e6;
     for (r, st) in s.iter().enumerate() {
         let _ = writeln!(
             out,
-            "r{r}  {}  {} ({})  {} ({})  {:.1}  {} ({})",
+            "r{r}  {}  {} ({})  {} ({})  {:.1}  {:.1}  {:.1}  {} ({})",
             st.shards,
             st.sent,
             plan_sent[r],
             st.received,
             plan_received[r],
-            st.wait_ns as f64 / 1e6,
+            ms(st.compute_ns),
+            ms(st.wait_ns),
+            ms(st.comm_ns),
             st.peak,
             job.plan.peak[r],
         );
@@ -221,6 +227,41 @@ pub fn check(
     verdict(out, (c.compared, total), skipped, allow_unchecked)
 }
 
+/// `--check` of a run: every partial of a sum the ranks recorded
+/// ([`crate::exec::partials`]), each held to its tile's tolerance given the
+/// partial it was made from, and its result ([`check`]).
+pub fn check_run(
+    planned: &Planned,
+    inputs: &[Matrix],
+    gathered: &Gathered,
+    allow_unchecked: bool,
+) -> Result<String, Diagnostic> {
+    let whole = |out: &mut String| -> Result<(), Diagnostic> {
+        if let Some(got) = &gathered.result {
+            out.push_str(&check(&planned.p, inputs, got, allow_unchecked)?);
+        }
+        Ok(())
+    };
+    let mut out = String::new();
+    if gathered.partials.is_empty() {
+        whole(&mut out)?;
+        return Ok(out);
+    }
+    let (q, p) = (&planned.q, &planned.p);
+    let given = crate::exec::partials::inputs_of(q, p, inputs).ok_or_else(|| {
+        Diagnostic::error(
+            codes::KERNEL_RUN,
+            "the planned program's inputs are not the program's (a bug of this layer)",
+        )
+    })?;
+    let parts = crate::exec::reference::dense_parts(q, &given)?;
+    // The partials first: a lost tile is named there.
+    let partials = crate::exec::partials::check(q, &planned.g, &parts, &gathered.partials)?;
+    whole(&mut out)?;
+    out.push_str(&partials);
+    Ok(out)
+}
+
 /// A check's last word: `out` and ok when every element was compared
 /// (`skipped` none), or when `allow_unchecked`; else E0548 saying what was
 /// `skipped` of the `(compared, total)`.
@@ -309,9 +350,10 @@ pub fn run_cli(args: &BlockOptions) -> Result<String, Vec<Diagnostic>> {
         outcome.wall,
     );
     out.push_str(&text);
-    if let (true, Some(got)) = (args.check, &outcome.gathered.result) {
+    if args.check {
         let inputs = full_inputs(&planned.p, &source).map_err(one)?;
-        out.push_str(&check(&planned.p, &inputs, got, args.allow_unchecked).map_err(one)?);
+        let checked = check_run(&planned, &inputs, &outcome.gathered, args.allow_unchecked);
+        out.push_str(&checked.map_err(one)?);
     }
     Ok(out)
 }

@@ -22,7 +22,8 @@
 //! After the plan's messages come the start of the run (every rank tells the
 //! source rank it is ready, the source rank answers go) and its end: each
 //! rank's share of the result to the source rank (when the result is
-//! gathered), each rank's counters, and the source rank's word that all is done.
+//! gathered), the partials it recorded (under `--check`), each rank's
+//! counters, and the source rank's word that all is done.
 
 use crate::air::{Agg, SumAxis};
 use crate::dist::{CommunicatorRank, GridSize};
@@ -50,6 +51,8 @@ pub enum Payload {
     Reduce(NodeId),
     /// A rank's local part of the result, gathered to the source rank.
     Result,
+    /// The partials of sums a rank recorded for `--check` ([`crate::exec::partials`]).
+    Partials,
     /// A rank's counters, sent to the source rank.
     Counters,
     /// The source rank's word that every rank has finished.
@@ -101,7 +104,7 @@ impl Message {
 }
 
 /// Words of a rank's counters message.
-pub const COUNTER_WORDS: usize = 24;
+pub const COUNTER_WORDS: usize = 28;
 
 /// Every message of a run, in the order ranks post them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -219,8 +222,15 @@ impl CommPlan {
 
     /// Adds the start of the run (every rank's ready word to `source`, its go
     /// word to all) and the end: result shares (`result_len[r]` words from
-    /// rank `r`, when `gather`), counters, and the done word.
-    pub fn with_ends(mut self, source: usize, result_len: &[usize], gather: bool) -> CommPlan {
+    /// rank `r`, when `gather`), recorded partials (`partial_len[r]` words,
+    /// where not 0), counters, and the done word.
+    pub fn with_ends(
+        mut self,
+        source: usize,
+        result_len: &[usize],
+        gather: bool,
+        partial_len: &[usize],
+    ) -> CommPlan {
         let n = result_len.len();
         let first = self.messages.len();
         self.push_to_source(Payload::Ready, source, n, |_| 1);
@@ -230,13 +240,15 @@ impl CommPlan {
         if gather {
             self.push_to_source(Payload::Result, source, n, |r| result_len[r]);
         }
+        self.push_to_source(Payload::Partials, source, n, |r| partial_len[r]);
         self.push_to_source(Payload::Counters, source, n, |_| COUNTER_WORDS);
         self.push_from_source(Payload::Done, source, n);
         self.end = first..self.messages.len();
         self
     }
 
-    /// A message of `len(r)` words from every rank `r` but `source` to it.
+    /// A message of `len(r)` words from every rank `r` but `source` to it
+    /// (none where `len(r)` is 0).
     fn push_to_source(
         &mut self,
         payload: Payload,
@@ -244,7 +256,7 @@ impl CommPlan {
         n: usize,
         len: impl Fn(usize) -> usize,
     ) {
-        for r in (0..n).filter(|&r| r != source) {
+        for r in (0..n).filter(|&r| r != source && len(r) > 0) {
             self.messages.push(Message {
                 payload,
                 from: r,

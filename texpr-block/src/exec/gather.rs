@@ -15,6 +15,8 @@ use super::outbox::{Outbox, RankError, values_of, words_of};
 use super::rank::RankOutcome;
 use super::stats::RankStats;
 use super::transport::Transport;
+use crate::graph::NodeId;
+use std::collections::BTreeMap;
 
 /// What the source rank learns at the end: every rank's stats, and the
 /// whole result when it was gathered.
@@ -22,6 +24,8 @@ use super::transport::Transport;
 pub struct Gathered {
     pub stats: Vec<RankStats>,
     pub result: Option<Matrix>,
+    /// Every partial the ranks recorded (`Job::record`), by node.
+    pub partials: BTreeMap<NodeId, Vec<f32>>,
 }
 
 /// The end of rank `me`'s run: on the source rank, everything gathered.
@@ -40,6 +44,9 @@ pub fn finish_run(
         if let Some(id) = find(Payload::Result, me) {
             outbox.send_words(id, words_of(&outcome.part.data));
         }
+        if let Some(id) = find(Payload::Partials, me) {
+            outbox.send_words(id, words_of(&outcome.partials));
+        }
         if let Some(id) = find(Payload::Counters, me) {
             outbox.send_words(id, outcome.stats.to_words());
         }
@@ -49,6 +56,8 @@ pub fn finish_run(
     let d = job.distribution(job.p.ret)?;
     let mut stats = vec![outcome.stats; job.n_ranks()];
     let mut parts = vec![outcome.part.clone()];
+    let mut partials = BTreeMap::new();
+    record(job, me, &outcome.partials, &mut partials);
     for r in (0..job.n_ranks()).filter(|&r| r != me) {
         if let Some(id) = find(Payload::Result, r) {
             outbox.wait(comm, id, dev, tr)?;
@@ -57,6 +66,10 @@ pub fn finish_run(
                 job.position(r),
                 values_of(tr.data(id)),
             ));
+        }
+        if let Some(id) = find(Payload::Partials, r) {
+            outbox.wait(comm, id, dev, tr)?;
+            record(job, r, &values_of(tr.data(id)), &mut partials);
         }
         if let Some(id) = find(Payload::Counters, r) {
             outbox.wait(comm, id, dev, tr)?;
@@ -68,7 +81,22 @@ pub fn finish_run(
     }
     outbox.drain(comm, dev, tr)?;
     let result = job.gather.then(|| assemble(&d, &parts));
-    Ok(Some(Gathered { stats, result }))
+    Ok(Some(Gathered {
+        stats,
+        result,
+        partials,
+    }))
+}
+
+/// Rank `r`'s recorded partials (`values`, one after another) by node.
+fn record(job: &Job<'_>, r: usize, values: &[f32], into: &mut BTreeMap<NodeId, Vec<f32>>) {
+    let mut at = 0;
+    for &(node, len) in job.record.get(r).into_iter().flatten() {
+        if let Some(v) = values.get(at..at + len) {
+            into.insert(node, v.to_vec());
+        }
+        at += len;
+    }
 }
 
 /// Waits until every rank is ready to start (each tells the source rank,

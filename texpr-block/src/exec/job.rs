@@ -38,6 +38,31 @@ pub struct Job<'a> {
     pub staging: Vec<usize>,
     /// The predecessors of every node of the graph.
     pub preds: Vec<Vec<NodeId>>,
+    /// Per rank, the partials of sums it records for `--check` and their
+    /// lengths, by node id (empty unless [`Job::record_partials`]).
+    pub record: Vec<Vec<(NodeId, usize)>>,
+    /// A fault injected into the run, for tests of `--check` only.
+    pub fault: Option<super::partials::Fault>,
+}
+
+/// The messages of a run (see [`CommPlan::with_ends`]).
+fn messages(
+    p: &Program,
+    g: &Graph,
+    t: &Tasks,
+    plan: &Plan,
+    cfg: GridConfig,
+    gather: bool,
+    partial_len: &[usize],
+) -> Result<CommPlan, Diagnostic> {
+    let result = cfg.distribution(p.ty(p.ret))?;
+    let result_len: Vec<usize> = cfg
+        .grid
+        .ranks()
+        .map(|r| local_layout(&result, r).min_mem_size())
+        .collect();
+    let source = cfg.grid.rank_of(cfg.source).0;
+    Ok(CommPlan::new(g, t, plan, cfg.grid).with_ends(source, &result_len, gather, partial_len))
 }
 
 /// The watchdog's default: two minutes without any progress.
@@ -54,14 +79,8 @@ impl<'a> Job<'a> {
         gather: bool,
     ) -> Result<Job<'a>, Diagnostic> {
         let t = tasks(g);
-        let result = cfg.distribution(p.ty(p.ret))?;
-        let result_len: Vec<usize> = cfg
-            .grid
-            .ranks()
-            .map(|r| local_layout(&result, r).min_mem_size())
-            .collect();
-        let source = cfg.grid.rank_of(cfg.source).0;
-        let comm = CommPlan::new(g, &t, plan, cfg.grid).with_ends(source, &result_len, gather);
+        let none = vec![0; cfg.n_ranks()];
+        let comm = messages(p, g, &t, plan, cfg, gather, &none)?;
         let mut chunks = BTreeMap::new();
         let mut copies = BTreeMap::new();
         for n in g.ids() {
@@ -89,8 +108,31 @@ impl<'a> Job<'a> {
             watchdog: DEFAULT_WATCHDOG,
             staging: Vec::new(),
             preds: g.preds(),
+            record: Vec::new(),
+            fault: None,
         }
         .with_staging())
+    }
+
+    /// The job with every rank recording its partials of sums and sending
+    /// them to the source rank (for `--check`, [`super::partials`]).
+    pub fn record_partials(mut self) -> Result<Job<'a>, Diagnostic> {
+        let record = super::partials::recorded(self.g, self.p, self.n_ranks());
+        let lens: Vec<usize> = record
+            .iter()
+            .map(|r| r.iter().map(|(_, len)| len).sum())
+            .collect();
+        self.comm = messages(
+            self.p,
+            self.g,
+            &self.tasks,
+            self.plan,
+            self.cfg,
+            self.gather,
+            &lens,
+        )?;
+        self.record = record;
+        Ok(self)
     }
 
     /// Fills [`Job::staging`]: every tile a TensorCopy places from the host

@@ -14,6 +14,7 @@ pub mod job;
 pub mod local_part;
 pub mod outbox;
 pub mod panels;
+pub mod partials;
 pub mod random;
 pub mod rank;
 pub mod reference;

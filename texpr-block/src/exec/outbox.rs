@@ -54,6 +54,8 @@ pub struct Outbox {
     reading: BTreeMap<usize, ReadId>,
     /// Time spent waiting for messages.
     pub waited: Duration,
+    /// Time spent posting messages while not waiting for one ([`Outbox::pump`]).
+    pub posting: Duration,
     /// The longest wait without progress before this rank gives up (E0564).
     watchdog: Duration,
 }
@@ -69,6 +71,7 @@ impl Outbox {
             ready: BTreeMap::new(),
             reading: BTreeMap::new(),
             waited: Duration::ZERO,
+            posting: Duration::ZERO,
             watchdog: super::job::DEFAULT_WATCHDOG,
         }
     }
@@ -108,7 +111,10 @@ impl Outbox {
         dev: &mut dyn TileDevice,
         tr: &mut dyn Transport,
     ) -> Result<(), RankError> {
-        self.pump_progress(plan, dev, tr).map(|_| ())
+        let start = Instant::now();
+        let pumped = self.pump_progress(plan, dev, tr).map(|_| ());
+        self.posting += start.elapsed();
+        pumped
     }
 
     /// [`Outbox::pump`]; whether anything moved (a read completed, a message posted).

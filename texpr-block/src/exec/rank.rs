@@ -37,6 +37,8 @@ mod tasks;
 pub struct RankOutcome {
     pub part: LocalPart,
     pub stats: RankStats,
+    /// The partials it recorded (`Job::record`), one after another.
+    pub partials: Vec<f32>,
 }
 
 /// A rank while it runs.
@@ -54,6 +56,8 @@ pub(super) struct Rank<'r, 'a> {
     pub stats: RankStats,
     /// Each stage's blocks this rank computes, still to run, in plan order.
     bodies: BTreeMap<Reg, VecDeque<BlockTask<BlockBody>>>,
+    /// The partials recorded for `--check` (`Job::record`), by node.
+    recorded: BTreeMap<NodeId, Vec<f32>>,
 }
 
 /// The blocks rank `me` computes of each stage, as the stage's `to_ir`
@@ -120,17 +124,28 @@ pub fn run_rank(
         held: 0,
         stats: RankStats::default(),
         bodies: planned_bodies(job, me),
+        recorded: BTreeMap::new(),
     };
     rank.load_inputs(source)?;
     for step in job.plan.steps.iter().filter(|s| s.rank.0 == me) {
+        let (t0, waited, posting) = (Instant::now(), rank.outbox.waited, rank.outbox.posting);
         rank.task(step.node)?;
+        let messages = (rank.outbox.waited - waited) + (rank.outbox.posting - posting);
+        rank.stats.compute_ns += t0.elapsed().saturating_sub(messages).as_nanos() as u64;
     }
     let part = rank.result()?;
     rank.finish_messages()?;
     rank.stats.run_ns = start.elapsed().as_nanos() as u64;
+    let mut partials = Vec::new();
+    for &(node, len) in job.record.get(me).into_iter().flatten() {
+        // One not recorded (none is) stays unchecked, not misplaced.
+        let values = rank.recorded.remove(&node);
+        partials.extend(values.unwrap_or_else(|| vec![f32::NAN; len]));
+    }
     Ok(RankOutcome {
         part,
         stats: rank.stats,
+        partials,
     })
 }
 
@@ -290,6 +305,7 @@ impl Rank<'_, '_> {
             NodeKind::TensorReduce { .. } => self.reduce(node, made)?,
             _ => {}
         }
+        self.record(made)?;
         if let Some(id) = job.comm.of_chunk(made) {
             let read = self.dev.start_read(self.buf(made)?)?;
             self.outbox.send_read(id, read);
@@ -299,6 +315,21 @@ impl Rank<'_, '_> {
         }
         self.dev.flush()?;
         self.outbox.pump(&job.comm, self.dev, self.tr)
+    }
+
+    /// Reads `made` back when the job records it (`--check` of a sum's partials).
+    fn record(&mut self, made: NodeId) -> Result<(), RankError> {
+        let job = self.job;
+        let records = job
+            .record
+            .get(self.me)
+            .is_some_and(|r| r.binary_search_by_key(&made, |&(n, _)| n).is_ok());
+        if records {
+            let read = self.dev.start_read(self.buf(made)?)?;
+            let data = self.outbox.read(&job.comm, read, self.dev, self.tr)?;
+            self.recorded.insert(made, data);
+        }
+        Ok(())
     }
 
     /// The range a panel is read from on this rank: its copy here, else the chunk's slot.
@@ -386,6 +417,7 @@ impl Rank<'_, '_> {
         self.stats.sent = c.sent;
         self.stats.received = c.received;
         self.stats.wait_ns = self.outbox.waited.as_nanos() as u64;
+        self.stats.comm_ns = self.outbox.posting.as_nanos() as u64;
         Ok(())
     }
 }

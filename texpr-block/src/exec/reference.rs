@@ -422,8 +422,40 @@ pub fn dense_program(p: &Program) -> ir::Program {
 
 /// The interpreter's value and per-element bound of `p`'s result on `inputs`.
 pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diagnostic> {
+    let mut refs = evaluate(p, inputs, &dense_program(p))?;
+    Ok(refs.remove(0))
+}
+
+/// Each tile's part of every sum or mean of `p`, a program without `var`
+/// or `std` (what a reduction step adds to its partial: the parts
+/// [`tiled_sum`] stores, tile column `t`'s part of row `i` at `i + t *
+/// rows`, tile row `t`'s of column `j` at `t + j * tile_rows`, tile `(t,
+/// u)`'s sum at `t + u * tile_rows`), each element with its bound.
+pub fn dense_parts(p: &Program, inputs: &[Matrix]) -> Result<Vec<(Reg, Reference)>, Diagnostic> {
+    let sums: Vec<Reg> = p
+        .regs()
+        .filter(|&r| matches!(p.inst(r).op, Op::Reduce(Agg::Sum | Agg::Mean, ..)))
+        .collect();
+    let mut prog = dense_program(p);
+    for &r in &sums {
+        let parts = format!("{}_parts", name(r));
+        let k = (prog.globals.iter().position(|g| g.name == parts))
+            .expect("the dense program stores each sum's parts");
+        let whole = ir::build::whole(&prog, VecRef::Global(k as u32));
+        ir::build::output(&mut prog, &format!("{}_part", name(r)), whole);
+    }
+    let mut refs = evaluate(p, inputs, &prog)?;
+    refs.remove(0);
+    Ok(sums.into_iter().zip(refs).collect())
+}
+
+/// The outputs of `prog`, `p`'s dense program, on `inputs`.
+fn evaluate(
+    p: &Program,
+    inputs: &[Matrix],
+    prog: &ir::Program,
+) -> Result<Vec<Reference>, Diagnostic> {
     super::dense::check_inputs(p, inputs)?;
-    let prog = dense_program(p);
     // The program `dense_program` wrote: its leaves, in order, are its inputs.
     let (expanded, _) = crate::passes::stats::expand(p);
     let mut given = inputs.iter();
@@ -438,13 +470,12 @@ pub fn dense_reference(p: &Program, inputs: &[Matrix]) -> Result<Reference, Diag
             _ => Value::f32(given.next().expect("checked count").data.clone()),
         })
         .collect();
-    let mut refs = reference(&prog, &values).map_err(|e| {
+    reference(prog, &values).map_err(|e| {
         Diagnostic::error(
             codes::KERNEL_RUN,
             format!("the dense reference failed: {e}"),
         )
-    })?;
-    Ok(refs.remove(0))
+    })
 }
 
 /// What `--check` found: every element within its own bound, or the worst

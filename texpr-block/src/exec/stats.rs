@@ -14,6 +14,12 @@ pub struct RankStats {
     pub received: u64,
     /// Time spent waiting for messages.
     pub wait_ns: u64,
+    /// Time in its tasks (launching kernels, device copies, host writes of
+    /// received tiles, waiting for its device's reads), less the waits for
+    /// messages and the posting of messages within them.
+    pub compute_ns: u64,
+    /// Time posting and completing messages while not waiting for one.
+    pub comm_ns: u64,
     /// Most bytes of chunks and panels held at once.
     pub peak: u64,
     /// Bytes of the compiled bodies' scratch buffers.
@@ -29,7 +35,7 @@ pub struct RankStats {
 }
 
 impl RankStats {
-    fn fields(&self) -> [u64; 12] {
+    fn fields(&self) -> [u64; 14] {
         [
             self.shards,
             self.copies,
@@ -43,6 +49,8 @@ impl RankStats {
             self.run_ns,
             self.matrices,
             self.buffers,
+            self.compute_ns,
+            self.comm_ns,
         ]
     }
 
@@ -72,6 +80,8 @@ impl RankStats {
             run_ns: f(9),
             matrices: f(10),
             buffers: f(11),
+            compute_ns: f(12),
+            comm_ns: f(13),
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::block_io::{BlockInputs, write_matrix};
 use crate::common::{Defines, Failure, Source, read_source};
 use std::path::PathBuf;
 use texpr::ScheduleChoice;
-use texpr_block::driver::run::{Backend, check, full_inputs, job, report, run_in_process};
+use texpr_block::driver::run::{Backend, check_run, full_inputs, job, report, run_in_process};
 use texpr_block::driver::{BlockOptions, Device, Emit, Planned, emit_all, plan};
 use texpr_block::exec::{LocalPart, Matrix};
 use texpr_runtime::Gpu;
@@ -230,14 +230,10 @@ fn in_process(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure
     );
     let parts: Vec<&LocalPart> = outcome.ranks.iter().map(|r| &r.part).collect();
     write_outputs(args, &planned, outcome.gathered.result.as_ref(), &parts).map_err(fail)?;
-    if let Some(got) = &outcome.gathered.result
-        && b.check
-    {
+    if b.check {
         let full = full_inputs(&planned.p, &inputs).map_err(fail)?;
-        out!(
-            "{}",
-            check(&planned.p, &full, got, b.allow_unchecked).map_err(fail)?
-        );
+        let checked = check_run(&planned, &full, &outcome.gathered, b.allow_unchecked);
+        out!("{}", checked.map_err(fail)?);
     }
     Ok(())
 }

@@ -52,6 +52,13 @@ impl Rank<'_, '_> {
     ) -> Result<(), RankError> {
         let job = self.job;
         let body = crate::stage::kernel::partial_body(job.p, op, part.src_tile, part.accumulate);
+        let dropped = crate::exec::partials::Fault::DropTile {
+            op,
+            src_tile: part.src_tile,
+        };
+        if job.fault == Some(dropped) {
+            return self.drop_tile(node, made, part.accumulate, body.out_len);
+        }
         let read = body.inputs.last().expect("a step reads its tile");
         let mut inputs = Vec::with_capacity(2);
         if part.accumulate {
@@ -59,6 +66,25 @@ impl Rank<'_, '_> {
         }
         inputs.push(self.panel_buf(read)?);
         self.launch(made, kernel, body.out_len, &inputs)
+    }
+
+    /// A step that loses its tile (`Fault::DropTile`, tests only): its
+    /// partial is the one before it, or zero.
+    fn drop_tile(
+        &mut self,
+        node: NodeId,
+        made: NodeId,
+        accumulate: bool,
+        len: u64,
+    ) -> Result<(), RankError> {
+        let out = self.alloc(made, len as usize)?;
+        if accumulate {
+            let before = self.partial_before(node)?;
+            self.dev.copy(before, out)?;
+        } else {
+            self.dev.write(out, &vec![0.0; len as usize])?;
+        }
+        Ok(())
     }
 
     /// A step of a factorization or solve: its tile's version before it

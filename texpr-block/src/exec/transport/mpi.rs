@@ -442,6 +442,6 @@ fn tag_of(payload: Payload) -> i32 {
     match payload {
         Payload::Chunk(_) | Payload::Reduce(_) => DATA,
         Payload::Ready | Payload::Go => START,
-        Payload::Result | Payload::Counters | Payload::Done => END,
+        Payload::Result | Payload::Partials | Payload::Counters | Payload::Done => END,
     }
 }

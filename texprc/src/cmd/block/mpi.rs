@@ -16,7 +16,7 @@ use crate::common::{Failure, Source, color};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use texpr_block::codes;
-use texpr_block::driver::run::{Backend, check, full_inputs, job, report};
+use texpr_block::driver::run::{Backend, check_run, full_inputs, job, report};
 use texpr_block::driver::{BlockOptions, emit_all, plan};
 use texpr_block::exec::threads::{
     Finished, ack_wait, on_rank, report_text, run_and_finish, stopped_by,
@@ -157,9 +157,12 @@ fn finish_check(
     inputs: &BlockInputs,
     gathered: &Gathered,
 ) -> Result<(), Diagnostic> {
-    if let (true, Some(got)) = (b.check, &gathered.result) {
+    if b.check {
         let full = full_inputs(&planned.p, inputs)?;
-        out!("{}", check(&planned.p, &full, got, b.allow_unchecked)?);
+        out!(
+            "{}",
+            check_run(planned, &full, gathered, b.allow_unchecked)?
+        );
     }
     Ok(())
 }
