@@ -148,6 +148,16 @@ mod tests {
              let d = reduce 16 |k| a[i * 8 + k % 8] * a[k % 8] in select(i == j, d, a[i * 8 + j])",
         );
         assert_eq!(flops(&p), 8 * 32 + 64 + 64);
+        // Cholesky's step folds column k's sums only (N^3 / 3 multiply-adds
+        // in all), not every element's (N^4 / 2): with A = M M^T / N (2 N^3)
+        // and each step's conditions and selects on every element (8 N^3),
+        // about 10.5 N^3 at N = 64, where the N^4 of eager sums is 64 N^3.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cholesky.te");
+        let src = std::fs::read_to_string(root).unwrap();
+        let p = texpr_syntax::frontend(&src, &[("N".to_string(), 64)]).unwrap();
+        let n3 = 64f64.powi(3);
+        let f = flops(&p) as f64;
+        assert!(f > 10.0 * n3 && f < 11.0 * n3, "{f} against N^3 = {n3}");
         // On data, the costlier operand.
         let p = program(
             "input a: f32[64]\noutput y = compute 64 |i| select(a[i] > 0.0, a[i] * 2.0 + 1.0, a[i])",

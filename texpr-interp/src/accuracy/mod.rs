@@ -25,7 +25,7 @@ mod stochastic;
 
 pub use bound::Bound;
 pub use compare::{Checked, Mismatch, compare, statistical_tolerance, tolerance};
-pub use stochastic::{RUNS, SEED, spread};
+pub use stochastic::{RUNS, SEED, f64_values, spread};
 
 use crate::eval::{run, run_elements};
 use crate::{EvalError, Value};

@@ -38,6 +38,8 @@ pub const SEED: u64 = 0x41;
 
 thread_local! {
     static RNG: Cell<u64> = const { Cell::new(0) };
+    /// Whether runs round at random (else they keep `f64` results: [`f64_values`]).
+    static RANDOM: Cell<bool> = const { Cell::new(true) };
 }
 
 /// A uniform number in `[0, 1)` (splitmix64).
@@ -116,7 +118,9 @@ fn beside(s: Sc, r: Sc) -> Mca {
 /// result in `f64`), any other as the interpreter computes it.
 fn result(r: Sc, exact: impl FnOnce() -> Option<f64>, f: impl FnOnce() -> Option<Sc>) -> Mca {
     match (r, exact()) {
-        (Sc::F(_), Some(y)) => beside(Sc::F(rounded(y)), r),
+        (Sc::F(_), Some(y)) if RANDOM.with(Cell::get) => beside(Sc::F(rounded(y)), r),
+        (Sc::F(_), Some(y)) if y == num(r) || (y.is_nan() && num(r).is_nan()) => Mca(0.0),
+        (Sc::F(_), Some(y)) => Mca(y - num(r)),
         _ => f().map_or(Mca(0.0), |s| beside(s, r)),
     }
 }
@@ -164,6 +168,12 @@ impl Shadow for Mca {
         let exact = || match (f, args) {
             (Func::Pow, [a, b]) if is_f32(args) => Some(val(*a).powf(val(*b))),
             (Func::Fma, [a, b, c]) if is_f32(args) => Some(val(*a) * val(*b) + val(*c)),
+            (Func::Max, [a, b]) if is_f32(args) => Some(val(*a).max(val(*b))),
+            (Func::Min, [a, b]) if is_f32(args) => Some(val(*a).min(val(*b))),
+            // A run follows the interpreter's condition.
+            (Func::Select, [c, a, b]) if is_f32(&[*a, *b]) => {
+                Some(val(if c.0 == Sc::B(true) { *a } else { *b }))
+            }
             _ => None,
         };
         let run_args: Vec<Sc> = args.iter().map(|&a| run_sc(a)).collect();
@@ -176,22 +186,54 @@ impl Shadow for Mca {
     }
 
     fn fold(op: ReduceOp, _: u64, acc: El<Mca>, x: El<Mca>, r: Sc, first: bool) -> Mca {
-        if first && matches!(op, ReduceOp::Add | ReduceOp::Mul) {
-            // The identity is not an operand: the first step moves its term.
-            return beside(run_sc(x), r);
-        }
         let (a, b) = (val(acc), val(x));
         let exact = || {
             is_f32(&[acc, x]).then_some(())?;
-            match op {
-                ReduceOp::Add => Some(a + b),
-                ReduceOp::Mul => Some(a * b),
-                ReduceOp::Lse => Some(scalar::lse(a as f32, b as f32) as f64),
-                ReduceOp::Max | ReduceOp::Min => None,
-            }
+            Some(match op {
+                // The identity is not an operand: the first step moves its term.
+                ReduceOp::Add | ReduceOp::Mul if first => b,
+                ReduceOp::Add => a + b,
+                ReduceOp::Mul => a * b,
+                ReduceOp::Lse => lse(a, b),
+                ReduceOp::Max => a.max(b),
+                ReduceOp::Min => a.min(b),
+            })
         };
+        if first && matches!(op, ReduceOp::Add | ReduceOp::Mul) && !is_f32(&[x]) {
+            return beside(run_sc(x), r);
+        }
         result(r, exact, || scalar::fold(op, run_sc(acc), run_sc(x)).ok())
     }
+}
+
+/// `scalar::lse` in `f64`.
+fn lse(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if hi.is_infinite() {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// Each element of each output of `p` on `inputs` computed in `f64`: every
+/// `f32` operation's result kept in `f64` instead of rounded (the same
+/// conditions as the interpreter's; `f16` and integers as it computes
+/// them). What `examples/accuracy_table.rs` measures the bounds against.
+pub fn f64_values(p: &Program, inputs: &[Value]) -> Result<Vec<Vec<f64>>, EvalError> {
+    RANDOM.with(|r| r.set(false));
+    let outs = run::<Mca>(p, inputs);
+    RANDOM.with(|r| r.set(true));
+    Ok(outs?
+        .iter()
+        .map(|v| {
+            (0..v.len())
+                .map(|i| v.get(i).map_or(f64::NAN, val))
+                .collect()
+        })
+        .collect())
 }
 
 /// Each element of each output of `p` on `inputs`: the largest distance
@@ -244,5 +286,14 @@ mod tests {
         assert!(s[0][0] > 0.0 && s[0][0] < 1e-3, "{:?}", s[0]);
         assert_eq!(s[1][0], 0.0, "4096 ones add exactly");
         assert_eq!(spread(&p, &x).unwrap(), s, "the same spread every time");
+        // In f64, 4096 tenths of the inputs lose nothing an f32 sum rounds.
+        let exact: f64 = x[0].to_f64().iter().map(|v| v * 0.1f32 as f64).sum();
+        let f64s = f64_values(&p, &x).unwrap();
+        assert!(
+            (f64s[0][0] - exact).abs() < 1e-12,
+            "{} vs {exact}",
+            f64s[0][0]
+        );
+        assert_eq!(f64s[1][0], 4096.0);
     }
 }
