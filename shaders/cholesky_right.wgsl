@@ -102,46 +102,100 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     b0_A[t_266 + t_249 / 512i * 512i] = select(0.0f, acc_6 / t_155 + select(0.0f, 1.0f, t_213 == t_184), t_184 <= t_213);
 }
 
-// kernel 1: L_state_next
-@group(0) @binding(0) var<storage, read> b1_L_state: array<f32>;
-@group(0) @binding(1) var<storage, read_write> b1_L_state_next: array<f32>;
-@group(0) @binding(2) var<storage, read> b1_step0: array<i32>;
-@group(0) @binding(3) var<storage, read_write> b1_step0_next: array<i32>;
+// kernel 1: L_state_loop
+@group(0) @binding(0) var<storage, read> b1_A: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b1_L_state_a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b1_L_state_b: array<f32>;
 
 @compute @workgroup_size(256)
-fn k1_L_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t_1: i32 = b1_step0[0i];
-    let g_2: i32 = i32(wid.x);
-    let l_3: i32 = i32(lid.x);
-    for (var j_4: i32 = 0i; j_4 < 4i; j_4 = j_4 + 2i) {
-        let t_5: i32 = l_3 * 4i;
-        let t_6: i32 = t_5 + j_4;
-        var c_7: i32 = 32i;
-        let t_8: i32 = c_7;
-        let t_9: i32 = t_6 % t_8;
-        let t_11: i32 = t_6 / t_8;
-        let t_15: i32 = t_6 / 32i * 32i;
-        let t_17: f32 = b1_L_state[t_15 + t_1];
-        let t_20: f32 = b1_L_state[t_1 * 32i + t_1];
-        let t_21: f32 = sqrt(t_20);
-        let t_26: i32 = t_6 % 32i;
-        let t_28: f32 = b1_L_state[t_15 + t_26];
-        let t_35: f32 = select(t_28, t_28 - t_17 * b1_L_state[t_26 * 32i + t_1] / t_20, (t_9 > t_1) & (t_11 >= t_9));
-        let t_37: i32 = g_2 * 1024i;
-        b1_L_state_next[t_37 + t_6] = select(t_35, t_17 / t_21, (t_9 == t_1) & (t_11 >= t_1));
-        let t_40: i32 = t_5 + (j_4 + 1i);
-        let t_41: i32 = t_40 % t_8;
-        let t_43: i32 = t_40 / t_8;
-        let t_47: i32 = t_40 / 32i * 32i;
-        let t_49: f32 = b1_L_state[t_47 + t_1];
-        let t_54: i32 = t_40 % 32i;
-        let t_56: f32 = b1_L_state[t_47 + t_54];
-        let t_63: f32 = select(t_56, t_56 - t_49 * b1_L_state[t_54 * 32i + t_1] / t_20, (t_41 > t_1) & (t_43 >= t_41));
-        b1_L_state_next[t_37 + t_40] = select(t_63, t_49 / t_21, (t_41 == t_1) & (t_43 >= t_1));
+fn k1_L_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let l_1: i32 = i32(lid.x);
+    for (var e_2: i32 = l_1; e_2 < 1024i; e_2 = e_2 + 256i) {
+        b1_L_state_b[e_2] = b1_A[e_2];
     }
-    let t_76: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
-    if (t_76) {
-        b1_step0_next[0i] = t_1 + 1i;
+    storageBarrier();
+    workgroupBarrier();
+    for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
+        let t_5: i32 = h_4 * 2i;
+        for (var j_6: i32 = 0i; j_6 < 4i; j_6 = j_6 + 2i) {
+            let t_7: i32 = l_1 * 4i;
+            let t_8: i32 = t_7 + j_6;
+            var c_9: i32 = 32i;
+            let t_10: i32 = c_9;
+            let t_11: i32 = t_8 % t_10;
+            let t_13: i32 = t_8 / t_10;
+            let t_17: i32 = t_8 / 32i * 32i;
+            let t_18: i32 = t_17 + t_5;
+            let t_19: f32 = b1_L_state_b[t_18];
+            let t_21: i32 = t_5 * 32i + t_5;
+            let t_22: f32 = b1_L_state_b[t_21];
+            let t_28: i32 = t_8 % 32i;
+            let t_29: i32 = t_17 + t_28;
+            let t_30: f32 = b1_L_state_b[t_29];
+            let t_31: f32 = b1_L_state_b[t_18];
+            let t_34: f32 = b1_L_state_b[t_28 * 32i + t_5];
+            let t_36: f32 = b1_L_state_b[t_21];
+            let t_39: f32 = b1_L_state_b[t_29];
+            let t_42: i32 = 0i * 1024i;
+            b1_L_state_a[t_42 + t_8] = select(select(t_39, t_30 - t_31 * t_34 / t_36, (t_11 > t_5) & (t_13 >= t_11)), t_19 / sqrt(t_22), (t_11 == t_5) & (t_13 >= t_5));
+            let t_45: i32 = t_7 + (j_6 + 1i);
+            let t_46: i32 = t_45 % t_10;
+            let t_48: i32 = t_45 / t_10;
+            let t_52: i32 = t_45 / 32i * 32i;
+            let t_53: i32 = t_52 + t_5;
+            let t_54: f32 = b1_L_state_b[t_53];
+            let t_55: f32 = b1_L_state_b[t_21];
+            let t_61: i32 = t_45 % 32i;
+            let t_62: i32 = t_52 + t_61;
+            let t_63: f32 = b1_L_state_b[t_62];
+            let t_64: f32 = b1_L_state_b[t_53];
+            let t_67: f32 = b1_L_state_b[t_61 * 32i + t_5];
+            let t_69: f32 = b1_L_state_b[t_21];
+            let t_72: f32 = b1_L_state_b[t_62];
+            b1_L_state_a[t_42 + t_45] = select(select(t_72, t_63 - t_64 * t_67 / t_69, (t_46 > t_5) & (t_48 >= t_46)), t_54 / sqrt(t_55), (t_46 == t_5) & (t_48 >= t_5));
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_76: i32 = t_5 + 1i;
+        for (var j_77: i32 = 0i; j_77 < 4i; j_77 = j_77 + 2i) {
+            let t_78: i32 = l_1 * 4i;
+            let t_79: i32 = t_78 + j_77;
+            var c_80: i32 = 32i;
+            let t_81: i32 = c_80;
+            let t_82: i32 = t_79 % t_81;
+            let t_84: i32 = t_79 / t_81;
+            let t_88: i32 = t_79 / 32i * 32i;
+            let t_89: i32 = t_88 + t_76;
+            let t_90: f32 = b1_L_state_a[t_89];
+            let t_92: i32 = t_76 * 32i + t_76;
+            let t_93: f32 = b1_L_state_a[t_92];
+            let t_99: i32 = t_79 % 32i;
+            let t_100: i32 = t_88 + t_99;
+            let t_101: f32 = b1_L_state_a[t_100];
+            let t_102: f32 = b1_L_state_a[t_89];
+            let t_105: f32 = b1_L_state_a[t_99 * 32i + t_76];
+            let t_107: f32 = b1_L_state_a[t_92];
+            let t_110: f32 = b1_L_state_a[t_100];
+            let t_113: i32 = 0i * 1024i;
+            b1_L_state_b[t_113 + t_79] = select(select(t_110, t_101 - t_102 * t_105 / t_107, (t_82 > t_76) & (t_84 >= t_82)), t_90 / sqrt(t_93), (t_82 == t_76) & (t_84 >= t_76));
+            let t_116: i32 = t_78 + (j_77 + 1i);
+            let t_117: i32 = t_116 % t_81;
+            let t_119: i32 = t_116 / t_81;
+            let t_123: i32 = t_116 / 32i * 32i;
+            let t_124: i32 = t_123 + t_76;
+            let t_125: f32 = b1_L_state_a[t_124];
+            let t_126: f32 = b1_L_state_a[t_92];
+            let t_132: i32 = t_116 % 32i;
+            let t_133: i32 = t_123 + t_132;
+            let t_134: f32 = b1_L_state_a[t_133];
+            let t_135: f32 = b1_L_state_a[t_124];
+            let t_138: f32 = b1_L_state_a[t_132 * 32i + t_76];
+            let t_140: f32 = b1_L_state_a[t_92];
+            let t_143: f32 = b1_L_state_a[t_133];
+            b1_L_state_b[t_113 + t_116] = select(select(t_143, t_134 - t_135 * t_138 / t_140, (t_117 > t_76) & (t_119 >= t_117)), t_125 / sqrt(t_126), (t_117 == t_76) & (t_119 >= t_76));
+        }
+        storageBarrier();
+        workgroupBarrier();
     }
 }
 

@@ -23,39 +23,148 @@ fn k0_D0(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
     b0_D0[t_21 + (t_20 + 3i)] = select(abs(b0_W[t_51 / 64i * 64i + t_51 % 64i]) + 1.0f, 0.0f, t_51 / t_8 == t_51 % t_8);
 }
 
-// kernel 1: D_state_next
-@group(0) @binding(0) var<storage, read> b1_D_state: array<f32>;
-@group(0) @binding(1) var<storage, read_write> b1_D_state_next: array<f32>;
-@group(0) @binding(2) var<storage, read> b1_step0: array<i32>;
-@group(0) @binding(3) var<storage, read_write> b1_step0_next: array<i32>;
+// kernel 1: D_state_loop
+@group(0) @binding(0) var<storage, read> b1_D0: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b1_D_state_a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b1_D_state_b: array<f32>;
 
 @compute @workgroup_size(256)
-fn k1_D_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t_1: i32 = b1_step0[0i];
-    let g_2: i32 = i32(wid.x);
-    let l_3: i32 = i32(lid.x);
-    let t_6: i32 = (g_2 * 256i + l_3) * 4i;
-    let t_8: i32 = t_6 / 64i * 64i;
-    let t_9: i32 = t_6 % 64i;
-    let t_14: i32 = t_1 * 64i;
-    let t_19: i32 = l_3 * 4i;
-    let t_20: i32 = g_2 * 1024i;
-    b1_D_state_next[t_20 + t_19] = min(b1_D_state[t_8 + t_9], b1_D_state[t_8 + t_1] + b1_D_state[t_14 + t_9]);
-    let t_22: i32 = t_6 + 1i;
-    let t_24: i32 = t_22 / 64i * 64i;
-    let t_25: i32 = t_22 % 64i;
-    b1_D_state_next[t_20 + (t_19 + 1i)] = min(b1_D_state[t_24 + t_25], b1_D_state[t_24 + t_1] + b1_D_state[t_14 + t_25]);
-    let t_36: i32 = t_6 + 2i;
-    let t_38: i32 = t_36 / 64i * 64i;
-    let t_39: i32 = t_36 % 64i;
-    b1_D_state_next[t_20 + (t_19 + 2i)] = min(b1_D_state[t_38 + t_39], b1_D_state[t_38 + t_1] + b1_D_state[t_14 + t_39]);
-    let t_50: i32 = t_6 + 3i;
-    let t_52: i32 = t_50 / 64i * 64i;
-    let t_53: i32 = t_50 % 64i;
-    b1_D_state_next[t_20 + (t_19 + 3i)] = min(b1_D_state[t_52 + t_53], b1_D_state[t_52 + t_1] + b1_D_state[t_14 + t_53]);
-    let t_74: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
-    if (t_74) {
-        b1_step0_next[0i] = t_1 + 1i;
+fn k1_D_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let l_1: i32 = i32(lid.x);
+    for (var e_2: i32 = l_1; e_2 < 4096i; e_2 = e_2 + 256i) {
+        b1_D_state_b[e_2] = b1_D0[e_2];
+    }
+    storageBarrier();
+    workgroupBarrier();
+    for (var h_4: i32 = 0i; h_4 < 32i; h_4 = h_4 + 1i) {
+        let t_5: i32 = h_4 * 2i;
+        for (var j_6: i32 = 0i; j_6 < 16i; j_6 = j_6 + 8i) {
+            let t_7: i32 = l_1 * 16i;
+            let t_8: i32 = t_7 + j_6;
+            let t_10: i32 = t_8 / 64i * 64i;
+            let t_11: i32 = t_8 % 64i;
+            let t_13: f32 = b1_D_state_b[t_10 + t_11];
+            let t_15: f32 = b1_D_state_b[t_10 + t_5];
+            let t_16: i32 = t_5 * 64i;
+            let t_18: f32 = b1_D_state_b[t_16 + t_11];
+            let t_21: i32 = 0i * 4096i;
+            b1_D_state_a[t_21 + t_8] = min(t_13, t_15 + t_18);
+            let t_24: i32 = t_7 + (j_6 + 1i);
+            let t_26: i32 = t_24 / 64i * 64i;
+            let t_27: i32 = t_24 % 64i;
+            let t_29: f32 = b1_D_state_b[t_26 + t_27];
+            let t_31: f32 = b1_D_state_b[t_26 + t_5];
+            let t_33: f32 = b1_D_state_b[t_16 + t_27];
+            b1_D_state_a[t_21 + t_24] = min(t_29, t_31 + t_33);
+            let t_38: i32 = t_7 + (j_6 + 2i);
+            let t_40: i32 = t_38 / 64i * 64i;
+            let t_41: i32 = t_38 % 64i;
+            let t_43: f32 = b1_D_state_b[t_40 + t_41];
+            let t_45: f32 = b1_D_state_b[t_40 + t_5];
+            let t_47: f32 = b1_D_state_b[t_16 + t_41];
+            b1_D_state_a[t_21 + t_38] = min(t_43, t_45 + t_47);
+            let t_52: i32 = t_7 + (j_6 + 3i);
+            let t_54: i32 = t_52 / 64i * 64i;
+            let t_55: i32 = t_52 % 64i;
+            let t_57: f32 = b1_D_state_b[t_54 + t_55];
+            let t_59: f32 = b1_D_state_b[t_54 + t_5];
+            let t_61: f32 = b1_D_state_b[t_16 + t_55];
+            b1_D_state_a[t_21 + t_52] = min(t_57, t_59 + t_61);
+            let t_66: i32 = t_7 + (j_6 + 4i);
+            let t_68: i32 = t_66 / 64i * 64i;
+            let t_69: i32 = t_66 % 64i;
+            let t_71: f32 = b1_D_state_b[t_68 + t_69];
+            let t_73: f32 = b1_D_state_b[t_68 + t_5];
+            let t_75: f32 = b1_D_state_b[t_16 + t_69];
+            b1_D_state_a[t_21 + t_66] = min(t_71, t_73 + t_75);
+            let t_80: i32 = t_7 + (j_6 + 5i);
+            let t_82: i32 = t_80 / 64i * 64i;
+            let t_83: i32 = t_80 % 64i;
+            let t_85: f32 = b1_D_state_b[t_82 + t_83];
+            let t_87: f32 = b1_D_state_b[t_82 + t_5];
+            let t_89: f32 = b1_D_state_b[t_16 + t_83];
+            b1_D_state_a[t_21 + t_80] = min(t_85, t_87 + t_89);
+            let t_94: i32 = t_7 + (j_6 + 6i);
+            let t_96: i32 = t_94 / 64i * 64i;
+            let t_97: i32 = t_94 % 64i;
+            let t_99: f32 = b1_D_state_b[t_96 + t_97];
+            let t_101: f32 = b1_D_state_b[t_96 + t_5];
+            let t_103: f32 = b1_D_state_b[t_16 + t_97];
+            b1_D_state_a[t_21 + t_94] = min(t_99, t_101 + t_103);
+            let t_108: i32 = t_7 + (j_6 + 7i);
+            let t_110: i32 = t_108 / 64i * 64i;
+            let t_111: i32 = t_108 % 64i;
+            let t_113: f32 = b1_D_state_b[t_110 + t_111];
+            let t_115: f32 = b1_D_state_b[t_110 + t_5];
+            let t_117: f32 = b1_D_state_b[t_16 + t_111];
+            b1_D_state_a[t_21 + t_108] = min(t_113, t_115 + t_117);
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_121: i32 = t_5 + 1i;
+        for (var j_122: i32 = 0i; j_122 < 16i; j_122 = j_122 + 8i) {
+            let t_123: i32 = l_1 * 16i;
+            let t_124: i32 = t_123 + j_122;
+            let t_126: i32 = t_124 / 64i * 64i;
+            let t_127: i32 = t_124 % 64i;
+            let t_129: f32 = b1_D_state_a[t_126 + t_127];
+            let t_131: f32 = b1_D_state_a[t_126 + t_121];
+            let t_132: i32 = t_121 * 64i;
+            let t_134: f32 = b1_D_state_a[t_132 + t_127];
+            let t_137: i32 = 0i * 4096i;
+            b1_D_state_b[t_137 + t_124] = min(t_129, t_131 + t_134);
+            let t_140: i32 = t_123 + (j_122 + 1i);
+            let t_142: i32 = t_140 / 64i * 64i;
+            let t_143: i32 = t_140 % 64i;
+            let t_145: f32 = b1_D_state_a[t_142 + t_143];
+            let t_147: f32 = b1_D_state_a[t_142 + t_121];
+            let t_149: f32 = b1_D_state_a[t_132 + t_143];
+            b1_D_state_b[t_137 + t_140] = min(t_145, t_147 + t_149);
+            let t_154: i32 = t_123 + (j_122 + 2i);
+            let t_156: i32 = t_154 / 64i * 64i;
+            let t_157: i32 = t_154 % 64i;
+            let t_159: f32 = b1_D_state_a[t_156 + t_157];
+            let t_161: f32 = b1_D_state_a[t_156 + t_121];
+            let t_163: f32 = b1_D_state_a[t_132 + t_157];
+            b1_D_state_b[t_137 + t_154] = min(t_159, t_161 + t_163);
+            let t_168: i32 = t_123 + (j_122 + 3i);
+            let t_170: i32 = t_168 / 64i * 64i;
+            let t_171: i32 = t_168 % 64i;
+            let t_173: f32 = b1_D_state_a[t_170 + t_171];
+            let t_175: f32 = b1_D_state_a[t_170 + t_121];
+            let t_177: f32 = b1_D_state_a[t_132 + t_171];
+            b1_D_state_b[t_137 + t_168] = min(t_173, t_175 + t_177);
+            let t_182: i32 = t_123 + (j_122 + 4i);
+            let t_184: i32 = t_182 / 64i * 64i;
+            let t_185: i32 = t_182 % 64i;
+            let t_187: f32 = b1_D_state_a[t_184 + t_185];
+            let t_189: f32 = b1_D_state_a[t_184 + t_121];
+            let t_191: f32 = b1_D_state_a[t_132 + t_185];
+            b1_D_state_b[t_137 + t_182] = min(t_187, t_189 + t_191);
+            let t_196: i32 = t_123 + (j_122 + 5i);
+            let t_198: i32 = t_196 / 64i * 64i;
+            let t_199: i32 = t_196 % 64i;
+            let t_201: f32 = b1_D_state_a[t_198 + t_199];
+            let t_203: f32 = b1_D_state_a[t_198 + t_121];
+            let t_205: f32 = b1_D_state_a[t_132 + t_199];
+            b1_D_state_b[t_137 + t_196] = min(t_201, t_203 + t_205);
+            let t_210: i32 = t_123 + (j_122 + 6i);
+            let t_212: i32 = t_210 / 64i * 64i;
+            let t_213: i32 = t_210 % 64i;
+            let t_215: f32 = b1_D_state_a[t_212 + t_213];
+            let t_217: f32 = b1_D_state_a[t_212 + t_121];
+            let t_219: f32 = b1_D_state_a[t_132 + t_213];
+            b1_D_state_b[t_137 + t_210] = min(t_215, t_217 + t_219);
+            let t_224: i32 = t_123 + (j_122 + 7i);
+            let t_226: i32 = t_224 / 64i * 64i;
+            let t_227: i32 = t_224 % 64i;
+            let t_229: f32 = b1_D_state_a[t_226 + t_227];
+            let t_231: f32 = b1_D_state_a[t_226 + t_121];
+            let t_233: f32 = b1_D_state_a[t_132 + t_227];
+            b1_D_state_b[t_137 + t_224] = min(t_229, t_231 + t_233);
+        }
+        storageBarrier();
+        workgroupBarrier();
     }
 }
 

@@ -21,44 +21,102 @@ fn k0_A(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid
     b0_A[t_18 + t_44] = b0_A0[t_44 / 32i * 32i + t_44 % 32i] + select(0.0f, t_15, t_44 / t_11 == t_44 % t_11);
 }
 
-// kernel 1: LU_state_next
-@group(0) @binding(0) var<storage, read> b1_LU_state: array<f32>;
-@group(0) @binding(1) var<storage, read_write> b1_LU_state_next: array<f32>;
-@group(0) @binding(2) var<storage, read> b1_step0: array<i32>;
-@group(0) @binding(3) var<storage, read_write> b1_step0_next: array<i32>;
+// kernel 1: LU_state_loop
+@group(0) @binding(0) var<storage, read> b1_A: array<f32>;
+@group(0) @binding(1) var<storage, read_write> b1_LU_state_a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b1_LU_state_b: array<f32>;
 
 @compute @workgroup_size(256)
-fn k1_LU_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t_1: i32 = b1_step0[0i];
-    let g_2: i32 = i32(wid.x);
-    let l_3: i32 = i32(lid.x);
-    for (var j_4: i32 = 0i; j_4 < 4i; j_4 = j_4 + 2i) {
-        let t_5: i32 = l_3 * 4i;
-        let t_6: i32 = t_5 + j_4;
-        var c_7: i32 = 32i;
-        let t_8: i32 = c_7;
-        let t_10: bool = t_6 / t_8 > t_1;
-        let t_11: i32 = t_6 % t_8;
-        let t_15: i32 = t_6 / 32i * 32i;
-        let t_16: i32 = t_6 % 32i;
-        let t_18: f32 = b1_LU_state[t_15 + t_16];
-        let t_20: f32 = b1_LU_state[t_15 + t_1];
-        let t_21: i32 = t_1 * 32i;
-        let t_26: f32 = b1_LU_state[t_21 + t_1];
-        let t_34: i32 = g_2 * 1024i;
-        b1_LU_state_next[t_34 + t_6] = select(select(t_18, t_20 / t_26, t_10 & (t_11 == t_1)), t_18 - t_20 * b1_LU_state[t_21 + t_16] / t_26, t_10 & (t_11 > t_1));
-        let t_37: i32 = t_5 + (j_4 + 1i);
-        let t_39: bool = t_37 / t_8 > t_1;
-        let t_40: i32 = t_37 % t_8;
-        let t_44: i32 = t_37 / 32i * 32i;
-        let t_45: i32 = t_37 % 32i;
-        let t_47: f32 = b1_LU_state[t_44 + t_45];
-        let t_49: f32 = b1_LU_state[t_44 + t_1];
-        b1_LU_state_next[t_34 + t_37] = select(select(t_47, t_49 / t_26, t_39 & (t_40 == t_1)), t_47 - t_49 * b1_LU_state[t_21 + t_45] / t_26, t_39 & (t_40 > t_1));
+fn k1_LU_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let l_1: i32 = i32(lid.x);
+    for (var e_2: i32 = l_1; e_2 < 1024i; e_2 = e_2 + 256i) {
+        b1_LU_state_b[e_2] = b1_A[e_2];
     }
-    let t_71: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
-    if (t_71) {
-        b1_step0_next[0i] = t_1 + 1i;
+    storageBarrier();
+    workgroupBarrier();
+    for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
+        let t_5: i32 = h_4 * 2i;
+        for (var j_6: i32 = 0i; j_6 < 4i; j_6 = j_6 + 2i) {
+            let t_7: i32 = l_1 * 4i;
+            let t_8: i32 = t_7 + j_6;
+            var c_9: i32 = 32i;
+            let t_10: i32 = c_9;
+            let t_12: bool = t_8 / t_10 > t_5;
+            let t_13: i32 = t_8 % t_10;
+            let t_17: i32 = t_8 / 32i * 32i;
+            let t_18: i32 = t_8 % 32i;
+            let t_19: i32 = t_17 + t_18;
+            let t_20: f32 = b1_LU_state_b[t_19];
+            let t_21: i32 = t_17 + t_5;
+            let t_22: f32 = b1_LU_state_b[t_21];
+            let t_23: i32 = t_5 * 32i;
+            let t_25: f32 = b1_LU_state_b[t_23 + t_18];
+            let t_27: i32 = t_23 + t_5;
+            let t_28: f32 = b1_LU_state_b[t_27];
+            let t_33: f32 = b1_LU_state_b[t_21];
+            let t_34: f32 = b1_LU_state_b[t_27];
+            let t_36: f32 = b1_LU_state_b[t_19];
+            let t_39: i32 = 0i * 1024i;
+            b1_LU_state_a[t_39 + t_8] = select(select(t_36, t_33 / t_34, t_12 & (t_13 == t_5)), t_20 - t_22 * t_25 / t_28, t_12 & (t_13 > t_5));
+            let t_42: i32 = t_7 + (j_6 + 1i);
+            let t_44: bool = t_42 / t_10 > t_5;
+            let t_45: i32 = t_42 % t_10;
+            let t_49: i32 = t_42 / 32i * 32i;
+            let t_50: i32 = t_42 % 32i;
+            let t_51: i32 = t_49 + t_50;
+            let t_52: f32 = b1_LU_state_b[t_51];
+            let t_53: i32 = t_49 + t_5;
+            let t_54: f32 = b1_LU_state_b[t_53];
+            let t_56: f32 = b1_LU_state_b[t_23 + t_50];
+            let t_58: f32 = b1_LU_state_b[t_27];
+            let t_63: f32 = b1_LU_state_b[t_53];
+            let t_64: f32 = b1_LU_state_b[t_27];
+            let t_66: f32 = b1_LU_state_b[t_51];
+            b1_LU_state_a[t_39 + t_42] = select(select(t_66, t_63 / t_64, t_44 & (t_45 == t_5)), t_52 - t_54 * t_56 / t_58, t_44 & (t_45 > t_5));
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_70: i32 = t_5 + 1i;
+        for (var j_71: i32 = 0i; j_71 < 4i; j_71 = j_71 + 2i) {
+            let t_72: i32 = l_1 * 4i;
+            let t_73: i32 = t_72 + j_71;
+            var c_74: i32 = 32i;
+            let t_75: i32 = c_74;
+            let t_77: bool = t_73 / t_75 > t_70;
+            let t_78: i32 = t_73 % t_75;
+            let t_82: i32 = t_73 / 32i * 32i;
+            let t_83: i32 = t_73 % 32i;
+            let t_84: i32 = t_82 + t_83;
+            let t_85: f32 = b1_LU_state_a[t_84];
+            let t_86: i32 = t_82 + t_70;
+            let t_87: f32 = b1_LU_state_a[t_86];
+            let t_88: i32 = t_70 * 32i;
+            let t_90: f32 = b1_LU_state_a[t_88 + t_83];
+            let t_92: i32 = t_88 + t_70;
+            let t_93: f32 = b1_LU_state_a[t_92];
+            let t_98: f32 = b1_LU_state_a[t_86];
+            let t_99: f32 = b1_LU_state_a[t_92];
+            let t_101: f32 = b1_LU_state_a[t_84];
+            let t_104: i32 = 0i * 1024i;
+            b1_LU_state_b[t_104 + t_73] = select(select(t_101, t_98 / t_99, t_77 & (t_78 == t_70)), t_85 - t_87 * t_90 / t_93, t_77 & (t_78 > t_70));
+            let t_107: i32 = t_72 + (j_71 + 1i);
+            let t_109: bool = t_107 / t_75 > t_70;
+            let t_110: i32 = t_107 % t_75;
+            let t_114: i32 = t_107 / 32i * 32i;
+            let t_115: i32 = t_107 % 32i;
+            let t_116: i32 = t_114 + t_115;
+            let t_117: f32 = b1_LU_state_a[t_116];
+            let t_118: i32 = t_114 + t_70;
+            let t_119: f32 = b1_LU_state_a[t_118];
+            let t_121: f32 = b1_LU_state_a[t_88 + t_115];
+            let t_123: f32 = b1_LU_state_a[t_92];
+            let t_128: f32 = b1_LU_state_a[t_118];
+            let t_129: f32 = b1_LU_state_a[t_92];
+            let t_131: f32 = b1_LU_state_a[t_116];
+            b1_LU_state_b[t_104 + t_107] = select(select(t_131, t_128 / t_129, t_109 & (t_110 == t_70)), t_117 - t_119 * t_121 / t_123, t_109 & (t_110 > t_70));
+        }
+        storageBarrier();
+        workgroupBarrier();
     }
 }
 

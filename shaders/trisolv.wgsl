@@ -36,34 +36,68 @@ fn k1_x_init(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     b1_x_init[(i32(wid.x) * 64i + i32(lid.x) * 4i) / 4i] = q_4;
 }
 
-// kernel 2: x_state_next
+// kernel 2: x_state_loop
 @group(0) @binding(0) var<storage, read> b2_b: array<f32>;
 @group(0) @binding(1) var<storage, read> b2_L: array<f32>;
-@group(0) @binding(2) var<storage, read> b2_x_state: array<f32>;
-@group(0) @binding(3) var<storage, read_write> b2_x_state_next: array<f32>;
-@group(0) @binding(4) var<storage, read> b2_step0: array<i32>;
-@group(0) @binding(5) var<storage, read_write> b2_step0_next: array<i32>;
+@group(0) @binding(2) var<storage, read> b2_x_init: array<f32>;
+@group(0) @binding(3) var<storage, read_write> b2_x_state_a: array<f32>;
+@group(0) @binding(4) var<storage, read_write> b2_x_state_b: array<f32>;
 
-@compute @workgroup_size(64)
-fn k2_x_state_next(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let t_1: i32 = b2_step0[0i];
-    let l_3: i32 = i32(lid.x);
-    let t_4: bool = l_3 == t_1;
-    var pick_5: f32;
-    if (t_4) {
-        var acc_7: f32 = 0.0f;
-        let t_8: i32 = min(t_1, 63i);
-        for (var p_9: i32 = 0i; p_9 < t_8; p_9 = p_9 + 1i) {
-            acc_7 = acc_7 + b2_L[t_1 * 64i + p_9] * b2_x_state[p_9];
-        }
-        pick_5 = (b2_b[t_1] - acc_7) / b2_L[t_1 * 64i + t_1];
-    } else {
-        pick_5 = b2_x_state[l_3];
+@compute @workgroup_size(256)
+fn k2_x_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let l_1: i32 = i32(lid.x);
+    for (var e_2: i32 = l_1; e_2 < 64i; e_2 = e_2 + 256i) {
+        b2_x_state_b[e_2] = b2_x_init[e_2];
     }
-    b2_x_state_next[i32(wid.x) * 64i + l_3] = pick_5;
-    let t_37: bool = (((((wid.x == 0u) & (wid.y == 0u)) & (wid.z == 0u)) & (lid.x == 0u)) & (lid.y == 0u)) & (lid.z == 0u);
-    if (t_37) {
-        b2_step0_next[0i] = t_1 + 1i;
+    storageBarrier();
+    workgroupBarrier();
+    for (var h_4: i32 = 0i; h_4 < 32i; h_4 = h_4 + 1i) {
+        let t_5: i32 = h_4 * 2i;
+        var c_6: i32 = 64i;
+        let t_8: i32 = l_1 % c_6;
+        let t_9: bool = t_8 == t_5;
+        var pick_10: f32;
+        if (t_9) {
+            var acc_12: f32 = 0.0f;
+            let t_13: i32 = min(t_5, 63i);
+            for (var p_14: i32 = 0i; p_14 < t_13; p_14 = p_14 + 1i) {
+                let t_18: f32 = b2_x_state_b[p_14];
+                acc_12 = acc_12 + b2_L[t_5 * 64i + p_14] * t_18;
+            }
+            pick_10 = (b2_b[t_5] - acc_12) / b2_L[t_5 * 64i + t_5];
+        } else {
+            let t_29: f32 = b2_x_state_b[l_1 % 64i];
+            pick_10 = t_29;
+        }
+        let t_30: f32 = pick_10;
+        let t_32: i32 = 0i * 256i + l_1;
+        let t_33: bool = t_32 < 64i;
+        if (t_33) {
+            b2_x_state_a[t_32] = t_30;
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_34: i32 = t_5 + 1i;
+        let t_35: bool = t_8 == t_34;
+        var pick_36: f32;
+        if (t_35) {
+            var acc_38: f32 = 0.0f;
+            let t_39: i32 = min(t_34, 63i);
+            for (var p_40: i32 = 0i; p_40 < t_39; p_40 = p_40 + 1i) {
+                let t_44: f32 = b2_x_state_a[p_40];
+                acc_38 = acc_38 + b2_L[t_34 * 64i + p_40] * t_44;
+            }
+            pick_36 = (b2_b[t_34] - acc_38) / b2_L[t_34 * 64i + t_34];
+        } else {
+            let t_55: f32 = b2_x_state_a[l_1 % 64i];
+            pick_36 = t_55;
+        }
+        let t_56: f32 = pick_36;
+        if (t_33) {
+            b2_x_state_b[t_32] = t_56;
+        }
+        storageBarrier();
+        workgroupBarrier();
     }
 }
 

@@ -25,6 +25,7 @@ mod harness;
 mod kir;
 mod layering;
 mod long_folds;
+mod loop_in_group;
 mod loops;
 mod lse;
 mod mma_on_cpu;

@@ -222,6 +222,17 @@ fn schedules(
             out.push(s);
         }
     }
+    // Every loop whole in one workgroup: each item of a loop that may run
+    // so takes its `loop` candidate.
+    let mut whole = Schedule::default();
+    for (item, options) in &cands {
+        if let Some(l) = options.iter().find(|s| kind(s) == "loop") {
+            whole.set(item, l.clone());
+        }
+    }
+    if !whole.items.is_empty() && !out.contains(&whole) {
+        out.push(whole);
+    }
     for (item, options) in cands.iter().filter(|_| every_kind) {
         for st in options {
             if !out.iter().any(|s| kind(&s.get(item)) == kind(st)) {

@@ -58,6 +58,7 @@ pub fn kind(s: &Strategy) -> &'static str {
         },
         Strategy::Transpose { .. } => "transpose",
         Strategy::Mma { .. } => "mma",
+        Strategy::Loop { .. } => "loop",
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::buffers::BufferTable;
 use crate::checks::{check_buffers, check_kernel};
-use crate::lower::{InLoop, KernelText, kernel, step_kernel};
+use crate::lower::{InLoop, KernelText, LoopItem, kernel, loop_kernel, step_kernel};
 use crate::plan::{BufferId, BufferPlan, LoopPlan, Module};
 use crate::validate::validate_kir;
 use texpr_syntax::ir::{ElemTy, Expr, Item, Loads, LoopId, Program};
@@ -105,6 +105,7 @@ pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diag
         let written = match job {
             Job::Item(item, in_loop) => kernel(p, &bufs, (k, first_spill), *item, in_loop, target),
             Job::Step(l) => Ok(step_kernel(p, &bufs, k, *l, target)),
+            Job::Loop(l, items) => loop_kernel(p, &bufs, (k, first_spill), *l, items, target),
         };
         match written {
             Ok(kt) => {
@@ -127,11 +128,13 @@ pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diag
     Ok((kernels, buffers, loop_plans(p, &bufs, &jobs)))
 }
 
-/// What one kernel computes: an item, or a loop's next step alone.
+/// What one kernel computes: an item, a loop's next step alone, or a
+/// whole loop (`Loop::group`: every step, its items in order).
 #[derive(Debug)]
 enum Job<'p> {
     Item(ItemKernel<'p>, InLoop),
     Step(LoopId),
+    Loop(LoopId, Vec<LoopItem<'p>>),
 }
 
 impl Job<'_> {
@@ -139,7 +142,7 @@ impl Job<'_> {
     fn within(&self) -> Option<LoopId> {
         match self {
             Job::Item(_, l) => l.within,
-            Job::Step(l) => Some(*l),
+            Job::Step(l) | Job::Loop(l, _) => Some(*l),
         }
     }
 }
@@ -147,7 +150,8 @@ impl Job<'_> {
 /// Every kernel in dispatch order: the items (globals first, then
 /// outputs), and after a loop's last item, when a kernel reads the loop's
 /// step, what advances it: that item itself when it stands in the loop
-/// directly, else a kernel of its own.
+/// directly, else a kernel of its own. A loop run whole in one workgroup
+/// is one kernel of all its items.
 fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
     let mut jobs = Vec::new();
     let items = items(p, bufs);
@@ -158,6 +162,14 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         } else {
             None
         };
+        if let Some(l) = within.filter(|&l| p.loops[l as usize].group.is_some()) {
+            let (name, root, span, out, _) = item;
+            match jobs.last_mut() {
+                Some(Job::Loop(at, items)) if *at == l => items.push((name, root, span, out)),
+                _ => jobs.push(Job::Loop(l, vec![(name, root, span, out)])),
+            }
+            continue;
+        }
         let mut in_loop = InLoop {
             within,
             ticks: Vec::new(),
@@ -193,11 +205,20 @@ fn loop_plans(p: &Program, bufs: &BufferTable, jobs: &[Job<'_>]) -> Vec<LoopPlan
             let start = jobs.iter().position(inside).unwrap_or(jobs.len());
             let len = jobs[start..].iter().take_while(|j| inside(j)).count();
             let lp = &p.loops[l as usize];
-            LoopPlan {
-                count: lp.count,
-                kernels: start..start + len,
-                within: lp.within,
-                step: bufs.step(l).and_then(|s| bufs.slot(s.current)),
+            match lp.group {
+                // Its kernel runs every step, once.
+                Some(_) => LoopPlan {
+                    count: 1,
+                    kernels: start..start + len,
+                    within: lp.within,
+                    step: None,
+                },
+                None => LoopPlan {
+                    count: lp.count,
+                    kernels: start..start + len,
+                    within: lp.within,
+                    step: bufs.step(l).and_then(|s| bufs.slot(s.current)),
+                },
             }
         })
         .collect()
@@ -275,34 +296,43 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
     let limits = &target.limits;
     let bufs = BufferTable::new(p);
     let mut errs = Vec::new();
-    for (k, item) in items(p, &bufs).into_iter().enumerate() {
-        if !names.iter().any(|n| n == item.0) {
-            continue;
-        }
+    let named = |n: &str| names.iter().any(|m| m == n);
+    for (k, job) in jobs(p, &bufs).into_iter().enumerate() {
+        let (item, within) = match job {
+            Job::Item(item, in_loop) if named(item.0) => (item, in_loop.within),
+            Job::Loop(l, items) if items.iter().any(|it| named(it.0)) => {
+                let first_spill = bufs.plans.len() as u32;
+                match loop_kernel(p, &bufs, (k, first_spill), l, &items, target) {
+                    Ok(kt) => errs.extend(checked(&kt, limits, &bufs)),
+                    Err(d) => errs.push(d),
+                }
+                continue;
+            }
+            _ => continue,
+        };
         let plan = bufs.plan_of(item.3).clone();
         errs.extend(check_buffers(&[plan], &[item.2], limits));
         let in_loop = InLoop {
-            within: match k < p.globals.len() {
-                true => p.globals[k].within,
-                false => None,
-            },
+            within,
             ticks: Vec::new(),
         };
-        match kernel(
-            p,
-            &bufs,
-            (k, bufs.plans.len() as u32),
-            item,
-            &in_loop,
-            target,
-        ) {
-            Ok(kt) => {
-                errs.extend(check_kernel(&kt, limits, &bufs.plans));
-                let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
-                errs.extend(check_buffers(&plans, &spans, limits));
-            }
+        let first_spill = bufs.plans.len() as u32;
+        match kernel(p, &bufs, (k, first_spill), item, &in_loop, target) {
+            Ok(kt) => errs.extend(checked(&kt, limits, &bufs)),
             Err(d) => errs.push(d),
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
+}
+
+/// What the limit checks say of kernel `kt`, its spill buffers included.
+fn checked(
+    kt: &KernelText,
+    limits: &texpr_target::DeviceLimits,
+    bufs: &BufferTable,
+) -> Vec<Diagnostic> {
+    let mut errs = check_kernel(kt, limits, &bufs.plans);
+    let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
+    errs.extend(check_buffers(&plans, &spans, limits));
+    errs
 }

@@ -55,6 +55,9 @@ pub enum Stmt {
     If(If),
     /// `workgroupBarrier()`.
     Barrier,
+    /// `storageBarrier()`: the workgroup's writes to storage buffers before
+    /// it are seen by its reads after it (with a [`Stmt::Barrier`]).
+    StorageBarrier,
     /// A load, multiply-add or store of cooperative matrices.
     Coop(super::CoopStmt),
 }
@@ -239,7 +242,7 @@ impl Stmt {
     /// The values a statement reads itself (not its blocks').
     pub fn operands(&self) -> Vec<V> {
         match self {
-            Stmt::Let(_) | Stmt::Barrier => Vec::new(),
+            Stmt::Let(_) | Stmt::Barrier | Stmt::StorageBarrier => Vec::new(),
             Stmt::Var(_, Init::None) => Vec::new(),
             Stmt::Var(_, Init::Value(v)) => vec![*v],
             Stmt::Var(_, Init::Elements(vs)) => vs.clone(),

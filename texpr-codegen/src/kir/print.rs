@@ -158,6 +158,9 @@ fn block(out: &mut String, k: &Kernel, b: &Block, depth: usize) {
             Stmt::Barrier => {
                 let _ = writeln!(out, "{pad}barrier");
             }
+            Stmt::StorageBarrier => {
+                let _ = writeln!(out, "{pad}storage_barrier");
+            }
             Stmt::Coop(c) => {
                 let line = super::wgsl_stmt(k, c, |v| val(k, v), |m| mem(k, m));
                 let _ = writeln!(out, "{pad}{line}");

@@ -6,7 +6,8 @@
 //! (emitted where it stands, named), a variable a local variable stored at
 //! its declaration, a loop naga's `Loop` whose body starts by breaking out
 //! once the index reaches its end and whose `continuing` block steps it, a
-//! barrier a workgroup `ControlBarrier`, a subgroup operation its statement.
+//! barrier a workgroup (or storage) `ControlBarrier`, a subgroup operation
+//! its statement.
 //! Constants, builtins' components and globals are expressions available
 //! everywhere.
 

@@ -235,7 +235,7 @@ impl Verifier<'_> {
                     self.block(e, u);
                 }
             }
-            Stmt::Barrier => {
+            Stmt::Barrier | Stmt::StorageBarrier => {
                 if !uniform {
                     self.fail("a barrier in non-uniform control flow".into());
                 }

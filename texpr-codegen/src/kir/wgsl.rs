@@ -367,6 +367,9 @@ impl<'k> Printer<'k> {
                         }
                     }
                 }
+                Stmt::StorageBarrier => {
+                    let _ = writeln!(out, "{pad}storageBarrier();");
+                }
                 Stmt::Barrier => {
                     let _ = writeln!(out, "{pad}workgroupBarrier();");
                 }

@@ -175,7 +175,7 @@ pub fn step_kernel(
 
 /// The kernel with its bindings in buffer order (a slot bound as the buffer
 /// its loop's steps bind in turn) and its workgroup memory, and its accounts.
-fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> KernelText {
+pub(super) fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> KernelText {
     plan.workgroup_storage_bytes = cx.shared.iter().map(|s| s.len * 4).sum();
     let loop_iterations = cx.b.iterations();
     let unrolled_statements = cx.b.unrolled();

@@ -11,7 +11,8 @@
 //! operation at run time only (`ops.rs`). One file a concern:
 //!
 //! - `item.rs`: the entry point (grid id, dispatch padding, loop steps,
-//!   bindings in buffer order); `spine.rs`: the grid body's `let`s and its
+//!   bindings in buffer order); `fused.rs`: a loop run whole in one
+//!   workgroup's kernel; `spine.rs`: the grid body's `let`s and its
 //!   final value, elements written through the layout's inverse;
 //! - `elem.rs`: one element of an expression; `index` terms; `fold.rs`:
 //!   folds, `online.rs` the online `lse` pair; `group.rs`: workgroup
@@ -26,6 +27,7 @@
 pub mod cost;
 mod elem;
 mod fold;
+mod fused;
 mod group;
 mod item;
 mod lanes;
@@ -40,6 +42,7 @@ mod vec4;
 mod vector;
 mod wide;
 
+pub use fused::{LoopItem, loop_kernel};
 pub use item::{InLoop, KernelText, kernel, step_kernel, workgroup_size};
 pub use lanes::Lanes;
 
@@ -177,6 +180,9 @@ pub struct Lower<'p> {
     pub trips: Vec<lanes::Trip>,
     /// The loop the item is computed in (its states and step are slots).
     pub within: Option<LoopId>,
+    /// The buffer bound for a slot, in a kernel that runs its loop whole
+    /// (`fused.rs`: each step binds its states' buffers itself).
+    pub slots_as: BTreeMap<BufferId, BufferId>,
     pub group_size: u64,
     /// The local id, as an `i32`.
     pub l: Option<V>,
@@ -255,6 +261,7 @@ impl<'p> Lower<'p> {
             wide: Vec::new(),
             trips: Vec::new(),
             within: None,
+            slots_as: BTreeMap::new(),
             group_size: 1,
             l: None,
             cost: Cost {
@@ -285,6 +292,7 @@ impl<'p> Lower<'p> {
     /// else read-only; viewed as its element type, or four or eight of
     /// them an entry (`vec4.rs`).
     pub fn buffer(&mut self, id: BufferId) -> kir::Mem {
+        let id = self.slots_as.get(&id).copied().unwrap_or(id);
         if let Some(&b) = self.bound.get(&id) {
             return kir::Mem::Buffer(b);
         }

@@ -10,7 +10,8 @@
 //! levels is completed ([`super::fill`]) under `default`; any other
 //! strategy is E0211 for it. The item takes the strategy's `loads=` (one
 //! whose levels are written keeps its own). Codes: E0210-E0217 (see
-//! [`super::fail`]).
+//! [`super::fail`]). A loop whose every item takes `loop group=W` is
+//! marked to run whole in one workgroup ([`super::in_loop::mark_loops`]).
 //!
 //! Whether a device runs the kernels a strategy makes (the loop budget of
 //! llvmpipe, E0316, among the rest) is code generation's word: [`fits`]
@@ -24,6 +25,7 @@ use super::fail::Fail;
 use super::fill::fill_levels;
 use super::flash::flash;
 use super::gridstride::gridstride;
+use super::in_loop::{in_a_loop, in_loop, mark_loops};
 use super::multipass::multipass;
 use super::rows::rows;
 use super::tile::tile;
@@ -77,6 +79,11 @@ pub fn apply_all(p: &mut Program, s: &Schedule, target: &Target) -> Result<(), V
             errs.append(&mut e);
         }
     }
+    mark_loops(p, |p, it| {
+        by_item
+            .get(it.name(p))
+            .map_or(Strategy::Default, |s| (*s).clone())
+    });
     if errs.is_empty() { Ok(()) } else { Err(errs) }
 }
 
@@ -110,7 +117,10 @@ pub fn apply_strategy(
         *item.root_mut(p) = fill_levels(p, &root, target)?;
         return Ok(vec![name]);
     }
-    let thread_folds = matches!(s, Strategy::Default | Strategy::Coarsen { .. });
+    let thread_folds = matches!(
+        s,
+        Strategy::Default | Strategy::Coarsen { .. } | Strategy::Loop { .. }
+    );
     if root.has_dependent_steps() && !thread_folds {
         let why = "a `reduce` whose steps depend on an index runs as a loop of one invocation; \
                    only `default` and `coarsen` keep it so";
@@ -176,6 +186,10 @@ pub fn apply_strategy(
         Strategy::Mma { block, group } => {
             let new = super::mma::mma(p, &root, *block, *group, target).map_err(fail)?;
             (new, None)
+        }
+        Strategy::Loop { group } => {
+            in_a_loop(p, item).map_err(fail)?;
+            (in_loop(p, &root, *group).map_err(fail)?, None)
         }
     };
     let mut written = vec![name.clone()];

@@ -4,7 +4,9 @@
 //! - `Default`: the baseline, `optimize = off`, every item `default`.
 //! - `Heuristic`: each item's first candidate ([`super::heuristic`]) that
 //!   fits the item, the target and code generation (the [`Verdict`]); an
-//!   item none fits gets `default`.
+//!   item none fits gets `default`. Then each loop whose steps are small
+//!   ([`loop_offer`]) and whose kernel code generation accepts runs whole
+//!   in one workgroup: its items `loop`.
 //! - `Given` (a pinned schedule): as given, unnamed items `default`; names
 //!   that are not items are E0210, and a strategy that does not fit is the
 //!   error [`super::apply`] or code generation reports.
@@ -15,7 +17,8 @@
 
 use super::apply::{Verdict, check_names};
 use super::data::{Schedule, ScheduleChoice, Strategy};
-use super::heuristic::item_candidates;
+use super::heuristic::{item_candidates, loop_offer};
+use super::in_loop::fusable;
 use super::trial::Trial;
 use crate::optimized::Optimized;
 use std::collections::BTreeMap;
@@ -42,9 +45,11 @@ pub fn choose(
         ScheduleChoice::Default => every_item(&o.baseline, false, |_| Strategy::Default),
         ScheduleChoice::Heuristic => {
             let mut trial = Trial::new(&o.optimized);
-            every_item(&o.optimized, true, |it| {
+            let mut s = every_item(&o.optimized, true, |it| {
                 heuristic_item(&mut trial, it, target, verdict, None)
-            })
+            });
+            whole_loops(&mut trial, &mut s, target, verdict);
+            s
         }
         ScheduleChoice::Given(s) => {
             let p = o.program(s.optimize);
@@ -88,6 +93,42 @@ fn named(by_item: &BTreeMap<&str, &Strategy>, item: &str) -> Strategy {
     by_item
         .get(item)
         .map_or(Strategy::Default, |s| (*s).clone())
+}
+
+/// Each loop the heuristic offers to run whole in one workgroup
+/// ([`loop_offer`]) and code generation accepts so: its items `loop`.
+fn whole_loops(trial: &mut Trial<'_>, s: &mut Schedule, target: &Target, verdict: Verdict<'_>) {
+    let p = trial.program();
+    for (l, items) in fusable(p) {
+        let Some(offer) = loop_offer(p, &items, target) else {
+            continue;
+        };
+        if trial.fits_loop(l, &items, &offer, target, verdict).is_ok() {
+            for it in items {
+                s.set(it.name(p), offer.clone());
+            }
+        }
+    }
+}
+
+/// `loop group=W` for `item` when it is an item of a loop that may run
+/// whole in one workgroup: first when the heuristic offers it, else last.
+fn with_loop(p: &Program, item: Item, target: &Target, mut cands: Vec<Strategy>) -> Vec<Strategy> {
+    let Item::Global(x) = item else {
+        return cands;
+    };
+    let loops = fusable(p);
+    let Some((_, items)) = loops.iter().find(|(l, _)| p.globals[x].within == Some(*l)) else {
+        return cands;
+    };
+    match loop_offer(p, items, target) {
+        Some(offer) => cands.insert(0, offer),
+        None => {
+            let w = target.limits.max_group_width().clamp(1, 256);
+            cands.push(Strategy::Loop { group: w });
+        }
+    }
+    cands
 }
 
 /// The first of `item`'s candidates (other than `skip`) that fits, else `default`.
@@ -143,7 +184,7 @@ pub fn candidates(
         .into_iter()
         .filter(|it| !it.root(p).has_structure())
         .map(|it| {
-            let cands = item_candidates(it.root(p), target)
+            let cands = with_loop(p, it, target, item_candidates(it.root(p), target))
                 .into_iter()
                 .filter(|s| trial.fits(it, s, target, verdict).is_ok())
                 .collect();

@@ -119,6 +119,13 @@ pub enum Strategy {
     /// barrier each invocation computes `tile / rows` elements of the block,
     /// neighbouring invocations on neighbouring output addresses.
     Transpose { tile: u64, rows: u64 },
+    /// An item of a loop's block computed by one workgroup of `group`
+    /// invocations, each `ceil(L / group)` consecutive elements
+    /// (`super::in_loop`). When every item of a loop takes it with one
+    /// `group` (a loop with no loop inside it, itself in none), the whole
+    /// loop runs in one dispatch of that workgroup: one kernel loops over
+    /// the steps, a barrier after each item (`Loop::group`).
+    Loop { group: u64 },
 }
 
 impl Strategy {
@@ -147,7 +154,8 @@ impl Strategy {
             | Strategy::WideRows { .. }
             | Strategy::Flash { .. }
             | Strategy::Mma { .. }
-            | Strategy::Transpose { .. } => None,
+            | Strategy::Transpose { .. }
+            | Strategy::Loop { .. } => None,
         }
     }
 
@@ -161,7 +169,8 @@ impl Strategy {
             | Strategy::Flash { group, .. }
             | Strategy::MultiPass { group, .. }
             | Strategy::GridStride { group, .. }
-            | Strategy::Mma { group, .. } => *group,
+            | Strategy::Mma { group, .. }
+            | Strategy::Loop { group } => *group,
             Strategy::Tile { group, .. } => group[0] * group[1],
             Strategy::Transpose { tile, rows } => tile * rows,
         }

@@ -8,7 +8,7 @@
 use super::data::{Combine, Loads, Strategy};
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
-use texpr_syntax::ir::Expr;
+use texpr_syntax::ir::{Expr, Item, Program};
 use texpr_target::Target;
 
 /// Strategies for an item of this shape on this device, best guess first.
@@ -66,6 +66,20 @@ pub fn item_candidates(root: &Expr, target: &Target) -> Vec<Strategy> {
     };
     out.push(Strategy::Default);
     with_loads(out, prefs, target)
+}
+
+/// `loop group=W` for the items of a loop that may run whole in one
+/// workgroup (`in_loop::fusable`) when the loop's items together give each
+/// invocation at most the profile's `loop_elements` a step; `None` for a
+/// loop whose steps are worth a dispatch each, or whose levels are written.
+pub fn loop_offer(p: &Program, items: &[Item], target: &Target) -> Option<Strategy> {
+    let prefs = prefs(&target.profile);
+    let w = prefs.loop_group.min(target.limits.max_group_width()).max(1);
+    if items.iter().any(|it| it.root(p).has_structure()) {
+        return None;
+    }
+    let per: u64 = items.iter().map(|it| it.root(p).ty.len.div_ceil(w)).sum();
+    (per <= prefs.loop_elements).then_some(Strategy::Loop { group: w })
 }
 
 /// `candidates` with the profile's `loads=` (`wide` where it asks and the

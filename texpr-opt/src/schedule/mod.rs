@@ -9,7 +9,8 @@
 //!   device profile's preference tables.
 //! - One file per strategy: [`default`], [`coarsen`], [`rows`],
 //!   [`wide_rows`], [`flash`], [`tile`] (block indexing, register tiles, staging,
-//!   epilogue), [`multipass`], [`gridstride`], [`transpose`]; [`fill`]
+//!   epilogue), [`multipass`], [`gridstride`], [`transpose`], [`in_loop`]
+//!   (a loop's items on one workgroup, the loop in one dispatch); [`fill`]
 //!   completes levels a user wrote.
 //! - [`grid`]: the building blocks they share; [`fail`]: why a strategy
 //!   does not fit (E0210-E0216); [`trial`]: trying strategies item by item
@@ -33,6 +34,7 @@ pub mod flash;
 pub mod grid;
 pub mod gridstride;
 pub mod heuristic;
+pub mod in_loop;
 pub mod mma;
 pub mod multipass;
 pub mod prefs;

@@ -108,6 +108,12 @@ pub struct Prefs {
     /// `coarsen` counts per invocation for transposed items (whose reads
     /// gather: no `vec4` loads to gain from long runs).
     pub transpose_coarsen_per: &'static [u64],
+    /// `loop group=W`: the workgroup a loop runs whole in, and the most
+    /// elements its items together give one invocation per step for the
+    /// heuristic to offer it (a step that small costs a dispatch more than
+    /// its work).
+    pub loop_group: u64,
+    pub loop_elements: u64,
 }
 
 /// The tables for a device of this profile.
@@ -287,6 +293,12 @@ pub const CPU: Prefs = Prefs {
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: false,
     transpose_coarsen_per: &[2, 4, 8, 16],
+    // One workgroup is one of lavapipe's threads: trisolv's steps (an
+    // element an invocation) run 4x faster in one dispatch, lu's at N = 40
+    // (7) 1.2x, lu's and floyd-warshall's at N = 120 (57) 2x slower
+    // (BENCHMARKS.md, *Loops in one workgroup*).
+    loop_group: 256,
+    loop_elements: 16,
 };
 
 /// GPUs: wide workgroups, workgroup combines (subgroup operations where
@@ -351,4 +363,7 @@ pub const GPU: Prefs = Prefs {
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: true,
     transpose_coarsen_per: &[4, 1, 8, 16, 2],
+    // As on CPUs (unmeasured: no GPU here).
+    loop_group: 256,
+    loop_elements: 16,
 };

@@ -11,6 +11,7 @@
 //! total: multipass parts=4096 group=64
 //! norm: multipass parts=4096 group=64 combine=subgroup
 //! t: transpose tile=32 rows=8
+//! u_next: loop group=256
 //! w: default
 //! ```
 //! `optimize = off` (the baseline program, without the optimizing passes)
@@ -145,6 +146,10 @@ pub const FORMS: &[Form] = &[
     Form {
         name: "mma",
         keys: &[key("block", Value::Pair), key("group", Value::Count)],
+    },
+    Form {
+        name: "loop",
+        keys: &[key("group", Value::Count)],
     },
 ];
 
@@ -291,6 +296,9 @@ impl Strategy {
             },
             "mma" => Strategy::Mma {
                 block: keys.pair("block")?,
+                group: keys.count("group")?,
+            },
+            "loop" => Strategy::Loop {
                 group: keys.count("group")?,
             },
             other => unreachable!("`{other}` is in FORMS but has no constructor"),

@@ -10,7 +10,7 @@ use super::data::Strategy;
 use std::collections::{BTreeMap, BTreeSet};
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::{Expr, ExprKind, Global, Item, Output, Program, Scalar, VecRef};
+use texpr_syntax::ir::{Expr, ExprKind, Global, Item, LoopId, Output, Program, Scalar, VecRef};
 use texpr_target::Target;
 
 /// `p` with stubbed item roots, each item put back while it is tried.
@@ -86,6 +86,38 @@ impl<'p> Trial<'p> {
 }
 
 impl Trial<'_> {
+    /// Whether `s` (a `loop`) schedules every item of loop `l` (`items`)
+    /// so that the loop runs whole in one workgroup: the strategy applies
+    /// to each and code generation accepts the loop's kernel.
+    pub fn fits_loop(
+        &mut self,
+        l: LoopId,
+        items: &[Item],
+        s: &Strategy,
+        target: &Target,
+        verdict: Verdict<'_>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let stubs: Vec<Expr> = (items.iter())
+            .map(|&it| std::mem::replace(it.root_mut(&mut self.q), it.root(self.p).clone()))
+            .collect();
+        let applied: Result<(), Vec<Diagnostic>> = items
+            .iter()
+            .try_for_each(|&it| apply_strategy(&mut self.q, it, s, target).map(|_| ()));
+        let r = applied.and_then(|()| {
+            self.q.loops[l as usize].group = Some(s.group_size());
+            let names: Vec<String> = (items.iter())
+                .map(|it| it.name(&self.q).to_string())
+                .collect();
+            let r = verdict(&self.q, &names);
+            self.q.loops[l as usize].group = None;
+            r
+        });
+        for (&it, stub) in items.iter().zip(stubs) {
+            *it.root_mut(&mut self.q) = stub;
+        }
+        r
+    }
+
     /// The verdict on the `written` items, asked of a slice of the trial
     /// program: the inputs, the globals they read (stubs) and themselves,
     /// renumbered, so that code generation's look at the program costs the

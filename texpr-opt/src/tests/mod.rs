@@ -6,6 +6,7 @@ mod chains;
 mod choose;
 mod contraction;
 mod default;
+mod in_loop;
 mod passes;
 mod staging;
 mod strategies;

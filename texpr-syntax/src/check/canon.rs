@@ -14,9 +14,13 @@ use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind, VarId, VarInfo
 use std::collections::BTreeMap;
 
 /// Spans dummied, variables renumbered in the checker's binding order
-/// (unreferenced ones dropped), constant sub-terms folded as the checker folds.
+/// (unreferenced ones dropped), constant sub-terms folded as the checker folds,
+/// loops unscheduled (`Loop::group`, which the text states in a comment only).
 pub fn canonicalize(p: &Program) -> Program {
     let mut p = strip_spans(p);
+    for lp in &mut p.loops {
+        lp.group = None;
+    }
     let mut r = Renumber {
         old: std::mem::take(&mut p.vars),
         new: Vec::new(),

@@ -102,6 +102,7 @@ impl Checker {
             var: step,
             within: self.within,
             span: it.span,
+            group: None,
         });
         let first = self.states.len() as u32;
         for (name, &(init, ty)) in names.iter().zip(&inits) {

@@ -342,6 +342,11 @@ pub struct Loop {
     /// The loop each of whose steps runs this one whole.
     pub within: Option<LoopId>,
     pub span: Span,
+    /// Scheduled to run whole in one workgroup of this many invocations
+    /// (the schedule's `loop`): one kernel loops over the steps, a barrier
+    /// after each of its items; `None`, the items' kernels are dispatched
+    /// once per step. Code generation's concern; the meaning is the same.
+    pub group: Option<u64>,
 }
 
 /// A loop-carried vector: `init`'s value before the first step, then after

@@ -198,6 +198,10 @@ impl Printer<'_> {
             lp.count,
             binders.join(", ")
         );
+        if let Some(w) = lp.group {
+            let note = format!("// every step in one workgroup of {w} invocations, one dispatch\n");
+            push_indented(out, &note, ind);
+        }
         push_indented(out, &head, ind);
         self.globals(out, body, Some(l), ind + 4);
         let nexts = tuple(

@@ -72,6 +72,18 @@ impl Builder {
         Ok(())
     }
 
+    /// `storageBarrier(); workgroupBarrier()`: what the workgroup wrote to
+    /// storage buffers before it is seen by every read after it. Uniform
+    /// control flow only (E0391).
+    pub fn storage_barrier(&mut self) -> Result<(), Diagnostic> {
+        if !self.uniform() {
+            return Err(nonuniform("a barrier"));
+        }
+        self.push(Stmt::StorageBarrier);
+        self.push(Stmt::Barrier);
+        Ok(())
+    }
+
     /// Declares a cooperative matrix named after `base`.
     pub fn coop(
         &mut self,

@@ -186,6 +186,10 @@ impl<'k> Build<'k> {
                     Statement::ControlBarrier(naga::Barrier::WORK_GROUP),
                     Span::UNDEFINED,
                 ),
+                Stmt::StorageBarrier => out.push(
+                    Statement::ControlBarrier(naga::Barrier::STORAGE),
+                    Span::UNDEFINED,
+                ),
                 Stmt::Coop(c) => self.coop_stmt(c, out),
                 Stmt::If(c) => {
                     let condition = self.get(c.cond);

@@ -45,7 +45,7 @@ impl PlaceUses {
                         self.block(k, e, candidate);
                     }
                 }
-                Stmt::Barrier => {}
+                Stmt::Barrier | Stmt::StorageBarrier => {}
             }
         }
         for &d in &defined {

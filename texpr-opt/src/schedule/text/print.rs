@@ -83,6 +83,7 @@ impl fmt::Display for Strategy {
             Strategy::Mma { block, group } => {
                 write!(f, "mma block={}x{} group={group}", block[0], block[1])?
             }
+            Strategy::Loop { group } => write!(f, "loop group={group}")?,
         }
         match self.loads() {
             Loads::Vec4 => Ok(()),

@@ -93,6 +93,7 @@ fn the_generated_syntax_covers_every_strategy() {
             block: [64, 128],
             group: 256,
         },
+        Strategy::Loop { group: 128 },
     ];
     let lines = syntax();
     assert_eq!(lines.len(), samples.len());

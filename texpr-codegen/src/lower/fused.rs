@@ -1,0 +1,224 @@
+//! A loop in one kernel (`Loop::group`, the schedule's `loop group=W`):
+//! one workgroup of `W` invocations runs every step, each of the loop's
+//! items in turn (each on the whole workgroup, `in_loop`'s form), a
+//! storage and a workgroup barrier after each item.
+//!
+//! A state lives in its two buffers (`a`, `b`, [`crate::plan::StepBuffer`])
+//! as it does when each step is a dispatch, but the kernel binds both:
+//! first every state's initial value is copied into `b`; then each trip of
+//! the kernel's loop runs two steps, an even one (reading `b`, writing `a`)
+//! and an odd one (reading `a`, writing `b`; skipped past the end of an
+//! odd count), so after `T` steps a state is where
+//! [`crate::plan::StepBuffer::after`] says. The step index is the trip's.
+//! The loop's plan runs the kernel once.
+
+use super::item::{KernelText, finish};
+use super::spine::{self, Out};
+use super::{Ix, Lower, R};
+use crate::buffers::BufferTable;
+use crate::grid::grid_root;
+use crate::kir::{BinOp as K, LoopStep, V};
+use crate::plan::{BufferId, Kernel};
+use texpr_syntax::Diagnostic;
+use texpr_syntax::ir::{Expr, Loads, LoopId, Program, VecRef};
+use texpr_syntax::{Span, ir::ExprKind};
+use texpr_target::Target;
+
+/// An item of the loop: name, root, span, the buffer (slot) it writes.
+pub type LoopItem<'p> = (&'p str, &'p Expr, Span, BufferId);
+
+/// One state of the loop: the slots its items name (the value a step reads,
+/// the value it writes), and the buffers the kernel binds for them.
+#[derive(Clone, Copy, Debug)]
+struct StateSlots {
+    current: BufferId,
+    next: BufferId,
+    init: BufferId,
+    a: BufferId,
+    b: BufferId,
+    len: u64,
+}
+
+/// Kernel number `k` running loop `l` whole, its items `items` in order;
+/// its spill buffers numbered from `first_spill`.
+pub fn loop_kernel(
+    p: &Program,
+    bufs: &BufferTable,
+    (k, first_spill): (usize, u32),
+    l: LoopId,
+    items: &[LoopItem<'_>],
+    target: &Target,
+) -> R<KernelText> {
+    let lp = &p.loops[l as usize];
+    let w = lp.group.unwrap_or(1);
+    let states = state_slots(p, bufs, l)?;
+    let name = match p.states.iter().find(|s| s.of == l) {
+        Some(s) => format!("{}_loop", s.name),
+        None => format!("loop{l}"),
+    };
+    let entry = format!("k{k}_{name}");
+    let mut cx = Lower::new(
+        p,
+        bufs,
+        (k, first_spill),
+        (entry.clone(), format!("kernel {k}: {name}")),
+        target,
+    );
+    cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
+    cx.item = name;
+    // One view of each buffer for the whole kernel: element by element.
+    cx.loads = Loads::Scalar;
+    cx.within = Some(l);
+    cx.group_size = w;
+    cx.invocations = w;
+    let zero = cx.b.i32(0);
+    cx.g = Some(zero);
+    let lid = cx.local();
+    cx.inv_at = Some(cx.b.mark());
+    for st in &states {
+        cx.writes.insert(st.a);
+        cx.writes.insert(st.b);
+    }
+    for st in &states {
+        copy(&mut cx, st, lid, w);
+    }
+    cx.b.storage_barrier()?;
+    let count = lp.count;
+    let trips = count.div_ceil(2);
+    let end = cx.b.i32(trips.min(i32::MAX as u64) as i32);
+    let h =
+        cx.b.open_loop("h", (zero, end, LoopStep::Up(1)), true, trips);
+    let two = cx.b.i32(2);
+    let t = cx.b.binary(K::Mul, h, two);
+    step(&mut cx, (l, t, false), &states, items)?;
+    let one = cx.b.i32(1);
+    let t1 = cx.b.binary(K::Add, t, one);
+    let odd_count = count % 2 == 1;
+    if odd_count {
+        let last = cx.b.i32(count.min(i32::MAX as u64) as i32);
+        let more = cx.b.binary(K::Lt, t1, last);
+        cx.b.open_if(more, true);
+    }
+    step(&mut cx, (l, t1, true), &states, items)?;
+    if odd_count {
+        cx.b.close();
+    }
+    cx.b.close();
+    let plan = Kernel {
+        entry_point: entry,
+        workgroup_size: [w.min(u32::MAX as u64) as u32, 1, 1],
+        dispatch: [1, 1, 1],
+        bindings: Vec::new(),
+        workgroup_storage_bytes: 0,
+        span: lp.span,
+    };
+    Ok(finish(cx, plan, lp.span))
+}
+
+/// Each state of loop `l` with its slots and buffers.
+fn state_slots(p: &Program, bufs: &BufferTable, l: LoopId) -> R<Vec<StateSlots>> {
+    let internal = || {
+        Diagnostic::error("E0392", "internal error: a loop state has no buffers")
+            .with_primary(p.loops[l as usize].span, "this loop")
+    };
+    (p.states.iter().enumerate())
+        .filter(|(_, st)| st.of == l)
+        .map(|(s, st)| {
+            let current = bufs.of(VecRef::State(s as u32), p, Some(l));
+            let next = match st.next {
+                VecRef::Global(g) => Some(bufs.global(g)),
+                _ => None,
+            };
+            let (Some(current), Some(next)) = (current, next) else {
+                return Err(internal());
+            };
+            let sb = bufs.slot(current).ok_or_else(internal)?;
+            Ok(StateSlots {
+                current,
+                next,
+                init: sb.init,
+                a: sb.a,
+                b: sb.b,
+                len: st.ty.len,
+            })
+        })
+        .collect()
+}
+
+/// `b[e] = init[e]` for `e = l, l + w, ...` below the state's length.
+fn copy(cx: &mut Lower<'_>, st: &StateSlots, lid: V, w: u64) {
+    let from = cx.buffer(st.init);
+    let to = cx.buffer(st.b);
+    let end = cx.b.i32(st.len as i32);
+    let step = LoopStep::Up(w.min(i32::MAX as u64) as i32);
+    let e =
+        cx.b.open_loop("e", (lid, end, step), false, st.len.div_ceil(w));
+    let v = cx.b.load(from, e);
+    cx.b.store(to, e, v);
+    cx.b.close();
+}
+
+/// Step `t` of loop `l` (odd: reading `a`, writing `b`; even: the other
+/// way): every item in turn, a barrier after each.
+fn step(
+    cx: &mut Lower<'_>,
+    (l, t, odd): (LoopId, V, bool),
+    states: &[StateSlots],
+    items: &[LoopItem<'_>],
+) -> R<()> {
+    cx.idx.insert(cx.p.loops[l as usize].var, Ix::Val(t));
+    cx.slots_as.clear();
+    for st in states {
+        let (read, write) = match odd {
+            true => (st.a, st.b),
+            false => (st.b, st.a),
+        };
+        cx.slots_as.insert(st.current, read);
+        cx.slots_as.insert(st.next, write);
+    }
+    for &(name, root, _, out) in items {
+        let sh = grid_root(root)?;
+        let (width, _) = super::item::workgroup_size(sh.body);
+        if sh.groups != 1 || width != cx.group_size || has_shared(sh.body) {
+            return Err(Diagnostic::error(
+                "E0392",
+                format!(
+                    "internal error: `{name}` is not on one workgroup of {} invocations",
+                    cx.group_size
+                ),
+            )
+            .with_primary(root.span, "this item"));
+        }
+        let out = cx.slots_as.get(&out).copied().unwrap_or(out);
+        cx.item = name.to_string();
+        cx.out = Some(out);
+        let zero = cx.g.expect("the group id, set first");
+        cx.idx.insert(sh.grid_var, Ix::Const(0));
+        let dest = Out {
+            mem: cx.buffer(out),
+            per_group: sh.per_group,
+            len: sh.len,
+            in_grid: None,
+            perm: sh.perm,
+            guard_len: sh.len < sh.groups * sh.per_group,
+        };
+        spine::body(cx, &sh, zero, &dest, out)?;
+        cx.b.storage_barrier()?;
+    }
+    Ok(())
+}
+
+/// Whether `e` holds a workgroup array or a workgroup-wide fold (which
+/// would need barriers of their own inside the step).
+fn has_shared(e: &Expr) -> bool {
+    e.find(|x| {
+        matches!(
+            x.kind,
+            ExprKind::Let {
+                level: Some(texpr_syntax::ir::MemLevel::Shared | texpr_syntax::ir::MemLevel::Mma),
+                ..
+            }
+        )
+    })
+    .is_some()
+}
