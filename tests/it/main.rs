@@ -29,6 +29,7 @@ mod lse;
 mod mma_on_cpu;
 mod nonfinite;
 mod npm_hostile;
+mod npm_pack;
 mod npm_package;
 mod opt;
 mod optimized;
