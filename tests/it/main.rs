@@ -31,6 +31,7 @@ mod nonfinite;
 mod npm_hostile;
 mod npm_pack;
 mod npm_package;
+mod npm_worker;
 mod opt;
 mod optimized;
 mod parse;

@@ -47,6 +47,10 @@ fn the_tarball_holds_readme_licenses_types_and_wasm() {
         "run.js",
         "run.d.ts",
         "webgpu.js",
+        "refusal.js",
+        "background.js",
+        "background.d.ts",
+        "worker.js",
         "pkg/texpr_wasm.js",
         "pkg/texpr_wasm_bg.wasm",
     ] {
