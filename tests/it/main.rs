@@ -5,6 +5,7 @@ mod block_linalg;
 mod block_stages;
 mod browser;
 mod browser_batch;
+mod browser_conversions;
 mod budgets;
 mod busy_device;
 mod check;
