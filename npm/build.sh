@@ -2,11 +2,15 @@
 # Builds the npm package `texpr` in this folder: the texpr-wasm crate for
 # wasm32-unknown-unknown (the workspace's `wasm` profile: release with
 # link-time optimization, no debug information), bound by wasm-bindgen (--target web)
-# into npm/pkg/, then shrunk by wasm-opt where it is installed (optional).
+# into npm/pkg/, then shrunk by binaryen's wasm-opt -Oz where there is one:
+# $WASM_OPT, else npm/node_modules/.bin/wasm-opt (the package's
+# devDependency `binaryen`: `npm install` in npm/), else wasm-opt on PATH.
+# Its output is kept under target/wasm-opt/ by the hash of its input, so an
+# unchanged build is not optimized twice.
 # Needs: the wasm32-unknown-unknown target (rustup target add
 # wasm32-unknown-unknown) and wasm-bindgen-cli of exactly the wasm-bindgen
 # version in Cargo.lock (cargo install wasm-bindgen-cli --version V); with
-# --install it installs both where missing.
+# --install it installs both where missing, and binaryen from npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -21,6 +25,9 @@ if [ "${1:-}" = "--install" ]; then
         # Not --locked: the CLI's own lock file may name crate versions a
         # registry mirror lacks; the CLI's version is what must match.
         cargo install wasm-bindgen-cli --version "$version"
+    fi
+    if [ ! -x "$here/node_modules/.bin/wasm-opt" ] && command -v npm >/dev/null 2>&1; then
+        (cd "$here" && npm install --no-package-lock --no-audit --no-fund)
     fi
 fi
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
@@ -38,9 +45,26 @@ cargo build --profile wasm -p texpr-wasm --target wasm32-unknown-unknown
 rm -rf "$here/pkg"
 wasm-bindgen --target web --out-dir "$here/pkg" --out-name texpr_wasm \
     "${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm/texpr_wasm.wasm"
-if command -v wasm-opt >/dev/null 2>&1; then
-    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
-        "$here/pkg/texpr_wasm_bg.wasm" -o "$here/pkg/texpr_wasm_bg.wasm"
+wasm_opt="${WASM_OPT:-}"
+if [ -z "$wasm_opt" ] && [ -x "$here/node_modules/.bin/wasm-opt" ]; then
+    wasm_opt="$here/node_modules/.bin/wasm-opt"
+fi
+if [ -z "$wasm_opt" ] && command -v wasm-opt >/dev/null 2>&1; then
+    wasm_opt=wasm-opt
+fi
+if [ -n "$wasm_opt" ]; then
+    bound="$here/pkg/texpr_wasm_bg.wasm"
+    cache="${CARGO_TARGET_DIR:-$root/target}/wasm-opt"
+    kept="$cache/$(sha256sum "$bound" | cut -c1-32).wasm"
+    if [ ! -f "$kept" ]; then
+        mkdir -p "$cache"
+        # The features rustc's wasm32 target enables (bulk memory, float-to-int
+        # without traps, sign extension, mutable globals), kept as they are.
+        "$wasm_opt" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+            --enable-sign-ext --enable-mutable-globals "$bound" -o "$kept.tmp"
+        mv "$kept.tmp" "$kept"
+    fi
+    cp "$kept" "$bound"
 fi
 # The playground's list of examples (playground/examples.json, generated).
 ls "$root/examples" | sed -n 's/\.te$//p' | sort \

@@ -166,15 +166,6 @@ export interface Comparison extends Reported {
   outputs: OutputComparison[] | null;
 }
 
-export interface RunResult {
-  outputs: Vectors;
-  /** From timestamp queries around the compute pass; null without `timestamp-query`. */
-  gpuTimeMs: number | null;
-  /** From submit to the last output read back. */
-  wallMs: number;
-  dispatches: number;
-}
-
 export function init(wasm?: string | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
 export function compile(source: string, options?: Options | null): Compiled;
 export function check(source: string, options?: Options | null): Checked;
@@ -186,12 +177,5 @@ export function targets(): string[];
 /** The compiler's version (throws before `init()`). */
 export function version(): string;
 
-/** A WebGPU `GPUDevice` (typed as an object so that these types need no
- * WebGPU type package; with @webgpu/types, a GPUDevice fits). */
-export type Device = object;
-
-export const MAX_DISPATCHES: number;
-export function run(compiled: Compiled, inputs: Vectors, options?: { device?: Device }): Promise<RunResult>;
-export function defaultDevice(): Promise<Device>;
-export function unmet(requires: Plan["requires"], device: Device): string[];
-export function dispatches(plan: Plan): Generator<[number, number[]]>;
+export { run, defaultDevice, unmet, dispatches, MAX_DISPATCHES } from "./run.js";
+export type { Device, RunResult } from "./run.js";

@@ -5,6 +5,8 @@
 // Call `await init()` once before the other functions (docs/npm.md).
 import initWasm, * as wasm from "./pkg/texpr_wasm.js";
 
+import { FIELDS, INTERNAL, NOT_READY, describe, refusal } from "./refusal.js";
+
 export { run, dispatches, defaultDevice, unmet, MAX_DISPATCHES } from "./run.js";
 
 let loading = null;
@@ -26,31 +28,8 @@ export function init(wasmSource) {
   return loading;
 }
 
-// The codes this module raises itself (docs/language.md): a call before
-// `init()` resolved, and a trap inside the WebAssembly (a compiler bug).
-const NOT_READY = "E0708";
-const INTERNAL = "E0799";
 // Set by the first trap: a trapped instance is not called again.
 let trapped = null;
-
-/** A coded error in the shape every function returns: `ok` false, then
- * `fields` (each null, or false for `complete`). */
-function refusal(code, message, fields) {
-  const out = { ok: false, ...fields };
-  out.diagnostics = [{ severity: "error", code, message, labels: [], notes: [] }];
-  out.hidden = 0;
-  out.rendered = `error[${code}]: ${message}\n\n`; // as texprc renders it
-  return out;
-}
-
-/** What a caught exception says, without trusting it. */
-function describe(e) {
-  try {
-    return String(e?.message ?? e);
-  } catch {
-    return "an exception that cannot be printed";
-  }
-}
 
 /** `call()` unless the module is not loaded or has trapped; a trap (or an
  * exception through the WebAssembly) becomes an E0799 result. */
@@ -69,39 +48,37 @@ function guarded(fields, call) {
   }
 }
 
-const CHECKED = { params: null, inputs: null, outputs: null };
-const COMPILED = { target: null, wgsl: null, plan: null, schedule: null, scheduled: null, ...CHECKED };
 
 /** Compiles TExpr source: {ok, target, wgsl, plan, schedule, scheduled,
  * params, inputs, outputs, diagnostics, hidden, rendered}. */
 export function compile(source, options) {
-  return guarded(COMPILED, () => wasm.compile(source, options));
+  return guarded(FIELDS.compile, () => wasm.compile(source, options));
 }
 
 /** Parses and type-checks only: {ok, params, inputs, outputs, diagnostics,
  * hidden, rendered}. */
 export function check(source, options) {
-  return guarded(CHECKED, () => wasm.check(source, options));
+  return guarded(FIELDS.check, () => wasm.check(source, options));
 }
 
 /** The interpreter's outputs for `inputs` ({name: TypedArray}):
  * {ok, outputs, diagnostics, hidden, rendered}. */
 export function evaluate(source, inputs, options) {
-  return guarded({ outputs: null }, () => wasm.evaluate(source, inputs, options));
+  return guarded(FIELDS.evaluate, () => wasm.evaluate(source, inputs, options));
 }
 
 /** Deterministic random inputs (options.seed, 1 by default), as
  * `texprc eval --random SEED` makes them: {ok, inputs, diagnostics, hidden,
  * rendered}. */
 export function randomInputs(source, options) {
-  return guarded({ inputs: null }, () => wasm.randomInputs(source, options));
+  return guarded(FIELDS.randomInputs, () => wasm.randomInputs(source, options));
 }
 
 /** Outputs computed elsewhere (by `run`) against the interpreter, each
  * element within its own error bound: {ok, complete, outputs, diagnostics,
  * hidden, rendered}. */
 export function compare(source, inputs, outputs, options) {
-  return guarded({ complete: false, outputs: null }, () => wasm.compare(source, inputs, outputs, options));
+  return guarded(FIELDS.compare, () => wasm.compare(source, inputs, outputs, options));
 }
 
 /** The built-in targets' names (throws before `init()`). */

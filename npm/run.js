@@ -6,19 +6,10 @@
 // loops' step bindings resolved, in one compute pass, and the outputs read
 // back. GPU time comes from timestamp queries where the device has them.
 
-// WGSL extension names (plan.requires.extensions) to WebGPU feature names.
-const FEATURE_OF = { subgroups: "subgroups", f16: "shader-f16" };
+import { unmet as unmetWith } from "./webgpu.js";
+
 // Optional features the default device is given where the adapter has them.
 const OPTIONAL = ["timestamp-query", "subgroups", "shader-f16"];
-// plan.requires.limits (snake case) to GPUSupportedLimits.
-const LIMIT_OF = {
-  max_compute_invocations_per_workgroup: "maxComputeInvocationsPerWorkgroup",
-  max_compute_workgroups_per_dimension: "maxComputeWorkgroupsPerDimension",
-  max_storage_buffers_per_shader_stage: "maxStorageBuffersPerShaderStage",
-  max_storage_buffer_binding_size: "maxStorageBufferBindingSize",
-  max_buffer_size: "maxBufferSize",
-  max_compute_workgroup_storage_size: "maxComputeWorkgroupStorageSize",
-};
 // The most dispatches one run may encode (a loop's kernels once per step).
 export const MAX_DISPATCHES = 1_000_000;
 
@@ -42,30 +33,9 @@ export function defaultDevice() {
 }
 
 /** What `plan.requires` asks that `device` lacks: one message each (empty
- * when the device can run the plan). */
+ * when the device can run the plan); webgpu.js has the table. */
 export function unmet(requires, device) {
-  const out = [];
-  for (const e of requires.extensions ?? []) {
-    const f = FEATURE_OF[e] ?? e;
-    if (!device.features.has(f)) out.push(`the WGSL extension ${e}: the device lacks the feature ${f}`);
-  }
-  const have = device.limits;
-  for (const [name, need] of Object.entries(requires.limits ?? {})) {
-    if (name === "max_compute_workgroup_size") {
-      const sizes = [have.maxComputeWorkgroupSizeX, have.maxComputeWorkgroupSizeY, have.maxComputeWorkgroupSizeZ];
-      if (need.some((n, i) => n > sizes[i])) out.push(`${name}: needs ${need}, the device has ${sizes}`);
-    } else if (!(name in LIMIT_OF)) {
-      out.push(`${name}: a limit this runtime does not know`);
-    } else if (need > have[LIMIT_OF[name]]) {
-      out.push(`${name}: needs ${need}, the device has ${have[LIMIT_OF[name]]}`);
-    }
-  }
-  const min = requires.subgroup_min_size ?? null;
-  const info = device.texprAdapterInfo ?? device.adapterInfo ?? {};
-  if (min !== null && !((info.subgroupMinSize ?? 0) >= min)) {
-    out.push(`subgroup_min_size: the kernels assume ${min} lanes, the adapter's smallest subgroup is ${info.subgroupMinSize}`);
-  }
-  return out;
+  return unmetWith(requires, device, device.texprAdapterInfo ?? device.adapterInfo ?? {});
 }
 
 // Per compiled object: the device it was prepared on, and its pipelines.

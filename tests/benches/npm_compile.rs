@@ -40,6 +40,8 @@ fn main() {
         "run.js",
         "index.js",
         "index.d.ts",
+        "run.d.ts",
+        "webgpu.js",
     ] {
         let path = npm::root().join("npm").join(f);
         let data = std::fs::read(&path).expect("the built package");

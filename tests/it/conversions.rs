@@ -8,7 +8,7 @@ use texpr_interp::{Data, Value};
 use texpr_tests::gpu::{gpu, reference, run_program};
 
 /// Integers around f32's spacing changes and halfway points.
-fn edges() -> Vec<i64> {
+pub(crate) fn edges() -> Vec<i64> {
     let mut v = Vec::new();
     for base in [1i64 << 24, 1 << 25, 1 << 31, 1 << 32] {
         for d in [
@@ -22,7 +22,7 @@ fn edges() -> Vec<i64> {
 }
 
 /// The two f32 values adjacent to `x` (equal where `x` is one).
-fn neighbours(x: i64) -> (f64, f64) {
+pub(crate) fn neighbours(x: i64) -> (f64, f64) {
     let near = x as f32 as f64;
     let step = |f: f32, up: bool| {
         f64::from(f32::from_bits(if up {

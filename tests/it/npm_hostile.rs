@@ -17,7 +17,7 @@ use texpr_tests::npm;
 /// Runs `body` (module code with `texpr`, the package, and `hostile`, the
 /// property's module, imported) in Node and parses the JSON it prints.
 fn in_node(body: &str) -> Option<Json> {
-    let node = npm::node()?;
+    let node = npm::tool("node")?;
     if !npm::package() {
         return None;
     }

@@ -1,9 +1,13 @@
 //! The playground (playground/, docs/npm.md) in headless Chromium, driven
-//! as a user would through the DevTools Protocol: it loads, runs two
-//! examples (each Run: random inputs, the WebGPU run, the in-page
-//! interpreter's comparison), shows live diagnostics for a mistake typed
-//! into the editor, and a screenshot of it is saved at
-//! `target/tmp/playground.png` (printed).
+//! as a user would through the DevTools Protocol: it loads with the
+//! examples the `webgpu` target cannot compile marked, runs two examples
+//! (each Run: random inputs, the WebGPU run, the comparison with the
+//! interpreter in its worker) while the main thread keeps ticking, gives
+//! an output as a `.npy` that npyz reads, runs on an input uploaded as a
+//! `.npy` that npyz wrote, shows live diagnostics for a mistake typed into
+//! the editor (and no stale verdict), cancels a long Run, and restores a
+//! program shared by URL after a reload. A screenshot after the uploaded
+//! run (its plot) is saved at `target/tmp/playground.png` (printed).
 //!
 //! Skipped loudly without Chromium or without what building the npm
 //! package needs; under TEXPR_REQUIRE_GPU=1 either is a failure.
@@ -28,9 +32,25 @@ fn run_example(tools: &mut DevTools, name: &str, deadline: Instant) -> Json {
             menu.dispatchEvent(new Event("change"));
             await window.playground.idle();
             document.getElementById("run").click();
-            const outcome = await window.playground.idle();
+            // The main thread's ticks while the Run works.
+            let done = false;
+            const waiting = window.playground.idle().then((o) => {{ done = true; return o; }});
+            let ticks = 0, longest = 0, last = performance.now();
+            while (!done) {{
+                await new Promise((r) => setTimeout(r, 0));
+                const now = performance.now();
+                longest = Math.max(longest, now - last);
+                last = now;
+                ticks += 1;
+            }}
+            const outcome = await waiting;
+            const npy = document.querySelector('#run-result a.download');
+            const bytes = new Uint8Array(await (await fetch(npy.href)).arrayBuffer());
+            let npyText = "";
+            for (const b of bytes) npyText += String.fromCharCode(b);
             const text = (id) => document.getElementById(id).textContent;
-            return {{ outcome, status: document.getElementById("status").dataset.state,
+            return {{ outcome, ticks, longest, npyName: npy.download, npy: btoa(npyText),
+                      status: document.getElementById("status").dataset.state,
                       editor: document.getElementById("editor").value, defines: document.getElementById("defines").value,
                       diagnostics: text("diagnostics"), schedule: text("schedule-text"), wgsl: text("wgsl"),
                       result: document.getElementById("run-result").innerText }};
@@ -78,6 +98,17 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
     };
     assert_eq!(state, "ready", "the playground did not start: {state}");
 
+    // The examples the webgpu target cannot compile (f16) are marked.
+    let menu = r#"Object.fromEntries([...document.getElementById("example").options]
+        .map((o) => [o.value, o.textContent]))"#;
+    let menu = tools
+        .evaluate(menu, deadline)
+        .unwrap_or_else(|e| fail(&page, e));
+    for f16 in ["matmul_f16", "mlp_f16"] {
+        assert_eq!(menu[f16], format!("{f16} (not for webgpu)"), "{menu}");
+    }
+    assert_eq!(menu["softmax"], "softmax", "{menu}");
+
     for name in EXAMPLES {
         let shown = run_example(&mut tools, name, deadline);
         let outcome = &shown["outcome"];
@@ -113,7 +144,34 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
             "{result}"
         );
         eprintln!("playground: {name} ({}): {result}", shown["defines"]);
+        // The main thread ran on while the Run worked (the comparison is
+        // in the worker); the longest gap is printed, not asserted.
+        let ticks = shown["ticks"].as_u64().unwrap_or(0);
+        assert!(ticks >= 10, "{name}: the main thread ticked {ticks} times");
+        eprintln!(
+            "playground: {name}: the main thread ticked {ticks} times during Run, longest gap {:.1} ms",
+            shown["longest"].as_f64().unwrap_or(f64::NAN)
+        );
+        // The first output downloads as a .npy of its length.
+        let bytes = data_encoding::BASE64
+            .decode(shown["npy"].as_str().unwrap().as_bytes())
+            .unwrap();
+        let npy = npyz::NpyFile::new(&bytes[..]).expect("the download is a .npy");
+        let len = outcome["outputs"][0]["compared"].as_u64().unwrap();
+        assert_eq!(npy.shape(), &[len], "{name}: {}", shown["npyName"]);
+        assert_eq!(npy.into_vec::<f32>().unwrap().len() as u64, len);
     }
+
+    uploaded_input_runs(&mut tools, deadline);
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");
+    (tools.screenshot(&path, WINDOW.0, WINDOW.1, deadline)).unwrap_or_else(|e| fail(&page, e));
+    let png = std::fs::read(&path).expect("the screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
+    eprintln!("playground: screenshot at {}", path.display());
 
     // Live diagnostics: a mistake typed into the editor shows the CLI's
     // rendering after the debounce, and Run is off until it is fixed.
@@ -124,7 +182,8 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
         editor.dispatchEvent(new Event("input"));
         await new Promise((done) => setTimeout(done, 1000));
         const shown = { diagnostics: document.getElementById("diagnostics").textContent,
-                        run_disabled: document.getElementById("run").disabled };
+                        run_disabled: document.getElementById("run").disabled,
+                        status: document.getElementById("status").dataset.state };
         // Clicking the error's place selects the name it is about.
         document.querySelector('#diagnostics .loc').click();
         shown.selected = editor.value.slice(editor.selectionStart, editor.selectionEnd);
@@ -144,16 +203,110 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
     );
     assert!(text.contains("nothere"), "{text}");
     assert_eq!(shown["run_disabled"], true);
+    assert_eq!(shown["status"], "error", "a stale verdict stays shown");
     assert_eq!(shown["selected"], "nothere", "clicking the error's place");
     assert_eq!(shown["after"], "no errors");
 
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("playground.png");
-    (tools.screenshot(&path, WINDOW.0, WINDOW.1, deadline)).unwrap_or_else(|e| fail(&page, e));
-    let png = std::fs::read(&path).expect("the screenshot");
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "{} bytes",
-        png.len()
+    cancel_ends_a_long_run(&mut tools, deadline);
+    shared_program_survives_a_reload(&mut tools, &mut page, deadline);
+}
+
+/// softmax on an `x` uploaded as a `.npy` that npyz wrote: the Run says
+/// where its input came from and matches the interpreter.
+fn uploaded_input_runs(tools: &mut DevTools, deadline: Instant) {
+    let len = 256 * 256;
+    let values: Vec<f32> = (0..len).map(|i| (i % 7) as f32 - 3.0).collect();
+    let mut file = std::io::Cursor::new(Vec::new());
+    use npyz::WriterBuilder;
+    let mut w = npyz::WriteOptions::<f32>::new()
+        .default_dtype()
+        .shape(&[len as u64])
+        .writer(&mut file)
+        .begin_nd()
+        .unwrap();
+    w.extend(values).unwrap();
+    w.finish().unwrap();
+    let b64 = data_encoding::BASE64.encode(file.get_ref());
+    let script = format!(
+        r#"(async () => {{
+            await window.playground.load("softmax");
+            const bytes = Uint8Array.from(atob("{b64}"), (c) => c.charCodeAt(0));
+            const files = new DataTransfer();
+            files.items.add(new File([bytes], "x.npy"));
+            const upload = document.getElementById("upload");
+            upload.files = files.files;
+            upload.dispatchEvent(new Event("change"));
+            await window.playground.idle();
+            document.getElementById("run").click();
+            const outcome = await window.playground.idle();
+            return {{ outcome, uploads: document.getElementById("uploads").textContent }};
+        }})()"#
     );
-    eprintln!("playground: screenshot at {}", path.display());
+    let shown = tools.evaluate(&script, deadline).expect("the upload");
+    assert_eq!(shown["uploads"], "uploaded: x (f32[65536])", "{shown}");
+    assert_eq!(shown["outcome"]["ok"], true, "{shown}");
+    assert_eq!(shown["outcome"]["inputs"], "x from x.npy", "{shown}");
+}
+
+/// matmul 368³ (a comparison of most of a minute): Cancel ends the Run.
+fn cancel_ends_a_long_run(tools: &mut DevTools, deadline: Instant) {
+    let script = r#"(async () => {
+        await window.playground.load("matmul");
+        document.getElementById("defines").value = "M=368 N=368 K=368";
+        document.getElementById("run").click();
+        while (document.getElementById("status").dataset.state !== "running") {
+            await new Promise((r) => setTimeout(r, 10));
+        }
+        document.getElementById("cancel").click();
+        const outcome = await window.playground.idle();
+        return { outcome, status: document.getElementById("status").dataset.state,
+                 cancel_disabled: document.getElementById("cancel").disabled };
+    })()"#;
+    let shown = tools.evaluate(script, deadline).expect("the cancel");
+    assert_eq!(shown["outcome"]["cancelled"], true, "{shown}");
+    assert_eq!(shown["status"], "cancelled", "{shown}");
+    assert_eq!(shown["cancel_disabled"], true, "{shown}");
+}
+
+/// A program shared by URL (Share puts it in the address) is in the editor
+/// again after a reload, with its -D line and schedule.
+fn shared_program_survives_a_reload(tools: &mut DevTools, page: &mut Page, deadline: Instant) {
+    let program = "param N = 8\ninput x: f32[N]\noutput y = compute N |i| x[i] * 3.0\n";
+    let script = format!(
+        r#"(async () => {{
+            const editor = document.getElementById("editor");
+            editor.value = {program:?};
+            document.getElementById("defines").value = "N=16";
+            document.getElementById("schedule").value = "default";
+            editor.dispatchEvent(new Event("input"));
+            const url = await window.playground.share();
+            window.beforeReload = true;
+            setTimeout(() => location.reload(), 50);
+            return url;
+        }})()"#
+    );
+    let url = tools.evaluate(&script, deadline).expect("the share");
+    assert!(url.as_str().is_some_and(|u| u.contains("#p=")), "{url}");
+    let restored = r#"(async () => {
+        if (window.beforeReload || window.playground === undefined) return null;
+        await window.playground.idle();
+        const v = (id) => document.getElementById(id).value;
+        return { editor: v("editor"), defines: v("defines"), schedule: v("schedule"), example: v("example"),
+                 status: document.getElementById("status").dataset.state };
+    })()"#;
+    let shown = loop {
+        page.alive().expect("the browser");
+        match tools.evaluate(restored, deadline) {
+            Ok(Json::Null) | Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            Ok(shown) => break shown,
+        }
+        assert!(Instant::now() < deadline, "the page did not reload in time");
+    };
+    assert_eq!(shown["editor"], program, "{shown}");
+    assert_eq!(
+        (&shown["defines"], &shown["schedule"], &shown["example"]),
+        (&Json::from("N=16"), &Json::from("default"), &Json::from("")),
+        "{shown}"
+    );
+    assert_eq!(shown["status"], "ready", "{shown}");
 }

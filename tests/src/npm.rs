@@ -61,28 +61,27 @@ pub fn package() -> bool {
     }
 }
 
-/// The environment variable naming Node's executable (else `node` on `PATH`).
-pub const NODE_VAR: &str = "TEXPR_NODE";
-
-/// Node: `$TEXPR_NODE`, else `node` on `PATH`. Without it this prints a
-/// loud banner and gives `None` (the caller skips), or, under
+/// A program the npm tests need, `node` or `npm`: `$TEXPR_NODE` or
+/// `$TEXPR_NPM` where set, else the first on `PATH`. Without it this prints
+/// a loud banner and gives `None` (the caller skips), or, under
 /// `TEXPR_REQUIRE_GPU=1`, panics.
-pub fn node() -> Option<PathBuf> {
-    let found = match std::env::var_os(NODE_VAR) {
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let var = format!("TEXPR_{}", name.to_uppercase());
+    let found = match std::env::var_os(&var) {
         Some(p) if !p.is_empty() => Some(PathBuf::from(p)).filter(|p| p.is_file()),
         _ => std::env::var_os("PATH").and_then(|path| {
             std::env::split_paths(&path)
-                .map(|dir| dir.join("node"))
+                .map(|dir| dir.join(name))
                 .find(|p| p.is_file())
         }),
     };
     if found.is_none() {
-        let why = format!("no Node: set {NODE_VAR} to its executable, or install nodejs");
+        let why = format!("no `{name}`: set {var} to its executable, or install Node.js");
         if gpu_required() {
             panic!("{REQUIRE_VAR}=1 but {why}");
         }
         eprintln!("{}", "=".repeat(78));
-        eprintln!("SKIPPING NODE TESTS: {why} (set {REQUIRE_VAR}=1 to make this an error)");
+        eprintln!("SKIPPING NPM TESTS: {why} (set {REQUIRE_VAR}=1 to make this an error)");
         eprintln!("{}", "=".repeat(78));
     }
     found

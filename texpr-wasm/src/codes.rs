@@ -21,6 +21,13 @@ pub const OUTPUTS: &str = "E0706";
 pub const SOURCE: &str = "E0707";
 /// A function called before `await init()` (raised by npm/index.js).
 pub const NOT_READY: &str = "E0708";
+/// A call of `texpr/background` cancelled before it answered (raised by
+/// npm/background.js).
+pub const CANCELLED: &str = "E0709";
+/// An argument `texpr/background` cannot send to its worker (structured
+/// clone refuses it: a function, a symbol, a proxy; raised by
+/// npm/background.js).
+pub const UNSENDABLE: &str = "E0710";
 /// A trap or an exception inside the WebAssembly: a bug of the compiler
 /// (raised by npm/index.js, which catches it and calls the trapped module
 /// no more: the page must be reloaded).

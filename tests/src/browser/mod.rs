@@ -28,6 +28,11 @@ pub use chromium::{FLAGS, PATH_VAR, chromium};
 pub use run::{MAX_DISPATCHES, outputs, run_plan};
 /// The npm package test's page (`tests/it/npm_package.rs`).
 pub const NPM_PAGE: &str = include_str!("npm_page.html");
+/// The worker test's page (`tests/it/npm_worker.rs`).
+pub const WORKER_PAGE: &str = include_str!("worker_page.html");
+/// The property test of the package's exports on hostile arguments, a
+/// module for Node and for pages (`tests/it/npm_hostile.rs`).
+pub const HOSTILE_JS: &str = include_str!("hostile.mjs");
 /// The in-browser compile benchmark's page (`tests/benches/npm_compile.rs`).
 pub const BENCH_PAGE: &str = include_str!("bench_page.html");
 

@@ -7,6 +7,9 @@ use tiny_http::{Header, Method, Request, Response, Server};
 
 /// The page the browser loads (its script is the browser's half of the driver).
 const PAGE: &str = include_str!("page.html");
+/// The npm package's table of WebGPU features and limits, which the page
+/// imports (one table for JavaScript).
+const WEBGPU_JS: &str = include_str!("../../../npm/webgpu.js");
 
 /// A server on 127.0.0.1 (a secure context, so WebGPU is offered) at a port
 /// the system picks.
@@ -32,7 +35,8 @@ impl Host {
         format!("http://127.0.0.1:{port}/")
     }
 
-    /// Serves `GET /` (the page) and `GET /shaders` (`shaders`, JSON) until
+    /// Serves `GET /` (the page), `GET /npm/webgpu.js` and `GET /shaders`
+    /// (`shaders`, JSON) until
     /// the page posts `/results`, whose body it returns. Gives up with
     /// `Err` at `deadline`, or as soon as `alive` returns `Err` (the
     /// browser ended), which it asks a few times a second.
@@ -60,6 +64,9 @@ impl Host {
             match (request.method(), request.url()) {
                 (Method::Get, "/") => respond(request, PAGE, "text/html; charset=utf-8"),
                 (Method::Get, "/shaders") => respond(request, shaders, "application/json"),
+                (Method::Get, "/npm/webgpu.js") => {
+                    respond(request, WEBGPU_JS, "text/javascript; charset=utf-8")
+                }
                 (Method::Post, "/results") => {
                     let mut body = String::new();
                     let read = request.as_reader().read_to_string(&mut body);

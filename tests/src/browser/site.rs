@@ -26,8 +26,9 @@ pub struct Site {
 }
 
 impl Site {
-    /// Serves [`FOLDERS`] of `root` and each of `pages` (`(path, html)`,
-    /// e.g. `("/test/npm.html", PAGE)`) at a port the system picks.
+    /// Serves [`FOLDERS`] of `root` and each of `pages` (`(path, text)`,
+    /// e.g. `("/test/npm.html", PAGE)`, its type by the path's extension)
+    /// at a port the system picks.
     pub fn start(root: &Path, pages: Vec<(&'static str, &'static str)>) -> Result<Site, String> {
         let server = Server::http("127.0.0.1:0").map_err(|e| format!("cannot listen: {e}"))?;
         let port = server.server_addr().to_ip().map_or(0, |a| a.port());
@@ -99,8 +100,9 @@ fn answer(mut request: Request, root: &Path, pages: &[(&str, &str)], tx: &Sender
         let _ = tx.send(body);
         return;
     }
-    if let Some((_, html)) = pages.iter().find(|(p, _)| *p == url) {
-        let _ = request.respond(Response::from_string(*html).with_header(content_type("html")));
+    if let Some((path, text)) = pages.iter().find(|(p, _)| *p == url) {
+        let ext = path.rsplit('.').next().unwrap_or("html");
+        let _ = request.respond(Response::from_string(*text).with_header(content_type(ext)));
         return;
     }
     match file(root, &url).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
