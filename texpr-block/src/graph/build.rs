@@ -29,7 +29,7 @@ use crate::dist::{
     TileElementSize,
 };
 use crate::stage::view::{chain, is_view, resolve};
-use crate::stage::{BlockBody, BlockMatrixStage, Panel};
+use crate::stage::{BlockBody, BlockMatrixStage, Kernel, Panel};
 use std::collections::BTreeMap;
 use texpr_syntax::Diagnostic;
 
@@ -83,6 +83,19 @@ struct Builder<'a> {
     views: BTreeMap<(NodeId, Reg), NodeId>,
     concats: BTreeMap<ConcatKey, NodeId>,
     copies: BTreeMap<(NodeId, CommunicatorRank), NodeId>,
+    /// Each distinct kernel once: the shards running one share it.
+    kernels: Vec<Kernel>,
+}
+
+/// `k` as a graph holds it: the kernel of `kernels` that is the same
+/// program, else `k`, added to them (so a graph holds each distinct kernel
+/// once).
+fn intern(kernels: &mut Vec<Kernel>, k: &Kernel) -> Kernel {
+    if let Some(same) = kernels.iter().find(|&made| made == k) {
+        return same.clone();
+    }
+    kernels.push(k.clone());
+    k.clone()
 }
 
 /// The block graph of `p` on `cfg` (before pruning).
@@ -99,6 +112,7 @@ pub fn build(p: &Program, cfg: GridConfig) -> Result<Graph, Diagnostic> {
         views: BTreeMap::new(),
         concats: BTreeMap::new(),
         copies: BTreeMap::new(),
+        kernels: Vec::new(),
     };
     let source = b.g.add(NodeKind::Source);
     for r in p.regs() {
@@ -185,7 +199,17 @@ impl Builder<'_> {
     fn shards(&mut self, r: Reg, op: NodeId, tensor: NodeId) -> Result<(), Diagnostic> {
         let d = self.cfg.distribution(self.p.ty(r))?;
         let stage = BlockMatrixStage::new(self.p, r);
-        for task in stage.to_ir(|_, body| body, None) {
+        // Each body's kernel shared as it is made, so that no more than
+        // the distinct kernels are held at once.
+        let kernels = &mut self.kernels;
+        let tasks = stage.to_ir(
+            |_, body| BlockBody {
+                kernel: intern(kernels, &body.kernel),
+                ..body
+            },
+            None,
+        );
+        for task in tasks {
             let tile = (task.ctx.i, task.ctx.j);
             let rank = self.cfg.owner(&d, tile);
             let flops = flops(self.p, r, &task.value);
@@ -203,6 +227,11 @@ impl Builder<'_> {
             self.g.edge(chunk, tensor);
         }
         Ok(())
+    }
+
+    /// `k` as the graph holds it (see [`intern`]).
+    fn kernel(&mut self, k: &Kernel) -> Kernel {
+        intern(&mut self.kernels, k)
     }
 
     /// Adds shard `kind` of BlockOp `op`, reading `panels` on `rank` (the

@@ -185,3 +185,35 @@ fn critical_path_is_no_slower_than_greedy_on_the_examples() {
         );
     }
 }
+
+#[test]
+fn shards_running_one_program_share_one_kernel() {
+    // Tiles of one size run one program: the graph holds it once, however
+    // many shards (and whatever their op: a block, a reduction's step or a
+    // factorization's task) run it.
+    let src = "func f {
+  %a = input : f32[8x8, 2x2]
+  %m = matmul %a, %a
+  %s = sum_rows %m
+  %l = cholesky %m
+  ret %l
+}";
+    // Unpruned, so that the reduction no one reads has its shards too.
+    let g = build(&prog(src), GridConfig::new(2, 2)).unwrap();
+    let kernels: Vec<&crate::stage::Kernel> = g
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::BlockShard { kernel, .. } => Some(kernel),
+            _ => None,
+        })
+        .collect();
+    let mut distinct: Vec<&crate::stage::Kernel> = Vec::new();
+    for k in &kernels {
+        match distinct.iter().find(|d| ***d == **k) {
+            Some(d) => assert!(std::sync::Arc::ptr_eq(d, k), "equal kernels, two copies"),
+            None => distinct.push(k),
+        }
+    }
+    assert!(distinct.len() < kernels.len(), "{} shards", kernels.len());
+}

@@ -107,7 +107,7 @@ impl BlockMatrixStage {
     /// `body_transform` applied to its body.
     pub fn to_ir<T>(
         &self,
-        body_transform: impl Fn(&BlockContext, BlockBody) -> T,
+        mut body_transform: impl FnMut(&BlockContext, BlockBody) -> T,
         ordering: Option<&[(u64, u64)]>,
     ) -> Vec<BlockTask<T>> {
         let n = self.ty.n_tiles();

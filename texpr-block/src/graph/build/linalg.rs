@@ -30,7 +30,7 @@ impl Builder<'_> {
                 op: r,
                 tile: task.tile,
                 rank,
-                kernel: lb.body.kernel.clone(),
+                kernel: self.kernel(&lb.body.kernel),
                 flops: lb.flops,
                 work: Work::Linalg(task.step),
             };

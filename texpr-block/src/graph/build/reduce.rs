@@ -116,11 +116,12 @@ impl Builder<'_> {
             let read = body.inputs.last().expect("a step reads its tile").clone();
             let src = self.panel(&read, rank);
             let flops = body.inputs.iter().map(|pn| pn.dims.len()).sum();
+            let kernel = self.kernel(&body.kernel);
             let shard = self.g.add(NodeKind::BlockShard {
                 op: r,
                 tile: o,
                 rank,
-                kernel: body.kernel,
+                kernel,
                 flops,
                 work: Work::Reduce(Part {
                     src_tile: t,
