@@ -73,6 +73,7 @@ pub fn iterate(p: &mut Program, count: u64, step: VarId, within: Option<LoopId>)
         var: step,
         within,
         span: Span::DUMMY,
+        group: None,
     });
     p.loops.len() as LoopId - 1
 }
