@@ -52,7 +52,8 @@ pub fn tile_body(
 }
 
 /// The kernel: `lead` inputs before the panels (a task's tile before it),
-/// then the panels, and the output `value`.
+/// then the panels, and the output `value` (none: the body has bound its
+/// output already).
 pub fn finish_with(
     mut s: Body,
     lead: &[(&str, u64)],
