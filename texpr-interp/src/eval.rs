@@ -91,6 +91,9 @@ pub(crate) struct Interp<'a, S> {
     states: Vec<Option<Shadowed<S>>>,
     /// The current value of each index variable, by `VarId`.
     pub(crate) idx: Vec<i64>,
+    /// The index variables' values saved while a `let`'s value is computed
+    /// late (`eval_lazy.rs`), one copy per forced value in progress.
+    pub(crate) saved_idx: Vec<i64>,
     /// The current value of each `let`-bound variable, by `VarId`.
     pub(crate) locals: Vec<Slot<'a, S>>,
 }
@@ -106,6 +109,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             globals: (0..prog.globals.len()).map(|_| None).collect(),
             states: (0..prog.states.len()).map(|_| None).collect(),
             idx: vec![0; n],
+            saved_idx: Vec::new(),
             locals: (0..n).map(|_| Slot::Empty).collect(),
         };
         it.run_globals(0..prog.globals.len(), None)?;

@@ -10,7 +10,10 @@
 //! (cholesky's `let below = ... in select(j == k && i > k, below, ...)`)
 //! is never computed. Both give the values and shadows an eager evaluation
 //! gives: a `let`'s value depends only on variables bound outside it, which
-//! its body does not rebind (no two variables in scope share an id).
+//! its body does not rebind (no two variables in scope share an id). The
+//! value may bind index variables its body binds too, in sibling places
+//! (`let p = compute 64 |j| ... in reduce 64 |j| p[j] * ...`, forced inside
+//! the `reduce`), so forcing it restores every index variable after.
 
 use crate::error::{EvalError, malformed};
 use crate::eval::{Interp, Slot};
@@ -25,12 +28,17 @@ impl<'a, S: Shadow> Interp<'a, S> {
             return Ok(());
         };
         let e: &'a Expr = e;
+        let base = self.saved_idx.len();
+        self.saved_idx.extend_from_slice(&self.idx);
         let slot = if e.ty.len == 1 {
-            Slot::Scalar(self.scalar(e)?)
+            self.scalar(e).map(Slot::Scalar)
         } else {
-            Slot::Vector(self.vector(e)?)
+            self.vector(e).map(Slot::Vector)
         };
-        self.locals[v.0 as usize] = slot;
+        let n = self.idx.len();
+        self.idx.copy_from_slice(&self.saved_idx[base..base + n]);
+        self.saved_idx.truncate(base);
+        self.locals[v.0 as usize] = slot?;
         Ok(())
     }
 
@@ -153,6 +161,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(y, want);
+    }
+
+    #[test]
+    fn a_let_forced_inside_a_loop_of_the_same_variable_keeps_the_loop_going() {
+        // `p`'s value and the `reduce` both bind `j` (siblings); `p` is
+        // computed at the reduce's first step, which must still see its own
+        // `j` afterwards.
+        let src = "input a: f32[8]\noutput y = compute 1 |g| \
+                   let p = compute 8 |j| a[j] * 2.0 in reduce 8 |j| p[j] * a[j]";
+        let p = texpr_syntax::frontend(src, &[]).unwrap();
+        let a = Value::f32((0..8).map(|i| i as f32).collect());
+        let y = crate::eval(&p, std::slice::from_ref(&a)).unwrap();
+        let want: f32 = (0..8).map(|i| 2.0 * (i * i) as f32).sum();
+        assert_eq!(y[0], Value::f32(vec![want]));
     }
 
     #[test]

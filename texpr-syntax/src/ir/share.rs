@@ -9,23 +9,30 @@
 //! conjunction or disjunction combines its parts' shares as if they were
 //! independent, and `!c` takes the complement. A condition that reads data
 //! has no share: the caller bills the costlier operand. A `let`'s value is
-//! computed once where its body first reads it ([`read_share`]).
+//! computed once where its body first reads it ([`read_share`]). All the
+//! counting for one program visits at most [`BUDGET`] points; past that a
+//! condition is split into its parts as if it were too large to count, so
+//! an estimate takes time linear in the program's size.
 
 use super::{BinOp, Expr, ExprKind, Func, Program, Scalar, UnaryOp, VarId};
 
 /// The most points of a condition's variables counted one by one.
 pub const MAX_POINTS: u64 = 1 << 20;
 
-/// Every index variable's range `0..extent` (0: not an index variable).
+/// The most points counted one by one for one program, in all.
+pub const BUDGET: u64 = 1 << 24;
+
+/// Every index variable's range `0..extent` (0: not an index variable),
+/// and what is left of the program's [`BUDGET`].
 #[derive(Clone, Debug)]
-pub struct Extents(Vec<u64>);
+pub struct Extents(Vec<u64>, std::cell::Cell<u64>);
 
 impl Extents {
     /// The ranges of `p`'s index variables: each `compute`'s, `reduce`'s and
     /// index map's count (a `reduce` of dependent steps by its largest), and
     /// each loop's steps.
     pub fn of(p: &Program) -> Extents {
-        let mut ex = Extents(vec![0; p.vars.len()]);
+        let mut ex = Extents(vec![0; p.vars.len()], std::cell::Cell::new(BUDGET));
         for lp in &p.loops {
             ex.set(lp.var, lp.count.max(1));
         }
@@ -72,7 +79,8 @@ pub fn share(cond: &Expr, ex: &Extents) -> Option<f64> {
         0 => None,
         n => Some(acc.saturating_mul(n)),
     })?;
-    if points <= MAX_POINTS {
+    if points <= MAX_POINTS && points <= ex.1.get() {
+        ex.1.set(ex.1.get() - points);
         return Some(count(cond, &vars, ex) as f64 / points as f64);
     }
     match &cond.kind {
@@ -239,6 +247,29 @@ mod tests {
         let s = share(first_select(step).unwrap(), &Extents::of(&p)).unwrap();
         let exact = 511.0 / 2.0 / 512.0 / 512.0;
         assert!((s - exact).abs() < 1e-9, "{s} vs {exact}");
+    }
+
+    #[test]
+    fn counting_stops_at_the_programs_budget() {
+        // 40 selects over 1024 x 1024 points: 16 fit the budget of 2^24.
+        let mut src =
+            "input x: f32[1024]\noutput y = compute 1024 |i| compute 1024 |j| 0.0".to_string();
+        for k in 0..40 {
+            src += &format!(" + select(i + j > {k}, x[i], x[j])");
+        }
+        let p = program(&src);
+        let ex = Extents::of(&p);
+        let mut shares = Vec::new();
+        let mut e = &p.outputs[0].value;
+        while let ExprKind::Compute { body, .. } = &e.kind {
+            e = body;
+        }
+        while let ExprKind::Binary(BinOp::Add, a, b) = &e.kind {
+            shares.push(share(first_select(b).unwrap(), &ex));
+            e = a;
+        }
+        assert_eq!(shares.len(), 40);
+        assert_eq!(shares.iter().filter(|s| s.is_some()).count(), 16);
     }
 
     #[test]
