@@ -27,6 +27,7 @@ mod kir;
 mod layering;
 mod long_folds;
 mod loop_in_group;
+mod loop_limits;
 mod loops;
 mod lse;
 mod mma_on_cpu;

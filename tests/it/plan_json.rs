@@ -19,8 +19,11 @@ const SRC: &str = "param N = 64\n\
 #[test]
 fn the_json_plan_is_the_module_plan() {
     let target = Target::builtin("webgpu").expect("a built-in target");
+    // The default schedule: a dispatch a step (the heuristic runs a loop
+    // this small whole in one workgroup).
     let opts = Options {
         target: target.clone(),
+        schedule: ScheduleChoice::Default,
         ..Options::default()
     };
     let p = texpr_syntax::frontend(SRC, &[]).unwrap_or_else(|d| panic!("{d:#?}"));

@@ -15,9 +15,12 @@
 //!   register vectors) than the device's budget (the largest ones)
 //! - E0319 a kernel that unrolling made larger than the device's budget of
 //!   unrolled statements (the item)
+//!
+//! (E0320, a run of more dispatches than the runtime holds, is `emit`'s:
+//! it counts the loops' plans.)
 
 use crate::lower::KernelText;
-use crate::plan::{Access, BufferPlan};
+use crate::plan::{Access, Binding, BufferPlan, BufferRole};
 use texpr_syntax::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 
@@ -125,22 +128,18 @@ fn check_bindings(
         return None;
     }
     let names = |access: Access| {
-        let all: Vec<&str> = k
-            .kernel
-            .bindings
-            .iter()
+        let all: Vec<String> = (k.kernel.bindings.iter())
             .filter(|b| b.access == access)
-            .map(|b| {
-                buffers
-                    .get(b.buffer.0 as usize)
-                    .map_or("scratch", |p| p.name.as_str())
+            .map(|b| match buffers.get(b.buffer.0 as usize) {
+                Some(p) => user_name(b, p),
+                None => "a scratch buffer".into(),
             })
             .collect();
         const SHOWN: usize = 12;
         let mut text = all
             .iter()
             .take(SHOWN)
-            .map(|s| format!("`{s}`"))
+            .cloned()
             .collect::<Vec<_>>()
             .join(", ");
         if all.len() > SHOWN {
@@ -166,6 +165,28 @@ fn check_bindings(
         .with_note(format!("it writes {written}"))
         .with_note("split the computation into items that each read fewer vectors (the optimizer never fuses past the limit)"),
     )
+}
+
+/// What binding `b` of buffer `p` holds, in the program's words: a loop
+/// state's or a loop's step's value (the current one, or the next one a
+/// step computes) rather than the buffers they alternate between.
+fn user_name(b: &Binding, p: &BufferPlan) -> String {
+    let next = b.step.is_some_and(|s| s.next);
+    match (p.role, b.step) {
+        (BufferRole::State(_), Some(_)) => {
+            let base = p.name.trim_end_matches('_');
+            let base = base.strip_suffix("_a").unwrap_or(base);
+            match next {
+                true => format!("the next value of state `{base}`"),
+                false => format!("state `{base}`"),
+            }
+        }
+        (BufferRole::Step(l), Some(_)) => match next {
+            true => format!("the next step of loop {l}"),
+            false => format!("the step of loop {l}"),
+        },
+        _ => format!("`{}`", p.name),
+    }
 }
 
 /// E0314/E0315 for `plans` (declared at `spans`).

@@ -5,7 +5,7 @@
 use crate::buffers::BufferTable;
 use crate::checks::{check_buffers, check_kernel};
 use crate::lower::{InLoop, KernelText, LoopItem, kernel, loop_kernel, step_kernel};
-use crate::plan::{BufferId, BufferPlan, LoopPlan, Module};
+use crate::plan::{BufferId, BufferPlan, LoopPlan, MAX_DISPATCHES, Module};
 use crate::validate::validate_kir;
 use texpr_syntax::ir::{ElemTy, Expr, Item, Loads, LoopId, Program};
 use texpr_syntax::{Diagnostic, Span};
@@ -125,7 +125,51 @@ pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diag
     }
     let mut buffers = bufs.plans.clone();
     buffers.extend(spills);
-    Ok((kernels, buffers, loop_plans(p, &bufs, &jobs)))
+    let loops = loop_plans(p, &bufs, &jobs);
+    too_many_dispatches(p, kernels.len(), &loops).map_err(|d| vec![d])?;
+    Ok((kernels, buffers, loops))
+}
+
+/// E0320 when a run would make more than [`MAX_DISPATCHES`] dispatches (a
+/// loop's kernels once per step), at the outermost loop whose kernels make
+/// the most.
+fn too_many_dispatches(p: &Program, kernels: usize, loops: &[LoopPlan]) -> Result<(), Diagnostic> {
+    let runs = crate::plan::runs(kernels, loops);
+    let total = runs.iter().copied().fold(0, u64::saturating_add);
+    if total <= MAX_DISPATCHES {
+        return Ok(());
+    }
+    let under = |l: usize| -> u64 {
+        (loops[l].kernels.clone())
+            .map(|k| runs[k])
+            .fold(0, u64::saturating_add)
+    };
+    let worst = (0..loops.len())
+        .filter(|&l| loops[l].within.is_none())
+        .max_by_key(|&l| (under(l), std::cmp::Reverse(l)));
+    let span = worst.map_or(Span::default(), |l| p.loops[l].span);
+    let count = |n: u64| match n {
+        u64::MAX => "more than 18446744073709551614".to_string(),
+        n => n.to_string(),
+    };
+    Err(Diagnostic::error(
+        "E0320",
+        format!(
+            "a run of this program makes {} dispatches; at most {MAX_DISPATCHES} run in one go",
+            count(total)
+        ),
+    )
+    .with_primary(
+        span,
+        format!(
+            "this loop dispatches its kernels {} times",
+            count(worst.map_or(total, under))
+        ),
+    )
+    .with_note("each step of a loop dispatches its kernels once, inner loops' steps included")
+    .with_note(
+        "run fewer steps, or the loop whole in one workgroup (`loop group=N` for each item of its block)",
+    ))
 }
 
 /// What one kernel computes: an item, a loop's next step alone, or a

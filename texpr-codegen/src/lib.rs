@@ -25,6 +25,7 @@
 //! - E0317 a `reduce@subgroup` on a device without subgroup operations
 //! - E0318 function memory per invocation (arrays, register vectors) over the device's budget
 //! - E0319 statements added by unrolling over the device's budget
+//! - E0320 a run of more dispatches than the runtime holds (`emit`)
 //! - E0390 internal: naga rejects the generated WGSL (message and shader in notes)
 //! - E0391 internal: a barrier or subgroup operation in non-uniform control flow
 //! - E0392 internal: an unbound variable or vector while emitting

@@ -188,27 +188,44 @@ impl Module {
 
     /// How many dispatches [`Module::dispatches`] yields (saturating).
     pub fn dispatch_count(&self) -> u64 {
-        // Each kernel runs as often as the loops around it multiply.
-        (0..self.kernels.len())
-            .map(|k| {
-                let mut runs = 1u64;
-                let mut l = self.innermost_loop(k);
-                while let Some(x) = l {
-                    runs = runs.saturating_mul(self.loops[x as usize].count);
-                    l = self.loops[x as usize].within;
-                }
-                runs
-            })
+        runs(self.kernels.len(), &self.loops)
+            .into_iter()
             .fold(0, u64::saturating_add)
     }
 
     /// The innermost loop whose kernels include kernel `k`.
     pub fn innermost_loop(&self, k: usize) -> Option<u32> {
-        (0..self.loops.len())
-            .rev()
-            .find(|&l| self.loops[l].kernels.contains(&k))
-            .map(|l| l as u32)
+        innermost(&self.loops, k)
     }
+}
+
+/// The most dispatches one run of a plan may make (a loop's kernels count
+/// once per step): code generation refuses a program past it (E0320), and
+/// the runtime a plan.
+pub const MAX_DISPATCHES: u64 = 1 << 26;
+
+/// How often each of `kernels` kernels runs: as the loops around it
+/// multiply (saturating).
+pub fn runs(kernels: usize, loops: &[LoopPlan]) -> Vec<u64> {
+    (0..kernels)
+        .map(|k| {
+            let mut runs = 1u64;
+            let mut l = innermost(loops, k);
+            while let Some(x) = l {
+                runs = runs.saturating_mul(loops[x as usize].count);
+                l = loops[x as usize].within;
+            }
+            runs
+        })
+        .collect()
+}
+
+/// The innermost of `loops` whose kernels include kernel `k`.
+fn innermost(loops: &[LoopPlan], k: usize) -> Option<u32> {
+    (0..loops.len())
+        .rev()
+        .find(|&l| loops[l].kernels.contains(&k))
+        .map(|l| l as u32)
 }
 
 /// The iterator of [`Module::dispatches`].

@@ -26,8 +26,8 @@ impl Bound {
 
 /// The most dispatches one run of a plan makes (a loop's kernels count once
 /// per step): beyond, the runtime refuses the plan rather than hold its
-/// dispatch list.
-pub const MAX_DISPATCHES: u64 = 1 << 26;
+/// dispatch list (code generation refuses such a program first, E0320).
+pub const MAX_DISPATCHES: u64 = texpr_codegen::plan::MAX_DISPATCHES;
 
 /// A buffer a kernel binds: the whole of it, or `range` (byte offset, byte size).
 #[derive(Clone, Debug)]
