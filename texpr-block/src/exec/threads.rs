@@ -6,8 +6,8 @@ use super::job::Job;
 use super::outbox::RankError;
 use super::rank::{RankOutcome, compile_bodies, run_rank};
 use super::source::TileSource;
-use super::transport::Transport;
 use super::transport::local::Hub;
+use super::transport::{AckWait, Transport};
 use std::time::{Duration, Instant};
 use texpr_syntax::Diagnostic;
 
@@ -80,7 +80,7 @@ pub fn run_threads(
                     });
                     let result = std::panic::catch_unwind(run).unwrap_or_else(|_| Err(panicked()));
                     if let Err(RankError::Own(d)) = &result {
-                        tr.report_failure(&report_text(d), ack_wait(d));
+                        tr.report_failure(&report_text(d), ack_wait(d, job.watchdog));
                     }
                     result
                 })
@@ -151,13 +151,21 @@ pub fn stopped_by(job: &Job<'_>, me: usize, failed: usize, text: &str) -> Diagno
 }
 
 /// How long a failing rank waits for the others to acknowledge its report
-/// before it ends the job: 10 s, but only 1 s when it failed because some
-/// rank hangs (that rank will never answer; the live ones answer at once).
-pub fn ack_wait(d: &Diagnostic) -> Duration {
+/// before it ends the job: until every other rank has, at most 10 s; when
+/// it failed because some rank hangs (that rank never answers), until all
+/// but one have, at most the `watchdog` (a live rank answers when its task
+/// ends, which may take a while on a loaded machine).
+pub fn ack_wait(d: &Diagnostic, watchdog: Duration) -> AckWait {
     if d.code == crate::codes::NO_PROGRESS {
-        Duration::from_secs(1)
+        AckWait {
+            limit: watchdog,
+            silent: 1,
+        }
     } else {
-        Duration::from_secs(10)
+        AckWait {
+            limit: Duration::from_secs(10),
+            silent: 0,
+        }
     }
 }
 

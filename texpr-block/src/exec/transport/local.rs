@@ -155,7 +155,7 @@ impl Transport for LocalTransport<'_, '_> {
         self.counters
     }
 
-    fn report_failure(&mut self, text: &str, _ack_wait: Duration) {
+    fn report_failure(&mut self, text: &str, _ack: super::AckWait) {
         lock(&self.hub.failures).push((self.rank, text.to_string()));
         self.hub.notify();
     }

@@ -92,9 +92,10 @@ pub trait Transport {
     fn idle(&mut self, at_most: std::time::Duration);
     /// Bytes moved so far.
     fn counters(&self) -> Counters;
-    /// Tells every other rank this one failed; returns once they have
-    /// acknowledged or after `ack_wait` (a hung rank never acknowledges).
-    fn report_failure(&mut self, text: &str, ack_wait: std::time::Duration);
+    /// Tells every other rank this one failed; returns once all but
+    /// `ack.silent` of them have acknowledged (a hung rank never does), or
+    /// after `ack.limit`.
+    fn report_failure(&mut self, text: &str, ack: AckWait);
     /// Tells rank `failed` that this rank has seen its failure report.
     fn acknowledge(&mut self, failed: usize);
 }
@@ -109,4 +110,13 @@ pub fn combine(agg: crate::air::Agg, parts: &[(usize, Vec<u32>)]) -> Vec<u32> {
         }
     }
     acc.iter().map(|x| x.to_bits()).collect()
+}
+
+/// How long a failing rank waits for the others to acknowledge its report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckWait {
+    /// The longest wait.
+    pub limit: std::time::Duration,
+    /// How many ranks may never answer (a hung one).
+    pub silent: usize,
 }

@@ -428,8 +428,8 @@ impl<'a, 's> Transport for MpiTransport<'a, 's> {
         self.counters
     }
 
-    fn report_failure(&mut self, text: &str, ack_wait: Duration) {
-        self.send_report(text, ack_wait)
+    fn report_failure(&mut self, text: &str, ack: super::AckWait) {
+        self.send_report(text, ack)
     }
 
     fn acknowledge(&mut self, _failed: usize) {

@@ -79,7 +79,7 @@ pub fn run(args: &Args, b: &BlockOptions, src: &Source) -> Result<(), Failure> {
             Ok(done) => done,
             Err(RankError::Own(d)) => {
                 print_error(src, &on_rank(&job, me, d.clone()));
-                tr.report_failure(&report_text(&d), ack_wait(&d));
+                tr.report_failure(&report_text(&d), ack_wait(&d, job.watchdog));
                 mpi.abort(1)
             }
             Err(RankError::Peer { rank, text }) => {

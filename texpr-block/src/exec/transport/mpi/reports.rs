@@ -2,6 +2,7 @@
 //! from any rank, reports sent to every other rank with their
 //! acknowledgements awaited, and the acknowledgements this rank sends.
 
+use super::super::AckWait;
 use super::super::mpi_words::{decode_report, encode_report};
 use super::{ACK, CommError, FAILURE, MpiTransport, ONE, Req};
 use mpi::traits::*;
@@ -41,8 +42,8 @@ impl<'a, 's> MpiTransport<'a, 's> {
     }
 
     /// Sends this rank's failure report to every other rank and waits, at most
-    /// `ack_wait`, for each to acknowledge it.
-    pub(super) fn send_report(&mut self, text: &str, ack_wait: Duration) {
+    /// `ack.limit`, until all but `ack.silent` of them have acknowledged it.
+    pub(super) fn send_report(&mut self, text: &str, ack: AckWait) {
         let Some(out) = self.report_out.take() else {
             return;
         };
@@ -50,17 +51,18 @@ impl<'a, 's> MpiTransport<'a, 's> {
         let words: &'a [u32] = out;
         let n = self.comms.world.size() as usize;
         let others: Vec<usize> = (0..n).filter(|&r| r != self.me).collect();
-        let mut reqs: Vec<Req<'a, 's>> = Vec::new();
+        let (mut sends, mut acks): (Vec<Req<'a, 's>>, Vec<Req<'a, 's>>) = (Vec::new(), Vec::new());
         for &r in &others {
             let p = self.comms.world.process_at_rank(r as i32);
-            reqs.push(p.immediate_send_with_tag(self.scope, words, FAILURE));
+            sends.push(p.immediate_send_with_tag(self.scope, words, FAILURE));
             if let Some(buf) = self.acks[r].take() {
-                reqs.push(p.immediate_receive_into_with_tag(self.scope, buf, ACK));
+                acks.push(p.immediate_receive_into_with_tag(self.scope, buf, ACK));
             }
         }
         let start = Instant::now();
-        while !reqs.is_empty() && start.elapsed() < ack_wait {
-            reqs = reqs.into_iter().filter_map(|r| r.test().err()).collect();
+        while acks.len() > ack.silent && start.elapsed() < ack.limit {
+            sends = sends.into_iter().filter_map(|r| r.test().err()).collect();
+            acks = acks.into_iter().filter_map(|r| r.test().err()).collect();
             // Another rank failed too: it waits for this rank's word.
             if self.check_reports().is_err() {
                 self.acknowledge_reports();
@@ -68,7 +70,8 @@ impl<'a, 's> MpiTransport<'a, 's> {
             std::thread::sleep(Duration::from_millis(1));
         }
         // The caller ends the job next; requests still open are left to it.
-        std::mem::forget(reqs);
+        std::mem::forget(sends);
+        std::mem::forget(acks);
     }
 
     /// Acknowledges every failure report received and not yet acknowledged.
