@@ -34,7 +34,7 @@ use texpr_syntax::ir::{BinOp, Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
 /// The fewest steps of a contraction worth tiling: on llvmpipe a tile of
 /// 2 steps ran slower than the default and coarsening, one of 3 faster
-/// (BENCHMARKS.md, *The preference tables*).
+/// (docs/benchmark-history.md, *The preference tables*).
 pub const MIN_STEPS: u64 = 3;
 
 /// The single outermost `reduce` of `s`, when there is exactly one and it is

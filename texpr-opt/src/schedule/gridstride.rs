@@ -9,7 +9,7 @@
 //! (`K = 1`: `t*S + v`, neighbouring invocations on neighbouring quads, the
 //! classic grid-stride loop GPUs coalesce; `K = T`: `v*T + t`, one
 //! contiguous run per invocation, what llvmpipe streams fastest, 5-7x
-//! faster than `K = 1` (BENCHMARKS.md, *The preference tables*)):
+//! faster than `K = 1` (docs/benchmark-history.md, *The preference tables*)):
 //!
 //! ```text
 //! ITEM_partials = compute@grid G |g| COMBINE W |l|

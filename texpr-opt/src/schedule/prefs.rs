@@ -150,7 +150,7 @@ const fn prefetched(kb: u64, pad: u64) -> Staging {
 /// the unpadded scalar fills. Chosen from the H100 tune logs (the staged
 /// tiles without padding or `vec4` fills lost to register tiles, and the
 /// best register tiles were 128-wide blocks) and GPU practice
-/// (BENCHMARKS.md, *The preference tables*); the padded `vec4` forms are unmeasured on a GPU. The same block double-buffered through registers (`prefetch=on`:
+/// (docs/benchmark-history.md, *The preference tables*); the padded `vec4` forms are unmeasured on a GPU. The same block double-buffered through registers (`prefetch=on`:
 /// the next block's `vec4` loads in flight while the current one
 /// computes) comes second, for `tune` to weigh (unmeasured). Small blocks of
 /// 4 steps come last, for short reductions.
@@ -201,10 +201,10 @@ const WIDTHS_64: &[u64] = &[64, 32, 16, 8, 4, 2, 1];
 /// yet measured on a GPU. On llvmpipe they come after the coarsenings,
 /// which ran 3-6x faster: the barrier and the staged copy cost more than
 /// the strided reads they save, where a workgroup runs on one CPU thread
-/// (BENCHMARKS.md, *The preference tables*).
+/// (docs/benchmark-history.md, *The preference tables*).
 const TRANSPOSE_TILES: &[(u64, u64)] = &[(32, 8), (16, 4), (8, 2)];
 
-/// CPU adapters, as measured on llvmpipe (BENCHMARKS.md, *The preference tables*):
+/// CPU adapters, as measured on llvmpipe (docs/benchmark-history.md, *The preference tables*):
 /// - tiles: 8x8 registers in 8x8 groups first; taller tiles (16x4) only
 ///   with A's rows loaded once per subgroup and broadcast (codegen's
 ///   `lanes.rs`), which they need to pay;
@@ -266,7 +266,7 @@ pub const CPU: Prefs = Prefs {
     // but its unrolled query row and 64 accumulators compile past the
     // compile-time goal, so `rows` stays first; every `split` above 1
     // repeats the scores' work per part and costs in proportion
-    // (BENCHMARKS.md, *The preference tables*).
+    // (docs/benchmark-history.md, *The preference tables*).
     flash: &[(8, 1), (64, 1), (16, 2)],
     flash_first: false,
     fold_terms: &[4096, 2048, 8192, 1024, 16384, 512, 256],
@@ -288,7 +288,7 @@ pub const CPU: Prefs = Prefs {
     coarsen_unrolled: 256,
     // An element folding in a select's branch, one per invocation: the
     // only count faster than the default on a ludcmp step
-    // (BENCHMARKS.md, *The preference tables*).
+    // (docs/benchmark-history.md, *The preference tables*).
     branch_coarsen_per: &[1],
     transpose_tiles: TRANSPOSE_TILES,
     transpose_first: false,
