@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{example, stderr, stdout, texprc};
+use common::{example, stderr, stdout, texprc, write_npy};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -20,19 +20,6 @@ fn read_f32(path: &Path) -> (Vec<u64>, Vec<f32>) {
     let npy = npyz::NpyFile::new(&bytes[..]).unwrap();
     let shape = npy.shape().to_vec();
     (shape, npy.into_vec::<f32>().unwrap())
-}
-
-fn write_npy<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], xs: &[T]) {
-    use npyz::WriterBuilder;
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(file)
-        .begin_nd()
-        .unwrap();
-    w.extend(xs.iter().copied()).unwrap();
-    w.finish().unwrap();
 }
 
 const SCALE: &str =

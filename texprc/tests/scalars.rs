@@ -4,24 +4,10 @@
 
 mod common;
 
-use common::{have_gpu, scratch, stderr, stdout, texprc, write};
-use std::path::Path;
+use common::{have_gpu, scratch, stderr, stdout, texprc, write, write_npy};
 
 const AXPB: &str =
     "// y = a x + b\ninput a: f32\ninput b: i32\ninput x: f32[4]\noutput y = a * x + f32(b)\n";
-
-fn write_npy<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], xs: &[T]) {
-    use npyz::WriterBuilder;
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = npyz::WriteOptions::new()
-        .default_dtype()
-        .shape(shape)
-        .writer(file)
-        .begin_nd()
-        .unwrap();
-    w.extend(xs.iter().copied()).unwrap();
-    w.finish().unwrap();
-}
 
 #[test]
 fn fmt_and_the_printed_program_keep_a_scalar_input_scalar() {

@@ -3,6 +3,7 @@
 //! the same tree, up to spans.
 
 mod file;
+mod lit;
 mod program;
 
 pub use file::{WIDTH, file, file_with_comments, format_source};

@@ -8,6 +8,7 @@
 //! read back as the same `f32`. `compute`/`reduce` whose bodies nest further
 //! blocks, and every `let`, break the line and indent by four spaces.
 
+use super::lit::scalar;
 use crate::ast::{ReduceOp, TermOp};
 use crate::ir::{
     DigitPerm, Expr, ExprKind, IndexMap, Layout, LoopId, MapKind, Program, Scalar, Term, TermKind,
@@ -61,31 +62,6 @@ fn push_indented(out: &mut String, text: &str, ind: usize) {
 /// `f32[1024]`
 fn ty(t: Ty) -> String {
     format!("{}[{}]", t.elem.name(), t.len)
-}
-
-/// A scalar constant as a literal that reads back as the same value and type.
-pub fn scalar(s: Scalar) -> String {
-    match s {
-        Scalar::F32(v) => float(v),
-        Scalar::F16(v) if v.is_finite() => format!("{:?}h", f64::from(v)),
-        Scalar::F16(v) => format!("f16({})", float(f32::from(v))),
-        Scalar::I32(v) => v.to_string(),
-        Scalar::U32(v) => format!("{v}u"),
-    }
-}
-
-fn float(v: f32) -> String {
-    if v.is_nan() {
-        return "(0.0 / 0.0)".to_string();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf" } else { "-inf" }.to_string();
-    }
-    let s = format!("{v:?}");
-    match s.find('e') {
-        Some(e) if !s[..e].contains('.') => format!("{}.0{}", &s[..e], &s[e..]),
-        _ => s,
-    }
 }
 
 /// Binding strength: block forms bind loosest, atoms tightest.

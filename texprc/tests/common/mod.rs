@@ -81,3 +81,17 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     }
     h
 }
+
+/// Writes `xs` as a `.npy` file of `shape` (its dtype `T`'s).
+pub fn write_npy<T: npyz::AutoSerialize + Copy>(path: &Path, shape: &[u64], xs: &[T]) {
+    use npyz::WriterBuilder;
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(file)
+        .begin_nd()
+        .unwrap();
+    w.extend(xs.iter().copied()).unwrap();
+    w.finish().unwrap();
+}
