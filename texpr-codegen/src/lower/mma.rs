@@ -111,7 +111,7 @@ impl Lower<'_> {
             .unwrap_or(s);
         let (fm, fn_) = (b.m / s, b.n / s);
         let groups = w / sg;
-        let fits = w % sg == 0
+        let fits = w.is_multiple_of(sg)
             && groups > 0
             && (fm * fn_) % groups == 0
             && (b.m * bk) % w == 0

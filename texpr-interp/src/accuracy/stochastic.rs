@@ -22,6 +22,7 @@
 //! elements it compares this way (docs/language.md, "How close another
 //! device must be").
 
+use super::bound::num;
 use crate::eval::run;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow};
@@ -75,16 +76,6 @@ fn rounded(y: f64) -> f32 {
 /// the exact values, indices and conditions the run shares).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Mca(f64);
-
-fn num(x: Sc) -> f64 {
-    match x {
-        Sc::F(f) => f as f64,
-        Sc::H(h) => f64::from(h),
-        Sc::I(i) => i as f64,
-        Sc::U(u) => u as f64,
-        Sc::B(b) => b as u8 as f64,
-    }
-}
 
 /// The run's value of an element, as a number.
 fn val((x, m): El<Mca>) -> f64 {

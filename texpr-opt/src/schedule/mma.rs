@@ -80,7 +80,7 @@ pub fn fits<'e>(
         ));
     }
     match target.features.subgroup_size {
-        Some((lo, hi)) if lo == hi && w % u64::from(lo) == 0 => Ok(prods),
+        Some((lo, hi)) if lo == hi && w.is_multiple_of(u64::from(lo)) => Ok(prods),
         sizes => Err(Fail::new(
             "E0218",
             format!(
