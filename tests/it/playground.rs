@@ -82,6 +82,10 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
         await window.playground.idle();
         return document.getElementById("status").dataset.state;
     })()"#;
+    // A page whose module graph has not run after a minute is loaded again
+    // (at most twice), and a failure says where the page stood.
+    let mut reload_at = Instant::now() + Duration::from_secs(60);
+    let mut reloads = 0;
     let state = loop {
         page.alive().unwrap_or_else(|e| fail(&page, e));
         match tools
@@ -92,7 +96,25 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
             s => break s,
         }
         if Instant::now() >= deadline {
-            fail(&page, "the playground did not load in time".into());
+            let at = tools
+                .evaluate("`${location.href} ${document.readyState}`", deadline)
+                .unwrap_or_default();
+            fail(
+                &page,
+                format!("the playground did not load in time ({at}, {reloads} reloads)"),
+            );
+        }
+        if Instant::now() >= reload_at && reloads < 2 {
+            reloads += 1;
+            reload_at = Instant::now() + Duration::from_secs(60);
+            eprintln!("playground: not loaded after a minute; reloading ({reloads})");
+            tools
+                .call(
+                    "Page.reload",
+                    serde_json::json!({"ignoreCache": true}),
+                    deadline,
+                )
+                .unwrap_or_else(|e| fail(&page, e));
         }
     };
     assert_eq!(state, "ready", "the playground did not start: {state}");

@@ -44,10 +44,22 @@ impl DevTools {
             session: String::new(),
             next_id: 1,
         };
+        let started = Instant::now();
         let target = loop {
             let targets = tools.call("Target.getTargets", json!({}), deadline)?;
-            let page = (targets["targetInfos"].as_array().into_iter().flatten())
-                .find(|t| t["type"] == "page")
+            // The page the test opened (served from 127.0.0.1), before any
+            // other page the browser may hold (a blank start page).
+            let pages: Vec<&Json> = (targets["targetInfos"].as_array().into_iter().flatten())
+                .filter(|t| t["type"] == "page")
+                .collect();
+            let served = |t: &&Json| {
+                t["url"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("http://127.0.0.1"))
+            };
+            let settled = Instant::now() >= started + Duration::from_secs(10);
+            let page = (pages.iter().copied().find(|t| served(t)))
+                .or(pages.first().copied().filter(|_| settled))
                 .and_then(|t| t["targetId"].as_str().map(str::to_string));
             match page {
                 Some(id) => break id,
