@@ -13,34 +13,27 @@
 use std::time::Instant;
 use texpr_interp::{accuracy, random_inputs};
 
+mod common;
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((file, defines)) = args.split_first() else {
-        eprintln!("usage: accuracy_table FILE [NAME=VALUE ...]");
-        std::process::exit(2);
-    };
-    let defines: Vec<(String, i64)> = defines
-        .iter()
-        .map(|d| {
-            let (k, v) = d.split_once('=').expect("NAME=VALUE");
-            (k.to_string(), v.parse().expect("an integer value"))
-        })
-        .collect();
-    let src = std::fs::read_to_string(file).expect("a readable file");
-    let p = texpr_syntax::frontend(&src, &defines).unwrap_or_else(|d| panic!("{d:?}"));
+    let (file, defines, p) = common::program_from_args("accuracy_table");
     let inputs = random_inputs(&p, 1);
     let start = Instant::now();
     let refs = accuracy::reference(&p, &inputs).expect("evaluates");
     let secs = start.elapsed().as_secs_f64();
     let f64s = accuracy::f64_values(&p, &inputs).expect("evaluates");
-    let name = std::path::Path::new(file)
+    let name = std::path::Path::new(&file)
         .file_stem()
         .unwrap()
         .to_string_lossy();
     let sizes = if defines.is_empty() {
         "as written".to_string()
     } else {
-        args[1..].join(" ")
+        defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     for ((out, r), exact) in p.outputs.iter().zip(&refs).zip(&f64s) {
         println!("{}", row(&name, &sizes, &out.name, r, exact, secs));

@@ -17,21 +17,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+mod common;
+
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((file, defines)) = args.split_first() else {
-        eprintln!("usage: eval_time FILE [NAME=VALUE ...]");
-        std::process::exit(2);
-    };
-    let defines: Vec<(String, i64)> = defines
-        .iter()
-        .map(|d| {
-            let (k, v) = d.split_once('=').expect("NAME=VALUE");
-            (k.to_string(), v.parse().expect("an integer value"))
-        })
-        .collect();
-    let src = std::fs::read_to_string(file).expect("a readable file");
-    let p = texpr_syntax::frontend(&src, &defines).unwrap_or_else(|d| panic!("{d:?}"));
+    let (file, defines, p) = common::program_from_args("eval_time");
     let inputs = random_inputs(&p, 1);
     let time = |f: &dyn Fn()| {
         let start = Instant::now();
@@ -50,6 +39,10 @@ fn main() {
     );
     println!(
         "{file} {}: eval {plain:.3} s, with bounds {bounded:.3} s",
-        args[1..].join(" ")
+        defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 }
