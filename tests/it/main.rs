@@ -8,6 +8,7 @@ mod browser;
 mod browser_batch;
 mod browser_conversions;
 mod budgets;
+mod buffer_pool;
 mod busy_device;
 mod check;
 mod codegen;

@@ -325,6 +325,7 @@ impl Gpu {
             cache: Mutex::new(pipeline::Cache::default()),
             progress: Default::default(),
             counters: Default::default(),
+            pool: Default::default(),
             serial: super::array::next_serial(),
         })
     }

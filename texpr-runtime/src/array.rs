@@ -3,8 +3,9 @@
 //! A [`DeviceArray`] is a storage buffer of `len` elements of one element
 //! type, with a shape whose product is `len` (row-major, as numpy's C
 //! order). Cloning one clones the handle, not the data: clones share the
-//! buffer, which is freed when the last handle is dropped (and the device has
-//! finished the work that uses it).
+//! buffer, which goes back to the device's pool when the last handle is
+//! dropped (module `pool`: the next array of its size takes it; the device
+//! frees it once the work that uses it is done).
 //!
 //! - [`Gpu::upload`] makes one from host bytes (the element bytes as numpy
 //!   holds them: `f16` two bytes each, every other type four), copied once
@@ -17,10 +18,11 @@
 //! - [`Gpu::transfers`] counts what crossed between host and device, so a
 //!   test can assert that a chain read nothing back before its end.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use super::buffers::byte_size;
+use super::pool::Pool;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_syntax::ir::ElemTy;
 
@@ -39,6 +41,27 @@ struct ArrayBuffer {
     device: u64,
     elem: ElemTy,
     len: u64,
+    /// Where the buffer goes when the last handle is dropped (module `pool`).
+    pool: Weak<Pool>,
+}
+
+impl Drop for ArrayBuffer {
+    fn drop(&mut self) {
+        if let Some(pool) = self.pool.upgrade() {
+            pool.give(self.buffer.clone());
+        }
+    }
+}
+
+/// What a new array's buffer holds.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Contents<'b> {
+    /// Zeros: a new buffer, never one from the pool.
+    Zeros,
+    /// These bytes (written before any use).
+    Bytes(&'b [u8]),
+    /// Anything: the launch it is made for writes it whole.
+    Written,
 }
 
 impl DeviceArray {
@@ -141,6 +164,10 @@ const ARRAY_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_DST)
     .union(wgpu::BufferUsages::COPY_SRC);
 
+/// What a read back copies into and maps.
+const STAGING_USAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
+
 impl Gpu {
     /// What crossed between host and device so far (see [`Transfers`]).
     pub fn transfers(&self) -> Transfers {
@@ -154,10 +181,20 @@ impl Gpu {
         }
     }
 
+    /// What the device's pool of buffers holds and has given out again.
+    pub fn pool_stats(&self) -> crate::PoolStats {
+        self.pool.stats()
+    }
+
+    /// Frees the buffers the pool holds (arrays alive keep theirs).
+    pub fn free_pool(&self) {
+        self.pool.clear();
+    }
+
     /// A zeroed array of `elem` with `shape`.
     pub fn zeros(&self, elem: ElemTy, shape: &[u64]) -> Result<DeviceArray, RuntimeError> {
         self.check_health()?;
-        self.new_array("array", elem, shape, None)
+        self.new_array("array", elem, shape, Contents::Zeros)
     }
 
     /// An array of `elem` with `shape` holding `bytes`, the elements as the
@@ -169,7 +206,7 @@ impl Gpu {
         bytes: &[u8],
     ) -> Result<DeviceArray, RuntimeError> {
         self.check_health()?;
-        self.new_array("array", elem, shape, Some(bytes))
+        self.new_array("array", elem, shape, Contents::Bytes(bytes))
     }
 
     /// A one-dimensional array holding a host buffer's elements.
@@ -190,7 +227,7 @@ impl Gpu {
             name,
             host.elem,
             &[len],
-            Some(&bytes[..element_bytes(host.elem, len)]),
+            Contents::Bytes(&bytes[..element_bytes(host.elem, len)]),
         )
     }
 
@@ -215,15 +252,19 @@ impl Gpu {
         })
     }
 
-    /// A new array's buffer, filled with `bytes` when given (else zeroed);
-    /// errors name `name`.
+    /// A new array holding `contents`, its buffer from the pool where the
+    /// contents allow; errors name `name`.
     pub(super) fn new_array(
         &self,
         name: &str,
         elem: ElemTy,
         shape: &[u64],
-        bytes: Option<&[u8]>,
+        contents: Contents<'_>,
     ) -> Result<DeviceArray, RuntimeError> {
+        let bytes = match contents {
+            Contents::Bytes(b) => Some(b),
+            Contents::Zeros | Contents::Written => None,
+        };
         let len = shape
             .iter()
             .try_fold(1u64, |n, &d| n.checked_mul(d))
@@ -247,12 +288,18 @@ impl Gpu {
                 limit_name: "max_buffer_size",
             });
         }
+        let reused = match contents {
+            Contents::Zeros => None,
+            Contents::Bytes(_) | Contents::Written => self.pool.take(size, ARRAY_USAGE),
+        };
         let buffer = self.made_buffer(name, || {
-            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size,
-                usage: ARRAY_USAGE,
-                mapped_at_creation: false,
+            let buffer = reused.unwrap_or_else(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(name),
+                    size,
+                    usage: ARRAY_USAGE,
+                    mapped_at_creation: false,
+                })
             });
             if let Some(b) = bytes {
                 self.write_bytes(&buffer, b);
@@ -265,6 +312,7 @@ impl Gpu {
                 device: self.serial,
                 elem,
                 len,
+                pool: Arc::downgrade(&self.pool),
             }),
             shape: shape.to_vec(),
         })
@@ -355,11 +403,14 @@ impl Gpu {
         let made = scoped(&self.device, || {
             (arrays.iter())
                 .map(|a| {
-                    self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("array readback"),
-                        size: byte_size(a.elem(), a.len()),
-                        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
+                    let size = byte_size(a.elem(), a.len());
+                    (self.pool.take(size, STAGING_USAGE)).unwrap_or_else(|| {
+                        self.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("array readback"),
+                            size,
+                            usage: STAGING_USAGE,
+                            mapped_at_creation: false,
+                        })
                     })
                 })
                 .collect::<Vec<_>>()
@@ -404,6 +455,9 @@ impl Gpu {
             }
             s.unmap();
             self.counters.read(a.nbytes());
+        }
+        for s in staging {
+            self.pool.give(s.clone());
         }
         self.check_health()
     }

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use super::array::{DeviceArray, describe};
+use super::array::{Contents, DeviceArray, describe};
 use super::buffers::{Bound, BoundBuffer};
 use super::exec::{Copy, Pace, Submitted};
 use super::pipeline::Pipeline;
@@ -231,7 +231,7 @@ impl Gpu {
         (exe.outputs.iter())
             .map(|&at| {
                 let b = &exe.module.buffers[at];
-                self.new_array(&b.name, b.elem, &[b.len], None)
+                self.new_array(&b.name, b.elem, &[b.len], Contents::Written)
             })
             .collect()
     }

@@ -65,6 +65,7 @@ mod host;
 mod interrupt;
 mod launch;
 mod pipeline;
+mod pool;
 mod progress;
 pub mod raw;
 mod rerun;
@@ -81,6 +82,7 @@ pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 pub use interrupt::interruptible;
 pub use launch::Executable;
+pub use pool::{POOL_BYTES, PoolStats};
 pub use progress::WAIT_LIMIT;
 pub use rerun::Reusable;
 pub use resident::{BufferRange, Commands, DeviceBuffer, PendingRead, ResidentModule};
@@ -106,6 +108,8 @@ pub struct Gpu {
     progress: progress::Progress,
     /// What crossed between host and device (`array.rs`).
     counters: array::Counters,
+    /// Buffers of dropped arrays and finished reads, kept for reuse (`pool.rs`).
+    pool: Arc<pool::Pool>,
     /// A number no other device of this process has: what device arrays
     /// and executables remember of the device that made them (wgpu's own
     /// identifiers repeat across instances).
