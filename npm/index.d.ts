@@ -177,5 +177,5 @@ export function targets(): string[];
 /** The compiler's version (throws before `init()`). */
 export function version(): string;
 
-export { run, defaultDevice, unmet, dispatches, MAX_DISPATCHES } from "./run.js";
-export type { Device, RunResult } from "./run.js";
+export { run, defaultDevice, unmet, dispatches, MAX_DISPATCHES, DeviceArray, upload, transfers } from "./run.js";
+export type { Device, RunResult, DeviceRunResult, Transfers } from "./run.js";

@@ -7,7 +7,7 @@ import initWasm, * as wasm from "./pkg/texpr_wasm.js";
 
 import { FIELDS, INTERNAL, NOT_READY, describe, refusal } from "./refusal.js";
 
-export { run, dispatches, defaultDevice, unmet, MAX_DISPATCHES } from "./run.js";
+export { run, dispatches, defaultDevice, unmet, MAX_DISPATCHES, DeviceArray, upload, transfers } from "./run.js";
 
 let loading = null;
 let loaded = false;

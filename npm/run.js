@@ -5,6 +5,12 @@
 // the inputs and constants uploaded, every dispatch in order with its
 // loops' step bindings resolved, in one compute pass, and the outputs read
 // back. GPU time comes from timestamp queries where the device has them.
+//
+// Device arrays (`DeviceArray`, made by `upload` or by a run) keep a
+// vector on the device: a run given any of them among its inputs binds
+// their buffers as they are, submits without waiting and gives its
+// outputs as device arrays, so a chain of runs never reads back before its
+// end; `read()` brings one to the host (the one step that waits).
 
 import { unmet as unmetWith } from "./webgpu.js";
 
@@ -131,10 +137,99 @@ export function* dispatches(plan) {
   }
 }
 
+const ELEMS = { f32: Float32Array, i32: Int32Array, u32: Uint32Array, f16: Uint16Array };
+const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+
+// What crossed between the host and each device (`transfers`).
+const counts = new WeakMap();
+function counted(device) {
+  let c = counts.get(device);
+  if (c === undefined) {
+    c = { uploads: 0, uploadBytes: 0, reads: 0, readBytes: 0, launches: 0 };
+    counts.set(device, c);
+  }
+  return c;
+}
+
+/** What crossed between the host and `device` so far (by this module):
+ * `{uploads, uploadBytes, reads, readBytes, launches}`. */
+export function transfers(device) {
+  return { ...counted(device) };
+}
+
+/** A vector on a device: `elem`, `length`, `device`; `read()` resolves to
+ * its elements on the host; `destroy()` frees it. Made by `upload` and by
+ * `run` (given a device array among its inputs, or `keep: true`). */
+export class DeviceArray {
+  #buffer;
+  constructor(device, buffer, elem, length) {
+    this.device = device;
+    this.#buffer = buffer;
+    this.elem = elem;
+    this.length = length;
+    Object.freeze(this);
+  }
+
+  /** Its GPUBuffer (4 bytes an element, f16 bits in the low half); throws
+   * once destroyed. */
+  get buffer() {
+    if (this.#buffer === null) throw new Error(`a destroyed device array (${this.elem}[${this.length}])`);
+    return this.#buffer;
+  }
+
+  get destroyed() {
+    return this.#buffer === null;
+  }
+
+  /** Its elements as a new TypedArray of its element type (waits for the
+   * work that writes it). */
+  async read() {
+    const device = this.device;
+    const bytes = Math.max(4, this.length * 4);
+    const staging = device.createBuffer({ size: bytes, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    try {
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(this.buffer, 0, staging, 0, bytes);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(GPUMapMode.READ);
+      const w = new Uint32Array(staging.getMappedRange().slice(0, this.length * 4));
+      staging.unmap();
+      const c = counted(device);
+      c.reads += 1;
+      c.readBytes += this.length * 4;
+      return fromWords(this.elem, w);
+    } finally {
+      staging.destroy();
+    }
+  }
+
+  /** Frees its buffer (work already submitted still completes). */
+  destroy() {
+    this.#buffer?.destroy();
+    this.#buffer = null;
+  }
+}
+
+/** `values` (a Float32Array, Int32Array or Uint32Array, or a Uint16Array of
+ * f16 bits with `elem: "f16"`) as a device array. Options: `elem` (else
+ * from the array's type), `device` (else defaultDevice()). */
+export async function upload(values, options = {}) {
+  const device = options.device ?? (await defaultDevice());
+  const elem = options.elem ?? Object.keys(ELEMS).find((e) => e !== "f16" && values instanceof ELEMS[e]);
+  if (elem === undefined) throw new Error("upload takes a Float32Array, Int32Array or Uint32Array (a Uint16Array with elem: \"f16\")");
+  const w = words(elem, values, "the array uploaded");
+  const buffer = device.createBuffer({ size: Math.max(4, w.byteLength), usage: STORAGE(), label: "texpr array" });
+  device.queue.writeBuffer(buffer, 0, w);
+  const c = counted(device);
+  c.uploads += 1;
+  c.uploadBytes += w.byteLength;
+  return new DeviceArray(device, buffer, elem, w.length);
+}
+
 // A vector's 32-bit words as the plan's buffers hold them: 4 bytes an
 // element, f16 bits in the low half.
 function words(elem, array, name) {
-  const want = { f32: Float32Array, i32: Int32Array, u32: Uint32Array, f16: Uint16Array }[elem];
+  const want = ELEMS[elem];
   if (want === undefined) throw new Error(`\`${name}\`: an element type this runtime does not know: ${elem}`);
   if (!(array instanceof want)) throw new Error(`\`${name}\` is ${elem}: give a ${want.name}`);
   if (elem === "f16") return Uint32Array.from(array);
@@ -150,42 +245,67 @@ function fromWords(elem, w) {
   }
 }
 
+// A device array given for the plan's input `b`, checked.
+function bound(device, b, a) {
+  if (a.destroyed) throw new Error(`the input \`${b.name}\` is a destroyed device array`);
+  if (a.device !== device) throw new Error(`the input \`${b.name}\` is a device array of another device`);
+  if (a.elem !== b.elem || a.length !== b.len) {
+    throw new Error(`the input \`${b.name}\` is ${b.elem}[${b.len}], but a device array of ${a.elem}[${a.length}] was given`);
+  }
+  return a.buffer;
+}
+
 /**
- * Runs `compiled` (compile()'s result) on `inputs` ({name: TypedArray},
- * one per program input, of its element type and length: f32 a
- * Float32Array, i32 an Int32Array, u32 a Uint32Array, f16 a Uint16Array of
- * bits). Options: `device` (else defaultDevice()). Resolves to
- * `{outputs: {name: TypedArray}, gpuTimeMs, wallMs, dispatches}`:
- * `gpuTimeMs` from timestamp queries around the compute pass, `null` where
- * the device lacks `timestamp-query`; `wallMs` from submit to read back.
+ * Runs `compiled` (compile()'s result) on `inputs` ({name: TypedArray or
+ * DeviceArray}, one per program input, of its element type and length: f32
+ * a Float32Array, i32 an Int32Array, u32 a Uint32Array, f16 a Uint16Array
+ * of bits). Options: `device` (else defaultDevice(), or the device of the
+ * device arrays given), `keep` (give the outputs as device arrays).
+ * Resolves to `{outputs, gpuTimeMs, wallMs, dispatches}`.
+ * - With a device array among the inputs, or `keep: true`, the run is
+ *   submitted without waiting and `outputs` are DeviceArrays;
+ *   `gpuTimeMs` and `wallMs` are null (nothing was waited for).
+ * - Else `outputs` are TypedArrays read back; `gpuTimeMs` from timestamp
+ *   queries around the compute pass (`null` where the device lacks
+ *   `timestamp-query`), `wallMs` from submit to read back.
  * Throws an Error saying what went wrong (the device lacks what the plan
  * requires, an input missing or of the wrong type, a validation error).
  */
 export async function run(compiled, inputs, options = {}) {
-  const device = options.device ?? (await defaultDevice());
+  const arrays = Object.values(inputs ?? {}).filter((v) => v instanceof DeviceArray);
+  const device = options.device ?? arrays[0]?.device ?? (await defaultDevice());
+  const keep = options.keep === true || arrays.length > 0;
   const { pipelines } = await prepare(device, compiled);
   const plan = compiled.plan;
   const given = new Set(Object.keys(inputs ?? {}));
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const usage = STORAGE();
   device.pushErrorScope("validation");
   const made = [];
+  const kept = [];
   try {
     const buffers = plan.buffers.map((b) => {
+      if (b.role === "input" && inputs[b.name] instanceof DeviceArray) {
+        given.delete(b.name);
+        return bound(device, b, inputs[b.name]);
+      }
       const buffer = device.createBuffer({ size: Math.max(4, b.bytes), usage, label: b.name });
-      made.push(buffer);
+      (keep && b.role === "output" ? kept : made).push(buffer);
       if (b.role === "input") {
         if (!given.has(b.name)) throw new Error(`no value for the input \`${b.name}\` (${b.elem}[${b.len}])`);
         given.delete(b.name);
         const w = words(b.elem, inputs[b.name], b.name);
         if (w.length !== b.len) throw new Error(`the input \`${b.name}\` is ${b.elem}[${b.len}], but ${w.length} elements were given`);
         device.queue.writeBuffer(buffer, 0, w);
+        const c = counted(device);
+        c.uploads += 1;
+        c.uploadBytes += w.byteLength;
       } else if (b.role === "constant" && b.init_bits.length > 0) {
         device.queue.writeBuffer(buffer, 0, new Uint32Array(b.init_bits));
       }
       return buffer;
     });
     if (given.size > 0) throw new Error(`the program has no input ${[...given].map((n) => `\`${n}\``).join(", ")}`);
-    const timed = device.features.has("timestamp-query");
+    const timed = !keep && device.features.has("timestamp-query");
     const querySet = timed ? device.createQuerySet({ type: "timestamp", count: 2 }) : null;
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass(timed
@@ -213,6 +333,14 @@ export async function run(compiled, inputs, options = {}) {
       pass.dispatchWorkgroups(...kernel.dispatch);
     }
     pass.end();
+    counted(device).launches += 1;
+    const outs = plan.buffers.filter((b) => b.role === "output").sort((a, b) => a.index - b.index);
+    if (keep) {
+      device.queue.submit([encoder.finish()]);
+      const outputs = Object.fromEntries(outs.map((b) => [b.name, new DeviceArray(device, buffers[b.id], b.elem, b.len)]));
+      kept.length = 0;
+      return { outputs, gpuTimeMs: null, wallMs: null, dispatches: n };
+    }
     let times = null;
     if (timed) {
       const resolved = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
@@ -221,7 +349,6 @@ export async function run(compiled, inputs, options = {}) {
       encoder.resolveQuerySet(querySet, 0, 2, resolved, 0);
       encoder.copyBufferToBuffer(resolved, 0, times, 0, 16);
     }
-    const outs = plan.buffers.filter((b) => b.role === "output").sort((a, b) => a.index - b.index);
     const reads = outs.map((b) => {
       const read = device.createBuffer({ size: Math.max(4, b.bytes), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
       made.push(read);
@@ -235,6 +362,9 @@ export async function run(compiled, inputs, options = {}) {
       await read.mapAsync(GPUMapMode.READ);
       outputs[b.name] = fromWords(b.elem, new Uint32Array(read.getMappedRange().slice(0, b.bytes)));
       read.unmap();
+      const c = counted(device);
+      c.reads += 1;
+      c.readBytes += b.bytes;
     }
     const wallMs = performance.now() - start;
     let gpuTimeMs = null;
@@ -247,7 +377,9 @@ export async function run(compiled, inputs, options = {}) {
     querySet?.destroy();
     return { outputs, gpuTimeMs, wallMs, dispatches: n };
   } finally {
-    for (const b of made) b.destroy();
+    // Buffers of outputs not given out (a run that failed), and every
+    // buffer of the run's own (work submitted with them still completes).
+    for (const b of [...made, ...kept]) b.destroy();
     const error = await device.popErrorScope();
     if (error !== null) throw new Error(`WebGPU validation: ${error.message}`);
   }

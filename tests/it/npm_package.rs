@@ -160,6 +160,33 @@ fn the_package_compiles_runs_and_matches_the_interpreter_in_the_page() {
         assert_eq!(l["count"].as_u64(), Some(want.len() as u64), "{name}");
     }
 
+    // Device arrays: two runs chained on the device give the interpreter's
+    // result of both steps as one program, with one upload, two launches
+    // and no read before `read()`; arrays that do not fit are refused.
+    let chain = &r["chain"];
+    assert_eq!(chain["verdict"]["ok"], true, "{chain}");
+    assert_eq!(chain["verdict"]["outputs"][0]["compared"], 3000, "{chain}");
+    assert_eq!(chain["device_outputs"], true, "{chain}");
+    let between = &chain["between"];
+    assert_eq!(
+        (&between["uploads"], &between["reads"], &between["launches"]),
+        (&Json::from(1), &Json::from(0), &Json::from(2)),
+        "{chain}"
+    );
+    assert_eq!(chain["read"]["reads"], 1, "{chain}");
+    assert_eq!(chain["read"]["readBytes"], 3000 * 4, "{chain}");
+    assert_eq!(chain["kept"]["device"], true, "{chain}");
+    assert_eq!(chain["kept"]["same"], true, "{chain}");
+    let refusals: Vec<&str> = (chain["refusals"].as_array().unwrap().iter())
+        .map(|m| m.as_str().unwrap_or("accepted"))
+        .collect();
+    assert!(
+        refusals[0].contains("f32[3000]") && refusals[0].contains("f32[5]"),
+        "{refusals:?}"
+    );
+    assert!(refusals[1].contains("i32[3000]"), "{refusals:?}");
+    assert!(refusals[2].contains("destroyed"), "{refusals:?}");
+
     // A mistake comes back as coded diagnostics, rendered as the CLI does.
     let broken = &r["broken"];
     assert_eq!(broken["ok"], false);
