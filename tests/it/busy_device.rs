@@ -86,7 +86,7 @@ fn own_device() -> Option<Gpu> {
 }
 
 /// Reads `buf` back, waiting (the device's work is bounded).
-fn read(gpu: &Gpu, buf: &texpr_runtime::DeviceBuffer) -> Vec<f32> {
+fn read(gpu: &Gpu, buf: &texpr_runtime::DeviceArray) -> Vec<f32> {
     let pending = gpu.start_read(buf).unwrap();
     loop {
         if let Some(h) = gpu.finish_read(&pending).unwrap() {
@@ -109,9 +109,7 @@ fn runs_while_another_thread_keeps_the_device_busy_do_not_time_out() {
     let Some(own) = own_device() else { return };
     let module = spin(60_000, SPIN_INVOCATIONS);
     let prepared = own.prepare_resident(&module).unwrap();
-    let buf = own
-        .create_buffer(ElemTy::F32, SPIN_INVOCATIONS as u64)
-        .unwrap();
+    let buf = own.zeros(ElemTy::F32, &[SPIN_INVOCATIONS as u64]).unwrap();
     let submit_spin = || {
         let mut c = own.commands();
         c.dispatch(&prepared, &[&buf]).unwrap();
@@ -219,14 +217,13 @@ fn a_loop_runs_on_resident_buffers_as_in_a_run() {
         .outputs[0]
         .to_f32();
     let prepared = gpu.prepare_resident(&module).unwrap();
-    let bufs: Vec<texpr_runtime::DeviceBuffer> = prepared
+    let bufs: Vec<texpr_runtime::DeviceArray> = prepared
         .buffers()
         .iter()
         .map(|p| {
-            let made = gpu.create_buffer(p.elem, p.len).unwrap();
+            let made = gpu.zeros(p.elem, &[p.len]).unwrap();
             if let BufferRole::Input(_) = p.role {
-                gpu.write_buffer(&made, 0, &HostBuffer::from_f32(&b))
-                    .unwrap();
+                gpu.write_host(&made, 0, &HostBuffer::from_f32(&b)).unwrap();
             }
             made
         })

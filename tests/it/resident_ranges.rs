@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 use texpr_codegen::BufferRole;
-use texpr_runtime::{BufferRange, DeviceBuffer, Gpu, HostBuffer, RuntimeError};
+use texpr_runtime::{BufferRange, DeviceArray, Gpu, HostBuffer, RuntimeError};
 use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
@@ -36,15 +36,15 @@ fn a_module_runs_on_ranges_of_buffers_at_aligned_offsets() {
     let prepared = gpu.prepare_resident(&module).unwrap();
     // x in the second 256 B slot of `a`, y into the third of `b`.
     let (a, b) = (
-        gpu.create_buffer(ElemTy::F32, 192).unwrap(),
-        gpu.create_buffer(ElemTy::F32, 192).unwrap(),
+        gpu.zeros(ElemTy::F32, &[192]).unwrap(),
+        gpu.zeros(ElemTy::F32, &[192]).unwrap(),
     );
     let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
-    gpu.write_buffer(&a, 64, &HostBuffer::from_f32(&x)).unwrap();
-    let scratch: Vec<DeviceBuffer> = module
+    gpu.write_host(&a, 64, &HostBuffer::from_f32(&x)).unwrap();
+    let scratch: Vec<DeviceArray> = module
         .buffers
         .iter()
-        .map(|p| gpu.create_buffer(p.elem, p.len).unwrap())
+        .map(|p| gpu.zeros(p.elem, &[p.len]).unwrap())
         .collect();
     let bind = |x_at: u64| -> Vec<BufferRange<'_>> {
         module

@@ -89,6 +89,11 @@ impl DeviceArray {
         self.buf.len * self.buf.elem.bytes()
     }
 
+    /// Bytes its buffer takes on the device (every element a 32-bit word).
+    pub fn device_bytes(&self) -> u64 {
+        byte_size(self.buf.elem, self.buf.len)
+    }
+
     /// The same data seen with another shape of the same number of
     /// elements (no copy), or `None` when the counts differ.
     pub fn reshaped(&self, shape: &[u64]) -> Option<DeviceArray> {

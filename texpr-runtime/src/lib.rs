@@ -17,8 +17,8 @@
 //!   `harness`): sequences prepared and warmed, then timed round-robin, by
 //!   the GPU's own timestamps where it has them and by the wall clock;
 //!   [`Gpu::bench`] times one program that way;
-//! - resident buffers ([`DeviceBuffer`], [`Commands`]): run modules on buffers
-//!   the caller owns and keeps on the device;
+//! - resident modules ([`ResidentModule`], [`Commands`]): run modules on device arrays
+//!   the caller lays out, bound whole or by ranges;
 //! - [`Gpu::reusable`] and [`Gpu::rerun`]: one module run again and again on
 //!   new inputs, its executable and arrays made once (module `rerun`);
 //! - [`Gpu::target`] describes the device (limits, features, profile) for
@@ -85,7 +85,7 @@ pub use launch::Executable;
 pub use pool::{POOL_BYTES, PoolStats};
 pub use progress::WAIT_LIMIT;
 pub use rerun::Reusable;
-pub use resident::{BufferRange, Commands, DeviceBuffer, PendingRead, ResidentModule};
+pub use resident::{BufferRange, Commands, PendingRead, ResidentModule};
 
 use std::sync::{Arc, Mutex};
 

@@ -1,11 +1,13 @@
-//! Resident buffers: device buffers the caller owns, and modules run on them.
+//! Resident modules: modules run on device arrays the caller arranges,
+//! bound whole or by ranges.
 //!
-//! [`Gpu::run`] makes its buffers for one run and reads every output back. A
-//! caller that keeps its data on the device across many runs (the block
-//! executor keeps each rank's tiles there for a whole program) instead:
-//! - makes [`DeviceBuffer`]s ([`Gpu::create_buffer`]) and writes host words
-//!   into them ([`Gpu::write_buffer`]); dropping one frees it once the device
-//!   is done with it;
+//! [`Gpu::launch`] binds one array per input and makes the outputs. A
+//! caller that keeps its data on the device across many runs, laid out its
+//! own way (the block executor keeps each rank's tiles in a few large
+//! arrays for a whole program), instead:
+//! - makes [`DeviceArray`]s ([`Gpu::zeros`]) and writes host words into
+//!   them at an element offset ([`Gpu::write_host`]); dropping one frees it
+//!   once the device is done with it;
 //! - prepares a module once ([`Gpu::prepare_resident`]: its pipelines, from
 //!   the cache);
 //! - records copies between its buffers and dispatches of a prepared module
@@ -14,7 +16,7 @@
 //!   scratch alike; a loop's kernels once per step, its states alternating
 //!   between their two buffers) and submits them without waiting; a range
 //!   starts at a multiple of the device's `min_storage_buffer_offset_alignment`,
-//!   and a buffer may exceed the largest binding as long as each range bound fits;
+//!   and an array may exceed the largest binding as long as each range bound fits;
 //! - reads a buffer, or a range of one, back with a [`PendingRead`], polled
 //!   ([`Gpu::finish_read`]) so that the caller can do other work meanwhile,
 //!   or waited for.
@@ -25,52 +27,28 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::array::DeviceArray;
 use super::buffers::{Step, byte_size, read_staging};
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::{BufferPlan, Module};
 use texpr_syntax::ir::ElemTy;
 
-/// A storage buffer on the device, owned by the caller.
-#[derive(Debug)]
-pub struct DeviceBuffer {
-    buffer: wgpu::Buffer,
-    elem: ElemTy,
-    len: u64,
-}
-
-impl DeviceBuffer {
-    /// Elements (4 bytes each).
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    pub fn elem(&self) -> ElemTy {
-        self.elem
-    }
-    /// Bytes the buffer takes on the device.
-    pub fn bytes(&self) -> u64 {
-        byte_size(self.elem, self.len)
-    }
-}
-
 /// Elements `offset..offset + len` of a resident buffer, as a dispatch binds or a read reads them.
 #[derive(Clone, Copy, Debug)]
 pub struct BufferRange<'b> {
-    pub buffer: &'b DeviceBuffer,
+    pub buffer: &'b DeviceArray,
     pub offset: u64,
     pub len: u64,
 }
 
 impl<'b> BufferRange<'b> {
     /// The whole of `buffer`.
-    pub fn whole(buffer: &'b DeviceBuffer) -> BufferRange<'b> {
+    pub fn whole(buffer: &'b DeviceArray) -> BufferRange<'b> {
         BufferRange {
             buffer,
             offset: 0,
-            len: buffer.len,
+            len: buffer.len(),
         }
     }
 }
@@ -86,7 +64,8 @@ impl ResidentModule {
     pub fn module(&self) -> &Module {
         &self.module
     }
-    /// The buffers a dispatch binds, in order: one [`DeviceBuffer`] each.
+    /// The buffers a dispatch binds, in order: one [`DeviceArray`] (or a
+    /// range of one) each.
     pub fn buffers(&self) -> &[BufferPlan] {
         &self.module.buffers
     }
@@ -112,45 +91,19 @@ pub struct PendingRead {
 }
 
 impl Gpu {
-    /// A zeroed device buffer of `len` elements of `elem`.
-    pub fn create_buffer(&self, elem: ElemTy, len: u64) -> Result<DeviceBuffer, RuntimeError> {
-        self.check_health()?;
-        let bytes = byte_size(elem, len);
-        let limit = self.wgpu_limits.max_buffer_size;
-        if bytes > limit {
-            return Err(RuntimeError::BufferTooLarge {
-                name: "resident buffer".into(),
-                bytes,
-                limit,
-                limit_name: "max_buffer_size",
-            });
-        }
-        let usage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
-        let buffer = self.made_buffer("resident", || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("resident"),
-                size: bytes,
-                usage,
-                mapped_at_creation: false,
-            })
-        })?;
-        Ok(DeviceBuffer { buffer, elem, len })
-    }
-
-    /// Writes `data` into `dst` from element `offset` on; it lands before
-    /// the commands of the next submit run.
-    pub fn write_buffer(
+    /// Writes `data` (one word an element) into `dst` from element
+    /// `offset` on; it lands before the commands of the next submit run.
+    pub fn write_host(
         &self,
-        dst: &DeviceBuffer,
+        dst: &DeviceArray,
         offset: u64,
         data: &HostBuffer,
     ) -> Result<(), RuntimeError> {
+        self.on_device(dst)?;
         in_bounds(dst, offset, data.len() as u64)?;
         let written = scoped(&self.device, || {
             let bytes = data.bytes();
-            self.queue.write_buffer(&dst.buffer, offset * 4, &bytes);
+            self.queue.write_buffer(dst.buffer(), offset * 4, &bytes);
             self.counters.uploaded(bytes.len() as u64);
         });
         let during = || "writing a resident buffer".to_string();
@@ -191,15 +144,16 @@ impl Gpu {
     }
 
     /// Starts reading `src` back; the copy is submitted now.
-    pub fn start_read(&self, src: &DeviceBuffer) -> Result<PendingRead, RuntimeError> {
+    pub fn start_read(&self, src: &DeviceArray) -> Result<PendingRead, RuntimeError> {
         self.start_read_range(BufferRange::whole(src))
     }
 
     /// Starts reading a range of a buffer back; the copy is submitted now.
     pub fn start_read_range(&self, range: BufferRange<'_>) -> Result<PendingRead, RuntimeError> {
         let src = range.buffer;
+        self.on_device(src)?;
         in_bounds(src, range.offset, range.len)?;
-        let bytes = byte_size(src.elem, range.len);
+        let bytes = byte_size(src.elem(), range.len);
         let staging = scoped(&self.device, || {
             let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("resident readback"),
@@ -208,8 +162,8 @@ impl Gpu {
                 mapped_at_creation: false,
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            let from = range.offset * src.elem.bytes();
-            encoder.copy_buffer_to_buffer(&src.buffer, from, &staging, 0, bytes);
+            let from = range.offset * src.elem().bytes();
+            encoder.copy_buffer_to_buffer(src.buffer(), from, &staging, 0, bytes);
             self.submit([encoder.finish()]);
             staging
         });
@@ -231,7 +185,7 @@ impl Gpu {
             });
         Ok(PendingRead {
             staging,
-            elem: src.elem,
+            elem: src.elem(),
             len: range.len,
             state,
             error,
@@ -273,18 +227,20 @@ impl Commands<'_> {
     /// Records a copy of `len` elements from `src` at `src_offset` to `dst` at `dst_offset`.
     pub fn copy(
         &mut self,
-        src: &DeviceBuffer,
+        src: &DeviceArray,
         src_offset: u64,
-        dst: &DeviceBuffer,
+        dst: &DeviceArray,
         dst_offset: u64,
         len: u64,
     ) -> Result<(), RuntimeError> {
+        self.gpu.on_device(src)?;
+        self.gpu.on_device(dst)?;
         in_bounds(src, src_offset, len)?;
         in_bounds(dst, dst_offset, len)?;
         self.encoder.copy_buffer_to_buffer(
-            &src.buffer,
+            src.buffer(),
             src_offset * 4,
-            &dst.buffer,
+            dst.buffer(),
             dst_offset * 4,
             len * 4,
         );
@@ -297,7 +253,7 @@ impl Commands<'_> {
     pub fn dispatch(
         &mut self,
         prepared: &ResidentModule,
-        buffers: &[&DeviceBuffer],
+        buffers: &[&DeviceArray],
     ) -> Result<(), RuntimeError> {
         let ranges: Vec<BufferRange<'_>> = buffers.iter().map(|b| BufferRange::whole(b)).collect();
         self.dispatch_ranges(prepared, &ranges)
@@ -325,20 +281,21 @@ impl Commands<'_> {
         let mut handles = Vec::with_capacity(buffers.len());
         for (index, (plan, range)) in plans.iter().zip(buffers).enumerate() {
             let buf = range.buffer;
-            if plan.elem != buf.elem || range.len < plan.len {
+            self.gpu.on_device(buf)?;
+            if plan.elem != buf.elem() || range.len < plan.len {
                 return Err(RuntimeError::InputMismatch {
                     index,
                     name: plan.name.clone(),
                     expected_elem: plan.elem,
                     expected_len: plan.len,
-                    got_elem: buf.elem,
+                    got_elem: buf.elem(),
                     got_len: range.len,
                 });
             }
             in_bounds(buf, range.offset, range.len)?;
             let (offset, size) = (
-                range.offset * buf.elem.bytes(),
-                byte_size(buf.elem, range.len),
+                range.offset * buf.elem().bytes(),
+                byte_size(buf.elem(), range.len),
             );
             if offset % align != 0 || size > limits.max_storage_buffer_binding_size {
                 return Err(RuntimeError::BadPlan(format!(
@@ -347,7 +304,7 @@ impl Commands<'_> {
                 )));
             }
             handles.push(super::buffers::BoundBuffer {
-                buffer: buf.buffer.clone(),
+                buffer: buf.buffer().clone(),
                 range: Some((offset, size)),
             });
         }
@@ -380,14 +337,14 @@ impl Commands<'_> {
     }
 }
 
-fn in_bounds(buf: &DeviceBuffer, offset: u64, len: u64) -> Result<(), RuntimeError> {
-    if offset.checked_add(len).is_some_and(|end| end <= buf.len) {
+fn in_bounds(buf: &DeviceArray, offset: u64, len: u64) -> Result<(), RuntimeError> {
+    if offset.checked_add(len).is_some_and(|end| end <= buf.len()) {
         return Ok(());
     }
     Err(RuntimeError::BadPlan(format!(
         "elements {offset}..{} of a buffer of {}",
         offset.saturating_add(len),
-        buf.len
+        buf.len()
     )))
 }
 

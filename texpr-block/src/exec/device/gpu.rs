@@ -1,6 +1,6 @@
-//! A GPU as a device: tiles in resident device buffers, work recorded and submitted without waiting.
+//! A GPU as a device: tiles in device arrays, work recorded and submitted without waiting.
 //!
-//! A buffer is a matrix's allocation on the rank (its tiles in slots at
+//! A buffer (a `texpr_runtime::DeviceArray` of f32) is a matrix's allocation on the rank (its tiles in slots at
 //! multiples of 256 B), a panel or a partial; a kernel binds ranges of them
 //! (wgpu's `BufferBinding { offset, size }`). A kernel whose output range
 //! shares a buffer with one of its inputs (WebGPU forbids binding a buffer
@@ -24,7 +24,7 @@ use crate::stage::Kernel;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
 use texpr_runtime::{
-    BufferRange, Commands, DeviceBuffer, Gpu, HostBuffer, PendingRead, ResidentModule,
+    BufferRange, Commands, DeviceArray, Gpu, HostBuffer, PendingRead, ResidentModule,
 };
 use texpr_syntax::Diagnostic;
 use texpr_syntax::ir::ElemTy;
@@ -33,21 +33,21 @@ use texpr_syntax::ir::ElemTy;
 /// by buffer position in the module's plan.
 struct Body {
     prepared: ResidentModule,
-    scratch: BTreeMap<usize, DeviceBuffer>,
+    scratch: BTreeMap<usize, DeviceArray>,
 }
 
 /// A rank's view of a GPU.
 pub struct GpuDevice<'g> {
     gpu: &'g Gpu,
     pick: &'g SchedulePicker,
-    bufs: Vec<Option<DeviceBuffer>>,
+    bufs: Vec<Option<DeviceArray>>,
     bodies: Vec<Body>,
     ids: KernelIds,
     commands: Option<Commands<'g>>,
     reads: Vec<Option<PendingRead>>,
     scratch: u64,
     /// Where a tile is written before it is copied into a panel column by column.
-    staging: Option<DeviceBuffer>,
+    staging: Option<DeviceArray>,
     /// Buffers made by `alloc`.
     made: u64,
 }
@@ -78,7 +78,7 @@ impl<'g> GpuDevice<'g> {
         }
     }
 
-    fn buf(&self, b: BufId) -> Result<&DeviceBuffer, Diagnostic> {
+    fn buf(&self, b: BufId) -> Result<&DeviceArray, Diagnostic> {
         self.bufs
             .get(b.0)
             .and_then(Option::as_ref)
@@ -96,15 +96,13 @@ impl<'g> GpuDevice<'g> {
         })
     }
 
-    fn make_buffer(&self, len: usize) -> Result<DeviceBuffer, Diagnostic> {
-        self.gpu
-            .create_buffer(ElemTy::F32, len as u64)
-            .map_err(|e| {
-                Diagnostic::error(
-                    codes::OUT_OF_MEMORY,
-                    format!("the GPU cannot make a buffer of {len} elements: {e}"),
-                )
-            })
+    fn make_buffer(&self, len: usize) -> Result<DeviceArray, Diagnostic> {
+        self.gpu.zeros(ElemTy::F32, &[len as u64]).map_err(|e| {
+            Diagnostic::error(
+                codes::OUT_OF_MEMORY,
+                format!("the GPU cannot make a buffer of {len} elements: {e}"),
+            )
+        })
     }
 }
 
@@ -116,9 +114,9 @@ impl GpuDevice<'_> {
             .as_ref()
             .is_none_or(|s| (s.len() as usize) < len)
         {
-            let old = self.staging.take().map_or(0, |s| s.bytes());
+            let old = self.staging.take().map_or(0, |s| s.device_bytes());
             let made = self.make_buffer(len)?;
-            self.scratch = self.scratch - old + made.bytes();
+            self.scratch = self.scratch - old + made.device_bytes();
             self.staging = Some(made);
         }
         Ok(())
@@ -150,7 +148,7 @@ impl TileDevice for GpuDevice<'_> {
             if !matches!(plan.role, BufferRole::Input(_) | BufferRole::Output(_)) {
                 let b = self
                     .gpu
-                    .create_buffer(plan.elem, plan.len)
+                    .zeros(plan.elem, &[plan.len])
                     .map_err(|e| gpu_error("a block body's scratch buffer", e))?;
                 if !plan.init.is_empty() {
                     let init = texpr_runtime::HostBuffer {
@@ -158,10 +156,10 @@ impl TileDevice for GpuDevice<'_> {
                         data: plan.init.clone(),
                     };
                     self.gpu
-                        .write_buffer(&b, 0, &init)
+                        .write_host(&b, 0, &init)
                         .map_err(|e| gpu_error("a block body's constant", e))?;
                 }
-                self.scratch += b.bytes();
+                self.scratch += b.device_bytes();
                 scratch.insert(at, b);
             }
         }
@@ -207,7 +205,7 @@ impl TileDevice for GpuDevice<'_> {
         write_fits(dst, data)?;
         let r = self.range(dst)?;
         self.gpu
-            .write_buffer(r.buffer, r.offset, &HostBuffer::from_f32(data))
+            .write_host(r.buffer, r.offset, &HostBuffer::from_f32(data))
             .map_err(|e| gpu_error("a write to the GPU", e))
     }
 
@@ -224,7 +222,7 @@ impl TileDevice for GpuDevice<'_> {
         self.grow_staging(data.len())?;
         let staging = self.staging.as_ref().expect("made above");
         self.gpu
-            .write_buffer(staging, 0, &HostBuffer::from_f32(data))
+            .write_host(staging, 0, &HostBuffer::from_f32(data))
             .map_err(|e| gpu_error("a write to the GPU", e))?;
         let mut commands = self.commands.take().unwrap_or_else(|| self.gpu.commands());
         for k in 0..data.len() / rows.max(1) {
@@ -344,7 +342,7 @@ impl GpuDevice<'_> {
         dst: Slice,
     ) -> Result<(), Diagnostic> {
         let (from, to) = (self.range(src)?, self.range(dst)?);
-        let copy = |c: &mut Commands<'_>, a: &DeviceBuffer, ao, b: &DeviceBuffer, bo| {
+        let copy = |c: &mut Commands<'_>, a: &DeviceArray, ao, b: &DeviceArray, bo| {
             c.copy(a, ao, b, bo, from.len)
                 .map_err(|e| gpu_error("a copy on the GPU", e))
         };
