@@ -1,30 +1,24 @@
 #!/usr/bin/env bash
 # Builds the npm package `texpr` in this folder: the texpr-wasm crate for
 # wasm32-unknown-unknown (the workspace's `wasm` profile: release with
-# link-time optimization, no debug information), bound by wasm-bindgen (--target web)
-# into npm/pkg/, then shrunk by binaryen's wasm-opt -Oz where there is one:
+# link-time optimization, no debug information), bound by wasm-bindgen's
+# library of the same version (tools/bindgen, a member of the workspace:
+# `wasm-bindgen --target web`) into npm/pkg/, then shrunk by binaryen's wasm-opt -Oz where there is one:
 # $WASM_OPT, else npm/node_modules/.bin/wasm-opt (the package's
 # devDependency `binaryen`: `npm install` in npm/), else wasm-opt on PATH.
 # Its output is kept under target/wasm-opt/ by the hash of its input, so an
 # unchanged build is not optimized twice.
 # Needs: the wasm32-unknown-unknown target (rustup target add
-# wasm32-unknown-unknown) and wasm-bindgen-cli of exactly the wasm-bindgen
-# version in Cargo.lock (cargo install wasm-bindgen-cli --version V); with
-# --install it installs both where missing, and binaryen from npm.
+# wasm32-unknown-unknown); with --install it installs it where missing, and
+# binaryen from npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 cd "$root"
 
-version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)
 if [ "${1:-}" = "--install" ]; then
     if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
         rustup target add wasm32-unknown-unknown
-    fi
-    if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$version" ]; then
-        # Not --locked: the CLI's own lock file may name crate versions a
-        # registry mirror lacks; the CLI's version is what must match.
-        cargo install wasm-bindgen-cli --version "$version"
     fi
     if [ ! -x "$here/node_modules/.bin/wasm-opt" ] && command -v npm >/dev/null 2>&1; then
         (cd "$here" && npm install --no-package-lock --no-audit --no-fund)
@@ -35,16 +29,11 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
     echo "npm/build.sh: needs the wasm32-unknown-unknown target; run npm/build.sh --install" >&2
     exit 1
 fi
-have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
-if [ "$have" != "$version" ]; then
-    echo "npm/build.sh: needs wasm-bindgen-cli $version (found: ${have:-none}); run npm/build.sh --install" >&2
-    exit 1
-fi
 
 cargo build --profile wasm -p texpr-wasm --target wasm32-unknown-unknown
 rm -rf "$here/pkg"
-wasm-bindgen --target web --out-dir "$here/pkg" --out-name texpr_wasm \
-    "${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm/texpr_wasm.wasm"
+cargo run -q -p texpr-bindgen -- \
+    "${CARGO_TARGET_DIR:-$root/target}/wasm32-unknown-unknown/wasm/texpr_wasm.wasm" "$here/pkg" texpr_wasm
 wasm_opt="${WASM_OPT:-}"
 if [ -z "$wasm_opt" ] && [ -x "$here/node_modules/.bin/wasm-opt" ]; then
     wasm_opt="$here/node_modules/.bin/wasm-opt"

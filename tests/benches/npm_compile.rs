@@ -5,7 +5,7 @@
 //! of as many compiles as fill 5 ms).
 //!
 //! `cargo bench -p texpr-tests --bench npm_compile` (builds the package with
-//! npm/build.sh first; needs Chromium, the wasm32 target and wasm-bindgen-cli).
+//! npm/build.sh first; needs Chromium and the wasm32 target).
 
 use std::path::Path;
 use std::process::Command;

@@ -7,7 +7,7 @@
 //! and outputs within the interpreter's error bounds here too.
 //!
 //! Skipped loudly without Chromium or without what building the package
-//! needs (the wasm32 target, wasm-bindgen-cli); under TEXPR_REQUIRE_GPU=1
+//! needs (the wasm32 target); under TEXPR_REQUIRE_GPU=1
 //! either is a failure.
 
 use std::time::{Duration, Instant};

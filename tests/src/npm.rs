@@ -20,10 +20,9 @@ pub fn root() -> PathBuf {
 }
 
 /// Builds the package (`npm/build.sh`) the first time it is asked; `true`
-/// once it is built. Without the wasm32 target or a wasm-bindgen CLI of the
-/// lock file's version this prints a loud banner and gives `false` (the
-/// caller skips), or, under `TEXPR_REQUIRE_GPU=1` (CI, whose `.ci/run`
-/// installs both), panics. A build that fails panics with its output.
+/// once it is built. Without the wasm32 target this prints a loud banner
+/// and gives `false` (the caller skips), or, under `TEXPR_REQUIRE_GPU=1`
+/// (CI, whose `.ci/run` installs it), panics. A build that fails panics with its output.
 pub fn package() -> bool {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
