@@ -10,7 +10,7 @@
 # unchanged build is not optimized twice.
 # Needs: the wasm32-unknown-unknown target (rustup target add
 # wasm32-unknown-unknown); with --install it installs it where missing, and
-# binaryen from npm.
+# binaryen from npm, and the playground's editor (CodeMirror, esbuild) from npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -22,6 +22,9 @@ if [ "${1:-}" = "--install" ]; then
     fi
     if [ ! -x "$here/node_modules/.bin/wasm-opt" ] && command -v npm >/dev/null 2>&1; then
         (cd "$here" && npm install --no-package-lock --no-audit --no-fund)
+    fi
+    if [ ! -x "$root/playground/node_modules/.bin/esbuild" ] && command -v npm >/dev/null 2>&1; then
+        (cd "$root/playground" && npm ci --no-audit --no-fund)
     fi
 fi
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
@@ -54,6 +57,14 @@ if [ -n "$wasm_opt" ]; then
         mv "$kept.tmp" "$kept"
     fi
     cp "$kept" "$bound"
+fi
+# The playground's editor: CodeMirror 6 and what it needs, bundled into one
+# module (playground/vendor/codemirror.js, generated) where the playground's
+# devDependencies are installed (npm ci in playground/, or --install).
+if [ -x "$root/playground/node_modules/.bin/esbuild" ]; then
+    "$root/playground/node_modules/.bin/esbuild" "$root/playground/vendor-entry.js" \
+        --bundle --format=esm --minify --log-level=warning \
+        --outfile="$root/playground/vendor/codemirror.js"
 fi
 # The playground's list of examples (playground/examples.json, generated).
 ls "$root/examples" | sed -n 's/\.te$//p' | sort \

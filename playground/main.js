@@ -6,7 +6,8 @@
 // GPU time, and the comparison with the interpreter, which runs in a Web
 // Worker (texpr/background) so the page stays responsive, with a Cancel.
 // Static files: it imports the npm package from ../npm (built by
-// npm/build.sh, which also writes examples.json) and fetches the examples
+// npm/build.sh, which also writes examples.json and bundles the editor's
+// CodeMirror into vendor/codemirror.js) and fetches the examples
 // from ../examples, so serve the repository's root (docs/npm.md).
 import { init, compile, run, targets, defaultDevice } from "../npm/index.js";
 import { background } from "../npm/background.js";
@@ -338,7 +339,19 @@ function queue(task) {
   return state.busy;
 }
 
+// The editor with line numbers and highlighting (editor.js) where its
+// bundle is built (npm/build.sh --install); else the plain textarea.
+async function upgradeEditor() {
+  try {
+    const { mount } = await import("./editor.js");
+    mount($("editor"));
+  } catch (e) {
+    console.warn(`a plain editor: ${e.message ?? e} (npm/build.sh --install bundles CodeMirror)`);
+  }
+}
+
 async function main() {
+  await upgradeEditor();
   await init();
   for (const t of targets()) $("target").add(new Option(t, t));
   $("target").value = "webgpu";

@@ -107,7 +107,13 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
         if Instant::now() >= reload_at && reloads < 2 {
             reloads += 1;
             reload_at = Instant::now() + Duration::from_secs(60);
-            eprintln!("playground: not loaded after a minute; reloading ({reloads})");
+            let at = tools
+                .evaluate(
+                    r#"`${location.href} ${document.readyState}: ${performance.getEntriesByType("resource").map((e) => `${e.name.replace(location.origin, "")} ${Math.round(e.responseEnd)}`).join(", ")}`"#,
+                    deadline,
+                )
+                .unwrap_or_default();
+            eprintln!("playground: not loaded after a minute ({at}); reloading ({reloads})");
             tools
                 .call(
                     "Page.reload",
@@ -129,6 +135,7 @@ fn the_playground_runs_two_examples_and_matches_the_interpreter() {
         assert_eq!(menu[f16], format!("{f16} (not for webgpu)"), "{menu}");
     }
     assert_eq!(menu["softmax"], "softmax", "{menu}");
+    editor_highlights(&mut tools, &page, deadline);
 
     for name in EXAMPLES {
         let shown = run_example(&mut tools, name, deadline);
@@ -287,6 +294,62 @@ fn cancel_ends_a_long_run(tools: &mut DevTools, deadline: Instant) {
     assert_eq!(shown["outcome"]["cancelled"], true, "{shown}");
     assert_eq!(shown["status"], "cancelled", "{shown}");
     assert_eq!(shown["cancel_disabled"], true, "{shown}");
+}
+
+/// The editor is CodeMirror (bundled by npm/build.sh where the playground's
+/// devDependencies are installed; `.ci/run` installs them): line numbers,
+/// and the loaded example's keywords, types, numbers and comments
+/// highlighted as such. Without the bundle the page keeps a plain textarea:
+/// a loud skip here, a failure under TEXPR_REQUIRE_GPU=1.
+fn editor_highlights(tools: &mut DevTools, page: &Page, deadline: Instant) {
+    if !npm::root()
+        .join("playground/vendor/codemirror.js")
+        .is_file()
+    {
+        let why = "playground/vendor/codemirror.js is not built (npm/build.sh --install)";
+        if texpr_tests::gpu::gpu_required() {
+            panic!("TEXPR_REQUIRE_GPU=1 but {why}");
+        }
+        eprintln!(
+            "{}\nSKIPPING THE PLAYGROUND EDITOR'S CHECK: {why}\n{}",
+            "=".repeat(78),
+            "=".repeat(78)
+        );
+        return;
+    }
+    let script = r#"(() => {
+        const editor = document.getElementById("editor");
+        const words = (cls) => [...editor.querySelectorAll(`.${cls}`)].map((e) => e.textContent);
+        return { tag: editor.tagName.toLowerCase(), lines: editor.querySelectorAll(".cm-lineNumbers .cm-gutterElement").length,
+                 keywords: words("tok-keyword"), types: words("tok-typeName"), numbers: words("tok-number"),
+                 comments: words("tok-comment"), color: getComputedStyle(editor.querySelector(".tok-keyword") ?? editor).color };
+    })()"#;
+    let shown = (tools.evaluate(script, deadline))
+        .unwrap_or_else(|e| panic!("{e}\n-- the browser's log:\n{}", page.log_tail()));
+    assert_eq!(shown["tag"], "texpr-editor", "{shown}");
+    let has = |key: &str, word: &str| {
+        (shown[key].as_array()).is_some_and(|a| {
+            a.iter()
+                .any(|w| w.as_str().is_some_and(|w| w.contains(word)))
+        })
+    };
+    // softmax.te, the example the page opens with.
+    let src = std::fs::read_to_string(npm::root().join("examples/softmax.te")).unwrap();
+    let lines = src.lines().count() as u64;
+    assert!(
+        shown["lines"].as_u64().is_some_and(|n| n >= lines.min(10)),
+        "{shown}"
+    );
+    for (key, word) in [
+        ("keywords", "compute"),
+        ("keywords", "reduce"),
+        ("types", "f32"),
+        ("numbers", "256"),
+    ] {
+        assert!(has(key, word), "{key} lack `{word}`: {shown}");
+    }
+    assert!(src.contains("//") == has("comments", "//"), "{shown}");
+    assert_ne!(shown["color"], "rgb(0, 0, 0)", "{shown}");
 }
 
 /// A program shared by URL (Share puts it in the address) is in the editor
