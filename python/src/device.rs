@@ -185,6 +185,33 @@ impl PyDevice {
             .map_or_else(pipeline_limit, |g| g.pipeline_limit())
     }
 
+    /// The device's pool of buffers (dropped device arrays' and finished
+    /// reads', kept for the next array of their size, as CuPy's memory
+    /// pool): a dict with `buffers` and `bytes` held, `reused` (buffers
+    /// made again from it rather than allocated) and `limit` (the most
+    /// bytes it keeps). All zero before the device opens.
+    #[getter]
+    fn memory_pool<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let stats = self
+            .slot
+            .current()
+            .map(|g| g.pool_stats())
+            .unwrap_or_default();
+        let d = PyDict::new(py);
+        d.set_item("buffers", stats.buffers)?;
+        d.set_item("bytes", stats.bytes)?;
+        d.set_item("reused", stats.reused)?;
+        d.set_item("limit", texpr_runtime::POOL_BYTES)?;
+        Ok(d)
+    }
+
+    /// Frees the buffers the pool holds (arrays alive keep theirs).
+    fn free_memory_pool(&self) {
+        if let Some(g) = self.slot.current() {
+            g.free_pool();
+        }
+    }
+
     /// Loses the device on purpose, as a driver reset would: the next run
     /// raises `DeviceError` and the one after reopens it. For tests of recovery.
     fn lose(&self, py: Python<'_>) -> PyResult<()> {

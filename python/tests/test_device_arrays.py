@@ -84,6 +84,24 @@ def test_a_chain_on_device_arrays_matches_the_interpreter_and_reads_back_once(gp
     np.testing.assert_allclose(got, ref, rtol=1e-4)
 
 
+def test_dropped_arrays_buffers_are_made_again_from_the_pool(gpu):
+    k1 = texpr.compile(STEP1, device=gpu)
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal(64 * 48).astype(np.float32) for _ in range(4)]
+    texpr.asarray(xs[0], device=gpu)  # the device is open
+    start = gpu.memory_pool["reused"]
+    for x in xs:
+        # Each call's output takes the buffer of the one before, which the
+        # last round dropped: its old values never show.
+        got = k1(x=texpr.asarray(x, device=gpu)).numpy()
+        np.testing.assert_allclose(got, x * np.float32(0.5) + np.float32(1.0), rtol=1e-6)
+    pool = gpu.memory_pool
+    assert pool["reused"] - start >= 3 * 3, pool  # input, output and staging
+    assert 0 < pool["bytes"] <= pool["limit"], pool
+    gpu.free_memory_pool()
+    assert (gpu.memory_pool["buffers"], gpu.memory_pool["bytes"]) == (0, 0)
+
+
 def test_a_call_on_numpy_moves_each_input_and_output_once(gpu):
     k = texpr.compile(SAXPY, defines={"N": 1000}, device=gpu)
     r = np.random.default_rng(1)
