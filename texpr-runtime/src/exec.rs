@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use super::array::DeviceArray;
+use super::array::{Contents, DeviceArray};
 use super::buffers::{Bound, Step, check_inputs, invocations};
 use super::timing::Timer;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
@@ -65,7 +65,8 @@ impl Gpu {
     /// Uploads `inputs` (in the order of the plan's input buffers), runs every
     /// kernel in order and reads back the outputs: [`Gpu::load`], an upload
     /// per input, [`Gpu::launch`] (waiting after each submission) and one
-    /// read of every output.
+    /// read of every output. Its outputs start zeroed, so a hand-written
+    /// module may read an output before it writes it.
     pub fn run(&self, module: &Module, inputs: &[HostBuffer]) -> Result<RunResult, RuntimeError> {
         self.check_health()?;
         check_inputs(module, inputs)?;
@@ -73,7 +74,7 @@ impl Gpu {
         let arrays = (exe.input_buffers().iter().zip(inputs))
             .map(|(b, h)| self.host_array(&b.name, h))
             .collect::<Result<Vec<_>, _>>()?;
-        let outputs = self.output_arrays(&exe)?;
+        let outputs = self.output_arrays(&exe, Contents::Zeros)?;
         let (ins, outs): (Vec<&DeviceArray>, Vec<&DeviceArray>) =
             (arrays.iter().collect(), outputs.iter().collect());
         let sizes = module

@@ -138,14 +138,19 @@ impl Gpu {
 
     /// Runs `exe` on `inputs` (its inputs in order, each of the planned
     /// element type and length, any shape) into new output arrays
-    /// (one-dimensional), submitted without waiting.
+    /// (one-dimensional), submitted without waiting. The output arrays'
+    /// buffers may come from the device's pool with old contents: a
+    /// compiled program writes its outputs whole (a hand-written module
+    /// that reads an output before writing it is run with [`Gpu::run`],
+    /// whose outputs start zeroed, or given zeroed arrays by
+    /// [`Gpu::launch_into`]).
     pub fn launch(
         &self,
         exe: &Executable,
         inputs: &[&DeviceArray],
     ) -> Result<Vec<DeviceArray>, RuntimeError> {
         self.check_launch(exe, inputs)?;
-        let outputs = self.output_arrays(exe)?;
+        let outputs = self.output_arrays(exe, Contents::Written)?;
         let refs: Vec<&DeviceArray> = outputs.iter().collect();
         self.launch_timed(exe, inputs, &refs, None, false, &[])?;
         Ok(outputs)
@@ -226,12 +231,16 @@ impl Gpu {
         Ok(())
     }
 
-    /// New arrays for `exe`'s outputs.
-    pub(super) fn output_arrays(&self, exe: &Executable) -> Result<Vec<DeviceArray>, RuntimeError> {
+    /// New arrays for `exe`'s outputs, holding `contents`.
+    pub(super) fn output_arrays(
+        &self,
+        exe: &Executable,
+        contents: Contents<'_>,
+    ) -> Result<Vec<DeviceArray>, RuntimeError> {
         (exe.outputs.iter())
             .map(|&at| {
                 let b = &exe.module.buffers[at];
-                self.new_array(&b.name, b.elem, &[b.len], Contents::Written)
+                self.new_array(&b.name, b.elem, &[b.len], contents)
             })
             .collect()
     }

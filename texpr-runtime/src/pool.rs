@@ -9,8 +9,8 @@
 //! size and usage is taken from it.
 //!
 //! - Only buffers whose contents nobody reads before writing them are taken
-//!   from the pool: a launch's outputs (every kernel writes its outputs
-//!   whole), uploads (written before any use) and staging buffers (a copy
+//!   from the pool: [`crate::Gpu::launch`]'s outputs (a compiled program
+//!   writes its outputs whole; [`crate::Gpu::run`]'s start zeroed), uploads (written before any use) and staging buffers (a copy
 //!   fills each before it is mapped). [`crate::Gpu::zeros`] makes a new,
 //!   cleared buffer.
 //! - A buffer given back may still be used by submitted work: wgpu keeps it

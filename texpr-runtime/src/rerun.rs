@@ -9,7 +9,7 @@
 //! their own (make one per thread, or keep a pool). It belongs to the device
 //! that made it: after [`Gpu::reopen`], make a new one.
 
-use super::array::DeviceArray;
+use super::array::{Contents, DeviceArray};
 use super::buffers::check_inputs;
 use super::launch::Executable;
 use super::{Gpu, HostBuffer, RuntimeError};
@@ -50,7 +50,7 @@ impl Gpu {
         let inputs = (exe.input_buffers().iter().zip(inputs))
             .map(|(b, h)| self.host_array(&b.name, h))
             .collect::<Result<Vec<_>, _>>()?;
-        let outputs = self.output_arrays(&exe)?;
+        let outputs = self.output_arrays(&exe, Contents::Zeros)?;
         Ok(Reusable {
             exe,
             inputs,
