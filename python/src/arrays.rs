@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyDictMethods};
 use texpr_interp::{Data, Value};
-use texpr_syntax::ir::{ElemTy, Ty};
+use texpr_ir::{ElemTy, Ty};
 
 /// numpy's name of an element type's dtype.
 pub fn dtype_name(elem: ElemTy) -> &'static str {
@@ -46,7 +46,7 @@ pub fn expected(ty: Ty) -> String {
 /// An `int` out of an integer input's range is `OverflowError`; a `float`
 /// for an integer input `TypeError`.
 pub fn scalar_arg<'py>(
-    input: &texpr_syntax::ir::Input,
+    input: &texpr_ir::Input,
     obj: Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
     use pyo3::types::{PyBool, PyFloat, PyInt};
@@ -179,7 +179,7 @@ fn elements<T: numpy::Element + Copy>(obj: &Bound<'_, PyAny>) -> PyResult<Vec<T>
 /// The inputs of a program, in its order, from keyword arguments: every
 /// input named once, nothing else.
 pub fn read_inputs(
-    inputs: &[texpr_syntax::ir::Input],
+    inputs: &[texpr_ir::Input],
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<Value>> {
     if let Some(kw) = kwargs {
@@ -210,7 +210,7 @@ pub fn read_inputs(
 }
 
 /// `a: f32[1], x: f32[1024]`, or `none` for a program without inputs.
-pub fn describe(inputs: &[texpr_syntax::ir::Input]) -> String {
+pub fn describe(inputs: &[texpr_ir::Input]) -> String {
     if inputs.is_empty() {
         return "none".into();
     }

@@ -29,8 +29,8 @@ use texpr::{Schedule, ScheduleChoice, Target};
 use texpr_codegen::plan::{
     Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, LoopPlan, Module, StepBuffer,
 };
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
 
 /// Programs compiled in this process (`texpr.stats()["compiles"]`).
 pub static COMPILES: AtomicU64 = AtomicU64::new(0);

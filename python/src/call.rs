@@ -21,8 +21,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
 use texpr::Module;
+use texpr_ir::{ElemTy, Program, Ty};
 use texpr_runtime::{DeviceArray, Executable, Gpu, RuntimeError};
-use texpr_syntax::ir::{ElemTy, Program, Ty};
 
 /// An array on a device: `.shape`, `.dtype`, `.numpy()`.
 /// What a kernel keeps between calls: its executable on the device (made

@@ -14,8 +14,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::sync::Arc;
+use texpr_ir::ElemTy;
 use texpr_runtime::{DeviceArray, Gpu, RuntimeError};
-use texpr_syntax::ir::ElemTy;
 
 /// An array on a device: `.shape`, `.dtype`, `.numpy()`.
 #[pyclass(frozen, module = "texpr", name = "DeviceArray")]

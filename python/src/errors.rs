@@ -2,7 +2,7 @@
 //! as `texpr.Diagnostic` objects, and runtime errors as exceptions.
 //!
 //! A program error raises [`CompileError`], whose `str` is the text the
-//! command line prints (`texpr_syntax::diag::render`) and whose
+//! command line prints (`texpr_ir::diag::render`) and whose
 //! `diagnostics` lists them one by one; a device error raises
 //! [`DeviceError`] with the runtime's code in its text. Wrong inputs raise
 //! Python's own `TypeError` and `ValueError` (see `arrays.rs`).
@@ -11,8 +11,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use texpr_ir::{Diagnostic as Diag, Severity};
 use texpr_runtime::RuntimeError;
-use texpr_syntax::{Diagnostic as Diag, Severity};
 
 create_exception!(
     texpr,
@@ -121,7 +121,7 @@ pub fn diagnostics(src: &Named, diags: &[Diag]) -> Vec<PyDiagnostic> {
 /// An exception of type `E` whose text is the rendered diagnostics and
 /// whose `diagnostics` attribute lists them.
 fn with_diagnostics<E: pyo3::PyTypeInfo>(py: Python<'_>, src: &Named, diags: &[Diag]) -> PyErr {
-    let text = texpr_syntax::diag::render(&src.name, &src.text, diags);
+    let text = texpr_ir::diag::render(&src.name, &src.text, diags);
     let err = PyErr::from_type(py.get_type::<E>(), text);
     let list = diagnostics(src, diags);
     let attach = PyList::new(py, list).and_then(|l| err.value(py).setattr("diagnostics", l));

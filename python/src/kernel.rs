@@ -13,8 +13,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
 use texpr::Options;
+use texpr_ir::Program;
 use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
-use texpr_syntax::ir::Program;
 use texpr_tune::values::to_host;
 
 /// A compiled program bound to a device. Call it with the program's inputs

@@ -7,9 +7,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyDictMethods, PyInt};
 use texpr::{Schedule, ScheduleChoice, Target};
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::GpuInfo;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 use texpr_tune::cache::Cache;
 use texpr_tune::schedule_source::Chosen;
 

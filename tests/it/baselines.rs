@@ -3,9 +3,9 @@
 //! what they claim: each is checked against a plain-Rust reference at small,
 //! uneven sizes; and the raw harness reports bad WGSL and bad bindings as errors.
 
+use texpr_ir::ElemTy;
 use texpr_runtime::raw::{RawBuffer, RawKernel, RawProgram, baselines};
 use texpr_runtime::{HostBuffer, RuntimeError};
-use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 /// Deterministic values in [-1, 1).

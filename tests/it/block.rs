@@ -24,7 +24,7 @@ fn examples() -> Vec<(String, String)> {
 fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockOptions)) -> String {
     let mut args = BlockOptions::new(name, src);
     f(&mut args);
-    run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(name, src, &d)))
+    run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render(name, src, &d)))
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn error_goldens() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             match parse(src, &[]) {
                 Ok(_) => "no error\n".to_string(),
-                Err(d) => texpr_syntax::diag::render(&name, src, &d),
+                Err(d) => texpr_ir::diag::render(&name, src, &d),
             }
         },
     );

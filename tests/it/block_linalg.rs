@@ -36,7 +36,7 @@ fn run_checked(name: &str, device: Device, set: impl FnOnce(&mut BlockOptions)) 
     a.device = device;
     a.run = true;
     a.check = true;
-    run_cli(&a).unwrap_or_else(|d| panic!("{name}: {}", texpr_syntax::diag::render(name, &src, &d)))
+    run_cli(&a).unwrap_or_else(|d| panic!("{name}: {}", texpr_ir::diag::render(name, &src, &d)))
 }
 
 #[test]

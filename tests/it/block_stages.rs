@@ -17,7 +17,7 @@ fn example(name: &str) -> String {
 fn cli(name: &str, src: &str, f: impl FnOnce(&mut BlockOptions)) -> String {
     let mut args = BlockOptions::new(name, src);
     f(&mut args);
-    run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(name, src, &d)))
+    run_cli(&args).unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render(name, src, &d)))
 }
 
 /// `ran N shards` of a run report.

@@ -8,8 +8,8 @@
 
 use texpr::{DeviceLimits, ScheduleChoice, Target};
 use texpr_codegen::{KernelStats, emit_with_stats};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs, repo_root};
 use texpr_tests::gpu::{check_program_with, gpu};

@@ -6,8 +6,8 @@
 
 use texpr::{Options, ScheduleChoice};
 use texpr_interp::random_inputs;
+use texpr_ir::ElemTy;
 use texpr_runtime::{Gpu, POOL_BYTES};
-use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::{compare, from_host, gpu, reference, to_host};
 
 /// A device of the test's own, so that its pool holds only what the test

@@ -15,9 +15,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
 use texpr_runtime::{Gpu, HostBuffer, RuntimeError};
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 /// Invocations of one spin dispatch (a workgroup of 64 each).

@@ -5,10 +5,12 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use texpr_syntax::check::{canonicalize, strip_spans, verify};
-use texpr_syntax::ir::{self, ExprKind, Program, Term, TermKind, VarId};
-use texpr_syntax::ir::{ElemTy, TermOp};
-use texpr_syntax::{diag, frontend, print};
+use texpr_ir::diag;
+use texpr_ir::verify;
+use texpr_ir::{self as ir, ExprKind, Program, Term, TermKind, VarId};
+use texpr_ir::{ElemTy, TermOp};
+use texpr_syntax::check::{canonicalize, strip_spans};
+use texpr_syntax::{frontend, print};
 use texpr_tests::golden;
 
 /// The `-D` values of a file's `// overrides:` header.
@@ -41,7 +43,7 @@ fn typed_programs() {
         "te",
         "typed",
         |path, src| match check_file(path, src) {
-            Ok(p) => print::program(&p),
+            Ok(p) => texpr_ir::print::program(&p),
             Err(e) => format!("unexpected errors:\n{e}"),
         },
     );
@@ -54,7 +56,7 @@ fn diagnostics() {
         "te",
         "err",
         |path, src| match check_file(path, src) {
-            Ok(p) => format!("unexpectedly checked:\n{}", print::program(&p)),
+            Ok(p) => format!("unexpectedly checked:\n{}", texpr_ir::print::program(&p)),
             Err(e) => e,
         },
     );
@@ -134,7 +136,7 @@ fn print_round_trip() {
             failures.push(format!("{name}: does not check"));
             continue;
         };
-        let text = print::program(&p);
+        let text = texpr_ir::print::program(&p);
         match frontend(&text, &[]) {
             Err(d) => failures.push(format!(
                 "{name}: printed text fails:\n{}",
@@ -144,7 +146,7 @@ fn print_round_trip() {
                 failures.push(format!("{name}: programs differ:\n{text}"))
             }
             Ok(q) => assert_eq!(
-                print::program(&q),
+                texpr_ir::print::program(&q),
                 text,
                 "{name}: printing is not a fixed point"
             ),
@@ -220,11 +222,7 @@ fn verify_rejects_an_unbound_variable() {
     assert!(codes_of(&p).contains(&"E0151"), "{:?}", codes_of(&p));
     // a variable that exists but is not in scope where it is used
     let mut p = frontend(SAXPY, &[]).unwrap();
-    let extra = p.fresh_var(
-        "j",
-        ir::VarKind::Index { extent: 1 },
-        texpr_syntax::Span::DUMMY,
-    );
+    let extra = p.fresh_var("j", ir::VarKind::Index { extent: 1 }, texpr_ir::Span::DUMMY);
     let idx = first_index(&mut p.outputs[0].value).unwrap();
     let ExprKind::Index { index, .. } = &mut idx.kind else {
         unreachable!()
@@ -315,7 +313,7 @@ fn canonicalize_renumbers_drops_unused_vars_and_folds() {
     q.fresh_var(
         "unused",
         ir::VarKind::Index { extent: 4 },
-        texpr_syntax::Span::DUMMY,
+        texpr_ir::Span::DUMMY,
     );
     assert_ne!(strip_spans(&q), strip_spans(&p));
     assert!(verify(&q).is_ok());
@@ -339,7 +337,7 @@ fn canonicalize_renumbers_drops_unused_vars_and_folds() {
         kind: TermKind::Binary(TermOp::Add, Box::new(index.clone()), Box::new(zero)),
         span: index.span,
     };
-    let reread = frontend(&print::program(&q), &[]).unwrap();
+    let reread = frontend(&texpr_ir::print::program(&q), &[]).unwrap();
     assert_eq!(canonicalize(&reread), canonicalize(&q));
     assert_ne!(canonicalize(&q), canonicalize(&p));
 }
@@ -371,7 +369,7 @@ fn mutants_are_diagnosed_or_round_trip() {
                             verify(&p).is_ok(),
                             "{name}: verify rejects a checked mutant:\n{m}"
                         );
-                        let q = frontend(&print::program(&p), &[])
+                        let q = frontend(&texpr_ir::print::program(&p), &[])
                             .unwrap_or_else(|_| panic!("{name}: mutant's text fails:\n{m}"));
                         assert_eq!(
                             strip_spans(&q),
@@ -401,7 +399,7 @@ fn scheduled_programs_verify_and_round_trip() {
             &texpr_opt::accept_all,
             &mut |pass, q| {
                 if let Err(d) = verify(q) {
-                    let text = print::program(q);
+                    let text = texpr_ir::print::program(q);
                     panic!(
                         "{name}: verify fails after {pass}:\n{}",
                         diag::render("scheduled", &text, &d)
@@ -411,7 +409,7 @@ fn scheduled_programs_verify_and_round_trip() {
         );
         let Ok(q) = result else { continue };
         scheduled += 1;
-        let text = print::program(&q);
+        let text = texpr_ir::print::program(&q);
         let reread = frontend(&text, &[])
             .unwrap_or_else(|d| panic!("{name}:\n{}", diag::render("scheduled", &text, &d)));
         assert_eq!(
@@ -472,8 +470,8 @@ fn programs_at_the_nesting_limit_check_and_round_trip() {
         let text = src(deepest);
         let p = frontend(&text, &[]).unwrap_or_else(|d| panic!("shape {n}: {}", d[0]));
         assert!(verify(&p).is_ok(), "shape {n}");
-        let reread =
-            frontend(&print::program(&p), &[]).unwrap_or_else(|d| panic!("shape {n}: {}", d[0]));
+        let reread = frontend(&texpr_ir::print::program(&p), &[])
+            .unwrap_or_else(|d| panic!("shape {n}: {}", d[0]));
         assert_eq!(canonicalize(&reread), canonicalize(&p), "shape {n}");
     }
 }

@@ -4,12 +4,12 @@
 
 use texpr::{DeviceLimits, Options, ScheduleChoice, Target, compile};
 use texpr_codegen::emit;
-use texpr_syntax::ir::build::*;
-use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
-use texpr_syntax::ir::{Program, Ty, VecRef};
+use texpr_ir::build::*;
+use texpr_ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp};
+use texpr_ir::{Program, Ty, VecRef};
 use texpr_tests::needs;
 
-fn codes<T>(r: Result<T, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
+fn codes<T>(r: Result<T, Vec<texpr_ir::Diagnostic>>) -> Vec<&'static str> {
     r.err()
         .map(|ds| ds.iter().map(|d| d.code).collect())
         .unwrap_or_default()
@@ -212,10 +212,10 @@ fn unscheduled_or_unmappable_programs_are_coded_errors() {
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 4);
     let (g, k) = (index(&mut p, "g", 4), index(&mut p, "k", 4));
-    let map = texpr_syntax::ir::IndexMap {
+    let map = texpr_ir::IndexMap {
         var: k,
         len: 4,
-        kind: texpr_syntax::ir::MapKind::Term(tb(texpr_syntax::ir::TermOp::Sub, tc(3), tv(k))),
+        kind: texpr_ir::MapKind::Term(tb(texpr_ir::TermOp::Sub, tc(3), tv(k))),
     };
     let root = compute_map(Some(Level::Grid), 4, g, map, read(&p, x, tv(g)));
     output(&mut p, "y", root);
@@ -249,18 +249,17 @@ fn programs() -> Vec<(String, Program)> {
 #[test]
 fn the_verifier_accepts_the_program_after_every_pass() {
     for (name, p) in programs() {
-        texpr_syntax::check::verify(&p)
-            .unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
+        texpr_ir::verify(&p).unwrap_or_else(|e| panic!("{name} before scheduling: {e:#?}"));
         texpr_opt::pipeline::run_with(
             &p,
             &Target::default(),
             &texpr_opt::ScheduleChoice::Heuristic,
             &texpr_opt::accept_all,
             &mut |pass, q| {
-                if let Err(e) = texpr_syntax::check::verify(q) {
+                if let Err(e) = texpr_ir::verify(q) {
                     panic!(
                         "{name} after {pass}: {e:#?}\n{}",
-                        texpr_syntax::print::program(q)
+                        texpr_ir::print::program(q)
                     );
                 }
             },
@@ -274,7 +273,7 @@ fn scheduled_programs_print_and_check_back_equal() {
     use texpr_syntax::check::canonicalize;
     for (name, p) in programs() {
         let s = texpr_opt::schedule(&p, &Target::default(), &ScheduleChoice::Default).unwrap();
-        let text = texpr_syntax::print::program(&s);
+        let text = texpr_ir::print::program(&s);
         let back =
             texpr_syntax::frontend(&text, &[]).unwrap_or_else(|e| panic!("{name}: {e:#?}\n{text}"));
         assert_eq!(canonicalize(&back), canonicalize(&s), "{name}:\n{text}");
@@ -936,7 +935,7 @@ fn a_pinned_schedule_reproduces_the_heuristics_module() {
                 "{name} on {}:\n{text}",
                 target.name
             );
-            let scheduled = texpr_syntax::print::program(&chosen.scheduled);
+            let scheduled = texpr_ir::print::program(&chosen.scheduled);
             let q = texpr_syntax::frontend(&scheduled, &[]).expect("the scheduled text checks");
             let written = compile(&q, &opts(ScheduleChoice::Default))
                 .unwrap_or_else(|d| panic!("{name} on {}: {d:#?}\n{scheduled}", target.name));

@@ -8,8 +8,8 @@
 
 use texpr::{Options, ScheduleChoice};
 use texpr_interp::{Value, random_inputs};
+use texpr_ir::{ElemTy, Program};
 use texpr_runtime::{DeviceArray, Gpu, HostBuffer, MAX_QUEUED, RuntimeError};
-use texpr_syntax::ir::{ElemTy, Program};
 use texpr_tests::golden::repo_root;
 use texpr_tests::gpu::{compare, from_host, gpu, reference, to_host};
 

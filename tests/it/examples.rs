@@ -212,7 +212,7 @@ fn every_example_checks_at_its_default_sizes() {
         if let Err(diags) = texpr_syntax::frontend(&src, &[]) {
             panic!(
                 "{}",
-                texpr_syntax::diag::render(&format!("{}.te", case.name), &src, &diags)
+                texpr_ir::diag::render(&format!("{}.te", case.name), &src, &diags)
             );
         }
     }
@@ -275,7 +275,7 @@ fn every_example_on_the_gpu_compares_every_element() {
 }
 
 /// The case's program at its sizes, and its file name.
-fn checked(case: &Case) -> (String, texpr_syntax::ir::Program) {
+fn checked(case: &Case) -> (String, texpr_ir::Program) {
     let src = source(case.name);
     let defines: Vec<(String, i64)> = case
         .defines
@@ -284,7 +284,7 @@ fn checked(case: &Case) -> (String, texpr_syntax::ir::Program) {
         .collect();
     let file = format!("{}.te", case.name);
     let prog = texpr_syntax::frontend(&src, &defines)
-        .unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render(&file, &src, &d)));
+        .unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render(&file, &src, &d)));
     (file, prog)
 }
 
@@ -302,7 +302,7 @@ fn check_case(case: &Case, seed: u64) {
     // A result rounded to f16 from a sum the reference takes in f64 may
     // land on the other side of a rounding boundary: one f16 ulp (2^-10
     // of the value), and as much again for an f16 value rounded on the way.
-    if outputs[0].elem() == texpr_syntax::ir::ElemTy::F16 {
+    if outputs[0].elem() == texpr_ir::ElemTy::F16 {
         tol += 2.0 * f64::from(half::f16::EPSILON);
     }
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {

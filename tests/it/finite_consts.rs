@@ -13,7 +13,7 @@
 //! three run on the GPU against the interpreter.
 
 use texpr::{Options, ScheduleChoice, compile};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_target::Target;
 use texpr_tests::gpu::{check_program_with, gpu};
 use texpr_tests::needs;

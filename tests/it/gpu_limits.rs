@@ -4,7 +4,7 @@
 use texpr::{Options, compile};
 use texpr_tests::gpu::{check_program, gpu};
 
-fn compile_src(src: &str) -> (texpr_syntax::ir::Program, texpr_codegen::Module) {
+fn compile_src(src: &str) -> (texpr_ir::Program, texpr_codegen::Module) {
     let gpu = gpu().expect("only called with a GPU");
     let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}\n{src}"));
     let opts = Options {

@@ -62,7 +62,7 @@ fn f16_programs_match_the_interpreter_on_the_gpu() {
             let (got, _) = run_program_with(gpu, &p, &inputs, &choice).unwrap();
             let want = texpr_interp::eval(&p, &inputs).unwrap();
             for k in [0, 2, 3] {
-                assert_eq!(got[k].elem(), texpr_syntax::ir::ElemTy::F16);
+                assert_eq!(got[k].elem(), texpr_ir::ElemTy::F16);
                 assert_eq!(
                     got[k].bits(),
                     want[k].bits(),

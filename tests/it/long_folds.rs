@@ -8,7 +8,7 @@
 //! interpreter.
 
 use texpr::{Options, ScheduleChoice, Strategy, Target, compile};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_tests::gpu::{check_program_with, gpu};
 
 /// `(name, output)`: each over `input x: f32[N]`.

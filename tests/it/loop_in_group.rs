@@ -66,7 +66,7 @@ fn loop_programs() -> Vec<Case> {
 
 /// The heuristic's schedule with every item of every loop that may run
 /// whole in one workgroup `loop group=w`, and how many such loops.
-fn whole_loops(p: &texpr_syntax::ir::Program, opts: &Options, w: u64) -> (Schedule, usize) {
+fn whole_loops(p: &texpr_ir::Program, opts: &Options, w: u64) -> (Schedule, usize) {
     let o = texpr::optimize(p, &opts.target).unwrap();
     let mut s = texpr::choose(&o, &opts.target, &ScheduleChoice::Heuristic)
         .unwrap()

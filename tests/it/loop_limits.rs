@@ -5,7 +5,7 @@
 
 use texpr::{Options, ScheduleChoice, Target, compile};
 
-fn compile_src(src: &str, target: &str, schedule: ScheduleChoice) -> Vec<texpr_syntax::Diagnostic> {
+fn compile_src(src: &str, target: &str, schedule: ScheduleChoice) -> Vec<texpr_ir::Diagnostic> {
     let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}"));
     let opts = Options {
         target: Target::builtin(target).unwrap(),

@@ -119,7 +119,7 @@ fn loop_programs_print_back_to_themselves() {
     let target = Target::builtin("wgpu-default").unwrap();
     for (name, defines) in steps() {
         let p = frontend(source(name), &defines).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        let text = print::program(&p);
+        let text = texpr_ir::print::program(&p);
         let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
         assert_eq!(canonicalize(&q), canonicalize(&p), "{name}:\n{text}");
         for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
@@ -129,7 +129,7 @@ fn loop_programs_print_back_to_themselves() {
                 schedule: choice,
             };
             let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            let text = print::program(&c.scheduled);
+            let text = texpr_ir::print::program(&c.scheduled);
             let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
             assert_eq!(
                 canonicalize(&q),

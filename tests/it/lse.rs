@@ -101,7 +101,7 @@ fn softmax_and_attention_match_the_interpreter_under_each_schedule() {
                 },
             )
             .unwrap_or_else(|d| panic!("{name} {sched}: {d:?}"));
-            let text = texpr_syntax::print::program(&c.scheduled);
+            let text = texpr_ir::print::program(&c.scheduled);
             assert!(
                 text.contains(" lse ") && !text.contains(" max "),
                 "{name} {sched}:\n{text}"

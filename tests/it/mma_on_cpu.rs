@@ -12,9 +12,9 @@
 use std::process::Command;
 
 use texpr::{Options, Schedule, ScheduleChoice, compile};
+use texpr_ir::{ElemTy, Program};
 use texpr_runtime::raw::{RawBuffer, RawKernel, RawProgram};
 use texpr_runtime::{Gpu, HostBuffer};
-use texpr_syntax::ir::{ElemTy, Program};
 use texpr_tests::r#gen::Rng;
 use texpr_tests::golden::repo_root;
 use texpr_tests::gpu::{REQUIRE_VAR, check_program_with, gpu};

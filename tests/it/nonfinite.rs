@@ -7,7 +7,7 @@
 use texpr::ScheduleChoice;
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, check_report};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_tests::gpu::{gpu, reference, run_program_with};
 
 fn program(src: &str) -> Program {

@@ -37,14 +37,14 @@ fn scheduled_programs_match_their_golden_files() {
             texpr::choose(&o, &target, &choice).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         let q = texpr_opt::apply(&o, &target, &chosen.schedule)
             .unwrap_or_else(|d| panic!("{name}: {d:#?}"));
-        texpr_syntax::check::verify(&q).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
+        texpr_ir::verify(&q).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         texpr_codegen::emit(&q, &target).unwrap_or_else(|d| panic!("{name}: {d:#?}"));
         let inputs = texpr_interp::random_inputs(&p, 1);
         let want = texpr_tests::gpu::reference(&p, &inputs).unwrap();
         let got = texpr_interp::eval(&q, &inputs).unwrap();
         let bad = texpr_interp::accuracy::check_outputs(&p, &got, &want);
         assert!(bad.is_empty(), "{name}: {}", bad[0]);
-        let text = texpr_syntax::print::program(&q);
+        let text = texpr_ir::print::program(&q);
         let reread = texpr_syntax::frontend(&text, &[])
             .unwrap_or_else(|d| panic!("{name}: the scheduled text does not check: {d:#?}"));
         assert_eq!(
@@ -69,7 +69,7 @@ fn scheduled_programs_match_their_golden_files() {
             "// schedule on {}:\n{}// scheduled:\n{}",
             target.name,
             chosen.schedule,
-            texpr_syntax::print::program(&q)
+            texpr_ir::print::program(&q)
         )
     });
     let kinds: Vec<String> = kinds.into_inner().into_iter().collect();

@@ -5,7 +5,7 @@ use texpr::{Schedule, ScheduleChoice};
 use texpr_runtime::Gpu;
 use texpr_tests::gpu::{RunError, check_program_with, gpu, run_source};
 
-fn example(name: &str, defines: &[(&str, i64)]) -> texpr_syntax::ir::Program {
+fn example(name: &str, defines: &[(&str, i64)]) -> texpr_ir::Program {
     let path = texpr_tests::golden::repo_root().join(format!("examples/{name}.te"));
     let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let ov: Vec<(String, i64)> = defines.iter().map(|(k, v)| (k.to_string(), *v)).collect();

@@ -5,8 +5,9 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use texpr_ir::diag;
 use texpr_syntax::parse::{dump, parse, parse_with_comments, strip_spans, too_large};
-use texpr_syntax::{diag, print};
+use texpr_syntax::print;
 use texpr_tests::golden;
 
 /// The path as the diagnostics name it: relative to the repository root.

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use texpr::ScheduleChoice;
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_tests::golden::repo_root;
 use texpr_tests::gpu::{gpu, run_program_with};
 

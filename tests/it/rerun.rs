@@ -14,7 +14,7 @@ fn compiled(
     example: &str,
     defines: &[(&str, i64)],
     target: &texpr::Target,
-) -> (texpr_syntax::ir::Program, texpr::Module) {
+) -> (texpr_ir::Program, texpr::Module) {
     let src = std::fs::read_to_string(repo_root().join("examples").join(example)).unwrap();
     let overrides: Vec<(String, i64)> = defines.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let program = texpr_syntax::frontend(&src, &overrides).expect("checks");

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 use texpr_codegen::BufferRole;
+use texpr_ir::ElemTy;
 use texpr_runtime::{BufferRange, DeviceArray, Gpu, HostBuffer, RuntimeError};
-use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 fn read(gpu: &Gpu, range: BufferRange<'_>) -> Vec<f32> {

@@ -2,9 +2,9 @@
 //! sequences, folded dispatches, limits, and errors that come back as values.
 
 use texpr_codegen::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
 use texpr_runtime::{AdapterChoice, Gpu, HostBuffer, RuntimeError};
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
 use texpr_tests::gpu::gpu;
 
 fn buffer(name: &str, role: BufferRole, elem: ElemTy, len: u64) -> BufferPlan {

@@ -11,7 +11,7 @@
 use texpr::{Options, ScheduleChoice, Target, compile};
 use texpr_codegen::BufferRole;
 use texpr_interp::accuracy::check_outputs;
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_tests::gpu::{from_host, gpu, reference, run_program_with, to_host};
 
 fn program(src: &str) -> Program {

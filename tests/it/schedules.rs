@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use texpr::{Schedule, ScheduleChoice};
+use texpr_ir::Program;
 use texpr_opt::pipeline::{APPLY, run_with};
-use texpr_syntax::ir::Program;
 use texpr_target::{DeviceKind, DeviceLimits, Target};
 use texpr_tests::r#gen as generator;
 use texpr_tests::golden::{inputs as files, repo_root};
@@ -78,10 +78,10 @@ fn every_pass_keeps_generated_programs_meaning_and_verifying() {
             &ScheduleChoice::Heuristic,
             &texpr::verdict(&limits),
             &mut |pass, q| {
-                if let Err(d) = texpr_syntax::check::verify(q) {
+                if let Err(d) = texpr_ir::verify(q) {
                     panic!(
                         "seed {seed}: after `{pass}` the verifier says {d:#?}\n{}\n{src}",
-                        texpr_syntax::print::program(q)
+                        texpr_ir::print::program(q)
                     );
                 }
                 if pass != APPLY {
@@ -102,7 +102,7 @@ fn every_pass_keeps_generated_programs_meaning_and_verifying() {
                         bits(&got),
                         want,
                         "seed {seed}: `{pass}` changed the result\n{}\n{src}",
-                        texpr_syntax::print::program(q)
+                        texpr_ir::print::program(q)
                     );
                     changed += usize::from(*q != last);
                     last = q.clone();

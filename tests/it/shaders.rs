@@ -32,7 +32,7 @@ fn examples_compile_to_the_golden_shaders() {
             }
             Err(ds) => failures.push(format!(
                 "{stem} does not compile:\n{}",
-                texpr_syntax::diag::render(&format!("{stem}.te"), &src, &ds)
+                texpr_ir::diag::render(&format!("{stem}.te"), &src, &ds)
             )),
         }
     }

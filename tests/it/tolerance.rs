@@ -18,7 +18,7 @@ fn references(src: &str) -> Vec<Reference> {
 
 /// The largest tolerance of the elements of `r` (`inf` if any has none).
 fn worst(r: &Reference) -> f64 {
-    let float = r.value.elem() == texpr_syntax::ir::ElemTy::F32;
+    let float = r.value.elem() == texpr_ir::ElemTy::F32;
     let each = r.bounds.iter().map(|&b| tolerance(b, float));
     each.map(|t| t.unwrap_or(f64::INFINITY)).fold(0.0, f64::max)
 }

@@ -9,7 +9,7 @@ use texpr_tests::golden::repo_root;
 use texpr_tests::gpu::gpu;
 use texpr_tests::sched::check_with;
 
-fn example(overrides: &[(&str, i64)]) -> texpr_syntax::ir::Program {
+fn example(overrides: &[(&str, i64)]) -> texpr_ir::Program {
     let src = std::fs::read_to_string(repo_root().join("examples/transpose.te")).unwrap();
     let ov: Vec<(String, i64)> = overrides.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     texpr_syntax::frontend(&src, &ov).unwrap_or_else(|d| panic!("{d:#?}"))
@@ -34,7 +34,7 @@ fn the_transpose_example_matches_the_interpreter_on_the_gpu() {
         for s in ["transpose tile=32 rows=8", "transpose tile=16 rows=4"] {
             let out = check_with(gpu, &p, &inputs, &want, &pinned(&format!("out: {s}")))
                 .unwrap_or_else(|e| panic!("{sizes:?} under `{s}`: {e}"));
-            let text = texpr_syntax::print::program(&out.scheduled);
+            let text = texpr_ir::print::program(&out.scheduled);
             assert!(text.contains("let@shared"), "{sizes:?} `{s}`:\n{text}");
         }
     }

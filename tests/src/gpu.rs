@@ -23,7 +23,7 @@ pub use texpr_tune::values::{to_host, to_value as from_host};
 /// `texpr_interp::accuracy::reference_rewritten`): what every GPU result
 /// is compared with.
 pub fn reference(
-    p: &texpr_syntax::ir::Program,
+    p: &texpr_ir::Program,
     inputs: &[texpr_interp::Value],
 ) -> Result<Vec<Reference>, texpr_interp::EvalError> {
     match texpr_opt::pipeline::rounding_rewrite(p) {

@@ -4,8 +4,8 @@
 //! `f16` without `shader_f16`), which [`refusal`] checks, and a test that
 //! names no target compiles it for [`default_target`].
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_target::Target;
 
 /// Whether `p` holds an `f16` value: an input, or a value an item computes

@@ -7,9 +7,9 @@ use std::time::Duration;
 use texpr::{Combine, Options, Schedule, ScheduleChoice, Strategy, compile};
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Reference, check_outputs};
+use texpr_ir::Program;
+use texpr_ir::diag;
 use texpr_runtime::Gpu;
-use texpr_syntax::diag;
-use texpr_syntax::ir::Program;
 use texpr_target::Target;
 
 use crate::r#gen::Rng;
@@ -82,7 +82,7 @@ pub type Candidates = Vec<(String, Vec<Strategy>)>;
 /// (`p` optimized first); errors of the passes before scheduling as text.
 pub fn candidates(p: &Program, target: &Target) -> Result<(texpr::Optimized, Candidates), String> {
     let optimized = texpr::optimize(p, target).map_err(|d| {
-        let src = texpr_syntax::print::program(p);
+        let src = texpr_ir::print::program(p);
         diag::render_with("program.te", &src, &d, false)
     })?;
     let cands = texpr::candidates(&optimized, target);
@@ -114,11 +114,11 @@ pub fn check_with(
         schedule: choice.clone(),
     };
     let compiled = compile(p, &opts).map_err(|d| {
-        let src = texpr_syntax::print::program(p);
+        let src = texpr_ir::print::program(p);
         RunError::Compile(diag::render_with("program.te", &src, &d, false))
     })?;
-    if let Err(d) = texpr_syntax::check::verify(&compiled.scheduled) {
-        let src = texpr_syntax::print::program(&compiled.scheduled);
+    if let Err(d) = texpr_ir::verify(&compiled.scheduled) {
+        let src = texpr_ir::print::program(&compiled.scheduled);
         return Err(RunError::Compile(format!(
             "the scheduled program does not verify:\n{}",
             diag::render_with("scheduled.te", &src, &d, false)

@@ -15,9 +15,9 @@
 
 use crate::plan::{BufferId, BufferPlan, BufferRole, StepBuffer};
 use std::collections::BTreeMap;
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program, Scalar, VecRef};
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
+use texpr_ir::{Expr, ExprKind, LoopId, Program, Scalar, VecRef};
 
 /// The first slot id (ids below are buffers, of the program or a kernel's spills).
 pub const SLOT_BASE: u32 = 1 << 30;

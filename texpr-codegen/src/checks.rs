@@ -21,7 +21,7 @@
 
 use crate::lower::KernelText;
 use crate::plan::{Access, Binding, BufferPlan, BufferRole};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 
 /// E0310 (workgroup memory), E0311/E0312 (workgroup size) for `k`.

@@ -5,7 +5,7 @@
 //! kernel recomputes the linear id `wid.x + wid.y*x + wid.z*x*y` and, when
 //! `x*y*z > G`, guards the excess workgroups' writes.
 
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 /// The dispatch for `groups` workgroups, or E0305 when even x*y*z cannot hold it.
 pub fn fold(groups: u64, max_per_dim: u32, span: Span) -> Result<[u32; 3], Diagnostic> {

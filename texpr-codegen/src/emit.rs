@@ -7,8 +7,8 @@ use crate::checks::{check_buffers, check_kernel};
 use crate::lower::{InLoop, KernelText, LoopItem, kernel, loop_kernel, step_kernel};
 use crate::plan::{BufferId, BufferPlan, LoopPlan, MAX_DISPATCHES, Module};
 use crate::validate::validate_kir;
-use texpr_syntax::ir::{ElemTy, Expr, Item, Loads, LoopId, Program};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
+use texpr_ir::{ElemTy, Expr, Item, Loads, LoopId, Program};
 use texpr_target::Target;
 
 /// What one kernel costs one invocation, as the budget checks count it.

@@ -24,7 +24,7 @@
 
 use crate::consteval::{Val, eval};
 use naga::Expression as E;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Fails (E0394) when a constant expression of `module` (parsed from `wgsl`)
 /// evaluates to an infinity or a NaN, naming the first such expression.

@@ -1,16 +1,16 @@
 //! The grid root of one kernel: an item root `compute@grid G [MAP] |g| BODY`.
 //!
 //! Codegen maps exactly this form: the root is a grid-level compute whose
-//! index map, if any, is a layout (`texpr_syntax::ir::layout`): the
+//! index map, if any, is a layout (`texpr_ir::layout`): the
 //! truncation `{k < L -> k}` (padding), or a digit permutation of the whole
 //! raw result or of a padded one (tiling). The kernel writes each computed
 //! element at its inverse image, padding not at all. Anything else is E0301
 //! (root not a grid compute) or E0302 (a term map on a grid). Every node
 //! must carry a level (E0304).
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Level;
-use texpr_syntax::ir::{Expr, ExprKind, Layout, MapKind, VarId};
+use texpr_ir::Diagnostic;
+use texpr_ir::Level;
+use texpr_ir::{Expr, ExprKind, Layout, MapKind, VarId};
 
 #[derive(Debug)]
 pub struct GridRoot<'e> {

@@ -6,8 +6,8 @@
 //! prints it.
 
 pub use crate::buffer_id::{Access, BufferId};
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferRole {

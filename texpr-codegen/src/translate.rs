@@ -10,7 +10,7 @@ use crate::plan::Module;
 use crate::validate::capabilities;
 use naga::back::{glsl, hlsl, msl, spv};
 use naga::valid::{ValidationFlags, Validator};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use texpr_target::{Extension, Features};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! WGSL.
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use texpr_target::Features;
 
 /// The capabilities the device's features imply.

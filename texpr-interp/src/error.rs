@@ -1,6 +1,6 @@
 //! Typed errors of an evaluation: bad inputs, or a program the checker would reject.
 
-use texpr_syntax::diag::count;
+use texpr_ir::diag::count;
 use thiserror::Error;
 
 /// Why [`crate::eval`] could not run a program.

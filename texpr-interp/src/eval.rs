@@ -15,8 +15,8 @@ use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use crate::value::Value;
-use texpr_syntax::ir::ReduceOp;
-use texpr_syntax::ir::{Expr, ExprKind, Func, LoopId, Program, Scalar, Term, VarId, VecRef};
+use texpr_ir::ReduceOp;
+use texpr_ir::{Expr, ExprKind, Func, LoopId, Program, Scalar, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
@@ -356,8 +356,8 @@ impl<'a, S: Shadow> Interp<'a, S> {
     /// Element `i` of a vector that must be in bounds.
     fn element(&mut self, vec: VecRef, i: i64) -> Result<El<S>, EvalError> {
         let t = Term {
-            kind: texpr_syntax::ir::TermKind::Const(i),
-            span: texpr_syntax::Span::DUMMY,
+            kind: texpr_ir::TermKind::Const(i),
+            span: texpr_ir::Span::DUMMY,
         };
         self.index(vec, &t, None)
     }

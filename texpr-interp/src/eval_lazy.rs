@@ -19,7 +19,7 @@ use crate::error::{EvalError, malformed};
 use crate::eval::{Interp, Slot};
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed};
-use texpr_syntax::ir::{ElemTy, Expr, Func, VarId};
+use texpr_ir::{ElemTy, Expr, Func, VarId};
 
 impl<'a, S: Shadow> Interp<'a, S> {
     /// Computes local `v`'s value if it is still an expression.
@@ -100,7 +100,7 @@ mod tests {
     use crate::shadow::{El, Shadow};
     use crate::{Value, accuracy};
     use std::cell::Cell;
-    use texpr_syntax::ir::{BinOp, Func, ReduceOp, UnaryOp};
+    use texpr_ir::{BinOp, Func, ReduceOp, UnaryOp};
 
     thread_local! {
         static OPS: Cell<u64> = const { Cell::new(0) };

@@ -6,8 +6,8 @@ use crate::eval::Interp;
 use crate::index::eval_term;
 use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
-use texpr_syntax::ir::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId, VecRef};
+use texpr_ir::{ElemTy, ReduceOp};
+use texpr_ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId, VecRef};
 
 impl<'a, S: Shadow> Interp<'a, S> {
     /// Evaluates any expression to a whole vector of type `e.ty`.

@@ -14,13 +14,13 @@
 //!   its loop, and a state is held like a global. A `select` counts its
 //!   condition and the operand it picks, as the evaluator computes them: a
 //!   condition over index variables by its share of their points
-//!   (`texpr_syntax::ir::share`), a condition on data by the costlier
+//!   (`texpr_ir::share`), a condition on data by the costlier
 //!   operand; a `let`'s value counts where its body reads it.
 //!
 //! Both saturate at `u64::MAX`.
 
-use texpr_syntax::ir::share::{Extents, read_share, share};
-use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
+use texpr_ir::share::{Extents, read_share, share};
+use texpr_ir::{Expr, ExprKind, Func, Program};
 
 /// An evaluation's cost, as [`footprint`] bounds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! Index terms: `i64` arithmetic over the current index variables, floor `/` and `%`.
 
 use crate::error::{EvalError, malformed};
-use texpr_syntax::ir::TermOp;
-use texpr_syntax::ir::{Term, TermKind};
+use texpr_ir::TermOp;
+use texpr_ir::{Term, TermKind};
 
 /// Evaluates `t` with index variable `v` bound to `vars[v]`. Arithmetic wraps
 /// rather than panics (the checker keeps every value within `i32`).

@@ -1,8 +1,8 @@
 //! Deterministic random inputs for tests: splitmix64, no external crate.
 
 use crate::value::{Data, Value};
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::Program;
+use texpr_ir::ElemTy;
+use texpr_ir::Program;
 
 /// The splitmix64 generator (Steele, Lea, Flood 2014).
 #[derive(Clone, Debug)]

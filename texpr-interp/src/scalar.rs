@@ -9,8 +9,8 @@
 
 use crate::error::{EvalError, malformed};
 use half::f16;
-use texpr_syntax::ir::{BinOp, Func, Scalar, UnaryOp};
-use texpr_syntax::ir::{ElemTy, ReduceOp};
+use texpr_ir::{BinOp, Func, Scalar, UnaryOp};
+use texpr_ir::{ElemTy, ReduceOp};
 
 /// One element of a vector of any element type (including the comparison-only `bool`).
 #[derive(Clone, Copy, Debug, PartialEq)]

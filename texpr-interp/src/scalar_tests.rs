@@ -1,8 +1,8 @@
 //! Edge cases of every elementwise operation, cast, reduce identity and fold step.
 
 use crate::scalar::{Sc, binary, call, cast, fold, identity, lse, unary};
-use texpr_syntax::ir::{BinOp, Func, UnaryOp};
-use texpr_syntax::ir::{ElemTy, ReduceOp};
+use texpr_ir::{BinOp, Func, UnaryOp};
+use texpr_ir::{ElemTy, ReduceOp};
 
 fn i(op: BinOp, a: i32, b: i32) -> Sc {
     binary(op, Sc::I(a), Sc::I(b)).unwrap()

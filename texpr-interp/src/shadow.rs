@@ -5,8 +5,8 @@
 //! matching method with its operands and its result.
 
 use crate::scalar::Sc;
-use texpr_syntax::ir::ReduceOp;
-use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
+use texpr_ir::ReduceOp;
+use texpr_ir::{BinOp, Func, UnaryOp, VecRef};
 
 /// An element with its shadow.
 pub type El<S> = (Sc, S);
@@ -89,7 +89,7 @@ impl<S: Shadow> Shadowed<S> {
         self
     }
 
-    pub fn with_capacity(elem: texpr_syntax::ir::ElemTy, cap: usize) -> Shadowed<S> {
+    pub fn with_capacity(elem: texpr_ir::ElemTy, cap: usize) -> Shadowed<S> {
         Shadowed {
             data: crate::Data::with_capacity(elem, cap),
             shadow: Vec::with_capacity(cap),

@@ -3,8 +3,8 @@
 use crate::error::{EvalError, malformed};
 use crate::scalar::Sc;
 use half::f16;
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::Ty;
+use texpr_ir::ElemTy;
+use texpr_ir::Ty;
 
 /// The elements of a vector. `Bool` only appears inside an evaluation (a
 /// comparison feeding `select`); inputs and outputs are `F32`, `F16`, `I32` or `U32`.

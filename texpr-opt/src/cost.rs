@@ -10,14 +10,14 @@
 //!   a triangle is half its square); an item in a loop counts once per step.
 //!   A `select` counts the operand it picks (the language computes no
 //!   other): by its condition's share of the index points where the
-//!   condition is over indices (`texpr_syntax::ir::share`), else the
+//!   condition is over indices (`texpr_ir::share`), else the
 //!   costlier; a `let`'s value counts where its body reads it.
 //! - [`min_bytes`]: the bytes a step-by-step implementation must move: every
 //!   input read once and every output written once, and every loop state
 //!   read and written once per step (a step's values do not stay on chip).
 
-use texpr_syntax::ir::share::{Extents, read_share, share};
-use texpr_syntax::ir::{Expr, ExprKind, Func, Program};
+use texpr_ir::share::{Extents, read_share, share};
+use texpr_ir::{Expr, ExprKind, Func, Program};
 
 /// Arithmetic operations of the whole program (globals and outputs).
 pub fn flops(p: &Program) -> u64 {
@@ -49,9 +49,9 @@ pub fn min_bytes(p: &Program) -> u64 {
 
 /// The steps a `reduce` runs on average: `n`, or for a count over indices
 /// the middle of its range (its ends clamped to `0..=n`).
-fn mean_steps(p: &Program, n: u64, steps: Option<&texpr_syntax::ir::Term>) -> f64 {
+fn mean_steps(p: &Program, n: u64, steps: Option<&texpr_ir::Term>) -> f64 {
     let clamp = |x: i64| x.clamp(0, n as i64) as f64;
-    match steps.and_then(|t| texpr_syntax::ir::term::range(p, t)) {
+    match steps.and_then(|t| texpr_ir::term::range(p, t)) {
         Some((lo, hi)) => (clamp(lo) + clamp(hi)) / 2.0,
         None => n as f64,
     }

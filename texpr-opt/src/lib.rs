@@ -29,7 +29,6 @@
 //! - E0299 internal: the verifier rejects the program after a pass (debug builds)
 
 pub mod cost;
-pub mod index;
 pub mod optimized;
 pub mod passes;
 pub mod pipeline;

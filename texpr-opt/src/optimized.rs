@@ -2,7 +2,7 @@
 //! optimizing passes. A schedule applies to one of them ([`crate::Schedule`]'s
 //! `optimize`): the baseline to the first, every other to the second.
 
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 
 /// A program ready to schedule.
 #[derive(Clone, Debug, PartialEq)]

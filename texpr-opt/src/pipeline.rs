@@ -19,8 +19,8 @@ use crate::passes::{fuse_globals, inline, mark_globals, shift_lse, simplify};
 use crate::schedule::apply::{Verdict, accept_all, apply_all};
 pub use crate::schedule::choose::choose;
 use crate::schedule::data::{Schedule, ScheduleChoice};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_target::Target;
 
 /// One pass: the rewrite, for the target the program is compiled for (most
@@ -174,12 +174,12 @@ pub fn run_with(
 /// verifier accepts their input (a hand-built program it rejects is the
 /// later stages' to report, not the passes').
 fn verifies(p: &Program) -> bool {
-    cfg!(debug_assertions) && texpr_syntax::check::verify(p).is_ok()
+    cfg!(debug_assertions) && texpr_ir::verify(p).is_ok()
 }
 
 /// E0299 when the verifier rejects `p` after `pass`.
 fn verified(pass: &str, p: &Program) -> Result<(), Vec<Diagnostic>> {
-    texpr_syntax::check::verify(p).map_err(|errs| {
+    texpr_ir::verify(p).map_err(|errs| {
         let mut d = Diagnostic::error(
             "E0299",
             format!("internal error: the program does not verify after `{pass}`"),

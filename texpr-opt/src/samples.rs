@@ -1,10 +1,10 @@
 //! Hand-built sample programs covering every IR node, for tests in this and
 //! later crates (written as IR, so they do not depend on the front end).
 
-use texpr_syntax::ir::MapKind;
-use texpr_syntax::ir::build::*;
-use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
-use texpr_syntax::ir::{Func, IndexMap, Program, Scalar, Ty, UnaryOp};
+use texpr_ir::MapKind;
+use texpr_ir::build::*;
+use texpr_ir::{BinOp, ElemTy, Level, MemLevel, ReduceOp, TermOp};
+use texpr_ir::{Func, IndexMap, Program, Scalar, Ty, UnaryOp};
 
 /// `out = compute n |i| a[0] * x[i] + y[i]`
 pub fn saxpy(n: u64) -> Program {
@@ -82,7 +82,7 @@ pub fn blocks() -> Program {
     let ui = index(&mut p, "i", 8);
     let back = read(
         &p,
-        texpr_syntax::ir::VecRef::Local(t),
+        texpr_ir::VecRef::Local(t),
         tb(TermOp::Sub, tc(7), tv(ui)),
     );
     let body = compute(
@@ -92,7 +92,7 @@ pub fn blocks() -> Program {
         binary(
             BinOp::Add,
             back,
-            read(&p, texpr_syntax::ir::VecRef::Local(t), tv(ui)),
+            read(&p, texpr_ir::VecRef::Local(t), tv(ui)),
         ),
     );
     output(&mut p, "mirrored", let_(None, t, value, body));
@@ -173,7 +173,7 @@ pub fn user_scheduled() -> Program {
     );
     let l2 = index(&mut p, "l", 64);
     let j = index(&mut p, "j", 64);
-    let sv = texpr_syntax::ir::VecRef::Local(s);
+    let sv = texpr_ir::VecRef::Local(s);
     let total = reduce(None, ReduceOp::Add, 64, j, read(&p, sv, tv(j)));
     let rev = binary(
         BinOp::Add,

@@ -24,7 +24,7 @@ use std::sync::{Arc, Weak};
 use super::buffers::byte_size;
 use super::pool::Pool;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// An array on a device: a buffer, its element type and its shape.
 #[derive(Clone, Debug)]

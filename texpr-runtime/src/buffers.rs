@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::{BufferPlan, BufferRole, Kernel, Module};
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// A plan bound to device buffers, ready to dispatch any number of times.
 #[derive(Debug)]

@@ -22,8 +22,8 @@
 //! - E0418 the host could not allocate memory for a result
 //! - E0419 the call was interrupted between submissions ([`crate::interruptible`])
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::Diagnostic;
+use texpr_ir::ElemTy;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RuntimeError {

@@ -1,7 +1,7 @@
 //! Host-side vectors: 4-byte words with an element type, as uploaded and read back.
 
 use super::RuntimeError;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// A vector on the host: `data` holds the raw 4-byte words of `elem` values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub(crate) fn host_words(elem: ElemTy, bytes: &[u8], len: u64) -> Result<Vec<u32
 mod tests {
     use super::{HostBuffer, device_bytes, host_words, zeroed};
     use crate::RuntimeError;
-    use texpr_syntax::ir::ElemTy;
+    use texpr_ir::ElemTy;
 
     #[test]
     fn words_read_back_are_the_words_written() {

@@ -54,7 +54,7 @@ impl Executable {
     }
 
     /// Each input's element type and length, in order.
-    pub fn input_types(&self) -> impl Iterator<Item = (texpr_syntax::ir::ElemTy, u64)> + '_ {
+    pub fn input_types(&self) -> impl Iterator<Item = (texpr_ir::ElemTy, u64)> + '_ {
         self.inputs.iter().map(|&at| {
             let b = &self.module.buffers[at];
             (b.elem, b.len)
@@ -62,7 +62,7 @@ impl Executable {
     }
 
     /// Each output's element type and length, in order.
-    pub fn output_types(&self) -> impl Iterator<Item = (texpr_syntax::ir::ElemTy, u64)> + '_ {
+    pub fn output_types(&self) -> impl Iterator<Item = (texpr_ir::ElemTy, u64)> + '_ {
         self.outputs.iter().map(|&at| {
             let b = &self.module.buffers[at];
             (b.elem, b.len)

@@ -12,8 +12,8 @@
 //! (`shaders/baselines/*.wgsl`) with their sizes filled in.
 
 use naga::valid::{ValidationFlags, Validator};
-use texpr_syntax::Span;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
+use texpr_ir::Span;
 
 use super::{BufferPool, Gpu, HostBuffer, Prepared, RunResult, RuntimeError, Timing};
 use texpr_codegen::plan::{Access, Binding, BufferId, BufferPlan, BufferRole, Kernel, Module};
@@ -223,7 +223,7 @@ fn raw_kernel(
 pub mod baselines {
     use super::{RawBuffer, RawKernel, RawProgram};
     use crate::{HostBuffer, RuntimeError};
-    use texpr_syntax::ir::ElemTy;
+    use texpr_ir::ElemTy;
 
     const MATMUL_NAIVE: &str = include_str!("../../shaders/baselines/matmul_naive.wgsl");
     const MATMUL_TILED: &str = include_str!("../../shaders/baselines/matmul_tiled.wgsl");

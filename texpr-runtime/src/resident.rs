@@ -32,7 +32,7 @@ use super::buffers::{Step, byte_size, read_staging};
 use super::pipeline::Pipeline;
 use super::{Gpu, HostBuffer, RuntimeError, scope::scoped};
 use texpr_codegen::plan::{BufferPlan, Module};
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// Elements `offset..offset + len` of a resident buffer, as a dispatch binds or a read reads them.
 #[derive(Clone, Copy, Debug)]

@@ -72,7 +72,7 @@ fn main() {
     if let Err(diags) = &checked {
         eprintln!(
             "{}",
-            texpr_syntax::diag::render("generated.te", &src, &diags[..diags.len().min(5)])
+            texpr_ir::diag::render("generated.te", &src, &diags[..diags.len().min(5)])
         );
         panic!("generated benchmark source does not check");
     }

@@ -5,9 +5,9 @@
 //! typed IR (`ir`). The printer (`print`) writes a [`File`] back as canonical
 //! text; `parse(print(f))` equals `f` up to spans.
 
-use crate::span::Span;
+use texpr_ir::Span;
 
-pub use crate::ir::basic::{BinOp, ElemTy, Level, Loads, MemLevel, ReduceOp, TermOp, UnOp};
+pub use texpr_ir::{BinOp, ElemTy, Level, Loads, MemLevel, ReduceOp, TermOp, UnOp};
 
 /// An identifier with the span it was written at.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,9 +6,9 @@
 //! Comments are not tokens; they are collected in [`Lexed::comments`] for the
 //! printer (`texprc fmt` keeps them).
 
-use crate::diag::Diagnostic;
-use crate::span::Span;
 use logos::{Lexer, Logos, Skip};
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
 
 /// Suffix of an integer literal: `3`, `3i`, `3u`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

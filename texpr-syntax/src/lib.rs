@@ -8,15 +8,12 @@
 
 pub mod ast;
 pub mod check;
-pub mod diag;
-pub mod diag_view;
-pub mod ir;
 pub mod lexer;
 pub mod parse;
 pub mod print;
-pub mod span;
+
+#[cfg(test)]
+mod ir_tests;
 
 pub use check::{check, frontend};
-pub use diag::{Diagnostic, Severity};
 pub use parse::parse;
-pub use span::Span;

@@ -31,8 +31,8 @@ lalrpop_util::lalrpop_mod!(
 );
 
 use crate::ast::File;
-use crate::diag::Diagnostic;
 use crate::lexer::{self, Spanned, Token};
+use texpr_ir::Diagnostic;
 
 pub use crate::lexer::Comment;
 pub use build::MAX_NESTING;

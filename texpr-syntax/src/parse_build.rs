@@ -9,9 +9,9 @@
 //! is ever dropped recursively.
 
 use crate::ast::*;
-use crate::diag::Diagnostic;
 use crate::lexer::{IntLit, IntSuffix};
-use crate::span::Span;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
 
 /// The deepest expression or term tree the parser builds, counting both tree
 /// levels and nested parentheses (each separately).

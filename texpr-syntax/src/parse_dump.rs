@@ -9,8 +9,8 @@
 //! ```
 
 use crate::ast::*;
-use crate::span::Span;
 use std::fmt::Write as _;
+use texpr_ir::Span;
 
 /// Dumps `f`, one node per line: `label: kind details start..end`.
 pub fn dump(f: &File) -> String {

@@ -4,10 +4,10 @@
 //! offending token; an item cut short by the next item keyword says "found
 //! `param`" at that keyword; the end of the file says "found end of input".
 
-use crate::diag::Diagnostic;
 use crate::lexer::{Spanned, Token};
-use crate::span::Span;
 use lalrpop_util::ParseError;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
 
 pub type Error<'s> = ParseError<usize, Token<'s>, ()>;
 

@@ -2,7 +2,7 @@
 //! so two trees can be compared up to where they were written.
 
 use crate::ast::*;
-use crate::span::Span;
+use texpr_ir::Span;
 
 /// Sets every span in `f` to [`Span::DUMMY`].
 pub fn strip_spans(f: &mut File) {

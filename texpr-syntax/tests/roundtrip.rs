@@ -8,10 +8,10 @@ use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 use proptest::sample::select;
+use texpr_ir::Span;
 use texpr_syntax::ast::*;
 use texpr_syntax::parse::{parse, strip_spans};
 use texpr_syntax::print;
-use texpr_syntax::span::Span;
 
 const NAMES: [&str; 14] = [
     "a",

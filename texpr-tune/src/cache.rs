@@ -28,8 +28,8 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use texpr::{Schedule, Target};
+use texpr_ir::Program;
 use texpr_runtime::{Gpu, GpuInfo};
-use texpr_syntax::ir::Program;
 
 /// What a cached schedule is for.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,7 +82,7 @@ pub fn device_name(info: &GpuInfo) -> String {
 pub fn program_hash(program: &Program) -> String {
     format!(
         "{:016x}",
-        fnv1a(texpr_syntax::print::program(program).as_bytes())
+        fnv1a(texpr_ir::print::program(program).as_bytes())
     )
 }
 

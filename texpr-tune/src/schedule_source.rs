@@ -8,8 +8,8 @@
 use crate::cache::{self, Cache};
 use std::fmt;
 use texpr::{Schedule, ScheduleChoice};
+use texpr_ir::Program;
 use texpr_runtime::GpuInfo;
-use texpr_syntax::ir::Program;
 
 /// Where a schedule came from.
 #[derive(Clone, Debug, PartialEq)]

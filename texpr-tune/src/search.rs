@@ -16,9 +16,9 @@
 use crate::trials::{Outcome, Trials};
 use std::time::Instant;
 use texpr::{Options, Schedule, ScheduleChoice, Strategy};
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::Gpu;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 
 /// Why a program cannot be tuned at all.
 #[derive(Clone, Debug)]

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use texpr::{Options, ScheduleChoice};
 use texpr_codegen::Module;
 use texpr_interp::Value;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 
 /// A candidate whose median is over this many times the best one's is timed no further.
 pub const CUTOFF: f64 = 4.0;

@@ -1,8 +1,8 @@
 //! Conversions between the interpreter's `Value`s and the runtime's `HostBuffer`s.
 
 use texpr_interp::{Data, Value};
+use texpr_ir::ElemTy;
 use texpr_runtime::HostBuffer;
-use texpr_syntax::ir::ElemTy;
 
 /// A value as 4-byte words for upload, one element a word (an `f16` as
 /// [`HostBuffer::from_f16`] holds it); `Bool` vectors never leave a program.

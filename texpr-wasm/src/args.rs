@@ -13,7 +13,7 @@ use half::f16;
 use js_sys::{Array, ArrayBuffer, Float32Array, Int32Array, Reflect, Uint16Array, Uint32Array};
 use serde_json::{Map, Number, Value as Json};
 use texpr_interp::{Data, Value};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 

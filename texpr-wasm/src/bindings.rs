@@ -12,7 +12,7 @@ use js_sys::{Float32Array, Int32Array, Object, Reflect, Uint16Array, Uint32Array
 use serde::Serialize;
 use serde_json::{Value as Json, json};
 use texpr_interp::Data;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use wasm_bindgen::prelude::*;
 
 use crate::args;

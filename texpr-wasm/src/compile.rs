@@ -3,8 +3,8 @@
 //! source).
 
 use serde_json::{Value as Json, json};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 
 use crate::diagnostics::report;
 use crate::options::{Settings, read};
@@ -32,7 +32,7 @@ pub fn compile(source: &str, options: &Json) -> Json {
             out["wgsl"] = json!(compiled.module.wgsl);
             out["plan"] = texpr_codegen::plan_json::plan_json(&compiled.module, target);
             out["schedule"] = json!(compiled.schedule.to_string());
-            out["scheduled"] = json!(texpr_syntax::print::program(&compiled.scheduled));
+            out["scheduled"] = json!(texpr_ir::print::program(&compiled.scheduled));
             compiled.warnings
         }
         Err(diags) => diags,

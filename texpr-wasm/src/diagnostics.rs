@@ -3,8 +3,8 @@
 //! line prints for them.
 
 use serde_json::{Value as Json, json};
-use texpr_syntax::diag::MAX_SHOWN;
-use texpr_syntax::{Diagnostic, Severity, Span};
+use texpr_ir::diag::MAX_SHOWN;
+use texpr_ir::{Diagnostic, Severity, Span};
 
 /// The name diagnostics are rendered under (the CLI's is the file's path).
 pub const SOURCE_NAME: &str = "input.te";
@@ -23,7 +23,7 @@ pub fn report(source: &str, diags: &[Diagnostic]) -> (Json, String, usize) {
     let shown = &diags[..diags.len().min(MAX_SHOWN)];
     let lines = Lines::new(source);
     let list: Vec<Json> = shown.iter().map(|d| to_json(&lines, d)).collect();
-    let rendered = texpr_syntax::diag::render(SOURCE_NAME, source, diags);
+    let rendered = texpr_ir::diag::render(SOURCE_NAME, source, diags);
     (Json::Array(list), rendered, diags.len() - shown.len())
 }
 

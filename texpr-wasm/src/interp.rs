@@ -9,8 +9,8 @@
 use serde_json::{Value as Json, json};
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Reference, check_report};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{ElemTy, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::{ElemTy, Program};
 
 use crate::codes;
 use crate::compile::frontend;

@@ -3,7 +3,7 @@
 
 use serde_json::Value as Json;
 use texpr::{Options, Schedule, ScheduleChoice, Target};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 use crate::codes;
 use crate::diagnostics::api_error;

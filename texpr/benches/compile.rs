@@ -87,7 +87,7 @@ fn time(src: &str, schedule: ScheduleChoice, runs: usize) -> (Duration, Option<D
         ..Options::default()
     };
     if let Err(d) = compile_source(src, &opts) {
-        let shown = texpr_syntax::diag::render("bench.te", src, &d);
+        let shown = texpr_ir::diag::render("bench.te", src, &d);
         panic!("the benchmark program does not compile:\n{shown}");
     }
     let mut wall = Vec::new();

@@ -26,7 +26,7 @@
 //! assert_eq!(compile_source(src, &base).unwrap().module.kernels[0].dispatch, [16, 1, 1]);
 //! assert_eq!(module.buffers[0].role, BufferRole::Input(0));
 //! assert_eq!(module.buffers[1].len, 4096);
-//! println!("{}", texpr_syntax::print::program(&compiled.scheduled));
+//! println!("{}", texpr_ir::print::program(&compiled.scheduled));
 //! ```
 
 pub use texpr_codegen::{
@@ -39,8 +39,8 @@ pub use texpr_opt::{
 };
 pub use texpr_target::{DeviceLimits, Target};
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 
 /// What to compile for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -43,9 +43,9 @@ fn every_sample_translates_to_every_target() {
 /// not constant-fold `5 / 0`, `i32::MAX + 1` or `-i32::MIN` into an error.
 #[test]
 fn constant_operands_never_fold_into_errors() {
-    use texpr_syntax::ir::build::*;
-    use texpr_syntax::ir::{BinOp, ElemTy};
-    use texpr_syntax::ir::{Scalar, UnaryOp};
+    use texpr_ir::build::*;
+    use texpr_ir::{BinOp, ElemTy};
+    use texpr_ir::{Scalar, UnaryOp};
     let mut p = program();
     let i = index(&mut p, "i", 4);
     let c = |x: i32| konst(Scalar::I32(x));

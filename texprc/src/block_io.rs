@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use texpr_block::air::Program;
 use texpr_block::exec::{RandomSource, TileSource};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// One input's data: a file, or random values.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use crate::codes;
 use texpr_interp::Footprint;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Element operations `eval` runs without being asked to (at the
 /// interpreter's pace of roughly 10^8 a second, well under a minute).

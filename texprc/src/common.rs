@@ -8,10 +8,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use texpr::{Compiled, Options, Schedule, ScheduleChoice};
+use texpr_ir::Program;
+use texpr_ir::diag::render_with;
+use texpr_ir::{Diagnostic, Span};
 use texpr_runtime::GpuInfo;
-use texpr_syntax::diag::render_with;
-use texpr_syntax::ir::Program;
-use texpr_syntax::{Diagnostic, Span};
 use texpr_tune::cache::Cache;
 pub use texpr_tune::schedule_source::{Chosen, Origin};
 

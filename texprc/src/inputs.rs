@@ -6,8 +6,8 @@ use crate::{codes, npy};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use texpr_interp::Value;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{ElemTy, Input, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::{ElemTy, Input, Program};
 
 #[derive(Debug, Default, clap::Args)]
 pub struct InputArgs {

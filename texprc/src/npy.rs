@@ -9,9 +9,9 @@ use crate::codes;
 use npyz::{DType, NpyFile, Order, TypeChar, WriterBuilder};
 use std::path::Path;
 use texpr_interp::{Data, Value};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::{Input, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::ElemTy;
+use texpr_ir::{Input, Program};
 
 /// Reads `path` as the value of `input`.
 pub fn read(path: &Path, input: &Input) -> Result<Value, Diagnostic> {
@@ -73,7 +73,7 @@ fn check_fits(
         let msg = format!(
             "{decl}, but `{shown}` has shape ({}) = {}",
             dims.join(", "),
-            texpr_syntax::diag::count(size, "element")
+            texpr_ir::diag::count(size, "element")
         );
         return Err(Diagnostic::error(codes::NPY_SIZE_MISMATCH, msg));
     }

@@ -45,7 +45,7 @@ pub fn checked(c: &texpr_interp::accuracy::Checked) -> String {
     let mut of = format!(
         "{} of {} compared",
         c.compared,
-        texpr_syntax::diag::count(c.total() as u64, "element")
+        texpr_ir::diag::count(c.total() as u64, "element")
     );
     if c.statistical > 0 {
         of += &format!(

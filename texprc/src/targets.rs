@@ -7,7 +7,7 @@ use crate::codes;
 use crate::common::{Failure, line_span, no_source, read_source};
 use std::path::Path;
 use texpr::Target;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use texpr_tune::cache::Cache;
 
 /// A built-in target by name, or the target file at `spec` (errors point at

@@ -4,9 +4,9 @@ use std::time::Duration;
 
 use texpr::{Options, ScheduleChoice, compile};
 use texpr_interp::Value;
+use texpr_ir::Program;
+use texpr_ir::{Diagnostic, diag};
 use texpr_runtime::{Gpu, RuntimeError};
-use texpr_syntax::ir::Program;
-use texpr_syntax::{Diagnostic, diag};
 
 use super::{from_host, to_host};
 use texpr_interp::accuracy::{Checked, Mismatch, check_report};
@@ -111,7 +111,7 @@ pub fn run_program_with(
         schedule: choice.clone(),
     };
     let compiled = compile(p, &opts).map_err(|d| {
-        let src = texpr_syntax::print::program(p);
+        let src = texpr_ir::print::program(p);
         RunError::Compile(diagnostics(&src, &d))
     })?;
     let hosts: Vec<_> = inputs.iter().map(to_host).collect();

@@ -7,7 +7,7 @@ use super::program::{Inst, Program};
 use super::reg::Reg;
 use super::types::BlockTy;
 use super::typing::{self, TyEnv};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 /// Builds a [`Program`] one instruction at a time.
 #[derive(Debug)]

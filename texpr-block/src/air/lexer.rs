@@ -1,7 +1,7 @@
 //! Tokens of the block-program text form.
 
 use crate::codes;
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {

@@ -9,7 +9,7 @@ use super::ops::Op;
 use super::reg::Reg;
 use super::types::{BlockTy, ElemTy};
 use crate::codes;
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 /// The type of a `cholesky` (its operand's) or a `solve_*` (its right-hand
 /// side's), given each operand's type and name.

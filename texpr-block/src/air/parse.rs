@@ -27,7 +27,7 @@ use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
 use std::collections::BTreeMap;
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 pub(super) type PResult<T> = Result<T, Diagnostic>;
 

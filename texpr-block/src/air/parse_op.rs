@@ -5,7 +5,7 @@ use super::elementwise::BinOp;
 use super::ops::{Agg, Axis, Flip, Op, Range};
 use super::parse::{PResult, Parser};
 use crate::codes;
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 impl Parser {
     pub(super) fn op(&mut self, name: &str, span: Span) -> PResult<Op> {

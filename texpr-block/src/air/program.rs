@@ -3,7 +3,7 @@
 use super::ops::Op;
 use super::reg::Reg;
 use super::types::BlockTy;
-use texpr_syntax::Span;
+use texpr_ir::Span;
 
 /// `%name = op args : ty`
 #[derive(Clone, Debug, PartialEq)]

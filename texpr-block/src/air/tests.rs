@@ -185,7 +185,7 @@ fn errors_are_coded_and_point_at_the_op() {
             span.end as usize <= src.len() && span.start as usize >= head.len() - 1,
             "{tail}: {span:?}"
         );
-        let rendered = texpr_syntax::diag::render("f.air", &src, &diags);
+        let rendered = texpr_ir::diag::render("f.air", &src, &diags);
         assert!(rendered.contains(want), "{rendered}");
     }
 }

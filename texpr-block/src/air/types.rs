@@ -1,7 +1,7 @@
 //! Block-matrix types: element type, shape in elements and tile size.
 
 use std::fmt;
-pub use texpr_syntax::ir::ElemTy;
+pub use texpr_ir::ElemTy;
 
 /// `rows x cols` (of elements, or of a tile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,7 +5,7 @@ use super::ops::{Axis, Bcast, Flip, Fused, Op, Range, SumAxis};
 use super::reg::Reg;
 use super::types::{BlockTy, Dims, ElemTy};
 use crate::codes;
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 /// What type rules need to know about the program so far.
 pub trait TyEnv {

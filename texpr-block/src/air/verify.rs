@@ -12,7 +12,7 @@ use super::types::BlockTy;
 use super::typing::{self, TyEnv};
 use crate::codes;
 use std::collections::BTreeSet;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 impl TyEnv for Program {
     fn ty_of(&self, r: Reg) -> BlockTy {

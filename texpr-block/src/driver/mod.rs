@@ -15,7 +15,7 @@ use crate::graph::{Graph, GridConfig, Plan, Policy, build, prune, schedule, to_d
 use crate::passes::{Env, EnvValue, env::FUSE, run as run_passes};
 use crate::stage::{lower, print_stages};
 use std::fmt::Write as _;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// What to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -415,8 +415,8 @@ pub fn texpr_text(
     let mut out = String::new();
     for (k, kernel) in seen.iter().enumerate() {
         let compiled = compile_body(kernel, target, pick)?;
-        let src = texpr_syntax::print::program(kernel);
-        let scheduled = texpr_syntax::print::program(&compiled.scheduled);
+        let src = texpr_ir::print::program(kernel);
+        let scheduled = texpr_ir::print::program(&compiled.scheduled);
         let _ = write!(out, "// kernel k{k}\n{src}// scheduled\n{scheduled}\n");
     }
     Ok(out)

@@ -14,8 +14,8 @@ use crate::exec::{Gathered, Job, Matrix, RandomSource, RunOutcome, TileSource, r
 use std::fmt::Write as _;
 use std::time::Duration;
 use texpr::Target;
+use texpr_ir::Diagnostic;
 use texpr_runtime::Gpu;
-use texpr_syntax::Diagnostic;
 
 /// What runs a rank's block bodies.
 #[derive(Clone, Copy)]

@@ -2,7 +2,7 @@
 
 use crate::air::{Agg, Bcast, BlockTy, EExpr, ElemTy, Fused, Op, Program, Reg, SumAxis};
 use crate::codes;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// A dense column-major `f32` matrix.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,7 +11,7 @@ use crate::dist::{Distribution, GlobalTileIndex, RankIndex2D};
 use crate::graph::tasks::{Tasks, tasks};
 use crate::graph::{Graph, GridConfig, NodeId, NodeKind, PanelRef, Plan};
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Everything a rank needs to know about a run, the same on every rank.
 #[derive(Debug)]

@@ -12,7 +12,7 @@ use super::device::{ReadId, TileDevice};
 use super::transport::{CommError, Transport};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Why a rank stops.
 #[derive(Clone, Debug, PartialEq)]

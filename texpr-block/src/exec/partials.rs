@@ -28,7 +28,7 @@ use crate::graph::node::Work;
 use crate::graph::{Graph, NodeId, NodeKind};
 use std::collections::BTreeMap;
 use texpr_interp::accuracy::{Reference, tolerance};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// A fault a test injects into a run, to show that `--check` catches it
 /// (`Job::fault`; no command-line flag sets one).

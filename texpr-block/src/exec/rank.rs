@@ -28,7 +28,7 @@ use crate::graph::{NodeId, NodeKind};
 use crate::stage::{BlockBody, BlockMatrixStage, BlockTask};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 mod tasks;
 

@@ -23,8 +23,8 @@ use crate::stage::linalg::{
 };
 use texpr_interp::Value;
 use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare, reference};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{self, BinOp, Expr, ReduceOp, Term, VarId, VecRef};
+use texpr_ir::Diagnostic;
+use texpr_ir::{self as ir, BinOp, Expr, ReduceOp, Term, VarId, VecRef};
 
 /// The TExpr name of register `r`.
 fn name(r: Reg) -> String {

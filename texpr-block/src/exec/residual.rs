@@ -18,7 +18,7 @@ use super::dense::Matrix;
 use crate::air::{Op, Program, Reg};
 use crate::codes;
 use crate::passes::{Env, dce::dce};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Roundings beyond `n + 1` that WGSL's division and square root may add.
 pub const SLACK: u64 = 32;

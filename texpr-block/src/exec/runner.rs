@@ -6,7 +6,7 @@
 use crate::codes;
 use crate::stage::Kernel;
 use texpr_interp::Value;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Runs TExpr block kernels. Implementations compile each distinct kernel
 /// once and reuse it.

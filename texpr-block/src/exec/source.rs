@@ -9,7 +9,7 @@
 use super::dense::Matrix;
 use super::random::random_element;
 use std::ops::Range;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Rectangles of the input matrices of a program.
 pub trait TileSource: Sync {

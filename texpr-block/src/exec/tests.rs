@@ -48,7 +48,7 @@ struct Setup {
 
 fn setup(src: &str, (p, q): (usize, usize), source: (usize, usize), budget: u64) -> Setup {
     let prog =
-        parse(src, &[]).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render("t", src, &d)));
+        parse(src, &[]).unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render("t", src, &d)));
     let opt = optimize(&prog, &mut Env::new()).unwrap();
     let mut cfg = GridConfig::new(p, q);
     cfg.source = RankIndex2D::new(source.0, source.1);
@@ -63,7 +63,7 @@ fn setup(src: &str, (p, q): (usize, usize), source: (usize, usize), budget: u64)
     }
 }
 
-fn run(s: &Setup, budget: u64) -> Result<RunOutcome, texpr_syntax::Diagnostic> {
+fn run(s: &Setup, budget: u64) -> Result<RunOutcome, texpr_ir::Diagnostic> {
     let job = Job::new(&s.q, &s.g, &s.plan, s.cfg, budget, true)?;
     let make: &DeviceMaker<'_> = &|_| Ok(Box::new(InterpDevice::new(&heuristic)));
     run_threads(&job, &RandomSource { seed: 3 }, make)
@@ -256,7 +256,7 @@ impl device::TileDevice for Sleepy<'_> {
     fn compile(
         &mut self,
         k: &crate::stage::Kernel,
-    ) -> Result<device::KernelId, texpr_syntax::Diagnostic> {
+    ) -> Result<device::KernelId, texpr_ir::Diagnostic> {
         self.inner.compile(k)
     }
     fn compiled(&self) -> usize {
@@ -265,7 +265,7 @@ impl device::TileDevice for Sleepy<'_> {
     fn scratch_bytes(&self) -> u64 {
         self.inner.scratch_bytes()
     }
-    fn alloc(&mut self, len: usize) -> Result<device::BufId, texpr_syntax::Diagnostic> {
+    fn alloc(&mut self, len: usize) -> Result<device::BufId, texpr_ir::Diagnostic> {
         self.inner.alloc(len)
     }
     fn free(&mut self, b: device::BufId) {
@@ -274,10 +274,10 @@ impl device::TileDevice for Sleepy<'_> {
     fn allocations(&self) -> u64 {
         self.inner.allocations()
     }
-    fn write(&mut self, b: device::Slice, d: &[f32]) -> Result<(), texpr_syntax::Diagnostic> {
+    fn write(&mut self, b: device::Slice, d: &[f32]) -> Result<(), texpr_ir::Diagnostic> {
         self.inner.write(b, d)
     }
-    fn copy(&mut self, s: device::Slice, d: device::Slice) -> Result<(), texpr_syntax::Diagnostic> {
+    fn copy(&mut self, s: device::Slice, d: device::Slice) -> Result<(), texpr_ir::Diagnostic> {
         self.inner.copy(s, d)
     }
     fn run(
@@ -285,22 +285,19 @@ impl device::TileDevice for Sleepy<'_> {
         k: device::KernelId,
         i: &[device::Slice],
         o: device::Slice,
-    ) -> Result<(), texpr_syntax::Diagnostic> {
+    ) -> Result<(), texpr_ir::Diagnostic> {
         if let Some(p) = self.pause.take() {
             std::thread::sleep(p);
         }
         self.inner.run(k, i, o)
     }
-    fn flush(&mut self) -> Result<(), texpr_syntax::Diagnostic> {
+    fn flush(&mut self) -> Result<(), texpr_ir::Diagnostic> {
         self.inner.flush()
     }
-    fn start_read(&mut self, b: device::Slice) -> Result<device::ReadId, texpr_syntax::Diagnostic> {
+    fn start_read(&mut self, b: device::Slice) -> Result<device::ReadId, texpr_ir::Diagnostic> {
         self.inner.start_read(b)
     }
-    fn try_read(
-        &mut self,
-        r: device::ReadId,
-    ) -> Result<Option<Vec<f32>>, texpr_syntax::Diagnostic> {
+    fn try_read(&mut self, r: device::ReadId) -> Result<Option<Vec<f32>>, texpr_ir::Diagnostic> {
         self.inner.try_read(r)
     }
 }

@@ -9,7 +9,7 @@ use super::source::TileSource;
 use super::transport::local::Hub;
 use super::transport::{AckWait, Transport};
 use std::time::{Duration, Instant};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// What a whole run gives back.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@ use super::runner::KernelRunner;
 use crate::air::{BlockTy, Op, Program, Reg};
 use crate::stage::{BlockMatrixStage, Panel};
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// A block matrix held as column-major tiles, keyed by tile index `(i, j)`.
 #[derive(Clone, Debug, PartialEq)]

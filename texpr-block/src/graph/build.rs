@@ -31,7 +31,7 @@ use crate::dist::{
 use crate::stage::view::{chain, is_view, resolve};
 use crate::stage::{BlockBody, BlockMatrixStage, Kernel, Panel};
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 mod linalg;
 mod reduce;

@@ -3,7 +3,7 @@
 use super::env::{Env, FUSE, PASSES_RUN};
 use super::{annotate, broadcast, cse, dce, fuse_elementwise, fuse_epilogue, stats};
 use crate::air::{Program, verify};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// A pass: a name and a rewrite that reads and writes the environment.
 #[derive(Clone, Copy, Debug)]

@@ -10,7 +10,7 @@ fn prog(body: &str) -> Program {
     let src = format!(
         "func f {{\n  %a = input : f32[6x5, 4x2]\n  %b = input : f32[6x5, 4x2]\n  %r = input : f32[1x5, 1x2]\n  %w = input : f32[5x5, 2x2]\n{body}\n}}"
     );
-    parse(&src, &[]).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render("f", &src, &d)))
+    parse(&src, &[]).unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render("f", &src, &d)))
 }
 
 fn ops(p: &Program) -> Vec<&'static str> {

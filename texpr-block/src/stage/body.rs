@@ -4,7 +4,7 @@
 use super::build::read;
 use super::view::TileMap;
 use crate::air::{Dims, Reg};
-use texpr_syntax::ir::{self, Expr, Term, VecRef};
+use texpr_ir::{self as ir, Expr, Term, VecRef};
 
 /// A block's kernel: a TExpr program, shared by every node that runs it.
 pub type Kernel = std::sync::Arc<ir::Program>;

@@ -1,5 +1,5 @@
 //! Block bodies built as IR: a TExpr program under construction, over
-//! `texpr_syntax::ir::build`, for the stages and the dense reference.
+//! `texpr_ir::build`, for the stages and the dense reference.
 //!
 //! [`Body`] binds variables by the names the kernels use (siblings may
 //! share one), puts each global in the loop being built, and names the
@@ -9,11 +9,11 @@
 //! written as text, and every body is `f32`.
 
 use crate::air::Dims;
-use texpr_syntax::check::canonicalize;
-use texpr_syntax::ir::{
-    self, BinOp, ElemTy, Expr, ExprKind, Func, LoopId, ReduceOp, Scalar, Term, TermOp, UnaryOp,
-    VarId, VarKind, VecRef, build as b, term,
+use texpr_ir::{
+    self as ir, BinOp, ElemTy, Expr, ExprKind, Func, LoopId, ReduceOp, Scalar, Term, TermOp,
+    UnaryOp, VarId, VarKind, VecRef, build as b, term,
 };
+use texpr_syntax::check::canonicalize;
 
 /// Where a value goes: a `let` of that name (a global, or a loop's state),
 /// or the output of that name.

@@ -3,7 +3,7 @@
 
 use super::build::{add, at, bin, call, div, int, lit, mul, neg, read, read_else, select, unary};
 use crate::air::{BinOp, EExpr, UnaryFn};
-use texpr_syntax::ir::{self, Expr, Func, Term, UnaryOp, VarId, VecRef};
+use texpr_ir::{self as ir, Expr, Func, Term, UnaryOp, VarId, VecRef};
 
 /// `f(x)`.
 pub fn unary_fn(f: UnaryFn, x: Expr) -> Expr {

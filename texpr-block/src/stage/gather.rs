@@ -14,7 +14,7 @@ use super::expr::{Band, bands};
 use super::kernel::{input, panel, tile_body};
 use crate::air::gather::Gather;
 use crate::air::{Axis, Program, Reg};
-use texpr_syntax::ir::{Expr, VarId};
+use texpr_ir::{Expr, VarId};
 
 /// The body of block `ctx` of gather `reg`, whose bands are `g`.
 pub fn body(p: &Program, reg: Reg, g: &Gather, ctx: &BlockContext) -> BlockBody {

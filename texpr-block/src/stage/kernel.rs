@@ -10,7 +10,7 @@ use super::build::{Bind, Body, add, call, lit, mul, read, tc, tv};
 use super::expr;
 use super::view::resolve;
 use crate::air::{Agg, Bcast, Dims, EExpr, Fused, Op, Operand, Program, Reg, SumAxis};
-use texpr_syntax::ir::{Expr, Func, ReduceOp, VarId, VecRef};
+use texpr_ir::{Expr, Func, ReduceOp, VarId, VecRef};
 
 /// The kernel's input `k` (panels are its inputs, in order).
 pub fn input(k: usize) -> VecRef {

@@ -50,7 +50,7 @@ pub fn print_stages(p: &Program, stages: &[BlockMatrixStage]) -> String {
         }
         for (k, kernel) in kernels.iter().enumerate() {
             let _ = writeln!(out, "  kernel k{k}:");
-            for line in texpr_syntax::print::program(kernel).lines() {
+            for line in texpr_ir::print::program(kernel).lines() {
                 let _ = writeln!(out, "    {line}");
             }
         }

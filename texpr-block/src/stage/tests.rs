@@ -6,7 +6,7 @@ use crate::exec::{InterpRunner, KernelRunner, eval_dense, max_rel_diff, random_i
 use crate::passes::{Env, optimize};
 
 fn prog(src: &str) -> Program {
-    parse(src, &[]).unwrap_or_else(|d| panic!("{}", texpr_syntax::diag::render("t", src, &d)))
+    parse(src, &[]).unwrap_or_else(|d| panic!("{}", texpr_ir::diag::render("t", src, &d)))
 }
 
 const ALL_OPS: &str = "func all {

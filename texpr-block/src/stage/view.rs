@@ -11,7 +11,7 @@
 use super::build::{cm, tc, tsub};
 use crate::air::{Dims, Op, Program, Reg};
 use std::fmt;
-use texpr_syntax::ir::Term;
+use texpr_ir::Term;
 
 /// How element `(i, j)` of a view's rectangle (`r x c` as the view sees it)
 /// is found in the viewed rectangle, column-major: reversed first (in the

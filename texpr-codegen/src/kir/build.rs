@@ -25,7 +25,7 @@ use super::*;
 use flow::nonuniform;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// A place in an open block where statements can be inserted later
 /// ([`Builder::insert_at`]): declarations hoisted to the top.

@@ -8,8 +8,8 @@
 //! lean high: an estimate that is too high keeps a body in a loop, one too
 //! low could make the kernel exceed its budget (then refused, E0319).
 
-use texpr_syntax::ir::MemLevel;
-use texpr_syntax::ir::{Expr, ExprKind, Term, TermKind};
+use texpr_ir::MemLevel;
+use texpr_ir::{Expr, ExprKind, Term, TermKind};
 
 /// The estimates for a kernel whose register vectors are at most
 /// `register_vector` long (the target's `max_unrolled_elements`).

@@ -6,9 +6,9 @@
 
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, V};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind};
-use texpr_syntax::ir::{MemLevel, TermOp};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, ExprKind, Func, Term, TermKind};
+use texpr_ir::{MemLevel, TermOp};
 
 impl Lower<'_> {
     /// Element `idx` of `e`.
@@ -94,11 +94,7 @@ impl Lower<'_> {
                 let int = a.ty.elem.is_int();
                 let a = self.elem(a, idx)?;
                 let b = self.elem(b, idx)?;
-                let divides = int
-                    && matches!(
-                        op,
-                        texpr_syntax::ir::BinOp::Div | texpr_syntax::ir::BinOp::Rem
-                    );
+                let divides = int && matches!(op, texpr_ir::BinOp::Div | texpr_ir::BinOp::Rem);
                 let v = self.runtime(&[a, b], if divides { 2 } else { 1 });
                 Ok(self.binary(*op, v[0], v[1]))
             }

@@ -15,8 +15,8 @@
 use super::cost::{expr_size, unroll_factor};
 use super::{Ix, Lower, R, ops};
 use crate::kir::{BinOp as K, Fun, Init, LoopStep, V, VarId};
-use texpr_syntax::ir::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind};
+use texpr_ir::{ElemTy, ReduceOp};
+use texpr_ir::{Expr, ExprKind};
 
 /// Accumulators a fold offers to the fold in its body's tail.
 #[derive(Clone, Debug)]

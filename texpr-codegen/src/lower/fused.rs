@@ -19,9 +19,9 @@ use crate::buffers::BufferTable;
 use crate::grid::grid_root;
 use crate::kir::{BinOp as K, LoopStep, V};
 use crate::plan::{BufferId, Kernel};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, Loads, LoopId, Program, VecRef};
-use texpr_syntax::{Span, ir::ExprKind};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, Loads, LoopId, Program, VecRef};
+use texpr_ir::{ExprKind, Span};
 use texpr_target::Target;
 
 /// An item of the loop: name, root, span, the buffer (slot) it writes.
@@ -215,7 +215,7 @@ fn has_shared(e: &Expr) -> bool {
         matches!(
             x.kind,
             ExprKind::Let {
-                level: Some(texpr_syntax::ir::MemLevel::Shared | texpr_syntax::ir::MemLevel::Mma),
+                level: Some(texpr_ir::MemLevel::Shared | texpr_ir::MemLevel::Mma),
                 ..
             }
         )

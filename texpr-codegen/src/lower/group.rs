@@ -5,9 +5,9 @@
 
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Builtin, Fun, Init, LoopStep, Mem, SgOp, Ty, V};
-use texpr_syntax::Span;
-use texpr_syntax::ir::Expr;
-use texpr_syntax::ir::ReduceOp;
+use texpr_ir::Expr;
+use texpr_ir::ReduceOp;
+use texpr_ir::Span;
 
 impl Lower<'_> {
     /// The tree of `reduce@group W |l| body`: a workgroup array whose first

@@ -13,9 +13,9 @@ use crate::dispatch;
 use crate::grid::grid_root;
 use crate::kir::{self, BinOp as K, Builtin, Op, Ty};
 use crate::plan::{Binding, BufferId, BufferPlan, Kernel};
-use texpr_syntax::ir::{Expr, ExprKind, LoopId, Program};
-use texpr_syntax::ir::{Level, Loads, MemLevel};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
+use texpr_ir::{Expr, ExprKind, LoopId, Program};
+use texpr_ir::{Level, Loads, MemLevel};
 use texpr_target::Target;
 
 /// One kernel: its plan, its IR, its text (once printed) and what the

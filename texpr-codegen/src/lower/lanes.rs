@@ -8,8 +8,8 @@
 use super::vec4::QuadTile;
 use super::{Ix, Lower, R};
 use crate::kir::{Builtin, SgOp, Ty, V};
-use texpr_syntax::ir::TermOp;
-use texpr_syntax::ir::{Expr, Term, TermKind, VarId};
+use texpr_ir::TermOp;
+use texpr_ir::{Expr, Term, TermKind, VarId};
 use texpr_target::Target;
 
 /// The subgroups of a kernel whose loads may be shared.

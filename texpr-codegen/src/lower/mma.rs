@@ -15,8 +15,8 @@
 
 use super::{Ix, Loc, Lower, R};
 use crate::kir::{BinOp as K, Builtin, CoopId, CoopStmt, LoopStep, Role, Ty};
-use texpr_syntax::ir::{Expr, ExprKind, Products, VarId};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
+use texpr_ir::{Expr, ExprKind, Products, VarId};
 
 /// The block product a `let@mma` holds: `compute M |r| compute N |c|`
 /// around a fold of products whose `x` is free of `c` and `y` of `r`.

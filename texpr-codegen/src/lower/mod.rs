@@ -51,9 +51,9 @@ use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
 use crate::plan::{Access, BufferId, BufferPlan};
 use cost::Cost;
 use std::collections::{BTreeMap, BTreeSet};
-use texpr_syntax::ir::{ElemTy, Loads};
-use texpr_syntax::ir::{LoopId, Program, VarId, VecRef};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
+use texpr_ir::{ElemTy, Loads};
+use texpr_ir::{LoopId, Program, VarId, VecRef};
 use texpr_target::Target;
 
 pub type R<T> = Result<T, Diagnostic>;
@@ -410,7 +410,7 @@ impl<'p> Lower<'p> {
 
     /// `a op b` on `i32`s, folding constants where the result is defined.
     pub fn arith(&mut self, op: KBin, a: Ix, b: Ix) -> Ix {
-        use texpr_syntax::ir::TermOp;
+        use texpr_ir::TermOp;
         let top = match op {
             KBin::Add => Some(TermOp::Add),
             KBin::Sub => Some(TermOp::Sub),
@@ -420,7 +420,7 @@ impl<'p> Lower<'p> {
             _ => None,
         };
         if let (Ix::Const(x), Ix::Const(y), Some(t)) = (a, b, top)
-            && let Some(r) = texpr_syntax::ir::term::fold(t, x, y)
+            && let Some(r) = texpr_ir::term::fold(t, x, y)
             && i32::try_from(r).is_ok()
         {
             return Ix::Const(r);

@@ -7,8 +7,8 @@
 
 use super::Lower;
 use crate::kir::{BinOp as K, Fun, Lit, Ty, UnOp, V};
-use texpr_syntax::ir::{BinOp, ElemTy, ReduceOp};
-use texpr_syntax::ir::{Func, Scalar, UnaryOp};
+use texpr_ir::{BinOp, ElemTy, ReduceOp};
+use texpr_ir::{Func, Scalar, UnaryOp};
 
 /// A constant as a kir literal.
 pub fn lit(s: Scalar) -> Lit {

@@ -8,7 +8,7 @@
 use super::lanes::Trip;
 use super::{Ix, Loc, Lower, R};
 use crate::kir::{BinOp as K, VarId as KVar};
-use texpr_syntax::ir::{Expr, VarId};
+use texpr_ir::{Expr, VarId};
 
 /// A prefetched register tile waiting for the next trip's load.
 #[derive(Clone, Debug)]

@@ -15,7 +15,7 @@
 
 use super::{Ix, Loc, Lower, R, ops, unbound};
 use crate::kir::{BinOp as K, Fun, Init, Mem, V};
-use texpr_syntax::ir::{Expr, ExprKind, Scalar, VarId, VecRef};
+use texpr_ir::{Expr, ExprKind, Scalar, VarId, VecRef};
 
 impl Lower<'_> {
     /// A `let@reg` value: a scalar, or an array filled by a loop.
@@ -63,9 +63,9 @@ impl Lower<'_> {
     /// one, else a module-scope private array (one per distinct literal).
     pub fn literal_array(
         &mut self,
-        elem: texpr_syntax::ir::ElemTy,
+        elem: texpr_ir::ElemTy,
         vals: &[Scalar],
-        span: texpr_syntax::Span,
+        span: texpr_ir::Span,
     ) -> Mem {
         if let Some(id) = self.bufs.constant(elem, vals) {
             return self.buffer(id);

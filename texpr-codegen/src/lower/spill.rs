@@ -6,7 +6,7 @@
 
 use super::{Ix, Loc, Lower, R};
 use crate::kir::{BinOp as K, LoopStep, V};
-use texpr_syntax::ir::{Expr, VarId};
+use texpr_ir::{Expr, VarId};
 
 impl Lower<'_> {
     /// Whether the array `value` must leave function memory (and can).

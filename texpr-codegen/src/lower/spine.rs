@@ -10,9 +10,9 @@ use super::{Ix, Loc, Lower, R};
 use crate::grid::GridRoot;
 use crate::kir::{BinOp as K, LoopStep, Mem, V};
 use crate::plan::BufferId;
-use texpr_syntax::ir::{Expr, ExprKind, Layout, Strided};
-use texpr_syntax::ir::{Level, MemLevel};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
+use texpr_ir::{Expr, ExprKind, Layout, Strided};
+use texpr_ir::{Level, MemLevel};
 
 /// The most statements a short elementwise body's copies may take when
 /// written fully unrolled (one copy per element); longer ones go in a loop
@@ -315,7 +315,7 @@ impl Lower<'_> {
     pub fn shared_array(
         &mut self,
         base: &str,
-        elem: texpr_syntax::ir::ElemTy,
+        elem: texpr_ir::ElemTy,
         len: u64,
         span: Span,
     ) -> Mem {
@@ -350,9 +350,9 @@ fn write(cx: &mut Lower<'_>, out: &Out<'_>, g: V, j: Ix, v: V) -> R<()> {
     let mut lin = cx.arith(K::Add, base, j);
     if let Some(perm) = out.perm {
         // A variable no program has: bound to the raw position only here.
-        let raw = texpr_syntax::ir::VarId(u32::MAX);
+        let raw = texpr_ir::VarId(u32::MAX);
         cx.idx.insert(raw, lin);
-        let t = perm.inverse_term(texpr_syntax::ir::term::var(raw));
+        let t = perm.inverse_term(texpr_ir::term::var(raw));
         lin = cx.term(&t)?;
         cx.idx.remove(&raw);
     }
@@ -385,7 +385,7 @@ pub fn guarded(cx: &mut Lower<'_>, out: &Out<'_>, lin: V, store: impl FnOnce(&mu
 
 /// Statements one write takes (its position, a layout's inverse, guards).
 fn write_cost(out: &Out<'_>) -> u64 {
-    let raw = texpr_syntax::ir::term::var(texpr_syntax::ir::VarId(u32::MAX));
+    let raw = texpr_ir::term::var(texpr_ir::VarId(u32::MAX));
     let perm = (out.perm).map_or(0, |p| super::cost::term_cost(&p.inverse_term(raw)));
     3 + perm + 2 * (out.in_grid.is_some() || out.guard_len) as u64
 }
@@ -413,7 +413,7 @@ fn strided_rows(value: &Expr) -> Option<(Expr, Strided)> {
         map: None,
         body: body.clone(),
     };
-    let ty = texpr_syntax::ir::Ty::new(value.ty.elem, n * body.ty.len);
+    let ty = texpr_ir::Ty::new(value.ty.elem, n * body.ty.len);
     Some((
         Expr {
             kind,

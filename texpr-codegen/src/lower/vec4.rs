@@ -1,5 +1,5 @@
 //! Four (or eight) elements a load, as the item's `loads=` lets
-//! ([`texpr_syntax::ir::Loads`]: none of this under `loads=scalar`, the
+//! ([`texpr_ir::Loads`]: none of this under `loads=scalar`, the
 //! eights only under `loads=wide`).
 //!
 //! - A coarsened elementwise body `compute@group W |l| compute@thread M |t|
@@ -24,10 +24,10 @@ use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Init, Mem, Scalar as S, Ty, V};
 use crate::plan::BufferId;
 use std::collections::BTreeMap;
-use texpr_syntax::ir::term;
-use texpr_syntax::ir::term::{divide, unit_stride_aligned as unit_stride};
-use texpr_syntax::ir::{BinOp, ElemTy, Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
+use texpr_ir::term;
+use texpr_ir::term::{divide, unit_stride_aligned as unit_stride};
+use texpr_ir::{BinOp, ElemTy, Level, MemLevel};
+use texpr_ir::{Expr, ExprKind, Func, Term, TermKind, VarId, VecRef};
 
 pub const VEC4: Ty = Ty::vec(S::F32, 4);
 

@@ -7,8 +7,8 @@
 
 use super::{Ix, Loc, Lower, R, unbound};
 use crate::kir::{Init, Mem, Stmt, V};
-use texpr_syntax::ir::{Expr, ExprKind, Scalar, VarId};
-use texpr_syntax::ir::{MemLevel, ReduceOp};
+use texpr_ir::{Expr, ExprKind, Scalar, VarId};
+use texpr_ir::{MemLevel, ReduceOp};
 
 impl Lower<'_> {
     /// Every element of a short vector, unrolled. A `reduce` of `+` or `*`
@@ -99,7 +99,7 @@ impl Lower<'_> {
 
     /// Register vector `var` (`vals`) as an array to index at run time: one
     /// copy, made where the vector was computed, for every such read.
-    pub fn regs_array(&mut self, var: VarId, vals: &[V], span: texpr_syntax::Span) -> Mem {
+    pub fn regs_array(&mut self, var: VarId, vals: &[V], span: texpr_ir::Span) -> Mem {
         if let Some((_, Some(arr))) = self.regs_at.get(&var) {
             return *arr;
         }

@@ -15,9 +15,9 @@ use super::spine::Out;
 use super::{Ix, Lower, R};
 use crate::kir::{BinOp as K, Scalar as S, Ty, V};
 use crate::plan::BufferId;
-use texpr_syntax::ir::term::unit_stride_aligned as unit_stride;
-use texpr_syntax::ir::{ElemTy, Level};
-use texpr_syntax::ir::{Expr, ExprKind, Term, VarId, VecRef};
+use texpr_ir::term::unit_stride_aligned as unit_stride;
+use texpr_ir::{ElemTy, Level};
+use texpr_ir::{Expr, ExprKind, Term, VarId, VecRef};
 
 /// A read of a wide fold: the eight elements of this eighth of the trip,
 /// and which of them the current step reads.

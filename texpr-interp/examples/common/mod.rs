@@ -1,7 +1,7 @@
 //! What the interpreter's examples share: `FILE [NAME=VALUE ...]` from the
 //! command line, as a checked program with its defines applied.
 
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 
 /// The program `FILE` names with its defines, and both as given; exits
 /// with a usage line (naming `example`) when no file is given.

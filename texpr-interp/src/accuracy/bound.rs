@@ -7,7 +7,7 @@ use super::est::{Est, Precision};
 use super::form::Form;
 use crate::scalar::Sc;
 use crate::shadow::El;
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// An element's error bound and whether the language specifies it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,7 +118,7 @@ pub(super) fn inputs_ok(args: &[El<Bound>], r: Sc) -> bool {
 
 /// The error of a builtin on `args`, collapsed: `bound_ops`' formula on
 /// their whole bounds.
-pub(super) fn collapsed(f: texpr_syntax::ir::Func, args: &[El<Bound>], r: Sc) -> f64 {
+pub(super) fn collapsed(f: texpr_ir::Func, args: &[El<Bound>], r: Sc) -> f64 {
     let ests: Vec<Est> = args.iter().map(|&a| point(a)).collect();
     bound_ops::call(f, &ests, r.elem()).err
 }

@@ -1,7 +1,7 @@
 //! The error analysis of single operations: unary functions, binary operators, calls and casts.
 
-use texpr_syntax::ir::{BinOp, ElemTy};
-use texpr_syntax::ir::{Func, UnaryOp};
+use texpr_ir::{BinOp, ElemTy};
+use texpr_ir::{Func, UnaryOp};
 
 use super::est::{EPS, Est, Precision};
 

@@ -83,7 +83,7 @@ impl std::fmt::Display for Mismatch {
             "output `{}`: {} of {} differ; worst at [{}]: gpu {} vs interpreter {} (|diff| {:e}, tolerance {:e})",
             self.output,
             self.count,
-            texpr_syntax::diag::count(self.len as u64, "element"),
+            texpr_ir::diag::count(self.len as u64, "element"),
             self.index,
             self.got,
             self.want,

@@ -3,7 +3,7 @@
 //! analysis (`running`) applies them to each element's actual value (a
 //! point range) and its error so far.
 
-use texpr_syntax::ir::ElemTy;
+use texpr_ir::ElemTy;
 
 /// Unit roundoff of f32 (with a factor 2 of slack for flushed subnormals).
 pub(super) const EPS: f64 = 1.0 / (1u64 << 23) as f64;

@@ -20,8 +20,8 @@ use super::est::TINY;
 use super::form::{Form, value_id};
 use crate::scalar::Sc;
 use crate::shadow::El;
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::{BinOp, VecRef};
+use texpr_ir::ElemTy;
+use texpr_ir::{BinOp, VecRef};
 
 /// `a` as a term of a sum.
 fn sum_of((x, b): El<Bound>) -> Sum {

@@ -29,7 +29,7 @@ pub use stochastic::{RUNS, SEED, f64_values, spread};
 
 use crate::eval::{run, run_elements};
 use crate::{EvalError, Value};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 
 /// An output as the interpreter computes it, with every element's [`Bound`].
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +84,7 @@ pub fn reference_elements(
 /// [`compare`] then holds such elements to. Does nothing (and runs nothing)
 /// where every specified element has a bound.
 pub fn add_spread(p: &Program, inputs: &[Value], want: &mut [Reference]) -> Result<(), EvalError> {
-    let f32 = |r: &Reference| r.value.elem() == texpr_syntax::ir::ElemTy::F32;
+    let f32 = |r: &Reference| r.value.elem() == texpr_ir::ElemTy::F32;
     let unbounded = |r: &Reference| r.bounds.iter().any(|b| b.specified && !b.err.is_finite());
     if !want.iter().any(|r| f32(r) && unbounded(r)) {
         return Ok(());

@@ -50,8 +50,8 @@ use super::est::{EPS, EPS16, TINY, TINY16};
 use super::linear;
 use crate::scalar::Sc;
 use crate::shadow::{El, Shadow};
-use texpr_syntax::ir::{BinOp, Func, UnaryOp, VecRef};
-use texpr_syntax::ir::{ElemTy, ReduceOp};
+use texpr_ir::{BinOp, Func, UnaryOp, VecRef};
+use texpr_ir::{ElemTy, ReduceOp};
 
 fn is_comparison(op: BinOp) -> bool {
     matches!(

@@ -29,7 +29,7 @@ use crate::shadow::{El, Shadow};
 use crate::{EvalError, Value};
 use half::f16;
 use std::cell::Cell;
-use texpr_syntax::ir::{BinOp, ElemTy, Func, Program, ReduceOp, UnaryOp};
+use texpr_ir::{BinOp, ElemTy, Func, Program, ReduceOp, UnaryOp};
 
 /// Runs of Monte Carlo arithmetic per check.
 pub const RUNS: u64 = 4;

@@ -4,7 +4,7 @@
 
 use texpr_interp::accuracy::{self, Bound};
 use texpr_interp::{Value, random_inputs};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 
 /// `f32`'s unit roundoff with the analysis' factor 2 of slack (2^-23).
 pub const EPS: f64 = 1.0 / (1u64 << 23) as f64;

@@ -1,12 +1,12 @@
-//! Shorthands over the IR toolkit's constructors (`texpr_syntax::ir::build`)
+//! Shorthands over the IR toolkit's constructors (`texpr_ir::build`)
 //! for hand-made, unscheduled programs (the interpreter is tested before,
 //! and independently of, the parser and checker).
 
-use texpr_syntax::ir::build;
-use texpr_syntax::ir::*;
-use texpr_syntax::ir::{BinOp, ElemTy, ReduceOp};
+use texpr_ir::build;
+use texpr_ir::*;
+use texpr_ir::{BinOp, ElemTy, ReduceOp};
 
-pub use texpr_syntax::ir::build::{tb, tc, tv};
+pub use texpr_ir::build::{tb, tc, tv};
 
 /// A program under construction.
 #[derive(Debug)]

@@ -69,5 +69,5 @@ fn f16_inputs_and_builtins() {
     let sqrt2 = f16::from_f32(2f32.sqrt());
     let want = [4.0, f64::from(f16::from_f32(sqrt2.to_f32() * 2.0)), 0.0];
     assert_eq!(y[0].to_f64(), want);
-    assert_eq!(y[0].elem(), texpr_syntax::ir::ElemTy::F16);
+    assert_eq!(y[0].elem(), texpr_ir::ElemTy::F16);
 }

@@ -3,14 +3,10 @@
 
 use crate::build::*;
 use texpr_interp::{eval, random_inputs};
-use texpr_syntax::ir::{BinOp, Ty, UnaryOp, VecRef};
-use texpr_syntax::ir::{ElemTy, ReduceOp, TermOp};
+use texpr_ir::{BinOp, Ty, UnaryOp, VecRef};
+use texpr_ir::{ElemTy, ReduceOp, TermOp};
 
-fn row_major(
-    r: texpr_syntax::ir::VarId,
-    cols: i64,
-    c: texpr_syntax::ir::VarId,
-) -> texpr_syntax::ir::Term {
+fn row_major(r: texpr_ir::VarId, cols: i64, c: texpr_ir::VarId) -> texpr_ir::Term {
     tb(TermOp::Add, tb(TermOp::Mul, tv(r), tc(cols)), tv(c))
 }
 

@@ -11,8 +11,8 @@ mod select;
 
 use build::*;
 use texpr_interp::{EvalError, Value, eval, random_inputs};
-use texpr_syntax::ir::{BinOp, Func, Scalar, Ty, UnaryOp, VecRef};
-use texpr_syntax::ir::{ElemTy, ReduceOp, TermOp};
+use texpr_ir::{BinOp, Func, Scalar, Ty, UnaryOp, VecRef};
+use texpr_ir::{ElemTy, ReduceOp, TermOp};
 
 #[test]
 fn compute_concatenates_bodies_in_order() {
@@ -350,8 +350,8 @@ fn scalar_programs_wrap_like_wgsl() {
 
 #[test]
 fn levels_do_not_change_the_meaning() {
-    use texpr_syntax::ir::ExprKind;
-    use texpr_syntax::ir::{Level, MemLevel};
+    use texpr_ir::ExprKind;
+    use texpr_ir::{Level, MemLevel};
     let mut b = B::new();
     let x = b.input("x", ElemTy::F32, 8);
     let (i, k) = (b.ivar("i", 8), b.ivar("k", 8));

@@ -17,8 +17,8 @@
 //! arithmetic, whatever `c` is.
 
 use std::collections::BTreeMap;
-use texpr_syntax::ir::{BinOp, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
+use texpr_ir::{BinOp, ReduceOp};
+use texpr_ir::{Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
 /// The degree of `e` in `m` (see the module doc), or `None` when `e` uses
 /// `m` some other way.
@@ -143,7 +143,7 @@ impl Degrees {
 #[cfg(test)]
 mod tests {
     use super::degree;
-    use texpr_syntax::ir::ExprKind;
+    use texpr_ir::ExprKind;
 
     /// The degree in `m` of `BODY` in `let m = reduce max 4 |j| x[j] in BODY`.
     fn of(body: &str) -> Option<i64> {

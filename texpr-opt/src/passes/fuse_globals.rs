@@ -42,8 +42,8 @@
 
 use super::recompute::{Amp, MAX_DEPTH, element_reads, recompute, replace_reads};
 use std::collections::BTreeSet;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Item, Program, Scalar, VecRef, build};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, ExprKind, Item, Program, Scalar, VecRef, build};
 use texpr_target::Target;
 
 /// The `fuse_globals` pass. Linear in the program's size apart from the

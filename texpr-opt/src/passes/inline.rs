@@ -1,6 +1,6 @@
 //! Producer-consumer fusion of expression `let`s: `let v = VALUE in BODY`
 //! becomes `BODY` with every read `v[t]` replaced by `ELEM(VALUE, t)` (see
-//! [`crate::index::elem`]) when recomputing is no dearer than storing.
+//! [`texpr_ir::index::elem`]) when recomputing is no dearer than storing.
 //!
 //! Expects: a checked, unscheduled program (items holding any written level
 //! are left alone, as are `let`s with a level). Guarantees: the interpreter
@@ -23,7 +23,7 @@
 //!   disappears.
 //! - Every inlined copy gets fresh variables, so no two binders share a
 //!   name; a copy that would nest the item deeper than [`MAX_DEPTH`] or grow
-//!   an index term past [`crate::index::elem::MAX_TERM_SIZE`] keeps the `let`.
+//!   an index term past [`texpr_ir::index::elem::MAX_TERM_SIZE`] keeps the `let`.
 //!
 //! [`element_reads`]: super::recompute::element_reads
 //! [`recompute`]: super::recompute::recompute
@@ -36,8 +36,8 @@
 //! apart from the copies the rule allows.
 
 use super::recompute::{Amp, MAX_DEPTH, element_reads, recompute, replace_reads};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Program, VecRef};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, ExprKind, Program, VecRef};
 
 /// The `inline` pass: every profitable expression `let` of every unleveled item.
 pub fn inline(p: &mut Program) -> Result<(), Vec<Diagnostic>> {

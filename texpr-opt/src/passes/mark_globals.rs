@@ -3,9 +3,9 @@
 //! Expects: a checked program. Guarantees: every `Global` has level
 //! `@global`; a top-level let written `@shared` or `@reg` is error E0201.
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::MemLevel;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::MemLevel;
+use texpr_ir::Program;
 
 pub fn mark_globals(p: &mut Program) -> Result<(), Vec<Diagnostic>> {
     let mut errs = Vec::new();

@@ -6,7 +6,7 @@
 //!   ([`Reads`]: each weighted by the trip counts of the `compute`s and
 //!   `reduce`s around it, and the read sites), and says whether every read
 //!   is one that can be recomputed: an element read `v[t]` whose index the
-//!   interval analysis ([`texpr_syntax::ir::term::range`]) places inside
+//!   interval analysis ([`texpr_ir::term::range`]) places inside
 //!   `0..len(v)` (a guarded read qualifies only then, and loses its guard),
 //!   or a whole read of a length-1 `v` (element 0).
 //! - [`recompute`] is the cost rule along a chain of recomputations. One
@@ -25,19 +25,19 @@
 //!   then fused in runs of bounded length, never into one tree exponential
 //!   in the chain.
 //! - [`replace_reads`] replaces every read by the element it reads
-//!   (`ELEM(value, t)`, see [`crate::index::elem`]), with fresh variables in every
+//!   (`ELEM(value, t)`, see [`texpr_ir::index::elem`]), with fresh variables in every
 //!   copy ([`freshen`]) so that no two binders share a name, and no levels.
 
 use std::collections::BTreeMap;
 
-use crate::index::elem::elem;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::term::{self, constant, range};
-use texpr_syntax::ir::{Expr, ExprKind, MapKind, Program, VarId, VecRef};
+use texpr_ir::Diagnostic;
+use texpr_ir::index::elem::elem;
+use texpr_ir::term::{self, constant, range};
+use texpr_ir::{Expr, ExprKind, MapKind, Program, VarId, VecRef};
 
 /// Items deeper than this after recomputing keep their `let`s (the verifier's
-/// limit is [`texpr_syntax::check::MAX_NESTING`]; scheduling adds a few levels).
-pub const MAX_DEPTH: usize = texpr_syntax::check::MAX_NESTING / 2;
+/// limit is [`texpr_ir::MAX_NESTING`]; scheduling adds a few levels).
+pub const MAX_DEPTH: usize = texpr_ir::MAX_NESTING / 2;
 
 /// Copies of one operation of the program as written that recomputing may
 /// make (the product of the read sites along a chain of recomputed values):

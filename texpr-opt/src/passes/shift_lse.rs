@@ -27,12 +27,12 @@
 
 use super::degree::{degree, reads_var, shifted_exp};
 use super::simplify::simplify_expr;
-use crate::index::subst::subst_expr;
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::{ElemTy, ReduceOp};
+use texpr_ir::{Expr, ExprKind, Program, Scalar, Ty, VarId, VecRef, term};
 use texpr_syntax::check::strip_expr_spans;
-use texpr_syntax::ir::{ElemTy, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Scalar, Ty, VarId, VecRef, term};
 
 /// The `shift_lse` pass over every item.
 pub fn shift_lse(p: &mut Program) -> Result<(), Vec<Diagnostic>> {

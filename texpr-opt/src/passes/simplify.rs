@@ -15,10 +15,10 @@
 //! - `-(-x)` -> `x`; a cast to the type `x` already has -> `x`; a broadcast
 //!   to the length `x` already has -> `x`.
 
-use crate::index::simplify::simplify_term;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::BinOp;
-use texpr_syntax::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, UnaryOp};
+use texpr_ir::BinOp;
+use texpr_ir::Diagnostic;
+use texpr_ir::index::simplify::simplify_term;
+use texpr_ir::{Expr, ExprKind, IndexMap, MapKind, Program, Scalar, UnaryOp};
 
 /// The `simplify` pass over every item.
 pub fn simplify(p: &mut Program) -> Result<(), Vec<Diagnostic>> {
@@ -81,7 +81,7 @@ fn identity(kind: &ExprKind, at: &Expr) -> Option<Expr> {
     match kind {
         ExprKind::Binary(op, a, b) => {
             let (ca, cb) = (splat(a), splat(b));
-            let int = !matches!(at.ty.elem, texpr_syntax::ir::ElemTy::F32);
+            let int = !matches!(at.ty.elem, texpr_ir::ElemTy::F32);
             match op {
                 BinOp::Mul if ca.is_some_and(is_one) => same(b),
                 BinOp::Mul | BinOp::Div if cb.is_some_and(is_one) => same(a),

@@ -32,9 +32,9 @@ use super::tile::tile;
 use super::transpose::transpose;
 use super::wide_rows::wide_rows;
 use std::collections::BTreeSet;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::MemLevel;
-use texpr_syntax::ir::{Expr, Global, Item, Program, VecRef};
+use texpr_ir::Diagnostic;
+use texpr_ir::MemLevel;
+use texpr_ir::{Expr, Global, Item, Program, VecRef};
 use texpr_target::Target;
 
 /// What code generation says of scheduled items (by name): the
@@ -217,7 +217,7 @@ fn add_partials(
     at: usize,
     item: &str,
     value: Expr,
-    span: texpr_syntax::Span,
+    span: texpr_ir::Span,
 ) -> String {
     let base = format!("{item}_partials");
     let mut name = base.clone();

@@ -22,8 +22,8 @@ use super::in_loop::fusable;
 use super::trial::Trial;
 use crate::optimized::Optimized;
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Item, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Item, Program};
 use texpr_target::Target;
 
 /// A schedule and the warnings choosing it gave (E0220 fallbacks).

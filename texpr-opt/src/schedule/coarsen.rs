@@ -6,10 +6,10 @@
 
 use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, lane, wrapped};
-use crate::index::elem::elem;
-use texpr_syntax::ir::Level;
-use texpr_syntax::ir::term::{add, mul, var};
-use texpr_syntax::ir::{Expr, Program};
+use texpr_ir::Level;
+use texpr_ir::index::elem::elem;
+use texpr_ir::term::{add, mul, var};
+use texpr_ir::{Expr, Program};
 
 pub fn coarsen(p: &mut Program, root: &Expr, w: u64, t: u64) -> Result<Expr, Fail> {
     let len = root.ty.len;

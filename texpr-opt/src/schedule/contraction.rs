@@ -30,7 +30,7 @@
 //!
 //! [`Shape`]: super::shape::Shape
 
-use texpr_syntax::ir::{BinOp, Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
+use texpr_ir::{BinOp, Expr, ExprKind, Func, UnaryOp, VarId, VecRef};
 
 /// The fewest steps of a contraction worth tiling: on llvmpipe a tile of
 /// 2 steps ran slower than the default and coarsening, one of 3 faster

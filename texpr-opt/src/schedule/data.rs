@@ -8,7 +8,7 @@
 //! so the items are the ones the source writes).
 
 use std::collections::BTreeMap;
-pub use texpr_syntax::ir::Loads;
+pub use texpr_ir::Loads;
 
 /// How one item root is mapped onto grid, workgroup and thread.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,10 +11,10 @@
 //! the same as `E`. E0205 when the padded length overflows `i32` indices.
 
 use super::grid::{compute_at, grid_over, index, lane, wrapped};
-use crate::index::elem::elem;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Level;
-use texpr_syntax::ir::{Expr, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::Level;
+use texpr_ir::index::elem::elem;
+use texpr_ir::{Expr, Program};
 use texpr_target::Target;
 
 /// The workgroup size the default schedule uses for an item of length `len`.

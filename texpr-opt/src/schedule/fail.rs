@@ -10,8 +10,8 @@
 //! cooperative-matrix configuration or a fixed subgroup size.
 
 use super::data::Strategy;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::Span;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
 
 /// A strategy that does not fit: the code (E0211-E0217) and why.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,9 +18,9 @@
 //! `compute`/`reduce` inside a grid body with group-level work inside it),
 //! E0206 (a `compute@grid` nested in another grid: not supported).
 
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarKind};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, ExprKind, Program, Ty, VarKind};
+use texpr_ir::{Level, MemLevel};
 use texpr_target::Target;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

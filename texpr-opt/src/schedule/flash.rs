@@ -39,12 +39,12 @@ use std::collections::BTreeSet;
 use super::fail::Fail;
 use super::grid::{compute_at, grid, index, interleaved_rows, let_at, reduce_at};
 use super::shape;
-use crate::index::subst::subst_expr;
 use crate::passes::recompute::{MAX_COPIES, element_reads, nodes, replace_reads};
-use texpr_syntax::ir::build::{read_local, read_of, whole};
-use texpr_syntax::ir::term::{self, constant, div, linear, rem, var};
-use texpr_syntax::ir::{ElemTy, Level, MemLevel};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind, VecRef};
+use texpr_ir::build::{read_local, read_of, whole};
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{self, constant, div, linear, rem, var};
+use texpr_ir::{ElemTy, Level, MemLevel};
+use texpr_ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind, VecRef};
 
 pub fn flash(p: &mut Program, root: &Expr, (w, split): (u64, u64)) -> Result<Expr, Fail> {
     let shape::Rows {

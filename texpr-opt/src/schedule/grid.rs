@@ -3,11 +3,11 @@
 //! and the linear index `g*W + l` wrapped into range.
 
 use super::fail::Fail;
-use texpr_syntax::Span;
-use texpr_syntax::ir::build;
-use texpr_syntax::ir::term::{self, var};
-use texpr_syntax::ir::{BinOp, Level, MemLevel, ReduceOp};
-use texpr_syntax::ir::{
+use texpr_ir::Span;
+use texpr_ir::build;
+use texpr_ir::term::{self, var};
+use texpr_ir::{BinOp, Level, MemLevel, ReduceOp};
+use texpr_ir::{
     DigitPerm, Expr, ExprKind, Func, IndexMap, Layout, MapKind, Program, Term, Ty, UnaryOp, VarId,
     VarKind, VecRef,
 };

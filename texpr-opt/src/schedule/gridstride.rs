@@ -44,11 +44,11 @@ use super::grid::{
 };
 use super::multipass::{combine_group, fold_partials, replace_node, subgroups_needed};
 use super::shape;
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, constant, div, linear, mul, rem, var};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, constant, div, linear, mul, rem, var};
+use texpr_ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
+use texpr_ir::{Level, MemLevel};
 use texpr_target::Target;
 
 /// The grid-stride fold's new root (the final pass) and the value of the

@@ -8,7 +8,7 @@
 use super::data::{Combine, Loads, Strategy};
 use super::prefs::{Prefs, prefs};
 use super::shape::{self, Fold, Shape, classify};
-use texpr_syntax::ir::{Expr, Item, Program};
+use texpr_ir::{Expr, Item, Program};
 use texpr_target::Target;
 
 /// Strategies for an item of this shape on this device, best guess first.

@@ -13,9 +13,9 @@
 use super::data::Strategy;
 use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, wrapped};
-use crate::index::elem::elem;
-use texpr_syntax::ir::term::{add, mul, var};
-use texpr_syntax::ir::{Expr, Item, Level, LoopId, Program};
+use texpr_ir::index::elem::elem;
+use texpr_ir::term::{add, mul, var};
+use texpr_ir::{Expr, Item, Level, LoopId, Program};
 
 /// `root`, an item of a loop's block, on one workgroup of `w` invocations.
 pub fn in_loop(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {

@@ -24,11 +24,11 @@ use super::fail::Fail;
 use super::grid::{compute_at, grid, index, let_at, wrapped};
 use super::shape::{self, Tiled, single_reduce};
 use super::tile::epilogue::replace;
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, div, linear, mul, rem, var};
-use texpr_syntax::ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Padded, Products};
-use texpr_syntax::ir::{Level, MemLevel, Program, Ty, VarKind};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, div, linear, mul, rem, var};
+use texpr_ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Padded, Products};
+use texpr_ir::{Level, MemLevel, Program, Ty, VarKind};
 use texpr_target::Target;
 
 /// Whether `mma block=BMxBN group=W` fits contraction `t` on `target`:

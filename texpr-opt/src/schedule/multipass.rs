@@ -22,12 +22,12 @@ use super::data::Combine;
 use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, lane, reduce_at};
 use super::shape;
-use crate::index::subst::subst_expr;
-use texpr_syntax::Span;
-use texpr_syntax::ir::build::read_of;
-use texpr_syntax::ir::term::{add, linear, mul, var};
-use texpr_syntax::ir::{Expr, Program, Ty, VarId, VecRef};
-use texpr_syntax::ir::{Level, ReduceOp};
+use texpr_ir::Span;
+use texpr_ir::build::read_of;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, linear, mul, var};
+use texpr_ir::{Expr, Program, Ty, VarId, VecRef};
+use texpr_ir::{Level, ReduceOp};
 use texpr_target::Target;
 
 /// A multi-pass reduction's new root and, unless one workgroup combines

@@ -7,9 +7,9 @@
 use super::fail::Fail;
 use super::grid::{compute_at, grid_over, index, lane, wrapped};
 use super::shape;
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::Level;
-use texpr_syntax::ir::{Expr, Program};
+use texpr_ir::Level;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::{Expr, Program};
 
 pub fn rows(p: &mut Program, root: &Expr, w: u64) -> Result<Expr, Fail> {
     let shape::Rows {

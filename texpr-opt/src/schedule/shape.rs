@@ -22,9 +22,9 @@
 //!   elementwise), a fold, a transpose, or anything else (elementwise).
 
 pub use super::contraction::single_reduce;
-use texpr_syntax::ir::term::{as_const, summands};
-use texpr_syntax::ir::{Expr, ExprKind, Func, MapKind, Term, TermKind, VarId, VecRef};
-use texpr_syntax::ir::{ReduceOp, TermOp};
+use texpr_ir::term::{as_const, summands};
+use texpr_ir::{Expr, ExprKind, Func, MapKind, Term, TermKind, VarId, VecRef};
+use texpr_ir::{ReduceOp, TermOp};
 
 /// `compute n |var| body` with no level and no index map.
 fn plain_compute(e: &Expr) -> Option<(u64, VarId, &Expr)> {
@@ -325,7 +325,7 @@ pub fn element_cost(root: &Expr) -> u64 {
     body.walk(|e| {
         cost += 1;
         if let ExprKind::Index { index, .. } = &e.kind {
-            cost += texpr_syntax::ir::term::size(index) as u64;
+            cost += texpr_ir::term::size(index) as u64;
         }
     });
     cost

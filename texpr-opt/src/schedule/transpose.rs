@@ -32,11 +32,11 @@ use super::grid::{compute_at, fits_shared, let_at, replace_equal};
 use super::shape;
 use super::tile::blocks::Blocks;
 use super::tile::epilogue;
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, div, mul, rem, var};
-use texpr_syntax::ir::{Expr, Program, Term, VarId, VarKind};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, div, mul, rem, var};
+use texpr_ir::{Expr, Program, Term, VarId, VarKind};
+use texpr_ir::{Level, MemLevel};
 use texpr_target::Target;
 
 pub fn transpose(

@@ -8,9 +8,9 @@
 use super::apply::{Verdict, apply_strategy};
 use super::data::Strategy;
 use std::collections::{BTreeMap, BTreeSet};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::ElemTy;
-use texpr_syntax::ir::{Expr, ExprKind, Global, Item, LoopId, Output, Program, Scalar, VecRef};
+use texpr_ir::Diagnostic;
+use texpr_ir::ElemTy;
+use texpr_ir::{Expr, ExprKind, Global, Item, LoopId, Output, Program, Scalar, VecRef};
 use texpr_target::Target;
 
 /// `p` with stubbed item roots, each item put back while it is tried.

@@ -18,11 +18,11 @@ use super::grid::{compute_at, fits_shared, grid, index, interleaved_rows, let_at
 use super::multipass::{combine_group, subgroups_needed};
 use super::rows::not_rows;
 use super::shape;
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{constant, linear, var};
-use texpr_syntax::ir::{Expr, ExprKind, Program, VarId, VarKind};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{constant, linear, var};
+use texpr_ir::{Expr, ExprKind, Program, VarId, VarKind};
+use texpr_ir::{Level, MemLevel};
 use texpr_target::Target;
 
 pub fn wide_rows(

@@ -10,7 +10,7 @@ use crate::passes::fuse_globals::buffers;
 use crate::passes::recompute::{MAX_COPIES, nodes, work};
 use crate::schedule::Schedule;
 use texpr_interp::{Value, eval, random_inputs};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_target::Target;
 
 fn src(text: &str) -> Program {
@@ -78,7 +78,7 @@ fn halving_tree(levels: u32) -> String {
     s + &format!("output y = compute 1 |i| {prev}[i]\n")
 }
 
-fn total(p: &Program, f: impl Fn(&texpr_syntax::ir::Expr) -> u64) -> u64 {
+fn total(p: &Program, f: impl Fn(&texpr_ir::Expr) -> u64) -> u64 {
     p.items().into_iter().map(|it| f(it.root(p))).sum()
 }
 
@@ -101,7 +101,7 @@ fn chains_stay_within_the_cost_rule_and_the_copies_bound() {
         let q = optimized(&p, &Target::default());
         let (w0, w1) = (total(&p, work), total(&q, work));
         let (n0, n1) = (total(&p, nodes), total(&q, nodes));
-        let shown = texpr_syntax::print::program(&q);
+        let shown = texpr_ir::print::program(&q);
         assert!(w1 <= 4 * w0, "{name}: work {w0} -> {w1}\n{shown}");
         assert!(n1 <= MAX_COPIES * n0, "{name}: nodes {n0} -> {n1}\n{shown}");
         let inputs = random_inputs(&p, 4);
@@ -123,7 +123,7 @@ fn a_chain_read_three_times_fuses_in_runs_of_two() {
     assert_eq!(kept, ["a1", "a3", "a5", "a7"]);
     // Read once each, a chain still fuses whole (up to the nesting bound).
     let q = optimized(&src(&global_chain(10, 1)), &Target::default());
-    assert!(q.globals.is_empty(), "{}", texpr_syntax::print::program(&q));
+    assert!(q.globals.is_empty(), "{}", texpr_ir::print::program(&q));
 }
 
 /// `n` top-level lets, each of the one before and an input of its own:

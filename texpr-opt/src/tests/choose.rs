@@ -8,8 +8,8 @@ use super::strategies::examples;
 use crate::schedule::apply::Verdict;
 use crate::schedule::data::Loads;
 use crate::{Schedule, ScheduleChoice, Strategy, accept_all, apply, choose, optimize};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_ir::Diagnostic;
+use texpr_ir::{Expr, ExprKind, Program};
 use texpr_target::Target;
 
 /// A program whose top-level let the optimizing passes fuse away.

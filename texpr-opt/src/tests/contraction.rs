@@ -18,7 +18,7 @@ fn class_of(k: u64, s: &str) -> String {
          input x: f32[512]\noutput y = compute 8 |i| compute 16 |j| {s}\n"
     );
     let p = texpr_syntax::frontend(&src, &[]).unwrap_or_else(|d| {
-        panic!("{}", texpr_syntax::diag::render("t.te", &src, &d));
+        panic!("{}", texpr_ir::diag::render("t.te", &src, &d));
     });
     match classify(&p.outputs[0].value) {
         Shape::Contraction { k, .. } => format!("contraction {k}"),

@@ -4,9 +4,9 @@
 use super::{default_schedule, run_passes};
 use crate::samples;
 use texpr_interp::{Value, eval, random_inputs};
-use texpr_syntax::ir::build::*;
-use texpr_syntax::ir::{ElemTy, Level, MemLevel, ReduceOp};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Ty};
+use texpr_ir::build::*;
+use texpr_ir::{ElemTy, Level, MemLevel, ReduceOp};
+use texpr_ir::{Expr, ExprKind, Program, Ty};
 use texpr_target::{DeviceLimits, Target};
 
 /// Every `compute`, `reduce` and `let` in `e` has a level.
@@ -135,7 +135,7 @@ fn the_verifier_hook_sees_every_pass() {
     assert_eq!(seen, crate::pipeline::pass_names());
 }
 
-fn codes(r: Result<Program, Vec<texpr_syntax::Diagnostic>>) -> Vec<&'static str> {
+fn codes(r: Result<Program, Vec<texpr_ir::Diagnostic>>) -> Vec<&'static str> {
     r.err().unwrap_or_default().iter().map(|d| d.code).collect()
 }
 
@@ -158,7 +158,7 @@ fn illegal_levels_are_coded_errors() {
         Some(MemLevel::Shared),
         v,
         read(&p, x, tv(l)),
-        whole(&p, texpr_syntax::ir::VecRef::Local(v)),
+        whole(&p, texpr_ir::VecRef::Local(v)),
     );
     output(&mut p, "y", compute(Some(Level::Group), 4, l, inner));
     assert_eq!(codes(default_schedule(&p, &limits)), ["E0203"]);
@@ -200,7 +200,7 @@ fn the_verifier_accepts_every_pass_on_every_sample() {
             &Target::default(),
             &crate::ScheduleChoice::Heuristic,
             |pass, q| {
-                if let Err(e) = texpr_syntax::check::verify(q) {
+                if let Err(e) = texpr_ir::verify(q) {
                     panic!("{name} after {pass}: {e:#?}");
                 }
             },
@@ -228,8 +228,8 @@ fn nested_grids_are_refused() {
 
 #[test]
 fn exploding_index_arithmetic_is_refused_not_built() {
-    use texpr_syntax::ir::IndexMap;
-    use texpr_syntax::ir::TermOp;
+    use texpr_ir::IndexMap;
+    use texpr_ir::TermOp;
     // 20 nested maps `{k -> (k + k) / 2}`: k twice per level, so 2^20 copies
     let mut p = program();
     let x = input(&mut p, "x", ElemTy::F32, 1);
@@ -245,7 +245,7 @@ fn exploding_index_arithmetic_is_refused_not_built() {
             IndexMap {
                 var: k,
                 len: 2 * m as u64,
-                kind: texpr_syntax::ir::MapKind::Term(term),
+                kind: texpr_ir::MapKind::Term(term),
             },
             e,
         );

@@ -9,7 +9,7 @@ use texpr_interp::{eval, random_inputs};
 use texpr_syntax::frontend;
 
 /// Jacobi-1d: two items a step, `N` elements each.
-fn jacobi(n: i64) -> texpr_syntax::ir::Program {
+fn jacobi(n: i64) -> texpr_ir::Program {
     let src = "param N = 40\ninput a0: f32[N]\n\
                output a = iterate 5 from a0 |a, t| {\n\
                    let b = compute N |i| select(i > 0 && i < N - 1, ((a[i - 1] else 0.0) + a[i] + (a[i + 1] else 0.0)) / 3.0, a[i])\n\
@@ -27,7 +27,7 @@ fn a_loop_runs_whole_in_one_workgroup_when_every_item_takes_loop() {
         .unwrap();
     let q = applied(&p, &target, &both).unwrap();
     assert_eq!(q.loops[0].group, Some(16));
-    texpr_syntax::check::verify(&q).unwrap();
+    texpr_ir::verify(&q).unwrap();
     // The same values: 40 elements on 16 invocations of 3 each, the padding dropped.
     let inputs = random_inputs(&p, 1);
     assert_eq!(eval(&q, &inputs).unwrap(), eval(&p, &inputs).unwrap());
@@ -60,7 +60,7 @@ fn loop_outside_a_loop_is_e0211() {
 #[test]
 fn the_heuristic_takes_loop_for_small_steps_only() {
     let target = cpu(false);
-    let loop_of = |p: &texpr_syntax::ir::Program| {
+    let loop_of = |p: &texpr_ir::Program| {
         let s = heuristic(p, &target);
         (s.get("b"), s.get("a_state_next"))
     };

@@ -14,8 +14,8 @@ mod transpose;
 
 use crate::schedule::choose::candidates as fitting;
 use crate::{ScheduleChoice, accept_all, apply, choose, optimize};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_target::Target;
 
 /// A CPU adapter with lavapipe's invocation limits and loop budget (and its

@@ -12,7 +12,7 @@ use crate::samples;
 use crate::schedule::ScheduleChoice;
 use texpr_interp::accuracy::{check_outputs, reference_rewritten};
 use texpr_interp::{Value, eval, random_inputs};
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_ir::{Expr, ExprKind, Program};
 use texpr_target::Target;
 
 /// Bit patterns of every output, so NaNs and signed zeros compare exactly.
@@ -60,10 +60,10 @@ fn every_pass_verifies_and_keeps_the_result_on_samples_and_examples() {
             let mut seen = Vec::new();
             run_passes(&p, &limits, &ScheduleChoice::Heuristic, |pass, q| {
                 seen.push(pass.to_string());
-                if let Err(e) = texpr_syntax::check::verify(q) {
+                if let Err(e) = texpr_ir::verify(q) {
                     panic!(
                         "{name}: after `{pass}` the verifier says {e:#?}\n{}",
-                        texpr_syntax::print::program(q)
+                        texpr_ir::print::program(q)
                     );
                 }
                 let before = pass != APPLY;
@@ -108,11 +108,11 @@ fn each_pass_alone_keeps_the_result() {
         for (pass, run) in passes {
             let mut q = p.clone();
             run(&mut q, &Target::default()).unwrap();
-            texpr_syntax::check::verify(&q).unwrap_or_else(|e| panic!("{name} {pass}: {e:#?}"));
+            texpr_ir::verify(&q).unwrap_or_else(|e| panic!("{name} {pass}: {e:#?}"));
             let got = eval(&q, &inputs).unwrap();
             assert_eq!(bits(&got), want, "{name}: `{pass}` changed the result");
             // The printed program checks back (names stay unique).
-            let text = texpr_syntax::print::program(&q);
+            let text = texpr_ir::print::program(&q);
             texpr_syntax::frontend(&text, &[])
                 .unwrap_or_else(|e| panic!("{name} {pass}: {e:#?}\n{text}"));
         }
@@ -154,7 +154,7 @@ fn an_elementwise_chain_becomes_one_kernel() {
     let p = chain();
     assert_eq!(p.globals.len(), 2);
     let q = prepare(&p).unwrap();
-    assert_eq!(q.globals.len(), 0, "{}", texpr_syntax::print::program(&q));
+    assert_eq!(q.globals.len(), 0, "{}", texpr_ir::print::program(&q));
     assert_eq!(q.outputs.len(), 1);
     let inputs = random_inputs(&p, 5);
     assert_eq!(
@@ -174,14 +174,14 @@ fn softmax_keeps_its_reduce_lets() {
     let p = &ex.iter().find(|(n, _)| *n == "softmax").unwrap().1;
     let q = prepare(p).unwrap();
     let y = &q.outputs[0].value;
-    assert_eq!(lets(y), 1, "{}", texpr_syntax::print::program(&q));
+    assert_eq!(lets(y), 1, "{}", texpr_ir::print::program(&q));
     assert_eq!(reduces(y), 1);
     // Attention (D = 4): `z` is gone, so `p` is read by the `D` products
     // alone, cheap enough to recompute; the scores (read by the lse and by
     // every product) and the lse stay.
     let p = &ex.iter().find(|(n, _)| *n == "attention").unwrap().1;
     let q = prepare(p).unwrap();
-    let text = texpr_syntax::print::program(&q);
+    let text = texpr_ir::print::program(&q);
     assert_eq!(lets(&q.outputs[0].value), 2, "{text}");
     assert!(
         text.contains("let scores") && text.contains("let m = reduce lse"),
@@ -264,7 +264,7 @@ output y = compute 16 |i| x[i] - r
     let q = prepare(&p).unwrap();
     assert_eq!(q.globals.len(), 1);
     assert_eq!(q.globals[0].name, "r");
-    texpr_syntax::check::verify(&q).unwrap();
+    texpr_ir::verify(&q).unwrap();
     let inputs = random_inputs(&p, 2);
     assert_eq!(
         bits(&eval(&q, &inputs).unwrap()),
@@ -278,7 +278,7 @@ fn a_local_let_read_twice_per_element_is_inlined() {
     let p = samples::blocks();
     let q = prepare(&p).unwrap();
     let m = q.outputs.iter().find(|o| o.name == "mirrored").unwrap();
-    assert_eq!(lets(&m.value), 0, "{}", texpr_syntax::print::program(&q));
+    assert_eq!(lets(&m.value), 0, "{}", texpr_ir::print::program(&q));
 }
 
 #[test]
@@ -291,7 +291,7 @@ output c = compute 8 |i| -(-(x[(i * 4) / 4])) / 1.0 - 0.0
 output d = compute 8 |i| (n[i] + 0) * 1 - 0
 ");
     let q = prepare(&p).unwrap();
-    let text = texpr_syntax::print::program(&q);
+    let text = texpr_ir::print::program(&q);
     let line = |o: &str| {
         text.lines()
             .find(|l| l.starts_with(&format!("output {o}")))

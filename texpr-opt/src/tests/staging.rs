@@ -7,7 +7,7 @@ use super::strategies::{check, examples};
 use crate::schedule::{Schedule, ScheduleChoice};
 use texpr_target::Target;
 
-fn matmul() -> texpr_syntax::ir::Program {
+fn matmul() -> texpr_ir::Program {
     let ex = examples();
     ex.into_iter().find(|(n, _)| *n == "matmul").unwrap().1
 }
@@ -30,7 +30,7 @@ fn checked_text(text: &str) -> String {
     let s: Schedule = text.parse().unwrap();
     let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
     check("matmul", &p, &q, text);
-    texpr_syntax::print::program(&q)
+    texpr_ir::print::program(&q)
 }
 
 /// 32 x 16 x 8 in 2x2 workgroups of 2x2 registers, blocks of 4 steps: `a`'s
@@ -89,7 +89,7 @@ fn blocks_that_do_not_split_or_fit_are_coded_errors() {
 /// bank. Rows of `a` stay padded per row.
 #[test]
 fn blocks_read_along_rows_are_padded_every_bank_row() {
-    use texpr_syntax::ir::{ExprKind, VarId, VecRef};
+    use texpr_ir::{ExprKind, VarId, VecRef};
     let src = "param M = 128\nparam N = 128\nparam K = 16\n\
         input a: f32[M * K]\ninput b: f32[K * N]\n\
         output c = compute M |i| compute N |j| reduce K |k| a[i * K + k] * b[k * N + j]\n";
@@ -101,7 +101,7 @@ fn blocks_read_along_rows_are_padded_every_bank_row() {
         let s: Schedule = text.parse().unwrap();
         let q = optimize(&p, &Target::default(), &ScheduleChoice::Given(s)).unwrap();
         check("matmul", &p, &q, text);
-        let printed = texpr_syntax::print::program(&q);
+        let printed = texpr_ir::print::program(&q);
         assert!(printed.contains("strided(32, 33)"), "{text}\n{printed}");
         assert!(printed.contains("strided(8, 9)"), "{text}\n{printed}");
         // The register tile's read of `b`'s block, and its variables.

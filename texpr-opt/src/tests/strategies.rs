@@ -6,7 +6,7 @@ use super::{candidates, cpu, heuristic, scheduled as optimize};
 use crate::schedule::shape::{Shape, classify};
 use crate::schedule::{Schedule, ScheduleChoice, Strategy};
 use texpr_interp::{Data, Value, eval, random_inputs};
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 use texpr_target::Target;
 
 /// The examples at sizes the interpreter runs quickly, with odd sizes where
@@ -125,8 +125,8 @@ fn close(want: &[Value], got: &[Value]) -> Result<(), String> {
 }
 
 pub(crate) fn check(name: &str, p: &Program, s: &Program, what: &str) {
-    texpr_syntax::check::verify(s).unwrap_or_else(|e| panic!("{name} {what}: {e:#?}"));
-    let text = texpr_syntax::print::program(s);
+    texpr_ir::verify(s).unwrap_or_else(|e| panic!("{name} {what}: {e:#?}"));
+    let text = texpr_ir::print::program(s);
     texpr_syntax::frontend(&text, &[])
         .unwrap_or_else(|e| panic!("{name} {what} does not check back: {e:#?}\n{text}"));
     let inputs = random_inputs(p, 7);
@@ -198,7 +198,7 @@ fn every_candidate_of_every_example_means_the_same() {
 }
 
 /// The fold item and the partials global (if any) of `sum` under `text`.
-fn sum_under(text: &str, limits: &Target) -> Result<Program, Vec<texpr_syntax::Diagnostic>> {
+fn sum_under(text: &str, limits: &Target) -> Result<Program, Vec<texpr_ir::Diagnostic>> {
     let ex = examples();
     let p = &ex.iter().find(|(n, _)| *n == "sum").unwrap().1;
     let q = optimize(p, limits, &ScheduleChoice::Given(text.parse().unwrap()))?;
@@ -222,7 +222,7 @@ fn workgroup_combines_write_one_partial_per_workgroup() {
         assert_eq!(q.globals.len(), 1, "{combine}");
         assert_eq!(q.globals[0].name, "total_partials");
         assert_eq!(q.globals[0].value.ty.len, 4, "{combine}");
-        let text = texpr_syntax::print::program(&q);
+        let text = texpr_ir::print::program(&q);
         assert!(text.contains(level), "{combine}: {text}");
         assert!(
             text.contains("reduce@thread 4 |"),
@@ -239,7 +239,7 @@ fn workgroup_combines_write_one_partial_per_workgroup() {
     )
     .unwrap();
     assert!(q.globals.is_empty());
-    let text = texpr_syntax::print::program(&q);
+    let text = texpr_ir::print::program(&q);
     assert!(
         text.contains("compute@grid 1 |") && text.contains("reduce@subgroup 64 |"),
         "{text}"
@@ -415,7 +415,7 @@ fn a_staged_tile_fills_workgroup_memory_once_per_block_of_steps() {
     let s: Schedule = "c: tile group=4x4 reg=2x2 shared=4".parse().unwrap();
     let q = optimize(p, &limits, &ScheduleChoice::Given(s)).unwrap();
     check("matmul", p, &q, "staged");
-    let text = texpr_syntax::print::program(&q);
+    let text = texpr_ir::print::program(&q);
     // K = 8 in blocks of 4: two blocks, each staging an 8 x 4 block of `a`
     // and a 4 x 8 block of `b` (4x4 invocations, 2x2 registers each).
     assert!(text.contains("reduce@thread 2 |kb|"), "{text}");
@@ -464,7 +464,7 @@ fn wide_rows_split_each_row_across_a_workgroup() {
             let q = optimize(&p, &limits, &ScheduleChoice::Given(s))
                 .unwrap_or_else(|e| panic!("{name} {w}: {e:#?}"));
             check(name, &p, &q, &strategy);
-            let text = texpr_syntax::print::program(&q);
+            let text = texpr_ir::print::program(&q);
             let level = if combine == "tree" {
                 "group"
             } else {
@@ -609,7 +609,7 @@ fn flash_streams_attention_rows() {
             let q = optimize(&p, &limits, &ScheduleChoice::Given(sched))
                 .unwrap_or_else(|e| panic!("{s}x{t}x{d} {strategy}: {e:#?}"));
             check("attention", &p, &q, &strategy);
-            let text = texpr_syntax::print::program(&q);
+            let text = texpr_ir::print::program(&q);
             // The scores are never stored; the query row is, once.
             assert!(!text.contains("let@reg scores"), "{text}");
             assert!(
@@ -637,7 +637,7 @@ fn flash_streams_attention_rows() {
         let q = optimize(&p, &limits, &ScheduleChoice::Given(sched))
             .unwrap_or_else(|e| panic!("epilogue {strategy}: {e:#?}"));
         check("epilogue", &p, &q, &strategy);
-        let text = texpr_syntax::print::program(&q);
+        let text = texpr_ir::print::program(&q);
         assert!(text.contains("let@reg acc"), "{text}");
         // With more than one column an invocation, nothing of the column's
         // term is worth a register: its reads move with the column, `c + 1`
@@ -692,7 +692,7 @@ fn mma_blocks_mean_the_same() {
         let ov: Vec<(String, i64)> = defs.iter().map(|&(k, v)| (k.to_string(), v)).collect();
         let p = texpr_syntax::frontend(src, &ov).unwrap();
         let h = optimize(&p, &nvidia, &ScheduleChoice::Heuristic).unwrap();
-        let text = texpr_syntax::print::program(&h);
+        let text = texpr_ir::print::program(&h);
         assert_eq!(
             text.matches("let@mma").count(),
             p.outputs.len() + p.globals.len(),

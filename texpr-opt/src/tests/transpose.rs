@@ -5,7 +5,7 @@ use super::{cpu, heuristic, scheduled};
 use crate::schedule::shape::{Shape, classify, strides, transposed};
 use crate::schedule::{Schedule, ScheduleChoice, Strategy};
 use texpr_interp::{eval, random_inputs};
-use texpr_syntax::ir::{Expr, ExprKind, Program};
+use texpr_ir::{Expr, ExprKind, Program};
 use texpr_target::Target;
 
 fn program(src: &str) -> Program {
@@ -75,7 +75,7 @@ fn same_meaning(p: &Program, item: &str, s: &str, target: &Target) -> Program {
         bits(eval(p, &inputs).unwrap()),
         "{s}"
     );
-    let text = texpr_syntax::print::program(&q);
+    let text = texpr_ir::print::program(&q);
     let back = texpr_syntax::frontend(&text, &[]).unwrap_or_else(|d| panic!("{text}\n{d:#?}"));
     assert_eq!(
         bits(eval(&back, &inputs).unwrap()),
@@ -93,7 +93,7 @@ fn the_kernel_stages_padded_blocks_and_keeps_the_meaning() {
         "transpose tile=32 rows=8",
     ] {
         let q = same_meaning(&p, "y", s, &Target::default());
-        let text = texpr_syntax::print::program(&q);
+        let text = texpr_ir::print::program(&q);
         let tile: u64 = s["transpose tile=".len()..]
             .split(' ')
             .next()

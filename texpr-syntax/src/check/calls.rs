@@ -4,9 +4,9 @@ use super::expr::node;
 use super::scope::{LocalKind, Resolved, TopKind};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, Ident};
-use crate::diag::Diagnostic;
-use crate::ir::{self, Func, Ty, UnaryOp};
-use crate::span::Span;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
+use texpr_ir::{self as ir, Func, Ty, UnaryOp};
 
 /// What a function name means.
 #[derive(Clone, Copy)]

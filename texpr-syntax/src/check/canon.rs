@@ -10,8 +10,8 @@
 //! means the same).
 
 use super::strip_spans;
-use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
 use std::collections::BTreeMap;
+use texpr_ir::{Expr, ExprKind, MapKind, Program, Term, TermKind, VarId, VarInfo, VecRef};
 
 /// Spans dummied, variables renumbered in the checker's binding order
 /// (unreferenced ones dropped), constant sub-terms folded as the checker folds,
@@ -124,9 +124,9 @@ impl Renumber {
                 let b = self.bind(var);
                 if let Some(t) = steps {
                     if let Some(v) = self.new.get_mut(var.0 as usize) {
-                        v.kind = crate::ir::VarKind::Index { extent: *n };
+                        v.kind = texpr_ir::VarKind::Index { extent: *n };
                     }
-                    let upper = crate::ir::term::sub(t.clone(), crate::ir::term::constant(1));
+                    let upper = texpr_ir::term::sub(t.clone(), texpr_ir::term::constant(1));
                     self.uppers.insert(*var, upper);
                 }
                 self.expr(body);
@@ -160,11 +160,11 @@ impl Renumber {
     /// The largest value of a term over the new variables in scope.
     fn largest(&self, t: &Term) -> Option<i64> {
         let extent = |v: VarId| match self.new.get(v.0 as usize)?.kind {
-            crate::ir::VarKind::Index { extent } => Some(extent),
-            crate::ir::VarKind::Vector(_) => None,
+            texpr_ir::VarKind::Index { extent } => Some(extent),
+            texpr_ir::VarKind::Vector(_) => None,
         };
         let upper = |v: VarId| self.uppers.get(&v).cloned();
-        crate::ir::linear::term_range_within(t, &extent, &upper)
+        texpr_ir::linear::term_range_within(t, &extent, &upper)
             .ok()
             .map(|r| r.1)
     }

@@ -4,9 +4,9 @@ use super::lits::{literal_elem, natural};
 use super::terms::show_range;
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, ExprKind, Ident, IndexMapAst, Level, Literal, MemLevel, ReduceOp};
-use crate::diag::{Diagnostic, count, count_as};
-use crate::ir::{self, Ty};
-use crate::span::Span;
+use texpr_ir::Span;
+use texpr_ir::diag::{Diagnostic, count, count_as};
+use texpr_ir::{self as ir, Ty};
 
 /// A typed node.
 pub(crate) fn node(kind: ir::ExprKind, ty: Ty, span: Span) -> ir::Expr {

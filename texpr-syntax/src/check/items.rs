@@ -4,9 +4,9 @@ use super::levels::LevelCtx;
 use super::scope::{LocalKind, TopKind};
 use super::{CResult, Checker, codes};
 use crate::ast::{self, File, Ident, Item, ItemKind, Loads, MemLevel, TyAnn};
-use crate::diag::Diagnostic;
-use crate::ir::{self, Ty};
-use crate::span::Span;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
+use texpr_ir::{self as ir, Ty};
 
 impl Checker {
     /// Reports `-D` overrides of names that are not params.

@@ -14,10 +14,10 @@ use super::items::show_ty;
 use super::scope::{LocalKind, TopKind};
 use super::{CResult, Checker, codes};
 use crate::ast::{self, ElemTy, Ident, IterBody, Iterate, TyAnn};
-use crate::diag::{Diagnostic, count};
-use crate::ir::{self, Ty, VarKind, VecRef};
-use crate::span::Span;
 use std::collections::BTreeSet;
+use texpr_ir::Span;
+use texpr_ir::diag::{Diagnostic, count};
+use texpr_ir::{self as ir, Ty, VarKind, VecRef};
 
 /// What a loop's names stand for after it.
 enum After {

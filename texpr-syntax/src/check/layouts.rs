@@ -1,13 +1,13 @@
 //! Layouts written on an index map: `digits(r:o:w, ...)` and
-//! `padded(N, Np, digits(...))` and `strided(C, S)` (see [`crate::ir::layout`]) checked into
+//! `padded(N, Np, digits(...))` and `strided(C, S)` (see [`texpr_ir::layout`]) checked into
 //! [`Layout`]s. Every argument is a size term; the digits must form a
 //! permutation of the raw result, a padded layout's corner must fit it
 //! (E0140 an unknown layout, E0141 wrong arguments, E0142 a misfit).
 
 use super::{CResult, Checker, codes};
 use crate::ast::{LayoutArg, LayoutAst};
-use crate::diag::Diagnostic;
-use crate::ir::{DigitPerm, Layout, Padded, Strided};
+use texpr_ir::Diagnostic;
+use texpr_ir::{DigitPerm, Layout, Padded, Strided};
 
 impl Checker {
     /// The layout `l` of a map of `len` elements on a raw result of `raw`.

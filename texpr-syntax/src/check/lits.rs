@@ -8,8 +8,8 @@
 
 use super::{CResult, Checker, codes};
 use crate::ast::{self, ElemTy, ExprKind, LitValue, Literal};
-use crate::diag::Diagnostic;
-use crate::ir::Scalar;
+use texpr_ir::Diagnostic;
+use texpr_ir::Scalar;
 
 /// The type a literal has by itself: `None` for an unsuffixed integer.
 pub(crate) fn natural(lit: &Literal) -> Option<ElemTy> {

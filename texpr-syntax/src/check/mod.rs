@@ -2,7 +2,7 @@
 //!
 //! [`check`] resolves names, substitutes `param`s, evaluates sizes, types every
 //! expression (coercing unsuffixed integer literals, making broadcasts
-//! explicit), proves every index in bounds with [`crate::ir::linear`], and checks level
+//! explicit), proves every index in bounds with [`texpr_ir::linear`], and checks level
 //! placement with [`levels`]. It keeps going after an error: a failed
 //! sub-expression yields [`Reported`], which its parents pass on silently, so
 //! one run reports every independent mistake once.
@@ -12,12 +12,12 @@
 
 mod calls;
 mod canon;
-pub mod codes;
+use texpr_ir::codes;
 mod expr;
 mod items;
 mod iterate;
 mod layouts;
-pub mod levels;
+use texpr_ir::levels;
 mod lits;
 mod operands;
 mod reads;
@@ -26,20 +26,16 @@ mod strip;
 mod terms;
 #[cfg(test)]
 mod tests;
-pub mod verify;
-mod verify_loops;
-mod verify_ty;
 
 pub use canon::canonicalize;
 pub use scope::item_names;
 pub use strip::{strip_expr_spans, strip_spans};
-pub use verify::verify;
 
 use crate::ast::File;
-use crate::diag::Diagnostic;
-use crate::ir::{self, Program, VarInfo};
 use levels::LevelCtx;
 use scope::Scopes;
+use texpr_ir::Diagnostic;
+use texpr_ir::{self as ir, Program, VarInfo};
 
 /// The deepest expression or term nesting the checker and verifier accept.
 pub const MAX_NESTING: usize = crate::parse::MAX_NESTING;
@@ -129,7 +125,7 @@ impl Checker {
     /// Runs `f` one nesting level deeper, failing past [`MAX_NESTING`].
     fn nested<T>(
         &mut self,
-        span: crate::Span,
+        span: texpr_ir::Span,
         f: impl FnOnce(&mut Self) -> CResult<T>,
     ) -> CResult<T> {
         if self.depth >= MAX_NESTING {

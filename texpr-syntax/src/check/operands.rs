@@ -3,8 +3,8 @@
 use super::lits::{is_flexible, is_float_literal, is_plain_float_literal, is_typed_literal};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy};
-use crate::diag::{Diagnostic, count};
-use crate::ir::{self, Ty};
+use texpr_ir::diag::{Diagnostic, count};
+use texpr_ir::{self as ir, Ty};
 
 impl Checker {
     /// Checks the operands of one elementwise operation: typed operands

@@ -5,9 +5,9 @@ use super::scope::{LocalKind, Resolved, TopKind};
 use super::terms::{show_range, underscore_read};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, Ident, Literal};
-use crate::diag::{Diagnostic, count};
-use crate::ir::{self, Ty, VecRef};
-use crate::span::Span;
+use texpr_ir::Span;
+use texpr_ir::diag::{Diagnostic, count};
+use texpr_ir::{self as ir, Ty, VecRef};
 
 impl Checker {
     #[inline(never)]

@@ -2,10 +2,10 @@
 
 use super::{Checker, codes};
 use crate::ast::{File, Ident, ItemKind};
-use crate::diag::Diagnostic;
-use crate::ir::{Ty, VarId, VarInfo, VarKind};
-use crate::span::Span;
 use std::collections::BTreeMap;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
+use texpr_ir::{Ty, VarId, VarInfo, VarKind};
 
 /// What a top-level name stands for once its item has been checked.
 #[derive(Clone, Copy, Debug, PartialEq)]

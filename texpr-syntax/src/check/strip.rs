@@ -1,7 +1,7 @@
 //! `strip_spans`: a program with every span set to `Span::DUMMY`, to compare trees by structure.
 
-use crate::ir::{Expr, ExprKind, MapKind, Program, Term, TermKind};
-use crate::span::Span;
+use texpr_ir::Span;
+use texpr_ir::{Expr, ExprKind, MapKind, Program, Term, TermKind};
 
 /// A copy of `p` with every span dummied out, so that programs checked from
 /// different texts compare equal when they mean the same.

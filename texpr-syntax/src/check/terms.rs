@@ -3,10 +3,10 @@
 use super::scope::{LocalKind, Resolved, TopKind};
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, Ident, TermKind, TermOp};
-use crate::diag::Diagnostic;
-use crate::ir;
-use crate::ir::linear::{self as bounds, BoundsError};
-use crate::span::Span;
+use texpr_ir as ir;
+use texpr_ir::Diagnostic;
+use texpr_ir::Span;
+use texpr_ir::linear::{self as bounds, BoundsError};
 
 const I32_MAX: i64 = i32::MAX as i64;
 const I32_MIN: i64 = i32::MIN as i64;

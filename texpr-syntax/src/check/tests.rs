@@ -2,7 +2,7 @@
 
 use super::{MAX_NESTING, check, codes};
 use crate::ast::*;
-use crate::span::Span;
+use texpr_ir::Span;
 
 fn ident(name: &str) -> Ident {
     Ident {
@@ -60,7 +60,7 @@ fn negations(depth: usize) -> Expr {
 #[test]
 fn nesting_up_to_the_limit_checks() {
     let p = check(&output(negations(MAX_NESTING)), &[]).expect("checks");
-    assert!(super::verify(&p).is_ok());
+    assert!(texpr_ir::verify(&p).is_ok());
 }
 
 #[test]

@@ -14,8 +14,8 @@
 mod flat;
 
 use crate::ast::*;
-use crate::diag::Diagnostic;
 use crate::lexer::Comment;
+use texpr_ir::Diagnostic;
 
 /// Lines are broken beyond this many columns.
 pub const WIDTH: usize = 100;

@@ -3,8 +3,5 @@
 //! the same tree, up to spans.
 
 mod file;
-mod lit;
-mod program;
 
 pub use file::{WIDTH, file, file_with_comments, format_source};
-pub use program::program;

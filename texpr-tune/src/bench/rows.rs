@@ -9,9 +9,9 @@ use crate::values::to_host;
 use std::time::{Duration, Instant};
 use texpr::{Options, Schedule, ScheduleChoice};
 use texpr_codegen::Module;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::{BufferPool, Gpu, HostBuffer, Prepared, RuntimeError, Timing, TimingPlan};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 
 /// What a row measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 
 use super::unrolled;
 use std::path::{Path, PathBuf};
+use texpr_ir::Program;
 use texpr_runtime::raw::{RawProgram, baselines};
 use texpr_runtime::{HostBuffer, RuntimeError};
-use texpr_syntax::ir::Program;
 
 /// `y = 2x + 1`: the program the `axpb_vec4` baseline computes, benched with it.
 const AXPB: &str = "// axpb: y = 2x + 1 (the axpb_vec4 baseline's program)

@@ -239,11 +239,11 @@ mod tests {
     use super::*;
     use std::path::Path;
     use texpr_interp::{eval, random_inputs};
-    use texpr_syntax::ir::Program;
+    use texpr_ir::Program;
 
     fn program(name: &str, text: &str, defines: &[(String, i64)]) -> Program {
         texpr_syntax::frontend(text, defines).unwrap_or_else(|d| {
-            panic!("{}", texpr_syntax::diag::render(name, text, &d));
+            panic!("{}", texpr_ir::diag::render(name, text, &d));
         })
     }
 

@@ -4,7 +4,7 @@
 
 use super::roofline::{Roofline, Share};
 use super::rows::Outcome;
-use texpr_syntax::ir::Program;
+use texpr_ir::Program;
 
 /// What one program does, and the device's limits, for its rates.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -63,7 +63,7 @@ fn errors_come_as_objects_and_as_the_clis_text() {
     assert_eq!(d["severity"], "error");
     assert_eq!(d["labels"][0]["line"], 2);
     let rendered = out["rendered"].as_str().unwrap();
-    let cli = texpr_syntax::diag::render(
+    let cli = texpr_ir::diag::render(
         crate::diagnostics::SOURCE_NAME,
         src,
         &texpr_syntax::frontend(src, &[]).unwrap_err(),

@@ -21,9 +21,9 @@ use crate::cmd::run::open_gpu;
 use crate::common::{Defines, Failure, Source, frontend, read_schedule, read_source};
 use crate::plot::{self, Bar, Group, Limits};
 use std::time::Duration;
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::Gpu;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 use texpr_tune::bench::{
     self, Job, JobSource, Outcome, Pinned, Roofline, Row, Runs, Series, Work, seconds,
 };

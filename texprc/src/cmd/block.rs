@@ -15,9 +15,9 @@ use texpr::ScheduleChoice;
 use texpr_block::driver::run::{Backend, check_run, full_inputs, job, report, run_in_process};
 use texpr_block::driver::{BlockOptions, Device, Emit, Planned, emit_all, plan};
 use texpr_block::exec::{LocalPart, Matrix};
+use texpr_ir as ir;
+use texpr_ir::Diagnostic;
 use texpr_runtime::Gpu;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir;
 use texpr_tune::cache;
 
 #[derive(Debug, clap::Args)]

@@ -2,7 +2,7 @@
 
 use crate::common::{Defines, Failure, frontend, read_source};
 use std::path::PathBuf;
-use texpr_syntax::diag::count;
+use texpr_ir::diag::count;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -10,7 +10,7 @@ use crate::common::{
 use crate::targets::compile_target;
 use std::path::PathBuf;
 use texpr::{Language, Options, Target, Translated};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use texpr_tune::cache::Cache;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -106,7 +106,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     }
     let program = frontend(src, &args.defines)?;
     if args.emit == Emit::Typed {
-        return Ok(texpr_syntax::print::program(&program).into_bytes());
+        return Ok(texpr_ir::print::program(&program).into_bytes());
     }
     let cache = match &args.device {
         Some(_) => crate::common::schedule_cache(),
@@ -131,7 +131,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
     let (compiled, chosen) = compile_chosen(src, &program, &opts, chosen)?;
     let text = match args.emit {
         Emit::Schedule => format!("# schedule: {}\n{}", chosen.origin, compiled.schedule),
-        Emit::Scheduled => texpr_syntax::print::program(&compiled.scheduled),
+        Emit::Scheduled => texpr_ir::print::program(&compiled.scheduled),
         Emit::Kernels => compiled.module.to_string(),
         Emit::PlanJson => {
             let plan = texpr_codegen::plan_json::plan_json(&compiled.module, &opts.target);
@@ -163,7 +163,7 @@ fn emit(src: &Source, args: &Args) -> Result<Vec<u8>, Failure> {
 /// optimizing passes).
 fn dump_after(
     src: &Source,
-    program: &texpr_syntax::ir::Program,
+    program: &texpr_ir::Program,
     target: &Target,
     choice: &texpr::ScheduleChoice,
     pass: &str,
@@ -180,13 +180,13 @@ fn dump_after(
     }
     let mut out = String::new();
     let mut ran = false;
-    let mut hook = |name: &str, p: &texpr_syntax::ir::Program| {
+    let mut hook = |name: &str, p: &texpr_ir::Program| {
         if all {
             out.push_str(&format!("// after {name}\n"));
         }
         if all || name == pass {
             ran = true;
-            out.push_str(&texpr_syntax::print::program(p));
+            out.push_str(&texpr_ir::print::program(p));
         }
     };
     texpr_opt::pipeline::run_with(program, target, choice, &texpr::verdict(target), &mut hook)

@@ -8,7 +8,7 @@ use crate::common::{Defines, Failure, frontend, read_source};
 use crate::inputs::{InputArgs, gather_inputs};
 use crate::{codes, npy, summary};
 use std::path::PathBuf;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

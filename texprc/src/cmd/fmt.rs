@@ -3,7 +3,7 @@
 use crate::codes;
 use crate::common::{Failure, read_source};
 use std::path::PathBuf;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

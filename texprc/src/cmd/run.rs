@@ -19,9 +19,9 @@ use crate::{npy, summary};
 use std::path::PathBuf;
 use texpr::Options;
 use texpr_interp::accuracy::{Checked, Mismatch};
+use texpr_ir::Diagnostic;
+use texpr_ir::Program;
 use texpr_runtime::{AdapterChoice, Gpu};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::Program;
 use texpr_tune::values::{to_host, to_value};
 
 #[derive(Debug, clap::Args)]
@@ -172,7 +172,7 @@ fn verdict(
                 n => outln!(
                     "check passed: the GPU results match the interpreter, every element compared \
                      ({} statistically: within their spread under random rounding, not a bound)",
-                    texpr_syntax::diag::count(n as u64, "element")
+                    texpr_ir::diag::count(n as u64, "element")
                 ),
             }
             Ok(())
@@ -181,7 +181,7 @@ fn verdict(
             outln!(
                 "check passed (--allow-unchecked): the GPU results match the interpreter on every \
                  compared element; {} not compared",
-                texpr_syntax::diag::count(skipped as u64, "element")
+                texpr_ir::diag::count(skipped as u64, "element")
             );
             Ok(())
         }

@@ -12,7 +12,7 @@ use crate::common::{Defines, Failure, Source, frontend, read_source};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use texpr::{Schedule, Target};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 use texpr_tune::cache;
 use texpr_tune::{Outcome, Trials, TuneError, Tuner};
 

@@ -23,11 +23,11 @@ use crate::codes;
 use crate::stage::Kernel;
 use std::collections::BTreeMap;
 use texpr_codegen::BufferRole;
+use texpr_ir::Diagnostic;
+use texpr_ir::ElemTy;
 use texpr_runtime::{
     BufferRange, Commands, DeviceArray, Gpu, HostBuffer, PendingRead, ResidentModule,
 };
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::ElemTy;
 
 /// A compiled body: its prepared module and the scratch buffers it owns,
 /// by buffer position in the module's plan.

@@ -14,7 +14,7 @@ use super::{
 use crate::stage::Kernel;
 use texpr::Target;
 use texpr_interp::Value;
-use texpr_syntax::{Diagnostic, ir};
+use texpr_ir::{self as ir, Diagnostic};
 
 /// Buffers are host vectors; every operation completes at once.
 pub struct InterpDevice<'s> {

@@ -16,7 +16,7 @@ pub mod interp;
 use crate::codes;
 use crate::stage::Kernel;
 use texpr::{Options, ScheduleChoice, Target};
-use texpr_syntax::{Diagnostic, ir};
+use texpr_ir::{self as ir, Diagnostic};
 
 /// A buffer of a device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -147,8 +147,8 @@ pub fn compile_body(
         schedule: pick(kernel),
     };
     texpr::compile(kernel, &opts).map_err(|ds| {
-        let listing = texpr_syntax::print::program(kernel);
-        let text = texpr_syntax::diag::render("block-body.te", &listing, &ds);
+        let listing = texpr_ir::print::program(kernel);
+        let text = texpr_ir::diag::render("block-body.te", &listing, &ds);
         Diagnostic::error(codes::KERNEL_RUN, "a block body does not compile")
             .with_note(format!("kernel:\n{listing}"))
             .with_note(text)

@@ -9,7 +9,7 @@ use crate::exec::outbox::{RankError, values_of};
 use crate::graph::{NodeId, NodeKind};
 use crate::stage::{BlockTask, Kernel};
 use std::collections::VecDeque;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 impl Rank<'_, '_> {
     pub(super) fn shard(

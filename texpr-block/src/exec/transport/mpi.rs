@@ -33,7 +33,7 @@ use mpi::request::{LocalScope, Request};
 use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use std::time::Duration;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// Tags: chunks, the start and end of the run, failure reports and their acknowledgements.
 const DATA: i32 = 1;

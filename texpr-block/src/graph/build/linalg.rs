@@ -16,7 +16,7 @@ use crate::air::Reg;
 use crate::graph::node::{NodeId, NodeKind, Work};
 use crate::stage::linalg;
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 impl Builder<'_> {
     /// The shards, versions and chunks of linear-algebra op `r`.

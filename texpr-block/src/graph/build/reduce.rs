@@ -9,7 +9,7 @@ use crate::air::{Op, Reg, SumAxis};
 use crate::dist::{CommunicatorRank, RankIndex2D};
 use crate::stage::kernel;
 use std::collections::BTreeMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 impl Builder<'_> {
     /// The steps, partials and reduces of reduction `r` (see the module doc).

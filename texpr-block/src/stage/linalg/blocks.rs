@@ -4,7 +4,7 @@
 //! terms in both.
 
 use crate::stage::build::{add, at, int, mul, tadd, tc, tmul, tv};
-use texpr_syntax::ir::{Expr, Term, VarId};
+use texpr_ir::{Expr, Term, VarId};
 
 /// The widest block of columns (or rows) the tile kernels factor or
 /// invert in one loop.

@@ -16,7 +16,7 @@ use crate::stage::build::{
     Bind, Body, add, and, at, bin, cm, div, int, lit, mul, read, read_else, select, sub, tadd, tc,
     tmul, trem, tsub, tv, unary, zeros,
 };
-use texpr_syntax::ir::{BinOp, Expr, ReduceOp, Term, UnaryOp, VarId, VecRef};
+use texpr_ir::{BinOp, Expr, ReduceOp, Term, UnaryOp, VarId, VecRef};
 
 /// Reads element `(row, col)` of an operand.
 pub type At<'a> = &'a dyn Fn(Term, Term) -> Expr;
@@ -221,7 +221,7 @@ mod tests {
         };
         let from = s.whole(l0);
         potrf(&mut s, 255, c, &at, from, Bind::Output("out"));
-        let text = texpr_syntax::print::program(&s.finish());
+        let text = texpr_ir::print::program(&s.finish());
         assert!(text.contains("(j + 24) % 31"), "{text}");
         assert!(text.contains("reduce 224 + g * 31 |p|"), "{text}");
     }

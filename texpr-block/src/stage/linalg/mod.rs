@@ -23,7 +23,7 @@ use super::build::{Bind, Body, cm, lit, mul, read, sub, tv};
 use super::kernel::{finish_with, input, panel, tile_body};
 use crate::air::{Op, Program, Reg};
 use std::fmt;
-use texpr_syntax::ir::{ReduceOp, Term};
+use texpr_ir::{ReduceOp, Term};
 
 mod blocks;
 mod factor;

@@ -9,7 +9,7 @@ use crate::stage::build::{
     Bind, Body, add, and, at, bin, cm, int, mul, read, read_else, select, sub, tadd, tc, tdiv,
     tmul, trem, tsub, tv, zeros,
 };
-use texpr_syntax::ir::{BinOp, Expr, ReduceOp, Term, VarId, VecRef};
+use texpr_ir::{BinOp, Expr, ReduceOp, Term, VarId, VecRef};
 
 /// `X = B L^-T` for the `m x n` matrix `b` and the lower triangular
 /// `n x n` factor `l` (`X L^T = B`), by the diagonal tile's blocks

@@ -4,7 +4,7 @@
 //! statements, loop iterations).
 
 use super::*;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 impl Builder {
     /// A function variable (`len`: an array), declared here.

@@ -12,11 +12,11 @@
 use super::super::fail::Fail;
 use super::super::grid::{compute_at, index};
 use super::super::shape::Tiled;
-use crate::index::subst::subst_expr;
-use texpr_syntax::Span;
-use texpr_syntax::ir::Level;
-use texpr_syntax::ir::term::{add, constant, div, mul, rem, var};
-use texpr_syntax::ir::{Expr, Program, Term, VarId};
+use texpr_ir::Level;
+use texpr_ir::Span;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, constant, div, mul, rem, var};
+use texpr_ir::{Expr, Program, Term, VarId};
 
 /// The sizes, variables and index terms of one tile.
 #[derive(Debug)]

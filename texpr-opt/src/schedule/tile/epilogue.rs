@@ -11,10 +11,10 @@
 
 use super::super::grid::{compute_at, grid, let_at};
 use super::blocks::Blocks;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{linear, var};
-use texpr_syntax::ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Padded, Program, Ty, VarKind};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::term::{linear, var};
+use texpr_ir::{DigitPerm, Expr, IndexMap, Layout, MapKind, Padded, Program, Ty, VarKind};
+use texpr_ir::{Level, MemLevel};
 
 /// `let@reg acc = acc_val in` the epilogue of `reduce` on every accumulator.
 pub fn accumulators(p: &mut Program, b: &Blocks, reduce: &Expr, acc_ty: Ty, acc_val: Expr) -> Expr {

@@ -14,11 +14,11 @@ use super::super::grid::{combine_two, compute_at, let_at, replace_equal};
 use super::blocks::Blocks;
 use super::epilogue;
 use super::registers::{collect_loads, thread_fold};
-use crate::index::subst::subst_expr;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{self, add, constant, mul, var};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{self, add, constant, mul, var};
+use texpr_ir::{Expr, ExprKind, Program, Term, Ty, VarId, VarKind};
+use texpr_ir::{Level, MemLevel};
 
 /// One operand read's register tile: its variable, whether the steps run
 /// innermost, and the register count along `i` or `j`.

@@ -36,7 +36,7 @@ use super::data::Staging;
 use super::fail::Fail;
 use super::shape::{self, single_reduce};
 use blocks::Blocks;
-use texpr_syntax::ir::{Expr, Program};
+use texpr_ir::{Expr, Program};
 use texpr_target::Target;
 
 pub fn tile(

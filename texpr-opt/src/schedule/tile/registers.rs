@@ -11,12 +11,12 @@ use super::super::grid::{compute_at, let_at, reduce_at, replace_equal, same_read
 use super::blocks::Blocks;
 use super::epilogue;
 use super::staging::{self, Staged};
-use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::var;
-use texpr_syntax::ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
-use texpr_syntax::ir::{Level, MemLevel, ReduceOp};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::var;
+use texpr_ir::{Expr, ExprKind, Program, Ty, VarId, VarKind, VecRef};
+use texpr_ir::{Level, MemLevel, ReduceOp};
 use texpr_target::Target;
 
 /// The tile of a contraction whose one scalar reduction is `reduce` (a

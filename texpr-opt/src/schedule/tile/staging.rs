@@ -21,7 +21,7 @@
 //!   `let@prefetch`, loaded one block ahead: the next block's runs are in
 //!   flight while the current block computes, then stored after it;
 //! - `pad=P`: the block's rows laid out `S = C + P` apart (the value carries
-//!   a `strided(C, S)` layout, [`texpr_syntax::ir::Strided`]): invocations
+//!   a `strided(C, S)` layout, [`texpr_ir::Strided`]): invocations
 //!   reading down a column of an `[row][step]` block hit different banks.
 //!   A `[step][column]` block is read along a row, invocation `l` at
 //!   columns `(l % TJ)*RJ + r`: with rows of whole banks it is padded every
@@ -34,14 +34,12 @@
 use super::super::fail::Fail;
 use super::super::grid::{compute_at, fits_shared, index, let_at};
 use super::blocks::Blocks;
-use crate::index::subst::subst_expr;
 use crate::schedule::data::Staging;
-use texpr_syntax::ir::build::read_local;
-use texpr_syntax::ir::term::{add, div, linear, mul, rem, unit_stride as steps_by_one, var};
-use texpr_syntax::ir::{
-    Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, VarId, VarKind,
-};
-use texpr_syntax::ir::{Level, MemLevel};
+use texpr_ir::build::read_local;
+use texpr_ir::index::subst::subst_expr;
+use texpr_ir::term::{add, div, linear, mul, rem, unit_stride as steps_by_one, var};
+use texpr_ir::{Expr, ExprKind, IndexMap, Layout, MapKind, Program, Strided, Term, VarId, VarKind};
+use texpr_ir::{Level, MemLevel};
 use texpr_target::Target;
 
 /// The reduction split into blocks of `kb` steps: `kb_var` counts the

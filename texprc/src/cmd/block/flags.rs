@@ -4,7 +4,7 @@
 
 use texpr_block::codes;
 use texpr_block::driver::{Emit, Scheduler};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 fn bad_arg(msg: String) -> Diagnostic {
     Diagnostic::error(codes::BAD_ARG, msg)

@@ -23,8 +23,8 @@ use texpr_block::exec::threads::{
 };
 use texpr_block::exec::transport::mpi::Mpi;
 use texpr_block::exec::{Gathered, Job, RankError};
-use texpr_syntax::Diagnostic;
-use texpr_syntax::diag::render_with;
+use texpr_ir::Diagnostic;
+use texpr_ir::diag::render_with;
 
 /// Set once this rank has printed why it stops, so a later signal stays quiet.
 static REPORTED: AtomicBool = AtomicBool::new(false);

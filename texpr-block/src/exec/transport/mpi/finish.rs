@@ -7,7 +7,7 @@ use crate::codes;
 use mpi::request::{Request, Scope};
 use mpi::traits::*;
 use std::time::{Duration, Instant};
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 /// How long a waiting rank sleeps between tests of its request.
 const NAP: Duration = Duration::from_millis(2);

@@ -2,7 +2,7 @@
 
 use super::build::*;
 use super::{BinOp, ElemTy, ReduceOp, VarKind};
-use crate::check::{canonicalize, verify};
+use {crate::check::canonicalize, texpr_ir::verify};
 
 /// `input x: f32[4]`, a loop whose state starts at `x` and adds the step's
 /// sum of `x` each step, and its final value as the output.

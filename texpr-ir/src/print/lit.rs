@@ -1,7 +1,7 @@
 //! Literals that read back as the same value and type: `3u`, `0.1`,
 //! `1.5h`, `inf`, and a NaN as `(0.0 / 0.0)`.
 
-use crate::ir::Scalar;
+use crate::Scalar;
 
 /// A scalar constant as a literal that reads back as the same value and type.
 pub(crate) fn scalar(s: Scalar) -> String {

@@ -10,14 +10,14 @@
 //! a `let` value keep their vector form). Folds keep their order, so the
 //! interpreter gives bit-identical results.
 //!
-//! [`range`]: texpr_syntax::ir::term::range
+//! [`range`]: crate::term::range
 
 use super::simplify::simplify_term;
 use super::subst::subst_expr;
-use texpr_syntax::Diagnostic;
-use texpr_syntax::ir::term::{self, as_const, bin, constant};
-use texpr_syntax::ir::{Expr, ExprKind, Program, Term, Ty, VarKind, VecRef};
-use texpr_syntax::ir::{Level, MemLevel, TermOp};
+use crate::Diagnostic;
+use crate::term::{self, as_const, bin, constant};
+use crate::{Expr, ExprKind, Program, Term, Ty, VarKind, VecRef};
+use crate::{Level, MemLevel, TermOp};
 
 /// Index terms larger than this are refused (E0207) rather than built:
 /// nested index maps that mention their variable twice double the term per level.
@@ -105,7 +105,7 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Result<Expr, Diagnostic> {
 fn compute_elem(
     p: &mut Program,
     n: u64,
-    var: texpr_syntax::ir::VarId,
+    var: crate::VarId,
     body: &Expr,
     idx: &Term,
 ) -> Result<Expr, Diagnostic> {
@@ -119,7 +119,7 @@ fn compute_elem(
 
 /// Element `idx` of a vector literal: the constant when `idx` is known, else
 /// a `let@reg` of the literal read at `idx`.
-fn veclit_elem(p: &mut Program, e: &Expr, vals: &[texpr_syntax::ir::Scalar], idx: Term) -> Expr {
+fn veclit_elem(p: &mut Program, e: &Expr, vals: &[crate::Scalar], idx: Term) -> Expr {
     let ty = Ty::scalar(e.ty.elem);
     if let Some(c) = as_const(&idx)
         .and_then(|k| usize::try_from(k).ok())

@@ -2,8 +2,8 @@
 
 use super::codes;
 use super::verify::Verifier;
-use crate::ast::{ElemTy, ReduceOp};
-use crate::ir::{BinOp, Expr, ExprKind, Func, Ty, UnaryOp};
+use crate::{ElemTy, ReduceOp};
+use crate::{BinOp, Expr, ExprKind, Func, Ty, UnaryOp};
 
 fn show(t: Ty) -> String {
     format!("{}[{}]", t.elem.name(), t.len)

@@ -21,7 +21,7 @@
 //! - `let@mma` stands directly in a `compute@grid`'s body.
 
 use super::codes;
-use crate::ast::{Level, MemLevel};
+use crate::{Level, MemLevel};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 
@@ -40,7 +40,7 @@ pub struct LevelCtx {
     pub thread_in_group: Option<Span>,
     /// The variable of the outermost enclosing `compute@group` (set by the caller
     /// once the variable exists).
-    pub group_var: Option<crate::ir::VarId>,
+    pub group_var: Option<crate::VarId>,
 }
 
 /// Ordering rank: grid 0, group and subgroup 1, thread 2.
@@ -176,7 +176,7 @@ impl LevelCtx {
     pub fn shared_value_error(
         self,
         level: Option<MemLevel>,
-        value: &crate::ir::Expr,
+        value: &crate::Expr,
         span: Span,
     ) -> Option<Diagnostic> {
         let (Some(MemLevel::Shared), Some(v), Some(group)) = (level, self.group_var, self.group)

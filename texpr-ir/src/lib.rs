@@ -21,8 +21,6 @@
 
 pub mod basic;
 pub mod build;
-#[cfg(test)]
-mod build_tests;
 mod items;
 pub mod layout;
 pub mod linear;

@@ -10,9 +10,9 @@
 //! `(x / a) / b -> x / (a*b)`. The result never has a wider [`range`] than the
 //! input.
 
-use texpr_syntax::ir::TermOp;
-use texpr_syntax::ir::term::{as_const, bin, constant, divide, fold, multiple_of, range};
-use texpr_syntax::ir::{Program, Term, TermKind, VarKind};
+use crate::TermOp;
+use crate::term::{as_const, bin, constant, divide, fold, multiple_of, range};
+use crate::{Program, Term, TermKind, VarKind};
 
 /// An equal, usually smaller term.
 pub fn simplify_term(p: &Program, t: &Term) -> Term {
@@ -111,9 +111,9 @@ fn rem(p: &Program, a: Term, m: i64) -> Term {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use texpr_syntax::Span;
-    use texpr_syntax::ir::VarId;
-    use texpr_syntax::ir::term::var;
+    use crate::Span;
+    use crate::VarId;
+    use crate::term::var;
 
     fn prog_with(extents: &[u64]) -> (Program, Vec<VarId>) {
         let mut p = Program {

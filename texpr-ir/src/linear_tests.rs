@@ -2,8 +2,8 @@
 
 use super::basic::TermOp::{self, *};
 use super::linear::{BoundsError, term_range};
-use crate::ir::{Term, TermKind, VarId};
 use crate::span::Span;
+use crate::{Term, TermKind, VarId};
 
 fn c(v: i64) -> Term {
     Term {

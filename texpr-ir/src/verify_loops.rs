@@ -4,12 +4,12 @@
 
 use super::codes;
 use super::verify::Verifier;
-use crate::ir::{VarKind, VecRef};
+use crate::{VarKind, VecRef};
 use crate::span::Span;
 
 impl Verifier<'_> {
     /// The loop of the item being verified.
-    pub(super) fn reader_loop(&self) -> Option<crate::ir::LoopId> {
+    pub(super) fn reader_loop(&self) -> Option<crate::LoopId> {
         self.global.and_then(|g| self.p.globals[g].within)
     }
 
@@ -38,7 +38,7 @@ impl Verifier<'_> {
         self.global.is_none_or(|g| g >= body.end)
     }
 
-    pub(super) fn valid_loop(&self, l: crate::ir::LoopId) -> bool {
+    pub(super) fn valid_loop(&self, l: crate::LoopId) -> bool {
         (l as usize) < self.p.loops.len()
     }
 

@@ -21,7 +21,7 @@
 //! - Terms: divisors positive constants [E0113], dividends non-negative
 //!   [E0114], every sub-term within `i32` [E0108]; unguarded indices provably in
 //!   bounds [E0111]; index maps within the raw length [E0112] (all by
-//!   [`crate::ir::linear`]); a layout map a permutation that fits the raw result
+//!   [`crate::linear`]); a layout map a permutation that fits the raw result
 //!   and the map's length [E0142].
 //! - Levels: non-increasing along every path [E0120], no `reduce@grid`
 //!   [E0121], `let@shared`/`@global`/`@reg` placed legally [E0122-E0124] (see
@@ -44,10 +44,10 @@
 use super::levels::LevelCtx;
 use super::terms::{bounds_diag, show_range};
 use super::{MAX_NESTING, codes};
-use crate::ast::{ElemTy, Level};
+use crate::{ElemTy, Level};
 use crate::diag::Diagnostic;
-use crate::ir::linear as bounds;
-use crate::ir::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
+use crate::linear as bounds;
+use crate::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
 use crate::span::Span;
 use std::collections::BTreeMap;
 
@@ -130,7 +130,7 @@ impl<'p> Verifier<'p> {
         for g in p
             .globals
             .iter()
-            .filter(|g| g.level.is_some_and(|l| l != crate::ast::MemLevel::Global))
+            .filter(|g| g.level.is_some_and(|l| l != crate::MemLevel::Global))
         {
             self.fail(
                 codes::TOP_LET_LEVEL,
@@ -241,7 +241,7 @@ impl<'p> Verifier<'p> {
                     // bound of them where the program means anything, may
                     // exceed what a rewritten term's range shows).
                     self.range(t);
-                    let upper = crate::ir::term::sub(t.clone(), crate::ir::term::constant(1));
+                    let upper = crate::term::sub(t.clone(), crate::term::constant(1));
                     self.uppers.insert(*var, upper);
                 }
                 self.indexed_body((*level, true), *var, *n, body, e.span);

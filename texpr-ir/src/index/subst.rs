@@ -3,12 +3,12 @@
 //! Reads (`v[t]`), index maps and a `reduce`'s dependent steps get the
 //! term substituted; a use of the
 //! variable as a value (`IndexVar`) becomes the term written as `i32`
-//! arithmetic ([`texpr_syntax::ir::build::term_value`]).
+//! arithmetic ([`crate::build::term_value`]).
 
 use super::simplify::simplify_term;
-use texpr_syntax::ir::build::term_value;
-use texpr_syntax::ir::term;
-use texpr_syntax::ir::{Expr, ExprKind, MapKind, Program, Term, VarId};
+use crate::build::term_value;
+use crate::term;
+use crate::{Expr, ExprKind, MapKind, Program, Term, VarId};
 
 /// `e` with `v := by` (simplifying the terms it touches).
 pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {

@@ -1,7 +1,7 @@
 //! Layouts: digit permutations, padded corners and strided rows read back through their terms and inverses.
 
 use super::*;
-use crate::ir::TermKind;
+use crate::TermKind;
 
 fn eval(t: &Term, k: i64) -> i64 {
     match &t.kind {

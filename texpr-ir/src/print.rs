@@ -8,9 +8,11 @@
 //! read back as the same `f32`. `compute`/`reduce` whose bodies nest further
 //! blocks, and every `let`, break the line and indent by four spaces.
 
-use super::lit::scalar;
-use crate::ast::{ReduceOp, TermOp};
-use crate::ir::{
+mod lit;
+
+use lit::scalar;
+use crate::{ReduceOp, TermOp};
+use crate::{
     DigitPerm, Expr, ExprKind, IndexMap, Layout, LoopId, MapKind, Program, Scalar, Term, TermKind,
     Ty, UnaryOp, VarId, VecRef,
 };
@@ -41,9 +43,9 @@ pub fn program(p: &Program) -> String {
 
 /// An item's load width as written after its keyword (`@wide`), nothing
 /// for the default.
-fn loads(l: crate::ir::Loads) -> String {
+fn loads(l: crate::Loads) -> String {
     match l {
-        crate::ir::Loads::Vec4 => String::new(),
+        crate::Loads::Vec4 => String::new(),
         l => format!("@{}", l.name()),
     }
 }
@@ -151,7 +153,7 @@ impl Printer<'_> {
     fn iterate(&self, out: &mut String, l: LoopId, body: std::ops::Range<usize>, ind: usize) {
         let p = self.p;
         let lp = &p.loops[l as usize];
-        let states: Vec<&crate::ir::State> = p.states.iter().filter(|s| s.of == l).collect();
+        let states: Vec<&crate::State> = p.states.iter().filter(|s| s.of == l).collect();
         let tuple = |xs: Vec<String>| match xs.len() {
             1 => xs[0].clone(),
             _ => format!("({})", xs.join(", ")),
@@ -316,7 +318,7 @@ impl Printer<'_> {
 
     fn let_in(
         &self,
-        level: Option<crate::ast::MemLevel>,
+        level: Option<crate::MemLevel>,
         var: VarId,
         value: &Expr,
         body: &Expr,
@@ -379,7 +381,7 @@ impl Printer<'_> {
 
     fn binary(
         &self,
-        op: crate::ir::BinOp,
+        op: crate::BinOp,
         a: &Expr,
         b: &Expr,
         len: u64,

@@ -1,0 +1,3 @@
+//! Tests of the IR's toolkit (`texpr_ir`) on programs the front end checks.
+
+mod build;
