@@ -10,7 +10,7 @@ use texpr_ir::verify;
 use texpr_ir::{self as ir, ExprKind, Program, Term, TermKind, VarId};
 use texpr_ir::{ElemTy, TermOp};
 use texpr_syntax::check::{canonicalize, strip_spans};
-use texpr_syntax::{frontend, print};
+use texpr_syntax::frontend;
 use texpr_tests::golden;
 
 /// The `-D` values of a file's `// overrides:` header.

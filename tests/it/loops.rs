@@ -6,7 +6,7 @@
 use texpr::{Options, ScheduleChoice, Target, compile};
 use texpr_interp::eval;
 use texpr_syntax::check::canonicalize;
-use texpr_syntax::{frontend, print};
+use texpr_syntax::frontend;
 use texpr_tests::gpu::{check_program_with, gpu};
 
 /// Programs a loop's user writes, each with the `-D` values it runs at.

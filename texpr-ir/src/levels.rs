@@ -21,9 +21,9 @@
 //! - `let@mma` stands directly in a `compute@grid`'s body.
 
 use super::codes;
-use crate::{Level, MemLevel};
 use crate::diag::Diagnostic;
 use crate::span::Span;
+use crate::{Level, MemLevel};
 
 /// What encloses the current node.
 #[derive(Clone, Copy, Debug, Default)]

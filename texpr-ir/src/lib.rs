@@ -1,6 +1,6 @@
 //! The typed TExpr IR: the one tree every stage after the checker reads and rewrites.
 //!
-//! Compared with the surface [`crate::ast`]:
+//! Compared with the surface AST (`texpr_syntax::ast`):
 //! - names are resolved: vectors are [`VecRef`]s, index variables are [`VarId`]s
 //!   into [`Program::vars`] (so a pass can rename nothing by accident);
 //! - `param`s are substituted: every size is a concrete `u64`, every index term
@@ -12,34 +12,57 @@
 //!
 //! Level annotations are optional here; a *scheduled* program has one on every
 //! `compute`, `reduce` and `let` (see `texpr-opt`). The printer
-//! (`crate::print::program`) writes any `Program` as surface text that checks
+//! ([`print::program`]) writes any `Program` as surface text that checks
 //! back to an equal `Program` (up to spans).
 //!
-//! The IR's toolkit lives beside it: [`visit`] (children, searches, levels,
-//! rewrites), [`build`] (constructors), [`term`] (index-term algebra) and
-//! [`share`] (how often a `select` picks each operand).
+//! The IR's toolkit lives beside it: [`build`] (constructors), the visitor
+//! (`Expr::children`, searches, levels, rewrites), [`print`], [`verify()`]
+//! (every invariant, with [`levels`] for the scheduled form) and [`share`]
+//! (how often a `select` picks each operand). Index algebra: [`term`]
+//! (constructors, folding, exact division), [`linear`] (the normal form
+//! whose interval analysis proves indices in bounds), [`layout`] and
+//! [`index`] (simplification with extents, substitution, element
+//! extraction). Every error is a [`Diagnostic`] with a code from [`codes`]
+//! (E0100-E0199) or its stage's range.
 
-pub mod basic;
+mod basic;
+mod bounds;
 pub mod build;
+pub mod codes;
+pub mod diag;
+mod diag_view;
+pub mod index;
 mod items;
 pub mod layout;
+pub mod levels;
 pub mod linear;
 #[cfg(test)]
 mod linear_tests;
 mod names;
+pub mod print;
 mod product;
 pub mod share;
+mod span;
 pub mod term;
-pub mod visit;
+mod verify;
+mod verify_loops;
+mod verify_ty;
+mod visit;
 
+pub use bounds::{bounds_diag, show_range};
+pub use diag::{Diagnostic, Severity};
 pub use layout::{Digit, DigitPerm, Layout, Padded, Strided};
 pub use names::NameIndex;
 pub use product::Products;
+pub use span::Span;
+pub use verify::verify;
 pub use visit::AnyLevel;
 
-use crate::span::Span;
-
 pub use basic::{BinOp, ElemTy, ElemTy as Elem, Level, Loads, MemLevel, ReduceOp, TermOp, UnOp};
+
+/// The deepest expression or term nesting the front end builds and the
+/// verifier accepts: no later stage can overflow its stack.
+pub const MAX_NESTING: usize = 256;
 
 /// The type of every value: a flat vector of `len >= 1` elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,12 +10,12 @@
 
 mod lit;
 
-use lit::scalar;
-use crate::{ReduceOp, TermOp};
 use crate::{
     DigitPerm, Expr, ExprKind, IndexMap, Layout, LoopId, MapKind, Program, Scalar, Term, TermKind,
     Ty, UnaryOp, VarId, VecRef,
 };
+use crate::{ReduceOp, TermOp};
+use lit::scalar;
 use std::fmt::Write as _;
 
 /// Prints a typed (possibly scheduled) program as surface text.
@@ -379,14 +379,7 @@ impl Printer<'_> {
         (format!("-{}", self.expr(a, ind, min)), UNARY)
     }
 
-    fn binary(
-        &self,
-        op: crate::BinOp,
-        a: &Expr,
-        b: &Expr,
-        len: u64,
-        ind: usize,
-    ) -> (String, u8) {
+    fn binary(&self, op: crate::BinOp, a: &Expr, b: &Expr, len: u64, ind: usize) -> (String, u8) {
         let prec = match op.symbol() {
             "+" | "-" => ADD,
             "*" | "/" | "%" => MUL,

@@ -42,13 +42,13 @@
 //!   GPU clamp them to it; a rewritten term's range may be tighter.)
 
 use super::levels::LevelCtx;
-use super::terms::{bounds_diag, show_range};
 use super::{MAX_NESTING, codes};
-use crate::{ElemTy, Level};
+use crate::bounds::{bounds_diag, show_range};
 use crate::diag::Diagnostic;
 use crate::linear as bounds;
-use crate::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
 use crate::span::Span;
+use crate::{ElemTy, Level};
+use crate::{Expr, ExprKind, IndexMap, MapKind, Program, Term, Ty, VarId, VarKind, VecRef};
 use std::collections::BTreeMap;
 
 /// Checks every invariant listed in the module doc; all violations are returned.

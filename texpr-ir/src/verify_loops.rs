@@ -4,8 +4,8 @@
 
 use super::codes;
 use super::verify::Verifier;
-use crate::{VarKind, VecRef};
 use crate::span::Span;
+use crate::{VarKind, VecRef};
 
 impl Verifier<'_> {
     /// The loop of the item being verified.

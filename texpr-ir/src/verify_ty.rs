@@ -2,8 +2,8 @@
 
 use super::codes;
 use super::verify::Verifier;
-use crate::{ElemTy, ReduceOp};
 use crate::{BinOp, Expr, ExprKind, Func, Ty, UnaryOp};
+use crate::{ElemTy, ReduceOp};
 
 fn show(t: Ty) -> String {
     format!("{}[{}]", t.elem.name(), t.len)

@@ -15,7 +15,7 @@ use texpr_ir::Span;
 
 /// The deepest expression or term tree the parser builds, counting both tree
 /// levels and nested parentheses (each separately).
-pub const MAX_NESTING: usize = 256;
+pub const MAX_NESTING: usize = texpr_ir::MAX_NESTING;
 
 /// How deep a subtree is: its height in nodes, and its deepest parenthesis nesting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 //! Expressions: `compute`, `reduce`, `let`, literals and operators (reads are in `reads`).
 
 use super::lits::{literal_elem, natural};
-use super::terms::show_range;
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, ExprKind, Ident, IndexMapAst, Level, Literal, MemLevel, ReduceOp};
 use texpr_ir::Span;
 use texpr_ir::diag::{Diagnostic, count, count_as};
+use texpr_ir::show_range;
 use texpr_ir::{self as ir, Ty};
 
 /// A typed node.

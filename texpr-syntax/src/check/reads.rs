@@ -2,11 +2,12 @@
 
 use super::expr::node;
 use super::scope::{LocalKind, Resolved, TopKind};
-use super::terms::{show_range, underscore_read};
+use super::terms::underscore_read;
 use super::{CResult, Checker, Reported, codes};
 use crate::ast::{self, ElemTy, Ident, Literal};
 use texpr_ir::Span;
 use texpr_ir::diag::{Diagnostic, count};
+use texpr_ir::show_range;
 use texpr_ir::{self as ir, Ty, VecRef};
 
 impl Checker {

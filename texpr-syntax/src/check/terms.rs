@@ -7,6 +7,7 @@ use texpr_ir as ir;
 use texpr_ir::Diagnostic;
 use texpr_ir::Span;
 use texpr_ir::linear::{self as bounds, BoundsError};
+use texpr_ir::{bounds_diag, term};
 
 const I32_MAX: i64 = i32::MAX as i64;
 const I32_MIN: i64 = i32::MIN as i64;
@@ -237,81 +238,20 @@ fn binary_term(op: TermOp, a: ir::Term, b: ir::Term) -> ir::TermKind {
 }
 
 /// `x op y` when both operands and the result are valid `i32` values and a
-/// division is well defined (the checker folds exactly these).
+/// division is well defined (the checker folds exactly these): the IR's
+/// [`term::fold`], which also divides a negative value, for a non-negative
+/// dividend only.
 pub(crate) fn fold_const(op: TermOp, x: i64, y: i64) -> Option<i64> {
     let in_i32 = |v: &i64| (I32_MIN..=I32_MAX).contains(v);
-    if !in_i32(&x) || !in_i32(&y) {
+    let divides = matches!(op, TermOp::Div | TermOp::Rem);
+    if !in_i32(&x) || !in_i32(&y) || (divides && x < 0) {
         return None;
     }
-    fold(op, x, y).filter(in_i32)
-}
-
-fn fold(op: TermOp, x: i64, y: i64) -> Option<i64> {
-    match op {
-        TermOp::Add => x.checked_add(y),
-        TermOp::Sub => x.checked_sub(y),
-        TermOp::Mul => x.checked_mul(y),
-        TermOp::Div if y > 0 && x >= 0 => Some(x / y),
-        TermOp::Rem if y > 0 && x >= 0 => Some(x % y),
-        TermOp::Div | TermOp::Rem => None,
-    }
+    term::fold(op, x, y)
 }
 
 pub(crate) fn underscore_read(span: Span) -> Diagnostic {
     Diagnostic::error(codes::UNDERSCORE, "`_` cannot be read")
         .with_primary(span, "`_` names an index variable that is never used")
         .with_note("give the index variable a name to use it")
-}
-
-/// The diagnostic for a broken rule of a term (shared with the verifier).
-pub(crate) fn bounds_diag(e: BoundsError) -> Diagnostic {
-    match e {
-        BoundsError::UnboundVar { var, span } => Diagnostic::error(
-            codes::IR_UNBOUND_VAR,
-            format!("variable v{} is not bound here", var.0),
-        )
-        .with_primary(span, "unbound variable"),
-        BoundsError::DivisorNotConstant { span } => {
-            Diagnostic::error(codes::BAD_DIVISOR, "divisor must be a positive constant")
-                .with_primary(span, "this depends on an index variable")
-                .with_note("`/` and `%` in terms divide by literals and params only")
-        }
-        BoundsError::DivisorNotPositive { span, value } => {
-            Diagnostic::error(codes::BAD_DIVISOR, "divisor must be a positive constant")
-                .with_primary(span, format!("this is {value}"))
-        }
-        BoundsError::DividendMaybeNegative { span, range } => {
-            Diagnostic::error(codes::NEGATIVE_DIVIDEND, "dividend may be negative")
-                .with_primary(span, range_label(range))
-                .with_note("`/` and `%` in terms are floor division of non-negative values")
-        }
-        BoundsError::Overflow { span, range } => Diagnostic::error(
-            codes::INT_OVERFLOW,
-            if range.0 == range.1 {
-                "integer overflow: the value does not fit in an i32"
-            } else {
-                "integer overflow: the value may not fit in an i32"
-            },
-        )
-        .with_primary(span, range_label(range))
-        .with_note("sizes and index terms are computed in 32-bit integers on the GPU"),
-    }
-}
-
-/// "this is 5" or "this ranges over 0..=9".
-fn range_label(range: bounds::Range) -> String {
-    if range.0 == range.1 {
-        format!("this is {}", range.0)
-    } else {
-        format!("this ranges over {}", show_range(range))
-    }
-}
-
-/// `lo..=hi`, or the single value.
-pub(crate) fn show_range((lo, hi): bounds::Range) -> String {
-    if lo == hi {
-        format!("{lo}")
-    } else {
-        format!("{lo}..={hi}")
-    }
 }

@@ -1,8 +1,8 @@
 //! The builder makes what the checker makes of the same program's text.
 
-use super::build::*;
-use super::{BinOp, ElemTy, ReduceOp, VarKind};
-use {crate::check::canonicalize, texpr_ir::verify};
+use crate::check::canonicalize;
+use texpr_ir::build::*;
+use texpr_ir::{BinOp, ElemTy, ReduceOp, TermOp, VarKind, verify};
 
 /// `input x: f32[4]`, a loop whose state starts at `x` and adds the step's
 /// sum of `x` each step, and its final value as the output.
@@ -19,7 +19,7 @@ fn a_built_loop_is_the_checked_one() {
         None,
         ReduceOp::Add,
         4,
-        tb(super::TermOp::Add, tv(t), tc(1)),
+        tb(TermOp::Add, tv(t), tc(1)),
         k,
         read(&p, x, tv(k)),
     );
