@@ -156,6 +156,40 @@ pub fn fold(op: TermOp, a: i64, b: i64) -> Option<i64> {
     i32::try_from(r).ok().map(i64::from)
 }
 
+/// What `a op b` is without computing it: [`Folded::Const`] when both
+/// operands are constants that [`fold`], or by the identities `x+0`, `0+x`,
+/// `x-0`, `x*1`, `1*x`, `x/1` (an operand) and `x*0`, `0*x`, `x%1` (zero).
+/// `a` and `b` are the operands' values when they are constants. The one set
+/// of rules for index arithmetic: the optimizer's term simplification and
+/// code generation's index values both apply it.
+pub fn fold_identity(op: TermOp, a: Option<i64>, b: Option<i64>) -> Option<Folded> {
+    if let (Some(x), Some(y)) = (a, b)
+        && let Some(r) = fold(op, x, y)
+    {
+        return Some(Folded::Const(r));
+    }
+    match (op, a, b) {
+        (TermOp::Add, Some(0), _) | (TermOp::Mul, Some(1), _) => Some(Folded::Right),
+        (TermOp::Add | TermOp::Sub, _, Some(0)) | (TermOp::Mul | TermOp::Div, _, Some(1)) => {
+            Some(Folded::Left)
+        }
+        (TermOp::Mul, Some(0), _) | (TermOp::Mul, _, Some(0)) | (TermOp::Rem, _, Some(1)) => {
+            Some(Folded::Const(0))
+        }
+        _ => None,
+    }
+}
+
+/// The value of `a op b` that [`fold_identity`] finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Folded {
+    Const(i64),
+    /// The left operand, `a`.
+    Left,
+    /// The right operand, `b`.
+    Right,
+}
+
 /// The summands of `t`, flattening nested `+` (left to right).
 pub fn summands(t: &Term) -> Vec<&Term> {
     fn walk<'t>(t: &'t Term, out: &mut Vec<&'t Term>) {

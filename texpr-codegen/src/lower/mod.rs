@@ -51,7 +51,8 @@ use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
 use crate::plan::{Access, BufferId, BufferPlan};
 use cost::Cost;
 use std::collections::{BTreeMap, BTreeSet};
-use texpr_ir::{Diagnostic, Span};
+use texpr_ir::term::{self, Folded};
+use texpr_ir::{Diagnostic, Span, TermOp};
 use texpr_ir::{ElemTy, Loads};
 use texpr_ir::{LoopId, Program, VarId, VecRef};
 use texpr_target::Target;
@@ -408,9 +409,10 @@ impl<'p> Lower<'p> {
         u
     }
 
-    /// `a op b` on `i32`s, folding constants where the result is defined.
+    /// `a op b` on `i32`s, by the IR's one set of index rules
+    /// ([`term::fold_identity`]: constants folded where the result is
+    /// defined, `x+0`, `x*1` and the like) before any code is emitted.
     pub fn arith(&mut self, op: KBin, a: Ix, b: Ix) -> Ix {
-        use texpr_ir::TermOp;
         let top = match op {
             KBin::Add => Some(TermOp::Add),
             KBin::Sub => Some(TermOp::Sub),
@@ -419,22 +421,15 @@ impl<'p> Lower<'p> {
             KBin::Rem => Some(TermOp::Rem),
             _ => None,
         };
-        if let (Ix::Const(x), Ix::Const(y), Some(t)) = (a, b, top)
-            && let Some(r) = texpr_ir::term::fold(t, x, y)
-            && i32::try_from(r).is_ok()
-        {
-            return Ix::Const(r);
-        }
-        match (op, b) {
-            (KBin::Add | KBin::Sub, Ix::Const(0)) | (KBin::Mul | KBin::Div, Ix::Const(1)) => {
-                return a;
-            }
-            _ => {}
-        }
-        if let (KBin::Add | KBin::Mul, Ix::Const(c)) = (op, a)
-            && c == (op == KBin::Mul) as i64
-        {
-            return b;
+        let value = |x: Ix| match x {
+            Ix::Const(c) => Some(c),
+            Ix::Val(_) => None,
+        };
+        match top.and_then(|t| term::fold_identity(t, value(a), value(b))) {
+            Some(Folded::Const(r)) => return Ix::Const(r),
+            Some(Folded::Left) => return a,
+            Some(Folded::Right) => return b,
+            None => {}
         }
         // Two literals whose operation is not defined here: a run-time
         // operand, so no compiler evaluates it as a constant expression.

@@ -11,7 +11,7 @@
 //! input.
 
 use crate::TermOp;
-use crate::term::{as_const, bin, constant, divide, fold, multiple_of, range};
+use crate::term::{Folded, as_const, bin, constant, divide, fold_identity, multiple_of, range};
 use crate::{Program, Term, TermKind, VarKind};
 
 /// An equal, usually smaller term.
@@ -34,23 +34,15 @@ pub fn simplify_term(p: &Program, t: &Term) -> Term {
 }
 
 fn rewrite(p: &Program, op: TermOp, a: Term, b: Term) -> Term {
-    if let (Some(x), Some(y)) = (as_const(&a), as_const(&b))
-        && let Some(r) = fold(op, x, y)
-    {
-        return constant(r);
-    }
-    let (ca, cb) = (as_const(&a), as_const(&b));
-    match (op, ca, cb) {
-        (TermOp::Add, Some(0), _) => b,
-        (TermOp::Add | TermOp::Sub, _, Some(0)) => a,
-        (TermOp::Mul, Some(1), _) => b,
-        (TermOp::Mul, _, Some(1)) | (TermOp::Div, _, Some(1)) => a,
-        (TermOp::Mul, Some(0), _) | (TermOp::Mul, _, Some(0)) | (TermOp::Rem, _, Some(1)) => {
-            constant(0)
-        }
-        (TermOp::Div, _, Some(m)) if m > 1 => div(p, a, m),
-        (TermOp::Rem, _, Some(m)) if m > 1 => rem(p, a, m),
-        _ => bin(op, a, b),
+    match fold_identity(op, as_const(&a), as_const(&b)) {
+        Some(Folded::Const(c)) => constant(c),
+        Some(Folded::Left) => a,
+        Some(Folded::Right) => b,
+        None => match (op, as_const(&b)) {
+            (TermOp::Div, Some(m)) if m > 1 => div(p, a, m),
+            (TermOp::Rem, Some(m)) if m > 1 => rem(p, a, m),
+            _ => bin(op, a, b),
+        },
     }
 }
 
