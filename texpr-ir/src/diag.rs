@@ -171,7 +171,7 @@ fn shorten(text: &str) -> String {
 
 /// Renders with ANSI colours when `color` is set: the first [`MAX_SHOWN`]
 /// diagnostics, each showing long lines trimmed around its labels
-/// ([`crate::diag_view`]), then how many more there were.
+/// (`diag_view`), then how many more there were.
 pub fn render_with(file_name: &str, source: &str, diags: &[Diagnostic], color: bool) -> String {
     let config = term::Config::default();
     let mut out = String::new();

@@ -16,7 +16,7 @@
 //! back to an equal `Program` (up to spans).
 //!
 //! The IR's toolkit lives beside it: [`build`] (constructors), the visitor
-//! (`Expr::children`, searches, levels, rewrites), [`print`], [`verify()`]
+//! (`Expr::children`, searches, levels, rewrites), [`print`](mod@print), [`verify()`]
 //! (every invariant, with [`levels`] for the scheduled form) and [`share`]
 //! (how often a `select` picks each operand). Index algebra: [`term`]
 //! (constructors, folding, exact division), [`linear`] (the normal form

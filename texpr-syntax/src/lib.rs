@@ -1,10 +1,12 @@
-//! TExpr front end: lexer, parser, canonical printer, checker and the typed IR.
+//! TExpr front end: lexer, parser, canonical printer and checker.
 //!
 //! This crate knows nothing of GPUs. Entry points:
 //! - [`parse()`] text into an [`ast::File`] plus diagnostics;
-//! - [`check()`] a file into an [`ir::Program`] (the typed IR) or diagnostics;
+//! - [`check()`] a file into a [`texpr_ir::Program`] (the typed IR) or
+//!   diagnostics;
 //! - [`frontend`] both at once;
-//! - [`print`] either tree back as canonical source text.
+//! - [`print`](mod@print) a file back as canonical source text (the IR's
+//!   printer is `texpr_ir::print`).
 
 pub mod ast;
 pub mod check;

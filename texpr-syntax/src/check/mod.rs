@@ -2,22 +2,21 @@
 //!
 //! [`check`] resolves names, substitutes `param`s, evaluates sizes, types every
 //! expression (coercing unsuffixed integer literals, making broadcasts
-//! explicit), proves every index in bounds with [`texpr_ir::linear`], and checks level
-//! placement with [`levels`]. It keeps going after an error: a failed
-//! sub-expression yields [`Reported`], which its parents pass on silently, so
-//! one run reports every independent mistake once.
+//! explicit), proves every index in bounds with [`texpr_ir::linear`], and checks
+//! level placement with [`texpr_ir::levels`]. It keeps going after an error: a
+//! failed sub-expression yields `Reported`, which its parents pass on silently,
+//! so one run reports every independent mistake once.
 //!
-//! [`verify`] re-checks the invariants of any [`Program`], for the optimizer to
-//! run after each pass. Codes are listed in [`codes`].
+//! [`texpr_ir::verify()`] re-checks the same invariants of any [`Program`], for
+//! the optimizer to run after each pass. Codes are listed in
+//! [`texpr_ir::codes`].
 
 mod calls;
 mod canon;
-use texpr_ir::codes;
 mod expr;
 mod items;
 mod iterate;
 mod layouts;
-use texpr_ir::levels;
 mod lits;
 mod operands;
 mod reads;
@@ -36,9 +35,7 @@ use levels::LevelCtx;
 use scope::Scopes;
 use texpr_ir::Diagnostic;
 use texpr_ir::{self as ir, Program, VarInfo};
-
-/// The deepest expression or term nesting the checker and verifier accept.
-pub const MAX_NESTING: usize = crate::parse::MAX_NESTING;
+use texpr_ir::{MAX_NESTING, codes, levels};
 
 /// Checks a parsed file; `overrides` are `-D NAME=VALUE` param values (the
 /// last one for a name wins).

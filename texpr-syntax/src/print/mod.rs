@@ -1,6 +1,6 @@
-//! Canonical printers: [`file`] for the surface AST (`texprc fmt`), [`program`]
-//! for the typed IR (scheduled or not). Both print text that parses back to
-//! the same tree, up to spans.
+//! The canonical printer of the surface AST ([`file()`], `texprc fmt`): text
+//! that parses back to the same tree, up to spans. The typed IR's printer is
+//! `texpr_ir::print`.
 
 mod file;
 
