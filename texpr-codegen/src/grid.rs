@@ -1,7 +1,7 @@
 //! The grid root of one kernel: an item root `compute@grid G [MAP] |g| BODY`.
 //!
 //! Codegen maps exactly this form: the root is a grid-level compute whose
-//! index map, if any, is a layout (`texpr_ir::layout`): the
+//! index map, if any, is a layout (`texpr_ir::Layout`): the
 //! truncation `{k < L -> k}` (padding), or a digit permutation of the whole
 //! raw result or of a padded one (tiling). The kernel writes each computed
 //! element at its inverse image, padding not at all. Anything else is E0301

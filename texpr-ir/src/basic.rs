@@ -224,7 +224,7 @@ impl BinOp {
     }
 
     /// Whether the result is a boolean (a comparison or a logical operator).
-    pub fn is_boolean(self) -> bool {
+    pub(crate) fn is_boolean(self) -> bool {
         self.is_comparison() || self.is_logical()
     }
 

@@ -309,7 +309,7 @@ pub fn call(f: Func, args: Vec<Expr>) -> Expr {
 /// index variable as a value becomes when the variable is replaced by a
 /// term (operands are non-negative wherever `/` and `%` occur, so truncating
 /// and floor division agree).
-pub fn term_value(t: &Term, at: Span) -> Expr {
+pub(crate) fn term_value(t: &Term, at: Span) -> Expr {
     let kind = match &t.kind {
         super::TermKind::Const(c) => ExprKind::Const(Scalar::I32(*c as i32)),
         super::TermKind::Var(v) => ExprKind::IndexVar(*v),

@@ -159,7 +159,7 @@ pub fn count_as(n: impl Into<u64>, one: &str, many: &str) -> String {
 /// At most this many diagnostics are rendered per file; a last line counts the rest.
 pub const MAX_SHOWN: usize = 20;
 /// Messages, labels and notes longer than this many characters are cut.
-pub const MAX_TEXT: usize = 400;
+pub(crate) const MAX_TEXT: usize = 400;
 
 /// `text`, cut to [`MAX_TEXT`] characters with `...`.
 fn shorten(text: &str) -> String {

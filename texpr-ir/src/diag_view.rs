@@ -11,7 +11,7 @@ use codespan_reporting::files::{self, Files, Location};
 use std::ops::Range;
 
 /// Lines up to this many bytes are shown whole.
-pub const MAX_LINE: usize = 160;
+pub(crate) const MAX_LINE: usize = 160;
 /// Bytes shown before the first label on a trimmed line (and after the last).
 const CONTEXT: usize = 48;
 /// What marks a cut.

@@ -332,7 +332,7 @@ impl Layout {
     }
 
     /// The digits `(radix, out_stride, raw_stride)` of the permutation inside.
-    pub fn digits_of(&self) -> Option<Vec<(u64, u64, u64)>> {
+    pub(crate) fn digits_of(&self) -> Option<Vec<(u64, u64, u64)>> {
         let p = self.perm()?;
         Some(
             p.digits

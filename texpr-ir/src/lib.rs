@@ -20,7 +20,7 @@
 //! (every invariant, with [`levels`] for the scheduled form) and [`share`]
 //! (how often a `select` picks each operand). Index algebra: [`term`]
 //! (constructors, folding, exact division), [`linear`] (the normal form
-//! whose interval analysis proves indices in bounds), [`layout`] and
+//! whose interval analysis proves indices in bounds), `layout` ([`Layout`]) and
 //! [`index`] (simplification with extents, substitution, element
 //! extraction). Every error is a [`Diagnostic`] with a code from [`codes`]
 //! (E0100-E0199) or its stage's range.
@@ -33,7 +33,7 @@ pub mod diag;
 mod diag_view;
 pub mod index;
 mod items;
-pub mod layout;
+mod layout;
 pub mod levels;
 pub mod linear;
 #[cfg(test)]

@@ -81,7 +81,7 @@ impl Linear {
     }
 
     /// The constant value, when the form has no atoms.
-    pub fn as_constant(&self) -> Option<i128> {
+    pub(crate) fn as_constant(&self) -> Option<i128> {
         self.terms.is_empty().then_some(self.constant)
     }
 
@@ -128,7 +128,7 @@ impl Linear {
     /// The range over all values of the variables, or `None` for an unknown
     /// variable, using each dependent variable's upper term (`upper`, see
     /// the module doc) where it appears only as a summand.
-    pub fn range_within(
+    pub(crate) fn range_within(
         &self,
         extent: &dyn Fn(VarId) -> Option<u64>,
         upper: &dyn Fn(VarId) -> Option<Linear>,

@@ -5,7 +5,7 @@
 //!
 //! A condition over index variables only (`i > k`, `j == k && i > k`) holds
 //! at a [`share`] of the points of its variables' ranges, counted exactly
-//! by enumeration where they number at most [`MAX_POINTS`]; beyond that, a
+//! by enumeration where they number at most `MAX_POINTS`; beyond that, a
 //! conjunction or disjunction combines its parts' shares as if they were
 //! independent, and `!c` takes the complement. A condition that reads data
 //! has no share: the caller bills the costlier operand. A `let`'s value is
@@ -17,7 +17,7 @@
 use super::{BinOp, Expr, ExprKind, Func, Program, Scalar, UnaryOp, VarId};
 
 /// The most points of a condition's variables counted one by one.
-pub const MAX_POINTS: u64 = 1 << 20;
+pub(crate) const MAX_POINTS: u64 = 1 << 20;
 
 /// The most points counted one by one for one program, in all.
 pub const BUDGET: u64 = 1 << 24;

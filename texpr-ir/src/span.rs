@@ -42,7 +42,7 @@ impl Span {
         self.start as usize..self.end as usize
     }
 
-    pub fn is_dummy(self) -> bool {
+    pub(crate) fn is_dummy(self) -> bool {
         self == Span::DUMMY
     }
 }

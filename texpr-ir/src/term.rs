@@ -138,7 +138,7 @@ pub fn divide(x: &Term, d: i64) -> Option<Term> {
 
 /// Whether `x` is visibly a multiple of `d` for every value of its
 /// variables ([`divide`] succeeds).
-pub fn multiple_of(x: &Term, d: i64) -> bool {
+pub(crate) fn multiple_of(x: &Term, d: i64) -> bool {
     divide(x, d).is_some()
 }
 

@@ -45,7 +45,7 @@ impl Expr {
     }
 
     /// The direct child expressions, mutably, in evaluation order.
-    pub fn children_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
+    pub(crate) fn children_mut(&mut self) -> impl Iterator<Item = &mut Expr> {
         let (a, b, rest): (Option<&mut Expr>, Option<&mut Expr>, &mut [Expr]) = match &mut self.kind
         {
             ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {

@@ -3,7 +3,7 @@
 //! Reads (`v[t]`), index maps and a `reduce`'s dependent steps get the
 //! term substituted; a use of the
 //! variable as a value (`IndexVar`) becomes the term written as `i32`
-//! arithmetic ([`crate::build::term_value`]).
+//! arithmetic (`build::term_value`).
 
 use super::simplify::simplify_term;
 use crate::build::term_value;

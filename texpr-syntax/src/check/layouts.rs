@@ -1,5 +1,5 @@
 //! Layouts written on an index map: `digits(r:o:w, ...)` and
-//! `padded(N, Np, digits(...))` and `strided(C, S)` (see [`texpr_ir::layout`]) checked into
+//! `padded(N, Np, digits(...))` and `strided(C, S)` (see [`texpr_ir::Layout`]) checked into
 //! [`Layout`]s. Every argument is a size term; the digits must form a
 //! permutation of the raw result, a padded layout's corner must fit it
 //! (E0140 an unknown layout, E0141 wrong arguments, E0142 a misfit).
