@@ -32,16 +32,16 @@
 //! - E0393 a naga backend failed to translate the module
 //! - E0394 internal: a constant expression of a kernel evaluates to an infinity or a NaN
 
-pub mod buffer_id;
-pub mod buffers;
-pub mod checks;
-pub mod consteval;
-pub mod dispatch;
+mod buffer_id;
+mod buffers;
+mod checks;
+mod consteval;
+mod dispatch;
 pub mod emit;
-pub mod finite;
-pub mod grid;
-pub mod kir;
-pub mod lower;
+mod finite;
+mod grid;
+mod kir;
+mod lower;
 pub mod plan;
 pub mod plan_json;
 pub mod translate;

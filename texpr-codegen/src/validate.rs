@@ -29,7 +29,7 @@ pub fn capabilities(features: &Features) -> Capabilities {
 }
 
 /// Parses and validates `wgsl`; its constant expressions must be finite
-/// ([`crate::finite::check`]).
+/// (`finite::check`).
 pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, ModuleInfo), Diagnostic> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| {
         internal(

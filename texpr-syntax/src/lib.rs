@@ -10,7 +10,7 @@
 
 pub mod ast;
 pub mod check;
-pub mod lexer;
+mod lexer;
 pub mod parse;
 pub mod print;
 

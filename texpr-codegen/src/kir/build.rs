@@ -302,11 +302,6 @@ impl Builder {
         }
     }
 
-    /// Whether value `v` is pure (may be reused or moved to its use).
-    pub fn is_pure(&self, v: V) -> bool {
-        self.pure_op(&self.k.value(v).op)
-    }
-
     /// The value of `op` (type `ty`), defined here unless the same pure value
     /// is in scope; `name` is its base name.
     pub fn value(&mut self, op: Op, ty: Ty, name: &str) -> V {

@@ -43,7 +43,7 @@ mod vector;
 mod wide;
 
 pub use fused::{LoopItem, loop_kernel};
-pub use item::{InLoop, KernelText, kernel, step_kernel, workgroup_size};
+pub use item::{InLoop, KernelText, kernel, step_kernel};
 pub use lanes::Lanes;
 
 use crate::buffers::{BufferTable, SLOT_BASE};

@@ -283,11 +283,6 @@ impl Builder {
         self.unrolled
     }
 
-    /// Statements written so far.
-    pub fn statements(&self) -> u64 {
-        self.statements
-    }
-
     /// Loop iterations one invocation runs in everything built so far.
     pub fn iterations(&self) -> u64 {
         self.iterations
