@@ -33,6 +33,7 @@ pub mod build;
 mod coop;
 mod kernel;
 mod op;
+pub mod parse;
 pub mod print;
 pub mod to_naga;
 mod types;
