@@ -1,16 +1,13 @@
 //! The compiler's own limit checks, for what naga does not check
-//! (`../shared/design/gpu-facts.md`). Each error points at the source
+//! (`../shared/design/gpu-facts.md`), from lowering's accounts and the
+//! program's buffers; what the kernel IR alone shows is checked by its
+//! passes (`kir::passes`: E0310-E0312 `check_workgroup`, E0316
+//! `check_loops`), whose errors come first. Each error points at the source
 //! responsible:
-//! - E0310 workgroup storage of a kernel over the limit (the `let@shared` /
-//!   `reduce@group` nodes that use it)
-//! - E0311 invocations per workgroup over the limit (the group-level node)
-//! - E0312 workgroup size x over the per-dimension limit (the group-level node)
 //! - E0313 storage buffers one kernel binds over the per-stage limit (the
 //!   item, with the buffers it reads and writes by name)
 //! - E0314 a buffer over the storage-binding size limit (its declaration)
 //! - E0315 a buffer over the buffer size limit (its declaration)
-//! - E0316 a kernel whose invocations run more loop iterations than the
-//!   device lets one invocation run (llvmpipe's loop limiter; the item)
 //! - E0318 a kernel whose invocations hold more function memory (arrays and
 //!   register vectors) than the device's budget (the largest ones)
 //! - E0319 a kernel that unrolling made larger than the device's budget of
@@ -24,76 +21,15 @@ use crate::plan::{Access, Binding, BufferPlan, BufferRole};
 use texpr_ir::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 
-/// E0310 (workgroup memory), E0311/E0312 (workgroup size) for `k`.
-fn check_workgroup(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
-    let mut errs = Vec::new();
-    let bytes = k.kernel.workgroup_storage_bytes;
-    if bytes > limits.max_workgroup_storage_bytes as u64 {
-        let d = Diagnostic::error(
-            "E0310",
-            format!(
-                "kernel `{}` needs {bytes} bytes of workgroup memory; the device allows {}",
-                k.kernel.entry_point, limits.max_workgroup_storage_bytes
-            ),
-        );
-        let mut parts: Vec<_> = k.shared.iter().collect();
-        parts.sort_by_key(|s| std::cmp::Reverse(s.len));
-        let labels = parts
-            .iter()
-            .map(|s| (s.span, format!("{} bytes of workgroup memory", s.len * 4)));
-        errs.push(labelled(d, labels));
-    }
-    let w = k.kernel.workgroup_size[0];
-    if w > limits.max_invocations_per_workgroup {
-        errs.push(
-            Diagnostic::error(
-                "E0311",
-                format!(
-                    "a workgroup of {w} invocations is over the device's limit of {}",
-                    limits.max_invocations_per_workgroup
-                ),
-            )
-            .with_primary(k.size_span, format!("{w} invocations")),
-        );
-    } else if w > limits.max_workgroup_size[0] {
-        errs.push(
-            Diagnostic::error(
-                "E0312",
-                format!(
-                    "a workgroup {w} wide is over the device's x size limit of {}",
-                    limits.max_workgroup_size[0]
-                ),
-            )
-            .with_primary(k.size_span, format!("{w} invocations in x")),
-        );
-    }
-    errs
-}
-
-/// Every limit [`KernelText`] `k` must meet; `buffers` are the program's
-/// (what its bindings name, but for spill buffers).
+/// Every limit [`KernelText`] `k` must meet, the kernel IR passes' errors
+/// first; `buffers` are the program's (what its bindings name, but for
+/// spill buffers).
 pub fn check_kernel(
     k: &KernelText,
     limits: &DeviceLimits,
     buffers: &[BufferPlan],
 ) -> Vec<Diagnostic> {
-    let mut errs = check_workgroup(k, limits);
-    if let Some(max) = limits.max_loop_iterations
-        && k.loop_iterations > max
-    {
-        errs.push(
-            Diagnostic::error(
-                "E0316",
-                format!(
-                    "kernel `{}` runs up to {} loop iterations in one invocation; the device stops an invocation's loops after {max}",
-                    k.kernel.entry_point, k.loop_iterations
-                ),
-            )
-            .with_primary(k.kernel.span, format!("{} sequential iterations per invocation", k.loop_iterations))
-            .with_note("Mesa's llvmpipe (lavapipe) leaves every loop early past this budget, and the results would be silently wrong")
-            .with_note("spread the work over more invocations (e.g. split a long `reduce` into a `compute` of partial reductions), or use a smaller size"),
-        );
-    }
+    let mut errs = k.errors.clone();
     errs.extend(check_private(k, limits));
     if k.unrolled_statements > limits.max_unrolled_statements {
         errs.push(

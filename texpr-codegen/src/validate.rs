@@ -55,8 +55,8 @@ pub fn validate(wgsl: &str, features: &Features) -> Result<(naga::Module, Module
     Ok((module, info))
 }
 
-/// Validates a kernel built in the kernel IR: verified (debug builds), its
-/// naga module built directly and validated, its constant expressions
+/// Validates a kernel built in the kernel IR (verified after every pass,
+/// `kir::passes`): its naga module built directly and validated, its constant expressions
 /// finite; `wgsl` is its printed text, for the error message (and, in
 /// debug builds, parsed and validated too, a cross-check of the printer).
 pub fn validate_kir(
@@ -64,15 +64,6 @@ pub fn validate_kir(
     wgsl: &str,
     features: &Features,
 ) -> Result<(), Diagnostic> {
-    if cfg!(debug_assertions) {
-        let errs = crate::kir::verify(k);
-        if !errs.is_empty() {
-            return Err(internal(
-                format!("the kernel IR does not verify: {}", errs.join("; ")),
-                wgsl,
-            ));
-        }
-    }
     let module = crate::kir::to_naga::module(k);
     Validator::new(ValidationFlags::all(), capabilities(features))
         .validate(&module)

@@ -15,9 +15,9 @@
 //! [`Builder::subgroup`] refuse non-uniform control flow (E0391), so code
 //! generation cannot put one there by mistake.
 //!
-//! Accounts: loop iterations one invocation runs (each loop's trips times
-//! the runs of the block it stands in), statements written inside unrolled
-//! copies after the first ([`Builder::enter_copy`]), all statements.
+//! Accounts: statements written inside unrolled copies after the first
+//! ([`Builder::enter_copy`]), all statements. (Loop iterations are the
+//! kernel's to tell: `passes::loop_iterations`.)
 
 mod flow;
 
@@ -25,7 +25,7 @@ use super::*;
 use flow::nonuniform;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeSet;
-use texpr_ir::Diagnostic;
+use texpr_ir::{Diagnostic, Span};
 
 /// A place in an open block where statements can be inserted later
 /// ([`Builder::insert_at`]): declarations hoisted to the top.
@@ -51,8 +51,6 @@ struct Frame {
     open: Open,
     stmts: Vec<Stmt>,
     uniform: bool,
-    /// How often this block's statements run per invocation.
-    runs: u64,
     /// The pure values defined here, by operation and type.
     values: HashMap<(Op, Ty), V>,
     /// The reads of the constant variables declared here, by constant.
@@ -74,7 +72,6 @@ pub struct Builder {
     copies: u32,
     unrolled: u64,
     statements: u64,
-    iterations: u64,
     /// Insertion points: (frame depth, statement index), shifted as
     /// statements are inserted.
     marks: Vec<(usize, usize)>,
@@ -99,12 +96,12 @@ impl Builder {
                 values: Vec::new(),
                 body: Block::default(),
                 comment: comment.into(),
+                spans: Spans::default(),
             },
             frames: vec![Frame {
                 open: Open::Root,
                 stmts: Vec::new(),
                 uniform: true,
-                runs: 1,
                 values: HashMap::default(),
                 const_vars: HashMap::default(),
             }],
@@ -115,7 +112,6 @@ impl Builder {
             copies: 0,
             unrolled: 0,
             statements: 0,
-            iterations: 0,
             marks: vec![(0, 0)],
             top: Mark(0),
             runtime_zero: None,
@@ -175,8 +171,14 @@ impl Builder {
         self.k.bindings[binding as usize].view = View { ty };
     }
 
-    pub fn declare_shared(&mut self, name: String, ty: Ty, len: u32) -> Mem {
-        self.k.shared.push(SharedDecl { name, ty, len });
+    /// A workgroup array holding `span`'s value.
+    pub fn declare_shared(&mut self, name: String, ty: Ty, len: u32, span: Span) -> Mem {
+        self.k.shared.push(SharedDecl {
+            name,
+            ty,
+            len,
+            span,
+        });
         Mem::Shared(self.k.shared.len() as u32 - 1)
     }
 

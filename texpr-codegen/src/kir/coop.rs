@@ -75,6 +75,14 @@ impl CoopStmt {
         }
     }
 
+    /// The memory it loads or stores, to rewrite.
+    pub fn mem_mut(&mut self) -> Option<&mut Mem> {
+        match self {
+            CoopStmt::Load { mem, .. } | CoopStmt::Store { mem, .. } => Some(mem),
+            CoopStmt::MulAdd { .. } => None,
+        }
+    }
+
     /// The matrices it names.
     pub fn coops(&self) -> Vec<CoopId> {
         match self {

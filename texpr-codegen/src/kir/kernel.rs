@@ -5,6 +5,7 @@
 
 use super::{Builtin, Lit, Mem, Op, Ty, V, Value, VarId};
 use crate::buffer_id::{Access, BufferId};
+use texpr_ir::Span;
 
 /// A function variable.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,6 +110,8 @@ pub struct SharedDecl {
     pub name: String,
     pub ty: Ty,
     pub len: u32,
+    /// The source it holds (for the budget's errors; not printed).
+    pub span: Span,
 }
 
 /// A module-scope array of constants (`var<private>` with its values).
@@ -134,6 +137,18 @@ pub struct Kernel {
     pub body: Block,
     /// A comment the printers put above the kernel.
     pub comment: String,
+    /// The source it computes, for the passes' errors (not printed).
+    pub spans: Spans,
+}
+
+/// Where a kernel comes from in the source: what the limit checks point at
+/// (nothing, [`Span::DUMMY`], for a kernel read from kernel-IR text).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spans {
+    /// The item (or loop) the kernel computes.
+    pub item: Span,
+    /// The node that sets the workgroup size.
+    pub workgroup_size: Span,
 }
 
 impl Kernel {
@@ -153,34 +168,6 @@ impl Kernel {
             Mem::Private(p) => self.privates.get(p as usize).map(|d| d.ty),
             Mem::Var(v) => self.vars.get(v.0 as usize).map(|d| d.ty),
         }
-    }
-
-    /// Orders the bindings by the buffers they bind (binding `i` the `i`th
-    /// smallest [`BufferId`]), renumbering every reference to them.
-    pub fn sort_bindings(&mut self) {
-        let mut order: Vec<usize> = (0..self.bindings.len()).collect();
-        order.sort_by_key(|&i| self.bindings[i].buffer);
-        let mut new_of = vec![0u32; order.len()];
-        for (new, &old) in order.iter().enumerate() {
-            new_of[old] = new as u32;
-        }
-        let old = std::mem::take(&mut self.bindings);
-        self.bindings = order.iter().map(|&i| old[i].clone()).collect();
-        let renumber = |m: &mut Mem| {
-            if let Mem::Buffer(b) = m {
-                *b = new_of[*b as usize];
-            }
-        };
-        for v in &mut self.values {
-            if let Op::Load(m, _) = &mut v.op {
-                renumber(m);
-            }
-        }
-        self.body.walk_mut(&mut |s| {
-            if let Stmt::Store(m, _, _) = s {
-                renumber(m);
-            }
-        });
     }
 
     /// The WGSL extensions the kernel uses (subgroup operations or

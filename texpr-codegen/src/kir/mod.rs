@@ -34,6 +34,7 @@ mod coop;
 mod kernel;
 mod op;
 pub mod parse;
+pub mod passes;
 pub mod print;
 pub mod to_naga;
 mod types;

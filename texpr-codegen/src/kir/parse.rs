@@ -22,7 +22,7 @@ mod tests;
 use super::*;
 use cursor::{Cursor, R, error};
 use rustc_hash::FxHashMap as HashMap;
-use texpr_syntax::Diagnostic;
+use texpr_ir::Diagnostic;
 
 pub use cursor::CODE;
 
@@ -117,6 +117,7 @@ impl Parser {
                 values: Vec::new(),
                 body: Block::default(),
                 comment: String::new(),
+                spans: Spans::default(),
             },
             free: HashMap::default(),
             names: HashMap::default(),
@@ -173,7 +174,12 @@ impl Parser {
             c.expect(",")?;
             let len = c.number()?;
             c.expect(">")?;
-            self.k.shared.push(SharedDecl { name, ty, len });
+            self.k.shared.push(SharedDecl {
+                name,
+                ty,
+                len,
+                span: texpr_ir::Span::DUMMY,
+            });
         } else if c.eat("private ") {
             self.private(c)?;
         } else if c.eat("var ") {

@@ -30,7 +30,7 @@ fn sample() -> Kernel {
     b.set_workgroup_size(64);
     let x = b.bind(BufferId(0), "b0_x".into(), Access::Read, Ty::F32);
     let y = b.bind(BufferId(1), "b0_y".into(), Access::ReadWrite, Ty::F32);
-    let sh = b.declare_shared("s0_part".into(), Ty::F32, 64);
+    let sh = b.declare_shared("s0_part".into(), Ty::F32, 64, texpr_ir::Span::DUMMY);
     let wid = b.builtin(Builtin::WorkgroupId(0));
     let lid = b.builtin(Builtin::LocalId(0));
     let g = b.convert(Ty::I32, wid);
@@ -186,7 +186,7 @@ fn cooperative_matrices_print_and_build_into_valid_shaders() {
     let a = b.bind(BufferId(0), "b0_a".into(), Access::Read, Ty::F16);
     let bb = b.bind(BufferId(1), "b0_b".into(), Access::Read, Ty::F16);
     let c = b.bind(BufferId(2), "b0_c".into(), Access::ReadWrite, Ty::F32);
-    let sa = b.declare_shared("s0_a".into(), Ty::F16, 256);
+    let sa = b.declare_shared("s0_a".into(), Ty::F16, 256, texpr_ir::Span::DUMMY);
     let ma = b.coop("a", 16, Scalar::F16, Role::A);
     let mb = b.coop("b", 16, Scalar::F16, Role::B);
     let acc = b.coop("acc", 16, Scalar::F32, Role::C);

@@ -1,5 +1,5 @@
 //! The kernel IR's verifier: the invariants every kernel keeps, checked
-//! after lowering and after every pass (in debug builds, and by the tests).
+//! after lowering and after every pass (`passes::run`, in every build profile).
 //!
 //! - Scope: every value an operation or statement reads is free (a
 //!   constant or a builtin) or defined before it by a `Let` (or a loop, its

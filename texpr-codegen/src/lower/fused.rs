@@ -112,7 +112,7 @@ pub fn loop_kernel(
         workgroup_storage_bytes: 0,
         span: lp.span,
     };
-    Ok(finish(cx, plan, lp.span))
+    Ok(finish(cx, plan, lp.span, target))
 }
 
 /// Each state of loop `l` with its slots and buffers.

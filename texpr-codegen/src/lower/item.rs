@@ -7,7 +7,7 @@
 //! limit checks need ([`KernelText`]).
 
 use super::spine::{self, Out};
-use super::{Ix, Lower, PrivateDecl, R, SharedDecl};
+use super::{Ix, Lower, PrivateDecl, R};
 use crate::buffers::BufferTable;
 use crate::dispatch;
 use crate::grid::grid_root;
@@ -26,11 +26,8 @@ pub struct KernelText {
     pub kir: kir::Kernel,
     /// The WGSL printed from `kir` (empty until [`crate::emit`] prints it).
     pub text: String,
-    pub shared: Vec<SharedDecl>,
-    /// The node that set the workgroup size.
-    pub size_span: Span,
-    /// Loop iterations one invocation runs, all loops together (an upper bound).
-    pub loop_iterations: u64,
+    /// What the kernel IR's passes found (`kir::passes`: budgets exceeded).
+    pub errors: Vec<Diagnostic>,
     /// Function memory the kernel declares, and the most one invocation
     /// holds at once.
     pub private: Vec<PrivateDecl>,
@@ -137,7 +134,7 @@ pub fn kernel(
         workgroup_storage_bytes: 0,
         span,
     };
-    Ok(finish(cx, plan, size_span))
+    Ok(finish(cx, plan, size_span, target))
 }
 
 /// Kernel number `k` that only advances loop `l`'s step.
@@ -170,17 +167,28 @@ pub fn step_kernel(
         workgroup_storage_bytes: 0,
         span,
     };
-    finish(cx, plan, span)
+    finish(cx, plan, span, target)
 }
 
 /// The kernel with its bindings in buffer order (a slot bound as the buffer
 /// its loop's steps bind in turn) and its workgroup memory, and its accounts.
-pub(super) fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> KernelText {
-    plan.workgroup_storage_bytes = cx.shared.iter().map(|s| s.len * 4).sum();
-    let loop_iterations = cx.b.iterations();
+pub(super) fn finish(
+    cx: Lower<'_>,
+    mut plan: Kernel,
+    size_span: Span,
+    target: &Target,
+) -> KernelText {
     let unrolled_statements = cx.b.unrolled();
     let mut kir = cx.b.finish();
-    kir.sort_bindings();
+    kir.spans = kir::Spans {
+        item: plan.span,
+        workgroup_size: size_span,
+    };
+    let errors = match kir::passes::run(&mut kir, target) {
+        Ok(()) => Vec::new(),
+        Err(errs) => errs,
+    };
+    plan.workgroup_storage_bytes = kir::passes::workgroup_bytes(&kir);
     plan.bindings = (kir.bindings.iter().enumerate())
         .map(|(i, d)| {
             let step = cx.bufs.slot(d.buffer);
@@ -197,9 +205,7 @@ pub(super) fn finish(cx: Lower<'_>, mut plan: Kernel, size_span: Span) -> Kernel
         kernel: plan,
         kir,
         text: String::new(),
-        shared: cx.shared,
-        size_span,
-        loop_iterations,
+        errors,
         private: cx.private,
         peak_private: cx.peak_private,
         unrolled_statements,

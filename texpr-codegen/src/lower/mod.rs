@@ -111,13 +111,6 @@ pub struct PrivateDecl {
     pub span: Span,
 }
 
-/// A workgroup array a kernel declares, with the source responsible.
-#[derive(Clone, Debug)]
-pub struct SharedDecl {
-    pub len: u64,
-    pub span: Span,
-}
-
 /// The state of one kernel being lowered.
 #[derive(Debug)]
 pub struct Lower<'p> {
@@ -160,7 +153,6 @@ pub struct Lower<'p> {
     pub private: Vec<PrivateDecl>,
     pub live_private: u64,
     pub peak_private: u64,
-    pub shared: Vec<SharedDecl>,
     /// Private arrays of literals already counted, by memory.
     literals: BTreeSet<kir::Mem>,
     pub budget: Budget,
@@ -246,7 +238,6 @@ impl<'p> Lower<'p> {
             private: Vec::new(),
             live_private: 0,
             peak_private: 0,
-            shared: Vec::new(),
             literals: BTreeSet::new(),
             budget: Budget {
                 private: limits.max_private_elements,

@@ -319,9 +319,11 @@ impl Lower<'_> {
         len: u64,
         span: Span,
     ) -> Mem {
-        self.shared.push(super::SharedDecl { len, span });
         let name = format!("s{}_{}", self.k, self.b.fresh(base));
-        self.b.declare_shared(name, super::ty(elem), len as u32)
+        // Past `u32::MAX` elements, as many as the IR holds: over any
+        // device's budget all the same (`kir::passes::check_workgroup`).
+        let len = u32::try_from(len).unwrap_or(u32::MAX);
+        self.b.declare_shared(name, super::ty(elem), len, span)
     }
 
     /// Invocations fill `value`'s elements: their own `m` elements of a

@@ -1,7 +1,7 @@
 //! The [`Builder`]'s statements and blocks: variables, assignments and
 //! stores, barriers, loops and conditionals opened and closed, insertion
 //! marks, and the accounts kept as statements are written (unrolled copies,
-//! statements, loop iterations).
+//! statements).
 
 use super::*;
 use texpr_ir::Diagnostic;
@@ -122,12 +122,6 @@ impl Builder {
     ) -> V {
         let name = self.fresh(base);
         let index = self.push_value(Op::LoopIndex, Ty::I32, name);
-        let runs = self
-            .frames
-            .last()
-            .map_or(1, |f| f.runs)
-            .saturating_mul(trips);
-        self.iterations = self.iterations.saturating_add(runs);
         self.statements += 1;
         let uniform = uniform && self.uniform();
         self.frames.push(Frame {
@@ -140,7 +134,6 @@ impl Builder {
             },
             stmts: Vec::new(),
             uniform,
-            runs,
             values: HashMap::default(),
             const_vars: HashMap::default(),
         });
@@ -149,14 +142,12 @@ impl Builder {
 
     /// Opens `if (cond)`.
     pub fn open_if(&mut self, cond: V, uniform: bool) {
-        let runs = self.frames.last().map_or(1, |f| f.runs);
         let uniform = uniform && self.uniform();
         self.statements += 1;
         self.frames.push(Frame {
             open: Open::Then(cond),
             stmts: Vec::new(),
             uniform,
-            runs,
             values: HashMap::default(),
             const_vars: HashMap::default(),
         });
@@ -173,7 +164,6 @@ impl Builder {
             open: Open::Else(cond, Block { stmts: f.stmts }),
             stmts: Vec::new(),
             uniform: f.uniform,
-            runs: f.runs,
             values: HashMap::default(),
             const_vars: HashMap::default(),
         });
@@ -283,9 +273,9 @@ impl Builder {
         self.unrolled
     }
 
-    /// Loop iterations one invocation runs in everything built so far.
-    pub fn iterations(&self) -> u64 {
-        self.iterations
+    /// Statements written so far.
+    pub fn statements(&self) -> u64 {
+        self.statements
     }
 
     pub fn ty(&self, v: V) -> Ty {

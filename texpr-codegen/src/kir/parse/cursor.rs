@@ -3,7 +3,7 @@
 //! with an error at its byte offset in the whole text (E0397).
 
 use super::super::{Lit, Scalar, Ty};
-use texpr_syntax::{Diagnostic, Span};
+use texpr_ir::{Diagnostic, Span};
 
 pub type R<T> = Result<T, Diagnostic>;
 
