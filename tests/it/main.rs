@@ -25,6 +25,7 @@ mod gpu_limits;
 mod half;
 mod harness;
 mod kir;
+mod kir_passes;
 mod layering;
 mod long_folds;
 mod loop_in_group;
