@@ -77,9 +77,6 @@ pub struct Builder {
     marks: Vec<(usize, usize)>,
     /// The top of the function body.
     top: Mark,
-    runtime_zero: Option<V>,
-    /// Each non-finite constant's value, by bits.
-    nonfinite: HashMap<u32, V>,
 }
 
 impl Builder {
@@ -114,8 +111,6 @@ impl Builder {
             statements: 0,
             marks: vec![(0, 0)],
             top: Mark(0),
-            runtime_zero: None,
-            nonfinite: HashMap::default(),
         }
     }
 
@@ -199,60 +194,10 @@ impl Builder {
         m
     }
 
-    /// A constant. An infinity or a NaN is a run-time value, its bits
-    /// or'ed with a run-time zero defined at the top of the kernel: Tint
-    /// (Chromium's WGSL compiler) rejects a constant expression that
-    /// evaluates to one.
+    /// A constant (an infinity or a NaN too: `passes::spell_nonfinite`
+    /// makes it a run-time value once the kernel is built).
     pub fn lit(&mut self, l: Lit) -> V {
-        if let Lit::F32(x) = l
-            && !x.is_finite()
-        {
-            return self.nonfinite(x);
-        }
-        // An `f16` infinity, NaN or `-0.0`: the `f32` one converted at run
-        // time (no WGSL literal spells it, and a constant conversion of an
-        // infinity is an error).
-        if let Lit::F16(x) = l
-            && (!x.is_finite() || x.to_bits() == 0x8000)
-        {
-            let wide = match x.is_finite() {
-                true => {
-                    let zero = self.f32(0.0);
-                    self.unary(UnOp::Neg, zero)
-                }
-                false => self.nonfinite(x.to_f32()),
-            };
-            return self.convert(Ty::F16, wide);
-        }
         self.free_value(Op::Const(l), Ty::scalar(l.scalar()), "c")
-    }
-
-    /// `bitcast<f32>(bits | runtime_zero)`, defined once at the top.
-    fn nonfinite(&mut self, x: f32) -> V {
-        if let Some(&v) = self.nonfinite.get(&x.to_bits()) {
-            return v;
-        }
-        let zero = match self.runtime_zero {
-            Some(z) => z,
-            None => {
-                let wid = self.builtin(Builtin::WorkgroupId(0));
-                let z = self.u32(0);
-                let op = Op::Binary(BinOp::BitAnd, wid, z);
-                let v = self.value_at(self.top, op, Ty::U32, "runtime_zero");
-                self.runtime_zero = Some(v);
-                v
-            }
-        };
-        let bits = self.u32(x.to_bits());
-        let or = self.value_at(
-            self.top,
-            Op::Binary(BinOp::BitOr, bits, zero),
-            Ty::U32,
-            "bits",
-        );
-        let v = self.value_at(self.top, Op::Bitcast(or), Ty::F32, "nonfinite");
-        self.nonfinite.insert(x.to_bits(), v);
-        v
     }
 
     pub fn i32(&mut self, x: i32) -> V {

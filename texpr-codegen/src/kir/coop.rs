@@ -75,6 +75,13 @@ impl CoopStmt {
         }
     }
 
+    /// Rewrites each value it reads through `f`.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(V) -> V) {
+        if let CoopStmt::Load { offset, .. } | CoopStmt::Store { offset, .. } = self {
+            *offset = f(*offset);
+        }
+    }
+
     /// The memory it loads or stores, to rewrite.
     pub fn mem_mut(&mut self) -> Option<&mut Mem> {
         match self {

@@ -208,6 +208,14 @@ impl Kernel {
             .collect()
     }
 
+    /// Rewrites every operand of every value and statement through `f`.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(V) -> V) {
+        for v in &mut self.values {
+            v.op.map_operands(f);
+        }
+        self.body.walk_mut(&mut |s| s.map_operands(f));
+    }
+
     /// How often each value is used (by values and statements), by value.
     pub fn use_counts(&self) -> Vec<u32> {
         let mut uses = vec![0u32; self.values.len()];
@@ -226,6 +234,32 @@ impl Kernel {
 }
 
 impl Stmt {
+    /// Rewrites each value it reads itself (not its blocks') through `f`.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(V) -> V) {
+        match self {
+            Stmt::Let(_) | Stmt::Barrier | Stmt::StorageBarrier => {}
+            Stmt::Var(_, Init::None) => {}
+            Stmt::Var(_, Init::Value(v)) => *v = f(*v),
+            Stmt::Var(_, Init::Elements(vs)) => vs.iter_mut().for_each(|v| *v = f(*v)),
+            Stmt::Assign(_, i, v) => {
+                if let Some(i) = i {
+                    *i = f(*i);
+                }
+                *v = f(*v);
+            }
+            Stmt::Store(_, i, v) => {
+                *i = f(*i);
+                *v = f(*v);
+            }
+            Stmt::Loop(l) => {
+                l.start = f(l.start);
+                l.end = f(l.end);
+            }
+            Stmt::If(i) => i.cond = f(i.cond),
+            Stmt::Coop(c) => c.map_operands(f),
+        }
+    }
+
     /// The values a statement reads itself (not its blocks').
     pub fn operands(&self) -> Vec<V> {
         match self {

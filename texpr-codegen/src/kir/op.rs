@@ -195,6 +195,22 @@ impl Op {
         }
     }
 
+    /// Rewrites each value it reads through `f`.
+    pub fn map_operands(&mut self, f: &mut dyn FnMut(V) -> V) {
+        match self {
+            Op::Const(_) | Op::Builtin(_) | Op::LoopIndex | Op::ReadVar(_) => {}
+            Op::Unary(_, a) | Op::Convert(a) | Op::Bitcast(a) | Op::Extract(a, _) => *a = f(*a),
+            Op::Load(_, i) => *i = f(*i),
+            Op::Binary(_, a, b) | Op::Component(a, b) => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+            Op::Call(_, xs) | Op::Construct(xs) | Op::Subgroup(_, xs) => {
+                xs.iter_mut().for_each(|x| *x = f(*x));
+            }
+        }
+    }
+
     /// Whether it needs no definition (usable anywhere, printed in place).
     pub fn is_free(&self) -> bool {
         matches!(self, Op::Const(_) | Op::Builtin(_))

@@ -61,7 +61,9 @@ fn sample() -> Kernel {
     let gi = b.binary(BinOp::Add, base, l);
     b.store(Mem::Buffer(y), gi, picked);
     b.close();
-    b.finish()
+    let mut k = b.finish();
+    passes::run(&mut k, &texpr_target::Target::default()).expect("the passes");
+    k
 }
 
 #[test]
@@ -69,7 +71,8 @@ fn a_kernel_prints_and_builds_into_valid_shaders() {
     let k = sample();
     validate_both(&k);
     let text = wgsl::kernel(&k);
-    // The infinity is a run-time value, defined once at the top.
+    // The infinity is a run-time value, defined once at the top
+    // (`passes::spell_nonfinite`).
     assert!(text.contains("(wid.x & 0u)"), "{text}");
     assert!(!text.contains("bitcast<f32>(0xff800000u)"), "{text}");
     // Single-use pure values are written into their use.

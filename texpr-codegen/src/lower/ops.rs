@@ -62,9 +62,10 @@ impl Lower<'_> {
     }
 
     /// Whether `v` is a literal (which a compiler would evaluate with any
-    /// other literal operand as a constant expression).
+    /// other literal operand as a constant expression): not an infinity or
+    /// a NaN, which `kir::passes::spell_nonfinite` makes a run-time value.
     fn is_lit(&self, v: V) -> bool {
-        matches!(self.b.kernel().value(v).op, crate::kir::Op::Const(_))
+        matches!(self.b.kernel().value(v).op, crate::kir::Op::Const(l) if !crate::kir::passes::needs_runtime(l))
     }
 
     /// The operands of one operation with up to `n` literals held in

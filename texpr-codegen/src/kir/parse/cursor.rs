@@ -161,6 +161,8 @@ impl<'t> Cursor<'t> {
             || r.starts_with("(-")
             || r.starts_with("true")
             || r.starts_with("false")
+            || r.starts_with("infh")
+            || r.starts_with("NaNh")
             || r.starts_with(|c: char| c.is_ascii_digit())
     }
 

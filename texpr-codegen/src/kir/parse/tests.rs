@@ -46,6 +46,7 @@ const SAMPLE: &str = "kernel k0_y workgroup_size 64
   %t_20: u32 = SubgroupSize >> 1u
   %t_21: u32 = %t_20 & 7u
   %t_22: vec2<f32> = construct(%t_18, 0.25h)
+  %t_27: vec4<f16> = construct(infh, (-infh), NaNh, (-0.0h))
   %t_23: f32 = neg %t_19
   %t_24: u32 = bitcast %t_23
   %t_26: bool = %g_1 == 0i

@@ -17,10 +17,12 @@
 mod check_loops;
 mod check_workgroup;
 mod order_bindings;
+mod spell_nonfinite;
 
 pub use check_loops::{check_loops, loop_iterations};
 pub use check_workgroup::{check_workgroup, workgroup_bytes};
 pub use order_bindings::order_bindings;
+pub use spell_nonfinite::{needs_runtime, spell_nonfinite};
 
 use super::{Kernel, verify};
 use texpr_ir::Diagnostic;
@@ -34,6 +36,7 @@ pub type Pass = fn(&mut Kernel, &Target) -> Outcome;
 
 /// Every pass, in the order [`run`] runs them.
 pub const PASSES: &[(&str, Pass)] = &[
+    ("spell_nonfinite", spell_nonfinite),
     ("order_bindings", order_bindings),
     ("check_workgroup", check_workgroup),
     ("check_loops", check_loops),
