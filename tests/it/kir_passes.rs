@@ -4,7 +4,7 @@
 //! filetests have); the pass named by the directory runs alone on each of
 //! its kernels (verified before and after, `kir::passes::run_with`), and
 //! the golden `*.out` beside it holds the kernels after the pass, then the
-//! errors the pass reported. Bless with `UPDATE_EXPECT=1`.
+//! errors the pass reported (code, message, labels and notes). Bless with `UPDATE_EXPECT=1`.
 
 use std::fmt::Write as _;
 use texpr_codegen::kir::{self, passes};
@@ -41,6 +41,9 @@ fn each_pass_turns_its_kernels_into_their_golden_output() {
                 let _ = write!(out, "\n// error[{}]: {}", d.code, d.message);
                 for l in &d.labels {
                     let _ = write!(out, "\n//   label: {}", l.message);
+                }
+                for n in &d.notes {
+                    let _ = write!(out, "\n//   note: {n}");
                 }
             }
             if !errors.is_empty() {

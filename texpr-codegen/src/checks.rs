@@ -1,11 +1,9 @@
 //! The compiler's own limit checks, for what naga does not check
 //! (`../shared/design/gpu-facts.md`), from lowering's accounts and the
 //! program's buffers; what the kernel IR alone shows is checked by its
-//! passes (`kir::passes`: E0310-E0312 `check_workgroup`, E0316
-//! `check_loops`), whose errors come first. Each error points at the source
+//! passes (`kir::passes`: E0310-E0312 `check_workgroup`, E0313
+//! `check_bindings`, E0316 `check_loops`), whose errors come first. Each error points at the source
 //! responsible:
-//! - E0313 storage buffers one kernel binds over the per-stage limit (the
-//!   item, with the buffers it reads and writes by name)
 //! - E0314 a buffer over the storage-binding size limit (its declaration)
 //! - E0315 a buffer over the buffer size limit (its declaration)
 //! - E0318 a kernel whose invocations hold more function memory (arrays and
@@ -17,18 +15,13 @@
 //! it counts the loops' plans.)
 
 use crate::lower::KernelText;
-use crate::plan::{Access, Binding, BufferPlan, BufferRole};
+use crate::plan::{BufferPlan, BufferRole, StepBuffer};
 use texpr_ir::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 
 /// Every limit [`KernelText`] `k` must meet, the kernel IR passes' errors
-/// first; `buffers` are the program's (what its bindings name, but for
-/// spill buffers).
-pub fn check_kernel(
-    k: &KernelText,
-    limits: &DeviceLimits,
-    buffers: &[BufferPlan],
-) -> Vec<Diagnostic> {
+/// first.
+pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
     let mut errs = k.errors.clone();
     errs.extend(check_private(k, limits));
     if k.unrolled_statements > limits.max_unrolled_statements {
@@ -44,71 +37,16 @@ pub fn check_kernel(
             .with_note("the code generator keeps bodies in loops within the budget; a vector whose every element must be unrolled (a register vector) is what remains: use smaller register tiles or vectors"),
         );
     }
-    if let Some(d) = check_bindings(k, limits, buffers) {
-        errs.push(d);
-    }
     errs
 }
 
-/// E0313: more storage buffers than the device binds per stage, pointing at
-/// the item whose kernel it is and naming what it reads and writes (a
-/// kernel computes its item with every value fused into it, so it may read
-/// more than the item as written names).
-fn check_bindings(
-    k: &KernelText,
-    limits: &DeviceLimits,
-    buffers: &[BufferPlan],
-) -> Option<Diagnostic> {
-    let n = k.kernel.bindings.len();
-    if n as u64 <= limits.max_storage_buffers_per_stage as u64 {
-        return None;
-    }
-    let names = |access: Access| {
-        let all: Vec<String> = (k.kernel.bindings.iter())
-            .filter(|b| b.access == access)
-            .map(|b| match buffers.get(b.buffer.0 as usize) {
-                Some(p) => user_name(b, p),
-                None => "a scratch buffer".into(),
-            })
-            .collect();
-        const SHOWN: usize = 12;
-        let mut text = all
-            .iter()
-            .take(SHOWN)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if all.len() > SHOWN {
-            text += &format!(" and {} more", all.len() - SHOWN);
-        }
-        (all.len(), text)
-    };
-    let (reads, read) = names(Access::Read);
-    let (writes, written) = names(Access::ReadWrite);
-    Some(
-        Diagnostic::error(
-            "E0313",
-            format!(
-                "kernel `{}` binds {n} storage buffers; the device allows {}",
-                k.kernel.entry_point, limits.max_storage_buffers_per_stage
-            ),
-        )
-        .with_primary(
-            k.kernel.span,
-            format!("this item's kernel reads {reads} buffers and writes {writes}"),
-        )
-        .with_note(format!("it reads {read}"))
-        .with_note(format!("it writes {written}"))
-        .with_note("split the computation into items that each read fewer vectors (the optimizer never fuses past the limit)"),
-    )
-}
-
-/// What binding `b` of buffer `p` holds, in the program's words: a loop
-/// state's or a loop's step's value (the current one, or the next one a
-/// step computes) rather than the buffers they alternate between.
-fn user_name(b: &Binding, p: &BufferPlan) -> String {
-    let next = b.step.is_some_and(|s| s.next);
-    match (p.role, b.step) {
+/// What a binding of buffer `p` (moving between buffers as `step` says)
+/// holds, in the program's words: a loop state's or a loop's step's value
+/// (the current one, or the next one a step computes) rather than the
+/// buffers they alternate between. (For E0313, `kir::passes::check_bindings`.)
+pub fn user_name(step: Option<StepBuffer>, p: &BufferPlan) -> String {
+    let next = step.is_some_and(|s| s.next);
+    match (p.role, step) {
         (BufferRole::State(_), Some(_)) => {
             let base = p.name.trim_end_matches('_');
             let base = base.strip_suffix("_a").unwrap_or(base);

@@ -109,7 +109,7 @@ pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diag
         };
         match written {
             Ok(kt) => {
-                errs.extend(check_kernel(&kt, limits, &bufs.plans));
+                errs.extend(check_kernel(&kt, limits));
                 for (plan, span) in &kt.spills {
                     spills.push(plan.clone());
                     spans.push(*span);
@@ -347,7 +347,7 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
             Job::Loop(l, items) if items.iter().any(|it| named(it.0)) => {
                 let first_spill = bufs.plans.len() as u32;
                 match loop_kernel(p, &bufs, (k, first_spill), l, &items, target) {
-                    Ok(kt) => errs.extend(checked(&kt, limits, &bufs)),
+                    Ok(kt) => errs.extend(checked(&kt, limits)),
                     Err(d) => errs.push(d),
                 }
                 continue;
@@ -362,7 +362,7 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
         };
         let first_spill = bufs.plans.len() as u32;
         match kernel(p, &bufs, (k, first_spill), item, &in_loop, target) {
-            Ok(kt) => errs.extend(checked(&kt, limits, &bufs)),
+            Ok(kt) => errs.extend(checked(&kt, limits)),
             Err(d) => errs.push(d),
         }
     }
@@ -370,12 +370,8 @@ pub fn check_items(p: &Program, target: &Target, names: &[String]) -> Result<(),
 }
 
 /// What the limit checks say of kernel `kt`, its spill buffers included.
-fn checked(
-    kt: &KernelText,
-    limits: &texpr_target::DeviceLimits,
-    bufs: &BufferTable,
-) -> Vec<Diagnostic> {
-    let mut errs = check_kernel(kt, limits, &bufs.plans);
+fn checked(kt: &KernelText, limits: &texpr_target::DeviceLimits) -> Vec<Diagnostic> {
+    let mut errs = check_kernel(kt, limits);
     let (plans, spans): (Vec<_>, Vec<_>) = kt.spills.iter().cloned().unzip();
     errs.extend(check_buffers(&plans, &spans, limits));
     errs

@@ -40,7 +40,7 @@ mod dispatch;
 pub mod emit;
 mod finite;
 mod grid;
-mod kir;
+pub mod kir;
 mod lower;
 pub mod plan;
 pub mod plan_json;

@@ -154,6 +154,7 @@ impl Builder {
             name,
             access,
             view: View { ty: view },
+            what: String::new(),
         });
         if access == Access::Read {
             self.fixed_mem.insert(Mem::Buffer(i));

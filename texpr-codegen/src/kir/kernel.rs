@@ -102,6 +102,9 @@ pub struct BufferDecl {
     pub name: String,
     pub access: Access,
     pub view: View,
+    /// What it holds in the program's words (`` `x` ``, ``state `s` ``),
+    /// for errors; empty when unknown (then its name is used). Not printed.
+    pub what: String,
 }
 
 /// A workgroup array.

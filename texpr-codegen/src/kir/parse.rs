@@ -226,6 +226,7 @@ impl Parser {
             name,
             access,
             view: View { ty },
+            what: String::new(),
         });
         Ok(())
     }

@@ -184,6 +184,14 @@ pub(super) fn finish(
         item: plan.span,
         workgroup_size: size_span,
     };
+    for d in &mut kir.bindings {
+        let step = cx.bufs.slot(d.buffer);
+        let buffer = step.map_or(d.buffer, |s| s.a);
+        d.what = match cx.bufs.plans.get(buffer.0 as usize) {
+            Some(p) => crate::checks::user_name(step, p),
+            None => "a scratch buffer".into(),
+        };
+    }
     let errors = match kir::passes::run(&mut kir, target) {
         Ok(()) => Vec::new(),
         Err(errs) => errs,

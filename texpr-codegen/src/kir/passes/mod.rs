@@ -14,11 +14,13 @@
 //! Each pass has filetests in `tests/data/kir/<pass>/` (kernel IR in,
 //! kernel IR out; `tests/it/kir_passes.rs`).
 
+mod check_bindings;
 mod check_loops;
 mod check_workgroup;
 mod order_bindings;
 mod spell_nonfinite;
 
+pub use check_bindings::check_bindings;
 pub use check_loops::{check_loops, loop_iterations};
 pub use check_workgroup::{check_workgroup, workgroup_bytes};
 pub use order_bindings::order_bindings;
@@ -40,6 +42,7 @@ pub const PASSES: &[(&str, Pass)] = &[
     ("order_bindings", order_bindings),
     ("check_workgroup", check_workgroup),
     ("check_loops", check_loops),
+    ("check_bindings", check_bindings),
 ];
 
 /// The pass named `name`.
