@@ -5,8 +5,9 @@
 //! (`// target: NAME`, `// schedule: LINE`). The golden `*.kir` beside it
 //! holds the kernels as IR text (`texprc compile --emit kir`), then the
 //! module's WGSL; bless with `UPDATE_EXPECT=1`. Every file's kernels also
-//! pass the IR verifier (in debug builds, on every emit) and naga's
-//! validation of the module built from them.
+//! pass the IR verifier (after lowering and each kir pass) and naga's
+//! validation of the module built from them. Every example's kernels and
+//! every golden's read back (`kir::parse`) and print as they were.
 
 use texpr_tests::golden::{self, header};
 

@@ -31,6 +31,8 @@
 //! - E0392 internal: an unbound variable or vector while emitting
 //! - E0393 a naga backend failed to translate the module
 //! - E0394 internal: a constant expression of a kernel evaluates to an infinity or a NaN
+//! - E0397 kernel IR text that does not read back (`kir::parse`)
+//! - E0398 internal: a kernel that does not verify after lowering or a kir pass (`kir::passes`)
 
 mod buffer_id;
 mod buffers;
