@@ -195,6 +195,23 @@ impl Op {
         }
     }
 
+    /// Calls `f` on each value it reads (as [`Op::operands`], without
+    /// allocating).
+    pub fn each_operand(&self, f: &mut dyn FnMut(V)) {
+        match self {
+            Op::Const(_) | Op::Builtin(_) | Op::LoopIndex | Op::ReadVar(_) => {}
+            Op::Unary(_, a) | Op::Convert(a) | Op::Bitcast(a) | Op::Extract(a, _) => f(*a),
+            Op::Load(_, i) => f(*i),
+            Op::Binary(_, a, b) | Op::Component(a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Op::Call(_, xs) | Op::Construct(xs) | Op::Subgroup(_, xs) => {
+                xs.iter().for_each(|x| f(*x));
+            }
+        }
+    }
+
     /// Rewrites each value it reads through `f`.
     pub fn map_operands(&mut self, f: &mut dyn FnMut(V) -> V) {
         match self {

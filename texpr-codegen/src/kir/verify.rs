@@ -18,7 +18,9 @@
 //!   every invocation enters alike.
 
 use super::*;
-use std::collections::BTreeSet;
+
+/// How a failure names what it checked, written only when one fails.
+type By<'a> = &'a dyn Fn() -> String;
 
 /// Every broken invariant of `k`, described; empty when it holds them all.
 pub fn verify(k: &Kernel) -> Vec<String> {
@@ -26,11 +28,13 @@ pub fn verify(k: &Kernel) -> Vec<String> {
         k,
         errors: Vec::new(),
         defined: vec![false; k.values.len()],
+        live: vec![false; k.values.len()],
         scope: Vec::new(),
     };
     for (i, value) in k.values.iter().enumerate() {
         if value.op.is_free() {
             v.defined[i] = true;
+            v.live[i] = true;
         }
     }
     v.block(&k.body, true);
@@ -41,8 +45,11 @@ struct Verifier<'k> {
     k: &'k Kernel,
     errors: Vec<String>,
     defined: Vec<bool>,
-    /// Values defined in the open blocks (for scope), innermost last.
-    scope: Vec<BTreeSet<u32>>,
+    /// Whether each value may be read here: free, or defined in an open block.
+    live: Vec<bool>,
+    /// The values each open block defines, innermost last (no longer
+    /// live once it closes).
+    scope: Vec<Vec<u32>>,
 }
 
 impl Verifier<'_> {
@@ -58,17 +65,23 @@ impl Verifier<'_> {
     }
 
     fn in_scope(&self, v: V) -> bool {
-        let value = match self.k.values.get(v.0 as usize) {
-            Some(x) => x,
-            None => return false,
-        };
-        value.op.is_free() || self.scope.iter().any(|s| s.contains(&v.0))
+        self.live.get(v.0 as usize).copied().unwrap_or(false)
     }
 
-    fn read(&mut self, v: V, by: &str) {
+    fn read(&mut self, v: V, by: By<'_>) {
         if !self.in_scope(v) {
             let name = self.name(v);
-            self.fail(format!("{by} reads `{name}` out of its scope"));
+            self.fail(format!("{} reads `{name}` out of its scope", by()));
+        }
+    }
+
+    fn open(&mut self) {
+        self.scope.push(Vec::new());
+    }
+
+    fn close(&mut self) {
+        for v in self.scope.pop().unwrap_or_default() {
+            self.live[v as usize] = false;
         }
     }
 
@@ -76,27 +89,27 @@ impl Verifier<'_> {
         self.k.values.get(v.0 as usize).map_or(Ty::I32, |x| x.ty)
     }
 
-    fn index(&mut self, i: V, by: &str) {
+    fn index(&mut self, i: V, by: By<'_>) {
         let t = self.ty(i);
         if t != Ty::I32 && t != Ty::U32 {
-            self.fail(format!("{by}: an index of type {t}"));
+            self.fail(format!("{}: an index of type {t}", by()));
         }
     }
 
-    fn mem(&mut self, m: Mem, by: &str) -> Option<Ty> {
+    fn mem(&mut self, m: Mem, by: By<'_>) -> Option<Ty> {
         let t = self.k.mem_ty(m);
         if t.is_none() {
-            self.fail(format!("{by}: memory {m:?} is not declared"));
+            self.fail(format!("{}: memory {m:?} is not declared", by()));
         }
         t
     }
 
     fn block(&mut self, b: &Block, uniform: bool) {
-        self.scope.push(BTreeSet::new());
+        self.open();
         for s in &b.stmts {
             self.stmt(s, uniform);
         }
-        self.scope.pop();
+        self.close();
     }
 
     fn define(&mut self, v: V) {
@@ -109,39 +122,41 @@ impl Verifier<'_> {
             self.fail(format!("`{name}` is defined twice"));
         }
         self.defined[i] = true;
+        self.live[i] = true;
         if let Some(s) = self.scope.last_mut() {
-            s.insert(v.0);
+            s.push(v.0);
         }
     }
 
     fn stmt(&mut self, s: &Stmt, uniform: bool) {
         match s {
             Stmt::Let(v) => {
-                let name = self.name(*v);
-                let value = self.k.values.get(v.0 as usize).cloned();
-                let Some(value) = value else {
+                let k = self.k;
+                let Some(value) = k.values.get(v.0 as usize) else {
                     return self.fail(format!("a let of v{} that does not exist", v.0));
                 };
+                let name = value.name.as_str();
                 if matches!(value.op, Op::LoopIndex) || value.op.is_free() {
                     self.fail(format!("`{name}` is not a value a let defines"));
                 }
-                for o in value.op.operands() {
-                    self.read(o, &format!("`{name}`"));
-                }
+                value
+                    .op
+                    .each_operand(&mut |o| self.read(o, &|| format!("`{name}`")));
                 if matches!(value.op, Op::Subgroup(..)) && !uniform {
                     self.fail(format!(
                         "`{name}`: a subgroup operation in non-uniform control flow"
                     ));
                 }
-                self.types(&value, &name);
+                self.types(value, name);
                 self.define(*v);
             }
             Stmt::Var(x, init) => {
-                let Some(var) = self.k.vars.get(x.0 as usize).cloned() else {
+                let k = self.k;
+                let Some(var) = k.vars.get(x.0 as usize) else {
                     return self.fail(format!("variable {} does not exist", x.0));
                 };
                 for o in s.operands() {
-                    self.read(o, &format!("var `{}`", var.name));
+                    self.read(o, &|| format!("var `{}`", var.name));
                     if self.ty(o) != var.ty {
                         self.fail(format!(
                             "var `{}` of {} initialised with {}",
@@ -163,10 +178,11 @@ impl Verifier<'_> {
                 }
             }
             Stmt::Assign(x, i, v) => {
-                let Some(var) = self.k.vars.get(x.0 as usize).cloned() else {
+                let k = self.k;
+                let Some(var) = k.vars.get(x.0 as usize) else {
                     return self.fail(format!("variable {} does not exist", x.0));
                 };
-                let by = format!("assignment to `{}`", var.name);
+                let by = || format!("assignment to `{}`", var.name);
                 if let Some(i) = i {
                     self.read(*i, &by);
                     self.index(*i, &by);
@@ -174,14 +190,15 @@ impl Verifier<'_> {
                 self.read(*v, &by);
                 if self.ty(*v) != var.ty {
                     self.fail(format!(
-                        "{by}: a {} value for a {} variable",
+                        "{}: a {} value for a {} variable",
+                        by(),
                         self.ty(*v),
                         var.ty
                     ));
                 }
             }
             Stmt::Store(m, i, v) => {
-                let by = "a store".to_string();
+                let by = || "a store".to_string();
                 self.read(*i, &by);
                 self.read(*v, &by);
                 self.index(*i, &by);
@@ -206,8 +223,8 @@ impl Verifier<'_> {
                 }
             }
             Stmt::Loop(l) => {
-                self.read(l.start, "a loop's start");
-                self.read(l.end, "a loop's end");
+                self.read(l.start, &|| "a loop's start".into());
+                self.read(l.end, &|| "a loop's end".into());
                 if self.ty(l.start) != Ty::I32 || self.ty(l.end) != Ty::I32 {
                     self.fail("a loop's bounds are not i32".into());
                 }
@@ -219,13 +236,13 @@ impl Verifier<'_> {
                 if !index_ok {
                     self.fail("a loop's index is not a loop index".into());
                 }
-                self.scope.push(BTreeSet::new());
+                self.open();
                 self.define(l.index);
                 self.block(&l.body, uniform && l.uniform);
-                self.scope.pop();
+                self.close();
             }
             Stmt::If(c) => {
-                self.read(c.cond, "an if's condition");
+                self.read(c.cond, &|| "an if's condition".into());
                 if self.ty(c.cond) != Ty::BOOL {
                     self.fail("an if's condition is not a bool".into());
                 }
@@ -278,7 +295,7 @@ impl Verifier<'_> {
                 }
             }
             CoopStmt::Load { mem, offset, .. } | CoopStmt::Store { mem, offset, .. } => {
-                let by = "a cooperative-matrix load or store".to_string();
+                let by = || "a cooperative-matrix load or store".to_string();
                 self.read(*offset, &by);
                 self.index(*offset, &by);
                 if let Some(t) = self.mem(*mem, &by)
@@ -327,8 +344,9 @@ impl Verifier<'_> {
             Op::Call(f, args) => args.len() != f.arity() || args.iter().any(|a| t(a) != ty),
             Op::Convert(a) | Op::Bitcast(a) => t(a).width != ty.width,
             Op::Load(m, i) => {
-                self.index(*i, name);
-                self.mem(*m, name).is_some_and(|mt| mt != ty)
+                self.index(*i, &|| name.to_string());
+                self.mem(*m, &|| name.to_string())
+                    .is_some_and(|mt| mt != ty)
             }
             Op::ReadVar(x) => self
                 .k

@@ -16,7 +16,7 @@ use texpr_target::Target;
 /// How many names a note lists before "and N more".
 const SHOWN: usize = 12;
 
-pub fn check_bindings(k: &mut Kernel, target: &Target) -> Outcome {
+pub fn check_bindings(k: &Kernel, target: &Target) -> Outcome {
     let max = target.limits.max_storage_buffers_per_stage;
     let n = k.bindings.len();
     if n as u64 <= max as u64 {

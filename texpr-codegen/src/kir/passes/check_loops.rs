@@ -36,7 +36,7 @@ fn iterations(b: &Block, runs: u64) -> u64 {
     total
 }
 
-pub fn check_loops(k: &mut Kernel, target: &Target) -> Outcome {
+pub fn check_loops(k: &Kernel, target: &Target) -> Outcome {
     let Some(max) = target.limits.max_loop_iterations else {
         return Ok(());
     };

@@ -17,7 +17,7 @@ pub fn workgroup_bytes(k: &Kernel) -> u64 {
     k.shared.iter().map(|s| u64::from(s.len) * 4).sum()
 }
 
-pub fn check_workgroup(k: &mut Kernel, target: &Target) -> Outcome {
+pub fn check_workgroup(k: &Kernel, target: &Target) -> Outcome {
     let limits = &target.limits;
     let mut errs = Vec::new();
     let bytes = workgroup_bytes(k);

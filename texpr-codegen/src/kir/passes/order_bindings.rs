@@ -9,11 +9,14 @@
 //!
 //! [`BufferId`]: crate::buffer_id::BufferId
 
-use super::Outcome;
+use super::Rewritten;
 use crate::kir::{Kernel, Mem, Op, Stmt};
 use texpr_target::Target;
 
-pub fn order_bindings(k: &mut Kernel, _: &Target) -> Outcome {
+pub fn order_bindings(k: &mut Kernel, _: &Target) -> Rewritten {
+    if k.bindings.is_sorted_by_key(|b| b.buffer) {
+        return Ok(false);
+    }
     let mut order: Vec<usize> = (0..k.bindings.len()).collect();
     order.sort_by_key(|&i| k.bindings[i].buffer);
     let mut new_of = vec![0u32; order.len()];
@@ -39,5 +42,5 @@ pub fn order_bindings(k: &mut Kernel, _: &Target) -> Outcome {
         Stmt::Coop(c) => c.mem_mut().into_iter().for_each(renumber),
         _ => {}
     });
-    Ok(())
+    Ok(true)
 }

@@ -14,7 +14,7 @@
 //! [`needs_runtime`] names (those it replaced are left unused, as zeros). Private arrays of constants are left
 //! alone (lowering gives non-finite ones a constant buffer instead).
 
-use super::Outcome;
+use super::Rewritten;
 use crate::kir::{BinOp, Builtin, Kernel, Lit, Op, Stmt, Ty, UnOp, V, Value};
 use std::collections::BTreeMap;
 use texpr_target::Target;
@@ -28,7 +28,7 @@ pub fn needs_runtime(l: Lit) -> bool {
     }
 }
 
-pub fn spell_nonfinite(k: &mut Kernel, _: &Target) -> Outcome {
+pub fn spell_nonfinite(k: &mut Kernel, _: &Target) -> Rewritten {
     let consts: Vec<(usize, Lit)> = (k.values.iter().enumerate())
         .filter_map(|(i, v)| match v.op {
             Op::Const(l) if needs_runtime(l) => Some((i, l)),
@@ -36,7 +36,7 @@ pub fn spell_nonfinite(k: &mut Kernel, _: &Target) -> Outcome {
         })
         .collect();
     if consts.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let mut s = Spell {
         next: next_number(k),
@@ -62,7 +62,7 @@ pub fn spell_nonfinite(k: &mut Kernel, _: &Target) -> Outcome {
         }
     }
     k.body.stmts.splice(0..0, lets.into_iter().map(Stmt::Let));
-    Ok(())
+    Ok(true)
 }
 
 struct Spell<'k> {
