@@ -51,7 +51,7 @@ impl Lower<'_> {
                     self.elem(body, idx)
                 }
                 _ => {
-                    let live = self.live_private;
+                    let live = self.accounts.live_private;
                     let loc = match level {
                         Some(MemLevel::Lanes) => self.lane_shared_vector(*var, value)?,
                         _ => self.local_vector(*var, value)?,
@@ -59,7 +59,7 @@ impl Lower<'_> {
                     self.bind_local(*var, loc);
                     let v = self.elem(body, idx);
                     // The vector is dead once its body's element is computed.
-                    self.live_private = live;
+                    self.accounts.live_private = live;
                     v
                 }
             },
@@ -153,7 +153,7 @@ impl Lower<'_> {
         } = &e.kind
         {
             let name = self.p.var(*var).name.clone();
-            let loc = self.fill_shared(&name, value, self.group_size, e.span)?;
+            let loc = self.fill_shared(&name, value, self.group.group_size, e.span)?;
             self.bind_local(*var, loc);
             e = body;
         }

@@ -50,8 +50,8 @@ impl Lower<'_> {
             unreachable!("fold takes a reduce")
         };
         let each = match width {
-            1 => self.cost.elem(body),
-            _ => self.cost.vector(body),
+            1 => self.unroll.cost.elem(body),
+            _ => self.unroll.cost.vector(body),
         };
         let elem = e.ty.elem;
         let online = *op == ReduceOp::Lse;
@@ -111,23 +111,23 @@ impl Lower<'_> {
             self.idx.insert(*var, at);
             self.wide_step(&wide, *var, k)?;
             if offer {
-                self.fold_into = Some(FoldInto {
+                self.regs.fold_into = Some(FoldInto {
                     op: *op,
                     elem,
                     accs: accs.clone(),
                 });
             }
-            self.absorbed = false;
-            self.trips.push(super::lanes::Trip {
+            self.regs.absorbed = false;
+            self.reads.trips.push(super::lanes::Trip {
                 var: *var,
                 at,
                 n: *n,
             });
             let vals = step(self);
-            self.trips.pop();
-            self.fold_into = None;
+            self.reads.trips.pop();
+            self.regs.fold_into = None;
             let vals = vals?;
-            if std::mem::take(&mut self.absorbed) {
+            if std::mem::take(&mut self.regs.absorbed) {
                 self.b.leave_copy(copy);
                 continue;
             }
@@ -150,7 +150,7 @@ impl Lower<'_> {
         }
         self.b.close();
         self.wide_done(*var);
-        self.absorbed = absorbs;
+        self.regs.absorbed = absorbs;
         let results: Vec<V> = match online {
             true => accs.iter().map(|a| self.online_close(*a)).collect(),
             false => accs.iter().map(|a| self.b.read_var(*a)).collect(),

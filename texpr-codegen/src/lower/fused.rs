@@ -67,17 +67,17 @@ pub fn loop_kernel(
     cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
     cx.item = name;
     // One view of each buffer for the whole kernel: element by element.
-    cx.loads = Loads::Scalar;
-    cx.within = Some(l);
-    cx.group_size = w;
-    cx.invocations = w;
+    cx.reads.loads = Loads::Scalar;
+    cx.binds.within = Some(l);
+    cx.group.group_size = w;
+    cx.spilling.invocations = w;
     let zero = cx.b.i32(0);
-    cx.g = Some(zero);
+    cx.spilling.g = Some(zero);
     let lid = cx.local();
-    cx.inv_at = Some(cx.b.mark());
+    cx.spilling.inv_at = Some(cx.b.mark());
     for st in &states {
-        cx.writes.insert(st.a);
-        cx.writes.insert(st.b);
+        cx.binds.writes.insert(st.a);
+        cx.binds.writes.insert(st.b);
     }
     for st in &states {
         copy(&mut cx, st, lid, w);
@@ -167,32 +167,32 @@ fn step(
     items: &[LoopItem<'_>],
 ) -> R<()> {
     cx.idx.insert(cx.p.loops[l as usize].var, Ix::Val(t));
-    cx.slots_as.clear();
+    cx.binds.slots_as.clear();
     for st in states {
         let (read, write) = match odd {
             true => (st.a, st.b),
             false => (st.b, st.a),
         };
-        cx.slots_as.insert(st.current, read);
-        cx.slots_as.insert(st.next, write);
+        cx.binds.slots_as.insert(st.current, read);
+        cx.binds.slots_as.insert(st.next, write);
     }
     for &(name, root, _, out) in items {
         let sh = grid_root(root)?;
         let (width, _) = super::item::workgroup_size(sh.body);
-        if sh.groups != 1 || width != cx.group_size || has_shared(sh.body) {
+        if sh.groups != 1 || width != cx.group.group_size || has_shared(sh.body) {
             return Err(Diagnostic::error(
                 "E0392",
                 format!(
                     "internal error: `{name}` is not on one workgroup of {} invocations",
-                    cx.group_size
+                    cx.group.group_size
                 ),
             )
             .with_primary(root.span, "this item"));
         }
-        let out = cx.slots_as.get(&out).copied().unwrap_or(out);
+        let out = cx.binds.slots_as.get(&out).copied().unwrap_or(out);
         cx.item = name.to_string();
-        cx.out = Some(out);
-        let zero = cx.g.expect("the group id, set first");
+        cx.binds.out = Some(out);
+        let zero = cx.spilling.g.expect("the group id, set first");
         cx.idx.insert(sh.grid_var, Ix::Const(0));
         let dest = Out {
             mem: cx.buffer(out),

@@ -75,12 +75,12 @@ pub fn kernel(
     );
     cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
     cx.item = name.to_string();
-    cx.loads = loads;
-    cx.lanes = super::Lanes::of(target, w);
-    cx.out = Some(out);
-    cx.within = in_loop.within;
-    cx.group_size = w;
-    cx.invocations = dispatched.saturating_mul(w);
+    cx.reads.loads = loads;
+    cx.reads.lanes = super::Lanes::of(target, w);
+    cx.binds.out = Some(out);
+    cx.binds.within = in_loop.within;
+    cx.group.group_size = w;
+    cx.spilling.invocations = dispatched.saturating_mul(w);
     read_steps(&mut cx, root);
     let [x, y, _] = dispatch;
     let wid = |cx: &mut Lower<'_>, c| cx.b.builtin(Builtin::WorkgroupId(c));
@@ -102,17 +102,17 @@ pub fn kernel(
             let g = cx.b.call(kir::Fun::Min, vec![lin, last]);
             let g = cx.b.value(Op::Convert(g), Ty::I32, "g");
             // An invocation's linear id counts the padding too.
-            cx.g = Some(cx.b.value(Op::Convert(lin), Ty::I32, "glin"));
+            cx.spilling.g = Some(cx.b.value(Op::Convert(lin), Ty::I32, "glin"));
             (g, Some(in_grid))
         }
         false => {
             let g = cx.b.value(Op::Convert(lin), Ty::I32, "g");
-            cx.g = Some(g);
+            cx.spilling.g = Some(g);
             (g, None)
         }
     };
     cx.local();
-    cx.inv_at = Some(cx.b.mark());
+    cx.spilling.inv_at = Some(cx.b.mark());
     let dest = Out {
         mem: cx.buffer(out),
         per_group: sh.per_group,
@@ -156,7 +156,7 @@ pub fn step_kernel(
         target,
     );
     cx.item = name;
-    cx.within = Some(l);
+    cx.binds.within = Some(l);
     advance_step(&mut cx, l, false);
     let span = p.loops[l as usize].span;
     let plan = Kernel {
@@ -214,17 +214,17 @@ pub(super) fn finish(
         kir,
         text: String::new(),
         errors,
-        private: cx.private,
-        peak_private: cx.peak_private,
+        private: cx.accounts.private,
+        peak_private: cx.accounts.peak_private,
         unrolled_statements,
-        spills: cx.spills,
+        spills: cx.spilling.spills,
     }
 }
 
 /// Binds each step of a loop around the item that its root reads:
 /// `step[0]` of the step's slot.
 fn read_steps(cx: &mut Lower<'_>, root: &Expr) {
-    let mut l = cx.within;
+    let mut l = cx.binds.within;
     while let Some(x) = l {
         let lp = &cx.p.loops[x as usize];
         if let Some(step) = cx.bufs.step(x)
@@ -245,7 +245,7 @@ fn advance_step(cx: &mut Lower<'_>, l: LoopId, first_only: bool) {
     let Some(step) = cx.bufs.step(l) else {
         return;
     };
-    cx.writes.insert(step.next);
+    cx.binds.writes.insert(step.next);
     let cur = cx.buffer(step.current);
     let next = cx.buffer(step.next);
     if first_only {

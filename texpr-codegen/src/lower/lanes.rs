@@ -48,16 +48,16 @@ impl Lower<'_> {
     /// A `let@lanes` register vector: loaded once per subgroup where
     /// [`Self::shared_width`] allows, else per lane as a `let@reg`.
     pub fn lane_shared_vector(&mut self, var: VarId, value: &Expr) -> R<super::Loc> {
-        let before = std::mem::replace(&mut self.share_lanes, true);
+        let before = std::mem::replace(&mut self.reads.share_lanes, true);
         let loc = self.local_vector(var, value);
-        self.share_lanes = before;
+        self.reads.share_lanes = before;
         loc
     }
 
     /// `L` when register tile `q` is a `let@lanes` one and can be loaded
     /// once per subgroup.
     fn shared_width(&self, q: &QuadTile<'_>) -> Option<u64> {
-        let lanes = self.lanes.filter(|_| self.share_lanes)?;
+        let lanes = self.reads.lanes.filter(|_| self.reads.share_lanes)?;
         let (r, runs) = q.outer?;
         (lanes.local.is_some()
             && runs.is_multiple_of(lanes.width)
@@ -75,7 +75,7 @@ impl Lower<'_> {
                 free.contains(v)
                     || Some(*v) == lanes.grid
                     || matches!(self.idx.get(v), Some(Ix::Const(_)))
-                    || self.trips.iter().any(|trip| trip.var == *v)
+                    || self.reads.trips.iter().any(|trip| trip.var == *v)
             }
             TermKind::Binary(TermOp::Div, a, b) if matches!(a.kind, TermKind::Var(v) if Some(v) == lanes.local) =>
             {

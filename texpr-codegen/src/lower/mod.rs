@@ -38,6 +38,7 @@ mod prefetch;
 mod read;
 mod spill;
 mod spine;
+mod state;
 mod vec4;
 mod vector;
 mod wide;
@@ -50,11 +51,11 @@ use crate::buffers::{BufferTable, SLOT_BASE};
 use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
 use crate::plan::{Access, BufferId, BufferPlan};
 use cost::Cost;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use texpr_ir::ElemTy;
 use texpr_ir::term::{self, Folded};
 use texpr_ir::{Diagnostic, Span, TermOp};
-use texpr_ir::{ElemTy, Loads};
-use texpr_ir::{LoopId, Program, VarId, VecRef};
+use texpr_ir::{Program, VarId, VecRef};
 use texpr_target::Target;
 
 pub type R<T> = Result<T, Diagnostic>;
@@ -111,7 +112,8 @@ pub struct PrivateDecl {
     pub span: Span,
 }
 
-/// The state of one kernel being lowered.
+/// The state of one kernel being lowered, each concern's in its group
+/// (`state.rs`).
 #[derive(Debug)]
 pub struct Lower<'p> {
     pub p: &'p Program,
@@ -122,73 +124,15 @@ pub struct Lower<'p> {
     pub b: Builder,
     pub idx: BTreeMap<VarId, Ix>,
     pub vecs: BTreeMap<VarId, Loc>,
-    /// Each bound buffer's binding (bound at first use; sorted by buffer
-    /// when the kernel is finished).
-    bound: BTreeMap<BufferId, u32>,
-    /// The buffer the kernel writes and the slots it advances (bound
-    /// read-write, like its spills).
-    pub out: Option<BufferId>,
-    pub writes: BTreeSet<BufferId>,
-    /// Buffers viewed four (`vec4<f32>`) or eight (`vec4<u64>`) elements an
-    /// entry (`vec4.rs`, `wide.rs`), and how many the schedule lets the
-    /// kernel move an access (its item's `loads=`).
-    pub vec4: BTreeSet<BufferId>,
-    pub octo: BTreeSet<BufferId>,
-    pub loads: Loads,
-    /// Prefetches waiting for the next trip's load (`prefetch.rs`).
-    pub pending: Vec<prefetch::Pending>,
-    /// Invocations of the kernel (padded dispatch times workgroup size);
-    /// the group id an invocation's linear id is computed from, where that
-    /// id goes and, once built, its value (`spill.rs`).
-    pub invocations: u64,
-    pub g: Option<V>,
-    pub inv_at: Option<kir::build::Mark>,
-    pub inv: Option<V>,
-    /// Scratch buffers for arrays over the budget, numbered from
-    /// `first_spill`, with the `let` each holds.
-    pub spills: Vec<(BufferPlan, Span)>,
-    pub spill_of: BTreeMap<VarId, BufferId>,
-    pub first_spill: u32,
-    /// Function memory declared so far, live now and at most at once.
-    pub private: Vec<PrivateDecl>,
-    pub live_private: u64,
-    pub peak_private: u64,
-    /// Private arrays of literals already counted, by memory.
-    literals: BTreeSet<kir::Mem>,
-    pub budget: Budget,
+    pub binds: state::Binds,
+    pub reads: state::Reads,
+    pub spilling: state::Spilling,
+    pub accounts: state::Accounts,
+    pub unroll: state::Unroll,
+    pub regs: state::Regs,
+    pub group: state::Group,
     /// What the target offers cooperative matrices (`mma.rs`).
     pub coop: CoopCaps,
-    /// While the elements of an unrolled vector are lowered, the unrolled
-    /// statements the current element may bring the kernel to: the budget
-    /// less what the elements after it need at least.
-    pub unroll_cap: Option<u64>,
-    /// Subgroups whose lanes may share register tile loads (`lanes.rs`).
-    pub lanes: Option<Lanes>,
-    /// Lowering a `let@lanes` value: its register tiles may be loaded once
-    /// per subgroup.
-    pub share_lanes: bool,
-    /// The reads the open wide folds loaded eight at a time (`wide.rs`).
-    pub wide: Vec<wide::WideRead>,
-    /// The thread-level loops open now, innermost last.
-    pub trips: Vec<lanes::Trip>,
-    /// The loop the item is computed in (its states and step are slots).
-    pub within: Option<LoopId>,
-    /// The buffer bound for a slot, in a kernel that runs its loop whole
-    /// (`fused.rs`: each step binds its states' buffers itself).
-    pub slots_as: BTreeMap<BufferId, BufferId>,
-    pub group_size: u64,
-    /// The local id, as an `i32`.
-    pub l: Option<V>,
-    pub cost: Cost,
-    /// The accumulators an enclosing fold offers to a fold in its tail,
-    /// and whether the fold just built folded into them (`fold.rs`).
-    pub fold_into: Option<fold::FoldInto>,
-    pub absorbed: bool,
-    /// Each online pair's `s`, by its `m` (`online.rs`).
-    pub pairs: BTreeMap<kir::VarId, kir::VarId>,
-    /// Where each register vector's values stand, and its array copy once
-    /// a read at a run-time index needed one (`vector.rs`).
-    pub regs_at: BTreeMap<VarId, (kir::build::Mark, Option<kir::Mem>)>,
 }
 
 /// The kir type of an element type.
@@ -221,49 +165,30 @@ impl<'p> Lower<'p> {
             b: Builder::new(entry, comment),
             idx: BTreeMap::new(),
             vecs: BTreeMap::new(),
-            bound: BTreeMap::new(),
-            out: None,
-            writes: BTreeSet::new(),
-            vec4: BTreeSet::new(),
-            octo: BTreeSet::new(),
-            loads: Loads::Vec4,
-            pending: Vec::new(),
-            invocations: 1,
-            g: None,
-            inv_at: None,
-            inv: None,
-            spills: Vec::new(),
-            spill_of: BTreeMap::new(),
-            first_spill,
-            private: Vec::new(),
-            live_private: 0,
-            peak_private: 0,
-            literals: BTreeSet::new(),
-            budget: Budget {
-                private: limits.max_private_elements,
-                unrolled: limits.max_unrolled_statements,
+            binds: state::Binds::default(),
+            reads: state::Reads::default(),
+            spilling: state::Spilling::new(first_spill),
+            accounts: state::Accounts::default(),
+            unroll: state::Unroll {
+                budget: Budget {
+                    private: limits.max_private_elements,
+                    unrolled: limits.max_unrolled_statements,
+                },
+                unroll_cap: None,
+                cost: Cost {
+                    unrolls: true,
+                    register_vector: limits.max_unrolled_elements,
+                },
             },
-            unroll_cap: None,
+            regs: state::Regs::default(),
+            group: state::Group {
+                group_size: 1,
+                l: None,
+            },
             coop: CoopCaps {
                 configs: target.features.cooperative_matrix.clone(),
                 subgroup: target.features.subgroup_size,
             },
-            lanes: None,
-            share_lanes: false,
-            wide: Vec::new(),
-            trips: Vec::new(),
-            within: None,
-            slots_as: BTreeMap::new(),
-            group_size: 1,
-            l: None,
-            cost: Cost {
-                unrolls: true,
-                register_vector: limits.max_unrolled_elements,
-            },
-            fold_into: None,
-            absorbed: false,
-            pairs: BTreeMap::new(),
-            regs_at: BTreeMap::new(),
         }
     }
 
@@ -273,8 +198,8 @@ impl<'p> Lower<'p> {
         if id.0 >= SLOT_BASE {
             return self.bufs.plan_of(id);
         }
-        match id.0.checked_sub(self.first_spill) {
-            Some(i) => &self.spills[i as usize].0,
+        match id.0.checked_sub(self.spilling.first_spill) {
+            Some(i) => &self.spilling.spills[i as usize].0,
             None => &self.bufs.plans[id.0 as usize],
         }
     }
@@ -284,38 +209,38 @@ impl<'p> Lower<'p> {
     /// else read-only; viewed as its element type, or four or eight of
     /// them an entry (`vec4.rs`).
     pub fn buffer(&mut self, id: BufferId) -> kir::Mem {
-        let id = self.slots_as.get(&id).copied().unwrap_or(id);
-        if let Some(&b) = self.bound.get(&id) {
+        let id = self.binds.slots_as.get(&id).copied().unwrap_or(id);
+        if let Some(&b) = self.binds.bound.get(&id) {
             return kir::Mem::Buffer(b);
         }
-        let spill = id.0 >= self.first_spill && id.0 < SLOT_BASE;
-        let access = match Some(id) == self.out || self.writes.contains(&id) || spill {
+        let spill = id.0 >= self.spilling.first_spill && id.0 < SLOT_BASE;
+        let access = match Some(id) == self.binds.out || self.binds.writes.contains(&id) || spill {
             true => Access::ReadWrite,
             false => Access::Read,
         };
         let plan = self.plan(id);
         let (name, elem) = (format!("b{}_{}", self.k, plan.name), plan.elem);
-        let view = match (self.vec4.contains(&id), self.octo.contains(&id)) {
+        let view = match (self.reads.vec4.contains(&id), self.reads.octo.contains(&id)) {
             (true, _) => vec4::vec4_of(elem),
             (false, true) => vec4::OCTO,
             _ => ty(elem),
         };
         let b = self.b.bind(id, name, access, view);
-        self.bound.insert(id, b);
+        self.binds.bound.insert(id, b);
         kir::Mem::Buffer(b)
     }
 
     /// The buffer holding an input, global or state.
     pub fn vec_buffer(&mut self, v: VecRef) -> Option<kir::Mem> {
-        let id = self.bufs.of(v, self.p, self.within)?;
+        let id = self.bufs.of(v, self.p, self.binds.within)?;
         Some(self.buffer(id))
     }
 
     /// Records `len` elements of function memory (`what`, from `span`).
     pub fn note_private(&mut self, what: String, len: u64, span: Span) {
-        self.private.push(PrivateDecl { what, len, span });
-        self.live_private += len;
-        self.peak_private = self.peak_private.max(self.live_private);
+        self.accounts.private.push(PrivateDecl { what, len, span });
+        self.accounts.live_private += len;
+        self.accounts.peak_private = self.accounts.peak_private.max(self.accounts.live_private);
     }
 
     /// An index as a value.
@@ -340,12 +265,12 @@ impl<'p> Lower<'p> {
 
     /// The local id (bound by the spine before any element is computed).
     pub fn local(&mut self) -> V {
-        match self.l {
+        match self.group.l {
             Some(l) => l,
             None => {
                 let lid = self.b.builtin(Builtin::LocalId(0));
                 let l = self.b.value(kir::Op::Convert(lid), Ty::I32, "l");
-                self.l = Some(l);
+                self.group.l = Some(l);
                 l
             }
         }
@@ -356,19 +281,19 @@ impl<'p> Lower<'p> {
     pub fn may_unroll(&self, copies: u64, each: u64) -> bool {
         let used = self.b.unrolled();
         let extra = copies.saturating_sub(1).saturating_mul(each);
-        let within_cap = self.unroll_cap.is_none_or(|cap| {
+        let within_cap = self.unroll.unroll_cap.is_none_or(|cap| {
             // Under an element's cap, every copy and the loop's own
             // statements count (the cap leaves nothing over).
             used.saturating_add(copies.saturating_mul(each) + LOOP_STATEMENTS) <= cap
         });
-        within_cap && used.saturating_add(extra) <= self.budget.unrolled
+        within_cap && used.saturating_add(extra) <= self.unroll.budget.unrolled
     }
 
     /// What an element costs at least, its folds loops: twice the estimate
     /// ([`Cost::looped`]; the estimates leave out a fold's accumulator and
     /// reads, and one that is too high only keeps a fold in a loop).
     pub fn least(&self, estimate: impl Fn(Cost) -> u64) -> u64 {
-        estimate(self.cost.looped()).saturating_mul(2)
+        estimate(self.unroll.cost.looped()).saturating_mul(2)
     }
 
     /// Lowers element `i` of `n` unrolled ones with `f`, keeping free for
@@ -382,13 +307,16 @@ impl<'p> Lower<'p> {
         least: u64,
         f: impl FnOnce(&mut Self) -> T,
     ) -> T {
-        let outer = self.unroll_cap;
-        let limit = outer.map_or(self.budget.unrolled, |c| c.min(self.budget.unrolled));
+        let outer = self.unroll.unroll_cap;
+        let limit = outer.map_or(self.unroll.budget.unrolled, |c| {
+            c.min(self.unroll.budget.unrolled)
+        });
         // And a 32nd of the budget for what follows the vector.
-        let later = n.saturating_sub(i + 1).saturating_mul(least) + self.budget.unrolled / 32;
-        self.unroll_cap = Some(limit.saturating_sub(later));
+        let later =
+            n.saturating_sub(i + 1).saturating_mul(least) + self.unroll.budget.unrolled / 32;
+        self.unroll.unroll_cap = Some(limit.saturating_sub(later));
         let out = f(self);
-        self.unroll_cap = outer;
+        self.unroll.unroll_cap = outer;
         out
     }
 

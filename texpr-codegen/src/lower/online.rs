@@ -17,14 +17,14 @@ impl Lower<'_> {
     pub fn online_open(&mut self) -> VarId {
         let m = self.b.var("acc_m", Ty::F32, None, Init::None);
         let s = self.b.var("acc_s", Ty::F32, None, Init::None);
-        self.pairs.insert(m, s);
+        self.regs.pairs.insert(m, s);
         m
     }
 
     /// Folds term `x` into the pair `m`; `first` holds when `x` is the
     /// fold's first term.
     pub fn online_step(&mut self, m: VarId, x: V, first: Option<V>) {
-        let s = self.pairs[&m];
+        let s = self.regs.pairs[&m];
         let (mv, sv) = (self.b.read_var(m), self.b.read_var(s));
         let one = self.b.f32(1.0);
         let hi = self.b.call(Fun::Max, vec![mv, x]);
@@ -48,7 +48,7 @@ impl Lower<'_> {
 
     /// The pair's value, `m + log(s)`.
     pub fn online_close(&mut self, m: VarId) -> V {
-        let s = self.pairs[&m];
+        let s = self.regs.pairs[&m];
         let (mv, sv) = (self.b.read_var(m), self.b.read_var(s));
         let l = self.b.call(Fun::Log, vec![sv]);
         self.b.binary(K::Add, mv, l)

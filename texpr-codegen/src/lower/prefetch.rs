@@ -21,7 +21,7 @@ pub struct Pending {
 impl Lower<'_> {
     /// The registers of `let@prefetch var = value`.
     pub fn prefetched(&mut self, var: VarId, value: &Expr) -> R<Loc> {
-        let trip = (self.trips.iter().rev())
+        let trip = (self.reads.trips.iter().rev())
             .find(|t| value.mentions(t.var))
             .cloned();
         let Some(trip) = trip else {
@@ -44,7 +44,7 @@ impl Lower<'_> {
         self.b.open_if(first, true);
         self.load_into(value, &vars)?;
         self.b.close();
-        self.pending.push(Pending {
+        self.reads.pending.push(Pending {
             trip,
             value: value.clone(),
             vars: vars.clone(),
@@ -55,7 +55,7 @@ impl Lower<'_> {
     /// After a fill's barrier: each pending prefetch loads its value for
     /// the next trip.
     pub fn prefetch_next(&mut self) -> R<()> {
-        for p in std::mem::take(&mut self.pending) {
+        for p in std::mem::take(&mut self.reads.pending) {
             let next = self.arith(K::Add, p.trip.at, Ix::Const(1));
             let next_v = self.ix(next);
             let n = self.b.i32(p.trip.n as i32);

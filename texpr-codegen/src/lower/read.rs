@@ -32,8 +32,8 @@ impl Lower<'_> {
             )));
         }
         let shares = matches!(&value.kind, ExprKind::Reduce { body, .. } if matches!(body.kind, ExprKind::Let { .. }));
-        if len <= self.cost.register_vector
-            && (self.may_unroll(len, self.cost.vector(value).div_ceil(len)) || shares)
+        if len <= self.unroll.cost.register_vector
+            && (self.may_unroll(len, self.unroll.cost.vector(value).div_ceil(len)) || shares)
         {
             let name = &self.p.var(var).name;
             self.note_private(format!("register vector `{name}`"), len, value.span);
@@ -73,7 +73,7 @@ impl Lower<'_> {
         let lits = vals.iter().map(|v| ops::lit(*v)).collect();
         let base = format!("{}_lit", self.k);
         let mem = self.b.private_array(&base, super::ty(elem), lits);
-        if self.literals.insert(mem) {
+        if self.accounts.literals.insert(mem) {
             self.note_private("literal vector".into(), vals.len() as u64, span);
         }
         mem
@@ -125,10 +125,10 @@ impl Lower<'_> {
             },
             _ => self.vec_buffer(vec).ok_or_else(|| unbound(e.span))?,
         };
-        let id = self.bufs.of(vec, self.p, self.within);
+        let id = self.bufs.of(vec, self.p, self.binds.within);
         let width = match id {
-            Some(id) if self.vec4.contains(&id) => 4,
-            Some(id) if self.octo.contains(&id) => 8,
+            Some(id) if self.reads.vec4.contains(&id) => 4,
+            Some(id) if self.reads.octo.contains(&id) => 8,
             _ => 1,
         };
         let Some(g) = guard else {

@@ -11,8 +11,8 @@ use texpr_ir::{Expr, VarId};
 impl Lower<'_> {
     /// Whether the array `value` must leave function memory (and can).
     pub fn must_spill(&self, value: &Expr) -> bool {
-        let total = value.ty.len.saturating_mul(self.invocations);
-        self.live_private.saturating_add(value.ty.len) > self.budget.private
+        let total = value.ty.len.saturating_mul(self.spilling.invocations);
+        self.accounts.live_private.saturating_add(value.ty.len) > self.unroll.budget.private
             && total <= i32::MAX as u64
     }
 
@@ -26,7 +26,11 @@ impl Lower<'_> {
             .b
             .open_loop("e", (zero, end, LoopStep::Up(1)), true, value.ty.len);
         let v = self.elem(value, Ix::Val(e))?;
-        let at = self.arith(K::Mul, Ix::Val(e), Ix::Const(self.invocations as i64));
+        let at = self.arith(
+            K::Mul,
+            Ix::Val(e),
+            Ix::Const(self.spilling.invocations as i64),
+        );
         let at = self.arith(K::Add, at, Ix::Val(inv));
         let at = self.ix(at);
         self.b.store(mem, at, v);
@@ -37,38 +41,41 @@ impl Lower<'_> {
     /// The scratch buffer of `let@reg var = value`: one slot of
     /// `value`'s length per invocation.
     fn spill_buffer(&mut self, var: VarId, value: &Expr) -> crate::plan::BufferId {
-        if let Some(id) = self.spill_of.get(&var) {
+        if let Some(id) = self.spilling.spill_of.get(&var) {
             return *id;
         }
         let plan = crate::plan::BufferPlan {
             name: format!("{}_{}_spill", self.item, self.p.var(var).name),
             role: crate::plan::BufferRole::Scratch,
             elem: value.ty.elem,
-            len: value.ty.len * self.invocations,
+            len: value.ty.len * self.spilling.invocations,
             init: Vec::new(),
         };
-        let id = crate::plan::BufferId(self.first_spill + self.spills.len() as u32);
-        self.spills.push((plan, value.span));
-        self.spill_of.insert(var, id);
+        let id =
+            crate::plan::BufferId(self.spilling.first_spill + self.spilling.spills.len() as u32);
+        self.spilling.spills.push((plan, value.span));
+        self.spilling.spill_of.insert(var, id);
         id
     }
 
     /// Element `ix` of a spilled array: `ix * invocations + inv`.
     pub fn spill_index(&mut self, ix: Ix) -> Ix {
         let inv = self.invocation_id();
-        let at = self.arith(K::Mul, ix, Ix::Const(self.invocations as i64));
+        let at = self.arith(K::Mul, ix, Ix::Const(self.spilling.invocations as i64));
         self.arith(K::Add, at, Ix::Val(inv))
     }
 
     /// This invocation's linear id, defined after the local id on first use.
     fn invocation_id(&mut self) -> V {
-        if let Some(v) = self.inv {
+        if let Some(v) = self.spilling.inv {
             return v;
         }
-        let (g, l) = (self.g.expect("the group id"), self.local());
-        let w = self.b.i32(self.group_size.min(i32::MAX as u64) as i32);
+        let (g, l) = (self.spilling.g.expect("the group id"), self.local());
+        let w = self
+            .b
+            .i32(self.group.group_size.min(i32::MAX as u64) as i32);
         let gw = crate::kir::Op::Binary(K::Mul, g, w);
-        let at = self.inv_at.expect("the place after the local id");
+        let at = self.spilling.inv_at.expect("the place after the local id");
         let gw = self.b.value_at(at, gw, crate::kir::Ty::I32, "t");
         let inv = self.b.value_at(
             at,
@@ -76,7 +83,7 @@ impl Lower<'_> {
             crate::kir::Ty::I32,
             "inv",
         );
-        self.inv = Some(inv);
+        self.spilling.inv = Some(inv);
         inv
     }
 }

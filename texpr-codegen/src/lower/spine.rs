@@ -40,9 +40,9 @@ pub type Sink<'a> = dyn Fn(&mut Lower<'_>, Ix, V) -> R<()> + 'a;
 
 /// The grid body of `sh`: its `let`s, then its final value into `out`.
 pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: BufferId) -> R<()> {
-    let w = cx.group_size;
+    let w = cx.group.group_size;
     let root_body = sh.body;
-    if let Some(lanes) = &mut cx.lanes {
+    if let Some(lanes) = &mut cx.reads.lanes {
         lanes.grid = Some(sh.grid_var);
     }
     cx.mark_quad_tiles(root_body, out_id);
@@ -92,13 +92,13 @@ pub fn body(cx: &mut Lower<'_>, sh: &GridRoot<'_>, g: V, out: &Out<'_>, out_id: 
         } if *n == w => {
             let l = cx.local();
             cx.idx.insert(*var, Ix::Val(l));
-            if let Some(lanes) = &mut cx.lanes {
+            if let Some(lanes) = &mut cx.reads.lanes {
                 lanes.local = Some(*var);
             }
             // Four at a time when nothing before has read a buffer.
             if std::ptr::eq(e, root_body)
                 && let Some(q) = cx.quad(body, out, out_id)
-                && cx.may_unroll(q.m / 4, cx.cost.elem(q.s) + 4)
+                && cx.may_unroll(q.m / 4, cx.unroll.cost.elem(q.s) + 4)
             {
                 return cx.quad_elements(&q, out, out_id, g);
             }
@@ -178,8 +178,8 @@ pub fn own_elements(
         let v = cx.elem(body, Ix::Const(0))?;
         return sink(cx, Ix::Val(l), v);
     }
-    let each = cx.cost.elem(body) + sink_cost + 1;
-    let short = (hoisted && m as u64 <= cx.cost.register_vector)
+    let each = cx.unroll.cost.elem(body) + sink_cost + 1;
+    let short = (hoisted && m as u64 <= cx.unroll.cost.register_vector)
         || (m <= 16 && (m as u64).saturating_mul(each) <= FULL_UNROLL_STATEMENTS);
     let (steps, j) = match short && cx.may_unroll(m as u64, each) {
         true => (m as u64, None),

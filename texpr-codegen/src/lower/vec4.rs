@@ -76,18 +76,18 @@ impl Lower<'_> {
     pub fn view_wide(&mut self, id: BufferId, width: u64) {
         let elem = self.bufs.plan_of(id).elem;
         let (set, ty) = match width {
-            8 => (&mut self.octo, OCTO),
-            _ => (&mut self.vec4, vec4_of(elem)),
+            8 => (&mut self.reads.octo, OCTO),
+            _ => (&mut self.reads.vec4, vec4_of(elem)),
         };
         set.insert(id);
-        if let Some(&b) = self.bound.get(&id) {
+        if let Some(&b) = self.binds.bound.get(&id) {
             self.b.set_view(b, ty);
         }
     }
 
     /// `body` in the form the module docs name, writing into `out`.
     pub fn quad<'e>(&self, body: &'e Expr, out: &Out<'_>, out_id: BufferId) -> Option<Quad<'e>> {
-        if !self.loads.vec4() {
+        if !self.reads.loads.vec4() {
             return None;
         }
         let (m, t, s) = thread_compute(body)?;
@@ -108,9 +108,10 @@ impl Lower<'_> {
         }
         reads.sort();
         reads.dedup();
-        let all_quads = (reads.iter())
-            .all(|id| len_of(*id).is_multiple_of(4) && *id != out_id && !self.octo.contains(id));
-        let octo = self.loads.wide()
+        let all_quads = (reads.iter()).all(|id| {
+            len_of(*id).is_multiple_of(4) && *id != out_id && !self.reads.octo.contains(id)
+        });
+        let octo = self.reads.loads.wide()
             && elem == ElemTy::F32
             && m.is_multiple_of(8)
             && out.per_group.is_multiple_of(8)
@@ -143,7 +144,7 @@ impl Lower<'_> {
                 guard: None,
             } => match (
                 unit_stride(index, t, d),
-                self.bufs.of(*vec, self.p, self.within),
+                self.bufs.of(*vec, self.p, self.binds.within),
             ) {
                 (true, Some(id)) => {
                     reads.push(id);
@@ -187,7 +188,7 @@ impl Lower<'_> {
 
     /// Register tile `value` when it loads four at a time.
     pub fn quad_tile<'e>(&self, value: &'e Expr) -> Option<QuadTile<'e>> {
-        if !self.loads.vec4() {
+        if !self.reads.loads.vec4() {
             return None;
         }
         let (outer, run) = match thread_compute(value)? {
@@ -203,17 +204,17 @@ impl Lower<'_> {
         else {
             return None;
         };
-        let id = self.bufs.of(*vec, self.p, self.within)?;
+        let id = self.bufs.of(*vec, self.p, self.binds.within)?;
         let plan = self.bufs.plan_of(id);
         let runs = outer.map_or(1, |(_, r)| r);
-        let octo = self.loads.wide()
+        let octo = self.reads.loads.wide()
             && plan.elem == ElemTy::F32
             && outer.is_none()
             && n.is_multiple_of(8)
             && plan.len.is_multiple_of(8)
             && unit_stride(index, var, 8);
         (n.is_multiple_of(4)
-            && runs.saturating_mul(n) <= self.cost.register_vector
+            && runs.saturating_mul(n) <= self.unroll.cost.register_vector
             && quads(plan.elem)
             && plan.len.is_multiple_of(4)
             && unit_stride(index, var, 4))
@@ -231,12 +232,12 @@ impl Lower<'_> {
     /// time, when it is one [`Lower::mark_quad_tiles`] marked.
     pub fn quad_tile_elements(&mut self, value: &Expr) -> R<Option<Vec<V>>> {
         let Some(q) = (self.quad_tile(value))
-            .filter(|q| self.vec4.contains(&q.id) || self.octo.contains(&q.id))
+            .filter(|q| self.reads.vec4.contains(&q.id) || self.reads.octo.contains(&q.id))
         else {
             return Ok(None);
         };
         let mem = self.buffer(q.id);
-        if self.octo.contains(&q.id) {
+        if self.reads.octo.contains(&q.id) {
             let mut out = Vec::with_capacity(q.n as usize);
             for k in 0..q.n / 8 {
                 let copy = self.b.enter_copy(k);
@@ -367,9 +368,10 @@ impl Lower<'_> {
         }
         match &e.kind {
             ExprKind::Index { vec, index, .. } => {
-                let id = (self.bufs.of(*vec, self.p, self.within)).expect("an input or global");
+                let id =
+                    (self.bufs.of(*vec, self.p, self.binds.within)).expect("an input or global");
                 let mem = self.buffer(id);
-                if !self.octo.contains(&id) {
+                if !self.reads.octo.contains(&id) {
                     let at = self.part_index(index, t, t0, 4)?;
                     return Ok(self.b.load(mem, at));
                 }

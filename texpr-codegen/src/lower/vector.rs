@@ -16,7 +16,7 @@ impl Lower<'_> {
     /// that one into its own accumulators (see `fold.rs`).
     pub fn vector(&mut self, e: &Expr) -> R<Vec<V>> {
         // An offered fold target reaches this expression's tail only.
-        let into = self.fold_into.take();
+        let into = self.regs.fold_into.take();
         match &e.kind {
             ExprKind::Let {
                 level: level @ (None | Some(MemLevel::Reg | MemLevel::Prefetch | MemLevel::Lanes)),
@@ -24,15 +24,15 @@ impl Lower<'_> {
                 value,
                 body,
             } => {
-                let live = self.live_private;
+                let live = self.accounts.live_private;
                 let loc = match level {
                     Some(MemLevel::Lanes) => self.lane_shared_vector(*var, value)?,
                     _ => self.local_vector(*var, value)?,
                 };
                 self.bind_local(*var, loc);
-                self.fold_into = into;
+                self.regs.fold_into = into;
                 let vals = self.vector(body);
-                self.live_private = live;
+                self.accounts.live_private = live;
                 vals
             }
             ExprKind::Let {
@@ -40,7 +40,7 @@ impl Lower<'_> {
                 ..
             } => {
                 let body = self.staged_shared(e)?;
-                self.fold_into = into;
+                self.regs.fold_into = into;
                 self.vector(body)
             }
             ExprKind::Reduce { op, body, .. } => {
@@ -88,10 +88,10 @@ impl Lower<'_> {
         match loc {
             Loc::Regs(_) => {
                 let at = self.b.mark();
-                self.regs_at.insert(var, (at, None));
+                self.regs.regs_at.insert(var, (at, None));
             }
             _ => {
-                self.regs_at.remove(&var);
+                self.regs.regs_at.remove(&var);
             }
         }
         self.vecs.insert(var, loc);
@@ -100,12 +100,12 @@ impl Lower<'_> {
     /// Register vector `var` (`vals`) as an array to index at run time: one
     /// copy, made where the vector was computed, for every such read.
     pub fn regs_array(&mut self, var: VarId, vals: &[V], span: texpr_ir::Span) -> Mem {
-        if let Some((_, Some(arr))) = self.regs_at.get(&var) {
+        if let Some((_, Some(arr))) = self.regs.regs_at.get(&var) {
             return *arr;
         }
         let ty = self.b.ty(vals[0]);
         let init = Init::Elements(vals.to_vec());
-        let arr = match self.regs_at.get(&var).map(|e| e.0) {
+        let arr = match self.regs.regs_at.get(&var).map(|e| e.0) {
             Some(at) => {
                 let id = self.b.new_var("tile", ty, Some(vals.len() as u32));
                 self.b.insert_at(at, Stmt::Var(id, init));
@@ -119,7 +119,7 @@ impl Lower<'_> {
             self.p.var(var).name
         );
         self.note_private(what, vals.len() as u64, span);
-        if let Some(entry) = self.regs_at.get_mut(&var) {
+        if let Some(entry) = self.regs.regs_at.get_mut(&var) {
             entry.1 = Some(mem);
         }
         mem

@@ -36,7 +36,7 @@ impl Lower<'_> {
     /// eight at a time in most of the places `e` reads it; `out` is the
     /// kernel's output.
     pub fn mark_wide_folds(&mut self, e: &Expr, out: BufferId) {
-        if !self.loads.wide() {
+        if !self.reads.loads.wide() {
             return;
         }
         let (mut folds, mut loops) = (Vec::new(), Vec::new());
@@ -94,9 +94,9 @@ impl Lower<'_> {
         vecs.dedup();
         for vec in vecs {
             let wide = folds.iter().chain(&loops).filter(|v| **v == vec).count();
-            if let Some(id) = self.bufs.of(vec, self.p, self.within)
+            if let Some(id) = self.bufs.of(vec, self.p, self.binds.within)
                 && id != out
-                && !self.vec4.contains(&id)
+                && !self.reads.vec4.contains(&id)
                 && 2 * wide > reads(vec)
             {
                 self.view_wide(id, 8);
@@ -119,7 +119,7 @@ impl Lower<'_> {
                 index,
                 guard: None,
             } = &x.kind
-                && let Some(id) = self.bufs.of(*vec, self.p, self.within)
+                && let Some(id) = self.bufs.of(*vec, self.p, self.binds.within)
                 && self.bufs.plan_of(id).elem == ElemTy::F32
                 && self.bufs.plan_of(id).len.is_multiple_of(8)
                 && unit_stride(index, var, 8)
@@ -136,7 +136,7 @@ impl Lower<'_> {
     /// to load eight at a time: none unless both are multiples of 8 and the
     /// buffer is viewed so.
     pub fn wide_fold_reads(&self, body: &Expr, var: VarId, n: u64, u: u64) -> Vec<(VecRef, Term)> {
-        if !(self.loads.wide() && n.is_multiple_of(8) && u.is_multiple_of(8)) {
+        if !(self.reads.loads.wide() && n.is_multiple_of(8) && u.is_multiple_of(8)) {
             return Vec::new();
         }
         let bound = |t: &Term| {
@@ -146,7 +146,8 @@ impl Lower<'_> {
         };
         let mut reads = self.wide_reads(body, var, &bound);
         reads.retain(|(vec, _)| {
-            (self.bufs.of(*vec, self.p, self.within)).is_some_and(|id| self.octo.contains(&id))
+            (self.bufs.of(*vec, self.p, self.binds.within))
+                .is_some_and(|id| self.reads.octo.contains(&id))
         });
         reads
     }
@@ -159,7 +160,7 @@ impl Lower<'_> {
             return Ok(());
         }
         if k.is_multiple_of(8) {
-            self.wide.retain(|w| w.var != var);
+            self.reads.wide.retain(|w| w.var != var);
             for (vec, index) in reads {
                 let at = self.term(index)?;
                 let entry = match at {
@@ -172,7 +173,7 @@ impl Lower<'_> {
                 let mem = self.vec_buffer(*vec).expect("an input or global buffer");
                 let v = self.b.load(mem, entry);
                 let vals = self.halves(v);
-                self.wide.push(WideRead {
+                self.reads.wide.push(WideRead {
                     vec: *vec,
                     index: index.clone(),
                     var,
@@ -181,7 +182,7 @@ impl Lower<'_> {
                 });
             }
         }
-        for w in self.wide.iter_mut().filter(|w| w.var == var) {
+        for w in self.reads.wide.iter_mut().filter(|w| w.var == var) {
             w.at = (k % 8) as usize;
         }
         Ok(())
@@ -189,14 +190,14 @@ impl Lower<'_> {
 
     /// `vec[index]` when a wide fold loaded it.
     pub fn wide_read(&self, vec: VecRef, index: &Term) -> Option<V> {
-        (self.wide.iter())
+        (self.reads.wide.iter())
             .find(|w| w.vec == vec && w.index.same(index))
             .map(|w| w.vals[w.at])
     }
 
     /// Ends the wide fold over `var`.
     pub fn wide_done(&mut self, var: VarId) {
-        self.wide.retain(|w| w.var != var);
+        self.reads.wide.retain(|w| w.var != var);
     }
 
     /// Whether an invocation's `m` elements of output `out`, written by a
@@ -204,7 +205,7 @@ impl Lower<'_> {
     /// of whole eights, no layout, no guard); views the output so.
     pub fn wide_output(&mut self, out: &Out<'_>, out_id: BufferId, m: u64, u: u64) -> bool {
         let plan = self.bufs.plan_of(out_id);
-        let wide = self.loads.wide()
+        let wide = self.reads.loads.wide()
             && out.perm.is_none()
             && out.in_grid.is_none()
             && !out.guard_len
@@ -213,7 +214,7 @@ impl Lower<'_> {
             && out.per_group.is_multiple_of(8)
             && m.is_multiple_of(8)
             && u.is_multiple_of(8)
-            && !self.vec4.contains(&out_id);
+            && !self.reads.vec4.contains(&out_id);
         if wide {
             self.view_wide(out_id, 8);
         }
