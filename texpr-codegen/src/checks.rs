@@ -15,7 +15,7 @@
 //! it counts the loops' plans.)
 
 use crate::lower::KernelText;
-use crate::plan::{BufferPlan, BufferRole, StepBuffer};
+use crate::plan::BufferPlan;
 use texpr_ir::{Diagnostic, Span};
 use texpr_target::DeviceLimits;
 
@@ -38,29 +38,6 @@ pub fn check_kernel(k: &KernelText, limits: &DeviceLimits) -> Vec<Diagnostic> {
         );
     }
     errs
-}
-
-/// What a binding of buffer `p` (moving between buffers as `step` says)
-/// holds, in the program's words: a loop state's or a loop's step's value
-/// (the current one, or the next one a step computes) rather than the
-/// buffers they alternate between. (For E0313, `kir::passes::check_bindings`.)
-pub fn user_name(step: Option<StepBuffer>, p: &BufferPlan) -> String {
-    let next = step.is_some_and(|s| s.next);
-    match (p.role, step) {
-        (BufferRole::State(_), Some(_)) => {
-            let base = p.name.trim_end_matches('_');
-            let base = base.strip_suffix("_a").unwrap_or(base);
-            match next {
-                true => format!("the next value of state `{base}`"),
-                false => format!("state `{base}`"),
-            }
-        }
-        (BufferRole::Step(l), Some(_)) => match next {
-            true => format!("the next step of loop {l}"),
-            false => format!("the step of loop {l}"),
-        },
-        _ => format!("`{}`", p.name),
-    }
 }
 
 /// E0314/E0315 for `plans` (declared at `spans`).

@@ -364,3 +364,26 @@ impl std::fmt::Display for Module {
         Ok(())
     }
 }
+
+/// What a binding of buffer `p` (moving between buffers as `step` says)
+/// holds, in the program's words: a loop state's or a loop's step's value
+/// (the current one, or the next one a step computes) rather than the
+/// buffers they alternate between. (For E0313, `kir::passes::check_bindings`.)
+pub fn user_name(step: Option<StepBuffer>, p: &BufferPlan) -> String {
+    let next = step.is_some_and(|s| s.next);
+    match (p.role, step) {
+        (BufferRole::State(_), Some(_)) => {
+            let base = p.name.trim_end_matches('_');
+            let base = base.strip_suffix("_a").unwrap_or(base);
+            match next {
+                true => format!("the next value of state `{base}`"),
+                false => format!("state `{base}`"),
+            }
+        }
+        (BufferRole::Step(l), Some(_)) => match next {
+            true => format!("the next step of loop {l}"),
+            false => format!("the step of loop {l}"),
+        },
+        _ => format!("`{}`", p.name),
+    }
+}

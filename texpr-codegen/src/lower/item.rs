@@ -188,7 +188,7 @@ pub(super) fn finish(
         let step = cx.bufs.slot(d.buffer);
         let buffer = step.map_or(d.buffer, |s| s.a);
         d.what = match cx.bufs.plans.get(buffer.0 as usize) {
-            Some(p) => crate::checks::user_name(step, p),
+            Some(p) => crate::plan::user_name(step, p),
             None => "a scratch buffer".into(),
         };
     }
