@@ -25,9 +25,10 @@
 //! `Let` defines a value once; barriers and subgroup operations are in
 //! uniform blocks only.
 //!
-//! The IR prints as text ([`print`], `texprc compile --emit kir`), as WGSL
-//! ([`wgsl`]) and as a `naga::Module` ([`to_naga`], validated without
-//! parsing any text).
+//! The IR prints as text ([`print`], `texprc compile --emit kir`), which
+//! [`parse`] reads back, as WGSL ([`wgsl`]) and as a `naga::Module`
+//! ([`to_naga`], validated without parsing any text). [`passes`] lists the
+//! passes every kernel goes through after lowering, verified after each.
 
 pub mod build;
 mod coop;
