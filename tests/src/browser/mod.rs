@@ -16,6 +16,7 @@
 
 mod chromium;
 mod devtools;
+mod http;
 mod page;
 mod run;
 mod server;

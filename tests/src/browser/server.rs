@@ -1,9 +1,9 @@
-//! The test's side of the page: a local HTTP server (tiny_http) that serves
+//! The test's side of the page: a local HTTP server (`http.rs`) that serves
 //! the page and the shaders and takes the page's results.
 
 use std::time::{Duration, Instant};
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use super::http::{Listener, Request};
 
 /// The page the browser loads (its script is the browser's half of the driver).
 const PAGE: &str = include_str!("page.html");
@@ -14,7 +14,7 @@ const WEBGPU_JS: &str = include_str!("../../../npm/webgpu.js");
 /// A server on 127.0.0.1 (a secure context, so WebGPU is offered) at a port
 /// the system picks.
 pub(crate) struct Host {
-    server: Server,
+    server: Listener,
 }
 
 impl std::fmt::Debug for Host {
@@ -25,14 +25,14 @@ impl std::fmt::Debug for Host {
 
 impl Host {
     pub(crate) fn bind() -> Result<Host, String> {
-        let server = Server::http("127.0.0.1:0").map_err(|e| format!("cannot listen: {e}"))?;
-        Ok(Host { server })
+        Ok(Host {
+            server: Listener::bind()?,
+        })
     }
 
     /// The page's address.
     pub(crate) fn url(&self) -> String {
-        let port = self.server.server_addr().to_ip().map_or(0, |a| a.port());
-        format!("http://127.0.0.1:{port}/")
+        format!("http://127.0.0.1:{}/", self.server.port())
     }
 
     /// Serves `GET /` (the page), `GET /npm/webgpu.js` and `GET /shaders`
@@ -56,34 +56,29 @@ impl Host {
                 ));
             }
             let wait = (deadline - now).min(Duration::from_millis(250));
-            let Some(mut request) = self.server.recv_timeout(wait).map_err(|e| e.to_string())?
-            else {
+            let Some(request) = self.server.recv_timeout(wait) else {
                 continue;
             };
-            served.push(format!("{} {}", request.method(), request.url()));
-            match (request.method(), request.url()) {
-                (Method::Get, "/") => respond(request, PAGE, "text/html; charset=utf-8"),
-                (Method::Get, "/shaders") => respond(request, shaders, "application/json"),
-                (Method::Get, "/npm/webgpu.js") => {
+            served.push(format!("{} {}", request.method, request.url));
+            match (request.method.as_str(), request.url.as_str()) {
+                ("GET", "/") => respond(request, PAGE, "text/html; charset=utf-8"),
+                ("GET", "/shaders") => respond(request, shaders, "application/json"),
+                ("GET", "/npm/webgpu.js") => {
                     respond(request, WEBGPU_JS, "text/javascript; charset=utf-8")
                 }
-                (Method::Post, "/results") => {
-                    let mut body = String::new();
-                    let read = request.as_reader().read_to_string(&mut body);
+                ("POST", "/results") => {
+                    let body = String::from_utf8(request.body.clone())
+                        .map_err(|e| format!("reading the page's results: {e}"));
                     respond(request, "", "text/plain");
-                    read.map_err(|e| format!("reading the page's results: {e}"))?;
-                    return Ok(body);
+                    return body;
                 }
-                _ => {
-                    let _ = request.respond(Response::empty(404));
-                }
+                _ => request.respond(404, "text/plain", b""),
             }
         }
     }
 }
 
 fn respond(request: Request, body: &str, content_type: &str) {
-    let header = Header::from_bytes("Content-Type", content_type).expect("a valid header");
     // A browser that went away is noticed by the caller's `alive`.
-    let _ = request.respond(Response::from_string(body).with_header(header));
+    request.respond(200, content_type, body.as_bytes());
 }

@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tiny_http::{Header, Method, Request, Response, Server};
+use super::http::{Listener, Request};
 
 /// The folders of the repository the server serves.
 pub const FOLDERS: [&str; 3] = ["npm", "playground", "examples"];
@@ -30,15 +30,15 @@ impl Site {
     /// e.g. `("/test/npm.html", PAGE)`, its type by the path's extension)
     /// at a port the system picks.
     pub fn start(root: &Path, pages: Vec<(&'static str, &'static str)>) -> Result<Site, String> {
-        let server = Server::http("127.0.0.1:0").map_err(|e| format!("cannot listen: {e}"))?;
-        let port = server.server_addr().to_ip().map_or(0, |a| a.port());
+        let server = Listener::bind()?;
+        let port = server.port();
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, results) = channel();
         let root = root.to_path_buf();
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
             while !flag.load(Ordering::Relaxed) {
-                if let Ok(Some(request)) = server.recv_timeout(Duration::from_millis(100)) {
+                if let Some(request) = server.recv_timeout(Duration::from_millis(100)) {
                     answer(request, &root, &pages, &tx);
                 }
             }
@@ -86,33 +86,27 @@ impl Drop for Site {
     }
 }
 
-fn answer(mut request: Request, root: &Path, pages: &[(&str, &str)], tx: &Sender<String>) {
-    let url = request
-        .url()
-        .split(['?', '#'])
-        .next()
+fn answer(request: Request, root: &Path, pages: &[(&str, &str)], tx: &Sender<String>) {
+    let url = (request.url.split(['?', '#']).next())
         .unwrap_or("")
         .to_string();
-    if *request.method() == Method::Post && url == "/results" {
-        let mut body = String::new();
-        let _ = request.as_reader().read_to_string(&mut body);
-        let _ = request.respond(Response::empty(204));
+    if request.method == "POST" && url == "/results" {
+        let body = String::from_utf8_lossy(&request.body).into_owned();
+        request.respond(204, "text/plain", b"");
         let _ = tx.send(body);
         return;
     }
     if let Some((path, text)) = pages.iter().find(|(p, _)| *p == url) {
         let ext = path.rsplit('.').next().unwrap_or("html");
-        let _ = request.respond(Response::from_string(*text).with_header(content_type(ext)));
+        request.respond(200, content_type(ext), text.as_bytes());
         return;
     }
     match file(root, &url).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b))) {
         Some((path, bytes)) => {
             let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            let _ = request.respond(Response::from_data(bytes).with_header(content_type(ext)));
+            request.respond(200, content_type(ext), &bytes);
         }
-        None => {
-            let _ = request.respond(Response::empty(404));
-        }
+        None => request.respond(404, "text/plain", b""),
     }
 }
 
@@ -137,8 +131,8 @@ fn file(root: &Path, url: &str) -> Option<PathBuf> {
 
 /// The Content-Type of a file by its extension (WebAssembly must be
 /// `application/wasm` for streaming compilation, modules JavaScript).
-fn content_type(ext: &str) -> Header {
-    let value = match ext {
+fn content_type(ext: &str) -> &'static str {
+    match ext {
         "html" => "text/html; charset=utf-8",
         "js" | "mjs" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
@@ -146,8 +140,7 @@ fn content_type(ext: &str) -> Header {
         "wasm" => "application/wasm",
         "ts" | "te" | "md" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
-    };
-    Header::from_bytes("Content-Type", value).expect("a valid header")
+    }
 }
 
 #[cfg(test)]
