@@ -82,19 +82,7 @@ pub struct Builder {
 impl Builder {
     pub fn new(name: impl Into<String>, comment: impl Into<String>) -> Builder {
         Builder {
-            k: Kernel {
-                name: name.into(),
-                workgroup_size: 1,
-                bindings: Vec::new(),
-                shared: Vec::new(),
-                privates: Vec::new(),
-                vars: Vec::new(),
-                coops: Vec::new(),
-                values: Vec::new(),
-                body: Block::default(),
-                comment: comment.into(),
-                spans: Spans::default(),
-            },
+            k: Kernel::empty(name.into(), 1, comment.into()),
             frames: vec![Frame {
                 open: Open::Root,
                 stmts: Vec::new(),

@@ -155,6 +155,23 @@ pub struct Spans {
 }
 
 impl Kernel {
+    /// A kernel with nothing declared and an empty body.
+    pub fn empty(name: String, workgroup_size: u32, comment: String) -> Kernel {
+        Kernel {
+            name,
+            workgroup_size,
+            bindings: Vec::new(),
+            shared: Vec::new(),
+            privates: Vec::new(),
+            vars: Vec::new(),
+            coops: Vec::new(),
+            values: Vec::new(),
+            body: Block::default(),
+            comment,
+            spans: Spans::default(),
+        }
+    }
+
     pub fn value(&self, v: V) -> &Value {
         &self.values[v.0 as usize]
     }

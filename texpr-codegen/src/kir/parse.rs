@@ -106,19 +106,7 @@ impl Parser {
         let workgroup_size = c.number()?;
         c.end()?;
         let mut p = Parser {
-            k: Kernel {
-                name,
-                workgroup_size,
-                bindings: Vec::new(),
-                shared: Vec::new(),
-                privates: Vec::new(),
-                vars: Vec::new(),
-                coops: Vec::new(),
-                values: Vec::new(),
-                body: Block::default(),
-                comment: String::new(),
-                spans: Spans::default(),
-            },
+            k: Kernel::empty(name, workgroup_size, String::new()),
             free: HashMap::default(),
             names: HashMap::default(),
             frames: vec![Frame {
