@@ -2,12 +2,12 @@
 //! of dropped arrays and finished reads are made again for arrays of their
 //! size, a reused buffer's old contents never show through (a launch's
 //! outputs are written whole, `zeros` is never reused), and the pool holds
-//! at most `POOL_BYTES` however many sizes go through it.
+//! at most `POOL_BYTES` in `POOL_BUFFERS` however many sizes go through it.
 
 use texpr::{Options, ScheduleChoice};
 use texpr_interp::random_inputs;
 use texpr_ir::ElemTy;
-use texpr_runtime::{Gpu, POOL_BYTES};
+use texpr_runtime::{Gpu, POOL_BUFFERS, POOL_BYTES};
 use texpr_tests::gpu::{compare, from_host, gpu, reference, to_host};
 
 /// A device of the test's own, so that its pool holds only what the test
@@ -65,6 +65,7 @@ fn the_pool_holds_at_most_its_bound_over_many_sizes() {
         let a = gpu.upload(ElemTy::U32, &[len], &bytes).unwrap();
         drop(a);
         largest = largest.max(gpu.pool_stats().bytes);
+        assert!(gpu.pool_stats().buffers <= POOL_BUFFERS as u64);
     }
     // 160 sizes of 4 KB to 640 KB: 51 MB given back in all.
     assert!(

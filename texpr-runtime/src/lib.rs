@@ -82,7 +82,7 @@ pub use harness::{CUT_AFTER, Prepared, Sample, Timing, TimingPlan, Timings};
 pub use host::HostBuffer;
 pub use interrupt::interruptible;
 pub use launch::Executable;
-pub use pool::{POOL_BYTES, PoolStats};
+pub use pool::{POOL_BUFFERS, POOL_BYTES, PoolStats};
 pub use progress::WAIT_LIMIT;
 pub use rerun::Reusable;
 pub use resident::{BufferRange, Commands, PendingRead, ResidentModule};
