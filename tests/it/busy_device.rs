@@ -238,7 +238,7 @@ fn a_loop_runs_on_resident_buffers_as_in_a_run() {
         cmds.dispatch(&prepared, &bufs.iter().collect::<Vec<_>>())
             .unwrap();
         cmds.submit().unwrap();
-        let got = read(&gpu, &bufs[out]);
+        let got = read(gpu, &bufs[out]);
         assert_eq!(
             got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             want.iter().map(|x| x.to_bits()).collect::<Vec<_>>()

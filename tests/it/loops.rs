@@ -9,8 +9,11 @@ use texpr_syntax::check::canonicalize;
 use texpr_syntax::frontend;
 use texpr_tests::gpu::{check_program_with, gpu};
 
+/// A program's name, its source, and the `-D` values it runs at.
+type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
+
 /// Programs a loop's user writes, each with the `-D` values it runs at.
-const PROGRAMS: &[(&str, &str, &[(&str, i64)])] = &[
+const PROGRAMS: &[Case] = &[
     (
         "jacobi1d",
         "param N = 37\nparam T = 5\ninput a0: f32[N]\n\

@@ -13,6 +13,10 @@ use crate::lexer::{IntLit, IntSuffix};
 use texpr_ir::Diagnostic;
 use texpr_ir::Span;
 
+/// Where a `let` is placed and how it is loaded, as written (each with
+/// its span).
+pub(crate) type Placement = (Option<(MemLevel, Span)>, Option<(Loads, Span)>);
+
 /// The deepest expression or term tree the parser builds, counting both tree
 /// levels and nested parentheses (each separately).
 pub const MAX_NESTING: usize = texpr_ir::MAX_NESTING;
@@ -234,11 +238,7 @@ impl Builder {
     /// The annotations of a `let` or `output` item: a memory level (`let`
     /// only) and a load width (`@scalar`, `@vec4`, `@wide`), each at most
     /// once.
-    pub fn item_levels(
-        &mut self,
-        written: &[Option<(&str, Span)>],
-        what: &str,
-    ) -> (Option<(MemLevel, Span)>, Option<(Loads, Span)>) {
+    pub fn item_levels(&mut self, written: &[Option<(&str, Span)>], what: &str) -> Placement {
         let (mut level, mut loads) = (None, None);
         for &(name, sp) in written.iter().flatten() {
             let width = Loads::ALL.into_iter().find(|l| l.name() == name);

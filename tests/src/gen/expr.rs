@@ -327,14 +327,13 @@ impl Gen {
             format!("{c1} {cmp} {c2}")
         };
         let c = compare(self);
-        let c = match self.rng.below(8) {
+        match self.rng.below(8) {
             0 => format!("{c} && {}", compare(self)),
             1 => format!("{c} || {}", compare(self)),
             2 => format!("!({c})"),
             3 => format!("!({c}) && ({} || {})", compare(self), compare(self)),
             _ => c,
-        };
-        c
+        }
     }
 
     /// A value without rounding differences: integers, or exact float leaves.

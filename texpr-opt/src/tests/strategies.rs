@@ -676,7 +676,8 @@ fn flash_streams_attention_rows() {
 #[test]
 fn mma_blocks_mean_the_same() {
     let nvidia = Target::builtin("nvidia").unwrap();
-    let cases: [(&str, &str, &[(&str, i64)]); 2] = [
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+    let cases: [Case; 2] = [
         (
             "matmul_f16",
             include_str!("../../../examples/matmul_f16.te"),

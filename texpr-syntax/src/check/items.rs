@@ -126,7 +126,7 @@ impl Checker {
         &mut self,
         span: Span,
         name: &Ident,
-        (level, loads): (Option<(MemLevel, Span)>, Option<(Loads, Span)>),
+        (level, loads): crate::parse::build::Placement,
         ty: Option<&TyAnn>,
         value: &ast::Expr,
     ) {
