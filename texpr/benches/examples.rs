@@ -11,6 +11,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 use texpr::{ScheduleChoice, Target, choose, optimize};
+use texpr_ir::Diagnostic;
 
 /// The allocator `texprc` uses, so that these figures are the CLI's.
 #[global_allocator]
@@ -39,8 +40,14 @@ fn median(mut v: Vec<Duration>) -> f64 {
 }
 
 /// The median time of each phase of compiling `src` for `target`, in ms:
-/// front end, optimize, choose, apply, emit, and the whole.
-fn phases(src: &str, defines: &[(String, i64)], target: &Target) -> [f64; 6] {
+/// front end, optimize, choose, apply, emit, and the whole; or the
+/// diagnostic that refuses the program for the target (f16 where the
+/// target has no shader-f16: E0395).
+fn phases(
+    src: &str,
+    defines: &[(String, i64)],
+    target: &Target,
+) -> Result<[f64; 6], Vec<Diagnostic>> {
     let mut times: [Vec<Duration>; 6] = Default::default();
     for _ in 0..RUNS {
         let t0 = Instant::now();
@@ -48,12 +55,11 @@ fn phases(src: &str, defines: &[(String, i64)], target: &Target) -> [f64; 6] {
         let t1 = Instant::now();
         let optimized = optimize(&program, target).expect("the example optimizes");
         let t2 = Instant::now();
-        let chosen = choose(&optimized, target, &ScheduleChoice::Heuristic).expect("a schedule");
+        let chosen = choose(&optimized, target, &ScheduleChoice::Heuristic)?;
         let t3 = Instant::now();
-        let scheduled =
-            texpr_opt::apply(&optimized, target, &chosen.schedule).expect("the schedule applies");
+        let scheduled = texpr_opt::apply(&optimized, target, &chosen.schedule)?;
         let t4 = Instant::now();
-        let module = texpr_codegen::emit(&scheduled, target).expect("the kernels emit");
+        let module = texpr_codegen::emit(&scheduled, target)?;
         let t5 = Instant::now();
         std::hint::black_box(module);
         for (k, (a, b)) in [(t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5), (t0, t5)]
@@ -63,7 +69,7 @@ fn phases(src: &str, defines: &[(String, i64)], target: &Target) -> [f64; 6] {
             times[k].push(b - a);
         }
     }
-    times.map(median)
+    Ok(times.map(median))
 }
 
 fn main() {
@@ -104,6 +110,17 @@ fn main() {
             let label = match defines {
                 Some(_) => format!("{target}@gpu"),
                 None => target.to_string(),
+            };
+            let t = match t {
+                Ok(t) => t,
+                Err(d) => {
+                    let codes: Vec<&str> = d.iter().map(|d| d.code).collect();
+                    println!(
+                        "  {name:<16} {label:<13} not for this target ({})",
+                        codes.join(", ")
+                    );
+                    continue;
+                }
             };
             println!(
                 "  {name:<16} {label:<13} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
