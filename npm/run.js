@@ -151,6 +151,18 @@ function counted(device) {
   return c;
 }
 
+function uploaded(device, bytes) {
+  const c = counted(device);
+  c.uploads += 1;
+  c.uploadBytes += bytes;
+}
+
+function readBack(device, bytes) {
+  const c = counted(device);
+  c.reads += 1;
+  c.readBytes += bytes;
+}
+
 /** What crossed between the host and `device` so far (by this module):
  * `{uploads, uploadBytes, reads, readBytes, launches}`. */
 export function transfers(device) {
@@ -194,9 +206,7 @@ export class DeviceArray {
       await staging.mapAsync(GPUMapMode.READ);
       const w = new Uint32Array(staging.getMappedRange().slice(0, this.length * 4));
       staging.unmap();
-      const c = counted(device);
-      c.reads += 1;
-      c.readBytes += this.length * 4;
+      readBack(device, this.length * 4);
       return fromWords(this.elem, w);
     } finally {
       staging.destroy();
@@ -220,9 +230,7 @@ export async function upload(values, options = {}) {
   const w = words(elem, values, "the array uploaded");
   const buffer = device.createBuffer({ size: Math.max(4, w.byteLength), usage: STORAGE(), label: "texpr array" });
   device.queue.writeBuffer(buffer, 0, w);
-  const c = counted(device);
-  c.uploads += 1;
-  c.uploadBytes += w.byteLength;
+  uploaded(device, w.byteLength);
   return new DeviceArray(device, buffer, elem, w.length);
 }
 
@@ -296,9 +304,7 @@ export async function run(compiled, inputs, options = {}) {
         const w = words(b.elem, inputs[b.name], b.name);
         if (w.length !== b.len) throw new Error(`the input \`${b.name}\` is ${b.elem}[${b.len}], but ${w.length} elements were given`);
         device.queue.writeBuffer(buffer, 0, w);
-        const c = counted(device);
-        c.uploads += 1;
-        c.uploadBytes += w.byteLength;
+        uploaded(device, w.byteLength);
       } else if (b.role === "constant" && b.init_bits.length > 0) {
         device.queue.writeBuffer(buffer, 0, new Uint32Array(b.init_bits));
       }
@@ -362,9 +368,7 @@ export async function run(compiled, inputs, options = {}) {
       await read.mapAsync(GPUMapMode.READ);
       outputs[b.name] = fromWords(b.elem, new Uint32Array(read.getMappedRange().slice(0, b.bytes)));
       read.unmap();
-      const c = counted(device);
-      c.reads += 1;
-      c.readBytes += b.bytes;
+      readBack(device, b.bytes);
     }
     const wallMs = performance.now() - start;
     let gpuTimeMs = null;

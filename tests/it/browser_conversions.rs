@@ -9,12 +9,11 @@
 //! Skipped loudly without Chromium or without what building the package
 //! needs; under TEXPR_REQUIRE_GPU=1 either is a failure.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::Value as Json;
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_outputs;
-use texpr_tests::browser::{self, Page, Site};
+use texpr_tests::browser;
 use texpr_tests::gpu::reference;
 use texpr_tests::npm;
 
@@ -63,15 +62,12 @@ fn int_to_f32_at_the_rounding_edges_in_chromium_is_either_neighbour() {
         "<!doctype html><meta charset=\"utf-8\"><script type=\"module\">\nconst CASES = {cases};\n{SCRIPT}</script>"
     );
     let html: &'static str = Box::leak(page_html.into_boxed_str());
-    let site = Site::start(&npm::root(), vec![("/test/conversions.html", html)]).expect("a server");
-    let mut page =
-        Page::open(&chromium, &format!("{}/test/conversions.html", site.url())).expect("Chromium");
-    let deadline = Instant::now() + Duration::from_secs(240);
-    let body = (site.results(deadline, || page.alive()))
-        .unwrap_or_else(|e| panic!("{e}\n-- the browser's log:\n{}", page.log_tail()));
-    drop(page);
-    let r: Json = serde_json::from_str(&body).expect("the page posts JSON");
-    assert!(r.get("error").is_none(), "the page failed: {}", r["error"]);
+    let r = browser::page_results(
+        &chromium,
+        vec![("/test/conversions.html", html)],
+        "/test/conversions.html",
+        Duration::from_secs(240),
+    );
 
     for (elem, values) in [("u32", &unsigned), ("i32", &signed)] {
         let got = &r[elem];

@@ -10,13 +10,13 @@
 //! needs (the wasm32 target); under TEXPR_REQUIRE_GPU=1
 //! either is a failure.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value as Json;
 use texpr::{Options, Target, compile_source};
 use texpr_interp::Value;
 use texpr_interp::accuracy::check_report;
-use texpr_tests::browser::{self, NPM_PAGE, Page, Site};
+use texpr_tests::browser::{self, NPM_PAGE};
 use texpr_tests::gpu::reference;
 use texpr_tests::npm;
 
@@ -39,15 +39,12 @@ fn the_package_compiles_runs_and_matches_the_interpreter_in_the_page() {
     if !npm::package() {
         return;
     }
-    let site = Site::start(&npm::root(), vec![("/test/npm.html", NPM_PAGE)]).expect("a server");
-    let mut page =
-        Page::open(&chromium, &format!("{}/test/npm.html", site.url())).expect("Chromium");
-    let deadline = Instant::now() + Duration::from_secs(240);
-    let body = (site.results(deadline, || page.alive()))
-        .unwrap_or_else(|e| panic!("{e}\n-- the browser's log:\n{}", page.log_tail()));
-    drop(page);
-    let r: Json = serde_json::from_str(&body).expect("the page posts JSON");
-    assert!(r.get("error").is_none(), "the page failed: {}", r["error"]);
+    let r = browser::page_results(
+        &chromium,
+        vec![("/test/npm.html", NPM_PAGE)],
+        "/test/npm.html",
+        Duration::from_secs(240),
+    );
 
     // The compiler in the page is the native one.
     let path = npm::root().join("examples/softmax.te");

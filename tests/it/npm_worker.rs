@@ -10,10 +10,10 @@
 //! Skipped loudly without Chromium or without what building the package
 //! needs; under TEXPR_REQUIRE_GPU=1 either is a failure.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value as Json;
-use texpr_tests::browser::{self, HOSTILE_JS, Page, Site, WORKER_PAGE};
+use texpr_tests::browser::{self, HOSTILE_JS, WORKER_PAGE};
 use texpr_tests::npm;
 
 #[test]
@@ -28,15 +28,12 @@ fn the_worker_evaluates_off_the_main_thread_and_cancels() {
         ("/test/worker.html", WORKER_PAGE),
         ("/test/hostile.mjs", HOSTILE_JS),
     ];
-    let site = Site::start(&npm::root(), pages).expect("a server");
-    let mut page =
-        Page::open(&chromium, &format!("{}/test/worker.html", site.url())).expect("Chromium");
-    let deadline = Instant::now() + Duration::from_secs(300);
-    let body = (site.results(deadline, || page.alive()))
-        .unwrap_or_else(|e| panic!("{e}\n-- the browser's log:\n{}", page.log_tail()));
-    drop(page);
-    let r: Json = serde_json::from_str(&body).expect("the page posts JSON");
-    assert!(r.get("error").is_none(), "the page failed: {}", r["error"]);
+    let r = browser::page_results(
+        &chromium,
+        pages,
+        "/test/worker.html",
+        Duration::from_secs(300),
+    );
 
     assert_eq!(r["inputsSame"], true, "the worker's random inputs differ");
     assert_eq!(r["outputsSame"], true, "the worker's outputs differ");

@@ -266,9 +266,11 @@ impl Gpu {
         shape: &[u64],
         contents: Contents<'_>,
     ) -> Result<DeviceArray, RuntimeError> {
-        let bytes = match contents {
-            Contents::Bytes(b) => Some(b),
-            Contents::Zeros | Contents::Written => None,
+        // The bytes to write, and whether a buffer from the pool will do.
+        let (bytes, reusable) = match contents {
+            Contents::Zeros => (None, false),
+            Contents::Bytes(b) => (Some(b), true),
+            Contents::Written => (None, true),
         };
         let len = shape
             .iter()
@@ -293,10 +295,9 @@ impl Gpu {
                 limit_name: "max_buffer_size",
             });
         }
-        let reused = match contents {
-            Contents::Zeros => None,
-            Contents::Bytes(_) | Contents::Written => self.pool.take(size, ARRAY_USAGE),
-        };
+        let reused = reusable
+            .then(|| self.pool.take(size, ARRAY_USAGE))
+            .flatten();
         let buffer = self.made_buffer(name, || {
             let buffer = reused.unwrap_or_else(|| {
                 self.device.create_buffer(&wgpu::BufferDescriptor {

@@ -40,6 +40,6 @@ pub const BENCH_PAGE: &str = include_str!("bench_page.html");
 pub use devtools::DevTools;
 pub use page::{Page, WINDOW};
 pub use session::check;
-pub use site::{FOLDERS, Site};
+pub use site::{FOLDERS, Site, page_results};
 pub use targets::webgpu_with_subgroups;
 pub use verdict::{Adapter, Message, Report, Shader, Verdict};

@@ -77,6 +77,27 @@ impl Site {
     }
 }
 
+/// Serves `pages` beside [`FOLDERS`] of the repository, opens `path` in
+/// `chromium` and gives what the page posts to `/results` as JSON, within
+/// `wait`; panics with the browser's log when the page posts nothing, and
+/// when it posts `{error}`.
+pub fn page_results(
+    chromium: &Path,
+    pages: Vec<(&'static str, &'static str)>,
+    path: &str,
+    wait: Duration,
+) -> serde_json::Value {
+    let site = Site::start(&crate::npm::root(), pages).expect("a server");
+    let mut page = super::Page::open(chromium, &format!("{}{path}", site.url())).expect("Chromium");
+    let deadline = Instant::now() + wait;
+    let body = (site.results(deadline, || page.alive()))
+        .unwrap_or_else(|e| panic!("{e}\n-- the browser's log:\n{}", page.log_tail()));
+    drop(page);
+    let r: serde_json::Value = serde_json::from_str(&body).expect("the page posts JSON");
+    assert!(r.get("error").is_none(), "the page failed: {}", r["error"]);
+    r
+}
+
 impl Drop for Site {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
