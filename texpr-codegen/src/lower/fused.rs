@@ -56,16 +56,9 @@ pub fn loop_kernel(
         Some(s) => format!("{}_loop", s.name),
         None => format!("loop{l}"),
     };
-    let entry = format!("k{k}_{name}");
-    let mut cx = Lower::new(
-        p,
-        bufs,
-        (k, first_spill),
-        (entry.clone(), format!("kernel {k}: {name}")),
-        target,
-    );
+    let entry = super::entry_point(k, &name);
+    let mut cx = Lower::new(p, bufs, (k, first_spill), &name, target);
     cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
-    cx.item = name;
     // One view of each buffer for the whole kernel: element by element.
     cx.reads.loads = Loads::Scalar;
     cx.binds.within = Some(l);
@@ -190,7 +183,6 @@ fn step(
             .with_primary(root.span, "this item"));
         }
         let out = cx.binds.slots_as.get(&out).copied().unwrap_or(out);
-        cx.item = name.to_string();
         cx.binds.out = Some(out);
         let zero = cx.spilling.g.expect("the group id, set first");
         cx.idx.insert(sh.grid_var, Ix::Const(0));

@@ -65,16 +65,9 @@ pub fn kernel(
     let dispatch = dispatch::fold(sh.groups, limits.max_workgroups_per_dimension, root.span)?;
     let dispatched = dispatch.iter().map(|&d| d as u64).product::<u64>();
     let padded = dispatched > sh.groups;
-    let entry = format!("k{k}_{name}");
-    let mut cx = Lower::new(
-        p,
-        bufs,
-        (k, first_spill),
-        (entry.clone(), format!("kernel {k}: {name}")),
-        target,
-    );
+    let entry = super::entry_point(k, name);
+    let mut cx = Lower::new(p, bufs, (k, first_spill), name, target);
     cx.b.set_workgroup_size(w.min(u32::MAX as u64) as u32);
-    cx.item = name.to_string();
     cx.reads.loads = loads;
     cx.reads.lanes = super::Lanes::of(target, w);
     cx.binds.out = Some(out);
@@ -146,16 +139,9 @@ pub fn step_kernel(
     target: &Target,
 ) -> KernelText {
     let name = format!("step{l}");
-    let entry = format!("k{k}_{name}");
+    let entry = super::entry_point(k, &name);
     let first_spill = bufs.plans.len() as u32;
-    let mut cx = Lower::new(
-        p,
-        bufs,
-        (k, first_spill),
-        (entry.clone(), format!("kernel {k}: {name}")),
-        target,
-    );
-    cx.item = name;
+    let mut cx = Lower::new(p, bufs, (k, first_spill), &name, target);
     cx.binds.within = Some(l);
     advance_step(&mut cx, l, false);
     let span = p.loops[l as usize].span;

@@ -60,6 +60,11 @@ use texpr_target::Target;
 
 pub type R<T> = Result<T, Diagnostic>;
 
+/// The entry point of kernel number `k`, which computes `item`.
+pub fn entry_point(k: usize, item: &str) -> String {
+    format!("k{k}_{item}")
+}
+
 /// An `i32` index: a constant or a value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Ix {
@@ -149,11 +154,13 @@ pub fn ty(e: ElemTy) -> Ty {
 impl<'p> Lower<'p> {
     /// Kernel number `k` (`entry`, `comment`), its spill buffers numbered
     /// from `first_spill`, for `target`.
+    /// Lowering of kernel number `k`, named for `item` (its entry point is
+    /// [`entry_point`]), whose spilled buffers are numbered from `first_spill`.
     pub fn new(
         p: &'p Program,
         bufs: &'p BufferTable,
         (k, first_spill): (usize, u32),
-        (entry, comment): (String, String),
+        item: &str,
         target: &Target,
     ) -> Lower<'p> {
         let limits = &target.limits;
@@ -161,8 +168,8 @@ impl<'p> Lower<'p> {
             p,
             bufs,
             k,
-            item: String::new(),
-            b: Builder::new(entry, comment),
+            item: item.to_string(),
+            b: Builder::new(entry_point(k, item), format!("kernel {k}: {item}")),
             idx: BTreeMap::new(),
             vecs: BTreeMap::new(),
             binds: state::Binds::default(),
