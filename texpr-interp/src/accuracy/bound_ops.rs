@@ -207,18 +207,44 @@ fn float_rem(x: Est, y: Est) -> Est {
     }
 }
 
+/// The error of `max(a, b)` (`larger`) or `min(a, b)`: where the
+/// operands' values within their errors cannot cross, every evaluation
+/// picks the same one and the result has its error alone (a clamp of a
+/// value far past its limit is exact); else `either`.
+fn pick_err(a: Est, b: Est, larger: bool, either: f64) -> f64 {
+    let a_above = a.lo - a.err > b.hi + b.err;
+    let b_above = b.lo - b.err > a.hi + a.err;
+    match (a_above, b_above) {
+        (true, _) => {
+            if larger {
+                a.err
+            } else {
+                b.err
+            }
+        }
+        (_, true) => {
+            if larger {
+                b.err
+            } else {
+                a.err
+            }
+        }
+        _ => either,
+    }
+}
+
 pub(super) fn call(f: Func, args: &[Est], elem: ElemTy) -> Est {
     let err = args.iter().map(|a| a.err).fold(0.0, f64::max);
     match (f, args) {
         (Func::Max, [a, b]) => Est {
             lo: a.lo.max(b.lo),
             hi: a.hi.max(b.hi),
-            err,
+            err: pick_err(*a, *b, true, err),
         },
         (Func::Min, [a, b]) => Est {
             lo: a.lo.min(b.lo),
             hi: a.hi.min(b.hi),
-            err,
+            err: pick_err(*a, *b, false, err),
         },
         (Func::Pow, [a, b]) => pow(*a, *b, elem),
         (Func::Fma, [a, b, c]) => {

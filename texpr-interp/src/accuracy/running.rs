@@ -392,6 +392,20 @@ mod tests {
         assert_eq!(moved.err, 0.0, "a pick computes nothing");
     }
 
+    /// A pick whose operands cannot cross within their errors has the
+    /// picked operand's error alone: a clamp far past its limit is exact.
+    #[test]
+    fn a_pick_that_cannot_change_keeps_only_its_operands_error() {
+        let far = el(60.0, 1.0);
+        let clamp = Bound::call(Func::Min, &[far, el(4.0, 0.0)], Sc::F(4.0));
+        assert_eq!(clamp.err, 0.0);
+        let up = Bound::call(Func::Max, &[far, el(4.0, 0.25)], Sc::F(60.0));
+        assert_eq!(up.err, 1.0);
+        // Within each other's errors either may be picked: the larger error.
+        let near = Bound::call(Func::Min, &[el(4.5, 1.0), el(4.0, 0.0)], Sc::F(4.0));
+        assert_eq!(near.err, 1.0);
+    }
+
     #[test]
     fn a_select_takes_the_bound_of_the_operand_it_picks() {
         let nan = Bound::binary(BinOp::Mul, el(f32::NAN, 0.0), el(2.0, 0.0), Sc::F(f32::NAN));
