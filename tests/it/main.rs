@@ -31,6 +31,7 @@ mod long_folds;
 mod loop_in_group;
 mod loop_limits;
 mod loops;
+mod loops_in_expressions;
 mod lse;
 mod mma_on_cpu;
 mod nonfinite;

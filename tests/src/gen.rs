@@ -9,7 +9,8 @@
 //! a quarter of the outputs carry hand-written levels ([`levels`]); conditions
 //! with `&&`, `||` and `!`; `reduce` counts over an enclosing index; and a
 //! third of the programs a loop (`iterate`, [`loops`]: one or two states, a
-//! few steps, its block's `let`s, sometimes a loop inside).
+//! few steps, its block's `let`s, sometimes a loop inside), and scalars
+//! computed by an `iterate` inside an expression.
 //!
 //! Values stay finite and comparable with the interpreter: float magnitudes are
 //! kept bounded (clamped arguments for `exp`, `sin`, `cos`, `pow` and products),

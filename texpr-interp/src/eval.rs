@@ -226,6 +226,16 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 let n = self.steps(*n, steps.as_ref())?;
                 self.reduce_scalar(*op, n, *var, body)
             }
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => {
+                let n = self.steps(*n, steps.as_ref())?;
+                self.iterate(n, *var, states, parts)
+            }
             ExprKind::Let {
                 var, value, body, ..
             } => {

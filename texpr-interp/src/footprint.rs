@@ -110,6 +110,13 @@ fn ops(e: &Expr, ex: &Extents) -> f64 {
             *n as f64 * ops(body) + permute as f64
         }
         ExprKind::Reduce { n, body, .. } => *n as f64 * (ops(body) + body.ty.len as f64),
+        ExprKind::Iterate {
+            n, states, parts, ..
+        } => {
+            let (inits, nexts) = parts.split_at(states.len());
+            let step = nexts.iter().map(ops).sum::<f64>() + states.len() as f64;
+            inits.iter().map(ops).sum::<f64>() + *n as f64 * step
+        }
         ExprKind::Let {
             var, value, body, ..
         } => read_share(*var, body, ex) * ops(value) + ops(body),

@@ -17,6 +17,7 @@ pub mod accuracy;
 mod error;
 mod eval;
 mod eval_lazy;
+mod eval_loop;
 mod eval_vector;
 mod footprint;
 mod index;

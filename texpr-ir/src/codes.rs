@@ -81,6 +81,10 @@ pub const ITER_ARITY: &str = "E0138";
 /// A loop state whose next value (or written type) differs from its initial
 /// value's type.
 pub const STATE_TYPE: &str = "E0139";
+/// A block body (`{ ... yield ... }`) in an `iterate` inside an expression.
+pub const ITER_EXPR_BLOCK: &str = "E0144";
+/// A state of an `iterate` inside an expression that is not a scalar.
+pub const ITER_EXPR_STATE: &str = "E0145";
 /// `&&`, `||` or `!` on an operand that is not a condition.
 pub const NOT_A_CONDITION: &str = "E0143";
 /// An index map written as a call to something that is not a layout.

@@ -233,6 +233,20 @@ pub enum ExprKind {
         value: Box<Expr>,
         body: Box<Expr>,
     },
+    /// A loop inside one invocation (`iterate` within an expression): the
+    /// scalar `states` start as `parts[..k]` (`k` states), then each of `n`
+    /// steps (with `steps`, the first `max(steps, 0)` of them, as a
+    /// `reduce`'s) gives every state its next value `parts[k..]` at once,
+    /// with `var` the step. Its value is the first state's final value.
+    /// A state is a one-element vector variable, read as `Whole(Local(s))`
+    /// or `Index` of it.
+    Iterate {
+        n: u64,
+        var: VarId,
+        steps: Option<Term>,
+        states: Vec<VarId>,
+        parts: Vec<Expr>,
+    },
     /// One element `vec[index]`; with a guard, the guard's value when out of bounds.
     Index {
         vec: VecRef,

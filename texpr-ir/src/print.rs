@@ -8,6 +8,7 @@
 //! read back as the same `f32`. `compute`/`reduce` whose bodies nest further
 //! blocks, and every `let`, break the line and indent by four spaces.
 
+mod iterate;
 mod lit;
 
 use crate::{
@@ -192,6 +193,12 @@ impl Printer<'_> {
     }
 
     fn item(&self, head: String, value: &Expr) -> String {
+        // Standing whole as a value, an unparenthesised `iterate` would
+        // read back as a loop item.
+        if let ExprKind::Iterate { .. } = value.kind {
+            let (text, _) = self.bare(value, 0);
+            return format!("{head} ({text})\n");
+        }
         if multiline(value)
             && !matches!(
                 value.kind,
@@ -273,6 +280,16 @@ impl Printer<'_> {
                 value,
                 body,
             } => (self.let_in(*level, *var, value, body, ind), BLOCK),
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => (
+                self.iterate_expr((*n, *var, steps.as_ref()), states, parts, ind),
+                BLOCK,
+            ),
             // A guarded read binds like an atom, but reads better in parentheses.
             ExprKind::Index { vec, index, guard } => {
                 let prec = if guard.is_some() { CMP } else { ATOM };

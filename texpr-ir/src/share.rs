@@ -58,6 +58,7 @@ impl Extents {
                 }
             }
             ExprKind::Reduce { n, var, .. } => self.set(*var, *n),
+            ExprKind::Iterate { n, var, .. } => self.set(*var, (*n).max(1)),
             _ => {}
         }
         e.children().for_each(|c| self.walk(c));

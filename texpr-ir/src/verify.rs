@@ -69,6 +69,8 @@ pub fn verify(p: &Program) -> Result<(), Vec<Diagnostic>> {
     }
 }
 
+mod iterate;
+
 pub(super) struct Verifier<'p> {
     pub(super) p: &'p Program,
     pub(super) diags: Vec<Diagnostic>,
@@ -270,6 +272,13 @@ impl<'p> Verifier<'p> {
                 self.expr(body);
                 self.scope.pop();
             }
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => self.iterate((*n, *var, steps.as_ref()), states, parts, e.span),
             ExprKind::Index { vec, index, guard } => {
                 self.vec_ref(*vec, e.span);
                 self.index(*vec, index, guard.is_some());

@@ -30,6 +30,7 @@ fn problem(e: &Expr, vec_ty: Option<Ty>) -> Option<String> {
         } if body.ty.elem != ElemTy::F32 => Some(format!("reduce lse of {}", show(body.ty))),
         ExprKind::Reduce { body, .. } => no_bool(body).or_else(|| want(body.ty, "reduce")),
         ExprKind::Let { value, body, .. } => no_bool(value).or_else(|| want(body.ty, "let body")),
+        ExprKind::Iterate { states, parts, .. } => iterate(states.len(), parts, ty),
         ExprKind::Index { guard, .. } => {
             let elem = vec_ty?.elem;
             let bad_guard = guard.is_some_and(|g| g.elem() != elem);
@@ -59,6 +60,31 @@ fn problem(e: &Expr, vec_ty: Option<Ty>) -> Option<String> {
         ExprKind::Binary(op, a, b) => binary(*op, a, b, ty),
         ExprKind::Call(f, xs) => call(*f, xs, ty),
     }
+}
+
+/// An `iterate` of `k` scalar states: `k` initial and `k` next values, each
+/// next value of its initial value's type, the node of the first's.
+fn iterate(k: usize, parts: &[Expr], ty: Ty) -> Option<String> {
+    if k == 0 || parts.len() != 2 * k {
+        return Some(format!("iterate of {k} states with {} parts", parts.len()));
+    }
+    let (inits, nexts) = parts.split_at(k);
+    if let Some(x) = inits
+        .iter()
+        .find(|x| x.ty.len != 1 || x.ty.elem == ElemTy::Bool)
+    {
+        return Some(format!("iterate state of {}", show(x.ty)));
+    }
+    if let Some((a, b)) = inits.iter().zip(nexts).find(|(a, b)| a.ty != b.ty) {
+        return Some(format!("iterate state {} given {}", show(a.ty), show(b.ty)));
+    }
+    (ty != inits[0].ty).then(|| {
+        format!(
+            "iterate gives {}, node says {}",
+            show(inits[0].ty),
+            show(ty)
+        )
+    })
 }
 
 fn unary(op: UnaryOp, a: &Expr) -> Option<String> {

@@ -8,7 +8,8 @@
 //! levels or renames does to its own copy).
 //!
 //! A node's children, in evaluation order: `compute`/`reduce` their body;
-//! `let` its value, then its body; operators and calls their operands. Index
+//! `let` its value, then its body; an `iterate` its initial values, then its
+//! next values; operators and calls their operands. Index
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
 use super::basic::{Level, MemLevel};
@@ -33,7 +34,7 @@ impl Expr {
                 (Some(x), None, &[])
             }
             ExprKind::Binary(_, x, y) => (Some(x), Some(y), &[]),
-            ExprKind::Call(_, args) => (None, None, args),
+            ExprKind::Call(_, args) | ExprKind::Iterate { parts: args, .. } => (None, None, args),
             ExprKind::Index { .. }
             | ExprKind::Whole(_)
             | ExprKind::IndexVar(_)
@@ -56,7 +57,7 @@ impl Expr {
                 (Some(x), None, &mut [])
             }
             ExprKind::Binary(_, x, y) => (Some(x), Some(y), &mut []),
-            ExprKind::Call(_, args) => (None, None, args),
+            ExprKind::Call(_, args) | ExprKind::Iterate { parts: args, .. } => (None, None, args),
             ExprKind::Index { .. }
             | ExprKind::Whole(_)
             | ExprKind::IndexVar(_)
@@ -190,6 +191,21 @@ impl Expr {
                     .map(|a| bx(a).map(|b| *b))
                     .collect::<Result<_, _>>()?,
             ),
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => ExprKind::Iterate {
+                n: *n,
+                var: *var,
+                steps: steps.clone(),
+                states: states.clone(),
+                parts: (parts.iter())
+                    .map(|a| bx(a).map(|b| *b))
+                    .collect::<Result<_, _>>()?,
+            },
             other => other.clone(),
         };
         Ok(Expr {
@@ -206,7 +222,9 @@ impl Expr {
             ExprKind::Index { index, .. } => index.mentions(v),
             ExprKind::IndexVar(x) => *x == v,
             ExprKind::Compute { map: Some(m), .. } => m.mentions(v),
-            ExprKind::Reduce { steps: Some(t), .. } => t.mentions(v),
+            ExprKind::Reduce { steps: Some(t), .. } | ExprKind::Iterate { steps: Some(t), .. } => {
+                t.mentions(v)
+            }
             _ => false,
         })
     }
@@ -224,7 +242,9 @@ impl Expr {
                     }),
                 ..
             } => (Some(t), None),
-            ExprKind::Reduce { steps, .. } => (None, steps.as_ref()),
+            ExprKind::Reduce { steps, .. } | ExprKind::Iterate { steps, .. } => {
+                (None, steps.as_ref())
+            }
             _ => (None, None),
         };
         a.into_iter().chain(b)
@@ -233,7 +253,12 @@ impl Expr {
     /// Whether a `reduce` here runs a number of steps that depends on an
     /// enclosing index (`reduce i |k|`).
     pub fn has_dependent_steps(&self) -> bool {
-        self.any(|e| matches!(e.kind, ExprKind::Reduce { steps: Some(_), .. }))
+        self.any(|e| {
+            matches!(
+                e.kind,
+                ExprKind::Reduce { steps: Some(_), .. } | ExprKind::Iterate { steps: Some(_), .. }
+            )
+        })
     }
 
     /// Whether this node takes a level (`compute`, `reduce`, `let`).

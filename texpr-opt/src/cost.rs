@@ -68,6 +68,17 @@ fn expr_flops(p: &Program, ex: &Extents, e: &Expr) -> f64 {
         ExprKind::Let {
             var, value, body, ..
         } => read_share(*var, body, ex) * expr_flops(value) + expr_flops(body),
+        ExprKind::Iterate {
+            n,
+            steps,
+            states,
+            parts,
+            ..
+        } => {
+            let (inits, nexts) = parts.split_at(states.len());
+            let step: f64 = nexts.iter().map(expr_flops).sum();
+            inits.iter().map(expr_flops).sum::<f64>() + mean_steps(p, *n, steps.as_ref()) * step
+        }
         ExprKind::Index { .. }
         | ExprKind::Whole(_)
         | ExprKind::IndexVar(_)

@@ -211,6 +211,11 @@ pub enum ExprKind {
         value: Box<Expr>,
         body: Box<Expr>,
     },
+    /// `iterate T from INITS |STATES[, t]| RESULTS` inside an expression: a
+    /// loop of one invocation over scalar states, its value the first
+    /// state's final value. (Standing whole as an item's value, the parser
+    /// makes it an [`ItemKind::Iterate`] instead.)
+    Iterate(Box<Iterate>),
     /// `v[t]` or the guarded `v[t] else c`.
     Index {
         vec: Ident,

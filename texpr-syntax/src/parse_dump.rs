@@ -212,6 +212,10 @@ impl Dumper {
                     d.expr("body", body);
                 });
             }
+            ExprKind::Iterate(it) => {
+                self.line(label, "iterate expression", e.span);
+                self.nested(|d| d.iterate(it));
+            }
             _ => self.simple_expr(label, e),
         }
     }
@@ -264,9 +268,10 @@ impl Dumper {
                     args.iter().for_each(|a| d.expr("arg", a));
                 });
             }
-            ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => {
-                self.expr(label, e)
-            }
+            ExprKind::Compute { .. }
+            | ExprKind::Reduce { .. }
+            | ExprKind::Let { .. }
+            | ExprKind::Iterate(_) => self.expr(label, e),
         }
     }
 

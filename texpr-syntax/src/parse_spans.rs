@@ -51,25 +51,29 @@ fn strip_item(kind: &mut ItemKind) {
         } => {
             names.iter_mut().for_each(ident);
             ty.iter_mut().for_each(ty_ann);
-            iter.span = Span::DUMMY;
-            term(&mut iter.count);
-            iter.inits.iter_mut().for_each(expr);
-            iter.binders.iter_mut().for_each(ident);
-            match &mut iter.body {
-                IterBody::Results(es) => es.iter_mut().for_each(expr),
-                IterBody::Block {
-                    items,
-                    results,
-                    yield_span,
-                } => {
-                    *yield_span = Span::DUMMY;
-                    for item in items {
-                        item.span = Span::DUMMY;
-                        strip_item(&mut item.kind);
-                    }
-                    results.iter_mut().for_each(expr);
-                }
+            iterate(iter);
+        }
+    }
+}
+
+fn iterate(iter: &mut Iterate) {
+    iter.span = Span::DUMMY;
+    term(&mut iter.count);
+    iter.inits.iter_mut().for_each(expr);
+    iter.binders.iter_mut().for_each(ident);
+    match &mut iter.body {
+        IterBody::Results(es) => es.iter_mut().for_each(expr),
+        IterBody::Block {
+            items,
+            results,
+            yield_span,
+        } => {
+            *yield_span = Span::DUMMY;
+            for item in items {
+                item.span = Span::DUMMY;
+                strip_item(&mut item.kind);
             }
+            results.iter_mut().for_each(expr);
         }
     }
 }
@@ -178,6 +182,7 @@ fn expr_leafish(kind: &mut ExprKind) {
             ident(func);
             args.iter_mut().for_each(expr);
         }
+        ExprKind::Iterate(it) => iterate(it),
         ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => {}
     }
 }

@@ -36,7 +36,7 @@ impl Env {
         env
     }
 
-    fn fits(&self, n: u64) -> bool {
+    pub(super) fn fits(&self, n: u64) -> bool {
         self.work.max(1) * n <= WORK_CAP
     }
 }
@@ -83,6 +83,7 @@ impl Gen {
         match self.rng.below(16) {
             0..=3 if ty.1 > 1 || self.rng.chance(0.15) => self.compute(ty, env, depth),
             0..=3 => self.reduce(ty, env, depth),
+            4 | 5 if ty.1 == 1 && self.rng.chance(0.3) => self.iterate_expr(ty, env, depth),
             4 | 5 => self.reduce(ty, env, depth),
             6 | 7 => self.let_in(ty, env, depth),
             8..=10 => self.binary(ty, env, depth),
@@ -186,7 +187,11 @@ impl Gen {
 
     /// Sometimes, a `reduce` count over an index variable in scope, and its
     /// largest value (at least 1); a count that may be 0 only when allowed.
-    fn dependent_count(&mut self, env: &Env, may_be_empty: bool) -> Option<(String, u64)> {
+    pub(super) fn dependent_count(
+        &mut self,
+        env: &Env,
+        may_be_empty: bool,
+    ) -> Option<(String, u64)> {
         let vars: Vec<&Var> = env.vars.iter().filter(|v| v.extent >= 2).collect();
         if vars.is_empty() || !self.rng.chance(0.25) {
             return None;

@@ -1,6 +1,8 @@
 //! Loops for the generator: an `iterate` of one or two states over a few
 //! steps, its block's `let`s and results drawn like any expression, the
-//! step an index variable of the body, and now and then a loop inside it.
+//! step an index variable of the body, and now and then a loop inside it;
+//! and `iterate` inside an expression, over one or two scalar states, its
+//! count sometimes an enclosing index.
 //!
 //! Float states are clamped to `[-4, 4]` at every step (as products are), so
 //! a loop's values stay finite and comparable however many steps it runs;
@@ -110,6 +112,54 @@ impl Gen {
                 exact: !ty.0.is_float(),
             });
         }
+    }
+
+    /// A scalar of type `ty` computed by a loop inside the expression: one
+    /// or two scalar states (the first of type `ty`), a few steps or a count
+    /// over an enclosing index, next values drawn like any expression.
+    pub(super) fn iterate_expr(&mut self, ty: Ty, env: &Env, depth: u32) -> String {
+        let mut n = *self.rng.pick(&[0, 1, 2, 3, 5, 8]);
+        while !env.fits(n) && n > 1 {
+            n /= 2;
+        }
+        let (count, n) = match self.dependent_count(env, true) {
+            Some((count, max)) if max <= 16 && env.fits(max) => (count, max),
+            _ => (n.to_string(), n),
+        };
+        let k = 1 + self.rng.below(2);
+        let states: Vec<(String, Ty)> = (0..k)
+            .map(|j| {
+                let st = if j == 0 { ty } else { (self.elem(), 1) };
+                (self.fresh("s"), st)
+            })
+            .collect();
+        let inits: Vec<String> = (states.iter())
+            .map(|(_, st)| bounded(*st, self.expr(*st, env, depth - 1)))
+            .collect();
+        let step = self.fresh("t");
+        let mut body = env.with_var(&step, n.max(1));
+        for (name, st) in &states {
+            body.vecs.push(VecInfo {
+                name: name.clone(),
+                elem: st.0,
+                len: 1,
+                exact: !st.0.is_float(),
+            });
+        }
+        let nexts: Vec<String> = (states.iter())
+            .map(|(_, st)| bounded(*st, self.expr(*st, &body, depth - 1)))
+            .collect();
+        let tuple = |xs: Vec<String>| match xs.len() {
+            1 => xs[0].clone(),
+            _ => format!("({})", xs.join(", ")),
+        };
+        let binders: Vec<String> = states.iter().map(|s| s.0.clone()).collect();
+        format!(
+            "(iterate {count} from {} |{}, {step}| {})",
+            tuple(inits),
+            binders.join(", "),
+            tuple(nexts)
+        )
     }
 
     /// A state's type: mostly one a vector in scope has, small.

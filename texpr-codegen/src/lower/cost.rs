@@ -52,6 +52,11 @@ impl Cost {
                 3 + u.saturating_mul(elem_cost(body) + 2)
             }
             ExprKind::Let { value, body, .. } => self.value(value).saturating_add(elem_cost(body)),
+            // A loop, never unrolled: a variable per state, its next values
+            // and their assignments.
+            ExprKind::Iterate { states, parts, .. } => (parts.iter())
+                .map(elem_cost)
+                .fold(4 + 2 * states.len() as u64, u64::saturating_add),
             ExprKind::Index { index, guard, .. } => {
                 1 + term_cost(index) + if guard.is_some() { 3 } else { 0 }
             }

@@ -4,10 +4,10 @@
 //! order; a sum or product starts from its identity, a `max` or `min` from
 //! its first element), every `let@reg` a value or an array.
 
-use super::{Ix, Lower, R};
-use crate::kir::{BinOp as K, Init, V};
+use super::{Ix, Loc, Lower, R};
+use crate::kir::{BinOp as K, Fun, Init, LoopStep, V};
 use texpr_ir::Diagnostic;
-use texpr_ir::{Expr, ExprKind, Func, Term, TermKind};
+use texpr_ir::{Expr, ExprKind, Func, Term, TermKind, VarId};
 use texpr_ir::{MemLevel, TermOp};
 
 impl Lower<'_> {
@@ -63,6 +63,13 @@ impl Lower<'_> {
                     v
                 }
             },
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => self.iterate((*n, *var, steps.as_ref()), states, parts),
             ExprKind::Index { vec, index, guard } => {
                 if guard.is_none()
                     && let Some(v) = self.wide_read(*vec, index)
@@ -109,6 +116,52 @@ impl Lower<'_> {
                 Ok(self.call(*f, &vals))
             }
         }
+    }
+
+    /// `iterate` in an expression: a variable per state, a loop of the
+    /// steps (`min(steps, n)` of them when they depend on an enclosing
+    /// index) computing every next value before assigning any; its value
+    /// the first state's.
+    fn iterate(
+        &mut self,
+        (n, var, steps): (u64, VarId, Option<&Term>),
+        states: &[VarId],
+        parts: &[Expr],
+    ) -> R<V> {
+        let (inits, nexts) = parts.split_at(states.len());
+        let mut vars = Vec::with_capacity(states.len());
+        for (s, init) in states.iter().zip(inits) {
+            let v = self.elem(init, Ix::Const(0))?;
+            let name = self.p.var(*s).name.clone();
+            vars.push(
+                self.b
+                    .var(&name, super::ty(init.ty.elem), None, Init::Value(v)),
+            );
+        }
+        let zero = self.b.i32(0);
+        let count = self.b.i32(n as i32);
+        let end = match steps {
+            Some(t) => {
+                let t = self.term(t)?;
+                let t = self.ix(t);
+                self.b.call(Fun::Min, vec![t, count])
+            }
+            None => count,
+        };
+        let name = self.p.var(var).name.clone();
+        let i = (self.b).open_loop(&name, (zero, end, LoopStep::Up(1)), steps.is_none(), n);
+        self.idx.insert(var, Ix::Val(i));
+        for (s, x) in states.iter().zip(&vars) {
+            self.bind_local(*s, Loc::Vars(vec![*x]));
+        }
+        let next = (nexts.iter())
+            .map(|e| self.elem(e, Ix::Const(0)))
+            .collect::<R<Vec<_>>>()?;
+        for (x, v) in vars.iter().zip(next) {
+            self.b.assign(*x, None, v);
+        }
+        self.b.close();
+        Ok(self.b.read_var(vars[0]))
     }
 
     /// `select(c, a, b)` whose `a` or `b` runs a loop: only the branch the

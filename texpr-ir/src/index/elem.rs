@@ -91,6 +91,8 @@ pub fn elem(p: &mut Program, e: &Expr, idx: &Term) -> Result<Expr, Diagnostic> {
                 .map(|a| elem(p, a, &idx))
                 .collect::<Result<_, _>>()?,
         ),
+        // A loop of one invocation is a scalar, run whole by the thread.
+        ExprKind::Iterate { .. } => return Ok(e.with_thread_levels()),
         // Scalars already: Index, IndexVar, Const.
         _ => return Ok(e.clone()),
     };

@@ -31,7 +31,10 @@ pub fn subst_expr(p: &Program, e: &Expr, v: VarId, by: &Term) -> Expr {
                         *t = simplify_term(p, &term::subst(t, v, by));
                     }
                 }
-                ExprKind::Reduce { steps: Some(t), .. } if t.mentions(v) => {
+                ExprKind::Reduce { steps: Some(t), .. }
+                | ExprKind::Iterate { steps: Some(t), .. }
+                    if t.mentions(v) =>
+                {
                     *t = simplify_term(p, &term::subst(t, v, by));
                 }
                 _ => {}

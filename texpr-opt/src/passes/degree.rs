@@ -97,6 +97,9 @@ impl Degrees {
                 self.lets.remove(var);
                 r
             }
+            // The states start from the initial values: of degree 0 when
+            // every part is.
+            ExprKind::Iterate { parts, .. } => self.zero(&parts.iter().collect::<Vec<_>>()),
             ExprKind::Broadcast(a) | ExprKind::Unary(UnaryOp::Neg, a) => self.of(a),
             ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.zero(&[a]),
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b),

@@ -141,6 +141,38 @@ impl Renumber {
                 self.expr(body);
                 self.unbind(b);
             }
+            ExprKind::Iterate {
+                n,
+                var,
+                steps,
+                states,
+                parts,
+            } => {
+                let k = states.len().min(parts.len());
+                let (inits, nexts) = parts.split_at_mut(k);
+                inits.iter_mut().for_each(|x| self.expr(x));
+                if let Some(t) = steps {
+                    self.term(t);
+                    if let Some(hi) = self.largest(t) {
+                        *n = hi.max(0) as u64;
+                    }
+                }
+                let b = self.bind(var);
+                if let Some(t) = steps {
+                    if let Some(v) = self.new.get_mut(var.0 as usize) {
+                        v.kind = texpr_ir::VarKind::Index {
+                            extent: (*n).max(1),
+                        };
+                    }
+                    let upper = texpr_ir::term::sub(t.clone(), texpr_ir::term::constant(1));
+                    self.uppers.insert(*var, upper);
+                }
+                let bs: Vec<_> = states.iter_mut().map(|s| self.bind(s)).collect();
+                nexts.iter_mut().for_each(|x| self.expr(x));
+                bs.into_iter().rev().for_each(|b| self.unbind(b));
+                self.uppers.remove(var);
+                self.unbind(b);
+            }
             ExprKind::Index { vec, index, .. } => {
                 self.vec(vec);
                 self.term(index);

@@ -16,6 +16,7 @@ mod canon;
 mod expr;
 mod items;
 mod iterate;
+mod iterate_expr;
 mod layouts;
 mod lits;
 mod operands;

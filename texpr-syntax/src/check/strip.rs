@@ -33,7 +33,9 @@ pub fn strip_expr_spans(e: &mut Expr) {
                 }
             }
             ExprKind::Index { index, .. } => term(index),
-            ExprKind::Reduce { steps: Some(t), .. } => term(t),
+            ExprKind::Reduce { steps: Some(t), .. } | ExprKind::Iterate { steps: Some(t), .. } => {
+                term(t)
+            }
             _ => {}
         }
     });

@@ -207,7 +207,7 @@ impl Checker {
     }
 
     /// Whether `t` names an index variable in scope.
-    fn term_has_index_var(&self, t: &ast::Term) -> bool {
+    pub(crate) fn term_has_index_var(&self, t: &ast::Term) -> bool {
         match &t.kind {
             TermKind::Int(_) => false,
             TermKind::Name(id) => matches!(

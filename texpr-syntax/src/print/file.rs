@@ -226,6 +226,11 @@ fn opt_ty(ty: &Option<TyAnn>) -> String {
 /// `head value`, or, when that is too long and the value is a `let`,
 /// `head` with the value on the following lines.
 fn with_value(head: String, value: &Expr) -> String {
+    // An `iterate` expression standing whole as a value keeps its
+    // parentheses (unparenthesised, it reads back as a loop item).
+    if let ExprKind::Iterate(_) = value.kind {
+        return format!("{head} ({})", flat::expr(value));
+    }
     let col = head.len() + 1;
     if matches!(value.kind, ExprKind::Let { .. }) && col + flat::expr(value).len() > WIDTH {
         return format!("{head}\n    {}", layout(value, 4, 4));
@@ -246,6 +251,14 @@ fn layout(e: &Expr, indent: usize, col: usize) -> String {
             format!("{head}\n{pad}{}", layout(body, indent + 4, indent + 4))
         }
         ExprKind::Let { .. } => let_chain(e, indent, col),
+        ExprKind::Iterate(it) => match &it.body {
+            IterBody::Results(es) if es.len() == 1 => {
+                let head = flat::open_head(e).unwrap_or_default();
+                let pad = " ".repeat(indent + 4);
+                format!("{head}\n{pad}{}", layout(&es[0], indent + 4, indent + 4))
+            }
+            _ => one_line,
+        },
         _ => one_line,
     }
 }

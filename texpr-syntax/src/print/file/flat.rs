@@ -57,6 +57,15 @@ pub fn open_head(e: &Expr) -> Option<String> {
             let lvl = level.map_or(String::new(), |(l, _)| format!("@{}", l.name()));
             format!("let{lvl} {} =", name.name)
         }
+        ExprKind::Iterate(it) => {
+            let binders: Vec<&str> = it.binders.iter().map(|b| b.name.as_str()).collect();
+            format!(
+                "iterate {} from {} |{}|",
+                term(&it.count),
+                tuple(&it.inits),
+                binders.join(", ")
+            )
+        }
         _ => return None,
     };
     Some(head)
@@ -106,10 +115,21 @@ fn lit_is_negative(l: &Literal) -> bool {
     }
 }
 
+/// One expression, or several as a parenthesised tuple.
+fn tuple(es: &[Expr]) -> String {
+    match es {
+        [one] => expr(one),
+        _ => format!("({})", es.iter().map(expr).collect::<Vec<_>>().join(", ")),
+    }
+}
+
 /// The precedence level of an expression's outermost form.
 pub fn prec(e: &Expr) -> u8 {
     match &e.kind {
-        ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => OPEN,
+        ExprKind::Compute { .. }
+        | ExprKind::Reduce { .. }
+        | ExprKind::Let { .. }
+        | ExprKind::Iterate(_) => OPEN,
         ExprKind::Binary { op, .. } => binop_prec(*op),
         ExprKind::Unary { .. } => UNARY,
         ExprKind::Lit(l) if lit_is_negative(l) => UNARY,
@@ -162,6 +182,18 @@ fn write_open_rest(out: &mut String, e: &Expr) {
             out.push_str(" in ");
             write_expr(out, body);
         }
+        ExprKind::Iterate(it) => match &it.body {
+            IterBody::Results(es) => out.push_str(&tuple(es)),
+            // Only a loop item may have a block (E0144 elsewhere).
+            IterBody::Block { items, results, .. } => {
+                let items: Vec<String> = items.iter().map(super::item).collect();
+                out.push_str(&format!(
+                    "{{ {} yield {} }}",
+                    items.join(" "),
+                    tuple(results)
+                ));
+            }
+        },
         _ => {}
     }
 }
