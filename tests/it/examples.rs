@@ -134,6 +134,12 @@ const CASES: &[Case] = &[
         reduce_len: |q| 20 * p(q, "T"),
     },
     Case {
+        name: "adi",
+        defines: &[("N", 10), ("T", 2)],
+        reference: |q, x| solver_refs::adi(p(q, "N"), p(q, "T"), &x[0]),
+        reduce_len: |q| p(q, "N") * p(q, "N") * p(q, "T"),
+    },
+    Case {
         name: "cholesky",
         defines: &[("N", 11)],
         reference: cholesky,
