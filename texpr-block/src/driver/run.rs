@@ -201,6 +201,7 @@ pub fn check(
             codes::CHECK_FAILED,
             format!("the result differs from the interpreter's dense reference: {m}"),
         )
+        .with_primary(p.ret_span, "this result")
     })?;
     // The largest tolerance (among the elements compared), and relative to
     // the largest element.
