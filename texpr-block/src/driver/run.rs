@@ -201,6 +201,7 @@ pub fn check(
             codes::CHECK_FAILED,
             format!("the result differs from the interpreter's dense reference: {m}"),
         )
+        .with_primary(p.ret_span, "this result")
     })?;
     // The largest tolerance (among the elements compared), and relative to
     // the largest element.
@@ -229,7 +230,8 @@ pub fn check(
 
 /// `--check` of a run: every partial of a sum the ranks recorded
 /// ([`crate::exec::partials`]), each held to its tile's tolerance given the
-/// partial it was made from, and its result ([`check`]).
+/// partial it was made from (a partial not gathered, or not compared, is
+/// E0548 unless `allow_unchecked`), and its result ([`check`]).
 pub fn check_run(
     planned: &Planned,
     inputs: &[Matrix],
@@ -243,11 +245,12 @@ pub fn check_run(
         Ok(())
     };
     let mut out = String::new();
-    if gathered.partials.is_empty() {
+    let (q, p) = (&planned.q, &planned.p);
+    let recorded = crate::exec::partials::recorded(&planned.g, q, planned.cfg.n_ranks());
+    if recorded.iter().all(Vec::is_empty) {
         whole(&mut out)?;
         return Ok(out);
     }
-    let (q, p) = (&planned.q, &planned.p);
     let given = crate::exec::partials::inputs_of(q, p, inputs).ok_or_else(|| {
         Diagnostic::error(
             codes::KERNEL_RUN,
@@ -256,7 +259,8 @@ pub fn check_run(
     })?;
     let parts = crate::exec::reference::dense_parts(q, &given)?;
     // The partials first: a lost tile is named there.
-    let partials = crate::exec::partials::check(q, &planned.g, &parts, &gathered.partials)?;
+    let c = crate::exec::partials::check(q, &planned.g, &parts, &gathered.partials)?;
+    let partials = verdict(c.text, (c.compared, c.total), c.skipped, allow_unchecked)?;
     whole(&mut out)?;
     out.push_str(&partials);
     Ok(out)

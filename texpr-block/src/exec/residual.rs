@@ -86,7 +86,9 @@ pub fn check_factor(p: &Program, inputs: &[Matrix], l: &Matrix) -> Result<Residu
     let gamma = k / (1.0 - k);
     let at = |m: &Matrix, i: usize, j: usize| f64::from(m.at(i, j));
     let mut out = Residual::default();
-    let fail = |what: String| Diagnostic::error(codes::CHECK_FAILED, what);
+    let fail = |what: String| {
+        Diagnostic::error(codes::CHECK_FAILED, what).with_primary(p.inst(p.ret).span, "this factor")
+    };
     for j in 0..n {
         for i in 0..n {
             let x = at(l, i, j);

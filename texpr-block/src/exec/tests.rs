@@ -394,4 +394,5 @@ fn partials_travel_by_mpi_reduce_where_the_order_cannot_matter() {
 }
 
 mod alloc;
+mod partials;
 mod residual;

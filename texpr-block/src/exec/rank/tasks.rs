@@ -2,7 +2,7 @@
 //! factorization's or solve's step, and a reduce of partials.
 
 use super::Rank;
-use crate::air::Reg;
+use crate::air::{Agg, Op, Reg};
 use crate::codes;
 use crate::exec::device::Slice;
 use crate::exec::outbox::{RankError, values_of};
@@ -57,7 +57,7 @@ impl Rank<'_, '_> {
             src_tile: part.src_tile,
         };
         if job.fault == Some(dropped) {
-            return self.drop_tile(node, made, part.accumulate, body.out_len);
+            return self.drop_tile(node, made, op, part.accumulate, body.out_len);
         }
         let read = body.inputs.last().expect("a step reads its tile");
         let mut inputs = Vec::with_capacity(2);
@@ -69,11 +69,14 @@ impl Rank<'_, '_> {
     }
 
     /// A step that loses its tile (`Fault::DropTile`, tests only): its
-    /// partial is the one before it, or zero.
+    /// partial is the one before it, or for the first step the reduction's
+    /// identity (0 for a sum or mean, 1 for a product, an infinity for a
+    /// max or min).
     fn drop_tile(
         &mut self,
         node: NodeId,
         made: NodeId,
+        op: Reg,
         accumulate: bool,
         len: u64,
     ) -> Result<(), RankError> {
@@ -82,7 +85,13 @@ impl Rank<'_, '_> {
             let before = self.partial_before(node)?;
             self.dev.copy(before, out)?;
         } else {
-            self.dev.write(out, &vec![0.0; len as usize])?;
+            let identity = match self.job.p.inst(op).op {
+                Op::Reduce(Agg::Prod, ..) => 1.0,
+                Op::Reduce(Agg::Max, ..) => f32::NEG_INFINITY,
+                Op::Reduce(Agg::Min, ..) => f32::INFINITY,
+                _ => 0.0,
+            };
+            self.dev.write(out, &vec![identity; len as usize])?;
         }
         Ok(())
     }
