@@ -5,47 +5,38 @@
 
 @compute @workgroup_size(6)
 fn k0_P1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    var c_3: f32 = 0.0f;
-    let t_4: i32 = i32(lid.x) * 4i;
-    let t_5: i32 = min(t_4, 23i);
-    for (var v___6: i32 = 0i; v___6 < t_5; v___6 = v___6 + 1i) {
-        var c_7: i32 = 24i;
-        var c_11: i32 = 4i;
-        let t_14: f32 = f32(c_7 * 24i) / f32(c_11);
-        c_3 = t_14 / (1.0f + 2.0f * t_14 - t_14 * c_3);
+    var c_3: i32 = 24i;
+    var c_7: i32 = 4i;
+    let t_10: f32 = f32(c_3 * 24i) / f32(c_7);
+    var c_11: f32 = 0.0f;
+    let t_12: i32 = i32(lid.x) * 4i;
+    let t_13: i32 = min(t_12, 23i);
+    for (var v___14: i32 = 0i; v___14 < t_13; v___14 = v___14 + 1i) {
+        c_11 = t_10 / (1.0f + 2.0f * t_10 - t_10 * c_11);
     }
     let t_22: i32 = i32(wid.x) * 24i;
-    b0_P1[t_22 + t_4] = c_3;
+    b0_P1[t_22 + t_12] = c_11;
     var c_24: f32 = 0.0f;
-    let t_25: i32 = t_4 + 1i;
+    let t_25: i32 = t_12 + 1i;
     let t_26: i32 = min(t_25, 23i);
     for (var v___27: i32 = 0i; v___27 < t_26; v___27 = v___27 + 1i) {
-        var c_28: i32 = 24i;
-        var c_32: i32 = 4i;
-        let t_35: f32 = f32(c_28 * 24i) / f32(c_32);
-        c_24 = t_35 / (1.0f + 2.0f * t_35 - t_35 * c_24);
+        c_24 = t_10 / (1.0f + 2.0f * t_10 - t_10 * c_24);
     }
     b0_P1[t_22 + t_25] = c_24;
-    var c_44: f32 = 0.0f;
-    let t_45: i32 = t_4 + 2i;
-    let t_46: i32 = min(t_45, 23i);
-    for (var v___47: i32 = 0i; v___47 < t_46; v___47 = v___47 + 1i) {
-        var c_48: i32 = 24i;
-        var c_52: i32 = 4i;
-        let t_55: f32 = f32(c_48 * 24i) / f32(c_52);
-        c_44 = t_55 / (1.0f + 2.0f * t_55 - t_55 * c_44);
+    var c_36: f32 = 0.0f;
+    let t_37: i32 = t_12 + 2i;
+    let t_38: i32 = min(t_37, 23i);
+    for (var v___39: i32 = 0i; v___39 < t_38; v___39 = v___39 + 1i) {
+        c_36 = t_10 / (1.0f + 2.0f * t_10 - t_10 * c_36);
     }
-    b0_P1[t_22 + t_45] = c_44;
-    var c_64: f32 = 0.0f;
-    let t_65: i32 = t_4 + 3i;
-    let t_66: i32 = min(t_65, 23i);
-    for (var v___67: i32 = 0i; v___67 < t_66; v___67 = v___67 + 1i) {
-        var c_68: i32 = 24i;
-        var c_72: i32 = 4i;
-        let t_75: f32 = f32(c_68 * 24i) / f32(c_72);
-        c_64 = t_75 / (1.0f + 2.0f * t_75 - t_75 * c_64);
+    b0_P1[t_22 + t_37] = c_36;
+    var c_48: f32 = 0.0f;
+    let t_49: i32 = t_12 + 3i;
+    let t_50: i32 = min(t_49, 23i);
+    for (var v___51: i32 = 0i; v___51 < t_50; v___51 = v___51 + 1i) {
+        c_48 = t_10 / (1.0f + 2.0f * t_10 - t_10 * c_48);
     }
-    b0_P1[t_22 + t_65] = c_64;
+    b0_P1[t_22 + t_49] = c_48;
 }
 
 // kernel 1: P2
@@ -53,60 +44,53 @@ fn k0_P1(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) li
 
 @compute @workgroup_size(6)
 fn k1_P2(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    var c_3: f32 = 0.0f;
-    let t_4: i32 = i32(lid.x) * 4i;
-    let t_5: i32 = min(t_4, 23i);
-    for (var v___6: i32 = 0i; v___6 < t_5; v___6 = v___6 + 1i) {
-        var c_7: i32 = 24i;
-        var c_11: i32 = 4i;
-        let t_14: f32 = f32(c_7 * 24i) / f32(c_11);
-        let t_15: f32 = 0.5f * t_14;
-        c_3 = t_15 / (1.0f + t_14 - t_15 * c_3);
+    var c_3: i32 = 24i;
+    var c_7: i32 = 4i;
+    let t_10: f32 = f32(c_3 * 24i) / f32(c_7);
+    var c_11: f32 = 0.0f;
+    let t_12: i32 = i32(lid.x) * 4i;
+    let t_13: i32 = min(t_12, 23i);
+    for (var v___14: i32 = 0i; v___14 < t_13; v___14 = v___14 + 1i) {
+        let t_15: f32 = 0.5f * t_10;
+        c_11 = t_15 / (1.0f + t_10 - t_15 * c_11);
     }
     let t_22: i32 = i32(wid.x) * 24i;
-    b1_P2[t_22 + t_4] = c_3;
+    b1_P2[t_22 + t_12] = c_11;
     var c_24: f32 = 0.0f;
-    let t_25: i32 = t_4 + 1i;
+    let t_25: i32 = t_12 + 1i;
     let t_26: i32 = min(t_25, 23i);
     for (var v___27: i32 = 0i; v___27 < t_26; v___27 = v___27 + 1i) {
-        var c_28: i32 = 24i;
-        var c_32: i32 = 4i;
-        let t_35: f32 = f32(c_28 * 24i) / f32(c_32);
-        let t_36: f32 = 0.5f * t_35;
-        c_24 = t_36 / (1.0f + t_35 - t_36 * c_24);
+        let t_28: f32 = 0.5f * t_10;
+        c_24 = t_28 / (1.0f + t_10 - t_28 * c_24);
     }
     b1_P2[t_22 + t_25] = c_24;
-    var c_44: f32 = 0.0f;
-    let t_45: i32 = t_4 + 2i;
-    let t_46: i32 = min(t_45, 23i);
-    for (var v___47: i32 = 0i; v___47 < t_46; v___47 = v___47 + 1i) {
-        var c_48: i32 = 24i;
-        var c_52: i32 = 4i;
-        let t_55: f32 = f32(c_48 * 24i) / f32(c_52);
-        let t_56: f32 = 0.5f * t_55;
-        c_44 = t_56 / (1.0f + t_55 - t_56 * c_44);
+    var c_36: f32 = 0.0f;
+    let t_37: i32 = t_12 + 2i;
+    let t_38: i32 = min(t_37, 23i);
+    for (var v___39: i32 = 0i; v___39 < t_38; v___39 = v___39 + 1i) {
+        let t_40: f32 = 0.5f * t_10;
+        c_36 = t_40 / (1.0f + t_10 - t_40 * c_36);
     }
-    b1_P2[t_22 + t_45] = c_44;
-    var c_64: f32 = 0.0f;
-    let t_65: i32 = t_4 + 3i;
-    let t_66: i32 = min(t_65, 23i);
-    for (var v___67: i32 = 0i; v___67 < t_66; v___67 = v___67 + 1i) {
-        var c_68: i32 = 24i;
-        var c_72: i32 = 4i;
-        let t_75: f32 = f32(c_68 * 24i) / f32(c_72);
-        let t_76: f32 = 0.5f * t_75;
-        c_64 = t_76 / (1.0f + t_75 - t_76 * c_64);
+    b1_P2[t_22 + t_37] = c_36;
+    var c_48: f32 = 0.0f;
+    let t_49: i32 = t_12 + 3i;
+    let t_50: i32 = min(t_49, 23i);
+    for (var v___51: i32 = 0i; v___51 < t_50; v___51 = v___51 + 1i) {
+        let t_52: f32 = 0.5f * t_10;
+        c_48 = t_52 / (1.0f + t_10 - t_52 * c_48);
     }
-    b1_P2[t_22 + t_65] = c_64;
+    b1_P2[t_22 + t_49] = c_48;
 }
 
 // kernel 2: U_state_loop
 @group(0) @binding(0) var<storage, read> b2_U0: array<f32>;
 @group(0) @binding(1) var<storage, read> b2_P1: array<f32>;
 @group(0) @binding(2) var<storage, read> b2_P2: array<f32>;
-@group(0) @binding(3) var<storage, read_write> b2_V: array<f32>;
-@group(0) @binding(4) var<storage, read_write> b2_U_state_a: array<f32>;
-@group(0) @binding(5) var<storage, read_write> b2_U_state_b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> b2_Q1: array<f32>;
+@group(0) @binding(4) var<storage, read_write> b2_V: array<f32>;
+@group(0) @binding(5) var<storage, read_write> b2_Q2: array<f32>;
+@group(0) @binding(6) var<storage, read_write> b2_U_state_a: array<f32>;
+@group(0) @binding(7) var<storage, read_write> b2_U_state_b: array<f32>;
 
 @compute @workgroup_size(256)
 fn k2_U_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
@@ -118,151 +102,245 @@ fn k2_U_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     workgroupBarrier();
     for (var h_4: i32 = 0i; h_4 < 2i; h_4 = h_4 + 1i) {
         for (var j_6: i32 = 0i; j_6 < 3i; j_6 = j_6 + 1i) {
-            let t_8: i32 = l_1 * 3i + j_6;
-            var c_9: i32 = 576i;
-            let t_11: i32 = t_8 % c_9;
-            var c_12: i32 = 24i;
-            let t_13: i32 = c_12;
-            let t_14: i32 = t_11 % t_13;
-            var w_22: f32 = 1.0f;
-            let t_23: i32 = t_8 % 576i;
-            let t_26: i32 = min(23i - t_23 / 24i, 23i);
-            for (var s_27: i32 = 0i; s_27 < t_26; s_27 = s_27 + 1i) {
-                var c_34: i32 = 4i;
-                let t_37: f32 = f32(t_13 * 24i) / f32(c_34);
-                var q_38: f32 = 1.0f;
-                let t_43: i32 = t_23 % 24i * 23i + 24i - 2i - s_27;
-                let t_45: i32 = min(t_43 % 23i, 22i);
-                for (var k_46: i32 = 0i; k_46 < t_45; k_46 = k_46 + 1i) {
-                    let t_47: f32 = 0.5f * t_37;
-                    let t_51: i32 = (k_46 + 1i) * 24i + t_43 / 23i;
-                    let t_53: f32 = b2_U_state_b[t_51 - 1i];
-                    let t_56: f32 = b2_U_state_b[t_51];
-                    let t_60: f32 = b2_U_state_b[t_51 + 1i];
-                    q_38 = (t_47 * t_53 + (1.0f - t_37) * t_56 + t_47 * t_60 + t_37 * q_38) / (1.0f + 2.0f * t_37 - t_37 * b2_P1[k_46]);
-                }
-                w_22 = b2_P1[22i - s_27] * w_22 + q_38;
+            var c_7: i32 = 24i;
+            var c_11: i32 = 4i;
+            let t_14: f32 = f32(c_7 * 24i) / f32(c_11);
+            var q_15: f32 = 1.0f;
+            let t_17: i32 = l_1 * 3i + j_6;
+            let t_18: i32 = t_17 % 552i;
+            let t_20: i32 = min(t_18 % 23i, 22i);
+            for (var k_21: i32 = 0i; k_21 < t_20; k_21 = k_21 + 1i) {
+                let t_22: f32 = 0.5f * t_14;
+                let t_26: i32 = (k_21 + 1i) * 24i + t_18 / 23i;
+                let t_28: f32 = b2_U_state_b[t_26 - 1i];
+                let t_31: f32 = b2_U_state_b[t_26];
+                let t_35: f32 = b2_U_state_b[t_26 + 1i];
+                q_15 = (t_22 * t_28 + (1.0f - t_14) * t_31 + t_22 * t_35 + t_14 * q_15) / (1.0f + 2.0f * t_14 - t_14 * b2_P1[k_21]);
             }
-            let t_75: f32 = select(1.0f, w_22, ((t_14 > 0i) & (t_14 < t_13 - 1i)) & (t_11 / t_13 > 0i));
-            let t_77: i32 = 0i * 768i + t_8;
-            let t_78: bool = t_77 < 576i;
-            if (t_78) {
-                b2_V[t_77] = t_75;
+            let t_47: f32 = q_15;
+            let t_49: i32 = 0i * 768i + t_17;
+            let t_50: bool = t_49 < 552i;
+            if (t_50) {
+                b2_Q1[t_49] = t_47;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        for (var j_79: i32 = 0i; j_79 < 3i; j_79 = j_79 + 1i) {
-            let t_81: i32 = l_1 * 3i + j_79;
-            var c_82: i32 = 576i;
-            let t_84: i32 = t_81 % c_82;
-            var c_85: i32 = 24i;
-            let t_86: i32 = c_85;
-            let t_87: i32 = t_84 / t_86;
-            var w_94: f32 = 1.0f;
-            let t_95: i32 = t_81 % 576i;
-            let t_96: i32 = t_95 % 24i;
-            let t_98: i32 = min(23i - t_96, 23i);
-            for (var s_99: i32 = 0i; s_99 < t_98; s_99 = s_99 + 1i) {
-                var c_106: i32 = 4i;
-                let t_109: f32 = f32(t_86 * 24i) / f32(c_106);
-                var q_110: f32 = 1.0f;
-                let t_115: i32 = t_95 / 24i * 23i + 24i - 2i - s_99;
-                let t_117: i32 = min(t_115 % 23i, 22i);
-                for (var k_118: i32 = 0i; k_118 < t_117; k_118 = k_118 + 1i) {
-                    let t_119: i32 = t_115 / 23i;
-                    let t_123: i32 = (t_119 - 1i) * 24i + k_118 + 1i;
-                    let t_128: f32 = b2_V[clamp(t_123, 0i, 575i)];
-                    let t_136: f32 = b2_V[t_119 * 24i + k_118 + 1i];
-                    let t_142: i32 = (t_119 + 1i) * 24i + k_118 + 1i;
-                    let t_147: f32 = b2_V[clamp(t_142, 0i, 575i)];
-                    let t_151: f32 = 0.5f * t_109;
-                    let t_154: f32 = t_109 * select(0.0f, t_128, (t_123 >= 0i) & (t_123 < 576i)) + (1.0f - 2.0f * t_109) * t_136 + t_109 * select(0.0f, t_147, (t_142 >= 0i) & (t_142 < 576i)) + t_151 * q_110;
-                    q_110 = t_154 / (1.0f + t_109 - t_151 * b2_P2[k_118]);
+        for (var j_51: i32 = 0i; j_51 < 3i; j_51 = j_51 + 1i) {
+            let t_53: i32 = l_1 * 3i + j_51;
+            var c_54: i32 = 576i;
+            let t_56: i32 = t_53 % c_54;
+            var c_57: i32 = 24i;
+            let t_58: i32 = c_57;
+            let t_59: i32 = t_56 % t_58;
+            let t_66: bool = ((t_59 > 0i) & (t_59 < t_58 - 1i)) & (t_56 / t_58 > 0i);
+            var pick_67: f32;
+            if (t_66) {
+                var w_68: f32 = 1.0f;
+                let t_69: i32 = t_53 % 576i;
+                let t_72: i32 = min(23i - t_69 / 24i, 23i);
+                for (var s_73: i32 = 0i; s_73 < t_72; s_73 = s_73 + 1i) {
+                    let t_83: f32 = b2_Q1[t_69 % 24i * 23i + 24i - 2i - s_73];
+                    w_68 = b2_P1[22i - s_73] * w_68 + t_83;
                 }
-                w_94 = b2_P2[22i - s_99] * w_94 + q_110;
+                pick_67 = w_68;
+            } else {
+                pick_67 = 1.0f;
             }
-            let t_167: f32 = b2_U_state_b[t_95 / 24i * 24i + t_96];
-            let t_168: f32 = select(t_167, select(1.0f, w_94, t_84 % t_86 > 0i), (t_87 > 0i) & (t_87 < t_86 - 1i));
-            let t_170: i32 = 0i * 768i + t_81;
-            let t_171: bool = t_170 < 576i;
-            if (t_171) {
-                b2_U_state_a[t_170] = t_168;
+            let t_86: f32 = pick_67;
+            let t_88: i32 = 0i * 768i + t_53;
+            let t_89: bool = t_88 < 576i;
+            if (t_89) {
+                b2_V[t_88] = t_86;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        for (var j_173: i32 = 0i; j_173 < 3i; j_173 = j_173 + 1i) {
-            let t_175: i32 = l_1 * 3i + j_173;
-            var c_176: i32 = 576i;
-            let t_178: i32 = t_175 % c_176;
-            var c_179: i32 = 24i;
-            let t_180: i32 = c_179;
-            let t_181: i32 = t_178 % t_180;
-            var w_189: f32 = 1.0f;
-            let t_190: i32 = t_175 % 576i;
-            let t_193: i32 = min(23i - t_190 / 24i, 23i);
-            for (var s_194: i32 = 0i; s_194 < t_193; s_194 = s_194 + 1i) {
-                var c_201: i32 = 4i;
-                let t_204: f32 = f32(t_180 * 24i) / f32(c_201);
-                var q_205: f32 = 1.0f;
-                let t_210: i32 = t_190 % 24i * 23i + 24i - 2i - s_194;
-                let t_212: i32 = min(t_210 % 23i, 22i);
-                for (var k_213: i32 = 0i; k_213 < t_212; k_213 = k_213 + 1i) {
-                    let t_214: f32 = 0.5f * t_204;
-                    let t_218: i32 = (k_213 + 1i) * 24i + t_210 / 23i;
-                    let t_220: f32 = b2_U_state_a[t_218 - 1i];
-                    let t_223: f32 = b2_U_state_a[t_218];
-                    let t_227: f32 = b2_U_state_a[t_218 + 1i];
-                    q_205 = (t_214 * t_220 + (1.0f - t_204) * t_223 + t_214 * t_227 + t_204 * q_205) / (1.0f + 2.0f * t_204 - t_204 * b2_P1[k_213]);
-                }
-                w_189 = b2_P1[22i - s_194] * w_189 + q_205;
+        for (var j_90: i32 = 0i; j_90 < 3i; j_90 = j_90 + 1i) {
+            var c_91: i32 = 24i;
+            var c_95: i32 = 4i;
+            let t_98: f32 = f32(c_91 * 24i) / f32(c_95);
+            var q_99: f32 = 1.0f;
+            let t_101: i32 = l_1 * 3i + j_90;
+            let t_102: i32 = t_101 % 552i;
+            let t_104: i32 = min(t_102 % 23i, 22i);
+            for (var k_105: i32 = 0i; k_105 < t_104; k_105 = k_105 + 1i) {
+                let t_106: i32 = t_102 / 23i;
+                let t_110: i32 = (t_106 - 1i) * 24i + k_105 + 1i;
+                let t_115: f32 = b2_V[clamp(t_110, 0i, 575i)];
+                let t_123: f32 = b2_V[t_106 * 24i + k_105 + 1i];
+                let t_129: i32 = (t_106 + 1i) * 24i + k_105 + 1i;
+                let t_134: f32 = b2_V[clamp(t_129, 0i, 575i)];
+                let t_138: f32 = 0.5f * t_98;
+                let t_141: f32 = t_98 * select(0.0f, t_115, (t_110 >= 0i) & (t_110 < 576i)) + (1.0f - 2.0f * t_98) * t_123 + t_98 * select(0.0f, t_134, (t_129 >= 0i) & (t_129 < 576i)) + t_138 * q_99;
+                q_99 = t_141 / (1.0f + t_98 - t_138 * b2_P2[k_105]);
             }
-            let t_242: f32 = select(1.0f, w_189, ((t_181 > 0i) & (t_181 < t_180 - 1i)) & (t_178 / t_180 > 0i));
-            let t_244: i32 = 0i * 768i + t_175;
-            let t_245: bool = t_244 < 576i;
-            if (t_245) {
-                b2_V[t_244] = t_242;
+            let t_147: f32 = q_99;
+            let t_149: i32 = 0i * 768i + t_101;
+            let t_150: bool = t_149 < 552i;
+            if (t_150) {
+                b2_Q2[t_149] = t_147;
             }
         }
         storageBarrier();
         workgroupBarrier();
-        for (var j_246: i32 = 0i; j_246 < 3i; j_246 = j_246 + 1i) {
-            let t_248: i32 = l_1 * 3i + j_246;
-            var c_249: i32 = 576i;
-            let t_251: i32 = t_248 % c_249;
-            var c_252: i32 = 24i;
-            let t_253: i32 = c_252;
-            let t_254: i32 = t_251 / t_253;
-            var w_261: f32 = 1.0f;
-            let t_262: i32 = t_248 % 576i;
-            let t_263: i32 = t_262 % 24i;
-            let t_265: i32 = min(23i - t_263, 23i);
-            for (var s_266: i32 = 0i; s_266 < t_265; s_266 = s_266 + 1i) {
-                var c_273: i32 = 4i;
-                let t_276: f32 = f32(t_253 * 24i) / f32(c_273);
-                var q_277: f32 = 1.0f;
-                let t_282: i32 = t_262 / 24i * 23i + 24i - 2i - s_266;
-                let t_284: i32 = min(t_282 % 23i, 22i);
-                for (var k_285: i32 = 0i; k_285 < t_284; k_285 = k_285 + 1i) {
-                    let t_286: i32 = t_282 / 23i;
-                    let t_290: i32 = (t_286 - 1i) * 24i + k_285 + 1i;
-                    let t_295: f32 = b2_V[clamp(t_290, 0i, 575i)];
-                    let t_303: f32 = b2_V[t_286 * 24i + k_285 + 1i];
-                    let t_309: i32 = (t_286 + 1i) * 24i + k_285 + 1i;
-                    let t_314: f32 = b2_V[clamp(t_309, 0i, 575i)];
-                    let t_318: f32 = 0.5f * t_276;
-                    let t_321: f32 = t_276 * select(0.0f, t_295, (t_290 >= 0i) & (t_290 < 576i)) + (1.0f - 2.0f * t_276) * t_303 + t_276 * select(0.0f, t_314, (t_309 >= 0i) & (t_309 < 576i)) + t_318 * q_277;
-                    q_277 = t_321 / (1.0f + t_276 - t_318 * b2_P2[k_285]);
+        for (var j_151: i32 = 0i; j_151 < 3i; j_151 = j_151 + 1i) {
+            let t_153: i32 = l_1 * 3i + j_151;
+            var c_154: i32 = 576i;
+            let t_156: i32 = t_153 % c_154;
+            var c_157: i32 = 24i;
+            let t_158: i32 = c_157;
+            let t_159: i32 = t_156 / t_158;
+            let t_163: bool = (t_159 > 0i) & (t_159 < t_158 - 1i);
+            var pick_164: f32;
+            if (t_163) {
+                let t_166: bool = t_156 % t_158 > 0i;
+                var pick_167: f32;
+                if (t_166) {
+                    var w_168: f32 = 1.0f;
+                    let t_169: i32 = t_153 % 576i;
+                    let t_172: i32 = min(23i - t_169 % 24i, 23i);
+                    for (var s_173: i32 = 0i; s_173 < t_172; s_173 = s_173 + 1i) {
+                        let t_183: f32 = b2_Q2[t_169 / 24i * 23i + 24i - 2i - s_173];
+                        w_168 = b2_P2[22i - s_173] * w_168 + t_183;
+                    }
+                    pick_167 = w_168;
+                } else {
+                    pick_167 = 1.0f;
                 }
-                w_261 = b2_P2[22i - s_266] * w_261 + q_277;
+                pick_164 = pick_167;
+            } else {
+                let t_187: i32 = t_153 % 576i;
+                let t_192: f32 = b2_U_state_b[t_187 / 24i * 24i + t_187 % 24i];
+                pick_164 = t_192;
             }
-            let t_334: f32 = b2_U_state_a[t_262 / 24i * 24i + t_263];
-            let t_335: f32 = select(t_334, select(1.0f, w_261, t_251 % t_253 > 0i), (t_254 > 0i) & (t_254 < t_253 - 1i));
-            let t_337: i32 = 0i * 768i + t_248;
-            let t_338: bool = t_337 < 576i;
-            if (t_338) {
-                b2_U_state_b[t_337] = t_335;
+            let t_193: f32 = pick_164;
+            let t_195: i32 = 0i * 768i + t_153;
+            let t_196: bool = t_195 < 576i;
+            if (t_196) {
+                b2_U_state_a[t_195] = t_193;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_198: i32 = 0i; j_198 < 3i; j_198 = j_198 + 1i) {
+            var c_199: i32 = 24i;
+            var c_203: i32 = 4i;
+            let t_206: f32 = f32(c_199 * 24i) / f32(c_203);
+            var q_207: f32 = 1.0f;
+            let t_209: i32 = l_1 * 3i + j_198;
+            let t_210: i32 = t_209 % 552i;
+            let t_212: i32 = min(t_210 % 23i, 22i);
+            for (var k_213: i32 = 0i; k_213 < t_212; k_213 = k_213 + 1i) {
+                let t_214: f32 = 0.5f * t_206;
+                let t_218: i32 = (k_213 + 1i) * 24i + t_210 / 23i;
+                let t_220: f32 = b2_U_state_a[t_218 - 1i];
+                let t_223: f32 = b2_U_state_a[t_218];
+                let t_227: f32 = b2_U_state_a[t_218 + 1i];
+                q_207 = (t_214 * t_220 + (1.0f - t_206) * t_223 + t_214 * t_227 + t_206 * q_207) / (1.0f + 2.0f * t_206 - t_206 * b2_P1[k_213]);
+            }
+            let t_239: f32 = q_207;
+            let t_241: i32 = 0i * 768i + t_209;
+            let t_242: bool = t_241 < 552i;
+            if (t_242) {
+                b2_Q1[t_241] = t_239;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_243: i32 = 0i; j_243 < 3i; j_243 = j_243 + 1i) {
+            let t_245: i32 = l_1 * 3i + j_243;
+            var c_246: i32 = 576i;
+            let t_248: i32 = t_245 % c_246;
+            var c_249: i32 = 24i;
+            let t_250: i32 = c_249;
+            let t_251: i32 = t_248 % t_250;
+            let t_258: bool = ((t_251 > 0i) & (t_251 < t_250 - 1i)) & (t_248 / t_250 > 0i);
+            var pick_259: f32;
+            if (t_258) {
+                var w_260: f32 = 1.0f;
+                let t_261: i32 = t_245 % 576i;
+                let t_264: i32 = min(23i - t_261 / 24i, 23i);
+                for (var s_265: i32 = 0i; s_265 < t_264; s_265 = s_265 + 1i) {
+                    let t_275: f32 = b2_Q1[t_261 % 24i * 23i + 24i - 2i - s_265];
+                    w_260 = b2_P1[22i - s_265] * w_260 + t_275;
+                }
+                pick_259 = w_260;
+            } else {
+                pick_259 = 1.0f;
+            }
+            let t_278: f32 = pick_259;
+            let t_280: i32 = 0i * 768i + t_245;
+            let t_281: bool = t_280 < 576i;
+            if (t_281) {
+                b2_V[t_280] = t_278;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_282: i32 = 0i; j_282 < 3i; j_282 = j_282 + 1i) {
+            var c_283: i32 = 24i;
+            var c_287: i32 = 4i;
+            let t_290: f32 = f32(c_283 * 24i) / f32(c_287);
+            var q_291: f32 = 1.0f;
+            let t_293: i32 = l_1 * 3i + j_282;
+            let t_294: i32 = t_293 % 552i;
+            let t_296: i32 = min(t_294 % 23i, 22i);
+            for (var k_297: i32 = 0i; k_297 < t_296; k_297 = k_297 + 1i) {
+                let t_298: i32 = t_294 / 23i;
+                let t_302: i32 = (t_298 - 1i) * 24i + k_297 + 1i;
+                let t_307: f32 = b2_V[clamp(t_302, 0i, 575i)];
+                let t_315: f32 = b2_V[t_298 * 24i + k_297 + 1i];
+                let t_321: i32 = (t_298 + 1i) * 24i + k_297 + 1i;
+                let t_326: f32 = b2_V[clamp(t_321, 0i, 575i)];
+                let t_330: f32 = 0.5f * t_290;
+                let t_333: f32 = t_290 * select(0.0f, t_307, (t_302 >= 0i) & (t_302 < 576i)) + (1.0f - 2.0f * t_290) * t_315 + t_290 * select(0.0f, t_326, (t_321 >= 0i) & (t_321 < 576i)) + t_330 * q_291;
+                q_291 = t_333 / (1.0f + t_290 - t_330 * b2_P2[k_297]);
+            }
+            let t_339: f32 = q_291;
+            let t_341: i32 = 0i * 768i + t_293;
+            let t_342: bool = t_341 < 552i;
+            if (t_342) {
+                b2_Q2[t_341] = t_339;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_343: i32 = 0i; j_343 < 3i; j_343 = j_343 + 1i) {
+            let t_345: i32 = l_1 * 3i + j_343;
+            var c_346: i32 = 576i;
+            let t_348: i32 = t_345 % c_346;
+            var c_349: i32 = 24i;
+            let t_350: i32 = c_349;
+            let t_351: i32 = t_348 / t_350;
+            let t_355: bool = (t_351 > 0i) & (t_351 < t_350 - 1i);
+            var pick_356: f32;
+            if (t_355) {
+                let t_358: bool = t_348 % t_350 > 0i;
+                var pick_359: f32;
+                if (t_358) {
+                    var w_360: f32 = 1.0f;
+                    let t_361: i32 = t_345 % 576i;
+                    let t_364: i32 = min(23i - t_361 % 24i, 23i);
+                    for (var s_365: i32 = 0i; s_365 < t_364; s_365 = s_365 + 1i) {
+                        let t_375: f32 = b2_Q2[t_361 / 24i * 23i + 24i - 2i - s_365];
+                        w_360 = b2_P2[22i - s_365] * w_360 + t_375;
+                    }
+                    pick_359 = w_360;
+                } else {
+                    pick_359 = 1.0f;
+                }
+                pick_356 = pick_359;
+            } else {
+                let t_379: i32 = t_345 % 576i;
+                let t_384: f32 = b2_U_state_a[t_379 / 24i * 24i + t_379 % 24i];
+                pick_356 = t_384;
+            }
+            let t_385: f32 = pick_356;
+            let t_387: i32 = 0i * 768i + t_345;
+            let t_388: bool = t_387 < 576i;
+            if (t_388) {
+                b2_U_state_b[t_387] = t_385;
             }
         }
         storageBarrier();

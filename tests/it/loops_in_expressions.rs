@@ -105,6 +105,24 @@ fn a_loop_in_an_expression_runs_inside_its_kernel() {
     }
 }
 
+/// A global computed by loops is worth its buffer: read `N` times per
+/// element, fusing it into its reader would run its loop per read.
+#[test]
+fn a_global_computed_by_a_loop_is_not_recomputed_per_read() {
+    let p = frontend(source("back_substitution"), &[]).unwrap();
+    for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
+        let c = compile(&p, &options(choice)).unwrap();
+        let names: Vec<&str> = c
+            .module
+            .kernels
+            .iter()
+            .map(|k| k.entry_point.as_str())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().any(|n| n.ends_with("_q")), "{names:?}");
+    }
+}
+
 /// The meaning, by the interpreter: the states all take their next values
 /// at once, the value is the first state's, a count over an index runs
 /// `max(count, 0)` steps, and the step is the loop's index.

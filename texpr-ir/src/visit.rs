@@ -328,9 +328,25 @@ impl Expr {
         below + usize::from(!matches!(self.kind, ExprKind::Broadcast(_)))
     }
 
-    /// Whether a `reduce` is here.
-    pub fn has_reduce(&self) -> bool {
-        self.any(|e| matches!(e.kind, ExprKind::Reduce { .. }))
+    /// Whether a loop of one invocation is here: a `reduce` (which a
+    /// schedule may also spread over invocations) or an `iterate`.
+    pub fn has_loop(&self) -> bool {
+        self.any(|e| matches!(e.kind, ExprKind::Reduce { .. } | ExprKind::Iterate { .. }))
+    }
+
+    /// The variables this node itself binds: a `compute`'s (and its index
+    /// map's), a `reduce`'s, a `let`'s, an `iterate`'s step and states.
+    pub fn binders(&self) -> Vec<VarId> {
+        match &self.kind {
+            ExprKind::Compute { var, map, .. } => std::iter::once(*var)
+                .chain(map.as_ref().map(|m| m.var))
+                .collect(),
+            ExprKind::Reduce { var, .. } | ExprKind::Let { var, .. } => vec![*var],
+            ExprKind::Iterate { var, states, .. } => std::iter::once(*var)
+                .chain(states.iter().copied())
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 }
 

@@ -254,5 +254,5 @@ impl Lower<'_> {
 /// Whether a `select` operand is worth computing only when picked: it runs
 /// a loop of one invocation's own.
 fn lazy_branch(e: &Expr) -> bool {
-    e.has_reduce() && !e.has_structure()
+    e.has_loop() && !e.has_structure()
 }

@@ -247,14 +247,9 @@ impl Lower<'_> {
     }
 }
 
-/// The variables `e` binds (its computes', reductions' and lets').
+/// The variables `e` binds anywhere in it.
 fn binders(e: &Expr) -> Vec<VarId> {
     let mut out = Vec::new();
-    e.walk(|x| match &x.kind {
-        ExprKind::Compute { var, .. }
-        | ExprKind::Reduce { var, .. }
-        | ExprKind::Let { var, .. } => out.push(*var),
-        _ => {}
-    });
+    e.walk(|x| out.extend(x.binders()));
     out
 }

@@ -128,7 +128,7 @@ fn bits(s: &Scalar) -> u32 {
 /// Fuses global `g` into its `readers` (leaving it unread), if the rules allow.
 fn try_fuse(p: &mut Program, g: usize, readers: &[Item], max_buffers: u64) -> bool {
     let value = &p.globals[g].value;
-    if value.has_reduce() || value.has_levels() || p.held_by_state(g) {
+    if value.has_loop() || value.has_levels() || p.held_by_state(g) {
         return false;
     }
     let v = VecRef::Global(g as u32);

@@ -73,7 +73,7 @@ fn inline_in(p: &mut Program, e: &Expr) -> (Expr, Amp) {
     } = &new.kind
     {
         let v = VecRef::Local(*var);
-        let factor = if value.has_reduce() { 1 } else { 4 };
+        let factor = if value.has_loop() { 1 } else { 4 };
         if let Some(r) = element_reads(p, body, v, value.ty.len)
             && let Some(after) = recompute(r, value, amps[0], factor)
             && let Ok(b) = replace_reads(p, body, v, value)

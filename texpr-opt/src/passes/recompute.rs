@@ -106,6 +106,9 @@ pub fn work(e: &Expr) -> u64 {
         ExprKind::Compute { n, body, .. } => n.saturating_mul(work(body)),
         ExprKind::Reduce { n, body, .. } => n.saturating_mul(work(body).saturating_add(len)),
         ExprKind::Let { value, body, .. } => work(value).saturating_add(work(body)),
+        ExprKind::Iterate {
+            n, states, parts, ..
+        } => loop_work(*n, states.len(), parts, work),
         ExprKind::Index { .. } | ExprKind::IndexVar(_) | ExprKind::Const(_) => 1,
         ExprKind::Whole(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => len,
         _ => e.children().map(work).fold(len, u64::saturating_add),
@@ -118,6 +121,9 @@ pub fn elem_work(e: &Expr) -> u64 {
         ExprKind::Compute { body, .. } => elem_work(body),
         ExprKind::Reduce { n, body, .. } => n.saturating_mul(elem_work(body).saturating_add(1)),
         ExprKind::Let { value, body, .. } => work(value).saturating_add(elem_work(body)),
+        ExprKind::Iterate {
+            n, states, parts, ..
+        } => loop_work(*n, states.len(), parts, elem_work),
         ExprKind::Broadcast(x) => elem_work(x),
         ExprKind::Index { .. }
         | ExprKind::IndexVar(_)
@@ -127,6 +133,15 @@ pub fn elem_work(e: &Expr) -> u64 {
         | ExprKind::VecLit(_) => 1,
         _ => e.children().map(elem_work).fold(1, u64::saturating_add),
     }
+}
+
+/// An `iterate`'s work: its `k` initial values once, its next values (and
+/// the states' updates) `n` times.
+fn loop_work(n: u64, k: usize, parts: &[Expr], each: fn(&Expr) -> u64) -> u64 {
+    let (inits, nexts) = parts.split_at(k.min(parts.len()));
+    let step = nexts.iter().map(each).fold(k as u64, u64::saturating_add);
+    let once = inits.iter().map(each).fold(1, u64::saturating_add);
+    once.saturating_add(n.saturating_mul(step))
 }
 
 /// The reads of one vector in an expression (see [`element_reads`]).
@@ -162,6 +177,15 @@ fn count_reads(p: &Program, e: &Expr, v: VecRef, len: u64, mult: u64, total: &mu
     }
     let inner = match &e.kind {
         ExprKind::Compute { n, .. } | ExprKind::Reduce { n, .. } => mult.saturating_mul(*n),
+        // The initial values run once, the next values every step.
+        ExprKind::Iterate {
+            n, states, parts, ..
+        } => {
+            let (inits, nexts) = parts.split_at(states.len().min(parts.len()));
+            let each = mult.saturating_mul(*n);
+            return inits.iter().all(|c| count_reads(p, c, v, len, mult, total))
+                && nexts.iter().all(|c| count_reads(p, c, v, len, each, total));
+        }
         _ => mult,
     };
     e.children()
@@ -196,14 +220,7 @@ pub fn replace_reads(
 /// `reduce`, `let` and index-map variables).
 pub fn freshen(p: &mut Program, e: &Expr) -> Expr {
     let mut bound = Vec::new();
-    e.walk(|n| match &n.kind {
-        ExprKind::Compute { var, map, .. } => {
-            bound.push(*var);
-            bound.extend(map.as_ref().map(|m| m.var));
-        }
-        ExprKind::Reduce { var, .. } | ExprKind::Let { var, .. } => bound.push(*var),
-        _ => {}
-    });
+    e.walk(|n| bound.extend(n.binders()));
     let mut map = BTreeMap::new();
     for v in bound {
         if map.contains_key(&v) {
@@ -246,6 +263,15 @@ pub fn rename(e: &Expr, map: &BTreeMap<VarId, VarId>) -> Expr {
             }
         }
         ExprKind::Let { var, .. } => *var = rv(*var),
+        ExprKind::Iterate {
+            var, steps, states, ..
+        } => {
+            *var = rv(*var);
+            states.iter_mut().for_each(|s| *s = rv(*s));
+            if let Some(t) = steps {
+                *t = term::rename(t, &rv);
+            }
+        }
         ExprKind::Index { vec, index, .. } => {
             if let VecRef::Local(x) = vec {
                 *x = rv(*x);

@@ -237,14 +237,7 @@ fn hoist(
         return read.at(e.span);
     }
     let mut below = inner.clone();
-    match &e.kind {
-        ExprKind::Compute { var, .. }
-        | ExprKind::Reduce { var, .. }
-        | ExprKind::Let { var, .. } => {
-            below.insert(*var);
-        }
-        _ => {}
-    }
+    below.extend(e.binders());
     e.map_children(|ch| hoist(p, ch, &below, hoisted))
 }
 

@@ -187,7 +187,7 @@ pub fn transposed(root: &Expr) -> Option<Transposed<'_>> {
         Some(_) => return None,
         None => transposed_map(root)?,
     };
-    if tiled.m < 2 || tiled.n < 2 || tiled.body.has_reduce() {
+    if tiled.m < 2 || tiled.n < 2 || tiled.body.has_loop() {
         return None;
     }
     // A read holds no read, so the outermost ones are all of them. Only
@@ -331,13 +331,13 @@ pub fn element_cost(root: &Expr) -> u64 {
     cost
 }
 
-/// Whether some `select` of `e` has a `reduce` in its second or third
+/// Whether some `select` of `e` has a loop (`reduce`, `iterate`) in its second or third
 /// operand: a loop of the element's own that code generation runs only
 /// where the condition picks it (an `if`/`else`), so an invocation's
 /// elements branch apart (Cholesky's and LU's column updates).
 pub fn folds_in_a_branch(e: &Expr) -> bool {
     e.any(|x| match &x.kind {
-        ExprKind::Call(Func::Select, args) => args[1..].iter().any(Expr::has_reduce),
+        ExprKind::Call(Func::Select, args) => args[1..].iter().any(Expr::has_loop),
         _ => false,
     })
 }
