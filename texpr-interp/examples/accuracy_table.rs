@@ -1,6 +1,7 @@
 //! Where the check's bounds vouch for a program, and how tight they are:
 //! for each output of a program on its seed-1 random inputs, the share of
-//! elements compared rigorously (specified, with a finite bound), and the
+//! elements compared rigorously (specified, with a useful bound:
+//! `accuracy::useful`), and the
 //! ratio of each bound to the element's actual distance from an `f64`
 //! evaluation (`accuracy::f64_values`), as one Markdown table row.
 //! `tools/oracle-table` runs it over the factorizations and stencils of
@@ -51,8 +52,9 @@ fn row(
 ) -> String {
     let v = r.value.to_f64();
     let n = v.len();
+    let scale = r.scale();
     let bounded: Vec<usize> = (0..n)
-        .filter(|&i| r.bounds[i].specified && r.bounds[i].err.is_finite())
+        .filter(|&i| r.bounds[i].specified && accuracy::useful(r.bounds[i].err, v[i], scale))
         .collect();
     let mut ratios: Vec<f64> = bounded
         .iter()

@@ -120,7 +120,7 @@ enum Command {
         each within its own error bound, and each output's line says how many of its elements were \
         compared out of how many; exit 1 on a mismatch (E0914). An element the language leaves \
         unspecified (an infinity or NaN arose on the way to it) is not compared. One whose bound \
-        is not finite (ill-conditioned) is compared statistically: within its spread over a few \
+        is not finite (ill-conditioned), or past every value of its output, is compared statistically: within its spread over a few \
         interpreter runs under random rounding (Monte Carlo arithmetic, an estimate, not a bound); \
         --check=rigorous leaves it uncompared instead. A check that leaves any element of any \
         output uncompared also exits 1 (E0923), unless --allow-unchecked.\n\n\

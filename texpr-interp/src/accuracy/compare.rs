@@ -1,9 +1,10 @@
 //! Comparing another device's results with the interpreter's, element by
 //! element: each within the tolerance its own error bound allows (integers
-//! derived exactly compare exactly); an element without a bound within its
-//! spread under random rounding where the statistical tier estimated one
-//! (`stochastic`), else, like an unspecified element, counted and not
-//! compared, never passed.
+//! derived exactly compare exactly); an element without a [`useful`] bound
+//! within its spread under random rounding where the statistical tier
+//! estimated one (`stochastic`), else, like an unspecified element, counted
+//! and not compared, never passed (an element with a finite bound past its
+//! output's values is compared within that bound under `--check=rigorous`).
 
 use super::Reference;
 use super::bound::Bound;
@@ -19,6 +20,16 @@ pub fn tolerance(b: Bound, float: bool) -> Option<f64> {
         e if float => Some(2.0 * e + 1e-30),
         e => Some((2.0 * e).floor()),
     }
+}
+
+/// Whether a rigorous bound `err` vouches for anything at an element of
+/// value `v` in an output whose largest magnitude is `scale`: it is finite
+/// and below both (a bound past every value of its output says nothing of
+/// any digit; an output of zeros has no magnitude to compare with, and any
+/// finite bound says how near 0 it is). Where it is not, the statistical
+/// tier compares the element.
+pub fn useful(err: f64, v: f64, scale: f64) -> bool {
+    err.is_finite() && (scale == 0.0 || err < v.abs().max(scale))
 }
 
 /// How far an element without a rigorous bound may be from the
@@ -172,6 +183,7 @@ pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mis
         return Err(mismatch(0, g, e, f64::INFINITY, 0.0, len));
     }
     let float = w.elem().is_float();
+    let scale = want.scale();
     let mut seen = Checked::default();
     let mut worst: Option<(usize, f64, f64)> = None;
     let mut bad = 0;
@@ -181,12 +193,14 @@ pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mis
             continue;
         }
         let ((g, _), (v, _)) = (element(&got.data, i), element(&w.data, i));
-        let verdict = match judge(g, v, b, float) {
-            Verdict::Unbounded => match want.spread.get(i) {
-                Some(&s) => statistically(g, v, s),
-                None => Verdict::Unbounded,
-            },
-            rigorous => rigorous,
+        // Where the statistical tier ran, it compares the elements no
+        // rigorous bound is useful for.
+        let verdict = match (want.spread.get(i), judge(g, v, b, float)) {
+            (Some(&s), Verdict::Unbounded) => statistically(g, v, s),
+            (Some(&s), _) if float && v.is_finite() && !useful(b.err, v, scale) => {
+                statistically(g, v, s)
+            }
+            (_, verdict) => verdict,
         };
         match verdict {
             Verdict::Within(diff) => {
@@ -213,5 +227,51 @@ pub fn compare(name: &str, got: &Value, want: &Reference) -> Result<Checked, Mis
             let (g, w) = (element(&got.data, i).1, element(&w.data, i).1);
             Err(mismatch(i, g, w, diff, tol, bad))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(values: &[f32], errs: &[f64], spread: &[f64]) -> Reference {
+        Reference {
+            value: Value::f32(values.to_vec()),
+            bounds: (errs.iter())
+                .map(|&err| Bound {
+                    err,
+                    ..Bound::default()
+                })
+                .collect(),
+            spread: spread.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_bound_past_every_value_of_its_output_is_not_useful() {
+        assert!(useful(1e-3, 0.5, 2.0));
+        assert!(useful(1.5, 0.01, 2.0), "below the output's largest value");
+        assert!(!useful(3.0, 0.5, 2.0));
+        assert!(!useful(f64::INFINITY, 0.5, 2.0));
+        assert!(useful(1e-30, 0.0, 0.0), "an output of zeros");
+    }
+
+    /// With the statistical tier's spread, an element whose bound is not
+    /// useful is held to its spread (a wrong value its huge bound would
+    /// pass fails); without it, to its bound (`--check=rigorous`).
+    #[test]
+    fn the_statistical_tier_compares_what_no_useful_bound_vouches_for() {
+        let want = reference(&[1.0, 2.0], &[1e-6, 1e19], &[1e-7, 1e-7]);
+        let right = Value::f32(vec![1.0, 2.0]);
+        let c = compare("u", &right, &want).unwrap();
+        assert_eq!((c.compared, c.statistical), (2, 1));
+        let wrong = Value::f32(vec![1.0, 2.5]);
+        assert!(compare("u", &wrong, &want).is_err());
+        let rigorous = Reference {
+            spread: Vec::new(),
+            ..want
+        };
+        let c = compare("u", &wrong, &rigorous).unwrap();
+        assert_eq!((c.compared, c.statistical), (2, 0));
     }
 }

@@ -24,7 +24,7 @@ mod running;
 mod stochastic;
 
 pub use bound::Bound;
-pub use compare::{Checked, Mismatch, compare, statistical_tolerance, tolerance};
+pub use compare::{Checked, Mismatch, compare, statistical_tolerance, tolerance, useful};
 pub use stochastic::{RUNS, SEED, f64_values, spread};
 
 use crate::eval::{run, run_elements};
@@ -42,6 +42,17 @@ pub struct Reference {
 }
 
 impl Reference {
+    /// The largest magnitude of the specified finite values: what a bound
+    /// must be below to be useful ([`compare::useful`]).
+    pub fn scale(&self) -> f64 {
+        let v = &self.value;
+        (0..v.len())
+            .filter(|&i| self.bounds.get(i).is_some_and(|b| b.specified))
+            .filter_map(|i| v.get(i).map(bound::num))
+            .filter(|x| x.is_finite())
+            .fold(0.0, |m, x| m.max(x.abs()))
+    }
+
     /// Elements the language leaves unspecified.
     pub fn unspecified(&self) -> usize {
         self.bounds.iter().filter(|b| !b.specified).count()
@@ -80,12 +91,18 @@ pub fn reference_elements(
 
 /// The statistical tier: where an `f32` output of `want` (from
 /// [`reference`] of `p` on `inputs`) has a specified element without a
-/// finite bound, every output's [`spread`] under random rounding, which
-/// [`compare`] then holds such elements to. Does nothing (and runs nothing)
-/// where every specified element has a bound.
+/// [`compare::useful`] bound, every output's [`spread`] under random
+/// rounding, which [`compare`] then holds such elements to. Does nothing
+/// (and runs nothing) where every specified element has a useful bound.
 pub fn add_spread(p: &Program, inputs: &[Value], want: &mut [Reference]) -> Result<(), EvalError> {
     let f32 = |r: &Reference| r.value.elem() == texpr_ir::ElemTy::F32;
-    let unbounded = |r: &Reference| r.bounds.iter().any(|b| b.specified && !b.err.is_finite());
+    let unbounded = |r: &Reference| {
+        let scale = r.scale();
+        (r.bounds.iter().enumerate()).any(|(i, b)| {
+            let v = r.value.get(i).map_or(f64::NAN, bound::num);
+            b.specified && v.is_finite() && !compare::useful(b.err, v, scale)
+        })
+    };
     if !want.iter().any(|r| f32(r) && unbounded(r)) {
         return Ok(());
     }

@@ -231,10 +231,31 @@ pub fn f64_values(p: &Program, inputs: &[Value]) -> Result<Vec<Vec<f64>>, EvalEr
 /// from the interpreter's value of [`RUNS`] runs under random rounding
 /// (see the module doc); `inf` where a run's value is not finite.
 pub fn spread(p: &Program, inputs: &[Value]) -> Result<Vec<Vec<f64>>, EvalError> {
-    let mut out: Vec<Vec<f64>> = Vec::new();
-    for k in 0..RUNS {
+    // The runs are independent: each on a thread of its own (with a main
+    // thread's stack; where none can be made, on this one), its random
+    // numbers from its own seed, so the spread is the same however the
+    // threads interleave.
+    let one = |k: u64| {
         RNG.with(|s| s.set(SEED.wrapping_add(k).wrapping_mul(0x2545_f491_4f6c_dd1d)));
-        let outs = run::<Mca>(p, inputs)?;
+        run::<Mca>(p, inputs)
+    };
+    let runs: Vec<Result<Vec<_>, EvalError>> = std::thread::scope(|scope| {
+        let spawned: Vec<_> = (0..RUNS)
+            .map(|k| {
+                let thread = std::thread::Builder::new().stack_size(8 << 20);
+                (k, thread.spawn_scoped(scope, move || one(k)))
+            })
+            .collect();
+        (spawned.into_iter())
+            .map(|(k, h)| match h {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => one(k),
+            })
+            .collect()
+    });
+    let mut out: Vec<Vec<f64>> = Vec::new();
+    for outs in runs {
+        let outs = outs?;
         out.resize_with(outs.len(), Vec::new);
         for (o, v) in out.iter_mut().zip(&outs) {
             o.resize(v.shadow.len(), 0.0);

@@ -5,7 +5,9 @@
 //! elements were compared out of how many, the largest difference, and the
 //! elements not compared: unspecified by the language, or ill-conditioned.
 //! By default (`--check`, `--check=statistical`) an element without a
-//! finite error bound is compared within its spread under random rounding
+//! useful error bound (not finite, or past every value of its output:
+//! `texpr_interp::accuracy::useful`) is compared within its spread under
+//! random rounding
 //! (the statistical tier, `texpr_interp::accuracy::add_spread`), and the
 //! report says how many elements each tier compared; `--check=rigorous`
 //! compares by error bounds only. A check that leaves any element of any
@@ -33,8 +35,9 @@ pub struct Args {
     /// Also run the reference interpreter and compare; exit 1 on a mismatch,
     /// or when some element was not compared (see --allow-unchecked). Each
     /// element is held to twice its rigorous error bound; `statistical` (the
-    /// default) holds one without a finite bound to its spread under random
-    /// rounding, `rigorous` leaves it uncompared
+    /// default) holds one without a useful bound (not finite, or past every
+    /// value of its output) to its spread under random rounding, `rigorous`
+    /// uses the bound alone (and leaves an element without one uncompared)
     #[arg(long, value_name = "TIER", num_args = 0..=1, require_equals = true, default_missing_value = "statistical")]
     pub check: Option<Tier>,
     /// With --check: pass even where elements were not compared (unspecified
