@@ -115,20 +115,7 @@ impl Renumber {
                 n,
                 ..
             } => {
-                if let Some(t) = steps {
-                    self.term(t);
-                    if let Some(hi) = self.largest(t) {
-                        *n = hi.max(1) as u64;
-                    }
-                }
-                let b = self.bind(var);
-                if let Some(t) = steps {
-                    if let Some(v) = self.new.get_mut(var.0 as usize) {
-                        v.kind = texpr_ir::VarKind::Index { extent: *n };
-                    }
-                    let upper = texpr_ir::term::sub(t.clone(), texpr_ir::term::constant(1));
-                    self.uppers.insert(*var, upper);
-                }
+                let b = self.bind_counted(var, n, steps.as_mut(), 1);
                 self.expr(body);
                 self.uppers.remove(var);
                 self.unbind(b);
@@ -151,22 +138,7 @@ impl Renumber {
                 let k = states.len().min(parts.len());
                 let (inits, nexts) = parts.split_at_mut(k);
                 inits.iter_mut().for_each(|x| self.expr(x));
-                if let Some(t) = steps {
-                    self.term(t);
-                    if let Some(hi) = self.largest(t) {
-                        *n = hi.max(0) as u64;
-                    }
-                }
-                let b = self.bind(var);
-                if let Some(t) = steps {
-                    if let Some(v) = self.new.get_mut(var.0 as usize) {
-                        v.kind = texpr_ir::VarKind::Index {
-                            extent: (*n).max(1),
-                        };
-                    }
-                    let upper = texpr_ir::term::sub(t.clone(), texpr_ir::term::constant(1));
-                    self.uppers.insert(*var, upper);
-                }
+                let b = self.bind_counted(var, n, steps.as_mut(), 0);
                 let bs: Vec<_> = states.iter_mut().map(|s| self.bind(s)).collect();
                 nexts.iter_mut().for_each(|x| self.expr(x));
                 bs.into_iter().rev().for_each(|b| self.unbind(b));
@@ -187,6 +159,35 @@ impl Renumber {
             ExprKind::Call(_, xs) => xs.iter_mut().for_each(|x| self.expr(x)),
             ExprKind::Const(_) | ExprKind::Fill(_) | ExprKind::VecLit(_) => {}
         }
+    }
+
+    /// Binds the variable of a loop that runs `steps` (a `reduce`'s, an
+    /// `iterate`'s): with a dependent count, `n` becomes its largest value
+    /// (at least `least`), the variable's extent `n` (at least 1), and its
+    /// upper term is in scope until it is unbound.
+    fn bind_counted(
+        &mut self,
+        var: &mut VarId,
+        n: &mut u64,
+        steps: Option<&mut Term>,
+        least: i64,
+    ) -> (VarId, Option<VarId>) {
+        let Some(t) = steps else {
+            return self.bind(var);
+        };
+        self.term(t);
+        if let Some(hi) = self.largest(t) {
+            *n = hi.max(least) as u64;
+        }
+        let b = self.bind(var);
+        if let Some(v) = self.new.get_mut(var.0 as usize) {
+            v.kind = texpr_ir::VarKind::Index {
+                extent: (*n).max(1),
+            };
+        }
+        let upper = texpr_ir::term::sub(t.clone(), texpr_ir::term::constant(1));
+        self.uppers.insert(*var, upper);
+        b
     }
 
     /// The largest value of a term over the new variables in scope.

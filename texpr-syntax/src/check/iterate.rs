@@ -26,6 +26,33 @@ enum After {
     Output,
 }
 
+/// E0138: `found` of `what` (initial values, binders or results, at `at`)
+/// for an `iterate` of `n` states, which `states` (a span and a label) shows.
+pub(super) fn arity_diag(
+    n: usize,
+    (what, found, at): (&str, usize, Span),
+    states: (Span, String),
+) -> Diagnostic {
+    let want = match what {
+        "binder" => format!("{n} or {} binders (the states, then the step)", n + 1),
+        _ => count(n as u64, what),
+    };
+    Diagnostic::error(
+        codes::ITER_ARITY,
+        format!(
+            "{} for {}",
+            count(found as u64, what),
+            count(n as u64, "state")
+        ),
+    )
+    .with_primary(at, format!("{} here", count(found as u64, what)))
+    .with_secondary(states.0, states.1)
+    .with_note(format!(
+        "an `iterate` of {} takes {want}",
+        count(n as u64, "state")
+    ))
+}
+
 impl Checker {
     /// An `iterate` item, at the top level (`output` or `let`) or in a block.
     pub(crate) fn iterate_item(
@@ -150,29 +177,11 @@ impl Checker {
             if ok {
                 return Ok(());
             }
-            let want = match what {
-                "binder" => format!("{n} or {} binders (the states, then the step)", n + 1),
-                _ => count(n as u64, what),
-            };
-            Err(c.err(
-                Diagnostic::error(
-                    codes::ITER_ARITY,
-                    format!(
-                        "{} for {}",
-                        count(found as u64, what),
-                        count(n as u64, "state")
-                    ),
-                )
-                .with_primary(at, format!("{} here", count(found as u64, what)))
-                .with_secondary(
-                    names_span,
-                    format!("{} named here", count(n as u64, "state")),
-                )
-                .with_note(format!(
-                    "an `iterate` of {} takes {want}",
-                    count(n as u64, "state")
-                )),
-            ))
+            let named = (
+                names_span,
+                format!("{} named here", count(n as u64, "state")),
+            );
+            Err(c.err(arity_diag(n, (what, found, at), named)))
         };
         let inits_span = it.inits[0].span.to(it.inits[it.inits.len() - 1].span);
         let binders = it.binders.len();

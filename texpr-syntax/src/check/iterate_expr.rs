@@ -97,24 +97,8 @@ impl Checker {
         } else {
             return Ok(());
         };
-        Err(self.err(
-            Diagnostic::error(
-                codes::ITER_ARITY,
-                format!(
-                    "{} for {}",
-                    count(found as u64, what),
-                    count(k as u64, "state")
-                ),
-            )
-            .with_primary(at, format!("{} here", count(found as u64, what)))
-            .with_secondary(span_of(&it.inits), count(k as u64, "initial value"))
-            .with_note(format!(
-                "an `iterate` of {} takes as many results, and {k} or {} binders \
-                 (the states, then the step)",
-                count(k as u64, "state"),
-                k + 1
-            )),
-        ))
+        let states = (span_of(&it.inits), count(k as u64, "initial value"));
+        Err(self.err(super::iterate::arity_diag(k, (what, found, at), states)))
     }
 
     /// The count: a size of at least 0, or a term over enclosing index
