@@ -156,7 +156,7 @@ impl Checker {
     }
 
     /// The step count: a constant of at least 0.
-    fn iter_count(&mut self, t: &ast::Term) -> CResult<u64> {
+    pub(super) fn iter_count(&mut self, t: &ast::Term) -> CResult<u64> {
         let v = self.term_root(|c| c.const_term(t))?;
         if v < 0 {
             return Err(self.err(

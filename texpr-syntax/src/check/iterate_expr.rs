@@ -109,15 +109,7 @@ impl Checker {
             let (_, hi) = self.term_range(&term)?;
             return Ok((hi.max(0) as u64, Some(term)));
         }
-        let v = self.term_root(|c| c.const_term(t))?;
-        if v < 0 {
-            return Err(self.err(
-                Diagnostic::error(codes::ITER_COUNT, format!("an `iterate` of {v} steps"))
-                    .with_primary(t.span, format!("this count is {v}"))
-                    .with_note("a loop runs 0 or more steps"),
-            ));
-        }
-        Ok((v as u64, None))
+        Ok((self.iter_count(t)?, None))
     }
 
     /// A state's initial value: a scalar (E0145 otherwise).
