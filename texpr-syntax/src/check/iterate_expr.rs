@@ -54,7 +54,7 @@ impl Checker {
         }
         let states: Vec<Option<ir::VarId>> = (it.binders[..k].iter())
             .zip(&inits)
-            .map(|(b, x)| self.push_vector(b, Some(x.ty)))
+            .map(|(b, x)| self.push_named_vector(b, Some(x.ty), "a loop's state"))
             .collect();
         let saved = std::mem::replace(&mut self.levels, inner);
         let nexts: Vec<CResult<ir::Expr>> = (results.iter().zip(&inits))

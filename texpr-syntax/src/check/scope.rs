@@ -180,8 +180,19 @@ impl Checker {
 
     /// Binds a `let` vector; `None` when its value failed to check.
     pub(crate) fn push_vector(&mut self, name: &Ident, ty: Option<Ty>) -> Option<VarId> {
+        self.push_named_vector(name, ty, "a `let`")
+    }
+
+    /// Binds a vector variable (`what` it is, for E0129); `None` when its
+    /// value failed to check.
+    pub(crate) fn push_named_vector(
+        &mut self,
+        name: &Ident,
+        ty: Option<Ty>,
+        what: &str,
+    ) -> Option<VarId> {
         if name.name == "_" {
-            let d = Diagnostic::error(codes::UNDERSCORE, "`_` cannot name a `let`")
+            let d = Diagnostic::error(codes::UNDERSCORE, format!("`_` cannot name {what}"))
                 .with_primary(name.span, "give this value a name");
             self.diags.push(d);
         } else {
