@@ -335,10 +335,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
     /// Binds a `let`'s value to its slot, to be computed when first read
     /// (`eval_lazy.rs`); returns what the slot held before.
     pub(crate) fn bind(&mut self, var: VarId, value: &'a Expr) -> Result<Slot<'a, S>, EvalError> {
-        match self.locals.get_mut(var.0 as usize) {
-            Some(s) => Ok(std::mem::replace(s, Slot::Lazy(value))),
-            None => malformed(format!("variable {} does not exist", var.0)),
-        }
+        self.bind_value(var, Slot::Lazy(value))
     }
 
     /// `vec[index]`, or the guard's value out of bounds.

@@ -47,7 +47,11 @@ impl<'a, S: Shadow> Interp<'a, S> {
     }
 
     /// Puts `slot` in `var`'s place; returns what it held.
-    fn bind_value(&mut self, var: VarId, slot: Slot<'a, S>) -> Result<Slot<'a, S>, EvalError> {
+    pub(crate) fn bind_value(
+        &mut self,
+        var: VarId,
+        slot: Slot<'a, S>,
+    ) -> Result<Slot<'a, S>, EvalError> {
         match self.locals.get_mut(var.0 as usize) {
             Some(s) => Ok(std::mem::replace(s, slot)),
             None => malformed(format!("variable {} does not exist", var.0)),

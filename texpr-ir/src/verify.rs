@@ -238,14 +238,7 @@ impl<'p> Verifier<'p> {
                 steps,
                 ..
             } => {
-                if let Some(t) = steps {
-                    // The steps' terms follow the rules of terms (`n`, a
-                    // bound of them where the program means anything, may
-                    // exceed what a rewritten term's range shows).
-                    self.range(t);
-                    let upper = crate::term::sub(t.clone(), crate::term::constant(1));
-                    self.uppers.insert(*var, upper);
-                }
+                self.enter_steps(*var, steps.as_ref());
                 self.indexed_body((*level, true), *var, *n, body, e.span);
                 self.uppers.remove(var);
             }
@@ -288,6 +281,18 @@ impl<'p> Verifier<'p> {
             _ => self.children(e),
         }
         self.check_ty(e);
+    }
+
+    /// A loop variable `var` running dependent `steps` (a `reduce`'s, an
+    /// `iterate`'s): the steps' terms follow the rules of terms (`n`, a
+    /// bound of them where the program means anything, may exceed what a
+    /// rewritten term's range shows), and `var` stays below them.
+    fn enter_steps(&mut self, var: VarId, steps: Option<&Term>) {
+        if let Some(t) = steps {
+            self.range(t);
+            let upper = crate::term::sub(t.clone(), crate::term::constant(1));
+            self.uppers.insert(var, upper);
+        }
     }
 
     fn children(&mut self, e: &Expr) {

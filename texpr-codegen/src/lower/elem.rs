@@ -5,7 +5,7 @@
 //! its first element), every `let@reg` a value or an array.
 
 use super::{Ix, Loc, Lower, R};
-use crate::kir::{BinOp as K, Fun, Init, LoopStep, V};
+use crate::kir::{BinOp as K, Init, LoopStep, V};
 use texpr_ir::Diagnostic;
 use texpr_ir::{Expr, ExprKind, Func, Term, TermKind, VarId};
 use texpr_ir::{MemLevel, TermOp};
@@ -139,14 +139,9 @@ impl Lower<'_> {
             );
         }
         let zero = self.b.i32(0);
-        let count = self.b.i32(n as i32);
-        let end = match steps {
-            Some(t) => {
-                let t = self.term(t)?;
-                let t = self.ix(t);
-                self.b.call(Fun::Min, vec![t, count])
-            }
-            None => count,
+        let end = match self.dependent_end(n, steps)? {
+            Some(end) => end,
+            None => self.b.i32(n as i32),
         };
         let name = self.p.var(var).name.clone();
         let i = (self.b).open_loop(&name, (zero, end, LoopStep::Up(1)), steps.is_none(), n);

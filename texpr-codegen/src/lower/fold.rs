@@ -16,7 +16,7 @@ use super::cost::{expr_size, unroll_factor};
 use super::{Ix, Lower, R, ops};
 use crate::kir::{BinOp as K, Fun, Init, LoopStep, V, VarId};
 use texpr_ir::{ElemTy, ReduceOp};
-use texpr_ir::{Expr, ExprKind};
+use texpr_ir::{Expr, ExprKind, Term};
 
 /// Accumulators a fold offers to the fold in its body's tail.
 #[derive(Clone, Debug)]
@@ -27,6 +27,19 @@ pub struct FoldInto {
 }
 
 impl Lower<'_> {
+    /// Where a loop of at most `n` steps that runs `steps` (a term over
+    /// enclosing indices: a `reduce`'s or an `iterate`'s) stops: `min(steps,
+    /// n)`; `None` for a loop of `n` steps.
+    pub(super) fn dependent_end(&mut self, n: u64, steps: Option<&Term>) -> R<Option<V>> {
+        let Some(t) = steps else {
+            return Ok(None);
+        };
+        let t = self.term(t)?;
+        let t = self.ix(t);
+        let n = self.b.i32(n as i32);
+        Ok(Some(self.b.call(Fun::Min, vec![t, n])))
+    }
+
     /// The fold of `reduce n |i| body` (`e`) with `width` accumulators, one
     /// per value `step` yields: into `into`'s accumulators when given,
     /// offering its own to its tail when `offer`.
@@ -70,15 +83,7 @@ impl Lower<'_> {
                 })
                 .collect(),
         };
-        let end = match steps {
-            Some(t) => {
-                let t = self.term(t)?;
-                let t = self.ix(t);
-                let n = self.b.i32(*n as i32);
-                Some(self.b.call(Fun::Min, vec![t, n]))
-            }
-            None => None,
-        };
+        let end = self.dependent_end(*n, steps.as_ref())?;
         let (u, wide) = match end {
             Some(_) => (1, Vec::new()),
             None => {

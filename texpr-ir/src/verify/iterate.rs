@@ -20,11 +20,7 @@ impl Verifier<'_> {
     ) {
         let (inits, nexts) = parts.split_at(states.len().min(parts.len()));
         inits.iter().for_each(|x| self.expr(x));
-        if let Some(t) = steps {
-            self.range(t);
-            let upper = crate::term::sub(t.clone(), crate::term::constant(1));
-            self.uppers.insert(var, upper);
-        }
+        self.enter_steps(var, steps);
         let (inner, err) = self.levels.enter(Some(Level::Thread), span, true);
         self.diags.extend(err);
         self.bind_index(var, n.max(1), span);
