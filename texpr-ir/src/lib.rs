@@ -29,6 +29,7 @@ mod basic;
 mod bounds;
 pub mod build;
 pub mod codes;
+pub mod compose;
 pub mod diag;
 mod diag_view;
 pub mod index;

@@ -13,7 +13,7 @@
 //! terms and index maps are not children (see [`Term`] and [`Expr::mentions`]).
 
 use super::basic::{Level, MemLevel};
-use super::{Expr, ExprKind, IndexMap, MapKind, Term, TermKind, VarId};
+use super::{Expr, ExprKind, IndexMap, MapKind, Term, TermKind, VarId, VecRef};
 
 /// The level written on a `compute`, `reduce` (a [`Level`]) or `let` (a [`MemLevel`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +121,48 @@ impl Expr {
             f(e);
         }
         go(self, &mut f)
+    }
+
+    /// This tree with every variable renamed by `f`: binders (`compute`,
+    /// `reduce`, `let`, `iterate` and index maps) and uses alike.
+    pub fn rename_vars(&self, f: impl Fn(VarId) -> VarId) -> Expr {
+        let mut out = self.clone();
+        out.walk_mut(|n| match &mut n.kind {
+            ExprKind::Compute { var, map: m, .. } => {
+                *var = f(*var);
+                if let Some(m) = m {
+                    m.var = f(m.var);
+                    if let MapKind::Term(t) = &mut m.kind {
+                        *t = crate::term::rename(t, &f);
+                    }
+                }
+            }
+            ExprKind::Reduce { var, steps, .. } => {
+                *var = f(*var);
+                if let Some(t) = steps {
+                    *t = crate::term::rename(t, &f);
+                }
+            }
+            ExprKind::Let { var, .. } => *var = f(*var),
+            ExprKind::Iterate {
+                var, steps, states, ..
+            } => {
+                *var = f(*var);
+                states.iter_mut().for_each(|s| *s = f(*s));
+                if let Some(t) = steps {
+                    *t = crate::term::rename(t, &f);
+                }
+            }
+            ExprKind::Index { vec, index, .. } => {
+                if let VecRef::Local(x) = vec {
+                    *x = f(*x);
+                }
+                *index = crate::term::rename(index, &f);
+            }
+            ExprKind::Whole(VecRef::Local(x)) | ExprKind::IndexVar(x) => *x = f(*x),
+            _ => {}
+        });
+        out
     }
 
     /// This node rebuilt with `f` applied to each child (type and span kept).

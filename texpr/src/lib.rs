@@ -112,4 +112,6 @@ pub fn compile_source(src: &str, opts: &Options) -> Result<Compiled, Vec<Diagnos
 }
 
 #[cfg(test)]
+mod compose_tests;
+#[cfg(test)]
 mod tests;

@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 
 use texpr_ir::Diagnostic;
 use texpr_ir::index::elem::elem;
-use texpr_ir::term::{self, constant, range};
-use texpr_ir::{Expr, ExprKind, MapKind, Program, VarId, VecRef};
+use texpr_ir::term::{constant, range};
+use texpr_ir::{Expr, ExprKind, Program, VarId, VecRef};
 
 /// Items deeper than this after recomputing keep their `let`s (the verifier's
 /// limit is [`texpr_ir::MAX_NESTING`]; scheduling adds a few levels).
@@ -244,42 +244,5 @@ fn base_name(name: &str) -> &str {
 
 /// `e` with variables renamed by `map` (binders and uses alike).
 pub fn rename(e: &Expr, map: &BTreeMap<VarId, VarId>) -> Expr {
-    let rv = |v: VarId| *map.get(&v).unwrap_or(&v);
-    let mut out = e.clone();
-    out.walk_mut(|n| match &mut n.kind {
-        ExprKind::Compute { var, map: m, .. } => {
-            *var = rv(*var);
-            if let Some(m) = m {
-                m.var = rv(m.var);
-                if let MapKind::Term(t) = &mut m.kind {
-                    *t = term::rename(t, &rv);
-                }
-            }
-        }
-        ExprKind::Reduce { var, steps, .. } => {
-            *var = rv(*var);
-            if let Some(t) = steps {
-                *t = term::rename(t, &rv);
-            }
-        }
-        ExprKind::Let { var, .. } => *var = rv(*var),
-        ExprKind::Iterate {
-            var, steps, states, ..
-        } => {
-            *var = rv(*var);
-            states.iter_mut().for_each(|s| *s = rv(*s));
-            if let Some(t) = steps {
-                *t = term::rename(t, &rv);
-            }
-        }
-        ExprKind::Index { vec, index, .. } => {
-            if let VecRef::Local(x) = vec {
-                *x = rv(*x);
-            }
-            *index = term::rename(index, &rv);
-        }
-        ExprKind::Whole(VecRef::Local(x)) | ExprKind::IndexVar(x) => *x = rv(*x),
-        _ => {}
-    });
-    out
+    e.rename_vars(|v| *map.get(&v).unwrap_or(&v))
 }
