@@ -6,8 +6,9 @@ make its pipelines) and prints the median wall time of one call next to what
 time of dispatch and wait, inputs already on the device), and the difference.
 Then the same saxpy on device arrays (calls that launch and never read
 back; the queue drained once at the end), and a chain `k2(k1(x))` on device
-arrays at 2^20 elements (one read at the end) against the same two steps
-written as one program, run interleaved, medians of `CHAIN_RUNS` each.
+arrays at 2^20 elements (one read at the end), the same chain under
+`texpr.jit` (one fused program), and the same two steps written as one
+program, run interleaved, medians of `CHAIN_RUNS` each.
 
     python python/bench_overhead.py [CALLS] [CHAIN_RUNS]
 """
@@ -85,15 +86,24 @@ def fused():
     kb(x=x).numpy()
 
 
-for f in (chained, fused):
+chain_jit = texpr.jit(lambda x: k2(y=k1(x=x)))
+
+
+def jitted():
+    chain_jit(x).numpy()
+
+
+np.testing.assert_allclose(chain_jit(x).numpy(), kb(x=x).numpy(), rtol=1e-6)
+for f in (chained, jitted, fused):
     f()
-runs = {chained: [], fused: []}
+runs = {chained: [], jitted: [], fused: []}
 for _ in range(CHAIN_RUNS):
-    for f in (chained, fused):
+    for f in (chained, jitted, fused):
         t0 = time.perf_counter()
         f()
         runs[f].append(time.perf_counter() - t0)
-c, f1 = statistics.median(runs[chained]), statistics.median(runs[fused])
+c, j, f1 = (statistics.median(runs[f]) for f in (chained, jitted, fused))
 print(f"chain k2(k1(x)) on device arrays at 2^20, one read: median {c * 1e3:.2f} ms; "
-      f"one program of both steps: {f1 * 1e3:.2f} ms; ratio {c / f1:.2f} "
+      f"the same under texpr.jit: {j * 1e3:.2f} ms; "
+      f"one program of both steps: {f1 * 1e3:.2f} ms; ratios {c / f1:.2f} and {j / f1:.2f} "
       f"(medians of {CHAIN_RUNS} interleaved runs)")

@@ -103,6 +103,18 @@ fn extension_file(py: Python<'_>) -> Option<String> {
     m.getattr("__file__").ok()?.extract().ok()
 }
 
+impl Kernel {
+    /// The checked program it compiles.
+    pub(crate) fn program(&self) -> &Program {
+        &self.inner.program
+    }
+
+    /// The device it runs on.
+    pub(crate) fn slot(&self) -> &Arc<Slot> {
+        &self.inner.slot
+    }
+}
+
 impl Inner {
     /// `f` on `gpu`; an error as `DeviceError`, after forgetting a lost device.
     fn on<T>(
@@ -124,14 +136,21 @@ impl Kernel {
     /// device arrays); returns one array for a program with one output,
     /// else a dict from output name to array: device arrays when any input
     /// is one (launched, not waited for), else numpy arrays.
+    /// Inside a function `texpr.jit` traces, a call on tracers records
+    /// the call and returns tracers.
     #[pyo3(signature = (**inputs))]
     fn __call__<'py>(
-        &self,
+        slf: &Bound<'py, Self>,
         py: Python<'py>,
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(kw) = inputs
+            && crate::jit::traced(kw)?
+        {
+            return crate::jit::record(slf, kw);
+        }
         guarded("calling a kernel", || {
-            let i = &self.inner;
+            let i = &slf.get().inner;
             let module = &i.compiled.module;
             crate::call::call(py, &i.program, module, &i.slot, &i.launcher, inputs)
         })

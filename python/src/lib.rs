@@ -4,6 +4,7 @@
 //! - `compile` and `Kernel` (`kernel.rs`): `texpr::compile` for a device's
 //!   target, run with `texpr_runtime::Gpu::run` (its pipeline cache makes
 //!   each pipeline once), timed with the runtime's harness;
+//! - `texpr.jit` (`jit.rs`): kernel calls traced into one program;
 //! - `eval` and `check` (`interp.rs`): the interpreter and the front end;
 //! - `tune` (`tune.rs`): `texpr_tune`'s search and schedule cache;
 //! - `devices` and `Device` (`device.rs`): adapters, opened lazily, reopened after a loss;
@@ -25,6 +26,7 @@ mod darray;
 mod device;
 mod errors;
 mod interp;
+mod jit;
 mod kernel;
 mod program;
 mod signals;
@@ -67,5 +69,6 @@ fn _texpr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device::devices, m)?)?;
     m.add_function(wrap_pyfunction!(block::run, m)?)?;
     m.add_function(wrap_pyfunction!(stats, m)?)?;
+    m.add_function(wrap_pyfunction!(jit::compose_text, m)?)?;
     Ok(())
 }

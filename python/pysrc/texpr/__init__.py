@@ -11,6 +11,8 @@ from numpy arrays.
 - ``asarray(x, dtype=None, device=None) -> DeviceArray``: an array on a device
   (``.shape``, ``.dtype``, ``.numpy()``); a kernel given device arrays returns
   device arrays without waiting; ``from_dlpack(x)``; ``transfers(device)``
+- ``jit(fn)``: ``fn``'s kernel calls traced into one program, fused across
+  the calls, compiled once per argument types (``texpr._jit``)
 - ``eval(source, defines=None, **inputs)``: the reference interpreter, same outputs
 - ``check(source, defines=None) -> list[Diagnostic]``
 - ``tune(source, ...)``: the schedule search; the winner goes to the schedule cache
@@ -49,6 +51,7 @@ from ._texpr import (
     tune,
 )
 from . import block
+from ._jit import Jit, jit
 
 __all__ = [
     "BlockError",
@@ -57,6 +60,7 @@ __all__ = [
     "DeviceArray",
     "DeviceError",
     "Diagnostic",
+    "Jit",
     "Kernel",
     "asarray",
     "block",
@@ -65,6 +69,7 @@ __all__ = [
     "devices",
     "eval",
     "from_dlpack",
+    "jit",
     "stats",
     "transfers",
     "tune",
