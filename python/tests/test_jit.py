@@ -74,6 +74,11 @@ def test_returned_intermediates_several_outputs_and_captured_arrays(gpu, kernels
     np.testing.assert_array_equal(out["lo"], np.minimum(y, 0))
     hi = np.maximum(y, 0)
     np.testing.assert_allclose(out["z"], hi * hi - b[0], rtol=1e-6)
+    # A jitted function called while another is traced joins its trace.
+    inner = texpr.jit(lambda y: split(x=y)["lo"])
+    outer = texpr.jit(lambda x: inner(k1(x=x)))
+    assert len(outer.lower(x).kernels) == 1
+    np.testing.assert_array_equal(outer(x), np.minimum(y, 0))
     # A tuple comes back as a tuple, in order.
     g = texpr.jit(lambda x: (k1(x=x), split(x=x)["hi"]))
     y2, hi2 = g(x)

@@ -209,6 +209,9 @@ class Jit:
 
     def __call__(self, *args, **kwargs):
         arguments = self._arguments(args, kwargs)
+        if any(isinstance(v, Traced) for v in arguments.values()):
+            # Called while another function is traced: its calls join that trace.
+            return self._fn(**arguments)
         kernel, inputs, names, structure = self._program(arguments)
         feed = {n: arguments[f[1]] if f[0] == "arg" else f[1] for n, f in inputs}
         outs = kernel(**feed)
