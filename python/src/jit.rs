@@ -1,45 +1,15 @@
-//! `texpr.jit`'s Rust half (the tracing is python/pysrc/texpr/_jit.py): a
-//! kernel called on tracers hands the call to the trace, and `_compose`
-//! turns a trace's stages into one program's text (`texpr_ir::compose`),
-//! which `texpr.compile` then compiles like any source.
+//! `texpr.jit`'s composing half (the tracing is python/pysrc/texpr/_jit.py,
+//! and a kernel called on tracers hands the call to it, `trace.rs`):
+//! `_compose` turns a trace's stages into one program's text
+//! (`texpr_ir::compose`), which `texpr.compile` then compiles like any
+//! source.
 
 use crate::kernel::Kernel;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyType};
 use std::sync::Arc;
 use texpr_ir::compose::{Result as Returned, Source, Stage, compose};
 use texpr_ir::{Input, print};
-
-/// `texpr._jit.Traced`, imported once.
-fn traced_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
-    static TRACED: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-    TRACED.import(py, "texpr._jit", "Traced")
-}
-
-/// Whether any input of a call is a tracer: the call is inside a function
-/// `texpr.jit` traces.
-pub fn traced(inputs: &Bound<'_, PyDict>) -> PyResult<bool> {
-    let ty = traced_type(inputs.py())?;
-    for v in inputs.values() {
-        if v.is_instance(ty)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
-/// The call recorded as a stage of its trace: tracers for its outputs.
-pub fn record<'py>(
-    kernel: &Bound<'py, Kernel>,
-    inputs: &Bound<'py, PyDict>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let py = kernel.py();
-    py.import("texpr._jit")?
-        .getattr("_record")?
-        .call1((kernel, inputs))
-}
 
 /// A stage's input as the trace gives it: `("in", input, 0)` or
 /// `("out", stage, output)`.

@@ -145,9 +145,9 @@ impl Kernel {
         inputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         if let Some(kw) = inputs
-            && crate::jit::traced(kw)?
+            && crate::trace::traced(kw)?
         {
-            return crate::jit::record(slf, kw);
+            return crate::trace::record(slf.as_any(), kw);
         }
         guarded("calling a kernel", || {
             let i = &slf.get().inner;

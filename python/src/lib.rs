@@ -4,7 +4,7 @@
 //! - `compile` and `Kernel` (`kernel.rs`): `texpr::compile` for a device's
 //!   target, run with `texpr_runtime::Gpu::run` (its pipeline cache makes
 //!   each pipeline once), timed with the runtime's harness;
-//! - `texpr.jit` (`jit.rs`): kernel calls traced into one program;
+//! - `texpr.jit` (`jit.rs`, `trace.rs`): kernel calls traced into one program;
 //! - `eval` and `check` (`interp.rs`): the interpreter and the front end;
 //! - `tune` (`tune.rs`): `texpr_tune`'s search and schedule cache;
 //! - `devices` and `Device` (`device.rs`): adapters, opened lazily, reopened after a loss;
@@ -30,6 +30,7 @@ mod jit;
 mod kernel;
 mod program;
 mod signals;
+mod trace;
 mod tune;
 
 use pyo3::prelude::*;
