@@ -169,7 +169,31 @@ impl<'a, S: Shadow> Interp<'a, S> {
                     return malformed(format!("state {s}'s next value is not a global"));
                 };
                 let v = self.globals[next as usize].take();
-                self.states[s] = v;
+                match &p.states[s].at {
+                    None => self.states[s] = v,
+                    Some(at) => self.update(s, at, v)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// State `s` with `v`'s elements from `at` on (an update in place).
+    fn update(
+        &mut self,
+        s: usize,
+        at: &texpr_ir::Term,
+        v: Option<Shadowed<S>>,
+    ) -> Result<(), EvalError> {
+        let first = crate::index::eval_term(at, &self.idx)?;
+        let (Some(v), Some(Some(state))) = (v, self.states.get_mut(s)) else {
+            return malformed(format!("state {s} updated before it has a value"));
+        };
+        for i in 0..v.len() {
+            let at = usize::try_from(first + i as i64).ok();
+            match (at.filter(|&a| a < state.len()), v.get(i)) {
+                (Some(a), Some(el)) => state.set(a, el)?,
+                _ => return malformed(format!("state {s} updated outside its elements")),
             }
         }
         Ok(())

@@ -88,6 +88,7 @@ pub fn state(p: &mut Program, name: &str, of: LoopId, init: VecRef) -> VecRef {
         of,
         init,
         next: init,
+        at: None,
         span: Span::DUMMY,
     });
     VecRef::State(p.states.len() as u32 - 1)

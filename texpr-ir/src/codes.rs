@@ -85,6 +85,11 @@ pub const STATE_TYPE: &str = "E0139";
 pub const ITER_EXPR_BLOCK: &str = "E0144";
 /// A state of an `iterate` inside an expression that is not a scalar.
 pub const ITER_EXPR_STATE: &str = "E0145";
+/// An update in place (`x with [k] = e`) that is not a loop's result for
+/// the state it names.
+pub const UPDATE_PLACE: &str = "E0146";
+/// An update in place that may write outside its state.
+pub const UPDATE_RANGE: &str = "E0147";
 /// `&&`, `||` or `!` on an operand that is not a condition.
 pub const NOT_A_CONDITION: &str = "E0143";
 /// An index map written as a call to something that is not a layout.

@@ -205,6 +205,7 @@ impl Composer {
                 of: st.of + loop_off,
                 init: map(st.init),
                 next: map(st.next),
+                at: st.at.as_ref().map(|t| crate::term::rename(t, &rv)),
                 ..st.clone()
             });
         }

@@ -386,9 +386,10 @@ pub struct Loop {
 }
 
 /// A loop-carried vector: `init`'s value before the first step, then after
-/// each step the value its `next` global computed in that step. Inside the
-/// loop a read of `VecRef::State` is the current value; after the loop, the
-/// final one (`init`'s when `count` is 0).
+/// each step the value its `next` global computed in that step (with `at`,
+/// only the elements from `at` on, as many as `next` has, the rest kept).
+/// Inside the loop a read of `VecRef::State` is the current value; after
+/// the loop, the final one (`init`'s when `count` is 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {
     pub name: String,
@@ -397,9 +398,14 @@ pub struct State {
     pub of: LoopId,
     /// An input or a global computed before the loop (outside it).
     pub init: VecRef,
-    /// A global within the loop (directly), of type `ty`, that no other
-    /// state takes as its `next`.
+    /// A global within the loop (directly), of type `ty` (with `at`, of its
+    /// element type and at most its length), that no other state takes as
+    /// its `next`.
     pub next: VecRef,
+    /// An update in place (`x with [at] = e`): the first element `next`
+    /// replaces, a term over the loop's step that keeps every element it
+    /// writes inside the state.
+    pub at: Option<Term>,
     pub span: Span,
 }
 

@@ -186,7 +186,15 @@ impl Printer<'_> {
         let nexts = tuple(
             states
                 .iter()
-                .map(|s| p.vec_name(s.next).to_string())
+                .map(|s| match &s.at {
+                    None => p.vec_name(s.next).to_string(),
+                    Some(at) => format!(
+                        "{} with [{}] = {}",
+                        s.name,
+                        self.term(at, 0),
+                        p.vec_name(s.next)
+                    ),
+                })
                 .collect(),
         );
         push_indented(out, &format!("    yield {nexts}\n}}\n"), ind);

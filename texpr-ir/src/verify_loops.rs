@@ -5,7 +5,7 @@
 use super::codes;
 use super::verify::Verifier;
 use crate::span::Span;
-use crate::{VarKind, VecRef};
+use crate::{Ty, VarKind, VecRef};
 
 impl Verifier<'_> {
     /// The loop of the item being verified.
@@ -115,7 +115,21 @@ impl Verifier<'_> {
                 }
                 _ => false,
             };
-            let tys_ok = self.vec_ty(st.init) == Some(st.ty) && self.vec_ty(st.next) == Some(st.ty);
+            let next_ty = self.vec_ty(st.next);
+            let tys_ok = self.vec_ty(st.init) == Some(st.ty)
+                && match &st.at {
+                    None => next_ty == Some(st.ty),
+                    Some(at) => {
+                        let var = p.loops.get(st.of as usize).map(|l| l.var);
+                        let inside = |t: Ty| {
+                            crate::term::range(p, at).is_some_and(|(lo, hi)| {
+                                lo >= 0 && hi as i128 + t.len as i128 <= st.ty.len as i128
+                            })
+                        };
+                        next_ty.is_some_and(|t| t.elem == st.ty.elem && inside(t))
+                            && at.vars().iter().all(|v| Some(*v) == var)
+                    }
+                };
             if !(init_ok && next_ok && tys_ok) {
                 self.fail(
                     codes::IR_LOOP,

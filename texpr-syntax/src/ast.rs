@@ -216,6 +216,13 @@ pub enum ExprKind {
     /// state's final value. (Standing whole as an item's value, the parser
     /// makes it an [`ItemKind::Iterate`] instead.)
     Iterate(Box<Iterate>),
+    /// `x with [at] = value`: state `x` with the elements from `at` on
+    /// replaced by `value`'s, in place (a loop's result only).
+    With {
+        state: Ident,
+        at: Term,
+        value: Box<Expr>,
+    },
     /// `v[t]` or the guarded `v[t] else c`.
     Index {
         vec: Ident,

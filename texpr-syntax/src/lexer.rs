@@ -86,6 +86,8 @@ pub enum Token<'s> {
     From,
     #[token("yield")]
     Yield,
+    #[token("with")]
+    With,
     #[regex("[A-Za-z_][A-Za-z0-9_]*")]
     Ident(&'s str),
     /// `@grid`, `@shared`, ...: the name after `@`.

@@ -268,6 +268,14 @@ impl Dumper {
                     args.iter().for_each(|a| d.expr("arg", a));
                 });
             }
+            ExprKind::With { state, at, value } => {
+                self.line(label, &format!("with {}", state.name), e.span);
+                self.nested(|d| {
+                    d.ident("state", state);
+                    d.term("at", at);
+                    d.expr("value", value);
+                });
+            }
             ExprKind::Compute { .. }
             | ExprKind::Reduce { .. }
             | ExprKind::Let { .. }

@@ -183,6 +183,11 @@ fn expr_leafish(kind: &mut ExprKind) {
             args.iter_mut().for_each(expr);
         }
         ExprKind::Iterate(it) => iterate(it),
+        ExprKind::With { state, at, value } => {
+            ident(state);
+            term(at);
+            expr(value);
+        }
         ExprKind::Compute { .. } | ExprKind::Reduce { .. } | ExprKind::Let { .. } => {}
     }
 }

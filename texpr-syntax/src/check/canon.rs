@@ -48,6 +48,12 @@ pub fn canonicalize(p: &Program) -> Program {
         for &x in entering.iter().rev() {
             let b = r.bind(&mut p.loops[x as usize].var);
             open.push((x, b));
+            // Its updates in place, over its step.
+            for st in p.states.iter_mut().filter(|s| s.of == x) {
+                if let Some(t) = &mut st.at {
+                    r.term(t);
+                }
+            }
         }
         r.expr(&mut p.globals[g].value);
     }

@@ -123,6 +123,7 @@ impl Checker {
                 body,
             } => self.let_in(span, *level, name, value, body, hint),
             ExprKind::Iterate(it) => self.iterate_expr(span, it, hint),
+            ExprKind::With { state, .. } => Err(self.err(super::update::misplaced(span, state))),
             ExprKind::Index { vec, index, guard } => self.index(span, vec, index, guard.as_ref()),
             ExprKind::Name(id) => self.name_value(id),
             ExprKind::Lit(l) => {

@@ -144,6 +144,7 @@ impl Checker {
                 of: l,
                 init,
                 next: init,
+                at: None,
                 span: name.span,
             });
             if made {
@@ -272,9 +273,12 @@ impl Checker {
         };
         let mut taken = BTreeSet::new();
         let mut ok = Ok(());
-        for (&s, e) in states.iter().zip(results) {
-            match self.next_value(l, s, e, &mut taken) {
-                Ok(next) => self.states[s as usize].next = next,
+        for ((&s, e), binder) in states.iter().zip(results).zip(&it.binders) {
+            match self.next_value(l, (s, binder), e, &mut taken) {
+                Ok((next, at)) => {
+                    self.states[s as usize].next = next;
+                    self.states[s as usize].at = at;
+                }
                 Err(r) => ok = Err(r),
             }
         }
@@ -317,17 +321,24 @@ impl Checker {
     }
 
     /// State `s`'s next value: a `let` of this loop's block named by the
-    /// result and taken by no other state, or a global made for it.
+    /// result and taken by no other state, or a global made for it; with
+    /// the first element it replaces when it is an update in place.
     fn next_value(
         &mut self,
         l: ir::LoopId,
-        s: u32,
+        (s, binder): (u32, &Ident),
         e: &ast::Expr,
         taken: &mut BTreeSet<u32>,
-    ) -> CResult<VecRef> {
+    ) -> CResult<(VecRef, Option<ir::Term>)> {
         let want = self.states[s as usize].ty;
-        let x = self.value(e, Some(want.elem))?;
-        if x.ty != want {
+        let (x, at) = match &e.kind {
+            ast::ExprKind::With { state, at, value } => {
+                let (x, at) = self.update((s, binder), e, (state, at, value))?;
+                (x, Some(at))
+            }
+            _ => (self.value(e, Some(want.elem))?, None),
+        };
+        if at.is_none() && x.ty != want {
             let name = self.states[s as usize].name.clone();
             let decl = self.states[s as usize].span;
             return Err(self.err(
@@ -344,14 +355,14 @@ impl Checker {
             && self.globals[g as usize].within == Some(l)
             && taken.insert(g)
         {
-            return Ok(VecRef::Global(g));
+            return Ok((VecRef::Global(g), at));
         }
         let name = self.states[s as usize].name.clone();
         let v = self.made_global(&name, "next", x);
         if let VecRef::Global(g) = v {
             taken.insert(g);
         }
-        Ok(v)
+        Ok((v, at))
     }
 
     /// A global the checker makes (a state's initial or next value), in

@@ -26,6 +26,7 @@ mod strip;
 mod terms;
 #[cfg(test)]
 mod tests;
+mod update;
 
 pub use canon::canonicalize;
 pub use scope::item_names;

@@ -18,7 +18,12 @@ pub fn strip_spans(p: &Program) -> Program {
         strip_expr_spans(&mut o.value);
     }
     p.loops.iter_mut().for_each(|l| l.span = Span::DUMMY);
-    p.states.iter_mut().for_each(|s| s.span = Span::DUMMY);
+    for s in &mut p.states {
+        s.span = Span::DUMMY;
+        if let Some(t) = &mut s.at {
+            term(t);
+        }
+    }
     p
 }
 

@@ -245,7 +245,9 @@ fn layout(e: &Expr, indent: usize, col: usize) -> String {
         return one_line;
     }
     match &e.kind {
-        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => {
+        ExprKind::Compute { body, .. }
+        | ExprKind::Reduce { body, .. }
+        | ExprKind::With { value: body, .. } => {
             let head = flat::open_head(e).unwrap_or_default();
             let pad = " ".repeat(indent + 4);
             format!("{head}\n{pad}{}", layout(body, indent + 4, indent + 4))

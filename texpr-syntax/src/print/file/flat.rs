@@ -66,6 +66,7 @@ pub fn open_head(e: &Expr) -> Option<String> {
                 binders.join(", ")
             )
         }
+        ExprKind::With { state, at, .. } => format!("{} with [{}] =", state.name, term(at)),
         _ => return None,
     };
     Some(head)
@@ -129,7 +130,8 @@ pub fn prec(e: &Expr) -> u8 {
         ExprKind::Compute { .. }
         | ExprKind::Reduce { .. }
         | ExprKind::Let { .. }
-        | ExprKind::Iterate(_) => OPEN,
+        | ExprKind::Iterate(_)
+        | ExprKind::With { .. } => OPEN,
         ExprKind::Binary { op, .. } => binop_prec(*op),
         ExprKind::Unary { .. } => UNARY,
         ExprKind::Lit(l) if lit_is_negative(l) => UNARY,
@@ -176,7 +178,9 @@ fn write_expr(out: &mut String, e: &Expr) {
 /// What follows the head of an open expression: the body, or `value in body`.
 fn write_open_rest(out: &mut String, e: &Expr) {
     match &e.kind {
-        ExprKind::Compute { body, .. } | ExprKind::Reduce { body, .. } => write_expr(out, body),
+        ExprKind::Compute { body, .. }
+        | ExprKind::Reduce { body, .. }
+        | ExprKind::With { value: body, .. } => write_expr(out, body),
         ExprKind::Let { value, body, .. } => {
             write_expr(out, value);
             out.push_str(" in ");
