@@ -128,90 +128,99 @@ fn k2_L_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     workgroupBarrier();
     for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
         let t_5: i32 = h_4 * 2i;
-        let t_6: i32 = t_5 * 32i;
-        var acc_9: f32 = 0.0f;
-        let t_10: i32 = min(t_5, 31i);
-        for (var p_11: i32 = 0i; p_11 < t_10; p_11 = p_11 + 1i) {
-            let t_12: i32 = t_6 + p_11;
-            let t_13: f32 = b2_L_state_b[t_12];
-            let t_14: f32 = b2_L_state_b[t_12];
-            acc_9 = acc_9 + t_13 * t_14;
-        }
-        let t_20: f32 = sqrt(b2_A[t_6 + t_5] - acc_9);
-        let t_22: i32 = 0i * 256i + l_1;
-        let t_23: bool = t_22 < 1i;
-        if (t_23) {
-            b2_d[t_22] = t_20;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        for (var j_24: i32 = 0i; j_24 < 4i; j_24 = j_24 + 1i) {
-            let t_26: i32 = l_1 * 4i + j_24;
-            var c_27: i32 = 32i;
-            let t_28: i32 = c_27;
-            let t_30: bool = t_26 % t_28 == t_5;
-            let t_31: i32 = t_26 / t_28;
-            let t_33: bool = t_30 & (t_31 > t_5);
-            var pick_34: f32;
-            if (t_33) {
-                let t_36: i32 = t_26 / 32i * 32i;
-                var acc_39: f32 = 0.0f;
-                for (var p_1_40: i32 = 0i; p_1_40 < t_10; p_1_40 = p_1_40 + 1i) {
-                    let t_42: f32 = b2_L_state_b[t_36 + p_1_40];
-                    let t_44: f32 = b2_L_state_b[t_6 + p_1_40];
-                    acc_39 = acc_39 + t_42 * t_44;
-                }
-                let t_50: f32 = b2_d[0i];
-                pick_34 = (b2_A[t_36 + t_5] - acc_39) / t_50;
-            } else {
-                let t_54: f32 = b2_d[0i];
-                let t_59: f32 = b2_L_state_b[t_26 / 32i * 32i + t_26 % 32i];
-                pick_34 = select(t_59, t_54, t_30 & (t_31 == t_5));
+        let t_6: bool = l_1 < 1i;
+        if (t_6) {
+            let t_7: i32 = t_5 * 32i;
+            var acc_10: f32 = 0.0f;
+            let t_11: i32 = min(t_5, 31i);
+            for (var p_12: i32 = 0i; p_12 < t_11; p_12 = p_12 + 1i) {
+                let t_13: i32 = t_7 + p_12;
+                let t_14: f32 = b2_L_state_b[t_13];
+                let t_15: f32 = b2_L_state_b[t_13];
+                acc_10 = acc_10 + t_14 * t_15;
             }
-            b2_L_state_a[0i * 1024i + t_26] = pick_34;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        let t_64: i32 = t_5 + 1i;
-        let t_65: i32 = t_64 * 32i;
-        var acc_68: f32 = 0.0f;
-        let t_69: i32 = min(t_64, 31i);
-        for (var p_70: i32 = 0i; p_70 < t_69; p_70 = p_70 + 1i) {
-            let t_71: i32 = t_65 + p_70;
-            let t_72: f32 = b2_L_state_a[t_71];
-            let t_73: f32 = b2_L_state_a[t_71];
-            acc_68 = acc_68 + t_72 * t_73;
-        }
-        let t_79: f32 = sqrt(b2_A[t_65 + t_64] - acc_68);
-        if (t_23) {
-            b2_d[t_22] = t_79;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        for (var j_80: i32 = 0i; j_80 < 4i; j_80 = j_80 + 1i) {
-            let t_82: i32 = l_1 * 4i + j_80;
-            var c_83: i32 = 32i;
-            let t_84: i32 = c_83;
-            let t_86: bool = t_82 % t_84 == t_64;
-            let t_87: i32 = t_82 / t_84;
-            let t_89: bool = t_86 & (t_87 > t_64);
-            var pick_90: f32;
-            if (t_89) {
-                let t_92: i32 = t_82 / 32i * 32i;
-                var acc_95: f32 = 0.0f;
-                for (var p_1_96: i32 = 0i; p_1_96 < t_69; p_1_96 = p_1_96 + 1i) {
-                    let t_98: f32 = b2_L_state_a[t_92 + p_1_96];
-                    let t_100: f32 = b2_L_state_a[t_65 + p_1_96];
-                    acc_95 = acc_95 + t_98 * t_100;
-                }
-                let t_106: f32 = b2_d[0i];
-                pick_90 = (b2_A[t_92 + t_64] - acc_95) / t_106;
-            } else {
-                let t_110: f32 = b2_d[0i];
-                let t_115: f32 = b2_L_state_a[t_82 / 32i * 32i + t_82 % 32i];
-                pick_90 = select(t_115, t_110, t_86 & (t_87 == t_64));
+            let t_21: f32 = sqrt(b2_A[t_7 + t_5] - acc_10);
+            let t_23: i32 = 0i * 256i + l_1;
+            let t_24: bool = t_23 < 1i;
+            if (t_24) {
+                b2_d[t_23] = t_21;
             }
-            b2_L_state_b[0i * 1024i + t_82] = pick_90;
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_25: i32 = 0i; j_25 < 4i; j_25 = j_25 + 1i) {
+            let t_27: i32 = l_1 * 4i + j_25;
+            var c_28: i32 = 32i;
+            let t_29: i32 = c_28;
+            let t_31: bool = t_27 % t_29 == t_5;
+            let t_32: i32 = t_27 / t_29;
+            let t_34: bool = t_31 & (t_32 > t_5);
+            var pick_35: f32;
+            if (t_34) {
+                let t_37: i32 = t_27 / 32i * 32i;
+                var acc_40: f32 = 0.0f;
+                let t_41: i32 = min(t_5, 31i);
+                for (var p_1_42: i32 = 0i; p_1_42 < t_41; p_1_42 = p_1_42 + 1i) {
+                    let t_44: f32 = b2_L_state_b[t_37 + p_1_42];
+                    let t_47: f32 = b2_L_state_b[t_5 * 32i + p_1_42];
+                    acc_40 = acc_40 + t_44 * t_47;
+                }
+                let t_53: f32 = b2_d[0i];
+                pick_35 = (b2_A[t_37 + t_5] - acc_40) / t_53;
+            } else {
+                let t_57: f32 = b2_d[0i];
+                let t_62: f32 = b2_L_state_b[t_27 / 32i * 32i + t_27 % 32i];
+                pick_35 = select(t_62, t_57, t_31 & (t_32 == t_5));
+            }
+            b2_L_state_a[0i * 1024i + t_27] = pick_35;
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_67: i32 = t_5 + 1i;
+        if (t_6) {
+            let t_68: i32 = t_67 * 32i;
+            var acc_71: f32 = 0.0f;
+            let t_72: i32 = min(t_67, 31i);
+            for (var p_73: i32 = 0i; p_73 < t_72; p_73 = p_73 + 1i) {
+                let t_74: i32 = t_68 + p_73;
+                let t_75: f32 = b2_L_state_a[t_74];
+                let t_76: f32 = b2_L_state_a[t_74];
+                acc_71 = acc_71 + t_75 * t_76;
+            }
+            let t_82: f32 = sqrt(b2_A[t_68 + t_67] - acc_71);
+            let t_84: i32 = 0i * 256i + l_1;
+            let t_85: bool = t_84 < 1i;
+            if (t_85) {
+                b2_d[t_84] = t_82;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_86: i32 = 0i; j_86 < 4i; j_86 = j_86 + 1i) {
+            let t_88: i32 = l_1 * 4i + j_86;
+            var c_89: i32 = 32i;
+            let t_90: i32 = c_89;
+            let t_92: bool = t_88 % t_90 == t_67;
+            let t_93: i32 = t_88 / t_90;
+            let t_95: bool = t_92 & (t_93 > t_67);
+            var pick_96: f32;
+            if (t_95) {
+                let t_98: i32 = t_88 / 32i * 32i;
+                var acc_101: f32 = 0.0f;
+                let t_102: i32 = min(t_67, 31i);
+                for (var p_1_103: i32 = 0i; p_1_103 < t_102; p_1_103 = p_1_103 + 1i) {
+                    let t_105: f32 = b2_L_state_a[t_98 + p_1_103];
+                    let t_108: f32 = b2_L_state_a[t_67 * 32i + p_1_103];
+                    acc_101 = acc_101 + t_105 * t_108;
+                }
+                let t_114: f32 = b2_d[0i];
+                pick_96 = (b2_A[t_98 + t_67] - acc_101) / t_114;
+            } else {
+                let t_118: f32 = b2_d[0i];
+                let t_123: f32 = b2_L_state_a[t_88 / 32i * 32i + t_88 % 32i];
+                pick_96 = select(t_123, t_118, t_92 & (t_93 == t_67));
+            }
+            b2_L_state_b[0i * 1024i + t_88] = pick_96;
         }
         storageBarrier();
         workgroupBarrier();

@@ -37,107 +37,117 @@ fn k1_LU_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
     workgroupBarrier();
     for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
         let t_5: i32 = h_4 * 2i;
-        let t_6: i32 = t_5 * 32i;
-        let t_7: i32 = l_1 % 32i;
-        let t_9: f32 = b1_LU_b[t_6 + t_7];
-        var acc_10: f32 = 0.0f;
-        let t_11: i32 = min(t_5, 31i);
-        for (var p_12: i32 = 0i; p_12 < t_11; p_12 = p_12 + 1i) {
-            let t_14: f32 = b1_LU_b[t_6 + p_12];
-            let t_17: f32 = b1_LU_b[p_12 * 32i + t_7];
-            acc_10 = acc_10 + t_14 * t_17;
-        }
-        let t_22: f32 = t_9 - acc_10;
-        let t_24: i32 = 0i * 256i + l_1;
-        let t_25: bool = t_24 < 32i;
-        if (t_25) {
-            b1_u[t_24] = t_22;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        for (var j_26: i32 = 0i; j_26 < 4i; j_26 = j_26 + 1i) {
-            let t_28: i32 = l_1 * 4i + j_26;
-            var c_29: i32 = 32i;
-            let t_30: i32 = c_29;
-            let t_31: i32 = t_28 / t_30;
-            let t_33: i32 = t_28 % t_30;
-            let t_35: bool = (t_31 == t_5) & (t_33 >= t_5);
-            var pick_36: f32;
-            if (t_35) {
-                let t_38: f32 = b1_u[t_28 % 32i];
-                pick_36 = t_38;
-            } else {
-                let t_41: bool = (t_33 == t_5) & (t_31 > t_5);
-                var pick_42: f32;
-                if (t_41) {
-                    let t_44: i32 = t_28 / 32i * 32i;
-                    let t_46: f32 = b1_LU_b[t_44 + t_5];
-                    var acc_47: f32 = 0.0f;
-                    for (var p_48: i32 = 0i; p_48 < t_11; p_48 = p_48 + 1i) {
-                        let t_50: f32 = b1_LU_b[t_44 + p_48];
-                        let t_53: f32 = b1_LU_b[p_48 * 32i + t_5];
-                        acc_47 = acc_47 + t_50 * t_53;
-                    }
-                    let t_59: f32 = b1_u[t_5];
-                    pick_42 = (t_46 - acc_47) / t_59;
-                } else {
-                    let t_65: f32 = b1_LU_b[t_28 / 32i * 32i + t_28 % 32i];
-                    pick_42 = t_65;
-                }
-                pick_36 = pick_42;
+        let t_6: bool = l_1 < 32i;
+        if (t_6) {
+            let t_7: i32 = t_5 * 32i;
+            let t_8: i32 = l_1 % 32i;
+            let t_10: f32 = b1_LU_b[t_7 + t_8];
+            var acc_11: f32 = 0.0f;
+            let t_12: i32 = min(t_5, 31i);
+            for (var p_13: i32 = 0i; p_13 < t_12; p_13 = p_13 + 1i) {
+                let t_15: f32 = b1_LU_b[t_7 + p_13];
+                let t_18: f32 = b1_LU_b[p_13 * 32i + t_8];
+                acc_11 = acc_11 + t_15 * t_18;
             }
-            b1_LU_a[0i * 1024i + t_28] = pick_36;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        let t_70: i32 = t_5 + 1i;
-        let t_71: i32 = t_70 * 32i;
-        let t_73: f32 = b1_LU_a[t_71 + t_7];
-        var acc_74: f32 = 0.0f;
-        let t_75: i32 = min(t_70, 31i);
-        for (var p_76: i32 = 0i; p_76 < t_75; p_76 = p_76 + 1i) {
-            let t_78: f32 = b1_LU_a[t_71 + p_76];
-            let t_81: f32 = b1_LU_a[p_76 * 32i + t_7];
-            acc_74 = acc_74 + t_78 * t_81;
-        }
-        let t_86: f32 = t_73 - acc_74;
-        if (t_25) {
-            b1_u[t_24] = t_86;
-        }
-        storageBarrier();
-        workgroupBarrier();
-        for (var j_87: i32 = 0i; j_87 < 4i; j_87 = j_87 + 1i) {
-            let t_89: i32 = l_1 * 4i + j_87;
-            var c_90: i32 = 32i;
-            let t_91: i32 = c_90;
-            let t_92: i32 = t_89 / t_91;
-            let t_94: i32 = t_89 % t_91;
-            let t_96: bool = (t_92 == t_70) & (t_94 >= t_70);
-            var pick_97: f32;
-            if (t_96) {
-                let t_99: f32 = b1_u[t_89 % 32i];
-                pick_97 = t_99;
-            } else {
-                let t_102: bool = (t_94 == t_70) & (t_92 > t_70);
-                var pick_103: f32;
-                if (t_102) {
-                    let t_105: i32 = t_89 / 32i * 32i;
-                    let t_107: f32 = b1_LU_a[t_105 + t_70];
-                    var acc_108: f32 = 0.0f;
-                    for (var p_109: i32 = 0i; p_109 < t_75; p_109 = p_109 + 1i) {
-                        let t_111: f32 = b1_LU_a[t_105 + p_109];
-                        let t_114: f32 = b1_LU_a[p_109 * 32i + t_70];
-                        acc_108 = acc_108 + t_111 * t_114;
-                    }
-                    let t_120: f32 = b1_u[t_70];
-                    pick_103 = (t_107 - acc_108) / t_120;
-                } else {
-                    let t_126: f32 = b1_LU_a[t_89 / 32i * 32i + t_89 % 32i];
-                    pick_103 = t_126;
-                }
-                pick_97 = pick_103;
+            let t_23: f32 = t_10 - acc_11;
+            let t_25: i32 = 0i * 256i + l_1;
+            let t_26: bool = t_25 < 32i;
+            if (t_26) {
+                b1_u[t_25] = t_23;
             }
-            b1_LU_b[0i * 1024i + t_89] = pick_97;
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_27: i32 = 0i; j_27 < 4i; j_27 = j_27 + 1i) {
+            let t_29: i32 = l_1 * 4i + j_27;
+            var c_30: i32 = 32i;
+            let t_31: i32 = c_30;
+            let t_32: i32 = t_29 / t_31;
+            let t_34: i32 = t_29 % t_31;
+            let t_36: bool = (t_32 == t_5) & (t_34 >= t_5);
+            var pick_37: f32;
+            if (t_36) {
+                let t_39: f32 = b1_u[t_29 % 32i];
+                pick_37 = t_39;
+            } else {
+                let t_42: bool = (t_34 == t_5) & (t_32 > t_5);
+                var pick_43: f32;
+                if (t_42) {
+                    let t_45: i32 = t_29 / 32i * 32i;
+                    let t_47: f32 = b1_LU_b[t_45 + t_5];
+                    var acc_48: f32 = 0.0f;
+                    let t_49: i32 = min(t_5, 31i);
+                    for (var p_50: i32 = 0i; p_50 < t_49; p_50 = p_50 + 1i) {
+                        let t_52: f32 = b1_LU_b[t_45 + p_50];
+                        let t_55: f32 = b1_LU_b[p_50 * 32i + t_5];
+                        acc_48 = acc_48 + t_52 * t_55;
+                    }
+                    let t_61: f32 = b1_u[t_5];
+                    pick_43 = (t_47 - acc_48) / t_61;
+                } else {
+                    let t_67: f32 = b1_LU_b[t_29 / 32i * 32i + t_29 % 32i];
+                    pick_43 = t_67;
+                }
+                pick_37 = pick_43;
+            }
+            b1_LU_a[0i * 1024i + t_29] = pick_37;
+        }
+        storageBarrier();
+        workgroupBarrier();
+        let t_72: i32 = t_5 + 1i;
+        if (t_6) {
+            let t_73: i32 = t_72 * 32i;
+            let t_74: i32 = l_1 % 32i;
+            let t_76: f32 = b1_LU_a[t_73 + t_74];
+            var acc_77: f32 = 0.0f;
+            let t_78: i32 = min(t_72, 31i);
+            for (var p_79: i32 = 0i; p_79 < t_78; p_79 = p_79 + 1i) {
+                let t_81: f32 = b1_LU_a[t_73 + p_79];
+                let t_84: f32 = b1_LU_a[p_79 * 32i + t_74];
+                acc_77 = acc_77 + t_81 * t_84;
+            }
+            let t_89: f32 = t_76 - acc_77;
+            let t_91: i32 = 0i * 256i + l_1;
+            let t_92: bool = t_91 < 32i;
+            if (t_92) {
+                b1_u[t_91] = t_89;
+            }
+        }
+        storageBarrier();
+        workgroupBarrier();
+        for (var j_93: i32 = 0i; j_93 < 4i; j_93 = j_93 + 1i) {
+            let t_95: i32 = l_1 * 4i + j_93;
+            var c_96: i32 = 32i;
+            let t_97: i32 = c_96;
+            let t_98: i32 = t_95 / t_97;
+            let t_100: i32 = t_95 % t_97;
+            let t_102: bool = (t_98 == t_72) & (t_100 >= t_72);
+            var pick_103: f32;
+            if (t_102) {
+                let t_105: f32 = b1_u[t_95 % 32i];
+                pick_103 = t_105;
+            } else {
+                let t_108: bool = (t_100 == t_72) & (t_98 > t_72);
+                var pick_109: f32;
+                if (t_108) {
+                    let t_111: i32 = t_95 / 32i * 32i;
+                    let t_113: f32 = b1_LU_a[t_111 + t_72];
+                    var acc_114: f32 = 0.0f;
+                    let t_115: i32 = min(t_72, 31i);
+                    for (var p_116: i32 = 0i; p_116 < t_115; p_116 = p_116 + 1i) {
+                        let t_118: f32 = b1_LU_a[t_111 + p_116];
+                        let t_121: f32 = b1_LU_a[p_116 * 32i + t_72];
+                        acc_114 = acc_114 + t_118 * t_121;
+                    }
+                    let t_127: f32 = b1_u[t_72];
+                    pick_109 = (t_113 - acc_114) / t_127;
+                } else {
+                    let t_133: f32 = b1_LU_a[t_95 / 32i * 32i + t_95 % 32i];
+                    pick_109 = t_133;
+                }
+                pick_103 = pick_109;
+            }
+            b1_LU_b[0i * 1024i + t_95] = pick_103;
         }
         storageBarrier();
         workgroupBarrier();
@@ -170,48 +180,55 @@ fn k3_y_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id
     workgroupBarrier();
     for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
         let t_5: i32 = h_4 * 2i;
-        var c_6: i32 = 32i;
-        let t_8: i32 = l_1 % c_6;
-        let t_9: bool = t_8 == t_5;
-        var pick_10: f32;
-        if (t_9) {
-            var acc_12: f32 = 0.0f;
-            let t_13: i32 = min(t_5, 31i);
-            for (var p_14: i32 = 0i; p_14 < t_13; p_14 = p_14 + 1i) {
-                let t_18: f32 = b3_y_b[p_14];
-                acc_12 = acc_12 + b3_LU_b[t_5 * 32i + p_14] * t_18;
+        let t_6: bool = l_1 < 32i;
+        if (t_6) {
+            var c_7: i32 = 32i;
+            let t_10: bool = l_1 % c_7 == t_5;
+            var pick_11: f32;
+            if (t_10) {
+                var acc_13: f32 = 0.0f;
+                let t_14: i32 = min(t_5, 31i);
+                for (var p_15: i32 = 0i; p_15 < t_14; p_15 = p_15 + 1i) {
+                    let t_19: f32 = b3_y_b[p_15];
+                    acc_13 = acc_13 + b3_LU_b[t_5 * 32i + p_15] * t_19;
+                }
+                pick_11 = b3_b[t_5] - acc_13;
+            } else {
+                let t_26: f32 = b3_y_b[l_1 % 32i];
+                pick_11 = t_26;
             }
-            pick_10 = b3_b[t_5] - acc_12;
-        } else {
-            let t_25: f32 = b3_y_b[l_1 % 32i];
-            pick_10 = t_25;
-        }
-        let t_26: f32 = pick_10;
-        let t_28: i32 = 0i * 256i + l_1;
-        let t_29: bool = t_28 < 32i;
-        if (t_29) {
-            b3_y_a[t_28] = t_26;
+            let t_27: f32 = pick_11;
+            let t_29: i32 = 0i * 256i + l_1;
+            let t_30: bool = t_29 < 32i;
+            if (t_30) {
+                b3_y_a[t_29] = t_27;
+            }
         }
         storageBarrier();
         workgroupBarrier();
-        let t_30: i32 = t_5 + 1i;
-        let t_31: bool = t_8 == t_30;
-        var pick_32: f32;
-        if (t_31) {
-            var acc_34: f32 = 0.0f;
-            let t_35: i32 = min(t_30, 31i);
-            for (var p_36: i32 = 0i; p_36 < t_35; p_36 = p_36 + 1i) {
-                let t_40: f32 = b3_y_a[p_36];
-                acc_34 = acc_34 + b3_LU_b[t_30 * 32i + p_36] * t_40;
+        let t_31: i32 = t_5 + 1i;
+        if (t_6) {
+            var c_32: i32 = 32i;
+            let t_35: bool = l_1 % c_32 == t_31;
+            var pick_36: f32;
+            if (t_35) {
+                var acc_38: f32 = 0.0f;
+                let t_39: i32 = min(t_31, 31i);
+                for (var p_40: i32 = 0i; p_40 < t_39; p_40 = p_40 + 1i) {
+                    let t_44: f32 = b3_y_a[p_40];
+                    acc_38 = acc_38 + b3_LU_b[t_31 * 32i + p_40] * t_44;
+                }
+                pick_36 = b3_b[t_31] - acc_38;
+            } else {
+                let t_51: f32 = b3_y_a[l_1 % 32i];
+                pick_36 = t_51;
             }
-            pick_32 = b3_b[t_30] - acc_34;
-        } else {
-            let t_47: f32 = b3_y_a[l_1 % 32i];
-            pick_32 = t_47;
-        }
-        let t_48: f32 = pick_32;
-        if (t_29) {
-            b3_y_b[t_28] = t_48;
+            let t_52: f32 = pick_36;
+            let t_54: i32 = 0i * 256i + l_1;
+            let t_55: bool = t_54 < 32i;
+            if (t_55) {
+                b3_y_b[t_54] = t_52;
+            }
         }
         storageBarrier();
         workgroupBarrier();
@@ -244,52 +261,59 @@ fn k5_x_state_loop(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocat
     workgroupBarrier();
     for (var h_4: i32 = 0i; h_4 < 16i; h_4 = h_4 + 1i) {
         let t_5: i32 = h_4 * 2i;
-        var c_6: i32 = 32i;
-        let t_7: i32 = c_6;
-        let t_8: i32 = l_1 % t_7;
-        let t_9: i32 = t_7 - 1i;
-        let t_11: bool = t_8 == t_9 - t_5;
-        var pick_12: f32;
-        if (t_11) {
-            let t_13: i32 = l_1 % 32i;
-            var acc_15: f32 = 0.0f;
-            let t_16: i32 = min(t_5, 31i);
-            for (var p_17: i32 = 0i; p_17 < t_16; p_17 = p_17 + 1i) {
-                let t_24: f32 = b5_x_state_b[31i - p_17];
-                acc_15 = acc_15 + b5_LU_b[t_13 * 32i + 32i - 1i - p_17] * t_24;
+        let t_6: bool = l_1 < 32i;
+        if (t_6) {
+            var c_7: i32 = 32i;
+            let t_8: i32 = c_7;
+            let t_12: bool = l_1 % t_8 == t_8 - 1i - t_5;
+            var pick_13: f32;
+            if (t_12) {
+                let t_14: i32 = l_1 % 32i;
+                var acc_16: f32 = 0.0f;
+                let t_17: i32 = min(t_5, 31i);
+                for (var p_18: i32 = 0i; p_18 < t_17; p_18 = p_18 + 1i) {
+                    let t_25: f32 = b5_x_state_b[31i - p_18];
+                    acc_16 = acc_16 + b5_LU_b[t_14 * 32i + 32i - 1i - p_18] * t_25;
+                }
+                pick_13 = (b5_y_b[t_14] - acc_16) / b5_LU_b[t_14 * 32i + t_14];
+            } else {
+                let t_36: f32 = b5_x_state_b[l_1 % 32i];
+                pick_13 = t_36;
             }
-            pick_12 = (b5_y_b[t_13] - acc_15) / b5_LU_b[t_13 * 32i + t_13];
-        } else {
-            let t_35: f32 = b5_x_state_b[l_1 % 32i];
-            pick_12 = t_35;
-        }
-        let t_36: f32 = pick_12;
-        let t_38: i32 = 0i * 256i + l_1;
-        let t_39: bool = t_38 < 32i;
-        if (t_39) {
-            b5_x_state_a[t_38] = t_36;
+            let t_37: f32 = pick_13;
+            let t_39: i32 = 0i * 256i + l_1;
+            let t_40: bool = t_39 < 32i;
+            if (t_40) {
+                b5_x_state_a[t_39] = t_37;
+            }
         }
         storageBarrier();
         workgroupBarrier();
-        let t_40: i32 = t_5 + 1i;
-        let t_42: bool = t_8 == t_9 - t_40;
-        var pick_43: f32;
-        if (t_42) {
-            let t_44: i32 = l_1 % 32i;
-            var acc_46: f32 = 0.0f;
-            let t_47: i32 = min(t_40, 31i);
-            for (var p_48: i32 = 0i; p_48 < t_47; p_48 = p_48 + 1i) {
-                let t_55: f32 = b5_x_state_a[31i - p_48];
-                acc_46 = acc_46 + b5_LU_b[t_44 * 32i + 32i - 1i - p_48] * t_55;
+        let t_41: i32 = t_5 + 1i;
+        if (t_6) {
+            var c_42: i32 = 32i;
+            let t_43: i32 = c_42;
+            let t_47: bool = l_1 % t_43 == t_43 - 1i - t_41;
+            var pick_48: f32;
+            if (t_47) {
+                let t_49: i32 = l_1 % 32i;
+                var acc_51: f32 = 0.0f;
+                let t_52: i32 = min(t_41, 31i);
+                for (var p_53: i32 = 0i; p_53 < t_52; p_53 = p_53 + 1i) {
+                    let t_60: f32 = b5_x_state_a[31i - p_53];
+                    acc_51 = acc_51 + b5_LU_b[t_49 * 32i + 32i - 1i - p_53] * t_60;
+                }
+                pick_48 = (b5_y_b[t_49] - acc_51) / b5_LU_b[t_49 * 32i + t_49];
+            } else {
+                let t_71: f32 = b5_x_state_a[l_1 % 32i];
+                pick_48 = t_71;
             }
-            pick_43 = (b5_y_b[t_44] - acc_46) / b5_LU_b[t_44 * 32i + t_44];
-        } else {
-            let t_66: f32 = b5_x_state_a[l_1 % 32i];
-            pick_43 = t_66;
-        }
-        let t_67: f32 = pick_43;
-        if (t_39) {
-            b5_x_state_b[t_38] = t_67;
+            let t_72: f32 = pick_48;
+            let t_74: i32 = 0i * 256i + l_1;
+            let t_75: bool = t_74 < 32i;
+            if (t_75) {
+                b5_x_state_b[t_74] = t_72;
+            }
         }
         storageBarrier();
         workgroupBarrier();

@@ -8,7 +8,9 @@
 //! Loops add two buffers per state, which the steps alternate between
 //! ([`StepBuffer`]; a state's `next` global has no buffer of its own: it is
 //! written into the state's), and, for a loop whose step a kernel reads, two
-//! `i32[1]` step buffers and a constant 0. Inside its loop a state (or its
+//! `i32[1]` step buffers and a constant 0. A state updated in place
+//! (`State::at`) has one buffer, read and updated at every step, and its
+//! `next` global a buffer of its own. Inside its loop a state (or its
 //! next value) is a *slot*: an id from [`SLOT_BASE`] up, which a kernel
 //! declares like a buffer and binds per step; after its loop, the buffer
 //! its last step wrote.
@@ -84,8 +86,8 @@ impl BufferTable {
             t.inputs.push(id);
         }
         let next_of: BTreeMap<u32, usize> = (p.states.iter().enumerate())
-            .filter_map(|(s, st)| match st.next {
-                VecRef::Global(g) => Some((g, s)),
+            .filter_map(|(s, st)| match (st.next, &st.at) {
+                (VecRef::Global(g), None) => Some((g, s)),
                 _ => None,
             })
             .collect();
@@ -109,6 +111,21 @@ impl BufferTable {
         for (s, st) in p.states.iter().enumerate() {
             let init = t.of_outside(st.init);
             let role = BufferRole::State(s as u32);
+            if st.at.is_some() {
+                let (elem, len) = (st.ty.elem, st.ty.len);
+                let buf = t.add(&st.name, role, elem, len, st.span);
+                let next = match st.next {
+                    VecRef::Global(g) => t.globals[g as usize],
+                    _ => BufferId(u32::MAX),
+                };
+                t.states.push(StateBuffers {
+                    of: st.of,
+                    current: buf,
+                    next,
+                    after: buf,
+                });
+                continue;
+            }
             let a = t.add(
                 &format!("{}_a", st.name),
                 role,
@@ -139,7 +156,8 @@ impl BufferTable {
         for (l, lp) in p.loops.iter().enumerate() {
             let reads_step = (p.globals.iter().map(|g| &g.value))
                 .chain(p.outputs.iter().map(|o| &o.value))
-                .any(|e| e.mentions(lp.var));
+                .any(|e| e.mentions(lp.var))
+                || (p.states.iter()).any(|s| s.at.as_ref().is_some_and(|t| t.mentions(lp.var)));
             if !reads_step {
                 continue;
             }
@@ -281,6 +299,11 @@ impl BufferTable {
             }
             VecRef::Local(_) => None,
         }
+    }
+
+    /// State `s`'s buffers.
+    pub fn state(&self, s: u32) -> StateBuffers {
+        self.states[s as usize]
     }
 
     /// The slot holding loop `l`'s step, when a kernel reads it.

@@ -5,6 +5,7 @@
 use crate::buffers::BufferTable;
 use crate::checks::{check_buffers, check_kernel};
 use crate::lower::{InLoop, KernelText, LoopItem, kernel, loop_kernel, step_kernel};
+use crate::lower::{init_kernel, write_back_kernel};
 use crate::plan::{BufferId, BufferPlan, LoopPlan, MAX_DISPATCHES, Module};
 use crate::validate::validate_kir;
 use texpr_ir::{Diagnostic, Span};
@@ -106,6 +107,10 @@ pub fn written_kernels(p: &Program, target: &Target) -> Result<Written, Vec<Diag
             Job::Item(item, in_loop) => kernel(p, &bufs, (k, first_spill), *item, in_loop, target),
             Job::Step(l) => Ok(step_kernel(p, &bufs, k, *l, target)),
             Job::Loop(l, items) => loop_kernel(p, &bufs, (k, first_spill), *l, items, target),
+            Job::Init(s) => init_kernel(p, &bufs, (k, first_spill, *s), target),
+            Job::Update(s, tick) => {
+                write_back_kernel(p, &bufs, (k, first_spill), (*s, *tick), target)
+            }
         };
         match written {
             Ok(kt) => {
@@ -172,30 +177,46 @@ fn too_many_dispatches(p: &Program, kernels: usize, loops: &[LoopPlan]) -> Resul
     ))
 }
 
-/// What one kernel computes: an item, a loop's next step alone, or a
-/// whole loop (`Loop::group`: every step, its items in order).
+/// What one kernel computes: an item, a loop's next step alone, a whole
+/// loop (`Loop::group`: every step, its items in order), or for a state
+/// updated in place, its initial copy before the loop or its update at
+/// the end of a step (advancing the step with `true`).
 #[derive(Debug)]
 enum Job<'p> {
     Item(ItemKernel<'p>, InLoop),
     Step(LoopId),
     Loop(LoopId, Vec<LoopItem<'p>>),
+    Init(u32),
+    Update(u32, bool),
 }
 
 impl Job<'_> {
     /// The loop the kernel runs in.
-    fn within(&self) -> Option<LoopId> {
+    fn within(&self, p: &Program) -> Option<LoopId> {
         match self {
             Job::Item(_, l) => l.within,
             Job::Step(l) | Job::Loop(l, _) => Some(*l),
+            Job::Init(s) => p.loops[p.states[*s as usize].of as usize].within,
+            Job::Update(s, _) => Some(p.states[*s as usize].of),
         }
     }
 }
 
+/// The states of loop `l` that its steps update in place.
+fn in_place(p: &Program, l: LoopId) -> Vec<u32> {
+    (p.states.iter().enumerate())
+        .filter(|(_, st)| st.of == l && st.at.is_some())
+        .map(|(s, _)| s as u32)
+        .collect()
+}
+
 /// Every kernel in dispatch order: the items (globals first, then
-/// outputs), and after a loop's last item, when a kernel reads the loop's
-/// step, what advances it: that item itself when it stands in the loop
-/// directly, else a kernel of its own. A loop run whole in one workgroup
-/// is one kernel of all its items.
+/// outputs), and after a loop's last item, its states' updates in place,
+/// then, when a kernel reads the loop's step, what advances it: the last
+/// update, else that item itself when it stands in the loop directly,
+/// else a kernel of its own. Before a loop's first item, its states'
+/// copies for updates in place. A loop run whole in one workgroup is one
+/// kernel of all its items.
 fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
     let mut jobs = Vec::new();
     let items = items(p, bufs);
@@ -206,6 +227,20 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         } else {
             None
         };
+        // The loops this item starts (outermost first): their copies.
+        let mut starting = Vec::new();
+        let mut l = within;
+        while let Some(x) = l {
+            if p.loop_body(x).start == i {
+                starting.push(x);
+            }
+            l = p.loops[x as usize].within;
+        }
+        for &x in starting.iter().rev() {
+            if p.loops[x as usize].group.is_none() {
+                jobs.extend(in_place(p, x).into_iter().map(Job::Init));
+            }
+        }
         if let Some(l) = within.filter(|&l| p.loops[l as usize].group.is_some()) {
             let (name, root, span, out, _) = item;
             match jobs.last_mut() {
@@ -222,20 +257,27 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         let mut ending = Vec::new();
         let mut l = within;
         while let Some(x) = l {
-            if p.loop_body(x).end == i + 1 && bufs.step(x).is_some() {
+            if p.loop_body(x).end == i + 1 {
                 ending.push(x);
             }
             l = p.loops[x as usize].within;
         }
-        let mut own = Vec::new();
+        let mut after = Vec::new();
         for x in ending {
-            match Some(x) == within {
-                true => in_loop.ticks.push(x),
-                false => own.push(x),
+            let updates = in_place(p, x);
+            let ticks = bufs.step(x).is_some();
+            let n = updates.len();
+            for (k, s) in updates.into_iter().enumerate() {
+                after.push(Job::Update(s, ticks && k + 1 == n));
+            }
+            match (ticks, n, Some(x) == within) {
+                (false, _, _) | (true, 1.., _) => {}
+                (true, 0, true) => in_loop.ticks.push(x),
+                (true, 0, false) => after.push(Job::Step(x)),
             }
         }
         jobs.push(Job::Item(item, in_loop));
-        jobs.extend(own.into_iter().map(Job::Step));
+        jobs.extend(after);
     }
     jobs
 }
@@ -245,7 +287,7 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
 fn loop_plans(p: &Program, bufs: &BufferTable, jobs: &[Job<'_>]) -> Vec<LoopPlan> {
     (0..p.loops.len() as LoopId)
         .map(|l| {
-            let inside = |j: &Job<'_>| p.loop_within(j.within(), l);
+            let inside = |j: &Job<'_>| p.loop_within(j.within(p), l);
             let start = jobs.iter().position(inside).unwrap_or(jobs.len());
             let len = jobs[start..].iter().take_while(|j| inside(j)).count();
             let lp = &p.loops[l as usize];

@@ -23,7 +23,8 @@ pub enum BufferRole {
     /// before the first kernel and only read.
     Constant,
     /// One of the two buffers `Program::states[i]` alternates between
-    /// across its loop's steps (see [`StepBuffer`]).
+    /// across its loop's steps (see [`StepBuffer`]), or the one it lives
+    /// in when its steps update it in place (`State::at`).
     State(u32),
     /// One of the two buffers holding loop `i`'s step (an `i32`; see
     /// [`LoopPlan::step`]).

@@ -37,6 +37,9 @@ struct StateSlots {
     a: BufferId,
     b: BufferId,
     len: u64,
+    /// Updated in place: this state (one buffer, `a` and `b` alike, its
+    /// `next` global a buffer of its own).
+    in_place: Option<u32>,
 }
 
 /// Kernel number `k` running loop `l` whole, its items `items` in order;
@@ -117,6 +120,19 @@ fn state_slots(p: &Program, bufs: &BufferTable, l: LoopId) -> R<Vec<StateSlots>>
     (p.states.iter().enumerate())
         .filter(|(_, st)| st.of == l)
         .map(|(s, st)| {
+            if st.at.is_some() {
+                let own = bufs.state(s as u32);
+                let init = bufs.of(st.init, p, p.loops[l as usize].within);
+                return Ok(StateSlots {
+                    current: own.current,
+                    next: own.next,
+                    init: init.ok_or_else(internal)?,
+                    a: own.current,
+                    b: own.current,
+                    len: st.ty.len,
+                    in_place: Some(s as u32),
+                });
+            }
             let current = bufs.of(VecRef::State(s as u32), p, Some(l));
             let next = match st.next {
                 VecRef::Global(g) => Some(bufs.global(g)),
@@ -133,6 +149,7 @@ fn state_slots(p: &Program, bufs: &BufferTable, l: LoopId) -> R<Vec<StateSlots>>
                 a: sb.a,
                 b: sb.b,
                 len: st.ty.len,
+                in_place: None,
             })
         })
         .collect()
@@ -161,7 +178,7 @@ fn step(
 ) -> R<()> {
     cx.idx.insert(cx.p.loops[l as usize].var, Ix::Val(t));
     cx.binds.slots_as.clear();
-    for st in states {
+    for st in states.iter().filter(|st| st.in_place.is_none()) {
         let (read, write) = match odd {
             true => (st.a, st.b),
             false => (st.b, st.a),
@@ -194,10 +211,39 @@ fn step(
             perm: sh.perm,
             guard_len: sh.len < sh.groups * sh.per_group,
         };
+        // Fewer elements than invocations: the others have nothing to
+        // compute (element `l` is invocation `l`'s), so they skip it.
+        let idle = sh.len < cx.group.group_size && sh.perm.is_none() && !collective(sh.body);
+        if idle {
+            let (lid, len) = (cx.local(), cx.b.i32(sh.len as i32));
+            let busy = cx.b.binary(K::Lt, lid, len);
+            cx.b.open_if(busy, false);
+        }
         spine::body(cx, &sh, zero, &dest, out)?;
+        if idle {
+            cx.b.close();
+        }
         cx.b.storage_barrier()?;
     }
+    let (lid, w) = (cx.local(), cx.group.group_size);
+    for s in states.iter().filter_map(|st| st.in_place) {
+        super::update::write_back(cx, cx.p, s, (lid, w))?;
+    }
     Ok(())
+}
+
+/// Whether `e` folds across invocations (a workgroup or subgroup
+/// `reduce`), which every invocation must reach.
+fn collective(e: &Expr) -> bool {
+    e.any(|x| {
+        matches!(
+            x.kind,
+            ExprKind::Reduce {
+                level: Some(texpr_ir::Level::Group | texpr_ir::Level::Subgroup),
+                ..
+            }
+        )
+    })
 }
 
 /// Whether `e` holds a workgroup array or a workgroup-wide fold (which

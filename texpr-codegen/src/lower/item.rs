@@ -227,7 +227,7 @@ fn read_steps(cx: &mut Lower<'_>, root: &Expr) {
 
 /// Writes the next step of loop `l` (one more than this one), from the
 /// first invocation of the first workgroup only when `first_only`.
-fn advance_step(cx: &mut Lower<'_>, l: LoopId, first_only: bool) {
+pub(super) fn advance_step(cx: &mut Lower<'_>, l: LoopId, first_only: bool) {
     let Some(step) = cx.bufs.step(l) else {
         return;
     };

@@ -39,6 +39,7 @@ mod read;
 mod spill;
 mod spine;
 mod state;
+mod update;
 mod vec4;
 mod vector;
 mod wide;
@@ -46,6 +47,7 @@ mod wide;
 pub use fused::{LoopItem, loop_kernel};
 pub use item::{InLoop, KernelText, kernel, step_kernel};
 pub use lanes::Lanes;
+pub use update::{init_kernel, write_back_kernel};
 
 use crate::buffers::{BufferTable, SLOT_BASE};
 use crate::kir::{self, BinOp as KBin, Builder, Builtin, Ty, V};
