@@ -297,6 +297,12 @@ REFERENCES = {
         lambda i: {"x": np.linalg.solve(i["A0"].reshape(8, 8).astype(np.float64) + 8 * np.eye(8), i["b"])},
         _rel(1e-4, 1e-5),
     ),
+    "cumsum": (
+        {"T": 6, "N": 10},
+        lambda r: {"X": f32(r, 6 * 10)},
+        lambda i: {"S": np.cumsum(i["X"].reshape(6, 10).astype(np.float64), axis=0).ravel()},
+        _rel(1e-5, 1e-6),
+    ),
     "trisolv": (
         {"N": 8},
         lambda r: {"L0": f32(r, 8 * 8), "b": f32(r, 8)},

@@ -146,6 +146,12 @@ const CASES: &[Case] = &[
         reduce_len: |q| 8 * p(q, "N"),
     },
     Case {
+        name: "cumsum",
+        defines: &[("T", 7), ("N", 9)],
+        reference: cumsum,
+        reduce_len: |q| p(q, "T"),
+    },
+    Case {
         name: "trisolv",
         defines: &[("N", 13)],
         reference: trisolv,
@@ -549,6 +555,15 @@ fn cholesky(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
         }
     }
     l
+}
+
+fn cumsum(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {
+    let (t, n) = (p(q, "T"), p(q, "N"));
+    let mut s = x[0].clone();
+    for k in n..t * n {
+        s[k] += s[k - n];
+    }
+    s
 }
 
 fn trisolv(q: &Params, x: &[Vec<f64>]) -> Vec<f64> {

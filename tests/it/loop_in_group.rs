@@ -1,6 +1,7 @@
 //! `loop group=W`: a loop run whole in one workgroup. Every loop example
 //! (and loops with several states, the step read as a value, no step, one
-//! step, an even count, integer states and a fold in the step), each of its
+//! step, an even count, integer states, a fold in the step and states
+//! updated in place), each of its
 //! loops' items scheduled `loop`, compiles to one kernel per loop that the
 //! run dispatches once, all in one submission, and matches the interpreter
 //! with every element compared.
@@ -31,6 +32,16 @@ const PROGRAMS: &[(&str, &str)] = &[
         "even_steps_integers",
         "param N = 32\ninput x: i32[N]\n\
          output c = iterate 8 from x |c| compute N |i| select(c[i] % 2 == 0, c[i] / 2, 3 * c[i] + 1)",
+    ),
+    (
+        "rows_in_place",
+        "param R = 12\nparam C = 20\ninput A: f32[R * C]\n\
+         let (S, seen) = iterate R from (fill(0.0, R * C), fill(0.0, R)) |S, seen, t| {\n\
+             let row = compute C |j| (S[(t - 1) * C + j] else 1.0) * 0.5 + A[t * C + j]\n\
+             let total = reduce R * C |q| S[q]\n\
+             yield (S with [t * C] = row, seen with [t] = total)\n\
+         }\n\
+         output out = compute R * C |q| S[q] + seen[q / C]",
     ),
     (
         "normalise",

@@ -55,3 +55,4 @@ mod shaders;
 mod solver_refs;
 mod tolerance;
 mod transpose;
+mod updates_in_place;

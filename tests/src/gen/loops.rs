@@ -1,5 +1,6 @@
 //! Loops for the generator: an `iterate` of one or two states over a few
-//! steps, its block's `let`s and results drawn like any expression, the
+//! steps, its block's `let`s and results drawn like any expression (a
+//! result now and then an update in place of part of its state), the
 //! step an index variable of the body, and now and then a loop inside it;
 //! and `iterate` inside an expression, over one or two scalar states, its
 //! count sometimes an enclosing index.
@@ -91,7 +92,10 @@ impl Gen {
             lets.push((name, ty));
         }
         let results: Vec<String> = (states.iter())
-            .map(|(_, ty)| {
+            .map(|(name, ty)| {
+                if self.rng.chance(0.3) {
+                    return self.update(name, *ty, &body, &step);
+                }
                 let named: Vec<&String> = (lets.iter())
                     .filter(|(_, t)| t == ty)
                     .map(|(n, _)| n)
@@ -112,6 +116,24 @@ impl Gen {
                 exact: !ty.0.is_float(),
             });
         }
+    }
+
+    /// State `name`'s result as an update in place: one element, half the
+    /// state or all of it, from a place that moves with the step `step`
+    /// and stays inside the state.
+    fn update(&mut self, name: &str, ty: Ty, body: &Env, step: &str) -> String {
+        let len = *self.rng.pick(&[1, (ty.1 / 2).max(1), ty.1]);
+        let value = bounded((ty.0, len), self.expr((ty.0, len), body, 3));
+        let room = ty.1 - len + 1;
+        let at = match room {
+            1 => "0".to_string(),
+            _ => format!(
+                "({step} * {} + {}) % {room}",
+                1 + self.rng.below(3),
+                self.rng.below(room)
+            ),
+        };
+        format!("{name} with [{at}] = {value}")
     }
 
     /// A scalar of type `ty` computed by a loop inside the expression: one
