@@ -5,9 +5,9 @@
 
 use texpr::{Options, ScheduleChoice, Target, compile};
 use texpr_interp::eval;
-use texpr_syntax::check::canonicalize;
 use texpr_syntax::frontend;
 use texpr_tests::gpu::{check_program_with, gpu};
+use texpr_tests::round_trip::assert_prints_back;
 
 /// A program's name, its source, and the `-D` values it runs at.
 type Case = (&'static str, &'static str, &'static [(&'static str, i64)]);
@@ -122,24 +122,12 @@ fn loop_programs_print_back_to_themselves() {
     let target = Target::builtin("wgpu-default").unwrap();
     for (name, defines) in steps() {
         let p = frontend(source(name), &defines).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        let text = texpr_ir::print::program(&p);
-        let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-        assert_eq!(canonicalize(&q), canonicalize(&p), "{name}:\n{text}");
-        for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
-            let opts = Options {
-                target: target.clone(),
-                overrides: defines.clone(),
-                schedule: choice,
-            };
-            let c = compile(&p, &opts).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            let text = texpr_ir::print::program(&c.scheduled);
-            let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-            assert_eq!(
-                canonicalize(&q),
-                canonicalize(&c.scheduled),
-                "{name}:\n{text}"
-            );
-        }
+        let opts = Options {
+            target: target.clone(),
+            overrides: defines.clone(),
+            ..Default::default()
+        };
+        assert_prints_back(name, &p, &opts);
     }
 }
 

@@ -7,9 +7,9 @@
 
 use texpr::{Options, ScheduleChoice, Target, compile};
 use texpr_interp::eval;
-use texpr_syntax::check::canonicalize;
 use texpr_syntax::frontend;
 use texpr_tests::gpu::{check_program_with, gpu};
+use texpr_tests::round_trip::assert_prints_back;
 
 /// Programs a user of per-element recurrences writes.
 const PROGRAMS: &[(&str, &str)] = &[
@@ -73,16 +73,7 @@ fn options(choice: ScheduleChoice) -> Options {
 fn loops_in_expressions_print_back_to_themselves() {
     for &(name, src) in PROGRAMS {
         let p = frontend(src, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        let text = texpr_ir::print::program(&p);
-        let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-        assert_eq!(canonicalize(&q), canonicalize(&p), "{name}:\n{text}");
-        for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
-            let c = compile(&p, &options(choice)).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            let text = texpr_ir::print::program(&c.scheduled);
-            let q = frontend(&text, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-            let want = canonicalize(&c.scheduled);
-            assert_eq!(canonicalize(&q), want, "{name}:\n{text}");
-        }
+        assert_prints_back(name, &p, &options(ScheduleChoice::Default));
     }
 }
 

@@ -7,4 +7,5 @@ pub mod golden;
 pub mod gpu;
 pub mod needs;
 pub mod npm;
+pub mod round_trip;
 pub mod sched;
