@@ -10,7 +10,8 @@
 //! written into the state's), and, for a loop whose step a kernel reads, two
 //! `i32[1]` step buffers and a constant 0. A state updated in place
 //! (`State::at`) has one buffer, read and updated at every step, and its
-//! `next` global a buffer of its own. Inside its loop a state (or its
+//! `next` global a buffer of its own, unless that global's kernel writes
+//! the update straight into the state's (`in_place::direct`). Inside its loop a state (or its
 //! next value) is a *slot*: an id from [`SLOT_BASE`] up, which a kernel
 //! declares like a buffer and binds per step; after its loop, the buffer
 //! its last step wrote.
@@ -41,6 +42,9 @@ pub struct BufferTable {
     pub slots: Vec<(BufferPlan, StepBuffer)>,
     /// Each loop's step buffers (a `current` slot) when a kernel reads its step.
     pub steps: Vec<Option<StateBuffers>>,
+    /// Each state's: whether it is updated in place by its `next` global's
+    /// kernel directly (`in_place::direct`).
+    direct: Vec<bool>,
     /// The constant buffer of each long literal, by element type and bits.
     constants: BTreeMap<(u8, Vec<u32>), BufferId>,
 }
@@ -74,6 +78,9 @@ impl BufferTable {
             slots: Vec::new(),
             steps: vec![None; p.loops.len()],
             constants: BTreeMap::new(),
+            direct: (0..p.states.len())
+                .map(|s| crate::in_place::direct(p, s))
+                .collect(),
         };
         for (i, x) in p.inputs.iter().enumerate() {
             let id = t.add(
@@ -86,8 +93,8 @@ impl BufferTable {
             t.inputs.push(id);
         }
         let next_of: BTreeMap<u32, usize> = (p.states.iter().enumerate())
-            .filter_map(|(s, st)| match (st.next, &st.at) {
-                (VecRef::Global(g), None) => Some((g, s)),
+            .filter_map(|(s, st)| match (st.next, st.at.is_none() || t.direct[s]) {
+                (VecRef::Global(g), true) => Some((g, s)),
                 _ => None,
             })
             .collect();
@@ -115,6 +122,10 @@ impl BufferTable {
                 let (elem, len) = (st.ty.elem, st.ty.len);
                 let buf = t.add(&st.name, role, elem, len, st.span);
                 let next = match st.next {
+                    VecRef::Global(g) if t.direct[s] => {
+                        t.globals[g as usize] = buf;
+                        buf
+                    }
                     VecRef::Global(g) => t.globals[g as usize],
                     _ => BufferId(u32::MAX),
                 };
@@ -304,6 +315,18 @@ impl BufferTable {
     /// State `s`'s buffers.
     pub fn state(&self, s: u32) -> StateBuffers {
         self.states[s as usize]
+    }
+
+    /// Whether state `s` is updated in place by its `next` global's kernel
+    /// directly (no update kernel after it).
+    pub fn direct(&self, s: u32) -> bool {
+        self.direct[s as usize]
+    }
+
+    /// The state updated in place directly by a kernel writing `out`.
+    pub fn direct_into(&self, out: BufferId) -> Option<u32> {
+        (0..self.states.len() as u32)
+            .find(|&s| self.direct(s) && self.states[s as usize].current == out)
     }
 
     /// The slot holding loop `l`'s step, when a kernel reads it.

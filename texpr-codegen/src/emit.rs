@@ -202,10 +202,11 @@ impl Job<'_> {
     }
 }
 
-/// The states of loop `l` that its steps update in place.
-fn in_place(p: &Program, l: LoopId) -> Vec<u32> {
+/// The states of loop `l` that its steps update in place through a copy:
+/// every one but those the update's kernel writes directly.
+fn in_place(p: &Program, bufs: &BufferTable, l: LoopId) -> Vec<u32> {
     (p.states.iter().enumerate())
-        .filter(|(_, st)| st.of == l && st.at.is_some())
+        .filter(|&(s, st)| st.of == l && st.at.is_some() && !bufs.direct(s as u32))
         .map(|(s, _)| s as u32)
         .collect()
 }
@@ -238,7 +239,11 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         }
         for &x in starting.iter().rev() {
             if p.loops[x as usize].group.is_none() {
-                jobs.extend(in_place(p, x).into_iter().map(Job::Init));
+                jobs.extend(
+                    (p.states.iter().enumerate())
+                        .filter(|(_, st)| st.of == x && st.at.is_some())
+                        .map(|(s, _)| Job::Init(s as u32)),
+                );
             }
         }
         if let Some(l) = within.filter(|&l| p.loops[l as usize].group.is_some()) {
@@ -264,7 +269,7 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         }
         let mut after = Vec::new();
         for x in ending {
-            let updates = in_place(p, x);
+            let updates = in_place(p, bufs, x);
             let ticks = bufs.step(x).is_some();
             let n = updates.len();
             for (k, s) in updates.into_iter().enumerate() {

@@ -42,6 +42,7 @@ mod dispatch;
 pub mod emit;
 mod finite;
 mod grid;
+mod in_place;
 pub mod kir;
 mod lower;
 pub mod plan;

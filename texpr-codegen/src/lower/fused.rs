@@ -210,6 +210,7 @@ fn step(
             in_grid: None,
             perm: sh.perm,
             guard_len: sh.len < sh.groups * sh.per_group,
+            base: None,
         };
         // Fewer elements than invocations: the others have nothing to
         // compute (element `l` is invocation `l`'s), so they skip it.

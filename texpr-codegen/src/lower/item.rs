@@ -106,6 +106,10 @@ pub fn kernel(
     };
     cx.local();
     cx.spilling.inv_at = Some(cx.b.mark());
+    let base = match bufs.direct_into(out) {
+        Some(s) => Some(update_at(&mut cx, s)?),
+        None => None,
+    };
     let dest = Out {
         mem: cx.buffer(out),
         per_group: sh.per_group,
@@ -113,6 +117,7 @@ pub fn kernel(
         in_grid,
         perm: sh.perm,
         guard_len: sh.len < sh.groups * sh.per_group,
+        base,
     };
     cx.idx.insert(sh.grid_var, Ix::Val(g));
     spine::body(&mut cx, &sh, g, &dest, out)?;
@@ -128,6 +133,31 @@ pub fn kernel(
         span,
     };
     Ok(finish(cx, plan, size_span, target))
+}
+
+/// Where state `s`'s update in place begins this step (the step read if
+/// the place depends on it).
+fn update_at(cx: &mut Lower<'_>, s: u32) -> R<kir::V> {
+    let st = &cx.p.states[s as usize];
+    let Some(at) = &st.at else {
+        return Err(Diagnostic::error(
+            "E0392",
+            "internal error: a state written in place has no place",
+        )
+        .with_primary(st.span, "this state"));
+    };
+    let var = cx.p.loops[st.of as usize].var;
+    if at.mentions(var)
+        && !cx.idx.contains_key(&var)
+        && let Some(step) = cx.bufs.step(st.of)
+    {
+        let buf = cx.buffer(step.current);
+        let zero = cx.b.i32(0);
+        let t = cx.b.load(buf, zero);
+        cx.idx.insert(var, Ix::Val(t));
+    }
+    let at = cx.term(at)?;
+    Ok(cx.ix(at))
 }
 
 /// Kernel number `k` that only advances loop `l`'s step.

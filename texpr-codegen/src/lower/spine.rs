@@ -33,6 +33,9 @@ pub struct Out<'e> {
     pub perm: Option<&'e Layout>,
     /// Writes need `< len` (a truncated grid).
     pub guard_len: bool,
+    /// Element `j` goes to `base + j` (a state updated in place, written
+    /// where the step's update begins); stores are then one element each.
+    pub base: Option<V>,
 }
 
 /// What to do with element `j` once computed.
@@ -359,7 +362,11 @@ fn write(cx: &mut Lower<'_>, out: &Out<'_>, g: V, j: Ix, v: V) -> R<()> {
         cx.idx.remove(&raw);
     }
     let at = cx.ix(lin);
-    guarded(cx, out, at, |cx| cx.b.store(out.mem, at, v));
+    let to = match out.base {
+        Some(base) => cx.b.binary(K::Add, base, at),
+        None => at,
+    };
+    guarded(cx, out, at, |cx| cx.b.store(out.mem, to, v));
     Ok(())
 }
 

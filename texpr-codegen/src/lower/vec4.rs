@@ -99,6 +99,7 @@ impl Lower<'_> {
             && s.ty.len == 1
             && quads(elem)
             && out.perm.is_none()
+            && out.base.is_none()
             && out.per_group.is_multiple_of(4)
             && out.len.is_multiple_of(4)
             && elem_of(out_id) == elem;

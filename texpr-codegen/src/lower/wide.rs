@@ -207,6 +207,7 @@ impl Lower<'_> {
         let plan = self.bufs.plan_of(out_id);
         let wide = self.reads.loads.wide()
             && out.perm.is_none()
+            && out.base.is_none()
             && out.in_grid.is_none()
             && !out.guard_len
             && plan.elem == ElemTy::F32
