@@ -2,9 +2,10 @@
 //! per such state. Before its loop runs, [`init_kernel`] copies the
 //! initial value into the state's buffer; at the end of each step, after
 //! every item of the step has read the state, [`write_back_kernel`] writes
-//! the `next` global's elements into it from the step's `at` on. A loop
-//! run whole in one workgroup does both inside its kernel
-//! ([`write_back`]; `fused.rs`).
+//! the `next` global's elements into it from the step's `at` on, unless
+//! the `next` global's own kernel wrote them there (`in_place::direct`,
+//! `Out::base`). A loop run whole in one workgroup does both inside its
+//! kernel ([`write_back`]; `fused.rs`).
 
 use super::item::{KernelText, advance_step, finish};
 use super::{Ix, Lower, R};
