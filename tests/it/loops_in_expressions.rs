@@ -8,7 +8,7 @@
 use texpr::{Options, ScheduleChoice, Target, compile};
 use texpr_interp::eval;
 use texpr_syntax::frontend;
-use texpr_tests::gpu::{check_program_with, gpu};
+use texpr_tests::gpu::{assert_matches_everywhere, gpu};
 use texpr_tests::round_trip::assert_prints_back;
 
 /// Programs a user of per-element recurrences writes.
@@ -149,13 +149,6 @@ fn loops_in_expressions_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
     for &(name, src) in PROGRAMS {
         let p = frontend(src, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
-            for seed in [1, 2] {
-                match check_program_with(gpu, &p, seed, &choice) {
-                    Ok(c) => assert!(c.all_compared(), "{name} ({choice:?}): {c:?}"),
-                    Err(e) => panic!("{name} ({choice:?}, seed {seed}): {e}"),
-                }
-            }
-        }
+        assert_matches_everywhere(gpu, name, &p);
     }
 }

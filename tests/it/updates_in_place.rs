@@ -9,7 +9,7 @@
 use texpr::{Options, ScheduleChoice, compile};
 use texpr_interp::eval;
 use texpr_syntax::frontend;
-use texpr_tests::gpu::{check_program_with, from_host, gpu, to_host};
+use texpr_tests::gpu::{assert_matches_everywhere, from_host, gpu, to_host};
 use texpr_tests::round_trip::assert_prints_back;
 
 /// Programs that update their states in place.
@@ -115,14 +115,7 @@ fn updates_in_place_match_the_interpreter_on_the_gpu() {
     let Some(gpu) = gpu() else { return };
     for &(name, src) in PROGRAMS {
         let p = frontend(src, &[]).unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
-            for seed in [1, 2] {
-                match check_program_with(gpu, &p, seed, &choice) {
-                    Ok(c) => assert!(c.all_compared(), "{name} ({choice:?}): {c:?}"),
-                    Err(e) => panic!("{name} ({choice:?}, seed {seed}): {e}"),
-                }
-            }
-        }
+        assert_matches_everywhere(gpu, name, &p);
     }
 }
 

@@ -12,7 +12,8 @@ pub const REQUIRE_VAR: &str = "TEXPR_REQUIRE_GPU";
 mod program;
 
 pub use program::{
-    Checks, RunError, check_program, check_program_with, run_program, run_program_with, run_source,
+    Checks, RunError, assert_matches_everywhere, check_program, check_program_with, run_program,
+    run_program_with, run_source,
 };
 pub use texpr_interp::accuracy::{Checked, Mismatch, Reference, compare};
 pub use texpr_tune::values::{to_host, to_value as from_host};

@@ -162,3 +162,18 @@ pub fn run_source(
         .map_err(|d| RunError::Frontend(diagnostics(src, &d)))?;
     check_program(gpu, &p, seed)
 }
+
+/// Panics (naming the program, schedule and seed) unless program `name`
+/// matches the interpreter on `gpu` with every element compared, under the
+/// default schedule and the heuristic's, on the random inputs of seeds 1
+/// and 2.
+pub fn assert_matches_everywhere(gpu: &Gpu, name: &str, p: &Program) {
+    for choice in [ScheduleChoice::Default, ScheduleChoice::Heuristic] {
+        for seed in [1, 2] {
+            match check_program_with(gpu, p, seed, &choice) {
+                Ok(c) => assert!(c.all_compared(), "{name} ({choice:?}): {c:?}"),
+                Err(e) => panic!("{name} ({choice:?}, seed {seed}): {e}"),
+            }
+        }
+    }
+}
