@@ -45,6 +45,7 @@ mod parse;
 mod perturb;
 mod plan_json;
 mod playground;
+mod real_sizes;
 mod repro;
 mod rerun;
 mod resident_ranges;
