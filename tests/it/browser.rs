@@ -72,6 +72,12 @@ fn check_runs(
         compared += (checked.iter().flatten())
             .map(|c| c.compared)
             .sum::<usize>();
+        if origins[k].every_element && !checked.iter().flatten().all(|c| c.all_compared()) {
+            bad.push(format!(
+                "{}: not every element compared: {checked:?}",
+                shader.name
+            ));
+        }
         let mismatches: Vec<String> = (checked.into_iter())
             .filter_map(Result::err)
             .map(|m| m.to_string())
@@ -155,9 +161,10 @@ fn controls() -> Vec<(Shader, &'static str)> {
 /// pass Chromium's `createShaderModule`, `getCompilationInfo` and compute
 /// pipeline creation for every entry point, on a device with WebGPU's
 /// default limits, which meet what each module's plan says it requires;
-/// the examples (at sizes the page holds) and one generated program in
-/// `RUN_EVERY`, run there from their plans, match the interpreter, subgroup
-/// kernels among them at Chromium's 4 lanes.
+/// the examples (at sizes the page holds, and the factorizations and long
+/// stencils at real sizes, `REAL_SIZES`, every element compared) and one
+/// generated program in `RUN_EVERY`, run there from their plans, match the
+/// interpreter, subgroup kernels among them at Chromium's 4 lanes.
 #[test]
 fn chromium_accepts_and_runs_what_the_webgpu_target_writes() {
     let Some(chromium) = browser::chromium() else {

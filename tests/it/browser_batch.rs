@@ -30,6 +30,8 @@ pub struct Origin {
     pub program: String,
     pub source: String,
     pub run: Option<Run>,
+    /// A run whose every output element must be compared (a real size).
+    pub every_element: bool,
 }
 
 /// A run in the page: the program, its inputs, the module run.
@@ -123,6 +125,17 @@ const RUN_EVERY: u64 = 10;
 /// The most input elements a run in the page is given, all inputs together.
 const RUN_ELEMENTS: usize = 1 << 16;
 
+/// Examples run in the page at real sizes, each within [`RUN_ELEMENTS`]
+/// (ludcmp and trisolv at N = 255: at 256 their right-hand side passes it).
+const REAL_SIZES: &[(&str, &[(&str, i64)])] = &[
+    ("lu", &[("N", 256)]),
+    ("cholesky", &[("N", 256)]),
+    ("ludcmp", &[("N", 255)]),
+    ("trisolv", &[("N", 255)]),
+    ("jacobi2d", &[("N", 64), ("T", 1000)]),
+    ("heat3d", &[("N", 16), ("T", 1000)]),
+];
+
 /// The schedule that gives `item` `strategy` (every other item its default).
 fn pinned(item: &str, strategy: Strategy) -> ScheduleChoice {
     let mut s = Schedule::default();
@@ -196,6 +209,7 @@ pub fn shaders(n: u64) -> (Vec<Shader>, Vec<Origin>) {
             program: format!("examples/{stem}.te"),
             source,
             run: None,
+            every_element: false,
         };
         for target in &targets {
             for schedule in [ScheduleChoice::Heuristic, ScheduleChoice::Default] {
@@ -242,6 +256,30 @@ pub fn shaders(n: u64) -> (Vec<Shader>, Vec<Origin>) {
             );
         }
     }
+    // The factorizations and long stencils at the sizes people run them
+    // (issue 41), as the heuristic compiles them for WebGPU.
+    for &(stem, defines) in REAL_SIZES {
+        let path = texpr_tests::golden::repo_root().join(format!("examples/{stem}.te"));
+        let source = std::fs::read_to_string(&path).expect("readable");
+        let d: Vec<(String, i64)> = defines.iter().map(|&(n, v)| (n.to_string(), v)).collect();
+        let p = texpr_syntax::frontend(&source, &d).unwrap_or_else(|e| panic!("{stem}: {e:#?}"));
+        let inputs = texpr_interp::random_inputs(&p, 1);
+        let origin = Origin {
+            program: format!("examples/{stem}.te -D {d:?}"),
+            source,
+            run: None,
+            every_element: true,
+        };
+        let name = format!("{} run for {}", origin.program, targets[0].name);
+        let compiled = shader(
+            name,
+            &p,
+            &targets[0],
+            ScheduleChoice::Heuristic,
+            Some(&inputs),
+        );
+        add(compiled, &origin, false);
+    }
     for seed in 0..n {
         let source = generator::program_without_f16(seed);
         let p =
@@ -251,6 +289,7 @@ pub fn shaders(n: u64) -> (Vec<Shader>, Vec<Origin>) {
             program: format!("generated program {seed} (TEXPR_DIFF_SEED={seed})"),
             source,
             run: None,
+            every_element: false,
         };
         let name = format!("{} for {}", origin.program, target.name);
         // One in RUN_EVERY is also run, on random inputs.
