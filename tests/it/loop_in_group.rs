@@ -33,16 +33,7 @@ const PROGRAMS: &[(&str, &str)] = &[
         "param N = 32\ninput x: i32[N]\n\
          output c = iterate 8 from x |c| compute N |i| select(c[i] % 2 == 0, c[i] / 2, 3 * c[i] + 1)",
     ),
-    (
-        "rows_in_place",
-        "param R = 12\nparam C = 20\ninput A: f32[R * C]\n\
-         let (S, seen) = iterate R from (fill(0.0, R * C), fill(0.0, R)) |S, seen, t| {\n\
-             let row = compute C |j| (S[(t - 1) * C + j] else 1.0) * 0.5 + A[t * C + j]\n\
-             let total = reduce R * C |q| S[q]\n\
-             yield (S with [t * C] = row, seen with [t] = total)\n\
-         }\n\
-         output out = compute R * C |q| S[q] + seen[q / C]",
-    ),
+    ("rows_in_place", crate::updates_in_place::ROWS),
     (
         "normalise",
         "param N = 300\ninput x: f32[N]\n\

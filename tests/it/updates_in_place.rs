@@ -12,6 +12,17 @@ use texpr_syntax::frontend;
 use texpr_tests::gpu::{assert_matches_everywhere, from_host, gpu, to_host};
 use texpr_tests::round_trip::assert_prints_back;
 
+/// A row a step from a block's `let`, beside a state updated one element a
+/// step from a fold over the whole state as the step began (also run in
+/// one workgroup, `loop_in_group.rs`).
+pub const ROWS: &str = "param R = 16\nparam C = 24\ninput A: f32[R * C]\n\
+    let (S, seen) = iterate R from (fill(0.0, R * C), fill(0.0, R)) |S, seen, t| {\n\
+        let row = compute C |j| (S[(t - 1) * C + j] else 1.0) * 0.5 + A[t * C + j]\n\
+        let total = reduce R * C |q| S[q]\n\
+        yield (S with [t * C] = row, seen with [t] = total)\n\
+    }\n\
+    output out = compute R * C |q| S[q] + seen[q / C]";
+
 /// Programs that update their states in place.
 const PROGRAMS: &[(&str, &str)] = &[
     // A prefix sum, one element a step, reading the one before.
@@ -29,16 +40,7 @@ const PROGRAMS: &[(&str, &str)] = &[
     ),
     // A row a step from a block's `let`, read after the loop; a `let` after
     // it in the block still reads the state as the step began.
-    (
-        "rows",
-        "param R = 16\nparam C = 24\ninput A: f32[R * C]\n\
-         let (S, seen) = iterate R from (fill(0.0, R * C), fill(0.0, R)) |S, seen, t| {\n\
-             let row = compute C |j| (S[(t - 1) * C + j] else 1.0) * 0.5 + A[t * C + j]\n\
-             let total = reduce R * C |q| S[q]\n\
-             yield (S with [t * C] = row, seen with [t] = total)\n\
-         }\n\
-         output out = compute R * C |q| S[q] + seen[q / C]",
-    ),
+    ("rows", ROWS),
     // An in-place state beside one that is rewritten whole, the step unread
     // by the update (a constant place), and a loop of no steps.
     (

@@ -202,13 +202,11 @@ impl Job<'_> {
     }
 }
 
-/// The states of loop `l` that its steps update in place through a copy:
-/// every one but those the update's kernel writes directly.
-fn in_place(p: &Program, bufs: &BufferTable, l: LoopId) -> Vec<u32> {
+/// The states of loop `l` that its steps update in place.
+fn in_place(p: &Program, l: LoopId) -> impl Iterator<Item = u32> + '_ {
     (p.states.iter().enumerate())
-        .filter(|&(s, st)| st.of == l && st.at.is_some() && !bufs.direct(s as u32))
+        .filter(move |(_, st)| st.of == l && st.at.is_some())
         .map(|(s, _)| s as u32)
-        .collect()
 }
 
 /// Every kernel in dispatch order: the items (globals first, then
@@ -239,11 +237,7 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         }
         for &x in starting.iter().rev() {
             if p.loops[x as usize].group.is_none() {
-                jobs.extend(
-                    (p.states.iter().enumerate())
-                        .filter(|(_, st)| st.of == x && st.at.is_some())
-                        .map(|(s, _)| Job::Init(s as u32)),
-                );
+                jobs.extend(in_place(p, x).map(Job::Init));
             }
         }
         if let Some(l) = within.filter(|&l| p.loops[l as usize].group.is_some()) {
@@ -269,7 +263,8 @@ fn jobs<'p>(p: &'p Program, bufs: &BufferTable) -> Vec<Job<'p>> {
         }
         let mut after = Vec::new();
         for x in ending {
-            let updates = in_place(p, bufs, x);
+            // Updates the kernel of the state's `next` wrote itself need none.
+            let updates: Vec<u32> = in_place(p, x).filter(|&s| !bufs.direct(s)).collect();
             let ticks = bufs.step(x).is_some();
             let n = updates.len();
             for (k, s) in updates.into_iter().enumerate() {

@@ -55,9 +55,7 @@ class Traced:
 
 
 class _Trace:
-    def __init__(self, args):
-        # Argument name -> its value for this call (traced arguments only).
-        self.args = args
+    def __init__(self):
         # The program's inputs: (name, kernel, kernel input name), and where
         # each comes from at run time: ("arg", name) or ("const", object).
         self.inputs = []
@@ -169,10 +167,8 @@ class Jit:
         return entry
 
     def _trace(self, arguments):
-        traced = {
-            n: v for n, v in arguments.items() if n not in self._static and _traced(v)
-        }
-        trace = _Trace(traced)
+        traced = {n for n, v in arguments.items() if n not in self._static and _traced(v)}
+        trace = _Trace()
         call = {
             n: Traced(trace, ("arg", n), f"argument `{n}`") if n in traced else v
             for n, v in arguments.items()

@@ -76,7 +76,7 @@ pub fn loop_kernel(
         cx.binds.writes.insert(st.b);
     }
     for st in &states {
-        copy(&mut cx, st, lid, w);
+        copy(&mut cx, st, lid, w)?;
     }
     cx.b.storage_barrier()?;
     let count = lp.count;
@@ -156,16 +156,13 @@ fn state_slots(p: &Program, bufs: &BufferTable, l: LoopId) -> R<Vec<StateSlots>>
 }
 
 /// `b[e] = init[e]` for `e = l, l + w, ...` below the state's length.
-fn copy(cx: &mut Lower<'_>, st: &StateSlots, lid: V, w: u64) {
-    let from = cx.buffer(st.init);
-    let to = cx.buffer(st.b);
-    let end = cx.b.i32(st.len as i32);
-    let step = LoopStep::Up(w.min(i32::MAX as u64) as i32);
-    let e =
-        cx.b.open_loop("e", (lid, end, step), false, st.len.div_ceil(w));
-    let v = cx.b.load(from, e);
-    cx.b.store(to, e, v);
-    cx.b.close();
+fn copy(cx: &mut Lower<'_>, st: &StateSlots, lid: V, w: u64) -> R<()> {
+    let (from, to) = (cx.buffer(st.init), cx.buffer(st.b));
+    super::update::workgroup_strided(cx, (lid, w), st.len, |cx, e| {
+        let v = cx.b.load(from, e);
+        cx.b.store(to, e, v);
+        Ok(())
+    })
 }
 
 /// Step `t` of loop `l` (odd: reading `a`, writing `b`; even: the other

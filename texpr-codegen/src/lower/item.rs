@@ -146,15 +146,8 @@ fn update_at(cx: &mut Lower<'_>, s: u32) -> R<kir::V> {
         )
         .with_primary(st.span, "this state"));
     };
-    let var = cx.p.loops[st.of as usize].var;
-    if at.mentions(var)
-        && !cx.idx.contains_key(&var)
-        && let Some(step) = cx.bufs.step(st.of)
-    {
-        let buf = cx.buffer(step.current);
-        let zero = cx.b.i32(0);
-        let t = cx.b.load(buf, zero);
-        cx.idx.insert(var, Ix::Val(t));
+    if at.mentions(cx.p.loops[st.of as usize].var) {
+        read_step(cx, st.of);
     }
     let at = cx.term(at)?;
     Ok(cx.ix(at))
@@ -243,15 +236,24 @@ fn read_steps(cx: &mut Lower<'_>, root: &Expr) {
     let mut l = cx.binds.within;
     while let Some(x) = l {
         let lp = &cx.p.loops[x as usize];
-        if let Some(step) = cx.bufs.step(x)
-            && root.mentions(lp.var)
-        {
-            let buf = cx.buffer(step.current);
-            let zero = cx.b.i32(0);
-            let t = cx.b.load(buf, zero);
-            cx.idx.insert(lp.var, Ix::Val(t));
+        if root.mentions(lp.var) {
+            read_step(cx, x);
         }
         l = lp.within;
+    }
+}
+
+/// Binds loop `l`'s step variable to `step[0]` of its slot, when a kernel
+/// reads the step (it has a slot) and this one has not read it yet.
+pub(super) fn read_step(cx: &mut Lower<'_>, l: LoopId) {
+    let var = cx.p.loops[l as usize].var;
+    if let Some(step) = cx.bufs.step(l)
+        && !cx.idx.contains_key(&var)
+    {
+        let buf = cx.buffer(step.current);
+        let zero = cx.b.i32(0);
+        let t = cx.b.load(buf, zero);
+        cx.idx.insert(var, Ix::Val(t));
     }
 }
 

@@ -7,7 +7,7 @@
 //! `Out::base`). A loop run whole in one workgroup does both inside its
 //! kernel ([`write_back`]; `fused.rs`).
 
-use super::item::{KernelText, advance_step, finish};
+use super::item::{KernelText, advance_step, finish, read_step};
 use super::{Ix, Lower, R};
 use crate::buffers::BufferTable;
 use crate::kir::{self, BinOp as K, Builtin, LoopStep, Ty, V};
@@ -92,12 +92,12 @@ pub fn write_back_kernel(
     let name = format!("{}_update", st.name);
     let mut cx = Lower::new(p, bufs, (k, first_spill), &name, target);
     cx.binds.within = Some(st.of);
-    let lp = &p.loops[st.of as usize];
-    if let Some(step) = bufs.step(st.of) {
-        let buf = cx.buffer(step.current);
-        let zero = cx.b.i32(0);
-        let t = cx.b.load(buf, zero);
-        cx.idx.insert(lp.var, Ix::Val(t));
+    if st
+        .at
+        .as_ref()
+        .is_some_and(|t| t.mentions(p.loops[st.of as usize].var))
+    {
+        read_step(&mut cx, st.of);
     }
     let updates = bufs.state(s);
     let len = p.vec_ty(st.next).len;
@@ -142,13 +142,27 @@ pub fn write_back(cx: &mut Lower<'_>, p: &Program, s: u32, (lid, w): (V, u64)) -
     let st = &p.states[s as usize];
     let updates = cx.bufs.state(s);
     let len = p.vec_ty(st.next).len;
+    workgroup_strided(cx, (lid, w), len, |cx, e| {
+        write_one(cx, (updates.current, updates.next), st.at.as_ref(), e)
+    })?;
+    cx.b.storage_barrier()
+}
+
+/// `body` for each element `e` of `len` that invocation `lid` of a
+/// workgroup of `w` owns: `lid`, `lid + w`, ...
+pub fn workgroup_strided(
+    cx: &mut Lower<'_>,
+    (lid, w): (V, u64),
+    len: u64,
+    body: impl FnOnce(&mut Lower<'_>, V) -> R<()>,
+) -> R<()> {
     let end = cx.b.i32(len as i32);
     let stride = LoopStep::Up(w.min(i32::MAX as u64) as i32);
     let e =
         cx.b.open_loop("e", (lid, end, stride), false, len.div_ceil(w));
-    write_one(cx, (updates.current, updates.next), st.at.as_ref(), e)?;
+    body(cx, e)?;
     cx.b.close();
-    cx.b.storage_barrier()
+    Ok(())
 }
 
 fn plan(name: &str, k: usize, (w, groups): (u32, u32), span: texpr_ir::Span) -> Kernel {
