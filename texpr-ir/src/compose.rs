@@ -301,21 +301,13 @@ impl Composer {
     /// Variables named like a top-level name get a fresh name (the printed
     /// program would otherwise shadow it, which the checker refuses).
     fn rename_clashing_vars(&mut self) {
-        let mut used: BTreeSet<String> = self.taken.clone();
-        used.extend(self.out.vars.iter().map(|v| v.name.clone()));
+        let mut index = NameIndex::default();
+        index.update(&self.out);
         for v in 0..self.out.vars.len() {
-            if !self.taken.contains(&self.out.vars[v].name) {
-                continue;
+            if self.taken.contains(&self.out.vars[v].name) {
+                let base = self.out.vars[v].name.clone();
+                self.out.vars[v].name = index.fresh(&base);
             }
-            let base = self.out.vars[v].name.clone();
-            let mut k = 1;
-            let mut n = format!("{base}_{k}");
-            while used.contains(&n) {
-                k += 1;
-                n = format!("{base}_{k}");
-            }
-            used.insert(n.clone());
-            self.out.vars[v].name = n;
         }
     }
 }
