@@ -24,6 +24,7 @@ mod fuzz;
 mod gpu_limits;
 mod half;
 mod harness;
+mod interp_lanes;
 mod kir;
 mod kir_passes;
 mod layering;

@@ -1,9 +1,11 @@
-//! The evaluator: a tree walk with a scalar fast path.
+//! The evaluator: a tree walk with a scalar path and a lane path.
 //!
 //! [`Interp::vector`] evaluates any expression to a whole vector;
 //! [`Interp::scalar`] evaluates a length-1 expression to one element without
-//! allocating, so the body of `compute n |i| <scalar>` or `reduce n |i| <scalar>`
-//! (the inner loops of matmul, softmax, ...) runs allocation-free per `i`.
+//! allocating. The length-1 body of `compute n |i| <scalar>` (the inner
+//! loops of matmul, softmax, a factorization's update) is evaluated for all
+//! `n` values of `i` at once, node by node (`eval_lanes.rs`), giving what
+//! the scalar path gives each element. Reads are in `eval_read.rs`.
 //! Levels are ignored: a scheduled program means the same as an unscheduled one.
 //!
 //! The evaluator is generic over a [`Shadow`] carried beside every element:
@@ -16,7 +18,7 @@ use crate::scalar::{self, Sc};
 use crate::shadow::{El, Shadow, Shadowed, given};
 use crate::value::Value;
 use texpr_ir::ReduceOp;
-use texpr_ir::{Expr, ExprKind, Func, LoopId, Program, Scalar, Term, VarId, VecRef};
+use texpr_ir::{Expr, ExprKind, Func, LoopId, Program, Term, VarId, VecRef};
 
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
@@ -38,9 +40,27 @@ pub fn eval_elements(
     Ok(outs.into_iter().map(|v| Value::new(v.data)).collect())
 }
 
+/// [`eval`] by the scalar path alone, one element at a time: what the
+/// lane path (`eval_lanes.rs`) must give, bit for bit. For tests.
+#[doc(hidden)]
+pub fn eval_by_element(p: &Program, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
+    let outs = run_by::<()>(p, inputs, false)?;
+    Ok(outs.into_iter().map(|v| Value::new(v.data)).collect())
+}
+
 /// [`eval`] with a shadow beside every element.
 pub(crate) fn run<S: Shadow>(p: &Program, inputs: &[Value]) -> Result<Vec<Shadowed<S>>, EvalError> {
+    run_by(p, inputs, true)
+}
+
+/// [`run`], with the lane path or without it.
+pub(crate) fn run_by<S: Shadow>(
+    p: &Program,
+    inputs: &[Value],
+    lanes: bool,
+) -> Result<Vec<Shadowed<S>>, EvalError> {
     let mut it = Interp::with_globals(p, inputs)?;
+    it.lanes = lanes;
     p.outputs.iter().map(|o| it.vector(&o.value)).collect()
 }
 
@@ -79,16 +99,37 @@ pub(crate) enum Slot<'a, S> {
     Lazy(&'a Expr),
     Scalar(El<S>),
     Vector(Shadowed<S>),
+    /// A scalar with one value per lane (an `iterate`'s state evaluated
+    /// over lanes, `eval_lanes.rs`): the lane variable's current value's.
+    Lanes(LaneSlot<S>),
+}
+
+/// What the lane variable's values index: the state of an `iterate`
+/// evaluated over lanes, by lane value (`Slot::Lanes`).
+#[derive(Debug)]
+pub(crate) struct LaneSlot<S> {
+    pub(crate) var: VarId,
+    pub(crate) vals: Vec<El<S>>,
+}
+
+impl<S: Shadow> LaneSlot<S> {
+    /// The element of lane `l` (the lane variable's value `l`).
+    pub(crate) fn of(&self, l: i64) -> Result<El<S>, EvalError> {
+        match usize::try_from(l).ok().and_then(|l| self.vals.get(l)) {
+            Some(x) => Ok(*x),
+            None => malformed(format!("lane {l} of a state it does not have")),
+        }
+    }
 }
 
 #[derive(Debug)]
 pub(crate) struct Interp<'a, S> {
     pub(crate) prog: &'a Program,
-    inputs: &'a [Value],
+    pub(crate) inputs: &'a [Value],
     /// Each global's value once computed (a loop's, its latest step's).
-    globals: Vec<Option<Shadowed<S>>>,
+    pub(crate) globals: Vec<Option<Shadowed<S>>>,
     /// Each loop state's current value once its loop started.
-    states: Vec<Option<Shadowed<S>>>,
+    pub(crate) states: Vec<Option<Shadowed<S>>>,
     /// The current value of each index variable, by `VarId`.
     pub(crate) idx: Vec<i64>,
     /// The index variables' values saved while a `let`'s value is computed
@@ -96,6 +137,9 @@ pub(crate) struct Interp<'a, S> {
     pub(crate) saved_idx: Vec<i64>,
     /// The current value of each `let`-bound variable, by `VarId`.
     pub(crate) locals: Vec<Slot<'a, S>>,
+    /// Whether a `compute`'s elements are evaluated together
+    /// (`eval_lanes.rs`) rather than one by one.
+    pub(crate) lanes: bool,
 }
 
 impl<'a, S: Shadow> Interp<'a, S> {
@@ -111,6 +155,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             idx: vec![0; n],
             saved_idx: Vec::new(),
             locals: (0..n).map(|_| Slot::Empty).collect(),
+            lanes: true,
         };
         it.run_globals(0..prog.globals.len(), None)?;
         Ok(it)
@@ -360,94 +405,6 @@ impl<'a, S: Shadow> Interp<'a, S> {
     /// (`eval_lazy.rs`); returns what the slot held before.
     pub(crate) fn bind(&mut self, var: VarId, value: &'a Expr) -> Result<Slot<'a, S>, EvalError> {
         self.bind_value(var, Slot::Lazy(value))
-    }
-
-    /// `vec[index]`, or the guard's value out of bounds.
-    fn index(
-        &mut self,
-        vec: VecRef,
-        index: &Term,
-        guard: Option<Scalar>,
-    ) -> Result<El<S>, EvalError> {
-        let i = eval_term(index, &self.idx)?;
-        if let VecRef::Local(v) = vec {
-            self.force(v)?;
-        }
-        match (self.lookup(vec, i)?, guard) {
-            (Some(s), _) => Ok(s),
-            (None, Some(g)) => Ok(given(g.into())),
-            (None, None) => Err(EvalError::OutOfBounds {
-                vec: self.prog.vec_name(vec).to_string(),
-                index: i,
-                len: self.prog.vec_ty(vec).len,
-            }),
-        }
-    }
-
-    /// Element `i` of a vector that must be in bounds.
-    fn element(&mut self, vec: VecRef, i: i64) -> Result<El<S>, EvalError> {
-        let t = Term {
-            kind: texpr_ir::TermKind::Const(i),
-            span: texpr_ir::Span::DUMMY,
-        };
-        self.index(vec, &t, None)
-    }
-
-    /// Element `i` of a vector, `None` when out of bounds; an input's or a
-    /// global's as read (`Shadow::read`).
-    fn lookup(&self, vec: VecRef, i: i64) -> Result<Option<El<S>>, EvalError> {
-        let at = |v: &Shadowed<S>| if i < 0 { None } else { v.get(i as usize) };
-        let read = |e: El<S>| (e.0, S::read(e, vec, i as u64));
-        match vec {
-            VecRef::Input(k) => {
-                let x = (i >= 0).then(|| self.input(k).ok()?.data.get(i as usize));
-                Ok(x.flatten().map(given).map(read))
-            }
-            VecRef::Global(k) => Ok(at(self.global(k)?).map(read)),
-            VecRef::State(k) => Ok(at(self.state(k)?).map(read)),
-            VecRef::Local(v) => match self.locals.get(v.0 as usize) {
-                Some(Slot::Scalar(s)) => Ok((i == 0).then_some(*s)),
-                Some(Slot::Vector(val)) => Ok(at(val)),
-                Some(Slot::Lazy(_)) => malformed(format!("local vector {} read unevaluated", v.0)),
-                _ => malformed(format!("local vector {} read outside its `let`", v.0)),
-            },
-        }
-    }
-
-    fn state(&self, k: u32) -> Result<&Shadowed<S>, EvalError> {
-        match self.states.get(k as usize) {
-            Some(Some(v)) => Ok(v),
-            _ => malformed(format!("state {k} read before its loop starts")),
-        }
-    }
-
-    fn input(&self, k: u32) -> Result<&'a Value, EvalError> {
-        match self.inputs.get(k as usize) {
-            Some(v) => Ok(v),
-            None => malformed(format!("input {k} does not exist")),
-        }
-    }
-
-    fn global(&self, k: u32) -> Result<&Shadowed<S>, EvalError> {
-        match self.globals.get(k as usize) {
-            Some(Some(v)) => Ok(v),
-            _ => malformed(format!("global {k} read before it is computed")),
-        }
-    }
-
-    /// A whole vector as a value (an input's or a global's as read).
-    pub(crate) fn whole(&self, vec: VecRef) -> Result<Shadowed<S>, EvalError> {
-        match vec {
-            VecRef::Input(k) => Ok(Shadowed::given(self.input(k)?.data.clone()).read_from(vec)),
-            VecRef::Global(k) => Ok(self.global(k)?.clone().read_from(vec)),
-            VecRef::State(k) => Ok(self.state(k)?.clone().read_from(vec)),
-            VecRef::Local(v) => match self.locals.get(v.0 as usize) {
-                Some(Slot::Scalar(s)) => Ok(Shadowed::splat(*s, 1)),
-                Some(Slot::Vector(val)) => Ok(val.clone()),
-                Some(Slot::Lazy(_)) => malformed(format!("local vector {} read unevaluated", v.0)),
-                _ => malformed(format!("local vector {} read outside its `let`", v.0)),
-            },
-        }
     }
 }
 

@@ -137,11 +137,13 @@ impl<'a, S: Shadow> Interp<'a, S> {
     ) -> Result<Shadowed<S>, EvalError> {
         let m = body.ty.len;
         let mut raw = Shadowed::with_capacity(elem, n.saturating_mul(m) as usize);
-        for i in 0..n {
-            self.set_idx(var, i)?;
-            if m == 1 {
-                raw.push(self.scalar(body)?)?;
-            } else {
+        if m == 1 && self.lanes {
+            // Every element at once (`eval_lanes.rs`).
+            let ls: Vec<u64> = (0..n).collect();
+            raw = self.lanes(body, var, &ls)?.column(ls.len());
+        } else {
+            for i in 0..n {
+                self.set_idx(var, i)?;
                 raw.extend(&self.vector(body)?)?;
             }
         }

@@ -14,10 +14,14 @@
 //!   program that the checker would have rejected).
 
 pub mod accuracy;
+mod columns;
 mod error;
 mod eval;
+mod eval_lanes;
+mod eval_lanes_loops;
 mod eval_lazy;
 mod eval_loop;
+mod eval_read;
 mod eval_vector;
 mod footprint;
 mod index;
@@ -29,7 +33,7 @@ mod shadow;
 mod value;
 
 pub use error::EvalError;
-pub use eval::{eval, eval_elements};
+pub use eval::{eval, eval_by_element, eval_elements};
 pub use footprint::{Footprint, footprint};
 pub use index::eval_term;
 pub use random::random_inputs;

@@ -13,6 +13,9 @@ pub type El<S> = (Sc, S);
 
 /// The shadow of an element: how it was computed, as far as a comparison cares.
 pub trait Shadow: Copy + Default + std::fmt::Debug {
+    /// Whether the shadow carries nothing: every method below gives the
+    /// default, so the lane path (`eval_lanes.rs`) may skip calling them.
+    const TRIVIAL: bool = false;
     /// An exact, specified element: an index, a fold's identity.
     fn exact() -> Self {
         Self::default()
@@ -46,6 +49,7 @@ pub trait Shadow: Copy + Default + std::fmt::Debug {
 
 /// A plain evaluation: nothing beside the values.
 impl Shadow for () {
+    const TRIVIAL: bool = true;
     #[inline]
     fn unary(_: UnaryOp, _: El<()>, _: Sc) {}
     #[inline]

@@ -72,6 +72,20 @@ pub fn reference(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalEr
         .collect())
 }
 
+/// [`reference`] by the interpreter's scalar path alone, one element at a
+/// time: what its lane path must give, bit for bit. For tests.
+#[doc(hidden)]
+pub fn reference_by_element(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalError> {
+    Ok(crate::eval::run_by::<Bound>(p, inputs, false)?
+        .into_iter()
+        .map(|v| Reference {
+            value: Value::new(v.data),
+            bounds: v.shadow,
+            spread: Vec::new(),
+        })
+        .collect())
+}
+
 /// [`reference`] at the positions `picks[k]` of output `k` only (see
 /// [`crate::eval_elements`]).
 pub fn reference_elements(

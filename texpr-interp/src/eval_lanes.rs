@@ -1,0 +1,383 @@
+//! The evaluator's lane path: the length-1 body of a `compute` evaluated for
+//! many values of its variable (the lanes) at once, one node at a time.
+//!
+//! The scalar path walks the body's tree once per element; here each node
+//! is visited once per `compute` and does its work over all the lanes, so
+//! the walk's cost is shared by them. A node that does not depend on the
+//! lane variable is evaluated once ([`Lanes::Same`]): the condition
+//! `i > k` of a factorization's update, a pivot, a `let` of constants.
+//!
+//! Every element gets the value and shadow the scalar path gives it: each
+//! lane runs the same scalar operations on the same operands, a fold in the
+//! same order (`tests/it/interp_lanes.rs` holds the two paths to that, bit
+//! for bit). The statistical tier's random rounding (`accuracy::stochastic`)
+//! draws its numbers in another order here, and once for a node that is
+//! the same in every lane; its runs stay the same from run to run. A `select` stays lazy per lane: an operand is evaluated on
+//! the lanes that pick it (and those whose shadow needs it), never on the
+//! others. A `reduce` or an `iterate` whose count depends on the lane runs
+//! each lane its own number of steps. Nodes the lane path does not know (a
+//! `let` whose value depends on the lane) fall back to the scalar path,
+//! lane by lane. Loops over lanes are in `eval_lanes_loops.rs`; the typed
+//! loops over a column's elements in `columns.rs`.
+
+use crate::columns;
+use crate::error::{EvalError, malformed};
+use crate::eval::{Interp, Slot};
+use crate::index::{TermLanes, eval_term_lanes};
+use crate::scalar::{self, Sc};
+use crate::shadow::{El, Shadow, Shadowed};
+use texpr_ir::{Expr, ExprKind, Func, Term, VarId, VecRef};
+
+/// An expression's elements over a set of lanes.
+#[derive(Debug)]
+pub(crate) enum Lanes<S> {
+    /// The same element in every lane.
+    Same(El<S>),
+    /// One element per lane, in the lanes' order.
+    Each(Shadowed<S>),
+}
+
+impl<S: Shadow> Lanes<S> {
+    pub(crate) fn at(&self, k: usize) -> El<S> {
+        match self {
+            Lanes::Same(x) => *x,
+            Lanes::Each(xs) => xs.get(k).expect("one element per lane"),
+        }
+    }
+
+    /// The elements of `n` lanes as a column.
+    pub(crate) fn column(self, n: usize) -> Shadowed<S> {
+        match self {
+            Lanes::Same(x) => Shadowed::splat(x, n),
+            Lanes::Each(xs) => xs,
+        }
+    }
+}
+
+/// A column of the elements `data`, each with the shadow `shadow(k, x)`
+/// gives element `k` of value `x` (never called for a trivial shadow).
+fn column<S: Shadow>(data: crate::Data, mut shadow: impl FnMut(usize, Sc) -> S) -> Shadowed<S> {
+    let n = data.len();
+    let shadow = match S::TRIVIAL {
+        true => vec![S::default(); n],
+        false => (0..n)
+            .map(|k| shadow(k, data.get(k).expect("k < n")))
+            .collect(),
+    };
+    Shadowed { data, shadow }
+}
+
+impl<'a, S: Shadow> Interp<'a, S> {
+    /// Length-1 expression `e` with variable `var` at each value in `ls`.
+    pub(crate) fn lanes(
+        &mut self,
+        e: &'a Expr,
+        var: VarId,
+        ls: &[u64],
+    ) -> Result<Lanes<S>, EvalError> {
+        if e.ty.len != 1 {
+            return malformed(format!("a vector of length {} used as a scalar", e.ty.len));
+        }
+        match &e.kind {
+            ExprKind::Index { vec, index, guard } => {
+                if let VecRef::Local(v) = vec {
+                    self.force(*v)?;
+                }
+                self.read_lanes(*vec, index, *guard, var, ls)
+            }
+            ExprKind::Whole(vec) if self.varies(*vec) => self.each_lane(e, var, ls),
+            ExprKind::IndexVar(v) if *v == var => {
+                let data = crate::Data::I32(ls.iter().map(|&l| l as i32).collect());
+                Ok(Lanes::Each(column(data, |_, _| S::exact())))
+            }
+            ExprKind::IndexVar(_)
+            | ExprKind::Const(_)
+            | ExprKind::Fill(_)
+            | ExprKind::VecLit(_)
+            | ExprKind::Whole(_) => Ok(Lanes::Same(self.scalar(e)?)),
+            ExprKind::Broadcast(a) => self.lanes(a, var, ls),
+            ExprKind::Cast(a) => {
+                let a = self.lanes(a, var, ls)?;
+                each(a, |x| {
+                    let r = scalar::cast(e.ty.elem, x.0)?;
+                    Ok((r, S::cast(x, r)))
+                })
+            }
+            ExprKind::Unary(op, a) => {
+                let a = self.lanes(a, var, ls)?;
+                each(a, |x| {
+                    let r = scalar::unary(*op, x.0)?;
+                    Ok((r, S::unary(*op, x, r)))
+                })
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (self.lanes(a, var, ls)?, self.lanes(b, var, ls)?);
+                if let (Lanes::Same(x), Lanes::Same(y)) = (&a, &b) {
+                    let r = scalar::binary(*op, x.0, y.0)?;
+                    return Ok(Lanes::Same((r, S::binary(*op, *x, *y, r))));
+                }
+                let (a, b) = (a.column(ls.len()), b.column(ls.len()));
+                let data = columns::binary(*op, &a.data, &b.data)?;
+                Ok(Lanes::Each(column(data, |k, r| {
+                    S::binary(*op, a.get(k).expect("k < n"), b.get(k).expect("k < n"), r)
+                })))
+            }
+            ExprKind::Call(Func::Select, args) => self.select_lanes(args, var, ls),
+            ExprKind::Call(f, args) => self.call_lanes(*f, args, var, ls),
+            ExprKind::Reduce {
+                op,
+                n,
+                var: rv,
+                body,
+                steps,
+                ..
+            } if body.ty.len == 1 => self.reduce_lanes(*op, *n, *rv, steps.as_ref(), body, var, ls),
+            ExprKind::Iterate {
+                n,
+                var: tv,
+                steps,
+                states,
+                parts,
+            } => self.iterate_lanes(*n, *tv, steps.as_ref(), states, parts, var, ls),
+            ExprKind::Let {
+                var: lv,
+                value,
+                body,
+                ..
+            } if !self.depends(value, var) => {
+                let old = self.bind(*lv, value)?;
+                let r = self.lanes(body, var, ls);
+                self.locals[lv.0 as usize] = old;
+                r
+            }
+            ExprKind::Compute {
+                n: 1,
+                var: cv,
+                map: None,
+                body,
+                ..
+            } => {
+                self.set_idx(*cv, 0)?;
+                self.lanes(body, var, ls)
+            }
+            _ => self.each_lane(e, var, ls),
+        }
+    }
+
+    /// `e` by the scalar path, lane by lane.
+    fn each_lane(&mut self, e: &'a Expr, var: VarId, ls: &[u64]) -> Result<Lanes<S>, EvalError> {
+        let mut out = Shadowed::with_capacity(e.ty.elem, ls.len());
+        for &l in ls {
+            self.set_idx(var, l)?;
+            out.push(self.scalar(e)?)?;
+        }
+        Ok(Lanes::Each(out))
+    }
+
+    /// `vec[index]` over lanes (`vec` forced if a local).
+    fn read_lanes(
+        &mut self,
+        vec: VecRef,
+        index: &Term,
+        guard: Option<texpr_ir::Scalar>,
+        var: VarId,
+        ls: &[u64],
+    ) -> Result<Lanes<S>, EvalError> {
+        let g = guard;
+        if self.varies(vec) {
+            let mut out = Shadowed::with_capacity(self.prog.vec_ty(vec).elem, ls.len());
+            for &l in ls {
+                self.set_idx(var, l)?;
+                out.push(self.index(vec, index, g)?)?;
+            }
+            return Ok(Lanes::Each(out));
+        }
+        let ix = match eval_term_lanes(index, &self.idx, var, ls)? {
+            TermLanes::Same(i) => return Ok(Lanes::Same(self.index_at(vec, i, g)?)),
+            TermLanes::Each(ix) => ix,
+        };
+        if let (true, Some(src)) = (S::TRIVIAL, self.stored(vec)?) {
+            return match columns::gather(src, &ix, guard.map(Sc::from))? {
+                Ok(data) => Ok(Lanes::Each(column(data, |_, _| S::exact()))),
+                Err(i) => Err(self.out_of_bounds(vec, i)),
+            };
+        }
+        let mut out = Shadowed::with_capacity(self.prog.vec_ty(vec).elem, ls.len());
+        for i in ix {
+            out.push(self.index_at(vec, i, g)?)?;
+        }
+        Ok(Lanes::Each(out))
+    }
+
+    /// Whether `vec` holds one value per lane (an `iterate`'s state).
+    fn varies(&self, vec: VecRef) -> bool {
+        let VecRef::Local(v) = vec else { return false };
+        matches!(self.locals.get(v.0 as usize), Some(Slot::Lanes(_)))
+    }
+
+    /// Whether `e`'s value may differ between values of `var`: it reads
+    /// `var` or a state held per lane. (A local bound outside `e` holds a
+    /// value that does not depend on `var`, or one per lane.)
+    fn depends(&self, e: &Expr, var: VarId) -> bool {
+        e.mentions(var)
+            || e.any(|x| match &x.kind {
+                ExprKind::Index { vec, .. } | ExprKind::Whole(vec) => self.varies(*vec),
+                _ => false,
+            })
+    }
+
+    /// `f(args)` over lanes.
+    fn call_lanes(
+        &mut self,
+        f: Func,
+        args: &'a [Expr],
+        var: VarId,
+        ls: &[u64],
+    ) -> Result<Lanes<S>, EvalError> {
+        if args.len() > 3 {
+            return malformed(format!("`{}` with {} arguments", f.name(), args.len()));
+        }
+        let xs = args
+            .iter()
+            .map(|a| self.lanes(a, var, ls))
+            .collect::<Result<Vec<_>, _>>()?;
+        let one = |k: usize| {
+            let mut buf = [(Sc::B(false), S::exact()); 3];
+            let mut vals = [Sc::B(false); 3];
+            for (j, x) in xs.iter().enumerate() {
+                buf[j] = x.at(k);
+                vals[j] = buf[j].0;
+            }
+            let r = scalar::call(f, &vals[..xs.len()])?;
+            Ok((r, S::call(f, &buf[..xs.len()], r)))
+        };
+        if xs.iter().all(|x| matches!(x, Lanes::Same(_))) {
+            return Ok(Lanes::Same(one(0)?));
+        }
+        let elem = one(0)?.0.elem();
+        let mut out = Shadowed::with_capacity(elem, ls.len());
+        for k in 0..ls.len() {
+            out.push(one(k)?)?;
+        }
+        Ok(Lanes::Each(out))
+    }
+
+    /// `select(c, a, b)` over lanes: each operand on the lanes that pick
+    /// it, and on those whose shadow needs the other (as `select_scalar`).
+    fn select_lanes(
+        &mut self,
+        args: &'a [Expr],
+        var: VarId,
+        ls: &[u64],
+    ) -> Result<Lanes<S>, EvalError> {
+        let [c, a, b] = args else {
+            return malformed(format!("`select` with {} arguments", args.len()));
+        };
+        let cond = self.lanes(c, var, ls)?;
+        let n = ls.len();
+        let picks_a = |x: El<S>| x.0 == Sc::B(true);
+        if S::TRIVIAL {
+            // No shadow needs the other operand: each lane's is its pick's.
+            match &cond {
+                Lanes::Same(c @ (Sc::B(_), _)) => {
+                    return self.lanes(if picks_a(*c) { a } else { b }, var, ls);
+                }
+                Lanes::Each(Shadowed {
+                    data: crate::Data::Bool(bits),
+                    ..
+                }) => {
+                    let on_a: Vec<usize> = (0..n).filter(|&k| bits[k]).collect();
+                    let on_b: Vec<usize> = (0..n).filter(|&k| !bits[k]).collect();
+                    let xa = self.lanes_at(a, var, ls, &on_a)?;
+                    let xb = self.lanes_at(b, var, ls, &on_b)?;
+                    let xa = xa.map(|x| x.column(on_a.len()));
+                    let xb = xb.map(|x| x.column(on_b.len()));
+                    let data = columns::merge(
+                        bits,
+                        xa.as_ref().map(|x| &x.data),
+                        xb.as_ref().map(|x| &x.data),
+                    )?;
+                    return Ok(Lanes::Each(column(data, |_, _| S::exact())));
+                }
+                _ => {}
+            }
+        }
+        // Positions (in `ls`) where each operand is evaluated.
+        let (mut on_a, mut on_b) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for k in 0..n {
+            let c = cond.at(k);
+            let other = S::needs_other(c);
+            if picks_a(c) || other {
+                on_a.push(k);
+            }
+            if !picks_a(c) || other {
+                on_b.push(k);
+            }
+        }
+        let xa = self.lanes_at(a, var, ls, &on_a)?;
+        let xb = self.lanes_at(b, var, ls, &on_b)?;
+        let (mut ia, mut ib) = (0, 0);
+        let mut out = Shadowed::with_capacity(a.ty.elem, n);
+        for k in 0..n {
+            let c = cond.at(k);
+            let take = |on: &[usize], i: &mut usize, x: &Option<Lanes<S>>| {
+                let hit = on.get(*i) == Some(&k);
+                let v = match (hit, x) {
+                    (true, Some(x)) => Some(x.at(*i)),
+                    _ => None,
+                };
+                *i += usize::from(hit);
+                v
+            };
+            let (va, vb) = (take(&on_a, &mut ia, &xa), take(&on_b, &mut ib, &xb));
+            let (p, o) = if picks_a(c) { (va, vb) } else { (vb, va) };
+            let Some(p) = p else {
+                return malformed("a `select`'s picked operand was not evaluated");
+            };
+            // Never read: the picked value stands in (as `select_scalar`).
+            let o = o.unwrap_or((p.0, S::exact()));
+            let (x, y) = if picks_a(c) { (p, o) } else { (o, p) };
+            let r = scalar::call(Func::Select, &[c.0, x.0, y.0])?;
+            out.push((r, S::call(Func::Select, &[c, x, y], r)))?;
+        }
+        Ok(Lanes::Each(out))
+    }
+
+    /// `e` on the lanes at positions `at` of `ls`; `None` when there are none.
+    fn lanes_at(
+        &mut self,
+        e: &'a Expr,
+        var: VarId,
+        ls: &[u64],
+        at: &[usize],
+    ) -> Result<Option<Lanes<S>>, EvalError> {
+        if at.is_empty() {
+            return Ok(None);
+        }
+        if at.len() == ls.len() {
+            return self.lanes(e, var, ls).map(Some);
+        }
+        let on: Vec<u64> = at.iter().map(|&k| ls[k]).collect();
+        self.lanes(e, var, &on).map(Some)
+    }
+}
+
+/// `f` of each lane's element.
+fn each<S: Shadow>(
+    a: Lanes<S>,
+    f: impl Fn(El<S>) -> Result<El<S>, EvalError>,
+) -> Result<Lanes<S>, EvalError> {
+    match a {
+        Lanes::Same(x) => Ok(Lanes::Same(f(x)?)),
+        Lanes::Each(xs) => {
+            let Some(first) = xs.get(0) else {
+                return Ok(Lanes::Each(xs));
+            };
+            let mut out = Shadowed::with_capacity(f(first)?.0.elem(), xs.len());
+            for k in 0..xs.len() {
+                out.push(f(xs.get(k).expect("k < n"))?)?;
+            }
+            Ok(Lanes::Each(out))
+        }
+    }
+}
