@@ -99,25 +99,31 @@ pub(crate) enum Slot<'a, S> {
     Lazy(&'a Expr),
     Scalar(El<S>),
     Vector(Shadowed<S>),
-    /// A scalar with one value per lane (an `iterate`'s state evaluated
-    /// over lanes, `eval_lanes.rs`): the lane variable's current value's.
-    Lanes(LaneSlot<S>),
+    /// A scalar with one value per lane (`eval_lanes.rs`): an `iterate`'s
+    /// state, or a `let`'s value that depends on the lane; the lane
+    /// variable's current value's.
+    Lanes(LaneSlot<'a, S>),
 }
 
-/// What the lane variable's values index: the state of an `iterate`
-/// evaluated over lanes, by lane value (`Slot::Lanes`).
+/// A scalar held per lane, by the lane variable's value (`Slot::Lanes`).
 #[derive(Debug)]
-pub(crate) struct LaneSlot<S> {
+pub(crate) struct LaneSlot<'a, S> {
+    /// The lane variable.
     pub(crate) var: VarId,
     pub(crate) vals: Vec<El<S>>,
+    /// For a `let`'s value: its expression, and the lanes that have
+    /// computed it (each at its first read, as `Slot::Lazy`).
+    pub(crate) lazy: Option<(&'a Expr, Vec<bool>)>,
 }
 
-impl<S: Shadow> LaneSlot<S> {
+impl<S: Shadow> LaneSlot<'_, S> {
     /// The element of lane `l` (the lane variable's value `l`).
     pub(crate) fn of(&self, l: i64) -> Result<El<S>, EvalError> {
-        match usize::try_from(l).ok().and_then(|l| self.vals.get(l)) {
-            Some(x) => Ok(*x),
-            None => malformed(format!("lane {l} of a state it does not have")),
+        let l = usize::try_from(l).ok().filter(|&l| l < self.vals.len());
+        let ready = |l: usize| self.lazy.as_ref().is_none_or(|(_, done)| done[l]);
+        match l {
+            Some(l) if ready(l) => Ok(self.vals[l]),
+            _ => malformed("a value per lane read in a lane that does not have it"),
         }
     }
 }

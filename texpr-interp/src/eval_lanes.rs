@@ -15,17 +15,19 @@
 //! the same in every lane; its runs stay the same from run to run. A `select` stays lazy per lane: an operand is evaluated on
 //! the lanes that pick it (and those whose shadow needs it), never on the
 //! others. A `reduce` or an `iterate` whose count depends on the lane runs
-//! each lane its own number of steps. Nodes the lane path does not know (a
-//! `let` whose value depends on the lane) fall back to the scalar path,
-//! lane by lane. Loops over lanes are in `eval_lanes_loops.rs`; the typed
+//! each lane its own number of steps. A scalar `let` whose value depends
+//! on the lane is held per lane (`Slot::Lanes`), computed in each lane at
+//! its first read there; one that does not, once. Nodes the lane path does
+//! not know (a vector `let` that depends on the lane) fall back to the
+//! scalar path, lane by lane. Loops over lanes are in `eval_lanes_loops.rs`; the typed
 //! loops over a column's elements in `columns.rs`.
 
 use crate::columns;
 use crate::error::{EvalError, malformed};
-use crate::eval::{Interp, Slot};
+use crate::eval::{Interp, LaneSlot, Slot};
 use crate::index::{TermLanes, eval_term_lanes};
 use crate::scalar::{self, Sc};
-use crate::shadow::{El, Shadow, Shadowed};
+use crate::shadow::{El, Shadow, Shadowed, given};
 use texpr_ir::{Expr, ExprKind, Func, Term, VarId, VecRef};
 
 /// An expression's elements over a set of lanes.
@@ -79,13 +81,24 @@ impl<'a, S: Shadow> Interp<'a, S> {
             return malformed(format!("a vector of length {} used as a scalar", e.ty.len));
         }
         match &e.kind {
-            ExprKind::Index { vec, index, guard } => {
-                if let VecRef::Local(v) = vec {
-                    self.force(*v)?;
+            ExprKind::Index { vec, index, guard } => match vec {
+                VecRef::Local(v) if self.varies(*vec, var) => {
+                    self.read_per_lane(*v, index, *guard, var, ls)
                 }
-                self.read_lanes(*vec, index, *guard, var, ls)
+                _ => {
+                    if let VecRef::Local(v) = vec {
+                        self.force(*v)?;
+                    }
+                    self.read_lanes(*vec, index, *guard, var, ls)
+                }
+            },
+            ExprKind::Whole(VecRef::Local(v)) if self.varies(VecRef::Local(*v), var) => {
+                let zero = Term {
+                    kind: texpr_ir::TermKind::Const(0),
+                    span: texpr_ir::Span::DUMMY,
+                };
+                self.read_per_lane(*v, &zero, None, var, ls)
             }
-            ExprKind::Whole(vec) if self.varies(*vec) => self.each_lane(e, var, ls),
             ExprKind::IndexVar(v) if *v == var => {
                 let data = crate::Data::I32(ls.iter().map(|&l| l as i32).collect());
                 Ok(Lanes::Each(column(data, |_, _| S::exact())))
@@ -144,8 +157,23 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 value,
                 body,
                 ..
-            } if !self.depends(value, var) => {
-                let old = self.bind(*lv, value)?;
+            } => {
+                // A value the same in every lane is computed once, at its
+                // first read; one that depends on the lane, in each lane
+                // at its first read there.
+                let slot = match (self.depends(value, var), value.ty.len) {
+                    (false, _) => Slot::Lazy(value),
+                    (true, 1) => {
+                        let width = ls.iter().max().map_or(0, |&l| l as usize + 1);
+                        Slot::Lanes(LaneSlot {
+                            var,
+                            vals: vec![(Sc::B(false), S::exact()); width],
+                            lazy: Some((value, vec![false; width])),
+                        })
+                    }
+                    (true, _) => return self.each_lane(e, var, ls),
+                };
+                let old = self.bind_value(*lv, slot)?;
                 let r = self.lanes(body, var, ls);
                 self.locals[lv.0 as usize] = old;
                 r
@@ -184,14 +212,6 @@ impl<'a, S: Shadow> Interp<'a, S> {
         ls: &[u64],
     ) -> Result<Lanes<S>, EvalError> {
         let g = guard;
-        if self.varies(vec) {
-            let mut out = Shadowed::with_capacity(self.prog.vec_ty(vec).elem, ls.len());
-            for &l in ls {
-                self.set_idx(var, l)?;
-                out.push(self.index(vec, index, g)?)?;
-            }
-            return Ok(Lanes::Each(out));
-        }
         let ix = match eval_term_lanes(index, &self.idx, var, ls)? {
             TermLanes::Same(i) => return Ok(Lanes::Same(self.index_at(vec, i, g)?)),
             TermLanes::Each(ix) => ix,
@@ -210,9 +230,66 @@ impl<'a, S: Shadow> Interp<'a, S> {
     }
 
     /// Whether `vec` holds one value per lane (an `iterate`'s state).
-    fn varies(&self, vec: VecRef) -> bool {
+    fn varies(&self, vec: VecRef, var: VarId) -> bool {
         let VecRef::Local(v) = vec else { return false };
-        matches!(self.locals.get(v.0 as usize), Some(Slot::Lanes(_)))
+        matches!(self.locals.get(v.0 as usize), Some(Slot::Lanes(s)) if s.var == var)
+    }
+
+    /// `v[index]` of a local held per lane of `var` (`Slot::Lanes`), its
+    /// value computed first in the lanes that have not computed it.
+    fn read_per_lane(
+        &mut self,
+        v: VarId,
+        index: &Term,
+        guard: Option<texpr_ir::Scalar>,
+        var: VarId,
+        ls: &[u64],
+    ) -> Result<Lanes<S>, EvalError> {
+        self.force_lanes(v, ls)?;
+        let ix = eval_term_lanes(index, &self.idx, var, ls)?;
+        let vec = VecRef::Local(v);
+        let Some(Slot::Lanes(s)) = self.locals.get(v.0 as usize) else {
+            return malformed(format!("local {} is not held per lane", v.0));
+        };
+        let mut out = Shadowed::with_capacity(self.prog.vec_ty(vec).elem, ls.len());
+        for (k, &l) in ls.iter().enumerate() {
+            let i = match &ix {
+                TermLanes::Same(i) => *i,
+                TermLanes::Each(ix) => ix[k],
+            };
+            out.push(match (i, guard) {
+                (0, _) => s.of(l as i64)?,
+                (_, Some(g)) => given(g.into()),
+                (_, None) => return Err(self.out_of_bounds(vec, i)),
+            })?;
+        }
+        Ok(Lanes::Each(out))
+    }
+
+    /// Local `v`, held per lane: its value computed in the lanes of `ls`
+    /// that have not computed it (a `let`'s; an `iterate`'s state has all).
+    fn force_lanes(&mut self, v: VarId, ls: &[u64]) -> Result<(), EvalError> {
+        let Some(Slot::Lanes(s)) = self.locals.get(v.0 as usize) else {
+            return Ok(());
+        };
+        let Some((e, done)) = &s.lazy else {
+            return Ok(());
+        };
+        let (e, var): (&'a Expr, VarId) = (e, s.var);
+        let missing: Vec<u64> = ls.iter().copied().filter(|&l| !done[l as usize]).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let xs = self.keeping_indices(|it| it.lanes(e, var, &missing))?;
+        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize)
+            && let Some((_, done)) = &mut s.lazy
+        {
+            for (k, &l) in missing.iter().enumerate() {
+                s.vals[l as usize] = xs.at(k);
+                done[l as usize] = true;
+            }
+        }
+        Ok(())
     }
 
     /// Whether `e`'s value may differ between values of `var`: it reads
@@ -221,7 +298,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
     fn depends(&self, e: &Expr, var: VarId) -> bool {
         e.mentions(var)
             || e.any(|x| match &x.kind {
-                ExprKind::Index { vec, .. } | ExprKind::Whole(vec) => self.varies(*vec),
+                ExprKind::Index { vec, .. } | ExprKind::Whole(vec) => self.varies(*vec, var),
                 _ => false,
             })
     }

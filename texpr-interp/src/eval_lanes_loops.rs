@@ -125,6 +125,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 let slot = LaneSlot {
                     var,
                     vals: std::mem::take(v),
+                    lazy: None,
                 };
                 it.bind_value(*s, Slot::Lanes(slot))?;
             }

@@ -23,22 +23,54 @@ use texpr_ir::{ElemTy, Expr, Func, VarId};
 
 impl<'a, S: Shadow> Interp<'a, S> {
     /// Computes local `v`'s value if it is still an expression.
+    /// A value held per lane (`Slot::Lanes`) is computed for the lane
+    /// variable's current value.
     pub(crate) fn force(&mut self, v: VarId) -> Result<(), EvalError> {
-        let Some(Slot::Lazy(e)) = self.locals.get(v.0 as usize) else {
-            return Ok(());
+        let e: &'a Expr = match self.locals.get(v.0 as usize) {
+            Some(Slot::Lazy(e)) => e,
+            Some(Slot::Lanes(s)) => return self.force_lane(v, s.var),
+            _ => return Ok(()),
         };
-        let e: &'a Expr = e;
+        let slot = self.keeping_indices(|it| {
+            if e.ty.len == 1 {
+                it.scalar(e).map(Slot::Scalar)
+            } else {
+                it.vector(e).map(Slot::Vector)
+            }
+        });
+        self.locals[v.0 as usize] = slot?;
+        Ok(())
+    }
+
+    /// `f`, with every index variable restored after it.
+    pub(crate) fn keeping_indices<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         let base = self.saved_idx.len();
         self.saved_idx.extend_from_slice(&self.idx);
-        let slot = if e.ty.len == 1 {
-            self.scalar(e).map(Slot::Scalar)
-        } else {
-            self.vector(e).map(Slot::Vector)
-        };
+        let r = f(self);
         let n = self.idx.len();
         self.idx.copy_from_slice(&self.saved_idx[base..base + n]);
         self.saved_idx.truncate(base);
-        self.locals[v.0 as usize] = slot?;
+        r
+    }
+
+    /// Local `v`, a `let`'s value held per lane of `var`: computed for
+    /// `var`'s current value if that lane has not computed it.
+    fn force_lane(&mut self, v: VarId, var: VarId) -> Result<(), EvalError> {
+        let l = self.idx[var.0 as usize] as usize;
+        let Some(Slot::Lanes(s)) = self.locals.get(v.0 as usize) else {
+            return Ok(());
+        };
+        let e: &'a Expr = match &s.lazy {
+            Some((e, done)) if done.get(l) == Some(&false) => e,
+            _ => return Ok(()),
+        };
+        let x = self.keeping_indices(|it| it.scalar(e))?;
+        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize)
+            && let Some((_, done)) = &mut s.lazy
+        {
+            s.vals[l] = x;
+            done[l] = true;
+        }
         Ok(())
     }
 
