@@ -47,6 +47,14 @@ impl<S: Shadow> Lanes<S> {
         }
     }
 
+    /// The values of `n` lanes as a column (without their shadows).
+    fn data(&self, n: usize) -> std::borrow::Cow<'_, crate::Data> {
+        match self {
+            Lanes::Same(x) => std::borrow::Cow::Owned(crate::Data::splat(x.0, n)),
+            Lanes::Each(xs) => std::borrow::Cow::Borrowed(&xs.data),
+        }
+    }
+
     /// The elements of `n` lanes as a column.
     pub(crate) fn column(self, n: usize) -> Shadowed<S> {
         match self {
@@ -79,6 +87,11 @@ impl<'a, S: Shadow> Interp<'a, S> {
     ) -> Result<Lanes<S>, EvalError> {
         if e.ty.len != 1 {
             return malformed(format!("a vector of length {} used as a scalar", e.ty.len));
+        }
+        if ls.len() == 1 {
+            // One lane (an operand a `select` picks in one): the scalar
+            // path walks it without allocating.
+            return self.each_lane(e, var, ls);
         }
         match &e.kind {
             ExprKind::Index { vec, index, guard } => match vec {
@@ -129,10 +142,10 @@ impl<'a, S: Shadow> Interp<'a, S> {
                     let r = scalar::binary(*op, x.0, y.0)?;
                     return Ok(Lanes::Same((r, S::binary(*op, *x, *y, r))));
                 }
-                let (a, b) = (a.column(ls.len()), b.column(ls.len()));
-                let data = columns::binary(*op, &a.data, &b.data)?;
+                let n = ls.len();
+                let data = columns::binary(*op, &a.data(n), &b.data(n))?;
                 Ok(Lanes::Each(column(data, |k, r| {
-                    S::binary(*op, a.get(k).expect("k < n"), b.get(k).expect("k < n"), r)
+                    S::binary(*op, a.at(k), b.at(k), r)
                 })))
             }
             ExprKind::Call(Func::Select, args) => self.select_lanes(args, var, ls),
