@@ -59,8 +59,7 @@ pub(crate) fn run_by<S: Shadow>(
     inputs: &[Value],
     lanes: bool,
 ) -> Result<Vec<Shadowed<S>>, EvalError> {
-    let mut it = Interp::with_globals(p, inputs)?;
-    it.lanes = lanes;
+    let mut it = Interp::with_globals(p, inputs, lanes)?;
     p.outputs.iter().map(|o| it.vector(&o.value)).collect()
 }
 
@@ -70,7 +69,7 @@ pub(crate) fn run_elements<S: Shadow>(
     inputs: &[Value],
     picks: &[Vec<u64>],
 ) -> Result<Vec<Shadowed<S>>, EvalError> {
-    let mut it = Interp::with_globals(p, inputs)?;
+    let mut it = Interp::with_globals(p, inputs, true)?;
     p.outputs
         .iter()
         .zip(picks)
@@ -150,7 +149,12 @@ pub(crate) struct Interp<'a, S> {
 
 impl<'a, S: Shadow> Interp<'a, S> {
     /// An evaluator of `prog` on `inputs` with every global computed.
-    fn with_globals(prog: &'a Program, inputs: &'a [Value]) -> Result<Interp<'a, S>, EvalError> {
+    /// (`lanes`: whether with the lane path.)
+    fn with_globals(
+        prog: &'a Program,
+        inputs: &'a [Value],
+        lanes: bool,
+    ) -> Result<Interp<'a, S>, EvalError> {
         check_inputs(prog, inputs)?;
         let n = prog.vars.len();
         let mut it = Interp {
@@ -161,7 +165,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
             idx: vec![0; n],
             saved_idx: Vec::new(),
             locals: (0..n).map(|_| Slot::Empty).collect(),
-            lanes: true,
+            lanes,
         };
         it.run_globals(0..prog.globals.len(), None)?;
         Ok(it)

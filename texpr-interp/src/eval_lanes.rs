@@ -392,41 +392,43 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 _ => {}
             }
         }
-        // Positions (in `ls`) where each operand is evaluated.
+        // Per lane: whether it picks `a`, and whether its shadow needs the
+        // other operand too; then the positions (in `ls`) of each operand's.
+        let (mut pick, mut both) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut on_a, mut on_b) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for k in 0..n {
             let c = cond.at(k);
-            let other = S::needs_other(c);
-            if picks_a(c) || other {
+            let (p, o) = (picks_a(c), S::needs_other(c));
+            if p || o {
                 on_a.push(k);
             }
-            if !picks_a(c) || other {
+            if !p || o {
                 on_b.push(k);
             }
+            pick.push(p);
+            both.push(o);
         }
         let xa = self.lanes_at(a, var, ls, &on_a)?;
         let xb = self.lanes_at(b, var, ls, &on_b)?;
         let (mut ia, mut ib) = (0, 0);
         let mut out = Shadowed::with_capacity(a.ty.elem, n);
         for k in 0..n {
-            let c = cond.at(k);
-            let take = |on: &[usize], i: &mut usize, x: &Option<Lanes<S>>| {
-                let hit = on.get(*i) == Some(&k);
-                let v = match (hit, x) {
-                    (true, Some(x)) => Some(x.at(*i)),
-                    _ => None,
-                };
-                *i += usize::from(hit);
+            let next = |x: &Option<Lanes<S>>, i: &mut usize| {
+                let v = x.as_ref().map(|x| x.at(*i));
+                *i += 1;
                 v
             };
-            let (va, vb) = (take(&on_a, &mut ia, &xa), take(&on_b, &mut ib, &xb));
-            let (p, o) = if picks_a(c) { (va, vb) } else { (vb, va) };
-            let Some(p) = p else {
-                return malformed("a `select`'s picked operand was not evaluated");
+            let va = if pick[k] || both[k] { next(&xa, &mut ia) } else { None };
+            let vb = if !pick[k] || both[k] { next(&xb, &mut ib) } else { None };
+            // An operand not evaluated is never read: the picked value
+            // stands in (as `select_scalar`).
+            let (x, y) = match (va, vb) {
+                (Some(x), Some(y)) => (x, y),
+                (Some(x), None) => (x, (x.0, S::exact())),
+                (None, Some(y)) => ((y.0, S::exact()), y),
+                (None, None) => return malformed("a `select`'s picked operand was not evaluated"),
             };
-            // Never read: the picked value stands in (as `select_scalar`).
-            let o = o.unwrap_or((p.0, S::exact()));
-            let (x, y) = if picks_a(c) { (p, o) } else { (o, p) };
+            let c = cond.at(k);
             let r = scalar::call(Func::Select, &[c.0, x.0, y.0])?;
             out.push((r, S::call(Func::Select, &[c, x, y], r)))?;
         }

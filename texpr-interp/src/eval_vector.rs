@@ -144,7 +144,11 @@ impl<'a, S: Shadow> Interp<'a, S> {
         } else {
             for i in 0..n {
                 self.set_idx(var, i)?;
-                raw.extend(&self.vector(body)?)?;
+                if m == 1 {
+                    raw.push(self.scalar(body)?)?;
+                } else {
+                    raw.extend(&self.vector(body)?)?;
+                }
             }
         }
         match map {
