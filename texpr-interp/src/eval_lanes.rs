@@ -418,8 +418,16 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 *i += 1;
                 v
             };
-            let va = if pick[k] || both[k] { next(&xa, &mut ia) } else { None };
-            let vb = if !pick[k] || both[k] { next(&xb, &mut ib) } else { None };
+            let va = if pick[k] || both[k] {
+                next(&xa, &mut ia)
+            } else {
+                None
+            };
+            let vb = if !pick[k] || both[k] {
+                next(&xb, &mut ib)
+            } else {
+                None
+            };
             // An operand not evaluated is never read: the picked value
             // stands in (as `select_scalar`).
             let (x, y) = match (va, vb) {
