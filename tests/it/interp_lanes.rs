@@ -94,14 +94,17 @@ fn the_lane_path_gives_the_scalar_paths_values_and_bounds_where_lanes_differ() {
     // whose count is the lane's index; a fold of the lane's own length; a
     // `select` whose condition may flip within its bounds (both operands
     // needed); `let`s with and without the lane's index and a guarded read
-    // out of bounds in some lanes; integer division by zero and conversions.
+    // out of bounds in some lanes; integer division by zero and conversions;
+    // a `compute` of more lanes than one run of them (`LANES`) holds.
     let src = "input x: f32[64]\ninput y: f32[64]\n\
         output a = compute 64 |j| iterate j from (0.0, 1.0) |s, w, k| (s + x[k] * w, w * 0.5 + y[j])\n\
         output b = compute 64 |i| reduce i |p| x[p] * y[i - p]\n\
         output c = compute 64 |i| select(x[i] * 3.0 >= 0.75, x[i] + 1.0, y[(i + 1) % 64] * 2.0)\n\
         output d = compute 8 |i| compute 8 |j| let m = x[i] * 2.0 in let q = y[i * 8 + j] in \
             select(j > i, m + q, x[j * 8 + i - 1] else 0.5)\n\
-        output e = compute 64 |i| f32(i32(x[i] * 100.0) / (i32(i) - 3)) + f32(u32(i) % 5)\n";
+        output e = compute 64 |i| f32(i32(x[i] * 100.0) / (i32(i) - 3)) + f32(u32(i) % 5)\n\
+        output f = compute 2500 |i| let q = x[i % 64] * f32(i) in \
+            select(i % 7 == 0, q + (iterate i % 5 from 0.5 |s| s * q), y[i / 40])\n";
     let p = texpr_syntax::frontend(src, &[]).unwrap_or_else(|d| panic!("{d:?}"));
     let mut inputs = random_inputs(&p, 3);
     // Conditions on the edge: `x[i] * 3.0 >= 0.75` at x = 0.25.

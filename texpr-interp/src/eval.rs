@@ -109,20 +109,40 @@ pub(crate) enum Slot<'a, S> {
 pub(crate) struct LaneSlot<'a, S> {
     /// The lane variable.
     pub(crate) var: VarId,
+    /// The lowest lane: `vals[k]` is lane `base + k`'s.
+    pub(crate) base: u64,
     pub(crate) vals: Vec<El<S>>,
     /// For a `let`'s value: its expression, and the lanes that have
     /// computed it (each at its first read, as `Slot::Lazy`).
     pub(crate) lazy: Option<(&'a Expr, Vec<bool>)>,
 }
 
-impl<S: Shadow> LaneSlot<'_, S> {
+impl<'a, S: Shadow> LaneSlot<'a, S> {
     /// The element of lane `l` (the lane variable's value `l`).
     pub(crate) fn of(&self, l: i64) -> Result<El<S>, EvalError> {
-        let l = usize::try_from(l).ok().filter(|&l| l < self.vals.len());
+        let l = self.at(l);
         let ready = |l: usize| self.lazy.as_ref().is_none_or(|(_, done)| done[l]);
         match l {
             Some(l) if ready(l) => Ok(self.vals[l]),
             _ => malformed("a value per lane read in a lane that does not have it"),
+        }
+    }
+
+    /// The position of lane `l` in `vals`, if it has one.
+    pub(crate) fn at(&self, l: i64) -> Option<usize> {
+        let k = usize::try_from(l.checked_sub(self.base as i64)?).ok()?;
+        (k < self.vals.len()).then_some(k)
+    }
+
+    /// A slot for the lanes `ls` (any order), each holding `fill`.
+    pub(crate) fn over(var: VarId, ls: &[u64], fill: El<S>, lazy: Option<&'a Expr>) -> Self {
+        let base = ls.iter().copied().min().unwrap_or(0);
+        let width = ls.iter().max().map_or(0, |&l| (l - base) as usize + 1);
+        LaneSlot {
+            var,
+            base,
+            vals: vec![fill; width],
+            lazy: lazy.map(|e| (e, vec![false; width])),
         }
     }
 }

@@ -176,14 +176,12 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 // at its first read there.
                 let slot = match (self.depends(value, var), value.ty.len) {
                     (false, _) => Slot::Lazy(value),
-                    (true, 1) => {
-                        let width = ls.iter().max().map_or(0, |&l| l as usize + 1);
-                        Slot::Lanes(LaneSlot {
-                            var,
-                            vals: vec![(Sc::B(false), S::exact()); width],
-                            lazy: Some((value, vec![false; width])),
-                        })
-                    }
+                    (true, 1) => Slot::Lanes(LaneSlot::over(
+                        var,
+                        ls,
+                        (Sc::B(false), S::exact()),
+                        Some(value),
+                    )),
                     (true, _) => return self.each_lane(e, var, ls),
                 };
                 let old = self.bind_value(*lv, slot)?;
@@ -289,17 +287,20 @@ impl<'a, S: Shadow> Interp<'a, S> {
             return Ok(());
         };
         let (e, var): (&'a Expr, VarId) = (e, s.var);
-        let missing: Vec<u64> = ls.iter().copied().filter(|&l| !done[l as usize]).collect();
+        let todo = |l: u64| s.at(l as i64).is_some_and(|k| !done[k]);
+        let missing: Vec<u64> = ls.iter().copied().filter(|&l| todo(l)).collect();
         if missing.is_empty() {
             return Ok(());
         }
         let xs = self.keeping_indices(|it| it.lanes(e, var, &missing))?;
-        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize)
-            && let Some((_, done)) = &mut s.lazy
-        {
+        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize) {
             for (k, &l) in missing.iter().enumerate() {
-                s.vals[l as usize] = xs.at(k);
-                done[l as usize] = true;
+                if let Some(j) = s.at(l as i64) {
+                    s.vals[j] = xs.at(k);
+                    if let Some((_, done)) = &mut s.lazy {
+                        done[j] = true;
+                    }
+                }
             }
         }
         Ok(())

@@ -105,16 +105,22 @@ impl<'a, S: Shadow> Interp<'a, S> {
             return malformed("an `iterate` without states");
         }
         let counts = self.counts(n, steps, var, ls)?;
-        let width = ls.iter().max().map_or(0, |&l| l as usize + 1);
         let filler = (Sc::B(false), S::exact());
-        let mut vals: Vec<Vec<El<S>>> = Vec::with_capacity(states.len());
+        let put = |slot: &mut LaneSlot<'a, S>, l: u64, x: El<S>| match slot.at(l as i64) {
+            Some(k) => {
+                slot.vals[k] = x;
+                Ok(())
+            }
+            None => malformed(format!("lane {l} outside its loop's lanes")),
+        };
+        let mut vals: Vec<LaneSlot<'a, S>> = Vec::with_capacity(states.len());
         for x in inits {
             let x = self.lanes(x, var, ls)?;
-            let mut v = vec![filler; width];
+            let mut slot = LaneSlot::over(var, ls, filler, None);
             for (k, &l) in ls.iter().enumerate() {
-                v[l as usize] = x.at(k);
+                put(&mut slot, l, x.at(k))?;
             }
-            vals.push(v);
+            vals.push(slot);
         }
         let saved: Vec<Slot<'a, S>> = (states.iter())
             .map(|s| self.bind_value(*s, Slot::Empty))
@@ -122,12 +128,8 @@ impl<'a, S: Shadow> Interp<'a, S> {
         let mut next: Vec<Lanes<S>> = Vec::with_capacity(states.len());
         let ran = self.run_lanes(&counts, ls, tv, |it, _, on, _| {
             for (s, v) in states.iter().zip(&mut vals) {
-                let slot = LaneSlot {
-                    var,
-                    vals: std::mem::take(v),
-                    lazy: None,
-                };
-                it.bind_value(*s, Slot::Lanes(slot))?;
+                let slot = LaneSlot::over(var, &[], filler, None);
+                it.bind_value(*s, Slot::Lanes(std::mem::replace(v, slot)))?;
             }
             next.clear();
             let mut r = Ok(());
@@ -142,13 +144,13 @@ impl<'a, S: Shadow> Interp<'a, S> {
             }
             for (s, v) in states.iter().zip(&mut vals) {
                 if let Slot::Lanes(slot) = it.bind_value(*s, Slot::Empty)? {
-                    *v = slot.vals;
+                    *v = slot;
                 }
             }
             r?;
             for (v, x) in vals.iter_mut().zip(&next) {
                 for (k, &l) in on.iter().enumerate() {
-                    v[l as usize] = x.at(k);
+                    put(v, l, x.at(k))?;
                 }
             }
             Ok(())
@@ -159,7 +161,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
         ran?;
         let mut out = Shadowed::with_capacity(parts[0].ty.elem, ls.len());
         for &l in ls {
-            out.push(vals[0][l as usize])?;
+            out.push(vals[0].of(l as i64)?)?;
         }
         Ok(Lanes::Each(out))
     }

@@ -56,20 +56,23 @@ impl<'a, S: Shadow> Interp<'a, S> {
     /// Local `v`, a `let`'s value held per lane of `var`: computed for
     /// `var`'s current value if that lane has not computed it.
     fn force_lane(&mut self, v: VarId, var: VarId) -> Result<(), EvalError> {
-        let l = self.idx[var.0 as usize] as usize;
+        let l = self.idx[var.0 as usize];
         let Some(Slot::Lanes(s)) = self.locals.get(v.0 as usize) else {
             return Ok(());
         };
+        let Some(k) = s.at(l) else {
+            return Ok(());
+        };
         let e: &'a Expr = match &s.lazy {
-            Some((e, done)) if done.get(l) == Some(&false) => e,
+            Some((e, done)) if !done[k] => e,
             _ => return Ok(()),
         };
         let x = self.keeping_indices(|it| it.scalar(e))?;
-        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize)
-            && let Some((_, done)) = &mut s.lazy
-        {
-            s.vals[l] = x;
-            done[l] = true;
+        if let Some(Slot::Lanes(s)) = self.locals.get_mut(v.0 as usize) {
+            s.vals[k] = x;
+            if let Some((_, done)) = &mut s.lazy {
+                done[k] = true;
+            }
         }
         Ok(())
     }

@@ -9,6 +9,9 @@ use crate::shadow::{El, Shadow, Shadowed, given};
 use texpr_ir::{ElemTy, ReduceOp};
 use texpr_ir::{Expr, ExprKind, Func, IndexMap, MapKind, VarId, VecRef};
 
+/// The most lanes a `compute` evaluates together.
+const LANES: u64 = 1024;
+
 impl<'a, S: Shadow> Interp<'a, S> {
     /// Evaluates any expression to a whole vector of type `e.ty`.
     pub(crate) fn vector(&mut self, e: &'a Expr) -> Result<Shadowed<S>, EvalError> {
@@ -138,9 +141,15 @@ impl<'a, S: Shadow> Interp<'a, S> {
         let m = body.ty.len;
         let mut raw = Shadowed::with_capacity(elem, n.saturating_mul(m) as usize);
         if m == 1 && self.lanes {
-            // Every element at once (`eval_lanes.rs`).
-            let ls: Vec<u64> = (0..n).collect();
-            raw = self.lanes(body, var, &ls)?.column(ls.len());
+            // The elements together (`eval_lanes.rs`), in runs of at most
+            // `LANES`: enough to share each node's walk, few enough that
+            // the columns (and the bounds beside them) stay small.
+            let mut lo = 0;
+            while lo < n {
+                let ls: Vec<u64> = (lo..n.min(lo + LANES)).collect();
+                raw.extend(&self.lanes(body, var, &ls)?.column(ls.len()))?;
+                lo += LANES;
+            }
         } else {
             for i in 0..n {
                 self.set_idx(var, i)?;
