@@ -23,8 +23,7 @@ use texpr_ir::{Expr, ExprKind, Func, LoopId, Program, Term, VarId, VecRef};
 /// Evaluates `p` on `inputs` (in `Program::inputs` order): the globals first,
 /// in order, then the outputs, returned in `Program::outputs` order.
 pub fn eval(p: &Program, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
-    let outs = run::<()>(p, inputs)?;
-    Ok(outs.into_iter().map(|v| Value::new(v.data)).collect())
+    Ok(values(run::<()>(p, inputs)?))
 }
 
 /// Elements `picks[k]` of output `k` (in `Program::outputs` order), each a
@@ -36,16 +35,19 @@ pub fn eval_elements(
     inputs: &[Value],
     picks: &[Vec<u64>],
 ) -> Result<Vec<Value>, EvalError> {
-    let outs = run_elements::<()>(p, inputs, picks)?;
-    Ok(outs.into_iter().map(|v| Value::new(v.data)).collect())
+    Ok(values(run_elements::<()>(p, inputs, picks)?))
 }
 
 /// [`eval`] by the scalar path alone, one element at a time: what the
 /// lane path (`eval_lanes.rs`) must give, bit for bit. For tests.
 #[doc(hidden)]
 pub fn eval_by_element(p: &Program, inputs: &[Value]) -> Result<Vec<Value>, EvalError> {
-    let outs = run_by::<()>(p, inputs, false)?;
-    Ok(outs.into_iter().map(|v| Value::new(v.data)).collect())
+    Ok(values(run_by::<()>(p, inputs, false)?))
+}
+
+/// Outputs without their shadows.
+fn values(outs: Vec<Shadowed<()>>) -> Vec<Value> {
+    outs.into_iter().map(|v| Value::new(v.data)).collect()
 }
 
 /// [`eval`] with a shadow beside every element.

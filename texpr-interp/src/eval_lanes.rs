@@ -12,14 +12,16 @@
 //! same order (`tests/it/interp_lanes.rs` holds the two paths to that, bit
 //! for bit). The statistical tier's random rounding (`accuracy::stochastic`)
 //! draws its numbers in another order here, and once for a node that is
-//! the same in every lane; its runs stay the same from run to run. A `select` stays lazy per lane: an operand is evaluated on
-//! the lanes that pick it (and those whose shadow needs it), never on the
-//! others. A `reduce` or an `iterate` whose count depends on the lane runs
-//! each lane its own number of steps. A scalar `let` whose value depends
-//! on the lane is held per lane (`Slot::Lanes`), computed in each lane at
-//! its first read there; one that does not, once. Nodes the lane path does
-//! not know (a vector `let` that depends on the lane) fall back to the
-//! scalar path, lane by lane. Loops over lanes are in `eval_lanes_loops.rs`; the typed
+//! the same in every lane; its runs stay the same from run to run.
+//!
+//! A `select` stays lazy per lane: an operand is evaluated on the lanes
+//! that pick it (and those whose shadow needs it), never on the others. A
+//! `reduce` or an `iterate` whose count depends on the lane runs each lane
+//! its own number of steps. A scalar `let` whose value depends on the lane
+//! is held per lane (`Slot::Lanes`), computed in each lane at its first
+//! read there; one that does not, once. Nodes the lane path does not know
+//! (a vector `let` that depends on the lane) fall back to the scalar path,
+//! lane by lane. Loops over lanes are in `eval_lanes_loops.rs`; the typed
 //! loops over a column's elements in `columns.rs`.
 
 use crate::columns;
@@ -124,14 +126,14 @@ impl<'a, S: Shadow> Interp<'a, S> {
             ExprKind::Broadcast(a) => self.lanes(a, var, ls),
             ExprKind::Cast(a) => {
                 let a = self.lanes(a, var, ls)?;
-                each(a, |x| {
+                each(a, e.ty.elem, |x| {
                     let r = scalar::cast(e.ty.elem, x.0)?;
                     Ok((r, S::cast(x, r)))
                 })
             }
             ExprKind::Unary(op, a) => {
                 let a = self.lanes(a, var, ls)?;
-                each(a, |x| {
+                each(a, e.ty.elem, |x| {
                     let r = scalar::unary(*op, x.0)?;
                     Ok((r, S::unary(*op, x, r)))
                 })
@@ -149,7 +151,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
                 })))
             }
             ExprKind::Call(Func::Select, args) => self.select_lanes(args, var, ls),
-            ExprKind::Call(f, args) => self.call_lanes(*f, args, var, ls),
+            ExprKind::Call(f, args) => self.call_lanes(e.ty.elem, *f, args, var, ls),
             ExprKind::Reduce {
                 op,
                 n,
@@ -222,9 +224,8 @@ impl<'a, S: Shadow> Interp<'a, S> {
         var: VarId,
         ls: &[u64],
     ) -> Result<Lanes<S>, EvalError> {
-        let g = guard;
         let ix = match eval_term_lanes(index, &self.idx, var, ls)? {
-            TermLanes::Same(i) => return Ok(Lanes::Same(self.index_at(vec, i, g)?)),
+            TermLanes::Same(i) => return Ok(Lanes::Same(self.index_at(vec, i, guard)?)),
             TermLanes::Each(ix) => ix,
         };
         if let (true, Some(src)) = (S::TRIVIAL, self.stored(vec)?) {
@@ -235,7 +236,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
         }
         let mut out = Shadowed::with_capacity(self.prog.vec_ty(vec).elem, ls.len());
         for i in ix {
-            out.push(self.index_at(vec, i, g)?)?;
+            out.push(self.index_at(vec, i, guard)?)?;
         }
         Ok(Lanes::Each(out))
     }
@@ -320,6 +321,7 @@ impl<'a, S: Shadow> Interp<'a, S> {
     /// `f(args)` over lanes.
     fn call_lanes(
         &mut self,
+        elem: texpr_ir::ElemTy,
         f: Func,
         args: &'a [Expr],
         var: VarId,
@@ -345,7 +347,6 @@ impl<'a, S: Shadow> Interp<'a, S> {
         if xs.iter().all(|x| matches!(x, Lanes::Same(_))) {
             return Ok(Lanes::Same(one(0)?));
         }
-        let elem = one(0)?.0.elem();
         let mut out = Shadowed::with_capacity(elem, ls.len());
         for k in 0..ls.len() {
             out.push(one(k)?)?;
@@ -367,31 +368,9 @@ impl<'a, S: Shadow> Interp<'a, S> {
         let cond = self.lanes(c, var, ls)?;
         let n = ls.len();
         let picks_a = |x: El<S>| x.0 == Sc::B(true);
-        if S::TRIVIAL {
-            // No shadow needs the other operand: each lane's is its pick's.
-            match &cond {
-                Lanes::Same(c @ (Sc::B(_), _)) => {
-                    return self.lanes(if picks_a(*c) { a } else { b }, var, ls);
-                }
-                Lanes::Each(Shadowed {
-                    data: crate::Data::Bool(bits),
-                    ..
-                }) => {
-                    let on_a: Vec<usize> = (0..n).filter(|&k| bits[k]).collect();
-                    let on_b: Vec<usize> = (0..n).filter(|&k| !bits[k]).collect();
-                    let xa = self.lanes_at(a, var, ls, &on_a)?;
-                    let xb = self.lanes_at(b, var, ls, &on_b)?;
-                    let xa = xa.map(|x| x.column(on_a.len()));
-                    let xb = xb.map(|x| x.column(on_b.len()));
-                    let data = columns::merge(
-                        bits,
-                        xa.as_ref().map(|x| &x.data),
-                        xb.as_ref().map(|x| &x.data),
-                    )?;
-                    return Ok(Lanes::Each(column(data, |_, _| S::exact())));
-                }
-                _ => {}
-            }
+        if let (true, Lanes::Same(c @ (Sc::B(_), _))) = (S::TRIVIAL, &cond) {
+            // No shadow needs the other operand: every lane's is the pick's.
+            return self.lanes(if picks_a(*c) { a } else { b }, var, ls);
         }
         // Per lane: whether it picks `a`, and whether its shadow needs the
         // other operand too; then the positions (in `ls`) of each operand's.
@@ -411,6 +390,21 @@ impl<'a, S: Shadow> Interp<'a, S> {
         }
         let xa = self.lanes_at(a, var, ls, &on_a)?;
         let xb = self.lanes_at(b, var, ls, &on_b)?;
+        if let (
+            true,
+            Lanes::Each(Shadowed {
+                data: crate::Data::Bool(bits),
+                ..
+            }),
+        ) = (S::TRIVIAL, &cond)
+        {
+            // Each lane's value is its pick's, its shadow trivial.
+            let xa = xa.map(|x| x.column(on_a.len()));
+            let xb = xb.map(|x| x.column(on_b.len()));
+            let (xa, xb) = (xa.as_ref().map(|x| &x.data), xb.as_ref().map(|x| &x.data));
+            let data = columns::merge(bits, xa, xb)?;
+            return Ok(Lanes::Each(column(data, |_, _| S::exact())));
+        }
         let (mut ia, mut ib) = (0, 0);
         let mut out = Shadowed::with_capacity(a.ty.elem, n);
         for k in 0..n {
@@ -463,18 +457,16 @@ impl<'a, S: Shadow> Interp<'a, S> {
     }
 }
 
-/// `f` of each lane's element.
+/// `f` of each lane's element, of type `elem`.
 fn each<S: Shadow>(
     a: Lanes<S>,
+    elem: texpr_ir::ElemTy,
     f: impl Fn(El<S>) -> Result<El<S>, EvalError>,
 ) -> Result<Lanes<S>, EvalError> {
     match a {
         Lanes::Same(x) => Ok(Lanes::Same(f(x)?)),
         Lanes::Each(xs) => {
-            let Some(first) = xs.get(0) else {
-                return Ok(Lanes::Each(xs));
-            };
-            let mut out = Shadowed::with_capacity(f(first)?.0.elem(), xs.len());
+            let mut out = Shadowed::with_capacity(elem, xs.len());
             for k in 0..xs.len() {
                 out.push(f(xs.get(k).expect("k < n"))?)?;
             }

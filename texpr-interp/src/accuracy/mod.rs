@@ -62,28 +62,14 @@ impl Reference {
 /// Every output of `p` on `inputs` with its bounds (what [`crate::eval`]
 /// computes, plus the analysis).
 pub fn reference(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalError> {
-    Ok(run::<Bound>(p, inputs)?
-        .into_iter()
-        .map(|v| Reference {
-            value: Value::new(v.data),
-            bounds: v.shadow,
-            spread: Vec::new(),
-        })
-        .collect())
+    Ok(references(run::<Bound>(p, inputs)?))
 }
 
 /// [`reference`] by the interpreter's scalar path alone, one element at a
 /// time: what its lane path must give, bit for bit. For tests.
 #[doc(hidden)]
 pub fn reference_by_element(p: &Program, inputs: &[Value]) -> Result<Vec<Reference>, EvalError> {
-    Ok(crate::eval::run_by::<Bound>(p, inputs, false)?
-        .into_iter()
-        .map(|v| Reference {
-            value: Value::new(v.data),
-            bounds: v.shadow,
-            spread: Vec::new(),
-        })
-        .collect())
+    Ok(references(crate::eval::run_by::<Bound>(p, inputs, false)?))
 }
 
 /// [`reference`] at the positions `picks[k]` of output `k` only (see
@@ -93,14 +79,18 @@ pub fn reference_elements(
     inputs: &[Value],
     picks: &[Vec<u64>],
 ) -> Result<Vec<Reference>, EvalError> {
-    Ok(run_elements::<Bound>(p, inputs, picks)?
-        .into_iter()
+    Ok(references(run_elements::<Bound>(p, inputs, picks)?))
+}
+
+/// Outputs evaluated with their bounds, as references (no spread yet).
+fn references(outs: Vec<crate::shadow::Shadowed<Bound>>) -> Vec<Reference> {
+    outs.into_iter()
         .map(|v| Reference {
             value: Value::new(v.data),
             bounds: v.shadow,
             spread: Vec::new(),
         })
-        .collect())
+        .collect()
 }
 
 /// The statistical tier: where an `f32` output of `want` (from
